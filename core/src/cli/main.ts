@@ -1,0 +1,32 @@
+/**
+ * The `rosetta` command: dispatches sub-commands. Each sub-command lives in its own file and returns
+ * the process exit code; nothing here knows what a sub-command does.
+ */
+import { yangCommand } from './yang-command';
+
+const USAGE = `usage: rosetta <command> [options]
+
+commands:
+  yang tree       print RFC 8340 tree diagrams of YANG modules
+  yang check      compile YANG modules and report their faults
+  yang validate   validate a JSON or XML data document against YANG modules
+
+Run 'rosetta <command> --help' for a command's options.`;
+
+/** Runs the command line `argv` (without node and script) and resolves to the exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'yang':
+      return yangCommand(rest);
+    case undefined:
+    case '-h':
+    case '--help':
+    case 'help':
+      console.log(USAGE);
+      return command === undefined ? 2 : 0;
+    default:
+      console.error(`rosetta: unknown command '${command}'\n\n${USAGE}`);
+      return 2;
+  }
+}
