@@ -1,0 +1,99 @@
+/**
+ * Hand-built schemas for the XPath and validation tests: small models shaped like ietf-interfaces,
+ * built without the compiler so the XPath engine can be tested on its own. Tests that use the real
+ * corpus compile it with the compiler instead.
+ */
+import type {
+  CompiledModule, ContainerSchema, LeafListSchema, LeafSchema, ListSchema, SchemaContext, SchemaNode, SchemaXPath,
+  YangType, ChoiceSchema, CaseSchema, MustConstraint,
+} from '../../src/yang/schema';
+
+const here = { file: 'fixture.yang', line: 1, column: 1 };
+
+export function fixtureModule(name: string, prefix: string, imports: Record<string, string> = {}): CompiledModule {
+  const prefixes = new Map<string, string>([[prefix, name], ...Object.entries(imports)]);
+  return {
+    name, revision: undefined, namespace: `urn:test:${name}`, prefix, yangVersion: '1.1', file: `${name}.yang`,
+    statement: { prefix: undefined, keyword: 'module', arg: name, substatements: [], position: here },
+    submodules: [], implemented: true, prefixes, imports: [], features: new Map(), identities: new Map(),
+    typedefs: new Map(), extensions: new Map(), annotations: new Map(), data: [], rpcs: [], notifications: [],
+    augments: [], deviations: [],
+  };
+}
+
+export function xp(source: string, module: CompiledModule): SchemaXPath {
+  return { source, contextModule: module, position: here };
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+interface Extra { when?: SchemaXPath[]; musts?: MustConstraint[]; config?: boolean }
+
+function base(name: string, module: CompiledModule, extra: Extra = {}) {
+  return {
+    name, module, parent: undefined as SchemaNode | undefined, children: [] as SchemaNode[], config: extra.config ?? true,
+    status: 'current' as const, ifFeatures: [], when: extra.when ?? [], musts: extra.musts ?? [], extensions: [], position: here,
+  };
+}
+
+function adopt<T extends SchemaNode>(node: T, children: SchemaNode[]): T {
+  (node as Mutable<SchemaNode>).children = children;
+  for (const c of children) (c as Mutable<SchemaNode>).parent = node;
+  return node;
+}
+
+export const stringType: YangType = { builtin: 'string', name: 'string', patterns: [] };
+export const uint32Type: YangType = { builtin: 'uint32', name: 'uint32', patterns: [] };
+
+export function leafrefType(path: SchemaXPath, requireInstance = true): YangType {
+  return { builtin: 'leafref', name: 'leafref', patterns: [], leafref: { path, requireInstance } };
+}
+
+export function container(name: string, module: CompiledModule, children: SchemaNode[], extra: Extra & { presence?: string } = {}): ContainerSchema {
+  const node: ContainerSchema = { ...base(name, module, extra), kind: 'container', ...(extra.presence ? { presence: extra.presence } : {}) };
+  return adopt(node, children);
+}
+
+export function list(name: string, module: CompiledModule, keys: string[], children: SchemaNode[], extra: Extra & { min?: number; max?: number; unique?: string[][] } = {}): ListSchema {
+  const keyLeaves = keys.map((k) => children.find((c) => c.name === k) as LeafSchema);
+  for (const k of keyLeaves) (k as Mutable<LeafSchema>).isKey = true;
+  const unique = (extra.unique ?? []).map((u) => u.map((p) => {
+    const path = p.split('/');
+    let n: SchemaNode | undefined = { children } as unknown as SchemaNode;
+    for (const s of path) n = n!.children.find((c) => c.name === s);
+    return { path, leaf: n as LeafSchema };
+  }));
+  const node: ListSchema = {
+    ...base(name, module, extra), kind: 'list', keys: keyLeaves, unique, minElements: extra.min ?? 0,
+    maxElements: extra.max ?? Infinity, orderedBy: 'system',
+  };
+  return adopt(node, children);
+}
+
+export function leaf(name: string, module: CompiledModule, type: YangType = stringType, extra: Extra & { mandatory?: boolean; default?: string } = {}): LeafSchema {
+  return {
+    ...base(name, module, extra), kind: 'leaf', type, mandatory: extra.mandatory ?? false, isKey: false,
+    ...(extra.default !== undefined ? { default: extra.default } : {}),
+  };
+}
+
+export function leafList(name: string, module: CompiledModule, type: YangType = stringType, extra: Extra & { min?: number; max?: number } = {}): LeafListSchema {
+  return { ...base(name, module, extra), kind: 'leaf-list', type, defaults: [], minElements: extra.min ?? 0, maxElements: extra.max ?? Infinity, orderedBy: 'system' };
+}
+
+export function choice(name: string, module: CompiledModule, cases: CaseSchema[], extra: Extra & { mandatory?: boolean } = {}): ChoiceSchema {
+  return adopt({ ...base(name, module, extra), kind: 'choice', mandatory: extra.mandatory ?? false, children: cases } as ChoiceSchema, cases);
+}
+
+export function caseOf(name: string, module: CompiledModule, children: SchemaNode[], extra: Extra = {}): CaseSchema {
+  return adopt({ ...base(name, module, extra), kind: 'case', shorthand: false } as CaseSchema, children);
+}
+
+/** A context holding the given modules, with `top` as their top-level data nodes. */
+export function fixtureContext(modules: CompiledModule[], top: SchemaNode[]): SchemaContext {
+  for (const m of modules) (m as Mutable<CompiledModule>).data = top.filter((n) => n.module === m);
+  return {
+    modules: new Map(modules.map((m) => [m.name, m])), data: top, rpcs: [], notifications: [],
+    moduleByNamespace: (ns) => modules.find((m) => m.namespace === ns), diagnostics: [],
+  };
+}
