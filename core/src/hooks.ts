@@ -1,0 +1,306 @@
+/**
+ * Every extension point of the Rosetta core, in one place: the typed, frozen object of tapable hooks that
+ * plugins tap and the core calls. A reader learns the whole extension surface from this file.
+ *
+ * How the object is used:
+ * - The plugin host builds one hooks object per *generation* of loaded plugins (see plugins/generation.ts)
+ *   and replays every plugin's taps into it. A request takes a lease on the current generation
+ *   (`PluginHost.acquire()`) and calls that generation's hooks until it finishes, so a plugin swapped in
+ *   the middle of a request never changes what the request sees.
+ * - Hooks are named by the moment they run, not by who taps them. Keyed families are `HookMap`s:
+ *   `device.*` hooks are keyed by southbound protocol (`cli`, `netconf`), `rpc.invoke` by the qualified
+ *   operation name (`module:rpc`), `data.readState` by module name.
+ * - The core's own behaviour that a plugin could replace is tapped onto the same hooks by built-in
+ *   plugins (e.g. the plugin host's reload RPC and its operational data), with no privileged path.
+ *
+ * Device and RPC payloads are RFC 7951 JSON values (what a plugin author can produce without the core's
+ * data tree); local datastore hooks carry the core's data tree (`data/tree.ts`).
+ */
+import type { RequestListener, Server } from 'node:http';
+import {
+  AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap, SyncBailHook, SyncHook, SyncWaterfallHook,
+} from 'tapable';
+import type { DataFault } from './data/errors';
+import type { DataRoot } from './data/tree';
+import type { SchemaContext } from './yang/schema';
+
+/** A JSON value as RFC 7951 encodes YANG data (member names `module:name` where the module changes). */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [member: string]: JsonValue };
+/** A JSON object: the body of a container, list entry, RPC input or output. */
+export type JsonObject = { [member: string]: JsonValue };
+
+// ---------------------------------------------------------------------------------------------------
+// Contexts handed to taps
+
+/** The RESTCONF URI on its way to the parser; taps may rewrite it before it is read. */
+export interface UriParseContext {
+  /** The request path as received, from `/rests/` on, percent-encoding intact. Never changed. */
+  readonly original: string;
+  /** The path the parser will read. A tap may rewrite it (strip a prefix, normalise key quoting). */
+  path: string;
+  /** The key delimiter in force: `%22` by default, null when disabled (DESIGN.md §4 `keyDelimiter`). */
+  keyDelimiter: string | null;
+}
+
+/** Where a schema was compiled for: the local datastore, or one mounted device. */
+export type SchemaScope = { readonly kind: 'local' } | { readonly kind: 'device'; readonly nodeId: string };
+
+export interface SchemaLoadedContext {
+  readonly schema: SchemaContext;
+  readonly scope: SchemaScope;
+}
+
+export type DatastoreName = 'config' | 'operational';
+
+/** A read of the local datastores, as the RESTCONF layer resolved it. */
+export interface ReadContext {
+  readonly datastore: DatastoreName;
+  /** RFC 7951 instance-identifier of the target (`/ietf-interfaces:interfaces/interface[name='eth0']`). */
+  readonly path: string;
+  /** Query parameters as received (`content`, `depth`, `fields`, ...). */
+  readonly query: Readonly<Record<string, string>>;
+}
+
+/** A write to the local config datastore: the whole tree before and after the edit, not yet committed. */
+export interface WriteContext {
+  readonly datastore: 'config';
+  readonly operation: 'create' | 'merge' | 'replace' | 'delete' | 'patch';
+  readonly path: string;
+  readonly before: DataRoot;
+  readonly after: DataRoot;
+  /** A tap rejects the write by pushing faults here (or by throwing a DataError). */
+  readonly faults: DataFault[];
+}
+
+/** A committed change of the local config datastore. */
+export interface CommitContext {
+  readonly datastore: 'config';
+  readonly before: DataRoot;
+  readonly after: DataRoot;
+  /** Instance paths of the nodes the commit created, changed or deleted. */
+  readonly changed: readonly string[];
+}
+
+/** A request for operational data that a module's owner computes on demand (not stored). */
+export interface StateReadContext {
+  /** The module whose top-level nodes are asked for. */
+  readonly module: string;
+  /** The RFC 7951 instance-identifier the client asked for; taps may return more, the core trims. */
+  readonly path: string;
+}
+
+/** A protocol connection a southbound plugin opened for one device; the plugin owns it. */
+export interface DeviceConnection {
+  /** Free text for `connected-message` in the node's status. */
+  readonly message?: string;
+  /** Closes the connection (uninstall, shutdown). Must not throw. */
+  close(): Promise<void>;
+}
+
+/**
+ * One translation unit serving a device: which plugin and version, and its definition (the object the
+ * SDK's `defineTranslationUnit` builds; the CLI southbound runs it with the SDK's engine).
+ */
+export interface ServingUnit {
+  readonly plugin: string;
+  readonly version: string;
+  readonly deviceType: string;
+  readonly versions: string;
+  /** Absolute path of the unit's YANG folder: its modules make up the device's schema. */
+  readonly yangDir: string | undefined;
+  readonly definition: TranslationUnitDefinition;
+}
+
+/**
+ * The opaque face of a translation unit as the core sees it. The SDK defines its real shape; the core only
+ * hands it from the loaded plugin to the southbound that runs it.
+ */
+export interface TranslationUnitDefinition {
+  readonly kind: 'rosetta-translation-unit';
+}
+
+/** What the core knows of an installed device when it asks a southbound plugin to act on it. */
+export interface DeviceInfo {
+  readonly nodeId: string;
+  /** The install-node container that installed it: `cli`, `netconf`, or a plugin's own. */
+  readonly protocol: string;
+  readonly deviceType?: string;
+  readonly deviceVersion?: string;
+  /** The translation units serving the device in this request's generation (empty for NETCONF). */
+  readonly units: readonly ServingUnit[];
+  /** Why no unit serves it, when `units` is empty for a device that has a type. */
+  readonly unitsMissingReason?: string;
+}
+
+/** install-node: connect to a device described by the protocol container of the request. */
+export interface DeviceConnectContext {
+  readonly device: DeviceInfo;
+  /** The protocol container's members with module prefixes removed (`host`, `port`, `username`, ...). */
+  readonly settings: Readonly<Record<string, JsonValue>>;
+}
+
+export type ContentFilter = 'config' | 'nonconfig' | 'all';
+
+export interface DeviceReadContext {
+  readonly device: DeviceInfo;
+  readonly connection: DeviceConnection;
+  /** The path under `yang-ext:mount`, RFC 7951 instance-identifier form; '/' for the whole tree. */
+  readonly path: string;
+  readonly content: ContentFilter;
+}
+
+export interface DeviceWriteContext {
+  readonly device: DeviceInfo;
+  readonly connection: DeviceConnection;
+  /** The device configuration the request touches, before and after it (RFC 7951 JSON documents). */
+  readonly before: JsonObject;
+  readonly after: JsonObject;
+}
+
+/** What a southbound sent to apply a write, for logs and for the response. */
+export interface DeviceWriteResult {
+  readonly commands: readonly string[];
+}
+
+export interface DeviceInvokeContext {
+  readonly device: DeviceInfo;
+  readonly connection: DeviceConnection;
+  /** `module:rpc`, or for an action the RFC 7951 instance-identifier of the action node. */
+  readonly operation: string;
+  readonly input: JsonObject;
+}
+
+/** An RPC or action of a local module. */
+export interface RpcContext {
+  /** `module:rpc` as in the URI. */
+  readonly operation: string;
+  /** The `input` members, RFC 7951 (validated against the schema before the hook runs). */
+  readonly input: JsonObject;
+}
+
+/** A tap's answer to an operation: the `output` members, or null when the operation has no output. */
+export interface OperationResult {
+  readonly output: JsonObject | null;
+}
+
+export interface ServerCreateContext {
+  /** The request handler the server must serve (the express app). */
+  readonly handler: RequestListener;
+  /** The `tls` object of the service configuration, as given. */
+  readonly tls: Readonly<Record<string, JsonValue>> | undefined;
+}
+
+/** Minimal route registration surface (an express Router satisfies it), so plugins need not import express. */
+export interface RouteRegistrar {
+  get(path: string, ...handlers: Array<(req: any, res: any, next: (err?: unknown) => void) => unknown>): unknown;
+  post(path: string, ...handlers: Array<(req: any, res: any, next: (err?: unknown) => void) => unknown>): unknown;
+  use(...handlers: unknown[]): unknown;
+}
+
+export interface ServerRoutesContext {
+  /** Routes added here are served before RESTCONF's own. */
+  readonly routes: RouteRegistrar;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The hooks
+
+/** The typed extension surface. Build with `createHooks()`; never extend at run time. */
+export interface RosettaHooks {
+  readonly uri: {
+    /**
+     * Runs first on every RESTCONF request, before the URI parser. Receives the URI context; each tap
+     * returns it (possibly rewritten) for the next. The core's own key-delimiter handling is a tap.
+     */
+    readonly parse: SyncWaterfallHook<[UriParseContext]>;
+  };
+  readonly schema: {
+    /**
+     * Runs once a schema context is compiled: the local one at start-up and after a plugin adds modules,
+     * each device's when it is mounted. Taps compute derived facts (hidden nodes by extension). Return
+     * nothing.
+     */
+    readonly loaded: SyncHook<[SchemaLoadedContext]>;
+  };
+  readonly data: {
+    /** Before a local datastore read. Receives the read context; returns it (possibly changed). */
+    readonly beforeRead: AsyncSeriesWaterfallHook<[ReadContext]>;
+    /**
+     * After a local read, before encoding. Receives the data read and the context; returns the data
+     * (e.g. with hidden nodes or attributes removed). Must not mutate stored trees: copy what changes.
+     */
+    readonly afterRead: AsyncSeriesWaterfallHook<[DataRoot, ReadContext]>;
+    /**
+     * Before a write is committed, after schema validation. Taps inspect or veto (push faults or throw a
+     * DataError); return nothing. All-or-nothing: any fault rejects the whole request.
+     */
+    readonly beforeWrite: AsyncSeriesHook<[WriteContext]>;
+    /** After a write is durable. Taps notify (callbacks, logs); errors are logged, never sent back. */
+    readonly afterCommit: AsyncSeriesHook<[CommitContext]>;
+    /**
+     * Keyed by module name. Operational data computed on demand: each tap receives the RFC 7951 JSON built
+     * so far (top-level members of that module) and returns it with its own members added.
+     */
+    readonly readState: HookMap<AsyncSeriesWaterfallHook<[JsonObject, StateReadContext]>>;
+  };
+  readonly device: {
+    /**
+     * Keyed by protocol (`cli`, `netconf`). install-node: the first tap that returns a connection claims
+     * the device; returning undefined passes. Throw to report the device unreachable (502).
+     */
+    readonly connect: HookMap<AsyncSeriesBailHook<[DeviceConnectContext], DeviceConnection | undefined>>;
+    /** Keyed by protocol. A read under the mount point; the first tap returning JSON answers it. */
+    readonly read: HookMap<AsyncSeriesBailHook<[DeviceReadContext], JsonObject | undefined>>;
+    /** Keyed by protocol. A config write under the mount point; the first tap returning a result handles it. */
+    readonly write: HookMap<AsyncSeriesBailHook<[DeviceWriteContext], DeviceWriteResult | undefined>>;
+    /** Keyed by protocol. A device RPC or action; the first tap returning a result answers it. */
+    readonly invoke: HookMap<AsyncSeriesBailHook<[DeviceInvokeContext], OperationResult | undefined>>;
+  };
+  readonly rpc: {
+    /**
+     * Keyed by `module:rpc`. RPCs and actions of local modules, the core's own included. The first tap
+     * returning a result answers; no answer is 501 operation-not-supported.
+     */
+    readonly invoke: HookMap<AsyncSeriesBailHook<[RpcContext], OperationResult | undefined>>;
+  };
+  readonly server: {
+    /** At start-up: the first tap returning a server (the TLS plugin's HTTPS server) wins; else plain HTTP. */
+    readonly create: SyncBailHook<[ServerCreateContext], Server | undefined>;
+    /** At start-up, before RESTCONF's routes: taps add their own routes. Return nothing. */
+    readonly routes: SyncHook<[ServerRoutesContext]>;
+  };
+}
+
+/** Builds a fresh, frozen hooks object with no taps. */
+export function createHooks(): RosettaHooks {
+  return Object.freeze({
+    uri: Object.freeze({ parse: new SyncWaterfallHook<[UriParseContext]>(['uri'], 'uri.parse') }),
+    schema: Object.freeze({ loaded: new SyncHook<[SchemaLoadedContext]>(['context'], 'schema.loaded') }),
+    data: Object.freeze({
+      beforeRead: new AsyncSeriesWaterfallHook<[ReadContext]>(['read'], 'data.beforeRead'),
+      afterRead: new AsyncSeriesWaterfallHook<[DataRoot, ReadContext]>(['data', 'read'], 'data.afterRead'),
+      beforeWrite: new AsyncSeriesHook<[WriteContext]>(['write'], 'data.beforeWrite'),
+      afterCommit: new AsyncSeriesHook<[CommitContext]>(['commit'], 'data.afterCommit'),
+      readState: new HookMap(
+        () => new AsyncSeriesWaterfallHook<[JsonObject, StateReadContext]>(['state', 'read']), 'data.readState'),
+    }),
+    device: Object.freeze({
+      connect: new HookMap(
+        () => new AsyncSeriesBailHook<[DeviceConnectContext], DeviceConnection | undefined>(['connect']), 'device.connect'),
+      read: new HookMap(
+        () => new AsyncSeriesBailHook<[DeviceReadContext], JsonObject | undefined>(['read']), 'device.read'),
+      write: new HookMap(
+        () => new AsyncSeriesBailHook<[DeviceWriteContext], DeviceWriteResult | undefined>(['write']), 'device.write'),
+      invoke: new HookMap(
+        () => new AsyncSeriesBailHook<[DeviceInvokeContext], OperationResult | undefined>(['invoke']), 'device.invoke'),
+    }),
+    rpc: Object.freeze({
+      invoke: new HookMap(
+        () => new AsyncSeriesBailHook<[RpcContext], OperationResult | undefined>(['rpc']), 'rpc.invoke'),
+    }),
+    server: Object.freeze({
+      create: new SyncBailHook<[ServerCreateContext], Server | undefined>(['server'], 'server.create'),
+      routes: new SyncHook<[ServerRoutesContext]>(['routes'], 'server.routes'),
+    }),
+  });
+}

@@ -1,0 +1,7 @@
+/**
+ * @rosetta/core's public face. Plugins never import this (they import @rosetta/sdk); the SDK imports its
+ * types, and the service's entry points import the rest. Each area adds its own exports here.
+ */
+export * from './hooks';
+export * as plugins from './plugins';
+export type { PluginApi, PluginDefinition, PluginLogger, SettingsProblem, SettingsResult } from './plugins/contract';
