@@ -1,0 +1,352 @@
+/**
+ * The write-ahead journal of one store: an append-only log of opaque records in a directory, plus
+ * compacted snapshots of the owner's state. It knows durability, not what the bytes mean.
+ *
+ * - `append` resolves only once the record is fsync'ed. Group commit: appends arriving while a write +
+ *   fsync is in flight are written together by the next one, so one fsync covers many writers; order of
+ *   `append` calls is the order on disk and of resolution.
+ * - `snapshot(state)` stores the owner's whole state as of every record appended so far: new records go
+ *   to a fresh segment from that moment, the snapshot is written atomically once the records it covers
+ *   are durable, and then the segments and snapshots it supersedes are removed.
+ * - `Journal.open` recovers (see journal-recovery.ts) and locks the directory (see dir-lock.ts).
+ * - A failed write or fsync rejects the appends in flight and every append after them, and the journal
+ *   refuses further work until reopened. After a failed fsync the kernel may have dropped the dirty pages
+ *   and a retried fsync can report success without them, so the only trustworthy state is what recovery
+ *   reads back from disk; the owner reloads from that.
+ */
+import { promises as fs } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import * as path from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { FILE_MODE, ensureDirectory, fsyncDirectory, removeIfPresent, writeFully } from './durable-file';
+import { listDirectory, segmentFileName } from './data-directory';
+import { DirectoryLock } from './dir-lock';
+import { JournalError } from './journal-error';
+import { type ActiveSegment, type RecoveryHandlers, type RecoveryReport, recoverDirectory } from './journal-recovery';
+import { encodeFrame, payloadByteLength } from './record-frame';
+import { writeSnapshotFile } from './snapshot-file';
+
+export type { RecoveryHandlers, RecoveryReport } from './journal-recovery';
+
+/** The two operations of the append path, replaceable so tests can inject I/O faults. */
+export interface JournalIo {
+  /** Writes all of `data` at `position` of the segment file. */
+  write(file: FileHandle, data: Buffer, position: number): Promise<void>;
+  /** Makes everything written to the file durable. */
+  sync(file: FileHandle): Promise<void>;
+}
+
+const defaultIo: JournalIo = {
+  write: writeFully,
+  sync: (file) => file.datasync(), // the size change is metadata fdatasync covers
+};
+
+/** How a journal behaves; every field is optional. */
+export interface JournalOptions extends RecoveryHandlers {
+  /**
+   * Called (at most once per segment) when the records since the last snapshot pass `compactAfterBytes`
+   * or `compactAfterRecords`. The owner answers by calling `snapshot()` with its state at a moment when
+   * that state reflects exactly the records appended so far (e.g. inside its write queue).
+   */
+  onCompactionDue?(journal: Journal): void;
+  /** Default 64 MiB. */
+  compactAfterBytes?: number;
+  /** Default 100,000. */
+  compactAfterRecords?: number;
+  /** Largest record accepted, and read back; default 512 MiB. */
+  maxRecordBytes?: number;
+  /** Largest snapshot read back; default 4 GiB. */
+  maxSnapshotBytes?: number;
+  /** Most bytes written by one group commit; a larger single record is written alone. Default 4 MiB. */
+  maxBatchBytes?: number;
+  /** Where recovery and failures are reported; default stderr. */
+  log?(message: string): void;
+  /** Replaces the write and fsync of the append path (fault injection in tests). */
+  io?: Partial<JournalIo>;
+}
+
+interface QueuedAppend {
+  readonly frame: Buffer;
+  resolve(): void;
+  reject(error: Error): void;
+}
+
+/** Marks where in the append order a snapshot was taken: records after it go to a new segment. */
+interface QueuedRotation {
+  readonly rotateAt: number;
+  resolve(): void;
+  reject(error: Error): void;
+}
+
+type QueuedItem = QueuedAppend | QueuedRotation;
+
+const isRotation = (item: QueuedItem): item is QueuedRotation => 'rotateAt' in item;
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new JournalError('bad-argument', `option ${name} must be a positive integer, got ${String(value)}`);
+  }
+  return value;
+}
+
+function isRecord(value: unknown): value is Uint8Array | string {
+  return typeof value === 'string' || value instanceof Uint8Array;
+}
+
+/** An open journal directory. Create with `Journal.open`. */
+export class Journal {
+  private readonly queue: QueuedItem[] = [];
+  private flushing: Promise<void> | undefined;
+  private snapshotting: Promise<unknown> = Promise.resolve();
+  private accepted: number;
+  private durable: number;
+  private failure: Error | undefined;
+  private closing: Promise<void> | undefined;
+  private compactionSignalled = false;
+  private batches = 0;
+
+  private constructor(
+    /** Absolute path of the directory. */
+    readonly directory: string,
+    /** What recovery found when the journal was opened. */
+    readonly recovery: RecoveryReport,
+    private readonly lock: DirectoryLock,
+    private active: ActiveSegment,
+    private readonly io: JournalIo,
+    private readonly limits: { compactAfterBytes: number; compactAfterRecords: number; maxRecordBytes: number; maxBatchBytes: number },
+    private readonly onCompactionDue: ((journal: Journal) => void) | undefined,
+    private readonly log: (message: string) => void,
+  ) {
+    this.accepted = recovery.position;
+    this.durable = recovery.position;
+  }
+
+  /**
+   * Opens (creating if needed, mode 0700) the journal in `directory`: takes its lock, then recovers by
+   * passing the newest valid snapshot to `onSnapshot` and each later record to `onRecord`, in order,
+   * before resolving. Rejects with JournalError `locked` when another live journal holds the directory
+   * and `corrupt` when the files are damaged beyond a torn tail; a handler's own error is passed through.
+   */
+  static async open(directory: string, options: JournalOptions = {}): Promise<Journal> {
+    const limits = {
+      compactAfterBytes: positiveInteger('compactAfterBytes', options.compactAfterBytes, 64 << 20),
+      compactAfterRecords: positiveInteger('compactAfterRecords', options.compactAfterRecords, 100_000),
+      maxRecordBytes: Math.min(positiveInteger('maxRecordBytes', options.maxRecordBytes, 512 << 20), 0xffff_ffff),
+      maxBatchBytes: positiveInteger('maxBatchBytes', options.maxBatchBytes, 4 << 20),
+    };
+    const maxSnapshotBytes = positiveInteger('maxSnapshotBytes', options.maxSnapshotBytes, 2 ** 32);
+    const log = options.log ?? ((message: string) => process.stderr.write(`[journal] ${message}\n`));
+    const absolute = path.resolve(directory);
+    await ensureDirectory(absolute);
+    const lock = await DirectoryLock.acquire(absolute, log);
+    try {
+      const { report, active } = await recoverDirectory(absolute, options, { maxRecordBytes: limits.maxRecordBytes, maxSnapshotBytes }, log);
+      const io: JournalIo = { ...defaultIo, ...options.io };
+      return new Journal(absolute, report, lock, active, io, limits, options.onCompactionDue, log);
+    } catch (error) {
+      await lock.release().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Records appended so far (acknowledged or not): the position a snapshot taken now covers. */
+  get position(): number {
+    return this.accepted;
+  }
+
+  /** Records known to be on disk. */
+  get durablePosition(): number {
+    return this.durable;
+  }
+
+  /** The error that stopped the journal, if one did. */
+  get failed(): Error | undefined {
+    return this.failure;
+  }
+
+  /** Size of the journal since the last snapshot, and how many group commits were written. */
+  get stats(): { segmentBytes: number; segmentRecords: number; batchesWritten: number } {
+    return { segmentBytes: this.active.bytes, segmentRecords: this.active.records, batchesWritten: this.batches };
+  }
+
+  /** True once the records since the last snapshot pass a compaction threshold. */
+  get compactionDue(): boolean {
+    return this.active.bytes >= this.limits.compactAfterBytes || this.active.records >= this.limits.compactAfterRecords;
+  }
+
+  /**
+   * Appends one record; resolves once it is fsync'ed. Rejects with JournalError `too-large`,
+   * `bad-argument`, `closed`, `failed` (an earlier I/O error) or `io` (this record's write failed).
+   */
+  append(record: Uint8Array | string): Promise<void> {
+    const refusal = this.refusal();
+    if (refusal) return Promise.reject(refusal);
+    if (!isRecord(record)) return Promise.reject(new JournalError('bad-argument', 'a record must be a string or bytes'));
+    const bytes = payloadByteLength(record);
+    if (bytes > this.limits.maxRecordBytes) {
+      return Promise.reject(new JournalError('too-large', `a record of ${bytes} byte(s) exceeds the ${this.limits.maxRecordBytes}-byte limit`));
+    }
+    const frame = encodeFrame(record);
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ frame, resolve, reject });
+      this.accepted += 1;
+      this.startFlushing();
+    });
+  }
+
+  /**
+   * Stores `state` as the snapshot covering every record appended before this call (`position`), then
+   * removes the segments and snapshots it supersedes. Records appended after the call go to a new
+   * segment and are replayed on top of this snapshot. Resolves when the snapshot is durable. Snapshots
+   * are written one at a time, in call order. A failed snapshot leaves the journal usable.
+   */
+  snapshot(state: Uint8Array | string): Promise<void> {
+    const refusal = this.refusal();
+    if (refusal) return Promise.reject(refusal);
+    if (!isRecord(state)) return Promise.reject(new JournalError('bad-argument', 'a snapshot must be a string or bytes'));
+    const position = this.accepted;
+    const rotated = new Promise<void>((resolve, reject) => {
+      this.queue.push({ rotateAt: position, resolve, reject });
+      this.startFlushing();
+    });
+    const written = this.snapshotting.then(async () => {
+      await rotated; // every record before `position` is durable and later ones go to the new segment
+      await writeSnapshotFile(this.directory, position, state);
+      await this.removeSuperseded(position);
+    });
+    this.snapshotting = written.catch(() => undefined);
+    return written;
+  }
+
+  /** Waits for queued appends and snapshots, then closes the files and releases the lock. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.flushing;
+      await this.snapshotting;
+      await this.active.file.close().catch(() => undefined);
+      await this.lock.release();
+    })();
+    return this.closing;
+  }
+
+  private refusal(): JournalError | undefined {
+    if (this.closing) return new JournalError('closed', `the journal in ${this.directory} is closed`);
+    if (this.failure) {
+      return new JournalError('failed', `the journal in ${this.directory} stopped after an I/O error (${this.failure.message}); reopen it to recover`, { cause: this.failure });
+    }
+    return undefined;
+  }
+
+  private startFlushing(): void {
+    this.flushing ??= this.flushLoop();
+  }
+
+  /** Writes queued items until none are left; one iteration writes one group commit or one rotation. */
+  private async flushLoop(): Promise<void> {
+    try {
+      for (;;) {
+        // Let writers woken by the previous commit (and I/O callbacks of this turn) queue up first.
+        await nextTurn();
+        const head = this.queue[0];
+        if (head === undefined) break;
+        if (this.failure) {
+          this.rejectAllQueued(this.refusal()!);
+          break;
+        }
+        if (isRotation(head)) {
+          this.queue.shift();
+          await this.rotate(head.rotateAt).then(head.resolve, head.reject);
+          continue;
+        }
+        await this.commitBatch();
+      }
+    } catch (error) {
+      this.stop(error as Error); // a bug, not I/O: still never leave an append hanging
+      this.rejectAllQueued(this.refusal()!);
+    } finally {
+      this.flushing = undefined;
+    }
+  }
+
+  private async commitBatch(): Promise<void> {
+    let count = 0;
+    let bytes = 0;
+    for (const item of this.queue) {
+      if (isRotation(item)) break;
+      if (count > 0 && bytes + item.frame.length > this.limits.maxBatchBytes) break;
+      count += 1;
+      bytes += item.frame.length;
+    }
+    const batch = this.queue.splice(0, count) as QueuedAppend[];
+    const data = count === 1 ? batch[0]!.frame : Buffer.concat(batch.map((item) => item.frame), bytes);
+    const segment = this.active;
+    try {
+      await this.io.write(segment.file, data, segment.bytes);
+      await this.io.sync(segment.file);
+    } catch (error) {
+      const failure = new JournalError('io', `writing ${count} record(s) to ${segment.name} failed: ${(error as Error).message}`, { cause: error });
+      this.stop(failure);
+      for (const item of batch) item.reject(failure);
+      this.rejectAllQueued(this.refusal()!);
+      // Best effort: cut what may have reached the file so its tail is clean; recovery would anyway.
+      await segment.file.truncate(segment.bytes).catch(() => undefined);
+      return;
+    }
+    segment.bytes += bytes;
+    segment.records += count;
+    this.durable += count;
+    this.batches += 1;
+    for (const item of batch) item.resolve();
+    if (!this.compactionSignalled && this.compactionDue && this.onCompactionDue) {
+      this.compactionSignalled = true;
+      try {
+        this.onCompactionDue(this);
+      } catch (error) {
+        this.log(`compaction callback failed: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  /** Starts the segment for records from `start` on; all earlier records are durable by now. */
+  private async rotate(start: number): Promise<void> {
+    if (this.active.start === start) return; // no record since the segment began: nothing to split
+    const name = segmentFileName(start);
+    const file = path.join(this.directory, name);
+    let handle: FileHandle | undefined;
+    try {
+      handle = await fs.open(file, 'wx+', FILE_MODE);
+      await fsyncDirectory(this.directory); // the new file must exist after a crash before records land in it
+    } catch (error) {
+      await handle?.close().catch(() => undefined);
+      await removeIfPresent(file).catch(() => undefined);
+      throw new JournalError('io', `starting journal segment ${name} failed: ${(error as Error).message}`, { cause: error });
+    }
+    const previous = this.active;
+    this.active = { start, name, file: handle, bytes: 0, records: 0 };
+    this.compactionSignalled = false;
+    await previous.file.close().catch(() => undefined);
+  }
+
+  /** Removes segments and snapshots that the durable snapshot at `position` makes redundant. */
+  private async removeSuperseded(position: number): Promise<void> {
+    const listing = await listDirectory(this.directory);
+    const doomed = [
+      ...listing.segments.filter((segment) => segment.start < position && segment.start !== this.active.start),
+      ...listing.snapshots.filter((snapshot) => snapshot.position < position),
+    ];
+    for (const { name } of doomed) {
+      await removeIfPresent(path.join(this.directory, name)).catch((error: Error) => this.log(`could not remove ${name}: ${error.message}`));
+    }
+  }
+
+  private stop(error: Error): void {
+    if (this.failure) return;
+    this.failure = error;
+    this.log(`journal in ${this.directory} stopped: ${error.message}`);
+  }
+
+  private rejectAllQueued(error: Error): void {
+    for (const item of this.queue.splice(0)) item.reject(error);
+  }
+}
