@@ -1,0 +1,85 @@
+/**
+ * RFC 7952 attributes (metadata annotations) on data nodes: which names a document may use, how their
+ * values are checked, and how their names are written back. An attribute must be declared by an
+ * `md:annotation` of a module in the schema context; its value must pass the annotation's type.
+ *
+ * In the tree an attribute is always named `module:annotation`. Documents may leave the module out
+ * when it is the module of the node carrying the attribute (DESIGN.md §5.6), and writers do so.
+ */
+import type { CompiledModule, SchemaContext } from '../yang/schema';
+import type { ErrorTag } from './errors';
+import { leafFromJson, leafFromText } from './leaf-values';
+import type { Attributes, LeafValue } from './tree';
+
+/** Options shared by the decoders about attributes. */
+export interface AttributeOptions {
+  /** Whether attributes may appear at all (default true). */
+  readonly allowAttributes?: boolean;
+  /**
+   * Attribute names accepted without an `md:annotation` (as written, e.g. `operation` or
+   * `template-tags:operation` for RESTCONF `apply-tags`); their values are kept as given.
+   */
+  readonly extraAttributes?: ReadonlySet<string>;
+}
+
+export type AttributeFault = { readonly tag: ErrorTag; readonly message: string };
+
+/** A JSON scalar for a typed value (bigints become strings, as RFC 7951 writes 64-bit numbers). */
+export function jsonScalar(value: LeafValue): string | number | boolean | null {
+  return typeof value === 'bigint' ? value.toString() : value;
+}
+
+/**
+ * Resolves an attribute name as written (`module:name` or bare `name`, the bare form meaning the
+ * owner node's module) to its stored name and declaration. Undefined when nothing declares it.
+ */
+function resolve(name: string, owner: CompiledModule | undefined, ctx: SchemaContext) {
+  const colon = name.indexOf(':');
+  const module = colon >= 0 ? ctx.modules.get(name.slice(0, colon)) : owner;
+  const local = colon >= 0 ? name.slice(colon + 1) : name;
+  const annotation = module?.annotations.get(local);
+  return annotation === undefined ? undefined : { stored: `${annotation.module.name}:${local}`, annotation };
+}
+
+/**
+ * Checks one attribute given as JSON (`raw` value) or as XML text (`text` true): declared, and valued
+ * by its type. Returns the stored name and value, or a fault.
+ */
+export function checkAttribute(
+  name: string, raw: unknown, owner: CompiledModule | undefined, ctx: SchemaContext, options: AttributeOptions, text = false,
+): { name: string; value: string | number | boolean | null } | AttributeFault {
+  if (options.allowAttributes === false) return { tag: 'unknown-attribute', message: `attribute '${name}' is not allowed here` };
+  if (options.extraAttributes?.has(name)) {
+    if (raw === null || typeof raw === 'string' || typeof raw === 'number' || typeof raw === 'boolean') return { name, value: raw };
+    return { tag: 'bad-attribute', message: `attribute '${name}' must have a scalar value` };
+  }
+  const found = resolve(name, owner, ctx);
+  if (found === undefined) return { tag: 'unknown-attribute', message: `attribute '${name}' is not declared by any module` };
+  const result = text
+    ? leafFromText(found.annotation.type, String(raw), ctx, () => undefined, found.annotation.module)
+    : leafFromJson(found.annotation.type, raw, ctx, found.annotation.module);
+  if (!result.ok) return { tag: 'bad-attribute', message: `invalid value for attribute '${name}': ${result.message}` };
+  return { name: found.stored, value: jsonScalar(result.value) };
+}
+
+/** Checks a JSON `@` object; returns the attributes as stored, or a fault. */
+export function checkAttributes(
+  raw: unknown, owner: CompiledModule | undefined, ctx: SchemaContext, options: AttributeOptions,
+): { attributes: Attributes } | AttributeFault {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    return { tag: 'bad-attribute', message: 'attributes ("@") must be a JSON object' };
+  }
+  const attributes: Attributes = {};
+  for (const name in raw) {
+    const checked = checkAttribute(name, (raw as Record<string, unknown>)[name], owner, ctx, options);
+    if ('tag' in checked) return checked;
+    attributes[checked.name] = checked.value;
+  }
+  return { attributes };
+}
+
+/** The name an attribute is written with under a node of module `owner`: bare when it is that module's. */
+export function writtenAttributeName(stored: string, owner: string): string {
+  const colon = stored.indexOf(':');
+  return colon >= 0 && stored.slice(0, colon) === owner ? stored.slice(colon + 1) : stored;
+}

@@ -1,0 +1,306 @@
+/**
+ * RFC 7951 JSON -> data tree. The text is parsed by `JSON.parse` (native, iterative, so no input depth
+ * can overflow the stack) and the parsed value is walked against the schema: every member must name a
+ * schema child, every leaf value must pass its type. The walk recurses only where the schema nests,
+ * and YANG schemas are finite and not recursive, so its depth is bounded by the schema; anydata
+ * content is kept as parsed, without walking it.
+ *
+ * Attributes follow DESIGN.md §5.6: an `@` object on containers and list entries, `{"@":..,"#":v}` for
+ * leaves, leaf-lists, lists and single leaf-list values.
+ *
+ * Fault choices: unknown member -> `unknown-element`; bad value -> `invalid-value`; a list entry
+ * without a key -> `missing-element`; two entries with one key, or a config leaf-list value given twice
+ * -> `invalid-value` (a fault of the document itself, 400, not a conflict with stored data, so not
+ * `data-exists`); state data where only configuration is allowed -> `invalid-value`; bad JSON ->
+ * `malformed-message` with line and column. The first fault stops decoding.
+ */
+import type { SchemaContext, SchemaNode, ListSchema, LeafSchema, LeafListSchema } from '../yang/schema';
+import { checkAttributes, type AttributeOptions } from './attributes';
+import { childTable, resolveChild, tableFor, type ChildTable } from './children';
+import { DataError, fault, type ErrorTag } from './errors';
+import { leafFromJson } from './leaf-values';
+import { keyString } from './list';
+import { instancePath, valueText, type PathSegment } from './path';
+import type {
+  AnyNode, Attributes, ContainerNode, DataNode, DataRoot, LeafListNode, LeafNode, LeafValue, ListEntryNode, ListNode,
+} from './tree';
+
+/** How and where a JSON document is read. */
+export interface DecodeOptions extends AttributeOptions {
+  /**
+   * The schema node whose children the document's top-level members are (a RESTCONF target's node
+   * for PUT/PATCH bodies, or its parent; an rpc/action for `input`/`output`). Omitted: the top level
+   * of the schema context, where members are module-qualified top-level nodes.
+   */
+  readonly parent?: SchemaNode;
+  /** Instance path of that parent, prefixed to every error path. */
+  readonly parentPath?: string;
+  /** Whether `config false` nodes may appear (default true; false for configuration writes). */
+  readonly allowState?: boolean;
+}
+
+/** What a document decodes to: its top-level nodes, and the one node when there is exactly one. */
+export interface Decoded {
+  readonly root: DataRoot;
+  readonly node: DataNode | undefined;
+}
+
+type JsonObject = Record<string, unknown>;
+
+function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Line and column (1-based) of a character offset. */
+export function lineColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) { line++; lineStart = i + 1; }
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+/** Parses JSON text, turning a syntax error into `malformed-message` with its line and column. */
+export function parseJsonText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    const m = /position (\d+)/.exec(message);
+    const where = m ? lineColumn(text, Number(m[1])) : undefined;
+    const at = where ? ` at line ${where.line}, column ${where.column}` : '';
+    throw new DataError(fault('malformed-message', '/', `malformed JSON${at}: ${message}`));
+  }
+}
+
+/** One step of the walk, for error paths: the schema node and, for list entries, the raw entry. */
+interface Frame {
+  schema: SchemaNode;
+  entry: JsonObject | undefined;
+}
+
+class JsonDecoder {
+  private readonly trail: Frame[] = [];
+  private readonly allowState: boolean;
+
+  constructor(private readonly ctx: SchemaContext, private readonly options: DecodeOptions) {
+    this.allowState = options.allowState ?? true;
+  }
+
+  decode(doc: unknown): Decoded {
+    if (!isObject(doc)) throw this.fail('malformed-message', 'a JSON object is expected at the top of the document');
+    const table = tableFor(this.options.parent, this.ctx);
+    const root: DataRoot = { kind: 'root', children: [] };
+    this.members(doc, table, root.children, false);
+    return { root, node: root.children.length === 1 ? root.children[0] : undefined };
+  }
+
+  /** Path of the current position, plus an optional member name not yet resolved. */
+  private path(extra?: string): string {
+    const segments: PathSegment[] = this.trail.map((f) => (f.entry ? { schema: f.schema, keys: this.rawKeys(f) } : { schema: f.schema }));
+    const parentModule = this.options.parent?.module.name;
+    let out = instancePath(segments, this.options.parentPath ?? '', parentModule);
+    if (extra !== undefined) out = (out === '/' ? '' : out) + '/' + extra;
+    return out;
+  }
+
+  /** Key values of an entry as written, for paths of faults found before the entry is built. */
+  private rawKeys(frame: Frame): LeafValue[] {
+    const list = frame.schema as ListSchema;
+    return list.keys.map((k) => {
+      const raw = frame.entry![k.name] ?? frame.entry![`${k.module.name}:${k.name}`];
+      return typeof raw === 'string' || typeof raw === 'number' || typeof raw === 'boolean' ? raw : '';
+    });
+  }
+
+  private fail(tag: ErrorTag, message: string, extra?: string): DataError {
+    return new DataError(fault(tag, this.path(extra), message));
+  }
+
+  /**
+   * Decodes the members of one JSON object into `out` (children of one parent), keeping the
+   * canonical child order. Returns the object's `@` member when `attributed` allows one.
+   */
+  private members(obj: JsonObject, table: ChildTable, out: DataNode[], attributed: boolean): Attributes | undefined {
+    let attributes: Attributes | undefined;
+    let lastOrder = -Infinity;
+    let sorted = true;
+    for (const name in obj) {
+      const raw = obj[name];
+      if (name === '@' && attributed) {
+        attributes = this.attributes(raw);
+        continue;
+      }
+      const slot = resolveChild(table, name);
+      if (slot === undefined) throw this.fail('unknown-element', `unknown element '${name}'`, name);
+      const schema = slot.schema;
+      if (!this.allowState && !schema.config) throw this.fail('invalid-value', `state data '${name}' is not allowed here`, name);
+      const node = this.node(schema, raw);
+      if (node === undefined) continue;
+      if (slot.order < lastOrder) sorted = false;
+      lastOrder = slot.order;
+      out.push(node);
+    }
+    if (!sorted) out.sort((a, b) => table.bySchema.get(a.schema)!.order - table.bySchema.get(b.schema)!.order);
+    return attributes;
+  }
+
+  private node(schema: SchemaNode, raw: unknown): DataNode | undefined {
+    this.trail.push({ schema, entry: undefined });
+    let node: DataNode | undefined;
+    switch (schema.kind) {
+      case 'leaf': node = this.leaf(schema, raw); break;
+      case 'leaf-list': node = this.leafList(schema, raw); break;
+      case 'list': node = this.list(schema, raw); break;
+      case 'anydata': case 'anyxml': node = { kind: 'any', schema, value: raw } satisfies AnyNode; break;
+      case 'container': case 'input': case 'output': case 'notification': node = this.container(schema, raw); break;
+      default: throw this.fail('unknown-element', `'${schema.name}' (${schema.kind}) cannot appear in data`);
+    }
+    this.trail.pop();
+    return node;
+  }
+
+  private container(schema: ContainerNode['schema'], raw: unknown): ContainerNode {
+    if (!isObject(raw)) throw this.fail('invalid-value', `${describe(raw)} where a container (JSON object) is expected`);
+    const node: ContainerNode = { kind: 'container', schema, children: [] };
+    const attributes = this.members(raw, childTable(schema), node.children, true);
+    if (attributes !== undefined) node.attributes = attributes;
+    return node;
+  }
+
+  private list(schema: ListSchema, raw: unknown): ListNode | undefined {
+    let attributes: Attributes | undefined;
+    let items = raw;
+    if (isObject(raw)) {
+      ({ attributes, value: items } = this.wrapped(raw));
+    }
+    if (!Array.isArray(items)) throw this.fail('invalid-value', `${describe(items)} where a list (JSON array) is expected`);
+    if (items.length === 0 && attributes === undefined) return undefined;
+    const node: ListNode = { kind: 'list', schema, entries: new Array(items.length) };
+    if (attributes !== undefined) node.attributes = attributes;
+    const table = childTable(schema);
+    const keys = schema.keys;
+    const index = keys.length > 0 ? new Map<string, ListEntryNode>() : undefined;
+    const frame = this.trail[this.trail.length - 1]!;
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i];
+      if (!isObject(item)) throw this.fail('invalid-value', `${describe(item)} where a list entry (JSON object) is expected`);
+      frame.entry = item;
+      const entry: ListEntryNode = { kind: 'entry', schema, children: [] };
+      const entryAttributes = this.members(item, table, entry.children, true);
+      if (entryAttributes !== undefined) entry.attributes = entryAttributes;
+      if (index !== undefined) {
+        const values = this.keyValues(entry, keys);
+        const key = keyString(values);
+        if (index.has(key)) throw this.fail('invalid-value', `duplicate entry of list '${schema.name}' with key ${values.map(valueText).join(',')}`);
+        index.set(key, entry);
+      }
+      node.entries[i] = entry;
+    }
+    frame.entry = undefined;
+    if (index !== undefined) node.index = index;
+    return node;
+  }
+
+  /** The key values of a decoded entry (its keys are first, in key order, once sorted). */
+  private keyValues(entry: ListEntryNode, keys: readonly LeafSchema[]): LeafValue[] {
+    const values: LeafValue[] = new Array(keys.length);
+    for (let k = 0; k < keys.length; k++) {
+      const child = entry.children[k];
+      if (child === undefined || child.schema !== keys[k]) {
+        throw this.fail('missing-element', `list entry lacks its key '${keys[k]!.name}'`);
+      }
+      values[k] = (child as LeafNode).value;
+    }
+    return values;
+  }
+
+  private leaf(schema: LeafSchema, raw: unknown): LeafNode {
+    let attributes: Attributes | undefined;
+    let value = raw;
+    if (isObject(raw)) ({ attributes, value } = this.wrapped(raw));
+    const node: LeafNode = { kind: 'leaf', schema, value: this.value(schema, value) };
+    if (attributes !== undefined) node.attributes = attributes;
+    return node;
+  }
+
+  private leafList(schema: LeafListSchema, raw: unknown): LeafListNode | undefined {
+    let attributes: Attributes | undefined;
+    let items = raw;
+    if (isObject(raw)) ({ attributes, value: items } = this.wrapped(raw));
+    if (!Array.isArray(items)) throw this.fail('invalid-value', `${describe(items)} where a leaf-list (JSON array) is expected`);
+    if (items.length === 0 && attributes === undefined) return undefined;
+    const values: LeafValue[] = new Array(items.length);
+    let valueAttributes: (Attributes | undefined)[] | undefined;
+    const seen = schema.config ? new Set<string>() : undefined;
+    for (let i = 0; i < items.length; i++) {
+      let item = items[i];
+      if (isObject(item)) {
+        const w = this.wrapped(item);
+        item = w.value;
+        if (w.attributes !== undefined) (valueAttributes ??= new Array(items.length).fill(undefined))[i] = w.attributes;
+      }
+      const v = this.value(schema, item);
+      if (seen !== undefined) {
+        const text = valueText(v);
+        if (seen.has(text)) throw this.fail('invalid-value', `value '${text}' appears twice in leaf-list '${schema.name}'`);
+        seen.add(text);
+      }
+      values[i] = v;
+    }
+    const node: LeafListNode = { kind: 'leaf-list', schema, values };
+    if (valueAttributes !== undefined) node.valueAttributes = valueAttributes;
+    if (attributes !== undefined) node.attributes = attributes;
+    return node;
+  }
+
+  /** Splits `{"@": {...}, "#": value}`. */
+  private wrapped(obj: JsonObject): { attributes: Attributes | undefined; value: unknown } {
+    let attributes: Attributes | undefined;
+    let value: unknown;
+    let hasValue = false;
+    for (const k in obj) {
+      if (k === '@') attributes = this.attributes(obj[k]);
+      else if (k === '#') { value = obj[k]; hasValue = true; }
+      else throw this.fail('invalid-value', `unexpected member '${k}': only "@" and "#" may wrap a value`);
+    }
+    if (!hasValue) throw this.fail('invalid-value', 'a "#" member with the value is missing beside "@"');
+    return { attributes, value };
+  }
+
+  private attributes(raw: unknown): Attributes {
+    const owner = this.trail[this.trail.length - 1]?.schema ?? this.options.parent;
+    const result = checkAttributes(raw, owner?.module, this.ctx, this.options);
+    if ('tag' in result) throw this.fail(result.tag, result.message);
+    return result.attributes;
+  }
+
+  private value(schema: LeafSchema | LeafListSchema, raw: unknown): LeafValue {
+    const result = leafFromJson(schema.type, raw, this.ctx, schema.module);
+    if (!result.ok) throw this.fail('invalid-value', `invalid value ${describe(raw)} for '${schema.name}': ${result.message}`);
+    return result.value;
+  }
+}
+
+/** A short description of a JSON value for messages (never the whole of a large value). */
+function describe(v: unknown): string {
+  if (Array.isArray(v)) return 'an array';
+  if (v === null) return 'null';
+  if (typeof v === 'object') return 'an object';
+  const text = JSON.stringify(v);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+/**
+ * Decodes an RFC 7951 JSON document (text, or a value already parsed with `JSON.parse`) against the
+ * schema. Throws DataError with the instance path of the first fault.
+ */
+export function decodeJson(input: string | unknown, ctx: SchemaContext, options: DecodeOptions = {}): Decoded {
+  let doc = input;
+  if (typeof input === 'string') {
+    if (input.trim() === '') throw new DataError(fault('malformed-message', '/', 'the document is empty'));
+    doc = parseJsonText(input);
+  }
+  return new JsonDecoder(ctx, options).decode(doc);
+}

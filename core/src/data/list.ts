@@ -1,0 +1,176 @@
+/**
+ * List entries by key, and where new entries and leaf-list values go.
+ *
+ * - A key string is made from the key leaves' canonical values; lookups go through `ListNode.index`,
+ *   built on the first lookup (O(n) once, O(1) after) and kept up to date by the functions here.
+ * - `ordered-by user` lists and leaf-lists take `insert` first/last/before/after a `point`.
+ * - `ordered-by system` lists keep insertion order (new entries are appended), as most controllers
+ *   do: the order is stable, deterministic, and costs nothing to maintain.
+ *
+ * These functions mutate the list they are given: call them on a private copy (see edit.ts).
+ */
+import { DataError, fault } from './errors';
+import { entryKeyValues, valueText } from './path';
+import type { Attributes, LeafListNode, LeafValue, ListEntryNode, ListNode } from './tree';
+
+/**
+ * The key string of a list entry from its key values. One key is its text; several are length-
+ * prefixed so that no choice of values can make two different key tuples collide.
+ */
+export function keyString(values: readonly LeafValue[]): string {
+  if (values.length === 1) return valueText(values[0]!);
+  let out = '';
+  for (const v of values) {
+    const text = valueText(v);
+    out += `${text.length}:${text}`;
+  }
+  return out;
+}
+
+/** The key string of an entry, from its key leaves. */
+export function entryKey(entry: ListEntryNode): string {
+  const keys = entry.schema.keys;
+  if (keys.length === 1) {
+    const first = entry.children[0];
+    if (first !== undefined && first.schema === keys[0] && first.kind === 'leaf') return valueText(first.value);
+  }
+  return keyString(entryKeyValues(entry));
+}
+
+/** The index of a keyed list (built now if it was not). Keyless lists have none. */
+export function listIndex(list: ListNode): Map<string, ListEntryNode> | undefined {
+  if (list.schema.keys.length === 0) return undefined;
+  if (list.index === undefined) {
+    const index = new Map<string, ListEntryNode>();
+    for (const e of list.entries) index.set(entryKey(e), e);
+    list.index = index;
+  }
+  return list.index;
+}
+
+/** The entry with the given key values, if present. */
+export function findEntry(list: ListNode, keys: readonly LeafValue[]): ListEntryNode | undefined {
+  return listIndex(list)?.get(keyString(keys));
+}
+
+/** Where a new entry or value goes in an `ordered-by user` list or leaf-list. */
+export type InsertPosition =
+  | { readonly where: 'first' | 'last' }
+  | { readonly where: 'before' | 'after'; readonly point: readonly LeafValue[] };
+
+function missingPoint(path: string, point: readonly LeafValue[]): DataError {
+  return new DataError(fault('bad-attribute', path, `insert point ${point.map(valueText).join(',')} does not exist`));
+}
+
+/**
+ * Puts `entry` into `list`: at `pos` for `ordered-by user` lists (last when absent), appended
+ * otherwise. An entry with the same key is replaced in place unless a position moves it. `path`
+ * names the list for errors. Throws DataError `bad-attribute` when the point entry does not exist
+ * (and then leaves the list as it was).
+ */
+export function putEntry(list: ListNode, entry: ListEntryNode, pos?: InsertPosition, path = '/'): void {
+  const index = listIndex(list);
+  const key = index ? entryKey(entry) : '';
+  const existing = index?.get(key);
+  let point: ListEntryNode | undefined;
+  if (pos !== undefined && 'point' in pos && list.schema.orderedBy === 'user') {
+    point = findEntry(list, pos.point);
+    if (point === undefined) throw missingPoint(path, pos.point);
+  }
+  const moves = pos !== undefined && list.schema.orderedBy === 'user' && point !== existing;
+  if (existing !== undefined && !moves) {
+    list.entries[list.entries.indexOf(existing)] = entry;
+  } else {
+    if (existing !== undefined) list.entries.splice(list.entries.indexOf(existing), 1);
+    let at = list.entries.length;
+    if (moves) {
+      if (pos!.where === 'first') at = 0;
+      else if (point !== undefined) at = list.entries.indexOf(point) + (pos!.where === 'after' ? 1 : 0);
+    }
+    list.entries.splice(at, 0, entry);
+  }
+  index?.set(key, entry);
+}
+
+/** Removes an entry (by identity) from the list; returns whether it was there. */
+export function removeEntry(list: ListNode, entry: ListEntryNode): boolean {
+  const at = list.entries.indexOf(entry);
+  if (at < 0) return false;
+  list.entries.splice(at, 1);
+  if (list.index !== undefined) list.index.delete(entryKey(entry));
+  return true;
+}
+
+/** A shallow copy of a list node that may be changed without touching the original (index copied). */
+export function copyList(list: ListNode): ListNode {
+  const copy: ListNode = { kind: 'list', schema: list.schema, entries: list.entries.slice() };
+  if (list.attributes !== undefined) copy.attributes = list.attributes;
+  if (list.index !== undefined) copy.index = new Map(list.index);
+  return copy;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Leaf-lists
+
+/** Position of a value in a leaf-list, compared by canonical text (-1 when absent). */
+export function valueIndex(ll: LeafListNode, value: LeafValue): number {
+  const text = valueText(value);
+  for (let i = 0; i < ll.values.length; i++) if (valueText(ll.values[i]!) === text) return i;
+  return -1;
+}
+
+/**
+ * Puts a value into a leaf-list: at `pos` for `ordered-by user` leaf-lists, else appended. A value
+ * already present stays where it is unless a position moves it; its attributes are replaced when
+ * given. Throws DataError `bad-attribute` when the point value does not exist (list unchanged).
+ */
+export function putValue(ll: LeafListNode, value: LeafValue, attributes?: Attributes, pos?: InsertPosition, path = '/'): void {
+  const existing = valueIndex(ll, value);
+  let point = -1;
+  if (pos !== undefined && 'point' in pos && ll.schema.orderedBy === 'user') {
+    point = pos.point.length === 1 ? valueIndex(ll, pos.point[0]!) : -1;
+    if (point < 0) throw missingPoint(path, pos.point);
+  }
+  const moves = pos !== undefined && ll.schema.orderedBy === 'user' && (point < 0 || point !== existing);
+  if (existing >= 0 && !moves) {
+    if (attributes !== undefined) setValueAttributes(ll, existing, attributes);
+    return;
+  }
+  const pointValue = point >= 0 ? ll.values[point]! : undefined;
+  let attrs = attributes;
+  if (existing >= 0) {
+    attrs ??= ll.valueAttributes?.[existing];
+    ll.values.splice(existing, 1);
+    ll.valueAttributes?.splice(existing, 1);
+  }
+  let at = ll.values.length;
+  if (moves) {
+    if (pos!.where === 'first') at = 0;
+    else if (pointValue !== undefined) at = valueIndex(ll, pointValue) + (pos!.where === 'after' ? 1 : 0);
+  }
+  ll.values.splice(at, 0, value);
+  if (ll.valueAttributes !== undefined) ll.valueAttributes.splice(at, 0, attrs);
+  else if (attrs !== undefined) setValueAttributes(ll, at, attrs);
+}
+
+function setValueAttributes(ll: LeafListNode, at: number, attributes: Attributes): void {
+  if (ll.valueAttributes === undefined) ll.valueAttributes = new Array(ll.values.length).fill(undefined);
+  ll.valueAttributes[at] = attributes;
+}
+
+/** Removes a value from a leaf-list; returns whether it was there. */
+export function removeValue(ll: LeafListNode, value: LeafValue): boolean {
+  const at = valueIndex(ll, value);
+  if (at < 0) return false;
+  ll.values.splice(at, 1);
+  ll.valueAttributes?.splice(at, 1);
+  return true;
+}
+
+/** A shallow copy of a leaf-list node that may be changed without touching the original. */
+export function copyLeafList(ll: LeafListNode): LeafListNode {
+  const copy: LeafListNode = { kind: 'leaf-list', schema: ll.schema, values: ll.values.slice() };
+  if (ll.attributes !== undefined) copy.attributes = ll.attributes;
+  if (ll.valueAttributes !== undefined) copy.valueAttributes = ll.valueAttributes.slice();
+  return copy;
+}
