@@ -97,3 +97,36 @@ export function fixtureContext(modules: CompiledModule[], top: SchemaNode[]): Sc
     moduleByNamespace: (ns) => modules.find((m) => m.namespace === ns), diagnostics: [],
   };
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Data trees by hand
+
+import type {
+  ContainerNode, DataNode, DataRoot, LeafListNode, LeafNode, LeafValue, ListEntryNode, ListNode,
+} from '../../src/data/tree';
+
+export function dRoot(...children: DataNode[]): DataRoot {
+  return { kind: 'root', children };
+}
+export function dContainer(schema: ContainerSchema, ...children: DataNode[]): ContainerNode {
+  return { kind: 'container', schema, children };
+}
+export function dList(schema: ListSchema, ...entries: DataNode[][]): ListNode {
+  return { kind: 'list', schema, entries: entries.map((children): ListEntryNode => ({ kind: 'entry', schema, children })) };
+}
+export function dLeaf(schema: LeafSchema, value: LeafValue): LeafNode {
+  return { kind: 'leaf', schema, value };
+}
+export function dLeafList(schema: LeafListSchema, ...values: LeafValue[]): LeafListNode {
+  return { kind: 'leaf-list', schema, values };
+}
+/** The child schema node named `name` (looking through choice/case). */
+export function child<T extends SchemaNode = SchemaNode>(parent: { children: readonly SchemaNode[] }, name: string): T {
+  for (const c of parent.children) {
+    if (c.name === name && c.kind !== 'choice' && c.kind !== 'case') return c as T;
+    if (c.kind === 'choice' || c.kind === 'case') {
+      try { return child<T>(c, name); } catch { /* keep looking */ }
+    }
+  }
+  throw new Error(`no child ${name}`);
+}

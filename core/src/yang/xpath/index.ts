@@ -7,3 +7,9 @@ export type { Axis, BinaryOp, Expr, NameTest, NodeTest, Step, TypeTest } from '.
 export { formatExpr } from './ast';
 export { parseXPath, compileXPath, describeSyntaxError, type XPathSyntaxError } from './parser';
 export { resolveSchemaPath, schemaParent, schemaPathOf, leafrefOf, type SchemaPlace } from './schema-path';
+export { XNode, compareOrder, normalizeSet, stringValue, valueString } from './nodes';
+export {
+  evaluateXPath, evaluateCondition, evaluate, toBoolean, toNumber, toStringValue, XPathSession,
+  type XValue, type EvalEnv, type Focus,
+} from './evaluate';
+export { resolveInstanceIdentifier, FUNCTION_NAMES } from './functions';

@@ -1,0 +1,493 @@
+/**
+ * Data-level XPath evaluation (W3C XPath 1.0 §2-§4 with YANG's accessible tree, RFC 7950 §6.4.1):
+ * location paths over `XNode` cursors, predicates, node-set comparisons, arithmetic and the function
+ * library of `functions.ts`. Faults (unknown prefix or function, wrong arity) come back as errors,
+ * never as exceptions.
+ *
+ * Speed: a child step that names a list and whose first predicate compares a key leaf with a value
+ * that does not depend on the entry (`interface[name = current()/../ifname]`) looks the entries up in
+ * a key index built once per list and session, so leafref and must checks stay linear in the tree.
+ */
+import type { CompiledModule, LeafSchema, SchemaContext, SchemaXPath } from '../schema';
+import type { ListNode } from '../../data/tree';
+import type { Expr, NodeTest, Step } from './ast';
+import { compileXPath } from './parser';
+import { XNode, expandChild, isIdentityType, leafType, normalizeSet, stringValue, valueString } from './nodes';
+import { callFunction } from './functions';
+
+/** An XPath value: a node-set (in document order, no duplicates), string, number or boolean. */
+export type XValue = XNode[] | string | number | boolean;
+
+/**
+ * State shared by the evaluations of one validation run over one unchanging tree: key indexes of
+ * lists and parsed instance-identifiers. Create one per tree; never reuse it after the tree changes.
+ */
+export class XPathSession {
+  /** list -> key leaf -> key text -> entry indexes, in document order. */
+  readonly keyIndexes = new Map<ListNode, Map<LeafSchema, Map<string, number[]>>>();
+  readonly instanceIds = new Map<string, { expr: Expr } | { error: string }>();
+}
+
+/** Everything an evaluation needs besides the focus. */
+export interface EvalEnv {
+  readonly ctx: SchemaContext;
+  /** The node `current()` returns. */
+  readonly current: XNode;
+  /** Maps a prefix written in the expression to a module name; undefined when the prefix is unknown. */
+  readonly resolvePrefix: (prefix: string) => string | undefined;
+  /**
+   * Modules an unprefixed name may belong to; empty means "the parent's module" (RFC 7951
+   * instance-identifiers, where a name without prefix inherits its parent's namespace).
+   */
+  readonly defaultModules: readonly string[];
+  /** The module the expression was written in, for `derived-from()` identity names. */
+  readonly contextModule: CompiledModule | undefined;
+  readonly session: XPathSession;
+}
+
+/** The focus of XPath §1: context node, position and size. */
+export interface Focus {
+  readonly node: XNode;
+  readonly position: number;
+  readonly size: number;
+}
+
+/** A fault found while evaluating; turned into `{ error }` by the public entry points. */
+export class XPathEvalFault {
+  constructor(readonly reason: string) {}
+}
+
+/**
+ * Evaluates a model's expression (`when`, `must`, leafref `path`) with `node` as both context node
+ * and `current()`.
+ */
+export function evaluateXPath(xpath: SchemaXPath, node: XNode, ctx: SchemaContext, session = new XPathSession()): { value: XValue } | { error: string } {
+  const compiled = compileXPath(xpath);
+  if ('error' in compiled) return compiled;
+  const module = xpath.contextModule;
+  const env: EvalEnv = {
+    ctx, current: node, session, contextModule: module,
+    resolvePrefix: (p) => module.prefixes.get(p),
+    defaultModules: defaultModulesFor(module, node),
+  };
+  try {
+    return { value: evaluate(compiled.expr, { node, position: 1, size: 1 }, env) };
+  } catch (e) {
+    if (e instanceof XPathEvalFault) return { error: `XPath "${xpath.source}": ${e.reason}` };
+    throw e;
+  }
+}
+
+/** `boolean(expr)`: how `when` and `must` read their expression. */
+export function evaluateCondition(xpath: SchemaXPath, node: XNode, ctx: SchemaContext, session = new XPathSession()): { value: boolean } | { error: string } {
+  const r = evaluateXPath(xpath, node, ctx, session);
+  return 'error' in r ? r : { value: toBoolean(r.value) };
+}
+
+function defaultModulesFor(module: CompiledModule, node: XNode): string[] {
+  const own = node.schema?.module.name;
+  return own && own !== module.name ? [module.name, own] : [module.name];
+}
+
+/** Evaluates an expression at a focus. Throws `XPathEvalFault` on a fault. */
+export function evaluate(expr: Expr, focus: Focus, env: EvalEnv): XValue {
+  switch (expr.kind) {
+    case 'literal': return expr.value;
+    case 'number': return expr.value;
+    case 'variable': throw new XPathEvalFault(`variable $${expr.name} is not defined (YANG gives none)`);
+    case 'negate': return -toNumber(evaluate(expr.operand, focus, env));
+    case 'call': return callFunction(expr, focus, env);
+    case 'filter': {
+      const base = evaluate(expr.primary, focus, env);
+      if (!Array.isArray(base)) throw new XPathEvalFault('predicates can only filter a node-set');
+      let set = base;
+      for (const p of expr.predicates) set = filterByPredicate(set, p, env);
+      return set;
+    }
+    case 'path': return evalPath(expr, focus, env);
+    case 'binary': return evalBinary(expr, focus, env);
+  }
+}
+
+function evalBinary(expr: Extract<Expr, { kind: 'binary' }>, focus: Focus, env: EvalEnv): XValue {
+  switch (expr.op) {
+    case 'or': return toBoolean(evaluate(expr.left, focus, env)) || toBoolean(evaluate(expr.right, focus, env));
+    case 'and': return toBoolean(evaluate(expr.left, focus, env)) && toBoolean(evaluate(expr.right, focus, env));
+    case '|': {
+      const l = evaluate(expr.left, focus, env);
+      const r = evaluate(expr.right, focus, env);
+      if (!Array.isArray(l) || !Array.isArray(r)) throw new XPathEvalFault("'|' joins node-sets only");
+      return normalizeSet([...l, ...r]);
+    }
+    case '+': case '-': case '*': case 'div': case 'mod': {
+      const a = toNumber(evaluate(expr.left, focus, env));
+      const b = toNumber(evaluate(expr.right, focus, env));
+      switch (expr.op) {
+        case '+': return a + b;
+        case '-': return a - b;
+        case '*': return a * b;
+        case 'div': return a / b;
+        default: return a % b;
+      }
+    }
+    default:
+      return compare(expr.op, evaluate(expr.left, focus, env), evaluate(expr.right, focus, env), env);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Location paths
+
+function evalPath(expr: Extract<Expr, { kind: 'path' }>, focus: Focus, env: EvalEnv): XNode[] {
+  let set: XNode[];
+  if (expr.start === 'root') set = [rootOf(focus.node)];
+  else if (expr.start === 'context') set = [focus.node];
+  else {
+    const v = evaluate(expr.start, focus, env);
+    if (!Array.isArray(v)) throw new XPathEvalFault('a path can only continue from a node-set');
+    set = v;
+  }
+  for (const step of expr.steps) {
+    if (set.length === 1) set = applyStep(step, set[0]!, env);
+    else {
+      const out: XNode[] = [];
+      for (const n of set) for (const r of applyStep(step, n, env)) out.push(r);
+      set = normalizeSet(out);
+    }
+  }
+  return set;
+}
+
+export function rootOf(node: XNode): XNode {
+  let n = node;
+  while (n.parent) n = n.parent;
+  return n;
+}
+
+const REVERSE_AXES = new Set(['ancestor', 'ancestor-or-self', 'preceding', 'preceding-sibling']);
+
+/** One step from one context node: the selected nodes in document order. */
+function applyStep(step: Step, node: XNode, env: EvalEnv): XNode[] {
+  let set: XNode[];
+  let predicates = step.predicates;
+  const indexed = step.axis === 'child' && predicates.length > 0 ? keyLookup(step, node, env) : undefined;
+  if (indexed) {
+    set = indexed;
+    predicates = predicates.slice(1);
+  } else {
+    set = [];
+    for (const n of axisNodes(step, node, env)) if (matches(n, step.test, env)) set.push(n);
+  }
+  for (const p of predicates) set = filterByPredicate(set, p, env);
+  if (REVERSE_AXES.has(step.axis)) set.reverse();
+  return set;
+}
+
+/** Keeps the nodes for which the predicate holds; positions count in the order given. */
+function filterByPredicate(set: XNode[], predicate: Expr, env: EvalEnv): XNode[] {
+  const out: XNode[] = [];
+  const size = set.length;
+  for (let i = 0; i < size; i++) {
+    const v = evaluate(predicate, { node: set[i]!, position: i + 1, size }, env);
+    if (typeof v === 'number' ? v === i + 1 : toBoolean(v)) out.push(set[i]!);
+  }
+  return out;
+}
+
+/** The nodes along an axis, in axis order (nearest first for reverse axes). */
+function* axisNodes(step: Step, node: XNode, env: EvalEnv): Generator<XNode> {
+  switch (step.axis) {
+    case 'self': yield node; return;
+    case 'parent': if (node.parent) yield node.parent; return;
+    case 'child': yield* childrenFor(node, step.test); return;
+    case 'ancestor': for (let p = node.parent; p; p = p.parent) yield p; return;
+    case 'ancestor-or-self': for (let p: XNode | undefined = node; p; p = p.parent) yield p; return;
+    case 'descendant': yield* descendants(node, false); return;
+    case 'descendant-or-self': yield* descendants(node, true); return;
+    case 'following-sibling': case 'preceding-sibling': {
+      if (!node.parent) return;
+      const siblings = [...node.parent.children()];
+      const at = siblings.findIndex((s) => s.same(node));
+      if (step.axis === 'following-sibling') for (let i = at + 1; i < siblings.length; i++) yield siblings[i]!;
+      else for (let i = at - 1; i >= 0; i--) yield siblings[i]!;
+      return;
+    }
+    case 'following':
+      for (let n: XNode = node; n.parent; n = n.parent) {
+        const siblings = [...n.parent.children()];
+        const at = siblings.findIndex((s) => s.same(n));
+        for (let i = at + 1; i < siblings.length; i++) yield* descendants(siblings[i]!, true);
+      }
+      return;
+    case 'preceding': {
+      const out: XNode[] = [];
+      for (let n: XNode = node; n.parent; n = n.parent) {
+        const siblings = [...n.parent.children()];
+        const at = siblings.findIndex((s) => s.same(n));
+        const before: XNode[] = [];
+        for (let i = 0; i < at; i++) before.push(...descendants(siblings[i]!, true));
+        out.unshift(...before);
+      }
+      for (let i = out.length - 1; i >= 0; i--) yield out[i]!;
+      return;
+    }
+    case 'attribute': case 'namespace':
+      return; // YANG data has no XPath attributes or namespace nodes
+  }
+}
+
+/** Children, skipping whole lists and leaf-lists whose name cannot match (no expansion of their entries). */
+function* childrenFor(node: XNode, test: NodeTest): Generator<XNode> {
+  const d = node.data;
+  if (d.kind !== 'root' && d.kind !== 'container' && d.kind !== 'entry') return;
+  const named = test.kind === 'name' && test.local !== '*' ? test.local : undefined;
+  for (let i = 0; i < d.children.length; i++) {
+    const c = d.children[i]!;
+    if (named !== undefined && c.schema.name !== named) continue;
+    yield* expandChild(node, c, i);
+  }
+}
+
+function* descendants(node: XNode, includeSelf: boolean): Generator<XNode> {
+  if (includeSelf) yield node;
+  const stack: Array<Generator<XNode>> = [node.children()];
+  while (stack.length) {
+    const next = stack[stack.length - 1]!.next();
+    if (next.done) { stack.pop(); continue; }
+    yield next.value;
+    stack.push(next.value.children());
+  }
+}
+
+function matches(node: XNode, test: NodeTest, env: EvalEnv): boolean {
+  if (test.kind === 'node') return true;
+  if (test.kind !== 'name') return false; // text(), comment(), processing-instruction(): none in YANG data
+  const schema = node.schema;
+  if (!schema) return false;
+  if (test.local !== '*' && test.local !== schema.name) return false;
+  return moduleMatches(node, test.prefix, env);
+}
+
+function moduleMatches(node: XNode, prefix: string | undefined, env: EvalEnv): boolean {
+  const module = node.schema!.module.name;
+  if (prefix !== undefined) {
+    const m = env.resolvePrefix(prefix);
+    if (m === undefined) throw new XPathEvalFault(`prefix "${prefix}" is not declared`);
+    return m === module;
+  }
+  if (env.defaultModules.length) return env.defaultModules.includes(module);
+  const parentModule = node.parent?.schema?.module.name;
+  return parentModule === undefined || parentModule === module;
+}
+
+/**
+ * The key-index fast path: `list[key = expr]` where `expr` does not depend on the entry. Returns
+ * undefined when the step does not have that shape (the caller then walks the entries).
+ */
+function keyLookup(step: Step, node: XNode, env: EvalEnv): XNode[] | undefined {
+  const test = step.test;
+  const pred = step.predicates[0]!;
+  if (test.kind !== 'name' || test.local === '*' || pred.kind !== 'binary' || pred.op !== '=') return undefined;
+  const d = node.data;
+  if (d.kind !== 'root' && d.kind !== 'container' && d.kind !== 'entry') return undefined;
+  let slot = -1;
+  for (let i = 0; i < d.children.length; i++) {
+    const c = d.children[i]!;
+    if (c.kind === 'list' && c.schema.name === test.local) { slot = i; break; }
+  }
+  if (slot < 0) return undefined;
+  const list = d.children[slot] as ListNode;
+  if (!list.entries.length) return [];
+  if (!moduleMatches(new XNode(list.entries[0]!, node, slot, 0), test.prefix, env)) return undefined;
+  for (const [keySide, valueSide] of [[pred.left, pred.right], [pred.right, pred.left]] as const) {
+    const key = keyLeafNamed(list, keySide, env);
+    if (!key || isIdentityType(key.type) || !contextFree(valueSide)) continue;
+    const v = evaluate(valueSide, { node, position: 1, size: 1 }, env);
+    const wanted = Array.isArray(v) ? v.map(stringValue) : typeof v === 'string' ? [v] : undefined;
+    if (!wanted) return undefined;
+    const index = keyIndex(list, key, env.session);
+    const hits = new Set<number>();
+    for (const w of wanted) for (const j of index.get(w) ?? []) hits.add(j);
+    return [...hits].sort((a, b) => a - b).map((j) => new XNode(list.entries[j]!, node, slot, j));
+  }
+  return undefined;
+}
+
+/** The key leaf a predicate side names, when it is a bare child step naming one of the list's keys. */
+function keyLeafNamed(list: ListNode, side: Expr, env: EvalEnv): LeafSchema | undefined {
+  if (side.kind !== 'path' || side.start !== 'context' || side.steps.length !== 1) return undefined;
+  const s = side.steps[0]!;
+  if (s.axis !== 'child' || s.predicates.length || s.test.kind !== 'name') return undefined;
+  const { prefix, local } = s.test;
+  const key = list.schema.keys.find((k) => k.name === local);
+  if (!key) return undefined;
+  if (prefix !== undefined ? env.resolvePrefix(prefix) !== key.module.name
+    : env.defaultModules.length > 0 && !env.defaultModules.includes(key.module.name)) return undefined;
+  return key;
+}
+
+function keyIndex(list: ListNode, key: LeafSchema, session: XPathSession): Map<string, number[]> {
+  let perKey = session.keyIndexes.get(list);
+  if (!perKey) session.keyIndexes.set(list, (perKey = new Map()));
+  let index = perKey.get(key);
+  if (index) return index;
+  index = new Map();
+  list.entries.forEach((entry, j) => {
+    for (const c of entry.children) {
+      if (c.kind === 'leaf' && c.schema === key) {
+        const text = valueString(c.value);
+        const at = index!.get(text);
+        if (at) at.push(j); else index!.set(text, [j]);
+        break;
+      }
+    }
+  });
+  perKey.set(key, index);
+  return index;
+}
+
+const contextFreeCache = new WeakMap<Expr, boolean>();
+const FOCUS_FUNCTIONS = new Set(['position', 'last']);
+const DEFAULTS_TO_CONTEXT = new Set(['string', 'number', 'string-length', 'normalize-space', 'local-name', 'name', 'namespace-uri']);
+
+/** Whether an expression's value is the same at every focus (it reads only the root and current()). */
+export function contextFree(e: Expr): boolean {
+  const cached = contextFreeCache.get(e);
+  if (cached !== undefined) return cached;
+  let r: boolean;
+  switch (e.kind) {
+    case 'literal': case 'number': case 'variable': r = true; break;
+    case 'negate': r = contextFree(e.operand); break;
+    case 'binary': r = contextFree(e.left) && contextFree(e.right); break;
+    case 'filter': r = contextFree(e.primary); break;
+    case 'path': r = e.start === 'root' || (e.start !== 'context' && contextFree(e.start)); break;
+    case 'call':
+      if (FOCUS_FUNCTIONS.has(e.name) || (e.args.length === 0 && DEFAULTS_TO_CONTEXT.has(e.name))) r = false;
+      else r = e.args.every(contextFree);
+      break;
+  }
+  contextFreeCache.set(e, r);
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Conversions and comparisons (XPath §3.4, §4)
+
+export function toBoolean(v: XValue): boolean {
+  if (Array.isArray(v)) return v.length > 0;
+  if (typeof v === 'string') return v.length > 0;
+  if (typeof v === 'number') return v !== 0 && !Number.isNaN(v);
+  return v;
+}
+
+const NUMBER_TEXT = /^[\t\n\r ]*-?(?:\d+(?:\.\d*)?|\.\d+)[\t\n\r ]*$/;
+
+export function stringToNumber(s: string): number {
+  return NUMBER_TEXT.test(s) ? Number(s) : NaN;
+}
+
+export function toNumber(v: XValue): number {
+  if (Array.isArray(v)) return v.length ? stringToNumber(stringValue(v[0]!)) : NaN;
+  if (typeof v === 'string') return stringToNumber(v);
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  return v;
+}
+
+export function numberToString(n: number): string {
+  if (Number.isNaN(n)) return 'NaN';
+  if (n === Infinity) return 'Infinity';
+  if (n === -Infinity) return '-Infinity';
+  if (Object.is(n, -0)) return '0';
+  const s = String(n);
+  if (!s.includes('e')) return s;
+  return n.toLocaleString('en-US', { useGrouping: false, maximumFractionDigits: 20 });
+}
+
+export function toStringValue(v: XValue): string {
+  if (Array.isArray(v)) return v.length ? stringValue(v[0]!) : '';
+  if (typeof v === 'number') return numberToString(v);
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  return v;
+}
+
+type CompareOp = '=' | '!=' | '<' | '<=' | '>' | '>=';
+
+/** A node's text for comparison, marking identityref values (compared by name, see `textsEqual`). */
+interface Text { readonly text: string; readonly identity: boolean }
+
+function nodeText(n: XNode): Text {
+  const type = leafType(n);
+  return { text: stringValue(n), identity: type !== undefined && isIdentityType(type) };
+}
+
+function compare(op: string, a: XValue, b: XValue, env: EvalEnv): boolean {
+  const o = op as CompareOp;
+  const aSet = Array.isArray(a);
+  const bSet = Array.isArray(b);
+  if (aSet && bSet) {
+    const bt = (b as XNode[]).map(nodeText);
+    return (a as XNode[]).some((x) => { const xt = nodeText(x); return bt.some((y) => compareTexts(o, xt, y, env)); });
+  }
+  if (aSet || bSet) {
+    const set = (aSet ? a : b) as XNode[];
+    const other = (aSet ? b : a) as string | number | boolean;
+    const flipped = aSet ? o : flip(o);
+    if (typeof other === 'boolean') return compareScalars(flipped, toBoolean(set), other);
+    if (typeof other === 'number') return set.some((n) => compareScalars(flipped, stringToNumber(stringValue(n)), other));
+    const ot: Text = { text: other, identity: false };
+    return set.some((n) => compareTexts(flipped, nodeText(n), ot, env));
+  }
+  return compareScalars(o, a as string | number | boolean, b as string | number | boolean);
+}
+
+function flip(op: CompareOp): CompareOp {
+  switch (op) {
+    case '<': return '>';
+    case '<=': return '>=';
+    case '>': return '<';
+    case '>=': return '<=';
+    default: return op;
+  }
+}
+
+function compareTexts(op: CompareOp, x: Text, y: Text, env: EvalEnv): boolean {
+  if (op === '=' || op === '!=') return textsEqual(x, y, env) === (op === '=');
+  return compareScalars(op, stringToNumber(x.text), stringToNumber(y.text));
+}
+
+/**
+ * String equality, except that an identityref value (`module:identity`) also equals the identity's
+ * bare name (`'ACL_IPV4'`, as OpenConfig models write it) and a `prefix:identity` whose prefix the
+ * expression's module maps to that module.
+ */
+function textsEqual(x: Text, y: Text, env: EvalEnv): boolean {
+  if (x.text === y.text) return true;
+  if (x.identity && identityMatches(x.text, y.text, env)) return true;
+  return y.identity && identityMatches(y.text, x.text, env);
+}
+
+function identityMatches(value: string, written: string, env: EvalEnv): boolean {
+  const colon = value.indexOf(':');
+  if (colon < 0) return false;
+  const wc = written.indexOf(':');
+  if (wc < 0) return written === value.slice(colon + 1);
+  return written.slice(wc + 1) === value.slice(colon + 1) && env.resolvePrefix(written.slice(0, wc)) === value.slice(0, colon);
+}
+
+function compareScalars(op: CompareOp, a: string | number | boolean, b: string | number | boolean): boolean {
+  if (op === '=' || op === '!=') {
+    let eq: boolean;
+    if (typeof a === 'boolean' || typeof b === 'boolean') eq = toBoolean(a) === toBoolean(b);
+    else if (typeof a === 'number' || typeof b === 'number') eq = toNumber(a) === toNumber(b);
+    else eq = a === b;
+    return eq === (op === '=');
+  }
+  const x = toNumber(a);
+  const y = toNumber(b);
+  switch (op) {
+    case '<': return x < y;
+    case '<=': return x <= y;
+    case '>': return x > y;
+    default: return x >= y;
+  }
+}
