@@ -212,3 +212,6 @@ export function inLength(length: number, intervals: readonly LengthInterval[]): 
   }
   return false;
 }
+
+// The compiler reaches pattern translation through this module too (see compiler/types.ts).
+export { translatePattern } from './xsd-regex';
