@@ -1,0 +1,96 @@
+/**
+ * The checks that need the final tree (after uses, augments and deviations): list keys (marked,
+ * moved first in key order as libyang does), unique constraints, choice default cases, and leafref
+ * targets (resolved with the XPath module's schema-path resolver).
+ */
+import type { CaseSchema, LeafSchema, ListSchema, SchemaContext, SchemaNode, YangType } from '../schema';
+import { resolveSchemaPath } from '../xpath/schema-path';
+import type { CompileState } from './model';
+import type { NodeBuild, NodeCompiler } from './nodes';
+
+/** Whether a node is still part of its module's tree (not removed by a deviation or refine). */
+export function attached(node: SchemaNode): boolean {
+  let n = node;
+  while (n.parent) {
+    if (!(n.parent.children as readonly SchemaNode[]).includes(n) && !isOperationIO(n)) return false;
+    n = n.parent;
+  }
+  const m = n.module as unknown as { data: SchemaNode[]; rpcs: SchemaNode[]; notifications: SchemaNode[] };
+  return m.data.includes(n) || m.rpcs.includes(n) || m.notifications.includes(n);
+}
+
+function isOperationIO(n: SchemaNode): boolean {
+  return n.kind === 'input' || n.kind === 'output';
+}
+
+/** Resolves keys and unique constraints of lists and default cases of choices. */
+export function finalizeStructure(nodes: NodeCompiler, state: CompileState): void {
+  for (const list of nodes.lists) {
+    const info = nodes.info.get(list)!;
+    const module = info.scope.unit.record.name;
+    const l = list as unknown as NodeBuild & { keys: LeafSchema[]; unique: ListSchema['unique'] };
+    if (info.keyArg !== undefined) {
+      const keys: LeafSchema[] = [];
+      for (const raw of info.keyArg.trim().split(/\s+/)) {
+        const name = raw.includes(':') ? raw.slice(raw.indexOf(':') + 1) : raw;
+        const leaf = list.children.find((c) => c.name === name && c.kind === 'leaf' && c.module === list.module) as LeafSchema | undefined;
+        if (!leaf) {
+          state.sink.error(`The list's key "${raw}" not found.`, info.stmt.position, module);
+          continue;
+        }
+        if (keys.includes(leaf)) { state.sink.error(`Duplicated key identifier "${raw}".`, info.stmt.position, module); continue; }
+        (leaf as unknown as NodeBuild)['isKey'] = true;
+        keys.push(leaf);
+      }
+      l.keys = keys;
+      // libyang places key leaves first, in key order; printers and codecs rely on it.
+      if (keys.length > 0) l.children = [...keys, ...list.children.filter((c) => !keys.includes(c as LeafSchema))];
+    } else if (list.config && attached(list)) {
+      state.sink.error('Missing key in list representing configuration data.', info.stmt.position, module);
+    }
+    const unique: Array<Array<{ path: string[]; leaf: LeafSchema }>> = [];
+    for (const u of info.unique ?? []) {
+      const entry: Array<{ path: string[]; leaf: LeafSchema }> = [];
+      for (const p of u.arg.trim().split(/\s+/)) {
+        const leaf = nodes.descendant(list.children, p, u.scope, true, list.module.name);
+        if (!leaf || leaf.kind !== 'leaf') {
+          state.sink.error(`Unique's descendant-schema-nodeid "${p}" refers to ${leaf ? `a ${leaf.kind} node instead of a leaf` : 'a non-existent node'}.`, u.stmt.position, module);
+          continue;
+        }
+        entry.push({ path: p.split('/').map((s) => (s.includes(':') ? s.slice(s.indexOf(':') + 1) : s)), leaf: leaf as LeafSchema });
+      }
+      if (entry.length > 0) unique.push(entry);
+    }
+    l.unique = unique;
+  }
+  for (const choice of nodes.choices) {
+    const info = nodes.info.get(choice)!;
+    if (info.defaultCase === undefined) continue;
+    const name = info.defaultCase.includes(':') ? info.defaultCase.slice(info.defaultCase.indexOf(':') + 1) : info.defaultCase;
+    const c = choice.children.find((k) => k.name === name) as CaseSchema | undefined;
+    if (!c) state.sink.error(`Default case "${info.defaultCase}" not found.`, info.stmt.position, info.scope.unit.record.name);
+    else (choice as unknown as NodeBuild)['defaultCase'] = c;
+  }
+}
+
+/** Resolves every leafref target; an unresolvable path is an error as in libyang. */
+export function resolveLeafrefs(nodes: NodeCompiler, ctx: SchemaContext, state: CompileState): void {
+  for (const node of nodes.leafrefNodes) {
+    if (!attached(node)) continue;
+    const leaf = node as unknown as { type: YangType };
+    leaf.type.leafref !== undefined || leaf.type.union ? resolveIn(leaf.type, node, ctx, state, nodes) : undefined;
+  }
+}
+
+function resolveIn(type: YangType, node: SchemaNode, ctx: SchemaContext, state: CompileState, nodes: NodeCompiler): void {
+  if (type.leafref) {
+    const r = resolveSchemaPath(type.leafref.path, node, ctx);
+    if ('error' in r) {
+      const info = nodes.info.get(node);
+      state.sink.error(`Not found node in path: ${r.error}.`, type.leafref.path.position, info?.scope.unit.record.name ?? node.module.name);
+    } else {
+      (type.leafref as { target?: unknown }).target = r.node;
+    }
+  }
+  for (const m of type.union ?? []) resolveIn(m, node, ctx, state, nodes);
+}

@@ -1,0 +1,382 @@
+/**
+ * Schema nodes (RFC 7950 §7.5-§7.16): turns data definition statements into SchemaNode objects,
+ * expanding `uses` in place (with refine and augment inside uses), wrapping shorthand cases, and
+ * inheriting config, status, if-feature and when from where a node is placed. A grouping is walked
+ * once per `uses`, which is exactly the size of the output; everything that does not depend on the
+ * place (types, scopes, parsed if-features) is cached per statement.
+ */
+import type { Statement } from '../statement';
+import { findSub, findSubs } from '../statement';
+import type {
+  CaseSchema, MustConstraint, OperationIOSchema, OperationSchema, SchemaNode, SchemaXPath, Status, LeafSchema,
+} from '../schema';
+import type { CompileState, ModuleRecord, Scope } from './model';
+import { innerScope, resolveQName, splitQName, subArg } from './model';
+import type { FeatureTable } from './definitions';
+import { extensionInstances, status as statusOf } from './definitions';
+import type { TypeCompiler } from './types';
+import { instantiateLeafrefs, opt } from './types';
+
+/** Where a statement is being placed: the context every node inherits from. */
+export interface PlaceContext {
+  /** Lexical scope of the statements being walked (where groupings and typedefs are found). */
+  readonly scope: Scope;
+  /** The module whose namespace the created nodes are in. */
+  readonly record: ModuleRecord;
+  readonly parent: SchemaNode | undefined;
+  readonly config: boolean;
+  /** Inside rpc, action or notification: `config` statements are ignored there. */
+  readonly inOperation: boolean;
+  readonly status: Status;
+  /** if-features and when of the enclosing uses/augment, for the nodes placed directly. */
+  readonly ifFeatures: readonly string[];
+  readonly when: readonly SchemaXPath[];
+  /** Groupings being expanded, to stop circular uses. */
+  readonly groupings: readonly Statement[];
+}
+
+/** What the compiler keeps about a node besides its public shape. */
+export interface NodeInfo {
+  readonly stmt: Statement;
+  readonly scope: Scope;
+  /** list: the key argument; choice: the default case name; list: unique arguments. */
+  keyArg?: string;
+  defaultCase?: string;
+  unique?: Array<{ arg: string; stmt: Statement; scope: Scope }>;
+}
+
+/** Node objects while they are built: every field writable. */
+export type NodeBuild = { -readonly [K in keyof SchemaNode]: SchemaNode[K] } & { children: SchemaNode[]; [k: string]: unknown };
+
+const DATA_KEYWORDS = new Set(['container', 'leaf', 'leaf-list', 'list', 'choice', 'anydata', 'anyxml', 'uses', 'case', 'action', 'notification', 'rpc', 'input', 'output']);
+
+/** Compiles data definition statements into schema nodes. */
+export class NodeCompiler {
+  readonly info = new WeakMap<SchemaNode, NodeInfo>();
+  /** Every leaf and leaf-list whose type holds a leafref, for resolution once the tree is final. */
+  readonly leafrefNodes: SchemaNode[] = [];
+  /** Every list and choice, for key/unique/default-case resolution once the tree is final. */
+  readonly lists: SchemaNode[] = [];
+  readonly choices: SchemaNode[] = [];
+
+  constructor(private readonly state: CompileState, readonly types: TypeCompiler, private readonly features: FeatureTable) {}
+
+  /** Compiles the data definition substatements of `stmt` (flattening uses) in `ctx`. */
+  children(stmts: readonly Statement[], ctx: PlaceContext): SchemaNode[] {
+    const out: SchemaNode[] = [];
+    for (const s of stmts) {
+      if (s.prefix !== undefined || !DATA_KEYWORDS.has(s.keyword)) continue;
+      if (s.keyword === 'uses') { for (const n of this.uses(s, ctx)) out.push(n); continue; }
+      if (s.keyword === 'input' || s.keyword === 'output') continue; // built by the operation
+      const n = this.node(s, ctx);
+      if (n) out.push(n);
+    }
+    if (ctx.parent?.kind === 'choice') return out.map((n) => (n.kind === 'case' ? n : this.shorthandCase(n, ctx)));
+    return out;
+  }
+
+  /** Compiles one data definition statement, or undefined when its if-features are false. */
+  node(stmt: Statement, ctx: PlaceContext): SchemaNode | undefined {
+    if (!this.ifFeaturesHold(stmt, ctx.scope)) return undefined;
+    const kind = stmt.keyword;
+    const ownConfig = subArg(stmt, 'config');
+    let config = ctx.config;
+    if (!ctx.inOperation && ownConfig !== undefined && kind !== 'rpc' && kind !== 'notification' && kind !== 'action') {
+      if (ownConfig === 'true' && !ctx.config) this.error('Configuration node cannot be child of any state data node.', stmt, ctx);
+      else config = ownConfig !== 'false';
+    }
+    const inOperation = ctx.inOperation || kind === 'rpc' || kind === 'action' || kind === 'notification';
+    if (inOperation) config = false;
+    const ownStatus = subArg(stmt, 'status') as Status | undefined;
+    const node: NodeBuild = {
+      kind: kind as SchemaNode['kind'], name: stmt.arg ?? '', module: ctx.record.module as never, parent: ctx.parent,
+      children: [], config, status: ownStatus ?? ctx.status,
+      ...opt('description', subArg(stmt, 'description')), ...opt('reference', subArg(stmt, 'reference')),
+      ifFeatures: ifFeatureArgs(stmt, ctx.ifFeatures),
+      when: whenOf(stmt, ctx), musts: mustsOf(stmt, ctx.scope),
+      extensions: extensionInstances(stmt, ctx.scope, this.state), position: stmt.position,
+    } as NodeBuild;
+    this.info.set(node as SchemaNode, { stmt, scope: ctx.scope });
+    const inner: PlaceContext = {
+      scope: innerScope(stmt, ctx.scope), record: ctx.record, parent: node as SchemaNode, config, inOperation,
+      status: node.status, ifFeatures: [], when: [], groupings: ctx.groupings,
+    };
+    switch (kind) {
+      case 'container':
+        if (findSub(stmt, 'presence')) node['presence'] = subArg(stmt, 'presence') ?? '';
+        node.children = this.children(stmt.substatements, inner);
+        break;
+      case 'leaf': this.leaf(node, stmt, ctx); break;
+      case 'leaf-list': this.leafList(node, stmt, ctx); break;
+      case 'list':
+        Object.assign(node, elements(stmt), { keys: [], unique: [], orderedBy: subArg(stmt, 'ordered-by') === 'user' ? 'user' : 'system' });
+        this.info.get(node as SchemaNode)!.keyArg = subArg(stmt, 'key');
+        this.info.get(node as SchemaNode)!.unique = findSubs(stmt, 'unique').map((u) => ({ arg: u.arg ?? '', stmt: u, scope: ctx.scope }));
+        node.children = this.children(stmt.substatements, inner);
+        this.lists.push(node as SchemaNode);
+        break;
+      case 'choice':
+        node['mandatory'] = subArg(stmt, 'mandatory') === 'true';
+        this.info.get(node as SchemaNode)!.defaultCase = subArg(stmt, 'default');
+        node.children = this.children(stmt.substatements, inner);
+        this.choices.push(node as SchemaNode);
+        break;
+      case 'case':
+        node['shorthand'] = false;
+        node.children = this.children(stmt.substatements, inner);
+        break;
+      case 'anydata': case 'anyxml':
+        node['mandatory'] = subArg(stmt, 'mandatory') === 'true';
+        break;
+      case 'rpc': case 'action': this.operation(node, stmt, inner); break;
+      case 'notification': node.children = this.children(stmt.substatements, inner); break;
+      default: return undefined;
+    }
+    return node as SchemaNode;
+  }
+
+  /** Expands a `uses`: the grouping's nodes placed here, refined and augmented as the uses says. */
+  uses(stmt: Statement, ctx: PlaceContext): SchemaNode[] {
+    if (!this.ifFeaturesHold(stmt, ctx.scope)) return [];
+    const qname = stmt.arg ?? '';
+    const def = this.findGrouping(qname, ctx.scope);
+    if (!def) { this.error(`Grouping "${qname}" referenced by a uses statement not found.`, stmt, ctx); return []; }
+    if (ctx.groupings.includes(def.stmt)) { this.error(`Grouping "${qname}" references itself through a uses statement.`, stmt, ctx); return []; }
+    const ownStatus = subArg(stmt, 'status') as Status | undefined;
+    const gctx: PlaceContext = {
+      scope: innerScope(def.stmt, def.scope), record: ctx.record, parent: ctx.parent, config: ctx.config,
+      inOperation: ctx.inOperation, status: ownStatus ?? ctx.status,
+      ifFeatures: ifFeatureArgs(stmt, ctx.ifFeatures), when: whenOf(stmt, ctx),
+      groupings: [...ctx.groupings, def.stmt],
+    };
+    const nodes = this.children(def.stmt.substatements, gctx);
+    for (const r of findSubs(stmt, 'refine')) {
+      const target = this.descendant(nodes, r.arg ?? '', ctx.scope, true, ctx.record.name);
+      if (!target) { this.error(`Refine(s) target node "${r.arg}" in grouping "${qname}" was not found.`, r, ctx); continue; }
+      this.refine(target, r, ctx, nodes);
+    }
+    for (const a of findSubs(stmt, 'augment')) {
+      const target = this.descendant(nodes, a.arg ?? '', ctx.scope, false, ctx.record.name);
+      if (!target) { this.error(`Augment target node "${a.arg}" in grouping "${qname}" was not found.`, a, ctx); continue; }
+      this.augmentInto(target, a, ctx.scope, ctx.record);
+    }
+    return nodes;
+  }
+
+  /**
+   * Adds the content of an `augment` statement (written in `scope`, namespace `record`) under
+   * `target`. Returns the nodes added (none when the augment's if-features are false).
+   */
+  augmentInto(target: SchemaNode, aug: Statement, scope: Scope, record: ModuleRecord): SchemaNode[] {
+    if (!this.ifFeaturesHold(aug, scope)) return [];
+    if (target.kind === 'leaf' || target.kind === 'leaf-list' || target.kind === 'anydata' || target.kind === 'anyxml') {
+      this.state.sink.error(`Augment target node "${aug.arg}" is a ${target.kind}, which cannot be augmented.`, aug.position, record.name);
+      return [];
+    }
+    const ctx: PlaceContext = {
+      scope: innerScope(aug, scope), record, parent: target, config: target.config, inOperation: inOperation(target),
+      status: (subArg(aug, 'status') as Status | undefined) ?? target.status,
+      ifFeatures: ifFeatureArgs(aug, []), when: whenOf(aug, { scope } as PlaceContext), groupings: [],
+    };
+    const added = this.children(aug.substatements, ctx);
+    let into: SchemaNode = target;
+    if (target.kind === 'rpc' || target.kind === 'action') into = (target as OperationSchema).input; // unusual, but keep nodes reachable
+    (into.children as SchemaNode[]).push(...added);
+    return added;
+  }
+
+  private leaf(node: NodeBuild, stmt: Statement, ctx: PlaceContext): void {
+    const typeStmt = findSub(stmt, 'type');
+    if (!typeStmt) this.error(`Missing mandatory substatement type of leaf "${stmt.arg}".`, stmt, ctx);
+    const type = typeStmt ? instantiateLeafrefs(this.types.compile(typeStmt, ctx.scope)) : { builtin: 'string' as const, name: 'string', patterns: [] };
+    const def = subArg(stmt, 'default') ?? type.typedef?.default;
+    const units = subArg(stmt, 'units') ?? type.typedef?.units;
+    Object.assign(node, { type, mandatory: subArg(stmt, 'mandatory') === 'true', isKey: false, ...opt('default', def), ...opt('units', units) });
+    if (type.leafref || type.union) this.leafrefNodes.push(node as SchemaNode);
+  }
+
+  private leafList(node: NodeBuild, stmt: Statement, ctx: PlaceContext): void {
+    const typeStmt = findSub(stmt, 'type');
+    if (!typeStmt) this.error(`Missing mandatory substatement type of leaf-list "${stmt.arg}".`, stmt, ctx);
+    const type = typeStmt ? instantiateLeafrefs(this.types.compile(typeStmt, ctx.scope)) : { builtin: 'string' as const, name: 'string', patterns: [] };
+    const own = findSubs(stmt, 'default').map((d) => d.arg ?? '');
+    const defaults = own.length > 0 ? own : type.typedef?.default !== undefined ? [type.typedef.default] : [];
+    const units = subArg(stmt, 'units') ?? type.typedef?.units;
+    Object.assign(node, { type, defaults, ...elements(stmt), orderedBy: subArg(stmt, 'ordered-by') === 'user' ? 'user' : 'system', ...opt('units', units) });
+    if (type.leafref || type.union) this.leafrefNodes.push(node as SchemaNode);
+  }
+
+  private operation(node: NodeBuild, stmt: Statement, inner: PlaceContext): void {
+    const io = (kind: 'input' | 'output'): OperationIOSchema => {
+      const s = findSub(stmt, kind);
+      const ioNode: NodeBuild = {
+        kind, name: kind, module: inner.record.module as never, parent: node as SchemaNode, children: [], config: false,
+        status: node.status, ifFeatures: [], when: [], musts: s ? mustsOf(s, inner.scope) : [],
+        extensions: s ? extensionInstances(s, inner.scope, this.state) : [], position: (s ?? stmt).position, declared: s !== undefined,
+      } as NodeBuild;
+      if (s) {
+        this.info.set(ioNode as SchemaNode, { stmt: s, scope: inner.scope });
+        ioNode.children = this.children(s.substatements, { ...inner, scope: innerScope(s, inner.scope), parent: ioNode as SchemaNode });
+      }
+      return ioNode as unknown as OperationIOSchema;
+    };
+    const input = io('input');
+    const output = io('output');
+    Object.assign(node, { input, output });
+    node.children = [input, output];
+    // Actions and notifications nested in the operation are not allowed; data nodes are under input/output.
+  }
+
+  /** A shorthand case (RFC 7950 §7.9.2) wrapping a data node placed directly under a choice. */
+  private shorthandCase(n: SchemaNode, ctx: PlaceContext): SchemaNode {
+    const c: NodeBuild = {
+      kind: 'case', name: n.name, module: n.module, parent: ctx.parent, children: [n], config: n.config, status: n.status,
+      ifFeatures: [], when: [], musts: [], extensions: [], position: n.position, shorthand: true,
+    } as NodeBuild;
+    (n as NodeBuild).parent = c as SchemaNode;
+    return c as unknown as CaseSchema;
+  }
+
+  /** Applies one `refine` statement to its target. */
+  private refine(target: SchemaNode, r: Statement, ctx: PlaceContext, usesNodes: SchemaNode[]): void {
+    const t = target as NodeBuild;
+    const defaults: string[] = [];
+    for (const s of r.substatements) {
+      if (s.prefix !== undefined) { t.extensions = [...t.extensions, ...extensionInstances({ ...r, substatements: [s] }, ctx.scope, this.state)]; continue; }
+      switch (s.keyword) {
+        case 'description': t.description = s.arg; break;
+        case 'reference': t.reference = s.arg; break;
+        case 'config': {
+          const v = s.arg !== 'false';
+          const parentConfig = target.parent ? target.parent.config : true;
+          if (v && !parentConfig) this.error('Configuration node cannot be child of any state data node.', s, ctx);
+          else if (!ctx.inOperation) setConfig(target, v);
+          break;
+        }
+        case 'mandatory': t['mandatory'] = s.arg === 'true'; break;
+        case 'presence': if (target.kind === 'container') t['presence'] = s.arg ?? ''; else this.badRefine(s, target, ctx); break;
+        case 'must': t.musts = [...target.musts, ...mustsOf({ ...r, substatements: [s] }, ctx.scope)]; break;
+        case 'default': defaults.push(s.arg ?? ''); break;
+        case 'min-elements': case 'max-elements':
+          if (target.kind === 'list' || target.kind === 'leaf-list') Object.assign(t, elements({ ...r, substatements: [s] }, target as never));
+          else this.badRefine(s, target, ctx);
+          break;
+        case 'if-feature':
+          t.ifFeatures = [...target.ifFeatures, s.arg ?? ''];
+          if (!this.features.evaluate(s, ctx.scope.unit)) removeNode(target, usesNodes);
+          break;
+        default: break;
+      }
+    }
+    if (defaults.length > 0) {
+      if (target.kind === 'leaf') t['default'] = defaults[0];
+      else if (target.kind === 'leaf-list') t['defaults'] = defaults;
+      else if (target.kind === 'choice') this.info.get(target)!.defaultCase = defaults[0];
+      else this.badRefine(findSub(r, 'default')!, target, ctx);
+    }
+  }
+
+  private badRefine(s: Statement, target: SchemaNode, ctx: PlaceContext): void {
+    this.error(`Invalid refine of ${target.kind} node - it is not possible to replace "${s.keyword}" property.`, s, ctx);
+  }
+
+  /** Resolves a descendant schema node id (`a/pfx:b`) among `nodes`. */
+  descendant(nodes: readonly SchemaNode[], path: string, scope: Scope, preferData: boolean, namespace?: string): SchemaNode | undefined {
+    const steps = path.split('/').filter((s) => s !== '');
+    let current: readonly SchemaNode[] = nodes;
+    let found: SchemaNode | undefined;
+    for (let i = 0; i < steps.length; i++) {
+      const q = resolveQName(steps[i]!.trim(), scope.unit);
+      if (!q) return undefined;
+      // Names of the text's own module mean the namespace the grouping was placed in.
+      const moduleName = q.record === scope.unit.record && namespace !== undefined ? namespace : q.record.name;
+      found = current.find((n) => n.name === q.name && n.module.name === moduleName);
+      if (!found) return undefined;
+      current = found.children;
+    }
+    // A path ending on a shorthand case of a refine means the data node inside it.
+    if (preferData && found?.kind === 'case' && (found as CaseSchema).shorthand) return found.children[0];
+    return found;
+  }
+
+  /** Finds a grouping by its name as written from `scope`. */
+  findGrouping(qname: string, scope: Scope): { stmt: Statement; scope: Scope } | undefined {
+    const { prefix, name } = splitQName(qname);
+    if (prefix === undefined || scope.unit.prefixes.get(prefix) === scope.unit.record) return scope.grouping(name);
+    const q = resolveQName(qname, scope.unit);
+    return q?.record.topGroupings.get(q.name);
+  }
+
+  /** Evaluates every if-feature of a statement (all must hold). */
+  ifFeaturesHold(stmt: Statement, scope: Scope): boolean {
+    for (const s of stmt.substatements) {
+      if (s.prefix === undefined && s.keyword === 'if-feature' && !this.features.evaluate(s, scope.unit)) return false;
+    }
+    return true;
+  }
+
+  private error(message: string, stmt: Statement, ctx: PlaceContext): void {
+    this.state.sink.error(message, stmt.position, ctx.scope.unit.record.name);
+  }
+}
+
+/** Whether a node lies inside an rpc, action or notification. */
+export function inOperation(node: SchemaNode | undefined): boolean {
+  for (let n = node; n; n = n.parent) {
+    if (n.kind === 'rpc' || n.kind === 'action' || n.kind === 'notification' || n.kind === 'input' || n.kind === 'output') return true;
+  }
+  return false;
+}
+
+/** Sets config on a node and every descendant (a refine or deviation of config). */
+export function setConfig(node: SchemaNode, value: boolean): void {
+  (node as NodeBuild).config = value;
+  for (const c of node.children) if (value === false || c.config !== false) setConfig(c, value);
+}
+
+/** Removes a node from its parent's children, or from `topList` when it has not been placed yet. */
+export function removeNode(node: SchemaNode, topList?: SchemaNode[]): void {
+  const i = topList ? topList.indexOf(node) : -1;
+  if (topList && i >= 0) { topList.splice(i, 1); return; }
+  if (node.parent) {
+    const siblings = node.parent.children as SchemaNode[];
+    const j = siblings.indexOf(node);
+    if (j >= 0) siblings.splice(j, 1);
+  }
+}
+
+function ifFeatureArgs(stmt: Statement, inherited: readonly string[]): string[] {
+  const own = findSubs(stmt, 'if-feature').map((s) => s.arg ?? '');
+  return own.length === 0 ? (inherited as string[]) : [...inherited, ...own];
+}
+
+function whenOf(stmt: Statement, ctx: PlaceContext): SchemaXPath[] {
+  const w = findSub(stmt, 'when');
+  const inherited = (ctx.when ?? []) as SchemaXPath[];
+  if (!w) return inherited;
+  return [...inherited, { source: w.arg ?? '', contextModule: ctx.scope.unit.record.module as never, position: w.position }];
+}
+
+/** The `must` constraints of a statement, keeping their error-message and error-app-tag. */
+export function mustsOf(stmt: Statement, scope: Scope): MustConstraint[] {
+  const musts = findSubs(stmt, 'must');
+  if (musts.length === 0) return [];
+  return musts.map((m) => ({
+    xpath: { source: m.arg ?? '', contextModule: scope.unit.record.module as never, position: m.position },
+    ...opt('errorMessage', subArg(m, 'error-message')), ...opt('errorAppTag', subArg(m, 'error-app-tag')),
+    ...opt('description', subArg(m, 'description')),
+  }));
+}
+
+/** min-elements / max-elements of a list or leaf-list (keeping `base` values not restated). */
+export function elements(stmt: Statement, base?: { minElements: number; maxElements: number }): { minElements: number; maxElements: number } {
+  const min = subArg(stmt, 'min-elements');
+  const max = subArg(stmt, 'max-elements');
+  return {
+    minElements: min !== undefined ? Number(min) || 0 : (base?.minElements ?? 0),
+    maxElements: max !== undefined ? (max === 'unbounded' ? Infinity : Number(max) || Infinity) : (base?.maxElements ?? Infinity),
+  };
+}
+
+export type { LeafSchema };
+export { statusOf };
