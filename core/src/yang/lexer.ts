@@ -205,28 +205,33 @@ export class Lexer {
   private readDoubleQuoted(): string | undefined {
     const t = this.text;
     const start = this.here();
+    // No closing quote anywhere: fail at once instead of assembling a huge value first.
+    if (t.indexOf('"', this.pos + 1) < 0) {
+      this.fail('unterminated double-quoted string', start);
+      return undefined;
+    }
     // Measured only when the string spans lines, so long one-line inputs stay linear.
     const quoteIndex = this.pos, quoteLineStart = this.lineStart;
     let quoteColumn = -1;
     this.pos++;
-    let out = '';
+    // Finished pieces, and the literal text since the last line break or escape: only that tail
+    // may lose trailing blanks, and keeping it apart keeps the work linear in the string length.
+    const parts: string[] = [];
     let chunkStart = this.pos;
-    /** Length of `out` up to which nothing may be trimmed (escaped characters are never trimmed). */
-    let keepUpTo = 0;
     while (this.pos < t.length) {
       const c = t.charCodeAt(this.pos);
       if (c === DQUOTE) {
-        out += t.slice(chunkStart, this.pos);
+        parts.push(t.slice(chunkStart, this.pos));
         this.pos++;
-        return out;
+        return parts.length === 1 ? parts[0] : parts.join('');
       }
       if (c === BACKSLASH) {
-        out += t.slice(chunkStart, this.pos);
+        parts.push(t.slice(chunkStart, this.pos));
         const e = t[this.pos + 1];
-        if (e === 'n') out += '\n';
-        else if (e === 't') out += '\t';
-        else if (e === '"') out += '"';
-        else if (e === '\\') out += '\\';
+        if (e === 'n') parts.push('\n');
+        else if (e === 't') parts.push('\t');
+        else if (e === '"') parts.push('"');
+        else if (e === '\\') parts.push('\\');
         else if (e === undefined) break;
         else {
           this.fail(`illegal escape '\\${showChar(e)}' in a double-quoted string (only \\n, \\t, \\" and \\\\ are allowed)`);
@@ -234,21 +239,18 @@ export class Lexer {
         }
         this.pos += 2;
         chunkStart = this.pos;
-        keepUpTo = out.length;
         continue;
       }
       if (c === LF || c === CR) {
-        out += t.slice(chunkStart, this.pos);
         // Trailing white space before a line break is not part of the value.
-        let cut = out.length;
-        while (cut > keepUpTo && (out.charCodeAt(cut - 1) === SPACE || out.charCodeAt(cut - 1) === TAB)) cut--;
-        out = out.slice(0, cut) + '\n';
+        let cut = this.pos;
+        while (cut > chunkStart && (t.charCodeAt(cut - 1) === SPACE || t.charCodeAt(cut - 1) === TAB)) cut--;
+        parts.push(t.slice(chunkStart, cut), '\n');
         if (c === CR && t.charCodeAt(this.pos + 1) === LF) this.pos++;
         this.advance();
         if (quoteColumn < 0) quoteColumn = this.visualColumn(quoteLineStart, quoteIndex);
-        out += this.stripIndentation(quoteColumn);
+        parts.push(this.stripIndentation(quoteColumn));
         chunkStart = this.pos;
-        keepUpTo = out.length;
         continue;
       }
       this.pos++;
