@@ -318,8 +318,11 @@ export class Journal {
       handle = await fs.open(file, 'wx+', FILE_MODE);
       await fsyncDirectory(this.directory); // the new file must exist after a crash before records land in it
     } catch (error) {
-      await handle?.close().catch(() => undefined);
-      await removeIfPresent(file).catch(() => undefined);
+      if (handle !== undefined) {
+        // Only a file this call created is removed; an existing one with that name is not ours.
+        await handle.close().catch(() => undefined);
+        await removeIfPresent(file).catch(() => undefined);
+      }
       throw new JournalError('io', `starting journal segment ${name} failed: ${(error as Error).message}`, { cause: error });
     }
     const previous = this.active;

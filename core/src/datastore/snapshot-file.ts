@@ -61,8 +61,16 @@ export type SnapshotRead =
 
 /** Reads and checks the snapshot file `name` in `directory`, which its name says covers `expectedPosition` records. */
 export async function readSnapshotFile(directory: string, name: string, expectedPosition: number, maxBytes: number): Promise<SnapshotRead> {
-  const file = path.join(directory, name);
+  try {
+    return await readAndCheck(path.join(directory, name), expectedPosition, maxBytes);
+  } catch (error) {
+    return { ok: false, reason: `unreadable: ${(error as Error).message}` };
+  }
+}
+
+async function readAndCheck(file: string, expectedPosition: number, maxBytes: number): Promise<SnapshotRead> {
   const stat = await fs.stat(file);
+  if (!stat.isFile()) return { ok: false, reason: 'not a regular file' };
   if (stat.size < HEADER_BYTES) return { ok: false, reason: `${stat.size} byte(s), shorter than the ${HEADER_BYTES}-byte header` };
   if (stat.size - HEADER_BYTES > maxBytes) return { ok: false, reason: `payload of ${stat.size - HEADER_BYTES} byte(s) exceeds the ${maxBytes}-byte limit` };
   const bytes = await fs.readFile(file);

@@ -137,3 +137,37 @@ test('kill -9 at random moments loses no acknowledged record and leaves none hal
   }
   t.true(totalAcknowledged > 0);
 });
+
+test('another process cannot open a directory a live process holds, and takes it over once that one is killed', async (t) => {
+  const directory = temporaryDirectory(t);
+  const script = path.join(temporaryDirectory(t), 'holder.js');
+  fs.writeFileSync(
+    script,
+    `require(${JSON.stringify(JOURNAL_MODULE)}).Journal.open(process.argv[2]).then(async (journal) => {
+       await journal.append('from the holder');
+       process.stdout.write('holding\\n');
+       setInterval(() => undefined, 1000);
+     });`,
+  );
+  const holder = spawn(process.execPath, [script, directory], { stdio: ['ignore', 'pipe', 'inherit'] });
+  t.teardown(() => {
+    holder.kill('SIGKILL');
+  });
+  await new Promise<void>((resolve, reject) => {
+    holder.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('holding') && resolve());
+    holder.on('exit', () => reject(new Error('holder exited early')));
+  });
+  const refused = await t.throwsAsync(Journal.open(directory, { log: () => undefined }));
+  t.is((refused as { code?: string }).code, 'locked');
+  t.regex(refused?.message ?? '', new RegExp(`in use by process ${holder.pid}`));
+
+  const exited = new Promise((resolve) => holder.once('exit', resolve));
+  holder.kill('SIGKILL');
+  await exited;
+  const logs: string[] = [];
+  const records: string[] = [];
+  const journal = await Journal.open(directory, { log: (line) => logs.push(line), onRecord: (record) => void records.push(record.toString()) });
+  await journal.close();
+  t.deepEqual(records, ['from the holder']);
+  t.true(logs.some((line) => line.includes(`stale lock of process ${holder.pid}`)), logs.join('\n'));
+});

@@ -249,3 +249,36 @@ test('a replay handler error fails open and releases the directory', async (t) =
   const { records } = await openCollecting(t, directory);
   t.deepEqual(records, ['poison']);
 });
+
+test('a failed snapshot rejects, leaves the journal usable and loses nothing', async (t) => {
+  const directory = temporaryDirectory(t);
+  const { journal } = await openCollecting(t, directory);
+  await journal.append('a');
+  await journal.append('b');
+  // A directory where the snapshot file must go: the rename into place fails.
+  fs.mkdirSync(path.join(directory, 'snapshot-0000000000000002.snap'));
+  const error = await t.throwsAsync(journal.snapshot('state after 2'), { instanceOf: JournalError });
+  t.is(error?.code, 'io');
+  t.regex(error?.message ?? '', /snapshot-0000000000000002\.snap/);
+  t.is(journal.failed, undefined);
+  await journal.append('c');
+  t.false(journalFiles(directory).some((name) => name.includes('.tmp-')), 'temporary file removed');
+  await journal.close();
+
+  const reopened = await openCollecting(t, directory);
+  t.is(reopened.snapshot, undefined);
+  t.deepEqual(reopened.records, ['a', 'b', 'c']);
+  t.true(reopened.logs.some((line) => line.includes('ignoring snapshot snapshot-0000000000000002.snap: not a regular file')), reopened.logs.join('\n'));
+});
+
+test('a segment name already taken makes the snapshot fail without touching that file', async (t) => {
+  const directory = temporaryDirectory(t);
+  const { journal } = await openCollecting(t, directory);
+  await journal.append('a');
+  const squatter = path.join(directory, 'journal-0000000000000001.log');
+  fs.writeFileSync(squatter, 'not ours');
+  const error = await t.throwsAsync(journal.snapshot('state after 1'), { instanceOf: JournalError });
+  t.is(error?.code, 'io');
+  t.is(fs.readFileSync(squatter, 'utf8'), 'not ours');
+  t.is(journal.failed, undefined);
+});
