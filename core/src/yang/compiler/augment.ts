@@ -22,11 +22,12 @@ export interface PendingTarget {
  * Resolves `/a:x/a:y` written in `unit`. `implement` is called for a module whose data is needed
  * but not compiled yet (libyang implements the targets of augments and deviations).
  */
-export function resolveAbsolute(path: string, unit: SourceUnit, implement: (r: ModuleRecord) => void): { node: SchemaNode } | { error: string } {
+export function resolveAbsolute(path: string, unit: SourceUnit, implement: (r: ModuleRecord) => void, nodes?: NodeCompiler): { node: SchemaNode } | { error: string } | { disabled: true } {
   const steps = path.split('/').map((s) => s.trim());
   if (steps[0] !== '' || steps.length < 2) return { error: `Invalid absolute-schema-nodeid value "${path}" - missing starting "/".` };
   let current: readonly SchemaNode[] | undefined;
   let node: SchemaNode | undefined;
+  let holder: object | undefined;
   for (let i = 1; i < steps.length; i++) {
     const q = resolveQName(steps[i]!, unit);
     if (!q) return { error: `Invalid absolute-schema-nodeid value "${path}" - prefix "${steps[i]}" not defined.` };
@@ -38,7 +39,8 @@ export function resolveAbsolute(path: string, unit: SourceUnit, implement: (r: M
     const name = q.name;
     const moduleName = q.record.name;
     node = current.find((n) => n.name === name && n.module.name === moduleName);
-    if (!node) return { error: `"${steps[i]}"` };
+    if (!node) return nodes?.isDisabled(holder!, name) ? { disabled: true } : { error: `"${steps[i]}"` };
+    holder = node;
     current = node.children;
   }
   return node ? { node } : { error: `"${path}"` };
@@ -54,9 +56,10 @@ export function applyAugments(pending: PendingTarget[], nodes: NodeCompiler, sta
     progress = false;
     for (let i = 0; i < pending.length; i++) {
       const p = pending[i]!;
-      const r = resolveAbsolute(p.stmt.arg ?? '', p.unit, implement);
+      const r = resolveAbsolute(p.stmt.arg ?? '', p.unit, implement, nodes);
       if ('error' in r) continue;
       pending.splice(i--, 1);
+      if ('disabled' in r) continue; // the target's if-features left it out: nothing to add to
       progress = true;
       const added = nodes.augmentInto(r.node, p.stmt, p.unit.root, p.unit.record);
       p.unit.record.module.augments.push({ targetPath: p.stmt.arg ?? '', target: r.node, nodes: added, statement: p.stmt });
@@ -73,7 +76,8 @@ export function applyAugments(pending: PendingTarget[], nodes: NodeCompiler, sta
 export function applyDeviations(pending: PendingTarget[], nodes: NodeCompiler, state: CompileState, implement: (r: ModuleRecord) => void): void {
   for (const p of pending.splice(0)) {
     const module = p.unit.record.name;
-    const r = resolveAbsolute(p.stmt.arg ?? '', p.unit, implement);
+    const r = resolveAbsolute(p.stmt.arg ?? '', p.unit, implement, nodes);
+    if ('disabled' in r) continue;
     if ('error' in r) {
       state.sink.error(`Deviation(s) target node "${p.stmt.arg}" from module "${module}" was not found.`, p.stmt.position, module);
       continue;

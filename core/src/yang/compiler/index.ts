@@ -101,10 +101,13 @@ function compileLoaded(state: CompileState, requested: ModuleRecord[], request: 
   const named = new Set(requested);
   const featureSets = new Map<string, ReadonlySet<string> | '*'>();
   for (const [m, f] of request.features ?? []) featureSets.set(m, f === '*' ? '*' : new Set(f));
+  // Which modules are implemented is known from the texts before anything compiles, so features
+  // (all enabled in implemented modules unless -F says otherwise, as yanglint does) are fixed first.
+  for (const r of implementedClosure(requested)) r.implemented = true;
   const features = new FeatureTable(state, (record) => {
     const explicit = featureSets.get(record.name);
     if (explicit !== undefined) return explicit;
-    return named.has(record) ? '*' : undefined;
+    return record.implemented ? '*' : undefined;
   });
   (state as { featureEnabled: CompileState['featureEnabled'] }).featureEnabled = (r, n) => features.enabled(r, n);
   for (const r of records) features.register(r);
@@ -142,10 +145,7 @@ function compileLoaded(state: CompileState, requested: ModuleRecord[], request: 
       }
     }
   };
-  for (const r of requested) implement(r);
-  if (request.implementImports) {
-    for (const r of requested) for (const u of r.units) for (const dep of u.prefixes.values()) implement(dep);
-  }
+  for (const r of records) if (r.implemented) implement(r);
   // Augments and deviations may implement further modules, whose own augments then apply.
   let leafrefsSeen = 0;
   for (let round = 0; round < 1000; round++) {
@@ -168,6 +168,32 @@ function compileLoaded(state: CompileState, requested: ModuleRecord[], request: 
   const context = buildContext(records, state);
   resolveLeafrefs(nodes, context, state);
   return context;
+}
+
+/**
+ * The modules implemented by the request: those named, the targets of their augments and
+ * deviations (libyang implements them). yanglint's -i (LY_CTX_REF_IMPLEMENTED) does not implement
+ * every import either (`yanglint -i -l` lists most imports as import-only); it matters to libyang
+ * for identityref defaults in import-only modules, which this compiler accepts in both modes.
+ */
+function implementedClosure(requested: readonly ModuleRecord[]): Set<ModuleRecord> {
+  const out = new Set<ModuleRecord>();
+  const queue = [...requested];
+  while (queue.length > 0) {
+    const r = queue.pop()!;
+    if (out.has(r)) continue;
+    out.add(r);
+    for (const unit of r.units) {
+      for (const s of unit.statement.substatements) {
+        if (s.prefix !== undefined || (s.keyword !== 'augment' && s.keyword !== 'deviation')) continue;
+        for (const m of (s.arg ?? '').matchAll(PREFIX_IN_PATH)) {
+          const target = unit.prefixes.get(m[1]!);
+          if (target) queue.push(target);
+        }
+      }
+    }
+  }
+  return out;
 }
 
 const PREFIX_IN_PATH = /([A-Za-z_][A-Za-z0-9_.-]*):[A-Za-z_]/g;

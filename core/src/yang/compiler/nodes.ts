@@ -59,6 +59,9 @@ export class NodeCompiler {
   readonly lists: SchemaNode[] = [];
   readonly choices: SchemaNode[] = [];
 
+  /** Names of nodes left out because their if-features are false, per parent (or module at the top). */
+  private readonly disabled = new WeakMap<object, Set<string>>();
+
   constructor(private readonly state: CompileState, readonly types: TypeCompiler, private readonly features: FeatureTable) {}
 
   /** Compiles the data definition substatements of `stmt` (flattening uses) in `ctx`. */
@@ -70,6 +73,7 @@ export class NodeCompiler {
       if (s.keyword === 'input' || s.keyword === 'output') continue; // built by the operation
       const n = this.node(s, ctx);
       if (n) out.push(n);
+      else this.markDisabled(ctx.parent ?? ctx.record, s.arg ?? '');
     }
     if (ctx.parent?.kind === 'choice') return out.map((n) => (n.kind === 'case' ? n : this.shorthandCase(n, ctx)));
     return out;
@@ -152,11 +156,13 @@ export class NodeCompiler {
     const nodes = this.children(def.stmt.substatements, gctx);
     for (const r of findSubs(stmt, 'refine')) {
       const target = this.descendant(nodes, r.arg ?? '', ctx.scope, true, ctx.record.name);
+      if (!target && this.targetDisabled(ctx.parent ?? ctx.record, nodes, r.arg ?? '', ctx.scope, ctx.record.name)) continue;
       if (!target) { this.error(`Refine(s) target node "${r.arg}" in grouping "${qname}" was not found.`, r, ctx); continue; }
       this.refine(target, r, ctx, nodes);
     }
     for (const a of findSubs(stmt, 'augment')) {
       const target = this.descendant(nodes, a.arg ?? '', ctx.scope, false, ctx.record.name);
+      if (!target && this.targetDisabled(ctx.parent ?? ctx.record, nodes, a.arg ?? '', ctx.scope, ctx.record.name)) continue;
       if (!target) { this.error(`Augment target node "${a.arg}" in grouping "${qname}" was not found.`, a, ctx); continue; }
       this.augmentInto(target, a, ctx.scope, ctx.record);
     }
@@ -297,6 +303,38 @@ export class NodeCompiler {
     // A path ending on a shorthand case of a refine means the data node inside it.
     if (preferData && found?.kind === 'case' && (found as CaseSchema).shorthand) return found.children[0];
     return found;
+  }
+
+  /** Remembers that a node named `name` under `owner` was left out by its if-features. */
+  markDisabled(owner: object, name: string): void {
+    let set = this.disabled.get(owner);
+    if (!set) this.disabled.set(owner, (set = new Set()));
+    set.add(name);
+  }
+
+  /** Whether a node named `name` under `owner` (a node, or a module record at the top) was left out. */
+  isDisabled(owner: object, name: string): boolean {
+    return this.disabled.get(owner)?.has(name) ?? false;
+  }
+
+  /**
+   * Whether a schema node id names a node that its if-features left out (libyang keeps such nodes
+   * as disabled, so refines and augments of them are not errors). `owner` holds `nodes`.
+   */
+  targetDisabled(owner: object, nodes: readonly SchemaNode[], path: string, scope: Scope, namespace?: string): boolean {
+    const steps = path.split('/').filter((s) => s !== '');
+    let current: readonly SchemaNode[] = nodes;
+    let holder: object = owner;
+    for (const step of steps) {
+      const q = resolveQName(step.trim(), scope.unit);
+      if (!q) return false;
+      const moduleName = q.record === scope.unit.record && namespace !== undefined ? namespace : q.record.name;
+      const found = current.find((n) => n.name === q.name && n.module.name === moduleName);
+      if (!found) return this.disabled.get(holder)?.has(q.name) ?? false;
+      holder = found;
+      current = found.children;
+    }
+    return false;
   }
 
   /** Finds a grouping by its name as written from `scope`. */
