@@ -13,6 +13,25 @@
  *   refuses further work until reopened. After a failed fsync the kernel may have dropped the dirty pages
  *   and a retried fsync can report success without them, so the only trustworthy state is what recovery
  *   reads back from disk; the owner reloads from that.
+ *
+ * How an owner keeps "2xx only once durable" and "readers never see an unacknowledged write" while still
+ * letting group commit batch its writers (the WriteQueue is held while applying, not while fsyncing):
+ *
+ *   let latest = recovered;   // every appended change, durable or not: what the next writer builds on
+ *   let visible = recovered;  // what readers see: acknowledged changes only
+ *   async function write(change) {
+ *     const { next, durable } = await writers.run(() => {
+ *       const next = apply(latest, change);                 // a bad request throws here: nothing appended
+ *       const durable = journal.append(encode(change));
+ *       latest = next;
+ *       return { next, durable };                            // wrapped, so run() does not wait for the fsync
+ *     });
+ *     await durable;                                         // rejects on I/O error: answer 500, reopen, reload
+ *     visible = next;                                        // acknowledgements arrive in append order
+ *   }
+ *   onCompactionDue: () => void writers.run(() => {              // serialize + snapshot() in one turn,
+ *     journal.snapshot(serialize(latest)).catch(report);          // so the state matches the position
+ *   });
  */
 import { promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
