@@ -18,6 +18,7 @@ import type { SchemaContext, SchemaNode, ListSchema, LeafSchema, LeafListSchema 
 import { checkAttributes, type AttributeOptions } from './attributes';
 import { childTable, resolveChild, tableFor, type ChildTable } from './children';
 import { DataError, fault, type ErrorTag } from './errors';
+import { jsonFaultOffset } from './json-syntax';
 import { leafFromJson } from './leaf-values';
 import { keyString } from './list';
 import { instancePath, valueText, type PathSegment } from './path';
@@ -47,6 +48,26 @@ export interface Decoded {
 
 type JsonObject = Record<string, unknown>;
 
+/**
+ * Deepest anydata content accepted. Content is kept as parsed, but writing it (JSON.stringify, the
+ * XML writer) recurses, so depth is capped where it enters the tree.
+ */
+export const MAX_ANYDATA_DEPTH = 512;
+
+/** Whether a parsed JSON value nests deeper than `limit` (checked without recursion). */
+function depthExceeds(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth >= limit) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
 function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -67,8 +88,8 @@ export function parseJsonText(text: string): unknown {
     return JSON.parse(text);
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
-    const m = /position (\d+)/.exec(message);
-    const where = m ? lineColumn(text, Number(m[1])) : undefined;
+    const offset = jsonFaultOffset(text);
+    const where = offset >= 0 ? lineColumn(text, offset) : undefined;
     const at = where ? ` at line ${where.line}, column ${where.column}` : '';
     throw new DataError(fault('malformed-message', '/', `malformed JSON${at}: ${message}`));
   }
@@ -153,7 +174,10 @@ class JsonDecoder {
       case 'leaf': node = this.leaf(schema, raw); break;
       case 'leaf-list': node = this.leafList(schema, raw); break;
       case 'list': node = this.list(schema, raw); break;
-      case 'anydata': case 'anyxml': node = { kind: 'any', schema, value: raw } satisfies AnyNode; break;
+      case 'anydata': case 'anyxml':
+        if (depthExceeds(raw, MAX_ANYDATA_DEPTH)) throw this.fail('too-big', `anydata content nests deeper than ${MAX_ANYDATA_DEPTH} levels`);
+        node = { kind: 'any', schema, value: raw } satisfies AnyNode;
+        break;
       case 'container': case 'input': case 'output': case 'notification': node = this.container(schema, raw); break;
       default: throw this.fail('unknown-element', `'${schema.name}' (${schema.kind}) cannot appear in data`);
     }

@@ -4,14 +4,14 @@
  * type engine is laid out.
  */
 import type { CompiledModule, SchemaContext, YangType } from '../yang/schema';
-import { codecFor, textOf, type ValueResult } from '../yang/types/codecs';
+import { valueFromJson, valueFromText, valueToText, type ValueResult } from '../yang/types/values';
 import type { LeafValue } from './tree';
 
 export type { ValueResult };
 
 /** A JSON value (as `JSON.parse` gives it) of a leaf of `type` in module `module`, checked and canonical. */
 export function leafFromJson(type: YangType, raw: unknown, ctx: SchemaContext, module: CompiledModule): ValueResult {
-  return codecFor(type).json(raw, ctx, module.name);
+  return valueFromJson(type, raw, ctx, module.name);
 }
 
 /**
@@ -21,10 +21,10 @@ export function leafFromJson(type: YangType, raw: unknown, ctx: SchemaContext, m
 export function leafFromText(
   type: YangType, text: string, ctx: SchemaContext, resolvePrefix: (prefix: string) => string | undefined, module: CompiledModule,
 ): ValueResult {
-  return codecFor(type).text(text, ctx, resolvePrefix, module.name);
+  return valueFromText(type, text, ctx, resolvePrefix, module.name);
 }
 
 /** The XML text of a canonical value; `prefixFor` names the prefix to use for a module (and records it). */
 export function leafToText(type: YangType, value: LeafValue, prefixFor: (module: string) => string): string {
-  return textOf(type, value, prefixFor);
+  return valueToText(type, value, prefixFor);
 }

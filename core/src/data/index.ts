@@ -1,0 +1,19 @@
+/**
+ * The public face of data/: the data tree, its RFC 7951 JSON and XML codecs, instance paths, list
+ * lookups, copy-on-write edits and diffs. Validation against the schema lives in validate*.ts.
+ */
+export * from './tree';
+export * from './errors';
+export { instancePath, pathOfChain, segmentOf, entryKeyValues, quotePredicate, valueText, type PathSegment } from './path';
+export {
+  keyString, entryKey, listIndex, findEntry, putEntry, removeEntry, putValue, removeValue, valueIndex, copyList, copyLeafList,
+  type InsertPosition,
+} from './list';
+export { childTable, topTable, tableFor, resolveChild, dataSchemaChildren, type ChildTable, type ChildSlot } from './children';
+export { checkAttribute, checkAttributes, writtenAttributeName, jsonScalar, type AttributeOptions } from './attributes';
+export { decodeJson, parseJsonText, MAX_ANYDATA_DEPTH, type DecodeOptions, type Decoded } from './json-decode';
+export { encodeJson, type EncodeJsonOptions } from './json-encode';
+export { decodeXml, MAX_XML_DEPTH } from './xml-decode';
+export { encodeXml, RESTCONF_NS, type EncodeXmlOptions } from './xml-encode';
+export { applyEdit, applyEdits, mergeNodes, mergeChildren, type Edit, type EditOperation, type PathStep } from './edit';
+export { diffTrees, type Change, type ChangeType } from './diff';
