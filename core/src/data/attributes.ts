@@ -6,7 +6,7 @@
  * In the tree an attribute is always named `module:annotation`. Documents may leave the module out
  * when it is the module of the node carrying the attribute (DESIGN.md §5.6), and writers do so.
  */
-import type { CompiledModule, SchemaContext } from '../yang/schema';
+import type { Annotation, CompiledModule, SchemaContext } from '../yang/schema';
 import type { ErrorTag } from './errors';
 import { leafFromJson, leafFromText } from './leaf-values';
 import type { Attributes, LeafValue } from './tree';
@@ -42,11 +42,12 @@ function resolve(name: string, owner: CompiledModule | undefined, ctx: SchemaCon
 }
 
 /**
- * Checks one attribute given as JSON (`raw` value) or as XML text (`text` true): declared, and valued
- * by its type. Returns the stored name and value, or a fault.
+ * Checks one attribute given as JSON (`raw` value) or as XML text (`text` given, with the prefixes in
+ * scope): declared, and valued by its type. Returns the stored name and value, or a fault.
  */
 export function checkAttribute(
-  name: string, raw: unknown, owner: CompiledModule | undefined, ctx: SchemaContext, options: AttributeOptions, text = false,
+  name: string, raw: unknown, owner: CompiledModule | undefined, ctx: SchemaContext, options: AttributeOptions,
+  text?: { readonly resolvePrefix: (prefix: string) => string | undefined },
 ): { name: string; value: string | number | boolean | null } | AttributeFault {
   if (options.allowAttributes === false) return { tag: 'unknown-attribute', message: `attribute '${name}' is not allowed here` };
   if (options.extraAttributes?.has(name)) {
@@ -56,7 +57,7 @@ export function checkAttribute(
   const found = resolve(name, owner, ctx);
   if (found === undefined) return { tag: 'unknown-attribute', message: `attribute '${name}' is not declared by any module` };
   const result = text
-    ? leafFromText(found.annotation.type, String(raw), ctx, () => undefined, found.annotation.module)
+    ? leafFromText(found.annotation.type, String(raw), ctx, text.resolvePrefix, found.annotation.module)
     : leafFromJson(found.annotation.type, raw, ctx, found.annotation.module);
   if (!result.ok) return { tag: 'bad-attribute', message: `invalid value for attribute '${name}': ${result.message}` };
   return { name: found.stored, value: jsonScalar(result.value) };
@@ -76,6 +77,12 @@ export function checkAttributes(
     attributes[checked.name] = checked.value;
   }
   return { attributes };
+}
+
+/** The declaration of a stored attribute name (`module:name`), if a module of the context has one. */
+export function annotationOf(stored: string, ctx: SchemaContext): Annotation | undefined {
+  const colon = stored.indexOf(':');
+  return colon < 0 ? undefined : ctx.modules.get(stored.slice(0, colon))?.annotations.get(stored.slice(colon + 1));
 }
 
 /** The name an attribute is written with under a node of module `owner`: bare when it is that module's. */

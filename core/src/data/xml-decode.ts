@@ -289,7 +289,11 @@ class XmlDecoder {
       } else if (colon < 0 && !this.options.extraAttributes?.has(name)) {
         throw this.fail('unknown-attribute', `attribute '${name}' has no namespace, so no module declares it`);
       }
-      const checked = checkAttribute(written, decodeCharRefs(attrs[name]!), undefined, this.ctx, this.options, true);
+      const resolvePrefix = (prefix: string) => {
+        const ns = lookupPrefix(scope, prefix);
+        return ns === undefined ? undefined : this.ctx.moduleByNamespace(ns)?.name;
+      };
+      const checked = checkAttribute(written, decodeCharRefs(attrs[name]!), undefined, this.ctx, this.options, { resolvePrefix });
       if ('tag' in checked) throw this.fail(checked.tag, checked.message);
       (out ??= {})[checked.name] = checked.value;
     }

@@ -9,6 +9,7 @@
  * attributes are written.
  */
 import type { SchemaContext } from '../yang/schema';
+import { annotationOf } from './attributes';
 import { leafToText } from './leaf-values';
 import type { Attributes, DataNode, DataRoot, LeafValue, ListEntryNode } from './tree';
 
@@ -74,7 +75,8 @@ class XmlWriter {
     for (const name in attrs) {
       const colon = name.indexOf(':');
       const value = attrs[name];
-      const text = value === null ? '' : String(value);
+      const annotation = annotationOf(name, this.ctx);
+      const text = value === null ? '' : annotation && typeof value === 'string' ? leafToText(annotation.type, value, decl.prefixFor) : String(value);
       const module = colon >= 0 ? name.slice(0, colon) : undefined;
       const written = module !== undefined && this.ctx.modules.has(module) ? `${decl.prefixFor(module)}:${name.slice(colon + 1)}` : name;
       out += ` ${written}="${escapeAttr(text)}"`;
