@@ -79,7 +79,10 @@ function node<T extends SchemaNode>(fields: Partial<T> & Pick<T, 'kind' | 'name'
   return { parent: undefined, children: [], config: true, status: 'current', ifFeatures: [], when: [], musts: [], extensions: [], position: { file: 't', line: 1, column: 1 }, ...fields } as unknown as T;
 }
 
-/** Modules `base-mod` (identities `transport`, `tcp`, `udp`) and `ext-mod` (`quic` derived from `udp`). */
+/**
+ * Modules `base-mod` (identities `transport`, `tcp`, `udp`), `ext-mod` (`quic` derived from `udp`) and
+ * the import-only `imp-mod` (`legacy` derived from `transport`).
+ */
 export function makeContext() {
   const baseMod = makeModule('base-mod', 'b');
   const extMod = makeModule('ext-mod', 'x');
@@ -88,6 +91,9 @@ export function makeContext() {
   const udp = addIdentity(baseMod, 'udp', [transport]);
   const quic = addIdentity(extMod, 'quic', [udp]);
   const unrelated = addIdentity(extMod, 'colour', []);
+  const importOnly = makeModule('imp-mod', 'i');
+  importOnly.implemented = false;
+  addIdentity(importOnly, 'legacy', [transport]);
 
   const ifName = node<LeafSchema>({ kind: 'leaf', name: 'name', module: baseMod, type: makeType('string', { length: '1..16' }), mandatory: false, isKey: true });
   const ifUnit = node<LeafSchema>({ kind: 'leaf', name: 'unit', module: baseMod, type: makeType('uint16'), mandatory: false, isKey: true });
@@ -98,7 +104,7 @@ export function makeContext() {
   const top = node({ kind: 'container', name: 'top', module: baseMod, children: [iface, tags] });
   baseMod.data = [top];
 
-  const modules = new Map<string, CompiledModule>([[baseMod.name, baseMod], [extMod.name, extMod]]);
+  const modules = new Map<string, CompiledModule>([[baseMod.name, baseMod], [extMod.name, extMod], [importOnly.name, importOnly]]);
   const ctx: SchemaContext = {
     modules, data: [top], rpcs: [], notifications: [], diagnostics: [],
     moduleByNamespace: (ns) => [...modules.values()].find((m) => m.namespace === ns),

@@ -165,6 +165,7 @@ test('identityref: module-qualified values, the leaf module for the simple form,
   t.regex(message(json(idref, 'ext-mod:colour')), /not derived/);
   t.regex(message(json(idref, 'quic')), /"base-mod:quic" is not defined/); // simple form means the leaf's module
   t.regex(message(json(idref, 'nomod:tcp')), /not defined/);
+  t.regex(message(json(idref, 'imp-mod:legacy')), /in module imp-mod, which is not implemented/); // as libyang
   t.is(value(text(idref, 'x:quic')), 'ext-mod:quic');
   t.is(value(text(idref, 'b:udp')), 'base-mod:udp');
   t.is(value(text(idref, 'udp')), 'base-mod:udp');

@@ -319,8 +319,11 @@ function identityrefCodec(type: YangType): Codec {
   const basesText = bases.map((b) => `${b.module.name}:${b.name}`).join(', ');
   const check = (module: string | undefined, name: string, written: string, ctx: SchemaContext): ValueResult => {
     if (module === undefined) return fail(`identity ${show(written)} has an unknown prefix`);
-    const identity = ctx.modules.get(module)?.identities.get(name);
+    const defining = ctx.modules.get(module);
+    const identity = defining?.identities.get(name);
     if (!identity) return fail(`identity ${show(`${module}:${name}`)} is not defined`);
+    // As libyang: an identity of a module that is only imported is not a value the server knows.
+    if (!defining!.implemented) return fail(`identity ${show(`${module}:${name}`)} is in module ${module}, which is not implemented`);
     for (const base of bases) {
       if (!base.derived.has(identity)) return fail(`identity ${show(`${module}:${name}`)} is not derived from ${basesText}`);
     }
