@@ -229,6 +229,8 @@ export class Journal {
       this.queue.push({ rotateAt: position, resolve, reject });
       this.startFlushing();
     });
+    // Handled now: it may reject (journal failure) while an earlier snapshot is still being written.
+    rotated.catch(() => undefined);
     const written = this.snapshotting.then(async () => {
       await rotated; // every record before `position` is durable and later ones go to the new segment
       await writeSnapshotFile(this.directory, position, state);

@@ -282,3 +282,36 @@ test('a segment name already taken makes the snapshot fail without touching that
   t.is(fs.readFileSync(squatter, 'utf8'), 'not ours');
   t.is(journal.failed, undefined);
 });
+
+test('snapshots queued behind one in progress are rejected cleanly when the journal fails', async (t) => {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  t.teardown(() => void process.off('unhandledRejection', onUnhandled));
+  const directory = temporaryDirectory(t);
+  let failWrites = false;
+  const { journal } = await openCollecting(t, directory, {
+    io: {
+      write: async (file, data, position) => {
+        if (failWrites) throw new Error('EIO: injected');
+        await file.write(data, 0, data.length, position);
+      },
+    },
+  });
+  await journal.append('a');
+  const first = journal.snapshot('x'.repeat(8 << 20)); // large: still being written when the failure hits
+  failWrites = true;
+  const doomed = journal.append('b');
+  const second = journal.snapshot('after b');
+  const doomedError = t.throwsAsync(doomed, { instanceOf: JournalError });
+  await first; // the journal failed meanwhile, with `second` waiting behind `first`
+  await doomedError;
+  const error = await t.throwsAsync(second, { instanceOf: JournalError });
+  t.is(error?.code, 'failed');
+  t.deepEqual(unhandled, []);
+  await journal.close();
+  const reopened = await openCollecting(t, directory);
+  t.is(reopened.snapshot?.length, 8 << 20);
+  t.deepEqual(reopened.records, []);
+  t.is(reopened.journal.position, 1);
+});
