@@ -51,8 +51,8 @@ const READ_CHUNK_BYTES = 1 << 20;
 /**
  * Reads frames from the start of an open segment file of `fileBytes` bytes, handing each payload to
  * `onPayload` in order (awaited only when it returns a promise). The payload is a view into a read
- * buffer: copy it to keep it. Stops at the first frame that is torn, too long or fails its CRC.
- * Memory is bounded by the largest record (at most `maxRecordBytes`), whatever the file holds.
+ * buffer: copy it to keep it. A handler's throw or rejection ends the scan with that error. Stops at
+ * the first frame that is torn, too long or fails its CRC. Memory is bounded by the largest record (at most `maxRecordBytes`), whatever the file holds.
  */
 export async function scanSegment(
   file: FileHandle,
@@ -106,8 +106,9 @@ export async function scanSegment(
     if (buffer.readUInt32LE(cursor + 4) !== frameCrc(buffer, cursor, payloadBytes)) {
       return damaged(`checksum mismatch in a record of ${payloadBytes} byte(s)`);
     }
-    const pending = onPayload(buffer.subarray(cursor + FRAME_HEADER_BYTES, cursor + frameBytes));
-    if (pending !== undefined) await pending;
+    const pending: unknown = onPayload(buffer.subarray(cursor + FRAME_HEADER_BYTES, cursor + frameBytes));
+    // Await only a real promise: a synchronous handler (the common case) costs no microtask per record.
+    if (pending instanceof Promise) await pending;
     cursor += frameBytes;
     validBytes += frameBytes;
     records += 1;

@@ -315,3 +315,33 @@ test('snapshots queued behind one in progress are rejected cleanly when the jour
   t.deepEqual(reopened.records, []);
   t.is(reopened.journal.position, 1);
 });
+
+test('asynchronous replay handlers are awaited in order', async (t) => {
+  const directory = temporaryDirectory(t);
+  const journal = await Journal.open(directory);
+  for (const record of ['1', '2', '3']) await journal.append(record);
+  await journal.snapshot('base');
+  await journal.append('4');
+  await journal.close();
+  const seen: string[] = [];
+  const reopened = await Journal.open(directory, {
+    onSnapshot: async (state) => {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      seen.push(`snapshot ${state.toString()}`);
+    },
+    onRecord: async (record) => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      seen.push(record.toString());
+    },
+  });
+  await reopened.close();
+  t.deepEqual(seen, ['snapshot base', '4']);
+  await t.throwsAsync(
+    Journal.open(directory, {
+      onRecord: async () => {
+        throw new Error('async decode failure');
+      },
+    }),
+    { message: 'async decode failure' },
+  );
+});
