@@ -52,7 +52,8 @@ const READ_CHUNK_BYTES = 1 << 20;
  * Reads frames from the start of an open segment file of `fileBytes` bytes, handing each payload to
  * `onPayload` in order (awaited only when it returns a promise). The payload is a view into a read
  * buffer: copy it to keep it. A handler's throw or rejection ends the scan with that error. Stops at
- * the first frame that is torn, too long or fails its CRC. Memory is bounded by the largest record (at most `maxRecordBytes`), whatever the file holds.
+ * the first frame that is torn, too long or fails its CRC. Memory is bounded by the largest record
+ * (at most `maxRecordBytes`) plus one read chunk, whatever the file holds.
  */
 export async function scanSegment(
   file: FileHandle,
