@@ -345,3 +345,19 @@ test('asynchronous replay handlers are awaited in order', async (t) => {
     { message: 'async decode failure' },
   );
 });
+
+test('records larger than a read chunk and records straddling chunk boundaries come back byte for byte', async (t) => {
+  const directory = temporaryDirectory(t);
+  const { journal } = await openCollecting(t, directory);
+  const records: string[] = [];
+  for (let i = 0; i < 40; i++) {
+    // Sizes from a few bytes to 3 MiB; contents differ per record so a shifted read would show.
+    const size = i % 10 === 9 ? 3 * (1 << 20) + i : 1 + ((i * 7919) % 150_000);
+    records.push(String.fromCharCode(97 + (i % 26)).repeat(size - 1) + String(i % 10));
+  }
+  await Promise.all(records.map((record) => journal.append(record)));
+  await journal.close();
+  const reopened = await openCollecting(t, directory);
+  t.is(reopened.records.length, records.length);
+  t.true(reopened.records.every((record, i) => record === records[i]));
+});
