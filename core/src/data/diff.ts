@@ -8,7 +8,7 @@
  */
 import type { SchemaNode } from '../yang/schema';
 import { entryKey, listIndex } from './list';
-import { entryKeyValues, instancePath, quotePredicate, valueText } from './path';
+import { entryKeyValues, instancePath, valueText, type PathSegment } from './path';
 import type { Attributes, DataNode, DataRoot, LeafListNode, LeafValue, ListEntryNode, ListNode } from './tree';
 
 export type ChangeType = 'created' | 'updated' | 'deleted' | 'reordered';
@@ -39,120 +39,129 @@ function sameAttributes(a: Attributes | undefined, b: Attributes | undefined): b
   return ka.every((k) => a[k] === b[k]);
 }
 
+/**
+ * Where the walk stands: a chain of path segments, turned into text only when a change is reported
+ * (most nodes a diff visits are equal, and building their paths would dominate the cost).
+ */
+interface Loc {
+  readonly parent: Loc | undefined;
+  readonly segment: PathSegment;
+}
+
+function pathOf(loc: Loc, base: string): string {
+  const segments: PathSegment[] = [];
+  for (let l: Loc | undefined = loc; l; l = l.parent) segments.push(l.segment);
+  return instancePath(segments.reverse(), base);
+}
+
 class Differ {
   readonly changes: Change[] = [];
 
-  children(a: readonly DataNode[], b: readonly DataNode[], base: string, module: string | undefined): void {
+  constructor(private readonly base: string) {}
+
+  private push(type: ChangeType, loc: Loc, extra: Omit<Change, 'type' | 'path' | 'schema'>): void {
+    this.changes.push({ type, path: pathOf(loc, this.base), schema: loc.segment.schema, ...extra });
+  }
+
+  children(a: readonly DataNode[], b: readonly DataNode[], parent: Loc | undefined): void {
     if (a === b) return;
-    const after = new Map<SchemaNode, DataNode>();
-    for (const n of b) after.set(n.schema, n);
+    const matched = new Set<DataNode>();
     for (const n of a) {
-      const m = after.get(n.schema);
-      if (m === undefined) this.whole('deleted', n, base, module);
+      const m = b.find((x) => x.schema === n.schema);
+      const loc: Loc = { parent, segment: { schema: n.schema } };
+      if (m === undefined) this.push('deleted', loc, { oldNode: n });
       else {
-        after.delete(n.schema);
-        this.node(n, m, base, module);
+        matched.add(m);
+        this.node(n, m, loc);
       }
     }
-    for (const n of after.values()) this.whole('created', n, base, module);
+    for (const n of b) if (!matched.has(n)) this.push('created', { parent, segment: { schema: n.schema } }, { newNode: n });
   }
 
-  private whole(type: 'created' | 'deleted', node: DataNode, base: string, module: string | undefined): void {
-    const path = instancePath([{ schema: node.schema }], base, module);
-    if (type === 'created') this.changes.push({ type, path, schema: node.schema, newNode: node });
-    else this.changes.push({ type, path, schema: node.schema, oldNode: node });
-  }
-
-  private node(a: DataNode, b: DataNode, base: string, module: string | undefined): void {
+  private node(a: DataNode, b: DataNode, loc: Loc): void {
     if (a === b) return;
-    const path = instancePath([{ schema: a.schema }], base, module);
-    const own = a.schema.module.name;
     switch (a.kind) {
       case 'leaf': {
         const bv = (b as typeof a).value;
         if (!sameValue(a.value, bv) || !sameAttributes(a.attributes, b.attributes)) {
-          this.changes.push({ type: 'updated', path, schema: a.schema, oldNode: a, newNode: b, oldValue: a.value, newValue: bv });
+          this.push('updated', loc, { oldNode: a, newNode: b, oldValue: a.value, newValue: bv });
         }
         return;
       }
       case 'any':
         if (JSON.stringify(a.value) !== JSON.stringify((b as typeof a).value) || !sameAttributes(a.attributes, b.attributes)) {
-          this.changes.push({ type: 'updated', path, schema: a.schema, oldNode: a, newNode: b });
+          this.push('updated', loc, { oldNode: a, newNode: b });
         }
         return;
       case 'container':
-        if (!sameAttributes(a.attributes, b.attributes)) this.changes.push({ type: 'updated', path, schema: a.schema, oldNode: a, newNode: b });
-        this.children(a.children, (b as typeof a).children, path, own);
+        if (!sameAttributes(a.attributes, b.attributes)) this.push('updated', loc, { oldNode: a, newNode: b });
+        this.children(a.children, (b as typeof a).children, loc);
         return;
       case 'list':
-        this.list(a, b as ListNode, base, module, path);
+        this.list(a, b as ListNode, loc);
         return;
       case 'leaf-list':
-        this.leafList(a, b as LeafListNode, path);
+        this.leafList(a, b as LeafListNode, loc);
         return;
       case 'entry':
         return; // entries are compared by `list`
     }
   }
 
-  private entryPath(e: ListEntryNode, base: string, module: string | undefined): string {
-    return instancePath([{ schema: e.schema, keys: entryKeyValues(e) }], base, module);
+  private entryLoc(e: ListEntryNode, list: Loc): Loc {
+    return { parent: list.parent, segment: { schema: e.schema, keys: entryKeyValues(e) } };
   }
 
-  private entry(a: ListEntryNode, b: ListEntryNode, base: string, module: string | undefined): void {
-    if (a === b) return;
-    const path = this.entryPath(b, base, module);
-    if (!sameAttributes(a.attributes, b.attributes)) this.changes.push({ type: 'updated', path, schema: a.schema, oldNode: a, newNode: b });
-    this.children(a.children, b.children, path, a.schema.module.name);
-  }
-
-  private list(a: ListNode, b: ListNode, base: string, module: string | undefined, path: string): void {
-    if (!sameAttributes(a.attributes, b.attributes)) this.changes.push({ type: 'updated', path, schema: a.schema, oldNode: a, newNode: b });
+  private list(a: ListNode, b: ListNode, loc: Loc): void {
+    if (!sameAttributes(a.attributes, b.attributes)) this.push('updated', loc, { oldNode: a, newNode: b });
     const ia = listIndex(a);
     const ib = listIndex(b);
     if (ia === undefined || ib === undefined) {
-      this.keyless(a, b, base, module);
+      this.keyless(a, b, loc);
       return;
     }
     for (const e of a.entries) {
       const other = ib.get(entryKey(e));
-      if (other === undefined) this.changes.push({ type: 'deleted', path: this.entryPath(e, base, module), schema: e.schema, oldNode: e });
-      else this.entry(e, other, base, module);
+      if (other === undefined) this.push('deleted', this.entryLoc(e, loc), { oldNode: e });
+      else if (other !== e) {
+        const entryLoc = this.entryLoc(other, loc);
+        if (!sameAttributes(e.attributes, other.attributes)) this.push('updated', entryLoc, { oldNode: e, newNode: other });
+        this.children(e.children, other.children, entryLoc);
+      }
     }
     for (const e of b.entries) {
-      if (!ia.has(entryKey(e))) this.changes.push({ type: 'created', path: this.entryPath(e, base, module), schema: e.schema, newNode: e });
+      if (!ia.has(entryKey(e))) this.push('created', this.entryLoc(e, loc), { newNode: e });
     }
     if (a.schema.orderedBy === 'user') {
       const before = a.entries.map(entryKey).filter((k) => ib.has(k));
       const after = b.entries.map(entryKey).filter((k) => ia.has(k));
-      if (before.some((k, i) => k !== after[i])) this.changes.push({ type: 'reordered', path, schema: a.schema, oldNode: a, newNode: b });
+      if (before.some((k, i) => k !== after[i])) this.push('reordered', loc, { oldNode: a, newNode: b });
     }
   }
 
   /** Keyless (state) lists have no identity but position: entries are compared pairwise. */
-  private keyless(a: ListNode, b: ListNode, base: string, module: string | undefined): void {
+  private keyless(a: ListNode, b: ListNode, loc: Loc): void {
     const n = Math.max(a.entries.length, b.entries.length);
     for (let i = 0; i < n; i++) {
       const x = a.entries[i];
       const y = b.entries[i];
-      const path = instancePath([{ schema: a.schema }], base, module);
-      if (x === undefined) this.changes.push({ type: 'created', path, schema: a.schema, newNode: y! });
-      else if (y === undefined) this.changes.push({ type: 'deleted', path, schema: a.schema, oldNode: x });
-      else this.children(x.children, y.children, path, a.schema.module.name);
+      if (x === undefined) this.push('created', loc, { newNode: y! });
+      else if (y === undefined) this.push('deleted', loc, { oldNode: x });
+      else this.children(x.children, y.children, loc);
     }
   }
 
-  private leafList(a: LeafListNode, b: LeafListNode, path: string): void {
-    if (!sameAttributes(a.attributes, b.attributes)) this.changes.push({ type: 'updated', path, schema: a.schema, oldNode: a, newNode: b });
+  private leafList(a: LeafListNode, b: LeafListNode, loc: Loc): void {
+    if (!sameAttributes(a.attributes, b.attributes)) this.push('updated', loc, { oldNode: a, newNode: b });
     const before = new Set(a.values.map(valueText));
     const after = new Set(b.values.map(valueText));
-    const valuePath = (v: LeafValue) => `${path}[.=${quotePredicate(valueText(v))}]`;
-    for (const v of a.values) if (!after.has(valueText(v))) this.changes.push({ type: 'deleted', path: valuePath(v), schema: a.schema, oldValue: v });
-    for (const v of b.values) if (!before.has(valueText(v))) this.changes.push({ type: 'created', path: valuePath(v), schema: a.schema, newValue: v });
+    const valueLoc = (v: LeafValue): Loc => ({ parent: loc.parent, segment: { schema: a.schema, value: v } });
+    for (const v of a.values) if (!after.has(valueText(v))) this.push('deleted', valueLoc(v), { oldValue: v });
+    for (const v of b.values) if (!before.has(valueText(v))) this.push('created', valueLoc(v), { newValue: v });
     if (a.schema.orderedBy === 'user') {
       const x = a.values.map(valueText).filter((t) => after.has(t));
       const y = b.values.map(valueText).filter((t) => before.has(t));
-      if (x.some((t, i) => t !== y[i])) this.changes.push({ type: 'reordered', path, schema: a.schema, oldNode: a, newNode: b });
+      if (x.some((t, i) => t !== y[i])) this.push('reordered', loc, { oldNode: a, newNode: b });
     }
   }
 }
@@ -163,9 +172,9 @@ class Differ {
  * `before`, created after the deletions at each level.
  */
 export function diffTrees(before: DataRoot | DataNode, after: DataRoot | DataNode, base = ''): Change[] {
-  const d = new Differ();
+  const d = new Differ(base);
   const a = before.kind === 'root' ? before.children : [before];
   const b = after.kind === 'root' ? after.children : [after];
-  d.children(a, b, base, undefined);
+  d.children(a, b, undefined);
   return d.changes;
 }

@@ -77,7 +77,7 @@ export function putEntry(list: ListNode, entry: ListEntryNode, pos?: InsertPosit
     point = findEntry(list, pos.point);
     if (point === undefined) throw missingPoint(path, pos.point);
   }
-  const moves = pos !== undefined && list.schema.orderedBy === 'user' && point !== existing;
+  const moves = pos !== undefined && list.schema.orderedBy === 'user' && (point === undefined || point !== existing);
   if (existing !== undefined && !moves) {
     list.entries[list.entries.indexOf(existing)] = entry;
   } else {
