@@ -56,6 +56,19 @@ async function readLockText(file: string): Promise<string | undefined> {
   }
 }
 
+/** Temporary lock files ("LOCK.tmp-<pid>-…", "LOCK.stale.tmp-<pid>-…") of processes that died mid-way. */
+const LEFTOVER_NAME = /^LOCK(?:\.stale)?\.tmp-(\d+)-[0-9a-z]+$/;
+
+async function removeLeftovers(directory: string): Promise<void> {
+  for (const name of await fs.readdir(directory)) {
+    const match = LEFTOVER_NAME.exec(name);
+    const pid = match ? Number(match[1]) : undefined;
+    if (pid !== undefined && pid !== process.pid && !processIsRunning(pid)) {
+      await removeIfPresent(path.join(directory, name)).catch(() => undefined);
+    }
+  }
+}
+
 /** An exclusive hold on one data directory, released with `release()`. */
 export class DirectoryLock {
   private released = false;
@@ -80,6 +93,7 @@ export class DirectoryLock {
         await fs.writeFile(temporary, content, { mode: FILE_MODE, flag: 'wx' });
         await fs.link(temporary, file);
         heldTokens.add(token);
+        await removeLeftovers(directory);
         return new DirectoryLock(file, token);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

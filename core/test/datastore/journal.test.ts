@@ -141,8 +141,11 @@ test('a lock left by a dead process is taken over', async (t) => {
   await first.close();
   // A process id that is not running: the lock a kill -9 would leave behind.
   fs.writeFileSync(path.join(directory, 'LOCK'), `2147483646\n${require('node:os').hostname()}\nabcdef\n`, { mode: 0o600 });
+  // ...and the temporary file it may have died holding.
+  fs.writeFileSync(path.join(directory, 'LOCK.tmp-2147483646-abc123'), '');
   const { records, logs } = await openCollecting(t, directory);
   t.deepEqual(records, ['kept']);
+  t.deepEqual(journalFiles(directory), ['journal-0000000000000000.log']);
   t.true(logs.some((line) => line.includes('stale lock of process 2147483646')), logs.join('\n'));
 });
 
