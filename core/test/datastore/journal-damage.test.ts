@@ -164,3 +164,42 @@ test('an older valid snapshot is used when the newest one is damaged and the jou
   t.deepEqual(records, ['b']);
   t.true(logs.some((line) => line.includes('ignoring snapshot snapshot-0000000000000002.snap')));
 });
+
+/** A segment of records of assorted sizes (including empty), and where each frame ends. */
+async function sampleSegment(directory: string): Promise<{ records: string[]; frameEnds: number[]; bytes: Buffer }> {
+  const records = Array.from({ length: 12 }, (_, i) => `${i}`.repeat((i * 13) % 37));
+  await writeRecords(directory, records);
+  const frameEnds: number[] = [];
+  let end = 0;
+  for (const record of records) frameEnds.push((end += encodeFrame(record).length));
+  return { records, frameEnds, bytes: fs.readFileSync(segmentPath(directory)) };
+}
+
+test('a power cut at every byte offset recovers exactly the whole records before it', async (t) => {
+  const { records, frameEnds, bytes } = await sampleSegment(temporaryDirectory(t));
+  t.is(frameEnds.at(-1), bytes.length);
+  for (let cut = 0; cut <= bytes.length; cut++) {
+    const directory = temporaryDirectory(t);
+    fs.writeFileSync(segmentPath(directory), bytes.subarray(0, cut));
+    const whole = frameEnds.filter((end) => end <= cut).length;
+    const { journal, records: recovered } = await openCollecting(t, directory);
+    t.deepEqual(recovered, records.slice(0, whole), `cut at ${cut}`);
+    t.is(journal.recovery.droppedBytes, cut - (frameEnds[whole - 1] ?? 0), `cut at ${cut}`);
+    t.is(journal.position, whole);
+    await journal.close();
+  }
+});
+
+test('any one corrupted byte stops recovery exactly at the record that holds it', async (t) => {
+  const { records, frameEnds, bytes } = await sampleSegment(temporaryDirectory(t));
+  for (let offset = 0; offset < bytes.length; offset++) {
+    const directory = temporaryDirectory(t);
+    const damaged = Buffer.from(bytes);
+    damaged[offset]! ^= 0xa5; // CRC-32 catches every error burst of up to 32 bits
+    fs.writeFileSync(segmentPath(directory), damaged);
+    const intact = frameEnds.filter((end) => end <= offset).length;
+    const { journal, records: recovered } = await openCollecting(t, directory);
+    t.deepEqual(recovered, records.slice(0, intact), `byte ${offset}`);
+    await journal.close();
+  }
+});
