@@ -5,3 +5,4 @@
 export * from './hooks';
 export * as plugins from './plugins';
 export type { PluginApi, PluginDefinition, PluginLogger, SettingsProblem, SettingsResult } from './plugins/contract';
+export * as yang from './yang';

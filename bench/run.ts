@@ -1,0 +1,27 @@
+/**
+ * `npm run bench`: runs every benchmark once, prints one table and writes bench/results.json.
+ * Benchmarks measure against a baseline on this machine (yanglint, JSON.parse, ...) so that the ratio
+ * means something whatever the machine's speed.
+ */
+import { printTable, writeResults, type BenchResult } from './results';
+import { benchYangCompile } from './yang-compile';
+
+const suites: Array<[string, () => BenchResult[] | Promise<BenchResult[]>]> = [
+  ['YANG compile', benchYangCompile],
+];
+
+async function run(): Promise<void> {
+  const rows: BenchResult[] = [];
+  for (const [name, suite] of suites) {
+    console.log(`bench: ${name} ...`);
+    rows.push(...(await suite()));
+  }
+  console.log('');
+  printTable(rows);
+  console.log(`\nwritten to ${writeResults(rows)}`);
+}
+
+run().catch((e) => {
+  console.error(e);
+  process.exitCode = 1;
+});
