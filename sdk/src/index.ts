@@ -1,0 +1,31 @@
+/**
+ * @rosetta/sdk: everything a plugin author imports. Plugins import this package only, never the core's
+ * internals; the hook context types come from the core's public types and are re-exported here.
+ */
+export type {
+  CommitContext, ContentFilter, DatastoreName, DeviceConnectContext, DeviceConnection, DeviceInfo, DeviceInvokeContext,
+  DeviceReadContext, DeviceWriteContext, DeviceWriteResult, JsonObject, JsonValue, OperationResult, ReadContext,
+  RosettaHooks, RouteRegistrar, RpcContext, SchemaLoadedContext, SchemaScope, ServerCreateContext, ServerRoutesContext,
+  ServingUnit, StateReadContext, UriParseContext, WriteContext, PluginApi, PluginDefinition, PluginLogger, SettingsProblem,
+  SettingsResult,
+} from '@rosetta/core';
+
+export { definePlugin, defineSettings, type PluginSpec, type SettingField, type SettingsOf } from './plugin';
+export {
+  asTranslationUnit, defineTranslationUnit, isListHandler, type ContainerHandler, type Handler, type HandlerContext, type Keys,
+  type ListHandler, type Registration, type TranslationUnit, type TranslationUnitSpec, type Writer, type WriterContext,
+} from './translation/unit';
+export { readUnits, TranslationError, type ReadOptions } from './translation/read';
+export { planWrite, type WritePlan } from './translation/write';
+export { parseInstancePath, parseSchemaPath, formatInstancePath, type InstanceSegment, type SchemaPath } from './translation/path';
+export { cachingSession, SHOW_COMMAND, type CliSession } from './cli/session';
+export {
+  CliOutputError, cliError, field, fields, lines, parseBlocks, parseJsonOutput, records, sections, type Block, type BlockOptions,
+  type Section,
+} from './cli/parse';
+export { connectSshCli, type SshCliOptions, type SshCliSession } from './cli/ssh-session';
+export {
+  parseSessionLog, transcriptSession, TranscriptMissError, unitHarness, type Transcript, type UnitHarness,
+} from './testing/harness';
+export { simulatorHostKey, startSimulator, type DeviceDefinition, type DeviceView, type SimulatedDevice, type SimulatorOptions } from './testing/simulator';
+export { FRR_MODES, FRR_SINGLE_VALUE, type ConfigLine, type ModeRule } from './testing/running-config';

@@ -1,0 +1,236 @@
+/**
+ * The device simulator: an ssh2 server on loopback that plays a device definition as a live CLI device,
+ * behaving by default like FRR's vtysh (banner, `host# ` prompts, echo, `\r\n` line ends, config modes,
+ * `% Unknown command: ...`). Config commands edit a running configuration that `show running-config`
+ * renders, so a write followed by a read reflects it. Interactive shells (with a PTY) and exec channels
+ * both work. Many simulators can run in one process; they share one generated host key.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { Server, type Connection, type ServerChannel } from 'ssh2';
+import {
+  FRR_MODES, FRR_SINGLE_VALUE, addLine, parseConfig, removeLine, renderRunningConfig, type ConfigLine, type ModeRule,
+} from './running-config';
+
+/** What a command's output may depend on. */
+export interface DeviceView {
+  readonly hostname: string;
+  /** The running config as `show running-config` prints it. */
+  runningConfig(): string;
+  /** Top-level configuration lines and blocks. */
+  readonly config: readonly ConfigLine[];
+}
+
+export interface DeviceDefinition {
+  readonly hostname: string;
+  /** Printed at login (default FRR's). */
+  readonly banner?: string;
+  /** Credentials; absent means any username and password are accepted. */
+  readonly username?: string;
+  readonly password?: string;
+  /** Exec-mode command -> output (a function computes it from the device's state). */
+  readonly commands?: Readonly<Record<string, string | ((device: DeviceView) => string)>>;
+  /** Running config lines printed after `Current configuration:` and before the body (FRR: version, hostname...). */
+  readonly preamble?: readonly string[];
+  /** The starting configuration body, indented as in a running config. */
+  readonly config?: readonly string[];
+  /** Config commands that open sub-modes (default FRR's). */
+  readonly modes?: readonly ModeRule[];
+  /** Settings that replace their previous value (default FRR's). */
+  readonly singleValue?: readonly RegExp[];
+  /** When given, config commands must match one of these; others get the unknown-command error. */
+  readonly configCommands?: readonly RegExp[];
+  /** The error text for an unknown command (default FRR's `% Unknown command: <cmd>`). */
+  readonly unknownCommand?: (command: string) => string;
+}
+
+export interface SimulatedDevice {
+  readonly host: string;
+  readonly port: number;
+  readonly view: DeviceView;
+  /** Every command received, across sessions, in order. */
+  readonly commandLog: readonly string[];
+  /** Open SSH connections. */
+  readonly connections: number;
+  close(): Promise<void>;
+}
+
+export interface SimulatorOptions {
+  readonly host?: string;
+  /** 0 (default) picks a free port. */
+  readonly port?: number;
+  /** A PEM private key; default one RSA key generated per process. */
+  readonly hostKey?: string;
+}
+
+let sharedHostKey: string | undefined;
+
+/** The RSA host key all simulators of this process share (generated on first use). */
+export function simulatorHostKey(): string {
+  sharedHostKey ??= generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  }).privateKey;
+  return sharedHostKey;
+}
+
+const FRR_BANNER = (version: string) => `\r\nHello, this is FRRouting (version ${version}).\r\nCopyright 1996-2005 Kunihiro Ishiguro, et al.\r\n\r\n`;
+
+/** Starts a simulated device; resolves once it listens. */
+export async function startSimulator(def: DeviceDefinition, options: SimulatorOptions = {}): Promise<SimulatedDevice> {
+  const modes = def.modes ?? FRR_MODES;
+  const singleValue = def.singleValue ?? FRR_SINGLE_VALUE;
+  const config = parseConfig(def.config ?? [], modes);
+  const commandLog: string[] = [];
+  const view: DeviceView = {
+    hostname: def.hostname,
+    config,
+    runningConfig: () => renderRunningConfig(def.preamble ?? [], config),
+  };
+  const unknown = def.unknownCommand ?? ((cmd: string) => `% Unknown command: ${cmd}`);
+  const clients = new Set<Connection>();
+
+  /** One CLI session's state: mode and the block stack it is editing. */
+  const newSession = () => {
+    let enabled = true;
+    let mode = 'exec';
+    const stack: ConfigLine[] = [];
+    const modeOf = () => (stack.length > 0 ? stack[stack.length - 1]!.rule?.mode ?? 'config' : 'config');
+    const prompt = () => `${def.hostname}${mode === 'exec' ? '' : `(${mode})`}${enabled ? '#' : '>'} `;
+
+    const execCommand = (cmd: string): string | 'quit' => {
+      if (cmd === 'exit' || cmd === 'quit' || cmd === 'logout') return 'quit';
+      if (cmd === 'enable') { enabled = true; return ''; }
+      if (cmd === 'disable') { enabled = false; return ''; }
+      if (/^terminal length \d+$/.test(cmd)) return '';
+      const table = def.commands?.[cmd];
+      if (table !== undefined) return typeof table === 'function' ? table(view) : table;
+      if (!enabled) return unknown(cmd);
+      if (/^conf(igure)?( t(erminal)?)?$/.test(cmd)) { mode = 'config'; return ''; }
+      if (cmd === 'show running-config' || cmd === 'show running-config ') return view.runningConfig();
+      return unknown(cmd);
+    };
+
+    const configCommand = (cmd: string): string => {
+      if (cmd === 'end') { stack.length = 0; mode = 'exec'; return ''; }
+      if (cmd === 'exit') {
+        if (stack.length > 0) stack.pop();
+        else mode = 'exec';
+        if (mode !== 'exec') mode = modeOf();
+        return '';
+      }
+      if (cmd.startsWith('do ')) { const out = execCommand(cmd.slice(3)); return out === 'quit' ? '' : out; }
+      // a command opening a block is looked for in the current mode, then in the modes above (as vtysh does)
+      for (let depth = stack.length; depth >= 0; depth--) {
+        const here = depth > 0 ? stack[depth - 1]!.rule?.mode ?? 'config' : 'config';
+        const rule = modes.find((m) => (m.from ?? ['config']).includes(here) && m.enter.test(cmd));
+        if (!rule) continue;
+        stack.length = depth;
+        const container = depth > 0 ? stack[depth - 1]!.children : config;
+        stack.push(addLine(container, cmd, singleValue, rule));
+        mode = rule.mode;
+        return '';
+      }
+      if (def.configCommands && !def.configCommands.some((re) => re.test(cmd.replace(/^no /, '')))) return unknown(cmd);
+      const container = stack.length > 0 ? stack[stack.length - 1]!.children : config;
+      if (cmd.startsWith('no ')) removeLine(container, cmd.slice(3));
+      else addLine(container, cmd, singleValue, undefined);
+      return '';
+    };
+
+    return {
+      prompt,
+      run(line: string): string | 'quit' {
+        const cmd = line.trim().replace(/\s+/g, ' ');
+        if (cmd === '') return '';
+        commandLog.push(cmd);
+        return mode === 'exec' ? execCommand(cmd) : configCommand(cmd);
+      },
+    };
+  };
+
+  const crlf = (text: string) => text.replace(/\r?\n/g, '\r\n');
+
+  const serveShell = (stream: ServerChannel): void => {
+    const session = newSession();
+    stream.write(def.banner ?? FRR_BANNER('8.4.4'));
+    stream.write(session.prompt());
+    let buffer = '';
+    let lastWasCr = false;
+    stream.on('data', (data: Buffer) => {
+      for (const ch of data.toString('utf8')) {
+        if (ch === '\n' && lastWasCr) { lastWasCr = false; continue; }
+        lastWasCr = ch === '\r';
+        if (ch === '\r' || ch === '\n') {
+          stream.write('\r\n');
+          const out = session.run(buffer);
+          buffer = '';
+          if (out === 'quit') { stream.exit(0); stream.end(); return; }
+          if (out !== '') stream.write(crlf(out.endsWith('\n') ? out : `${out}\n`));
+          stream.write(session.prompt());
+        } else if (ch === '\x7f' || ch === '\b') {
+          if (buffer.length > 0) { buffer = buffer.slice(0, -1); stream.write('\b \b'); }
+        } else if (ch >= ' ' && buffer.length < 4096) {
+          buffer += ch;
+          stream.write(ch);
+        }
+      }
+    });
+  };
+
+  const serveExec = (stream: ServerChannel, command: string): void => {
+    const session = newSession();
+    let failed = false;
+    const outputs: string[] = [];
+    for (const line of command.split(/\r?\n/)) {
+      const out = session.run(line);
+      if (out === 'quit') break;
+      if (out.startsWith('% ')) failed = true;
+      if (out !== '') outputs.push(out.endsWith('\n') ? out : `${out}\n`);
+    }
+    stream.write(outputs.join(''));
+    stream.exit(failed ? 1 : 0);
+    stream.end();
+  };
+
+  const server = new Server({ hostKeys: [options.hostKey ?? simulatorHostKey()] }, (client) => {
+    clients.add(client);
+    client.on('close', () => clients.delete(client));
+    client.on('error', () => clients.delete(client));
+    client.on('authentication', (ctx) => {
+      const ok = ctx.method === 'password'
+        && (def.username === undefined || ctx.username === def.username)
+        && (def.password === undefined || ctx.password === def.password);
+      if (ok) ctx.accept();
+      else ctx.reject(['password']);
+    });
+    client.on('ready', () => {
+      client.on('session', (acceptSession) => {
+        const session = acceptSession();
+        session.on('pty', (accept) => accept?.());
+        session.on('window-change', (accept) => accept?.());
+        session.on('env', (accept) => accept?.());
+        session.on('shell', (accept) => serveShell(accept()));
+        session.on('exec', (accept, _reject, info) => serveExec(accept(), info.command));
+      });
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => { server.off('error', reject); resolve(); });
+  });
+  const address = server.address() as AddressInfo;
+  return {
+    host: address.address,
+    port: address.port,
+    view,
+    commandLog,
+    get connections() { return clients.size; },
+    close: () => new Promise<void>((resolve) => {
+      for (const c of clients) c.end();
+      server.close(() => resolve());
+    }),
+  };
+}

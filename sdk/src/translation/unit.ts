@@ -1,0 +1,111 @@
+/**
+ * Declaring a translation unit: per YANG path, a config reader, a state reader and a writer. A path is
+ * written as a schema path in RFC 7951 style (`/openconfig-interfaces:interfaces/interface/config`, module
+ * prefix on the first node and where the module changes). A path whose handler declares `keys` is a list:
+ * `list()` enumerates its entries and the readers are called once per entry.
+ *
+ * Readers return the JSON of their node's subtree (members without module prefixes, except where the
+ * module changes), or undefined when the node is absent. Writers get the before/after JSON of their node
+ * (with the subtrees other handlers own removed) and return the commands to send; the engine derives the
+ * undo commands by running the inverse writer.
+ */
+import type { ContentFilter, JsonObject, TranslationUnitDefinition } from '@rosetta/core';
+import type { CliSession } from '../cli/session';
+import { parseSchemaPath, type SchemaPath } from './path';
+
+/** Key leaf name -> value, for one list entry. */
+export type Keys = Readonly<Record<string, string>>;
+
+export interface HandlerContext {
+  readonly session: CliSession;
+  /** What the request reads: list enumerators can skip state-only commands for `config`. */
+  readonly content: ContentFilter;
+  /** Keys of every list entry on the path, outermost first. */
+  readonly keys: readonly Keys[];
+  /** Keys of the innermost list entry on the path (`{}` when the path crosses no list). */
+  readonly key: Keys;
+}
+
+export interface WriterContext {
+  readonly keys: readonly Keys[];
+  readonly key: Keys;
+  /** RFC 7951 instance path of the node written, for messages. */
+  readonly path: string;
+}
+
+/** Turns a change of one node into device commands (sent in configuration mode). */
+export interface Writer {
+  create?(after: JsonObject, ctx: WriterContext): readonly string[];
+  /** Absent: an update is sent as delete(before) then create(after). */
+  update?(before: JsonObject, after: JsonObject, ctx: WriterContext): readonly string[];
+  delete?(before: JsonObject, ctx: WriterContext): readonly string[];
+}
+
+export interface ContainerHandler {
+  /** The node's configuration, as the device has it. */
+  readConfig?(ctx: HandlerContext): Promise<JsonObject | undefined>;
+  /** The node's state (`config false` data). */
+  readState?(ctx: HandlerContext): Promise<JsonObject | undefined>;
+  write?: Writer;
+}
+
+export interface ListHandler extends ContainerHandler {
+  /** Key leaf names in key order. */
+  readonly keys: readonly string[];
+  /** Every entry's keys (called once per parent entry per request). */
+  list(ctx: HandlerContext): Promise<readonly Keys[]>;
+}
+
+export type Handler = ContainerHandler | ListHandler;
+
+/** What `defineTranslationUnit` takes. */
+export interface TranslationUnitSpec {
+  /** Schema path -> handler. Order does not matter; parents are handled before children. */
+  readonly paths: Readonly<Record<string, Handler>>;
+}
+
+/** One registered path, parsed. */
+export interface Registration {
+  readonly path: SchemaPath;
+  readonly text: string;
+  readonly handler: Handler;
+}
+
+/** A translation unit as the engine runs it; the CLI southbound receives it through `ServingUnit.definition`. */
+export interface TranslationUnit extends TranslationUnitDefinition {
+  /** Registrations, parents before children. */
+  readonly registrations: readonly Registration[];
+}
+
+export function isListHandler(h: Handler): h is ListHandler {
+  return Array.isArray((h as ListHandler).keys);
+}
+
+/** Builds a unit; throws at load time (reported by the host as a load error) when a path is malformed. */
+export function defineTranslationUnit(spec: TranslationUnitSpec): TranslationUnit {
+  const registrations: Registration[] = [];
+  const seen = new Set<string>();
+  for (const [text, handler] of Object.entries(spec.paths)) {
+    const parsed = parseSchemaPath(text);
+    if (!parsed.ok) throw new Error(`translation unit path ${JSON.stringify(text)}: ${parsed.error}`);
+    const canonical = parsed.path.segments.join('/');
+    if (seen.has(canonical)) throw new Error(`translation unit path ${JSON.stringify(text)} is registered twice`);
+    seen.add(canonical);
+    if (isListHandler(handler)) {
+      if (handler.keys.length === 0) throw new Error(`translation unit path ${text}: a list handler needs at least one key`);
+      if (typeof handler.list !== 'function') throw new Error(`translation unit path ${text}: a list handler needs list()`);
+    }
+    registrations.push({ path: parsed.path, text, handler });
+  }
+  registrations.sort((a, b) => a.path.segments.length - b.path.segments.length);
+  return Object.freeze({ kind: 'rosetta-translation-unit' as const, registrations });
+}
+
+/** Checks that something the core handed over is a unit this SDK built. */
+export function asTranslationUnit(definition: TranslationUnitDefinition): TranslationUnit {
+  const unit = definition as Partial<TranslationUnit>;
+  if (definition.kind !== 'rosetta-translation-unit' || !Array.isArray(unit.registrations)) {
+    throw new Error('not a translation unit built by @rosetta/sdk defineTranslationUnit');
+  }
+  return unit as TranslationUnit;
+}
