@@ -1,0 +1,35 @@
+/**
+ * The contract between the RESTCONF layer and the datastores: a datastore hands out immutable
+ * versions of its tree and applies edits atomically, serialized with other writers, durably for the
+ * Config datastore (the promise resolves only once the change is on disk). The implementation lives
+ * beside this file; restconf/ and mount/ depend on this contract only.
+ */
+import type { DataRoot } from '../data/tree';
+import type { Edit } from '../data/edit';
+
+export type DatastoreName = 'config' | 'operational';
+
+export interface Datastore {
+  readonly name: DatastoreName;
+  /**
+   * The current version of the tree. It is never changed afterwards: a reader may keep it for as long
+   * as it needs and sees a consistent snapshot even while a large write is applied.
+   */
+  current(): DataRoot;
+  /**
+   * Applies `edits` in order, all or nothing, after the writes queued before it. `check` runs on the
+   * would-be new tree before anything is stored (validation); when it or an edit throws, nothing
+   * changes and the error propagates (DataError for data faults). Resolves with the new version once
+   * it is durable.
+   */
+  apply(edits: readonly Edit[], check?: (next: DataRoot, previous: DataRoot) => void): Promise<DataRoot>;
+}
+
+/** The two datastores of a running service. */
+export interface Datastores {
+  readonly config: Datastore;
+  /** Written by the service itself (device status, introspection); read-only to clients (405). */
+  readonly operational: Datastore;
+  /** Finishes queued writes, flushes and closes the store. */
+  close(): Promise<void>;
+}
