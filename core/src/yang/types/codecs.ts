@@ -6,6 +6,7 @@
  */
 import type { LeafValue } from '../../data/tree';
 import type { PatternRestriction, RestrictionError, SchemaContext, YangType } from '../schema';
+import { linearMatcher } from './xsd-nfa';
 import { instanceIdentifierToXml, parseInstanceIdentifier, resolveInstanceIdentifier } from './instance-identifier';
 import {
   builtinRange, formatDecimal, formatLength, formatRange, inLength, inRange, parseDecimal,
@@ -189,9 +190,22 @@ function codePointLength(s: string): number {
   return n;
 }
 
+/**
+ * Values longer than this are matched by the linear-time NFA: V8's backtracking engine is faster on
+ * short values, but some real patterns take quadratic time on long crafted ones.
+ */
+const LONG_VALUE = 256;
+
+/** Whether a pattern matches the whole value, in time linear in the value's length. */
+export function patternMatches(p: PatternRestriction, s: string): boolean {
+  if (s.length <= LONG_VALUE) return p.regex.test(s);
+  const linear = linearMatcher(p.source);
+  return linear ? linear(s) : p.regex.test(s);
+}
+
 function checkPatterns(patterns: readonly PatternRestriction[], s: string): ValueResult | undefined {
   for (const p of patterns) {
-    if (p.regex.test(s) === p.inverted) {
+    if (patternMatches(p, s) === p.inverted) {
       return restrictionFail(p, p.inverted
         ? `value ${show(s)} matches the inverted pattern ${show(p.source)}`
         : `value ${show(s)} does not match pattern ${show(p.source)}`);

@@ -33,6 +33,18 @@ interface ClassNode {
   readonly subtract?: ClassNode;
 }
 
+/**
+ * A parsed XSD regex. Both back ends read it: `toJs` writes the JavaScript RegExp source, and
+ * `xsd-nfa.ts` builds a linear-time matcher for long values.
+ */
+export type XsdNode =
+  | { readonly kind: 'seq'; readonly items: readonly XsdNode[] }
+  | { readonly kind: 'alt'; readonly branches: readonly XsdNode[] }
+  | { readonly kind: 'repeat'; readonly item: XsdNode; readonly min: number; readonly max: number; readonly suffix: string }
+  | { readonly kind: 'char'; readonly cp: number }
+  /** One character of a set; `js` is a self-contained JS atom (class or lookahead form) matching it. */
+  | { readonly kind: 'set'; readonly js: string };
+
 class XsdSyntaxError extends Error {}
 
 const MAX_CODE_POINT = 0x10ffff;
@@ -127,10 +139,10 @@ class Translator {
     this.cps = Array.from(source, (c) => c.codePointAt(0)!);
   }
 
-  translate(): string {
-    const body = this.regExp();
+  parse(): XsdNode {
+    const root = this.regExp();
     if (this.pos < this.cps.length) this.fail('unmatched ")"');
-    return `^(?:${body})$`;
+    return root;
   }
 
   private fail(reason: string): never {
@@ -146,27 +158,27 @@ class Translator {
   }
 
   /** regExp ::= branch ( '|' branch )* */
-  private regExp(): string {
+  private regExp(): XsdNode {
     const branches = [this.branch()];
     while (this.isChar(this.peek(), '|')) {
       this.pos++;
       branches.push(this.branch());
     }
-    return branches.join('|');
+    return branches.length === 1 ? branches[0]! : { kind: 'alt', branches };
   }
 
   /** branch ::= piece* — ends at `|`, `)` or the end. */
-  private branch(): string {
-    let out = '';
+  private branch(): XsdNode {
+    const items: XsdNode[] = [];
     for (;;) {
       const c = this.peek();
-      if (c === undefined || this.isChar(c, '|') || this.isChar(c, ')')) return out;
-      out += this.piece();
+      if (c === undefined || this.isChar(c, '|') || this.isChar(c, ')')) return items.length === 1 ? items[0]! : { kind: 'seq', items };
+      items.push(this.piece());
     }
   }
 
   /** piece ::= atom quantifier? */
-  private piece(): string {
+  private piece(): XsdNode {
     const atom = this.atom();
     const c = this.peek();
     let quantifier = '';
@@ -186,7 +198,13 @@ class Translator {
         this.fail('a quantifier cannot follow another quantifier');
       }
     }
-    return atom + quantifier;
+    if (quantifier === '') return atom;
+    const lazy = quantifier.length > 1 && quantifier.endsWith('?');
+    const q = lazy ? quantifier.slice(0, -1) : quantifier;
+    const m = /^\{(\d+)(,(\d*))?\}$/.exec(q);
+    const [min, max] = q === '?' ? [0, 1] : q === '*' ? [0, Infinity] : q === '+' ? [1, Infinity]
+      : [Number(m![1]), m![2] === undefined ? Number(m![1]) : m![3] ? Number(m![3]) : Infinity];
+    return { kind: 'repeat', item: atom, min, max, suffix: quantifier };
   }
 
   /** True when the text at the cursor is a well-formed `{n}`, `{n,}` or `{n,m}`. */
@@ -223,7 +241,7 @@ class Translator {
     return text;
   }
 
-  private atom(): string {
+  private atom(): XsdNode {
     const c = this.peek()!;
     switch (String.fromCodePoint(c)) {
       case '(': {
@@ -233,22 +251,22 @@ class Translator {
         if (!this.isChar(this.peek(), ')')) this.fail('unclosed "("');
         this.pos++;
         this.depth--;
-        return `(?:${inner})`;
+        return inner;
       }
       case '[':
-        return emitClass(this.classExpr());
+        return { kind: 'set', js: emitClass(this.classExpr()) };
       case '.':
         this.pos++;
-        return '[^\\n\\r]';
+        return { kind: 'set', js: '[^\\n\\r]' };
       case '\\': {
         const esc = this.escape();
-        return typeof esc === 'number' ? literal(esc) : emitSet(esc, false);
+        return typeof esc === 'number' ? { kind: 'char', cp: esc } : { kind: 'set', js: emitSet(esc, false) };
       }
       case '?': case '*': case '+':
         return this.fail(`quantifier "${String.fromCodePoint(c)}" has nothing to repeat`);
       default:
         this.pos++;
-        return literal(c);
+        return { kind: 'char', cp: c };
     }
   }
 
@@ -373,6 +391,38 @@ function mergeInto(target: CharSet, source: CharSet): void {
   target.complex.push(...source.complex);
 }
 
+/** JavaScript source for a node; `context` says whether it must be one atom or may be an alternation. */
+function toJs(node: XsdNode, context: 'top' | 'seq' | 'atom'): string {
+  let body: string;
+  switch (node.kind) {
+    case 'char':
+      return literal(node.cp);
+    case 'set':
+      return node.js;
+    case 'seq':
+      body = node.items.map((i) => toJs(i, 'seq')).join('');
+      break;
+    case 'alt':
+      body = node.branches.map((b) => toJs(b, 'top')).join('|');
+      if (context === 'seq') return `(?:${body})`;
+      break;
+    case 'repeat':
+      body = toJs(node.item, 'atom') + node.suffix;
+      break;
+  }
+  return context === 'atom' ? `(?:${body})` : body;
+}
+
+/** Parses an XSD regular expression; an error names the position and the reason. */
+export function parseXsdRegex(xsd: string): { ast: XsdNode } | { error: string } {
+  try {
+    return { ast: new Translator(xsd).parse() };
+  } catch (e) {
+    if (e instanceof XsdSyntaxError) return { error: `invalid pattern: ${e.message}` };
+    return { error: `invalid pattern: ${e instanceof Error ? e.message : String(e)}` };
+  }
+}
+
 const translated = new Map<string, { regex: RegExp } | { error: string }>();
 const CACHE_LIMIT = 10_000;
 
@@ -386,11 +436,15 @@ export function translatePattern(xsd: string): { regex: RegExp } | { error: stri
   const cached = translated.get(xsd);
   if (cached) return cached;
   let result: { regex: RegExp } | { error: string };
-  try {
-    const source = new Translator(xsd).translate();
-    result = { regex: new RegExp(source, 'u') };
-  } catch (e) {
-    result = { error: `invalid pattern: ${e instanceof Error ? e.message : String(e)}` };
+  const parsed = parseXsdRegex(xsd);
+  if ('error' in parsed) {
+    result = parsed;
+  } else {
+    try {
+      result = { regex: new RegExp(`^(?:${toJs(parsed.ast, 'top')})$`, 'u') };
+    } catch (e) {
+      result = { error: `invalid pattern: ${e instanceof Error ? e.message : String(e)}` };
+    }
   }
   if (translated.size >= CACHE_LIMIT) translated.clear();
   translated.set(xsd, result);
