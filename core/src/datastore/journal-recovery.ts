@@ -152,10 +152,11 @@ export async function recoverDirectory(
     throw error;
   }
 
-  // Only now that recovery succeeded: files the snapshot supersedes.
-  for (const name of obsolete) await removeIfPresent(path.join(directory, name));
-  for (const snapshot of listing.snapshots) {
-    if (snapshot.position < snapshotPosition) await removeIfPresent(path.join(directory, snapshot.name));
+  // Only now that recovery succeeded, and best effort (a leftover is harmless, it is superseded):
+  // files the snapshot makes redundant.
+  const superseded = [...obsolete, ...listing.snapshots.filter((snapshot) => snapshot.position < snapshotPosition).map((snapshot) => snapshot.name)];
+  for (const name of superseded) {
+    await removeIfPresent(path.join(directory, name)).catch((error: Error) => log(`could not remove ${name}: ${error.message}`));
   }
 
   const report: RecoveryReport = {

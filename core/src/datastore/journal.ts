@@ -63,8 +63,8 @@ const defaultIo: JournalIo = {
 /** How a journal behaves; every field is optional. */
 export interface JournalOptions extends RecoveryHandlers {
   /**
-   * Called (at most once per segment) when the records since the last snapshot pass `compactAfterBytes`
-   * or `compactAfterRecords`. The owner answers by calling `snapshot()` with its state at a moment when
+   * Called once when the records since the last snapshot pass `compactAfterBytes` or
+   * `compactAfterRecords` (and, if that snapshot fails, once more after another threshold's worth). The owner answers by calling `snapshot()` with its state at a moment when
    * that state reflects exactly the records appended so far (e.g. inside its write queue).
    */
   onCompactionDue?(journal: Journal): void;
@@ -123,6 +123,8 @@ export class Journal {
   private failure: Error | undefined;
   private closing: Promise<void> | undefined;
   private compactionSignalled = false;
+  /** Segment size the compaction thresholds are counted from: 0, or where a failed snapshot left it. */
+  private compactionBaseline = { bytes: 0, records: 0 };
   private batches = 0;
 
   private constructor(
@@ -232,8 +234,15 @@ export class Journal {
     // Handled now: it may reject (journal failure) while an earlier snapshot is still being written.
     rotated.catch(() => undefined);
     const written = this.snapshotting.then(async () => {
-      await rotated; // every record before `position` is durable and later ones go to the new segment
-      await writeSnapshotFile(this.directory, position, state);
+      try {
+        await rotated; // every record before `position` is durable and later ones go to the new segment
+        await writeSnapshotFile(this.directory, position, state);
+      } catch (error) {
+        // Ask the owner again, but only after another threshold's worth of records: no retry storm.
+        this.compactionSignalled = false;
+        this.compactionBaseline = { bytes: this.active.bytes, records: this.active.records };
+        throw error;
+      }
       await this.removeSuperseded(position);
     });
     this.snapshotting = written.catch(() => undefined);
@@ -319,7 +328,9 @@ export class Journal {
     this.durable += count;
     this.batches += 1;
     for (const item of batch) item.resolve();
-    if (!this.compactionSignalled && this.compactionDue && this.onCompactionDue) {
+    const sinceBaseline = { bytes: segment.bytes - this.compactionBaseline.bytes, records: segment.records - this.compactionBaseline.records };
+    const due = sinceBaseline.bytes >= this.limits.compactAfterBytes || sinceBaseline.records >= this.limits.compactAfterRecords;
+    if (due && !this.compactionSignalled && this.onCompactionDue) {
       this.compactionSignalled = true;
       try {
         this.onCompactionDue(this);
@@ -349,6 +360,7 @@ export class Journal {
     const previous = this.active;
     this.active = { start, name, file: handle, bytes: 0, records: 0 };
     this.compactionSignalled = false;
+    this.compactionBaseline = { bytes: 0, records: 0 };
     await previous.file.close().catch(() => undefined);
   }
 

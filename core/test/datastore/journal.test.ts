@@ -364,3 +364,27 @@ test('records larger than a read chunk and records straddling chunk boundaries c
   t.is(reopened.records.length, records.length);
   t.true(reopened.records.every((record, i) => record === records[i]));
 });
+
+test('after a failed compaction snapshot the owner is asked again, one threshold later', async (t) => {
+  const directory = temporaryDirectory(t);
+  const askedAt: number[] = [];
+  const attempts: Promise<void>[] = [];
+  const { journal } = await openCollecting(t, directory, {
+    compactAfterRecords: 10,
+    onCompactionDue: (due) => {
+      askedAt.push(due.position);
+      attempts.push(due.snapshot(`state at ${due.position}`).catch(() => undefined));
+    },
+  });
+  // The snapshot file for position 10 cannot be put in place: the first attempt fails.
+  fs.mkdirSync(path.join(directory, 'snapshot-000000000000000a.snap'));
+  for (let n = 0; n < 35; n++) {
+    await journal.append(`r${n}`);
+    await Promise.all(attempts); // settle each attempt before the next append, for exact positions
+  }
+  t.deepEqual(askedAt, [10, 20, 30]);
+  await journal.close();
+  const reopened = await openCollecting(t, directory);
+  t.is(reopened.snapshot, 'state at 30');
+  t.deepEqual(reopened.records, ['r30', 'r31', 'r32', 'r33', 'r34']);
+});
