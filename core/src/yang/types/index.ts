@@ -7,6 +7,8 @@ export {
   builtinRange, parseRange, parseLength, parseDecimal, formatDecimal, formatRange, formatLength, inRange, inLength,
   isNumericBuiltin, FULL_LENGTH,
 } from './restrictions';
-export { translatePattern } from './xsd-regex';
+export { translatePattern, parseXsdRegex, type XsdNode } from './xsd-regex';
+export { linearMatcher } from './xsd-nfa';
+export { patternMatches } from './codecs';
 export { valueFromJson, valueFromText, valueToJson, valueToText, compareValues, type ValueResult } from './values';
 export { parseInstanceIdentifier, type IidStep, type IidPredicate } from './instance-identifier';
