@@ -44,10 +44,18 @@ function ownWhenPositions(ctx: SchemaContext): Set<string> {
 /** Whether `when` is the node's own condition (context: the node) rather than its uses'/augment's. */
 export function isOwnWhen(when: SchemaXPath, node: SchemaNode, ctx: SchemaContext): boolean {
   if (node.kind === 'choice' || node.kind === 'case') return false;
-  const set = ownWhenPositions(ctx);
-  const p = when.position;
-  return set.has(positionKey(p)) || set.has(`${p.file}:${p.line}:*`);
+  let own = ownWhenCache2.get(when);
+  if (own === undefined) {
+    const set = ownWhenPositions(ctx);
+    const p = when.position;
+    own = set.has(positionKey(p)) || set.has(`${p.file}:${p.line}:*`);
+    ownWhenCache2.set(when, own);
+  }
+  return own;
 }
+
+/** Per expression: whether it is its node's own `when` (an expression object belongs to one context). */
+const ownWhenCache2 = new WeakMap<SchemaXPath, boolean>();
 
 /** Result of checking the `when` conditions of one node instance. */
 export type WhenResult = { ok: true } | { ok: false; xpath: SchemaXPath } | { ok: false; xpath: SchemaXPath; error: string };

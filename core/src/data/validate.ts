@@ -79,26 +79,26 @@ class Validator {
   validateInner(node: XNode, schema: ContainerSchema | ListSchema | SchemaNode | undefined): void {
     const d = node.data as DataRoot | ContainerNode | ListEntryNode;
     const whenCache = new Map<SchemaXPath, boolean | string>();
-    const present = new Set<SchemaNode>();
-    const activeCase = new Map<ChoiceSchema, CaseSchema>();
+    const expected = schema === undefined ? this.ctx.data : schema.children;
+    const present = needsMissingCheck(expected, this.config) ? new Set<SchemaNode>() : undefined;
+    let activeCase: Map<ChoiceSchema, CaseSchema> | undefined;
     for (let i = 0; i < d.children.length; i++) {
       const child = d.children[i]!;
       const cs = child.schema;
       // An empty non-presence container means nothing (RFC 7950 §7.5.1): treat it as absent.
       if (child.kind === 'container' && child.children.length === 0 && cs.kind === 'container' && cs.presence === undefined) continue;
-      present.add(cs);
+      present?.add(cs);
       if (this.config && !cs.config) {
         const x = firstCursor(node, child, i);
         this.report('invalid-value', x ?? node, `state data node "${cs.name}" is not allowed in configuration data`);
         continue;
       }
       if (cs.parent && (cs.parent.kind === 'case' || cs.parent.kind === 'choice')) {
-        if (!this.checkCases(cs, node, child, i, activeCase, whenCache)) continue;
+        if (!this.checkCases(cs, node, child, i, (activeCase ??= new Map()), whenCache)) continue;
       }
       this.validateChild(node, child, i, whenCache);
     }
-    const expected = schema === undefined ? this.ctx.data : schema.children;
-    if (needsMissingCheck(expected, this.config)) this.checkMissing(expected, present, node, true, whenCache);
+    if (present) this.checkMissing(expected, present, node, true, whenCache);
   }
 
   /**
@@ -230,14 +230,22 @@ class Validator {
   /** Every entry has all its keys, and no two entries have the same keys. */
   private checkKeys(parent: XNode, list: ListNode, slot: number): void {
     const seen = new Set<string>();
+    const keys = list.schema.keys;
     list.entries.forEach((entry, j) => {
-      const values = entryKeyValues(entry);
-      const missing = list.schema.keys.filter((_, k) => values[k] === undefined);
-      if (missing.length) {
-        this.report('missing-element', new XNode(entry, parent, slot, j), `list entry lacks key leaf "${missing[0]!.name}"`);
-        return;
+      // Fast path: a well-formed entry starts with its single key leaf.
+      const first = entry.children[0];
+      let key: string;
+      if (keys.length === 1 && first !== undefined && first.schema === keys[0] && first.kind === 'leaf') {
+        key = valueString(first.value);
+      } else {
+        const values = entryKeyValues(entry);
+        const missing = keys.filter((_, k) => values[k] === undefined);
+        if (missing.length) {
+          this.report('missing-element', new XNode(entry, parent, slot, j), `list entry lacks key leaf "${missing[0]!.name}"`);
+          return;
+        }
+        key = keyString(values);
       }
-      const key = keyString(values);
       if (seen.has(key)) this.report('invalid-value', new XNode(entry, parent, slot, j), `duplicate entry of list "${list.schema.name}"`);
       else seen.add(key);
     });
@@ -330,7 +338,11 @@ export function pathOf(x: XNode, extra?: PathSegment): string {
     const d = n.data;
     if (d.kind === 'root') break;
     if (d.kind === 'leaf-list') segments.push({ schema: d.schema, value: d.values[n.sub] ?? null });
-    else segments.push(segmentOf(d));
+    else if (d.kind === 'entry') {
+      const keys = entryKeyValues(d);
+      // An entry lacking a key is named by its list alone rather than by a made-up key value.
+      segments.push(keys.includes(undefined as unknown as LeafValue) ? { schema: d.schema } : { schema: d.schema, keys });
+    } else segments.push(segmentOf(d));
   }
   segments.reverse();
   if (extra) segments.push(extra);

@@ -12,7 +12,7 @@ import type { CompiledModule, LeafSchema, SchemaContext, SchemaXPath } from '../
 import type { ListNode } from '../../data/tree';
 import type { Expr, NodeTest, Step } from './ast';
 import { compileXPath } from './parser';
-import { XNode, expandChild, isIdentityType, leafType, normalizeSet, stringValue, valueString } from './nodes';
+import { XNode, type XData, expandChild, isIdentityType, leafType, normalizeSet, stringValue, valueString } from './nodes';
 import { callFunction } from './functions';
 
 /** An XPath value: a node-set (in document order, no duplicates), string, number or boolean. */
@@ -174,6 +174,8 @@ function applyStep(step: Step, node: XNode, env: EvalEnv): XNode[] {
   if (indexed) {
     set = indexed;
     predicates = predicates.slice(1);
+  } else if (step.axis === 'child') {
+    set = childStep(node, step.test, env);
   } else {
     set = [];
     for (const n of axisNodes(step, node, env)) if (matches(n, step.test, env)) set.push(n);
@@ -234,6 +236,33 @@ function* axisNodes(step: Step, node: XNode, env: EvalEnv): Generator<XNode> {
     case 'attribute': case 'namespace':
       return; // YANG data has no XPath attributes or namespace nodes
   }
+}
+
+/** The child axis with its node test applied: the hot path of every evaluation, so no generators. */
+function childStep(node: XNode, test: NodeTest, env: EvalEnv): XNode[] {
+  const out: XNode[] = [];
+  const d = node.data;
+  if (d.kind !== 'root' && d.kind !== 'container' && d.kind !== 'entry') return out;
+  if (test.kind !== 'name' && test.kind !== 'node') return out;
+  const named = test.kind === 'name' && test.local !== '*' ? test.local : undefined;
+  const kids = d.children;
+  for (let i = 0; i < kids.length; i++) {
+    const c = kids[i]!;
+    if (named !== undefined && c.schema.name !== named) continue;
+    if (test.kind === 'name') {
+      const first = new XNode(c.kind === 'list' ? c.entries[0]! : c as XData, node, i, 0);
+      if (c.kind === 'list' && c.entries.length === 0) continue;
+      if (c.kind === 'leaf-list' && c.values.length === 0) continue;
+      if (!moduleMatches(first, test.prefix, env)) continue;
+    }
+    switch (c.kind) {
+      case 'list': for (let j = 0; j < c.entries.length; j++) out.push(new XNode(c.entries[j]!, node, i, j)); break;
+      case 'leaf-list': for (let j = 0; j < c.values.length; j++) out.push(new XNode(c, node, i, j)); break;
+      case 'entry': break;
+      default: out.push(new XNode(c, node, i, 0));
+    }
+  }
+  return out;
 }
 
 /** Children, skipping whole lists and leaf-lists whose name cannot match (no expansion of their entries). */
