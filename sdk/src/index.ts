@@ -29,3 +29,4 @@ export {
 } from './testing/harness';
 export { simulatorHostKey, startSimulator, type DeviceDefinition, type DeviceView, type SimulatedDevice, type SimulatorOptions } from './testing/simulator';
 export { FRR_MODES, FRR_SINGLE_VALUE, type ConfigLine, type ModeRule } from './testing/running-config';
+export { frrDevice, type FrrDeviceOptions } from './testing/frr-device';

@@ -58,6 +58,7 @@ export function parseConfig(text: readonly string[], modes: readonly ModeRule[])
 /** Renders a running config as FRR prints it. */
 export function renderRunningConfig(preamble: readonly string[], lines: readonly ConfigLine[]): string {
   const out = ['Building configuration...', '', 'Current configuration:', '!', ...preamble];
+  if (preamble.length > 0) out.push('!');
   let plainRun = false;
   for (const line of lines) {
     if (line.rule || line.children.length > 0) {
