@@ -1,7 +1,8 @@
 // Measures durable appends per second of ~200-byte records with 1 and with 8 concurrent appenders
 // (each appender waits for its acknowledgement before the next append, as an HTTP client waits for
 // its 2xx). Logged for the report; the assertion is only on the mechanism that makes 8 faster than 1:
-// fewer fsyncs than records.
+// fewer fsyncs than records. Serial: fsync latency is shared by the whole disk, so the tests of this
+// file must not overlap one another.
 import test, { type ExecutionContext } from 'ava';
 import { Journal } from '../../src/datastore/journal';
 import { openCollecting, temporaryDirectory } from './journal-fixture';
@@ -27,7 +28,7 @@ async function measure(t: ExecutionContext, appenders: number, durationMs: numbe
   return { perSecond: Math.round(appended / seconds), appended, batchesWritten };
 }
 
-test('durable appends per second with 1 and 8 concurrent appenders', async (t) => {
+test.serial('durable appends per second with 1 and 8 concurrent appenders', async (t) => {
   const single = await measure(t, 1, 1500);
   const eight = await measure(t, 8, 1500);
   t.log(`1 appender : ${single.perSecond} appends/s (${single.appended} records, ${single.batchesWritten} fsyncs)`);
@@ -41,7 +42,7 @@ function millisecondsSince(started: bigint): number {
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
 
-test('a 100,000-entry body: append and snapshot cost next to JSON.parse + JSON.stringify; recovery time', async (t) => {
+test.serial('a 100,000-entry body: append and snapshot cost next to JSON.parse + JSON.stringify; recovery time', async (t) => {
   const entries = Array.from({ length: 100_000 }, (_, i) => ({ name: `eth${i}`, config: { name: `eth${i}`, mtu: 1500, enabled: true } }));
   const body = JSON.stringify({ 'openconfig-interfaces:interfaces': { interface: entries } });
   let started = process.hrtime.bigint();
