@@ -101,7 +101,7 @@ for (const folder of folders) {
       const compiled = ctx.modules.get(v.name);
       t.truthy(compiled, v.file);
       t.true(compiled?.implemented, v.file);
-      const subs = verdicts.filter((s) => s.kind === 'submodule' && s.parent !== '' && path.basename(s.parent).replace(/(@[\d-]+)?\.yang$/, '') === v.name);
+      const subs = verdicts.filter((s) => s.kind === 'submodule' && s.parent === v.file);
       for (const s of subs) t.true(compiled?.submodules.some((x) => x.name === s.name), `${v.name} includes ${s.name}`);
       submodulesSeen += subs.length;
     }
