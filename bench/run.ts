@@ -5,9 +5,11 @@
  */
 import { printTable, writeResults, type BenchResult } from './results';
 import { benchYangCompile } from './yang-compile';
+import { benchPlugins } from './plugins';
 
 const suites: Array<[string, () => BenchResult[] | Promise<BenchResult[]>]> = [
   ['YANG compile', benchYangCompile],
+  ['plugin hooks and hot swap', benchPlugins],
 ];
 
 async function run(): Promise<void> {

@@ -5,4 +5,7 @@
 export * from './hooks';
 export * as plugins from './plugins';
 export type { PluginApi, PluginDefinition, PluginLogger, SettingsProblem, SettingsResult } from './plugins/contract';
+// the data tree types the hook contexts carry
+export type { DataNode, DataRoot } from './data/tree';
+export type { DataFault } from './data/errors';
 export * as yang from './yang';

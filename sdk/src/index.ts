@@ -7,7 +7,7 @@ export type {
   DeviceReadContext, DeviceWriteContext, DeviceWriteResult, JsonObject, JsonValue, OperationResult, ReadContext,
   RosettaHooks, RouteRegistrar, RpcContext, SchemaLoadedContext, SchemaScope, ServerCreateContext, ServerRoutesContext,
   ServingUnit, StateReadContext, UriParseContext, WriteContext, PluginApi, PluginDefinition, PluginLogger, SettingsProblem,
-  SettingsResult,
+  SettingsResult, DataNode, DataRoot, DataFault,
 } from '@rosetta/core';
 
 export { definePlugin, defineSettings, type PluginSpec, type SettingField, type SettingsOf } from './plugin';
