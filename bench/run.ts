@@ -5,10 +5,12 @@
  */
 import { printTable, writeResults, type BenchResult } from './results';
 import { benchYangCompile } from './yang-compile';
+import { benchDataCodecs } from './data-codecs';
 import { benchPlugins } from './plugins';
 
 const suites: Array<[string, () => BenchResult[] | Promise<BenchResult[]>]> = [
   ['YANG compile', benchYangCompile],
+  ['data codecs', benchDataCodecs],
   ['plugin hooks and hot swap', benchPlugins],
 ];
 
