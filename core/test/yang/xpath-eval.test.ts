@@ -96,6 +96,11 @@ test('comparisons use node-set semantics', (t) => {
   t.is(ev('nothing = false()'), true);
   t.is(ev('1 = 1.0 and "a" != "b" and 2 > 1 and not(2 < 1) and "10" > "9"'), true);
   t.is(ev('true() = "x"'), true);
+  t.is(ev('address != address'), true, 'two distinct values differ from each other');
+  t.is(ev('name != name'), false, 'one value equals itself');
+  t.is(ev('../interface/name = name'), true);
+  t.is(ev('address = ../interface/address'), true);
+  t.is(ev('../interface/type = ../interface[name = "lo"]/type'), true);
 });
 
 test('identityref values match by bare name, prefixed name or module name', (t) => {

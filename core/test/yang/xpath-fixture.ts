@@ -21,18 +21,40 @@ export function fixtureModule(name: string, prefix: string, imports: Record<stri
   };
 }
 
+let nextLine = 2;
+
+/** An expression at a position of its own (validation tells a node's own `when` by its position). */
 export function xp(source: string, module: CompiledModule): SchemaXPath {
-  return { source, contextModule: module, position: here };
+  return { source, contextModule: module, position: { file: `${module.name}.yang`, line: nextLine++, column: 5 } };
+}
+
+/**
+ * Records `when` conditions as written inside the node's own statement, as the parser would have
+ * them, so validation evaluates them with the node as context. Conditions not recorded act like
+ * those of a `uses` or `augment` (the parent is their context).
+ */
+function recordOwnWhens(kind: string, name: string, module: CompiledModule, whens: readonly SchemaXPath[]): void {
+  if (!whens.length) return;
+  const substatements = whens.map((w) => ({ prefix: undefined, keyword: 'when', arg: w.source, substatements: [], position: w.position }));
+  module.statement.substatements.push({ prefix: undefined, keyword: kind, arg: name, substatements, position: here });
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-interface Extra { when?: SchemaXPath[]; musts?: MustConstraint[]; config?: boolean }
+interface Extra {
+  /** The node's own `when` conditions (context: the node). */
+  when?: SchemaXPath[];
+  /** `when` conditions of the uses/augment that placed the node (context: its parent). */
+  placedWhen?: SchemaXPath[];
+  musts?: MustConstraint[];
+  config?: boolean;
+}
 
-function base(name: string, module: CompiledModule, extra: Extra = {}) {
+function base(name: string, module: CompiledModule, extra: Extra = {}, kind = 'leaf') {
+  recordOwnWhens(kind, name, module, extra.when ?? []);
   return {
     name, module, parent: undefined as SchemaNode | undefined, children: [] as SchemaNode[], config: extra.config ?? true,
-    status: 'current' as const, ifFeatures: [], when: extra.when ?? [], musts: extra.musts ?? [], extensions: [], position: here,
+    status: 'current' as const, ifFeatures: [], when: [...(extra.placedWhen ?? []), ...(extra.when ?? [])], musts: extra.musts ?? [], extensions: [], position: here,
   };
 }
 
@@ -50,7 +72,7 @@ export function leafrefType(path: SchemaXPath, requireInstance = true): YangType
 }
 
 export function container(name: string, module: CompiledModule, children: SchemaNode[], extra: Extra & { presence?: string } = {}): ContainerSchema {
-  const node: ContainerSchema = { ...base(name, module, extra), kind: 'container', ...(extra.presence ? { presence: extra.presence } : {}) };
+  const node: ContainerSchema = { ...base(name, module, extra, 'container'), kind: 'container', ...(extra.presence ? { presence: extra.presence } : {}) };
   return adopt(node, children);
 }
 
@@ -64,7 +86,7 @@ export function list(name: string, module: CompiledModule, keys: string[], child
     return { path, leaf: n as LeafSchema };
   }));
   const node: ListSchema = {
-    ...base(name, module, extra), kind: 'list', keys: keyLeaves, unique, minElements: extra.min ?? 0,
+    ...base(name, module, extra, 'list'), kind: 'list', keys: keyLeaves, unique, minElements: extra.min ?? 0,
     maxElements: extra.max ?? Infinity, orderedBy: 'system',
   };
   return adopt(node, children);
@@ -78,15 +100,15 @@ export function leaf(name: string, module: CompiledModule, type: YangType = stri
 }
 
 export function leafList(name: string, module: CompiledModule, type: YangType = stringType, extra: Extra & { min?: number; max?: number } = {}): LeafListSchema {
-  return { ...base(name, module, extra), kind: 'leaf-list', type, defaults: [], minElements: extra.min ?? 0, maxElements: extra.max ?? Infinity, orderedBy: 'system' };
+  return { ...base(name, module, extra, 'leaf-list'), kind: 'leaf-list', type, defaults: [], minElements: extra.min ?? 0, maxElements: extra.max ?? Infinity, orderedBy: 'system' };
 }
 
 export function choice(name: string, module: CompiledModule, cases: CaseSchema[], extra: Extra & { mandatory?: boolean } = {}): ChoiceSchema {
-  return adopt({ ...base(name, module, extra), kind: 'choice', mandatory: extra.mandatory ?? false, children: cases } as ChoiceSchema, cases);
+  return adopt({ ...base(name, module, extra, 'choice'), kind: 'choice', mandatory: extra.mandatory ?? false, children: cases } as ChoiceSchema, cases);
 }
 
 export function caseOf(name: string, module: CompiledModule, children: SchemaNode[], extra: Extra = {}): CaseSchema {
-  return adopt({ ...base(name, module, extra), kind: 'case', shorthand: false } as CaseSchema, children);
+  return adopt({ ...base(name, module, extra, 'case'), kind: 'case', shorthand: false } as CaseSchema, children);
 }
 
 /** A context holding the given modules, with `top` as their top-level data nodes. */

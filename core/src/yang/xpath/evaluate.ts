@@ -454,8 +454,11 @@ function compare(op: string, a: XValue, b: XValue, env: EvalEnv): boolean {
   const aSet = Array.isArray(a);
   const bSet = Array.isArray(b);
   if (aSet && bSet) {
+    const at = (a as XNode[]).map(nodeText);
     const bt = (b as XNode[]).map(nodeText);
-    return (a as XNode[]).some((x) => { const xt = nodeText(x); return bt.some((y) => compareTexts(o, xt, y, env)); });
+    if (!at.length || !bt.length) return false;
+    if ((o === '=' || o === '!=') && !at.some((x) => x.identity) && !bt.some((y) => y.identity)) return setsCompare(o, at, bt);
+    return at.some((xt) => bt.some((y) => compareTexts(o, xt, y, env)));
   }
   if (aSet || bSet) {
     const set = (aSet ? a : b) as XNode[];
@@ -467,6 +470,18 @@ function compare(op: string, a: XValue, b: XValue, env: EvalEnv): boolean {
     return set.some((n) => compareTexts(flipped, nodeText(n), ot, env));
   }
   return compareScalars(o, a as string | number | boolean, b as string | number | boolean);
+}
+
+/**
+ * `=` and `!=` between two non-empty node-sets of plain strings in linear time: `=` holds when the
+ * sets share a value; `!=` holds unless both hold one and the same single distinct value.
+ */
+function setsCompare(op: '=' | '!=', a: readonly Text[], b: readonly Text[]): boolean {
+  const bValues = new Set(b.map((y) => y.text));
+  if (op === '=') return a.some((x) => bValues.has(x.text));
+  if (bValues.size > 1) return true;
+  const only = b[0]!.text;
+  return a.some((x) => x.text !== only);
 }
 
 function flip(op: CompareOp): CompareOp {

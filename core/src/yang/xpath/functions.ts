@@ -12,7 +12,7 @@ import {
 } from './evaluate';
 import { XNode, leafType, normalizeSet, stringValue, valueString } from './nodes';
 import { leafrefOf } from './schema-path';
-import { parseXPath } from './parser';
+import { compileXPath, parseXPath } from './parser';
 
 type Call = Extract<Expr, { kind: 'call' }>;
 type Impl = (args: readonly Expr[], focus: Focus, env: EvalEnv, call: Call) => XValue;
@@ -156,8 +156,8 @@ function deref(set: XNode[], env: EvalEnv): XNode[] {
   const value = valueString(leaf.value ?? null);
   const ref = leafrefOf(type);
   if (ref) {
-    const parsed = parseXPath(ref.path.source);
-    if ('error' in parsed) throw new XPathEvalFault(`deref(): the leafref path "${ref.path.source}" does not parse`);
+    const parsed = compileXPath(ref.path);
+    if ('error' in parsed) throw new XPathEvalFault(`deref(): ${parsed.error}`);
     const module = ref.path.contextModule;
     const own = leaf.schema?.module.name;
     const inner: EvalEnv = {
