@@ -40,6 +40,10 @@ function showChar(ch: string): string {
   return code < 0x20 || code === 0x7f ? `\\x${code.toString(16).padStart(2, '0')}` : ch;
 }
 
+/**
+ * Reads one YANG text token by token. The parser says what it expects next (a keyword, what follows
+ * a keyword, what follows an argument), which keeps the lexer free of grammar state.
+ */
 export class Lexer {
   private pos = 0;
   private line = 1;

@@ -123,7 +123,7 @@ export class ModuleRepository {
   }
 
   /**
-   * Finds a module or submodule by name. With a revision, the file of exactly that revision;
+   * Finds a module or submodule by name. With a revision, the file whose newest revision is that one;
    * without, the newest revision found (from the file name, or from the module's own `revision`
    * statements when the file name has none). Files that do not parse or whose statement names
    * another module are passed over. Undefined when nothing matches.
@@ -218,8 +218,9 @@ function walk(dir: string, index: Map<string, IndexedFile[]>, visited: Set<strin
   }
 }
 
+/** A module is at a revision when that is its newest `revision` statement (as an import's revision-date means). */
 function hasRevision(source: ModuleSource, revision: string): boolean {
-  return source.statement !== undefined && findSubs(source.statement, 'revision').some((r) => r.arg === revision);
+  return source.statement !== undefined && source.revision === revision;
 }
 
 /** Parses a file's text and reads its identity: kind, name, newest revision, parent module. */
