@@ -24,7 +24,7 @@ async function withWorkspace(run: (ws: Workspace) => Promise<void>): Promise<voi
 }
 
 test('loads enabled plugins, skips disabled ones, and lists both', (t) => withWorkspace(async (ws) => {
-  await ws.writePlugin('plugins/a', pkg('plugin-a', '1.0.0'), versionPlugin('1.0.0'));
+  await ws.writePlugin('plugins/a', pkg('plugin-a', '1.0.0', 'callbacks', { yang: 'yang' }), versionPlugin('1.0.0'));
   await ws.writePlugin('plugins/b', pkg('plugin-b', '2.0.0'), 'module.exports = { rosettaPlugin: 1 };');
   await ws.writeConfig({ watch: false, plugins: [{ path: 'plugins/a' }, { path: 'plugins/b', enabled: false }] });
   const log = capture();
@@ -32,6 +32,8 @@ test('loads enabled plugins, skips disabled ones, and lists both', (t) => withWo
   t.is(await callVersion(host), '1.0.0');
   t.deepEqual(host.status().map((s) => [s.path, s.state, s.name ?? null]), [['plugins/a', 'loaded', 'plugin-a'], ['plugins/b', 'disabled', null]]);
   t.true(log.lines.some((l) => /info plugin plugin-a@1.0.0 loaded from plugins\/a/.test(l)));
+  // a non-unit plugin's YANG joins the local datastore's schema
+  t.deepEqual(host.localYangDirs(), [require('node:path').join(ws.root, 'plugins/a/yang')]);
   await host.close();
 }));
 
@@ -179,6 +181,7 @@ test('translation units: highest matching version serves; introspection lists pl
   host.addBuiltin(introspectionTaps(host, () => devices));
   const tags = (v: string) => host.unitsFor('frr', v).units.map((u) => (u.definition as unknown as { tag: string }).tag);
   t.deepEqual(tags('8.4.4'), ['one']);
+  t.deepEqual(host.localYangDirs(), []); // a translation unit's YANG serves its devices, not the local datastore
   t.deepEqual(tags('10.1'), ['two']);
   t.regex(host.unitsFor('frr', '7.5.1').reason ?? '', /no translation unit for frr covers version 7\.5\.1/);
 
