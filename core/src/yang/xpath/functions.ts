@@ -5,6 +5,7 @@
  */
 import type { Identity } from '../schema';
 import { translatePattern } from '../types/xsd-regex';
+import { patternMatches } from '../types/codecs';
 import type { Expr } from './ast';
 import {
   type EvalEnv, type Focus, type XValue, XPathEvalFault, evaluate, rootOf, toBoolean, toNumber,
@@ -142,7 +143,8 @@ function reMatch(subject: string, pattern: string): boolean {
     patternCache.set(pattern, re);
   }
   if (typeof re === 'string') throw new XPathEvalFault(`re-match() pattern "${pattern}" is invalid: ${re}`);
-  return re.test(subject);
+  // patternMatches switches to a linear-time matcher for long subjects (no catastrophic backtracking on data).
+  return patternMatches({ source: pattern, regex: re, inverted: false }, subject);
 }
 
 /**
