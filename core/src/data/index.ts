@@ -12,7 +12,7 @@ export {
 export { childTable, topTable, tableFor, resolveChild, dataSchemaChildren, type ChildTable, type ChildSlot } from './children';
 export { checkAttribute, checkAttributes, writtenAttributeName, jsonScalar, type AttributeOptions } from './attributes';
 export { decodeJson, parseJsonText, MAX_ANYDATA_DEPTH, type DecodeOptions, type Decoded } from './json-decode';
-export { encodeJson, type EncodeJsonOptions } from './json-encode';
+export { encodeJson, toJsonValue, type EncodeJsonOptions } from './json-encode';
 export { decodeXml, MAX_XML_DEPTH } from './xml-decode';
 export { encodeXml, RESTCONF_NS, type EncodeXmlOptions } from './xml-encode';
 export { applyEdit, applyEdits, mergeNodes, mergeChildren, type Edit, type EditOperation, type PathStep } from './edit';
