@@ -1,0 +1,135 @@
+/**
+ * `apply-tags=true` on plain PATCH (DESIGN.md §5.5): a node tagged `"@": {"operation": "..."}` (or
+ * `template-tags:operation`, or the XML attribute of that name) is edited by that operation, and the
+ * tag holds for its whole subtree; untagged nodes merge. A tagged body becomes a list of ordinary
+ * edits, outermost first: the tagged node with its differently-tagged descendants cut out, then each
+ * of those descendants as its own edit, so the datastore applies them all or nothing.
+ *
+ * Operations: merge, replace, create (409 when present), delete (404 when absent), update (merge that
+ * requires the node to exist: 404 `data-missing` otherwise).
+ */
+import type { Edit, EditOperation, PathStep } from '../data/edit';
+import { DataError, fault } from '../data/errors';
+import { entryKeyValues, instancePath } from '../data/path';
+import type { DataNode, DataRoot } from '../data/tree';
+import type { SchemaContext } from '../yang/schema';
+import { findTarget } from './target';
+
+type TagOperation = 'merge' | 'replace' | 'create' | 'delete' | 'update';
+const OPERATIONS: ReadonlySet<string> = new Set(['merge', 'replace', 'create', 'delete', 'update']);
+const TAG_NAMES = ['operation', 'template-tags:operation'] as const;
+
+/** Removes the tag from a node (copy), returning the node and the tag. */
+function takeTag(node: DataNode, steps: readonly PathStep[]): { node: DataNode; tag: TagOperation | undefined } {
+  const attrs = node.attributes;
+  if (attrs === undefined) return { node, tag: undefined };
+  let tag: TagOperation | undefined;
+  const rest = { ...attrs };
+  for (const name of TAG_NAMES) {
+    if (!(name in rest)) continue;
+    const v = rest[name];
+    delete rest[name];
+    if (typeof v !== 'string' || !OPERATIONS.has(v)) {
+      throw new DataError(fault('bad-attribute', instancePath(steps), `apply-tags operation must be one of ${[...OPERATIONS].join(', ')}, not ${JSON.stringify(v)}`));
+    }
+    tag = v as TagOperation;
+  }
+  const copy = { ...node };
+  if (Object.keys(rest).length === 0) delete copy.attributes;
+  else copy.attributes = rest;
+  return { node: copy, tag };
+}
+
+interface Tagged { readonly node: DataNode; readonly steps: readonly PathStep[] }
+
+class TagSplitter {
+  readonly edits: Edit[] = [];
+  readonly mustExist: PathStep[][] = [];
+
+  constructor(private readonly ctx: SchemaContext) {}
+
+  visit(raw: DataNode, steps: readonly PathStep[], inherited: TagOperation): void {
+    const { node, tag } = takeTag(raw, steps);
+    const op = tag ?? inherited;
+    if (op === 'delete') {
+      this.edits.push({ operation: 'delete', target: steps });
+      return;
+    }
+    const tagged: Tagged[] = [];
+    const value = this.strip(node, steps, tagged);
+    if (op === 'update') this.mustExist.push([...steps]);
+    const operation: EditOperation = op === 'update' ? 'merge' : op;
+    this.edits.push({ operation, target: steps, value });
+    for (const t of tagged) this.visit(t.node, t.steps, op);
+  }
+
+  /** A copy of `node` without the descendants that carry a tag (collected into `tagged`). */
+  private strip(node: DataNode, steps: readonly PathStep[], tagged: Tagged[]): DataNode {
+    switch (node.kind) {
+      case 'container': case 'entry': {
+        const children: DataNode[] = [];
+        for (const c of node.children) {
+          const childSteps = c.kind === 'list' || c.kind === 'entry' ? steps : [...steps, { schema: c.schema }];
+          const kept = this.stripChild(c, childSteps, tagged);
+          if (kept !== undefined) children.push(kept);
+        }
+        return { ...node, children };
+      }
+      case 'list': {
+        const entries = [];
+        for (const e of node.entries) {
+          const entrySteps = [...steps.slice(0, steps.length - (steps.at(-1)?.schema === node.schema ? 1 : 0)), { schema: node.schema, keys: entryKeyValues(e) }];
+          if (hasTag(e)) tagged.push({ node: e, steps: entrySteps });
+          else entries.push(this.strip(e, entrySteps, tagged) as typeof e);
+        }
+        return { ...node, entries, index: undefined } as DataNode;
+      }
+      case 'leaf-list':
+        if (node.valueAttributes?.some((a) => a !== undefined && TAG_NAMES.some((n) => n in a))) {
+          throw new DataError(fault('bad-attribute', instancePath(steps), 'apply-tags: tag the whole leaf-list, not single values'));
+        }
+        return node;
+      default:
+        return node;
+    }
+  }
+
+  private stripChild(c: DataNode, steps: readonly PathStep[], tagged: Tagged[]): DataNode | undefined {
+    if (c.kind === 'list') {
+      const listSteps = [...steps, { schema: c.schema }];
+      if (hasTag(c)) { tagged.push({ node: c, steps: listSteps }); return undefined; }
+      const stripped = this.strip(c, listSteps, tagged) as Extract<DataNode, { kind: 'list' }>;
+      return stripped.entries.length > 0 ? stripped : undefined;
+    }
+    if (hasTag(c)) { tagged.push({ node: c, steps }); return undefined; }
+    return this.strip(c, steps, tagged);
+  }
+}
+
+function hasTag(node: DataNode): boolean {
+  return node.attributes !== undefined && TAG_NAMES.some((n) => n in node.attributes!);
+}
+
+/**
+ * The edits for a tagged PATCH body `value` at `steps`, and a check of `update` targets to run on the
+ * real base tree before the edits are kept.
+ */
+export function tagEdits(steps: readonly PathStep[], value: DataNode | DataRoot, ctx: SchemaContext): { edits: Edit[]; precheck: (previous: DataRoot) => void } {
+  const splitter = new TagSplitter(ctx);
+  if (value.kind === 'root') {
+    for (const c of value.children) splitter.visit(c, c.kind === 'list' ? [{ schema: c.schema }] : [{ schema: c.schema }], 'merge');
+  } else if (value.kind === 'list' && steps.at(-1)?.keys !== undefined && value.entries.length === 1) {
+    splitter.visit(value.entries[0]!, steps, 'merge');
+  } else {
+    splitter.visit(value, steps, 'merge');
+  }
+  const mustExist = splitter.mustExist;
+  return {
+    edits: splitter.edits,
+    precheck: (previous) => {
+      for (const s of mustExist) {
+        if (findTarget(previous, s) === undefined) throw new DataError(fault('data-missing', instancePath(s), 'apply-tags update: no data to update'));
+      }
+    },
+  };
+}

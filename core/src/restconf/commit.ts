@@ -1,0 +1,69 @@
+/**
+ * Committing a write to the Config datastore, the same way for every method: compute the would-be
+ * tree, let `data.beforeWrite` taps veto it, then hand the edits to the datastore, which applies them
+ * after the writes queued before (serialized, all or nothing) and resolves once they are on disk.
+ * Validation runs inside the datastore's check, on the real base tree, so a concurrent writer can
+ * never slip an unvalidated combination in; `data.afterCommit` runs once the change is durable.
+ *
+ * `beforeWrite` is asynchronous while the datastore's check is not, so taps see the tree as of the
+ * request's start (a concurrent write may land between); schema validation always sees the real base.
+ */
+import type { Datastore } from '../datastore/datastore';
+import { applyEdits, type Edit, type PathStep } from '../data/edit';
+import { DataError, type DataFault } from '../data/errors';
+import { diffTrees } from '../data/diff';
+import type { DataRoot } from '../data/tree';
+import type { WriteContext } from '../hooks';
+import type { PluginScope } from '../plugins/generation';
+import type { RestconfContext } from './context';
+import { fromFaults } from './errors';
+import { findTarget } from './target';
+import { validateWrite } from './write-validation';
+
+/** One write as a handler describes it. */
+export interface WriteRequest {
+  readonly operation: WriteContext['operation'];
+  /** The URI target (for messages, hooks, 201/204 and validation scope). */
+  readonly steps: readonly PathStep[];
+  readonly path: string;
+  readonly edits: readonly Edit[];
+  readonly checkReferences: boolean;
+  /** Extra checks on the real base tree (e.g. apply-tags `update` needs existing data). */
+  readonly precheck?: (previous: DataRoot) => void;
+}
+
+/** What the commit found: whether the target held data before (201 vs 204), and the new tree. */
+export interface WriteOutcome {
+  readonly existed: boolean;
+  readonly tree: DataRoot;
+}
+
+/** Runs `write` against the Config datastore; throws RestconfError/DataError on any fault, nothing changed. */
+export async function commitWrite(ctx: RestconfContext, scope: PluginScope, write: WriteRequest): Promise<WriteOutcome> {
+  const store: Datastore = ctx.datastores.config;
+  const hooks = scope.hooks.data;
+  if (hooks.beforeWrite.isUsed()) {
+    const before = store.current();
+    const after = applyEdits(before, write.edits, ctx.schema);
+    const faults: DataFault[] = [];
+    await hooks.beforeWrite.promise({ datastore: 'config', operation: write.operation, path: write.path, before, after, faults });
+    if (faults.length > 0) throw fromFaults(faults);
+  }
+  let existed = false;
+  let base: DataRoot | undefined;
+  const tree = await store.apply(write.edits, (next, previous) => {
+    base = previous;
+    existed = findTarget(previous, write.steps) !== undefined;
+    write.precheck?.(previous);
+    const faults = validateWrite(next, write.steps, ctx.schema, { checkReferences: write.checkReferences });
+    if (faults.length > 0) throw new DataError(faults);
+  });
+  if (hooks.afterCommit.isUsed() && base !== undefined) {
+    const before = base;
+    const changed = diffTrees(before, tree).map((c) => c.path);
+    hooks.afterCommit.promise({ datastore: 'config', before, after: tree, changed }).catch((e: unknown) => {
+      ctx.log.error(`data.afterCommit tap failed: ${e instanceof Error ? e.message : String(e)}`);
+    });
+  }
+  return { existed, tree };
+}

@@ -1,0 +1,38 @@
+/**
+ * What every RESTCONF handler is given: the schema in force, the two datastores, the plugin host to
+ * lease hooks from, and the service options that change how requests are read. The service builds
+ * one at start-up (service/service.ts); tests build their own.
+ */
+import type { Datastores } from '../datastore/datastore';
+import type { PluginScope } from '../plugins/generation';
+import type { SchemaContext } from '../yang/schema';
+
+/** Where the HTTP layer reports what only an operator should see (unexpected errors, plugin faults). */
+export interface RestconfLogger {
+  info(message: string): void;
+  error(message: string): void;
+}
+
+/** Something that hands out leases on the current plugin generation (the PluginHost). */
+export interface ScopeSource {
+  acquire(): PluginScope;
+}
+
+/** Options from the service configuration that the HTTP layer honours. */
+export interface RestconfOptions {
+  /** Key delimiter as written in URIs (`%22`), null when disabled. */
+  readonly keyDelimiter: string | null;
+  /** Largest request body in bytes; larger bodies answer 413. */
+  readonly bodyLimit: number;
+  /** What GET reads when `content` is absent. */
+  readonly defaultContent: 'all' | 'config';
+}
+
+/** The RESTCONF layer's view of a running service. */
+export interface RestconfContext {
+  readonly schema: SchemaContext;
+  readonly datastores: Datastores;
+  readonly plugins: ScopeSource;
+  readonly options: RestconfOptions;
+  readonly log: RestconfLogger;
+}

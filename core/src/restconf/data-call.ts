@@ -1,0 +1,102 @@
+/**
+ * One request on `/rests/data`, as the data handlers see it: the parsed target, the typed query
+ * options the handlers use, the negotiated media types, and the body decoding every write method
+ * shares (the body's root must be the target node, or a child of it for POST).
+ */
+import type { Request, Response } from 'express';
+import type { PathStep } from '../data/edit';
+import { DataError, fault } from '../data/errors';
+import type { InsertPosition } from '../data/list';
+import { instancePath } from '../data/path';
+import type { DataNode, DataRoot } from '../data/tree';
+import type { PluginScope } from '../plugins/generation';
+import { dataParent, type SchemaNode } from '../yang/schema';
+import { decodeBody, readBody } from './body';
+import type { RestconfContext } from './context';
+import { methodNotAllowed } from './errors';
+import { requestType, type MediaType } from './media';
+import type { ParsedPath } from './uri';
+
+/** The query options the data handlers act on (typed; parsed by the query module). */
+export interface DataQuery {
+  /**
+   * Applies the read parameters (content, depth, fields, with-defaults, paging, ...) to the data
+   * found at the target; a number for `fetch=count`; undefined when nothing is left.
+   */
+  readonly applyRead: (found: DataNode | DataRoot, target: SchemaNode | undefined) => DataNode | DataRoot | number | undefined;
+  readonly content: 'config' | 'nonconfig' | 'all' | undefined;
+  readonly insert: InsertPosition | undefined;
+  readonly checkReferences: boolean;
+  readonly applyTags: boolean;
+  readonly hideAttributes: boolean;
+  readonly fetchCount: boolean;
+}
+
+export interface DataCall {
+  readonly ctx: RestconfContext;
+  readonly scope: PluginScope;
+  readonly req: Request;
+  readonly res: Response;
+  readonly target: ParsedPath;
+  /** The encoded path after `/rests/data` (after `uri.parse` taps), for YANG Patch edit targets. */
+  readonly rawPath: string;
+  readonly query: DataQuery;
+  /** The type responses are written in (negotiated from Accept). */
+  readonly responseType: MediaType;
+  /** Parameters as received, for the read hooks. */
+  readonly rawQuery: Readonly<Record<string, string>>;
+}
+
+/** Methods allowed on a resource of the Operational datastore only. */
+export const READ_ONLY_METHODS = ['GET', 'HEAD', 'OPTIONS'] as const;
+
+/** 405 for a write to a node that lives in the read-only Operational datastore (`config false`). */
+export function refuseStateWrite(call: DataCall, method: string): void {
+  const schema = call.target.target;
+  if (schema !== undefined && !schema.config) {
+    throw methodNotAllowed(method, READ_ONLY_METHODS, `${call.target.path} is operational (config false) data, which is read-only`);
+  }
+}
+
+/** The schema node whose children a body's top-level members are, and its instance path. */
+function bodyParent(steps: readonly PathStep[]): { parent: SchemaNode | undefined; parentPath: string } {
+  if (steps.length === 0) return { parent: undefined, parentPath: '' };
+  const parentSteps = steps.slice(0, -1);
+  const last = steps[steps.length - 1]!.schema;
+  return { parent: dataParent(last) ?? (parentSteps.length > 0 ? parentSteps[parentSteps.length - 1]!.schema : undefined), parentPath: parentSteps.length > 0 ? instancePath(parentSteps) : '' };
+}
+
+/** Attribute names `apply-tags` accepts on nodes (DESIGN.md §5.5). */
+const TAG_ATTRIBUTES: ReadonlySet<string> = new Set(['operation', 'template-tags:operation']);
+
+/**
+ * Reads and decodes the body of a write. `scope` 'target': the body's members are siblings of the
+ * target (PUT, PATCH); 'child': they are children of the target (POST). Config only.
+ */
+export async function readWriteBody(call: DataCall, scope: 'target' | 'child'): Promise<DataRoot> {
+  const media = requestType(call.req.headers['content-type'], false);
+  const text = await readBody(call.req, call.ctx.options.bodyLimit);
+  const steps = call.target.steps;
+  const where = scope === 'target' ? bodyParent(steps) : { parent: call.target.target, parentPath: steps.length > 0 ? call.target.path : '' };
+  const decoded = decodeBody(text, media, call.ctx.schema, {
+    ...(where.parent !== undefined ? { parent: where.parent, parentPath: where.parentPath } : {}),
+    allowState: false,
+    ...(call.query.applyTags ? { extraAttributes: TAG_ATTRIBUTES } : {}),
+  });
+  return decoded.root;
+}
+
+/**
+ * The one node of a PUT/PATCH body, which must be the target node itself (400 otherwise). For the
+ * datastore root the whole decoded root is the value.
+ */
+export function bodyIsTarget(call: DataCall, root: DataRoot): DataNode | DataRoot {
+  const target = call.target.target;
+  if (target === undefined) return root;
+  const only = root.children.length === 1 ? root.children[0]! : undefined;
+  if (only === undefined || only.schema !== target) {
+    const named = root.children.map((c) => `${c.schema.module.name}:${c.schema.name}`).join(', ') || 'nothing';
+    throw new DataError(fault('invalid-value', call.target.path, `the body must hold exactly the target node '${target.module.name}:${target.name}' (the last URI segment), not ${named}`));
+  }
+  return only;
+}

@@ -1,0 +1,15 @@
+/**
+ * DELETE on `/rests/data/...`: removes exactly the target node (a list entry, a leaf-list value, a
+ * container, a leaf, a whole list); 204, or 404 `data-missing` when there is nothing there.
+ */
+import { commitWrite } from './commit';
+import { refuseStateWrite, type DataCall } from './data-call';
+
+export async function handleDelete(call: DataCall): Promise<void> {
+  refuseStateWrite(call, 'DELETE');
+  await commitWrite(call.ctx, call.scope, {
+    operation: 'delete', steps: call.target.steps, path: call.target.path,
+    edits: [{ operation: 'delete', target: call.target.steps }], checkReferences: call.query.checkReferences,
+  });
+  call.res.status(204).end();
+}

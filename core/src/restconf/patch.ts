@@ -1,0 +1,24 @@
+/**
+ * Plain PATCH on `/rests/data/...` (RFC 8040 §4.6.1): merges the body into the target, creating what
+ * is missing and deleting nothing; 200. With `apply-tags=true`, nodes tagged with an `operation`
+ * attribute are edited by that operation instead (see apply-tags.ts). YANG Patch bodies are routed
+ * to yang-patch.ts before this handler.
+ */
+import type { Edit } from '../data/edit';
+import { tagEdits } from './apply-tags';
+import { commitWrite } from './commit';
+import { bodyIsTarget, readWriteBody, refuseStateWrite, type DataCall } from './data-call';
+
+export async function handlePlainPatch(call: DataCall): Promise<void> {
+  refuseStateWrite(call, 'PATCH');
+  const root = await readWriteBody(call, 'target');
+  const value = bodyIsTarget(call, root);
+  let edits: Edit[] = [{ operation: 'merge', target: call.target.steps, value }];
+  let precheck: ((previous: import('../data/tree').DataRoot) => void) | undefined;
+  if (call.query.applyTags) ({ edits, precheck } = tagEdits(call.target.steps, value, call.ctx.schema));
+  await commitWrite(call.ctx, call.scope, {
+    operation: 'patch', steps: call.target.steps, path: call.target.path, edits, checkReferences: call.query.checkReferences,
+    ...(precheck ? { precheck } : {}),
+  });
+  call.res.status(200).end();
+}

@@ -1,0 +1,19 @@
+/**
+ * PUT on `/rests/data/...`: creates or replaces the target (RFC 8040 §4.5). Replace never merges: a
+ * replaced list entry or container keeps nothing of what it held. 201 when the target was absent,
+ * 204 when it was replaced. `insert`/`point` place a new entry of an `ordered-by user` list.
+ */
+import type { Edit } from '../data/edit';
+import { commitWrite } from './commit';
+import { bodyIsTarget, readWriteBody, refuseStateWrite, type DataCall } from './data-call';
+
+export async function handlePut(call: DataCall): Promise<void> {
+  refuseStateWrite(call, 'PUT');
+  const root = await readWriteBody(call, 'target');
+  const value = bodyIsTarget(call, root);
+  const edit: Edit = { operation: 'replace', target: call.target.steps, value, ...(call.query.insert ? { insert: call.query.insert } : {}) };
+  const outcome = await commitWrite(call.ctx, call.scope, {
+    operation: 'replace', steps: call.target.steps, path: call.target.path, edits: [edit], checkReferences: call.query.checkReferences,
+  });
+  call.res.status(outcome.existed ? 204 : 201).end();
+}

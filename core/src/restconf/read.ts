@@ -1,0 +1,80 @@
+/**
+ * GET and HEAD on `/rests/data[/...]`: reads the Config datastore, the Operational one, or both
+ * merged (`content`, default from the configuration), runs the read hooks, finds the target (404
+ * `data-missing` when it holds nothing), applies the read query parameters and writes the result.
+ *
+ * Only the target is merged, never the whole datastores: reading one entry of a 100,000-entry list
+ * costs the depth of the path, whatever `content` says. Operational data that a module computes on
+ * demand (`data.readState` taps) is asked only of the target's module (every module for the root).
+ */
+import { mergeChildren, mergeNodes } from '../data/edit';
+import { decodeJson } from '../data/json-decode';
+import { encodeJson } from '../data/json-encode';
+import { encodeXml } from '../data/xml-encode';
+import { topTable } from '../data/children';
+import type { DataNode, DataRoot } from '../data/tree';
+import type { ReadContext } from '../hooks';
+import { dataMissing } from './errors';
+import type { DataCall } from './data-call';
+import { findTarget } from './target';
+
+/** The Operational datastore plus what `data.readState` taps compute for `modules`. */
+async function operationalRoot(call: DataCall, readCtx: ReadContext): Promise<DataRoot> {
+  const stored = call.ctx.datastores.operational.current();
+  const first = call.target.steps[0];
+  const modules = first !== undefined ? [first.schema.module.name] : [...call.ctx.schema.modules.keys()];
+  let root = stored;
+  for (const module of modules) {
+    const hook = call.scope.hooks.data.readState.get(module);
+    if (hook === undefined || !hook.isUsed()) continue;
+    const json = await hook.promise({}, { module, path: readCtx.path });
+    if (Object.keys(json).length === 0) continue;
+    const decoded = decodeJson(json, call.ctx.schema, {});
+    root = { kind: 'root', children: mergeChildren(root.children, decoded.root.children, topTable(call.ctx.schema)) };
+  }
+  return root;
+}
+
+/** The data at the target, from the datastore(s) `content` selects; undefined when absent. */
+async function readTarget(call: DataCall, readCtx: ReadContext, content: 'config' | 'nonconfig' | 'all'): Promise<DataNode | DataRoot | undefined> {
+  const { hooks } = call.scope;
+  const steps = call.target.steps;
+  const pick = async (root: DataRoot) => {
+    const r = hooks.data.afterRead.isUsed() ? await hooks.data.afterRead.promise(root, readCtx) : root;
+    return findTarget(r, steps);
+  };
+  if (content === 'config') return pick(call.ctx.datastores.config.current());
+  const state = await pick(await operationalRoot(call, readCtx));
+  if (content === 'nonconfig') return state;
+  const config = await pick(call.ctx.datastores.config.current());
+  if (config === undefined) return state;
+  if (state === undefined) return config;
+  if (config.kind === 'root' || state.kind === 'root') {
+    return { kind: 'root', children: mergeChildren((config as DataRoot).children, (state as DataRoot).children, topTable(call.ctx.schema)) };
+  }
+  return mergeNodes(config, state);
+}
+
+/** Writes a read result in the negotiated encoding. */
+function encodeResult(call: DataCall, result: DataNode | DataRoot): string {
+  const attributes = !call.query.hideAttributes;
+  if (call.responseType.encoding === 'json') {
+    const text = encodeJson(result, { attributes });
+    return result.kind === 'root' ? `{"ietf-restconf:data":${text}}` : text;
+  }
+  return encodeXml(result, call.ctx.schema, { attributes });
+}
+
+export async function handleGet(call: DataCall, head: boolean): Promise<void> {
+  const content = call.query.content ?? call.ctx.options.defaultContent;
+  let readCtx: ReadContext = { datastore: content === 'nonconfig' ? 'operational' : 'config', path: call.target.path, query: call.rawQuery };
+  if (call.scope.hooks.data.beforeRead.isUsed()) readCtx = await call.scope.hooks.data.beforeRead.promise(readCtx);
+  const found = await readTarget(call, readCtx, content);
+  if (found === undefined) throw dataMissing(call.target.path);
+  const result = call.query.applyRead(found, call.target.target);
+  if (result === undefined) throw dataMissing(call.target.path);
+  const body = typeof result === 'number' ? String(result) : encodeResult(call, result);
+  const res = call.res.status(200).type(typeof result === 'number' ? 'application/json' : call.responseType.type);
+  if (head) res.setHeader('Content-Length', Buffer.byteLength(body)).end();
+  else res.send(body);
+}

@@ -1,0 +1,248 @@
+/**
+ * YANG Patch (RFC 8072) on `/rests/data[/...]` with `application/yang-patch+json|xml`: an ordered
+ * list of edits (create, delete, insert, merge, move, replace, remove), each with a target relative
+ * to the request URI, applied all or nothing in one datastore write. Answers 200 with
+ * `ietf-yang-patch:yang-patch-status` (`ok`), or the status of the first failing edit's error with
+ * that edit's errors in `edit-status` (errors of the patch as a whole, e.g. validation of the result,
+ * in `global-errors`).
+ *
+ * Each edit is tried in order on the tree as it stands (cheap: copy-on-write) only to say *which*
+ * edit failed; the real write hands all edits to the datastore at once and validates the result there.
+ */
+import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
+import { applyEdit, type Edit } from '../data/edit';
+import { DataError, fault } from '../data/errors';
+import type { InsertPosition } from '../data/list';
+import type { DataNode, DataRoot } from '../data/tree';
+import { dataParent } from '../yang/schema';
+import { readBody } from './body';
+import { commitWrite } from './commit';
+import { refuseStateWrite, type DataCall } from './data-call';
+import { RestconfError, fromFaults, entryOfFault, malformed, renderErrorsJson, type RestconfErrorEntry } from './errors';
+import { requestType } from './media';
+import { findTarget } from './target';
+import { decodeJson } from '../data/json-decode';
+import { decodeXml } from '../data/xml-decode';
+import { instancePath } from '../data/path';
+import { parseDataPath } from './uri';
+
+const YANG_PATCH_NS = 'urn:ietf:params:xml:ns:yang:ietf-yang-patch';
+const OPERATIONS = new Set(['create', 'delete', 'insert', 'merge', 'move', 'replace', 'remove']);
+const WHERE = new Set(['before', 'after', 'first', 'last']);
+
+/** One edit as read from the message, before its target is resolved. */
+interface RawEdit {
+  readonly id: string;
+  readonly operation: string;
+  readonly target: string;
+  readonly point?: string;
+  readonly where?: string;
+  /** JSON: the `value` object; XML: the inner XML text of `<value>`. */
+  readonly value?: unknown;
+}
+
+interface RawPatch { readonly patchId: string; readonly edits: readonly RawEdit[] }
+
+function str(v: unknown, what: string): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number') return String(v);
+  throw malformed(`yang-patch: ${what} must be a string`);
+}
+
+function readJsonPatch(text: string): RawPatch {
+  let doc: unknown;
+  try { doc = JSON.parse(text); } catch (e) { throw malformed(`malformed JSON: ${(e as Error).message}`); }
+  const patch = (doc as Record<string, unknown> | null)?.['ietf-yang-patch:yang-patch'];
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) throw malformed("the body must be an 'ietf-yang-patch:yang-patch' object");
+  const p = patch as Record<string, unknown>;
+  const list = p['edit'] ?? [];
+  if (!Array.isArray(list)) throw malformed('yang-patch: edit must be an array');
+  const edits = list.map((e: unknown, i: number): RawEdit => {
+    if (typeof e !== 'object' || e === null) throw malformed(`yang-patch: edit #${i + 1} must be an object`);
+    const o = e as Record<string, unknown>;
+    return {
+      id: str(o['edit-id'], 'edit-id'), operation: str(o['operation'], 'operation'), target: str(o['target'], 'target'),
+      ...(o['point'] !== undefined ? { point: str(o['point'], 'point') } : {}),
+      ...(o['where'] !== undefined ? { where: str(o['where'], 'where') } : {}),
+      ...(o['value'] !== undefined ? { value: o['value'] } : {}),
+    };
+  });
+  return { patchId: str(p['patch-id'], 'patch-id'), edits };
+}
+
+const xmlParser = new XMLParser({ preserveOrder: true, ignoreAttributes: false, attributeNamePrefix: '', parseTagValue: false, trimValues: true, processEntities: true, maxNestedTags: 512 });
+const xmlBuilder = new XMLBuilder({ preserveOrder: true, ignoreAttributes: false, attributeNamePrefix: '', suppressEmptyNode: true });
+
+type XItem = Record<string, unknown>;
+function nameOf(item: XItem): string | undefined { for (const k in item) if (k !== ':@') return k; return undefined; }
+function local(name: string): string { const c = name.indexOf(':'); return c >= 0 ? name.slice(c + 1) : name; }
+function textOf(items: unknown): string {
+  if (!Array.isArray(items)) return '';
+  return items.map((i: XItem) => (typeof i['#text'] === 'string' ? i['#text'] : '')).join('');
+}
+
+function readXmlPatch(text: string): RawPatch {
+  if (/<!DOCTYPE/i.test(text)) throw malformed('a DOCTYPE is not allowed');
+  const valid = XMLValidator.validate(text);
+  if (valid !== true) throw malformed(`malformed XML at line ${valid.err.line}, column ${valid.err.col}: ${valid.err.msg}`);
+  const items = xmlParser.parse(text) as XItem[];
+  const root = items.find((i) => nameOf(i) !== undefined && nameOf(i) !== '?xml');
+  if (root === undefined || local(nameOf(root)!) !== 'yang-patch') throw malformed("the body must be a 'yang-patch' element");
+  const rootAttrs = (root[':@'] ?? {}) as Record<string, string>;
+  if (rootAttrs['xmlns'] !== YANG_PATCH_NS) throw malformed(`'yang-patch' must be in namespace ${YANG_PATCH_NS}`);
+  const inherited = Object.fromEntries(Object.entries(rootAttrs).filter(([k]) => k.startsWith('xmlns:')));
+  let patchId: string | undefined;
+  const edits: RawEdit[] = [];
+  for (const child of root[nameOf(root)!] as XItem[]) {
+    const name = nameOf(child);
+    if (name === undefined || name === '#text') continue;
+    if (local(name) === 'patch-id') patchId = textOf(child[name]);
+    if (local(name) !== 'edit') continue;
+    const fields: Record<string, string> = {};
+    let value: string | undefined;
+    for (const f of child[name] as XItem[]) {
+      const fname = nameOf(f);
+      if (fname === undefined || fname === '#text') continue;
+      if (local(fname) === 'value') {
+        // Re-serialise each element under <value>, carrying the prefixes declared on <yang-patch>.
+        const inner = (f[fname] as XItem[]).filter((i) => nameOf(i) !== '#text').map((i) => ({ ...i, ':@': { ...inherited, ...(i[':@'] as object ?? {}) } }));
+        value = xmlBuilder.build(inner) as string;
+      } else {
+        fields[local(fname)] = textOf(f[fname]);
+      }
+    }
+    edits.push({
+      id: fields['edit-id'] ?? '', operation: fields['operation'] ?? '', target: fields['target'] ?? '',
+      ...(fields['point'] !== undefined ? { point: fields['point'] } : {}), ...(fields['where'] !== undefined ? { where: fields['where'] } : {}),
+      ...(value !== undefined ? { value } : {}),
+    });
+  }
+  if (patchId === undefined) throw malformed('yang-patch: patch-id is missing');
+  return { patchId, edits };
+}
+
+/** An edit's failure, tied to its edit-id. */
+class EditFailure extends Error {
+  constructor(readonly editId: string, readonly error: RestconfError) { super(error.message); }
+}
+
+function asRestconf(e: unknown): RestconfError | undefined {
+  if (e instanceof RestconfError) return e;
+  if (e instanceof DataError) return fromFaults(e.faults);
+  return undefined;
+}
+
+/** Turns one raw edit into a data edit against the tree's schema. */
+function resolveEdit(call: DataCall, rawBase: string, raw: RawEdit, encoding: 'json' | 'xml', current: DataRoot): Edit {
+  if (!OPERATIONS.has(raw.operation)) throw malformed(`operation '${raw.operation}' is not one of ${[...OPERATIONS].join(', ')}`);
+  const relative = raw.target === '/' ? '' : raw.target.startsWith('/') ? raw.target : `/${raw.target}`;
+  const parsed = parseDataPath(rawBase + relative, call.ctx.schema, { keyDelimiter: call.ctx.options.keyDelimiter });
+  if (parsed.target !== undefined && !parsed.target.config) throw RestconfError.of('invalid-value', `${parsed.path} is operational data, which is read-only`);
+  const steps = parsed.steps;
+  let insert: InsertPosition | undefined;
+  if (raw.operation === 'insert' || raw.operation === 'move') {
+    const where = raw.where ?? 'last';
+    if (!WHERE.has(where)) throw malformed(`where '${where}' is not one of before, after, first, last`);
+    if (where === 'before' || where === 'after') {
+      if (raw.point === undefined) throw RestconfError.of('missing-attribute', `${raw.operation} ${where} needs a point`);
+      const relativePoint = raw.point.startsWith('/') ? raw.point : `/${raw.point}`;
+      const point = parseDataPath(rawBase + relativePoint, call.ctx.schema, { keyDelimiter: call.ctx.options.keyDelimiter }).steps.at(-1);
+      const values = point?.keys ?? (point?.value !== undefined ? [point.value] : undefined);
+      if (values === undefined || point!.schema !== steps.at(-1)?.schema) throw RestconfError.of('invalid-value', `point '${raw.point}' does not name an entry of the target's list`);
+      insert = { where, point: values };
+    } else {
+      insert = { where: where as 'first' | 'last' };
+    }
+  }
+  switch (raw.operation) {
+    case 'delete': case 'remove':
+      return { operation: raw.operation, target: steps };
+    case 'move': {
+      const existing = findTarget(current, steps);
+      if (existing === undefined) throw RestconfError.of('data-missing', `${parsed.path}: nothing to move`, { path: parsed.path });
+      return { operation: 'merge', target: steps, value: existing as DataNode, insert: insert! };
+    }
+    default: {
+      if (raw.value === undefined) throw RestconfError.of('missing-element', `${raw.operation} needs a value`, { path: parsed.path });
+      const schema = parsed.target;
+      const parent = schema === undefined ? undefined : dataParent(schema);
+      const options = { allowState: false, ...(parent ? { parent, parentPath: instancePath(steps.slice(0, -1)) } : {}) };
+      const decoded = encoding === 'json' ? decodeJson(raw.value, call.ctx.schema, options) : decodeXml(String(raw.value), call.ctx.schema, options);
+      const node = schema === undefined ? decoded.root : decoded.root.children.length === 1 && decoded.root.children[0]!.schema === schema ? decoded.root.children[0]! : undefined;
+      if (node === undefined) throw RestconfError.of('invalid-value', `the value must hold exactly the target node of the edit`, { path: parsed.path });
+      const operation = raw.operation === 'insert' ? 'create' : (raw.operation as 'create' | 'merge' | 'replace');
+      return { operation, target: steps, value: node, ...(insert ? { insert } : {}) };
+    }
+  }
+}
+
+function statusBody(patchId: string, failure: { editId: string; errors: readonly RestconfErrorEntry[] } | undefined, global?: readonly RestconfErrorEntry[]): Record<string, unknown> {
+  const status: Record<string, unknown> = { 'patch-id': patchId };
+  const envelope = (errors: readonly RestconfErrorEntry[]) => (JSON.parse(renderErrorsJson(errors)) as { errors: unknown }).errors;
+  if (global) status['global-errors'] = { error: envelope(global) };
+  else if (failure) status['edit-status'] = { edit: [{ 'edit-id': failure.editId, errors: { error: envelope(failure.errors) } }] };
+  else status['ok'] = [null];
+  return { 'ietf-yang-patch:yang-patch-status': status };
+}
+
+function escapeXml(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function statusXml(body: Record<string, unknown>): string {
+  const s = body['ietf-yang-patch:yang-patch-status'] as Record<string, any>;
+  let out = `<yang-patch-status xmlns="${YANG_PATCH_NS}"><patch-id>${escapeXml(String(s['patch-id']))}</patch-id>`;
+  const errorsXml = (list: any[]) => `<errors>${list.map((e) => `<error>${Object.entries(e).filter(([k]) => k !== 'error-info').map(([k, v]) => `<${k}>${escapeXml(String(v))}</${k}>`).join('')}</error>`).join('')}</errors>`;
+  if (s['ok']) out += '<ok/>';
+  if (s['global-errors']) out += `<global-errors>${errorsXml(s['global-errors'].error.error)}</global-errors>`;
+  if (s['edit-status']) {
+    out += '<edit-status>';
+    for (const e of s['edit-status'].edit) out += `<edit><edit-id>${escapeXml(e['edit-id'])}</edit-id>${errorsXml(e.errors.error.error)}</edit>`;
+    out += '</edit-status>';
+  }
+  return `${out}</yang-patch-status>`;
+}
+
+export async function handleYangPatch(call: DataCall): Promise<void> {
+  refuseStateWrite(call, 'PATCH');
+  const media = requestType(call.req.headers['content-type'], true);
+  const text = await readBody(call.req, call.ctx.options.bodyLimit);
+  if (text.trim() === '') throw malformed('the request needs a body');
+  const patch = media.encoding === 'json' ? readJsonPatch(text) : readXmlPatch(text);
+  const rawBase = call.rawPath;
+  const send = (status: number, body: Record<string, unknown>) => {
+    const json = call.responseType.encoding === 'json';
+    call.res.status(status).type(json ? 'application/yang-data+json' : 'application/yang-data+xml').send(json ? JSON.stringify(body) : statusXml(body));
+  };
+  const seen = new Set<string>();
+  const edits: Edit[] = [];
+  let trial = call.ctx.datastores.config.current();
+  try {
+    for (const raw of patch.edits) {
+      try {
+        if (seen.has(raw.id)) throw malformed(`edit-id '${raw.id}' appears twice`);
+        seen.add(raw.id);
+        const edit = resolveEdit(call, rawBase, raw, media.encoding, trial);
+        trial = applyEdit(trial, edit, call.ctx.schema);
+        edits.push(edit);
+      } catch (e) {
+        const error = asRestconf(e);
+        if (error === undefined) throw e;
+        throw new EditFailure(raw.id, error);
+      }
+    }
+    if (edits.length > 0) {
+      await commitWrite(call.ctx, call.scope, { operation: 'patch', steps: call.target.steps, path: call.target.path, edits, checkReferences: call.query.checkReferences });
+    }
+  } catch (e) {
+    if (e instanceof EditFailure) {
+      send(e.error.status, statusBody(patch.patchId, { editId: e.editId, errors: e.error.errors }));
+      return;
+    }
+    const error = asRestconf(e);
+    if (error === undefined) throw e;
+    send(error.status, statusBody(patch.patchId, undefined, error.errors.length ? error.errors : [entryOfFault(fault('operation-failed', '/', error.message))]));
+    return;
+  }
+  send(200, statusBody(patch.patchId, undefined));
+}

@@ -1,0 +1,153 @@
+/**
+ * The service configuration file (DESIGN.md §4): reading it, checking every field, and the defaults.
+ * A malformed file or field stops start-up with a message naming the field; an unknown field is an
+ * error too, so that a typo (`keyDelimeter`) is not silently ignored.
+ *
+ * Choices, written down:
+ * - `host` defaults to 127.0.0.1: a fresh install listens on loopback only; serving the network is
+ *   a decision made in the file (`"host": "0.0.0.0"`).
+ * - `bodyLimit` (bytes, default 64 MB) is the largest request body; past it the answer is 413.
+ * - `defaultContent` is what GET reads when `content` is absent (`all`, RFC 8040's default).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { JsonValue } from '../hooks';
+
+/** The configuration in force, every field resolved (paths absolute). */
+export interface ServiceConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly yangDirs: readonly string[];
+  /** Key delimiter as written in URIs (`%22`), or null when disabled. */
+  readonly keyDelimiter: string | null;
+  readonly bodyLimit: number;
+  readonly defaultContent: 'all' | 'config';
+  /** plugins.json; undefined runs without plugins. */
+  readonly pluginsFile: string | undefined;
+  readonly tls: Readonly<Record<string, JsonValue>> | undefined;
+  readonly schemaFilters: Readonly<Record<string, JsonValue>> | undefined;
+  readonly callbacks: JsonValue | undefined;
+}
+
+/** A configuration fault: the field (dotted path) and what is wrong with it. */
+export class ConfigError extends Error {
+  constructor(readonly field: string, problem: string) {
+    super(`${field}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export const DEFAULT_PORT = 8181;
+export const DEFAULT_BODY_LIMIT = 64 * 1024 * 1024;
+
+const TLS_FIELDS: Record<string, 'boolean' | 'string' | 'string[]'> = {
+  enabledTls: 'boolean', enabledClientAuthentication: 'boolean', keystorePath: 'string', keystorePassword: 'string',
+  truststorePath: 'string', truststorePassword: 'string', includedProtocols: 'string[]', excludedProtocols: 'string[]',
+  includedCipherSuites: 'string[]', excludedCipherSuites: 'string[]',
+};
+const SCHEMA_FILTER_FIELDS: Record<string, 'boolean' | 'string[]'> = {
+  ignoredDataOnWriteByExtensions: 'string[]', hiddenDataOnReadByExtensions: 'string[]',
+  ignoreUnsupportedDefinitionsOnWrite: 'boolean', hideDeprecatedDefinitionsOnRead: 'boolean',
+};
+const KNOWN = ['port', 'host', 'dataDir', 'yangDirs', 'keyDelimiter', 'bodyLimit', 'defaultContent', 'plugins', 'tls', 'schemaFilters', 'callbacks'];
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function checkPort(v: unknown, field: string): number {
+  if (typeof v === 'string' && /^\d+$/.test(v)) v = Number(v);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 65535) throw new ConfigError(field, `must be an integer from 0 to 65535, not ${JSON.stringify(v)}`);
+  return v;
+}
+
+function checkString(v: unknown, field: string): string {
+  if (typeof v !== 'string' || v === '') throw new ConfigError(field, `must be a non-empty string, not ${JSON.stringify(v)}`);
+  return v;
+}
+
+function checkFields(obj: unknown, field: string, spec: Record<string, 'boolean' | 'string' | 'string[]'>): Record<string, JsonValue> {
+  if (!isObject(obj)) throw new ConfigError(field, 'must be an object');
+  for (const [k, v] of Object.entries(obj)) {
+    const kind = spec[k];
+    if (kind === undefined) throw new ConfigError(`${field}.${k}`, `unknown field; known: ${Object.keys(spec).join(', ')}`);
+    const ok = kind === 'string[]' ? Array.isArray(v) && v.every((s) => typeof s === 'string') : typeof v === kind;
+    if (!ok) throw new ConfigError(`${field}.${k}`, `must be ${kind === 'string[]' ? 'an array of strings' : `a ${kind}`}`);
+  }
+  return obj as Record<string, JsonValue>;
+}
+
+/** What the command line may override. */
+export interface ConfigOverrides {
+  readonly port?: number;
+  readonly dataDir?: string;
+  /** Appended to the file's `yangDirs`. */
+  readonly yangDirs?: readonly string[];
+  readonly pluginsFile?: string;
+}
+
+/**
+ * Checks a parsed configuration object and resolves it. Relative paths in the file are relative to
+ * `baseDir` (the file's folder); overrides are relative to the working directory. Throws ConfigError.
+ */
+export function resolveConfig(raw: unknown, baseDir: string, overrides: ConfigOverrides = {}, cwd = process.cwd()): ServiceConfig {
+  if (!isObject(raw)) throw new ConfigError('(root)', 'the configuration must be a JSON object');
+  for (const k of Object.keys(raw)) if (!KNOWN.includes(k)) throw new ConfigError(k, `unknown field; known: ${KNOWN.join(', ')}`);
+  const port = overrides.port ?? (raw['port'] === undefined ? DEFAULT_PORT : checkPort(raw['port'], 'port'));
+  const host = raw['host'] === undefined ? '127.0.0.1' : checkString(raw['host'], 'host');
+  const dataDir = overrides.dataDir !== undefined
+    ? path.resolve(cwd, overrides.dataDir)
+    : path.resolve(baseDir, raw['dataDir'] === undefined ? 'data' : checkString(raw['dataDir'], 'dataDir'));
+  let yangDirs: string[] = [];
+  if (raw['yangDirs'] !== undefined) {
+    const list = raw['yangDirs'];
+    if (!Array.isArray(list)) throw new ConfigError('yangDirs', 'must be an array of folder paths');
+    yangDirs = list.map((d, i) => path.resolve(baseDir, checkString(d, `yangDirs[${i}]`)));
+  }
+  yangDirs.push(...(overrides.yangDirs ?? []).map((d) => path.resolve(cwd, d)));
+  let keyDelimiter: string | null = '%22';
+  if (raw['keyDelimiter'] !== undefined) {
+    const kd = raw['keyDelimiter'];
+    if (kd !== null && (typeof kd !== 'string' || kd === '' || /[/,=?#]/.test(kd))) {
+      throw new ConfigError('keyDelimiter', 'must be a non-empty string without / , = ? # (e.g. "%22"), or null to disable it');
+    }
+    keyDelimiter = kd;
+  }
+  let bodyLimit = DEFAULT_BODY_LIMIT;
+  if (raw['bodyLimit'] !== undefined) {
+    const b = raw['bodyLimit'];
+    if (typeof b !== 'number' || !Number.isInteger(b) || b < 1) throw new ConfigError('bodyLimit', 'must be a positive integer (bytes)');
+    bodyLimit = b;
+  }
+  let defaultContent: 'all' | 'config' = 'all';
+  if (raw['defaultContent'] !== undefined) {
+    if (raw['defaultContent'] !== 'all' && raw['defaultContent'] !== 'config') throw new ConfigError('defaultContent', 'must be "all" or "config"');
+    defaultContent = raw['defaultContent'];
+  }
+  let pluginsFile: string | undefined;
+  if (overrides.pluginsFile !== undefined) pluginsFile = path.resolve(cwd, overrides.pluginsFile);
+  else if (raw['plugins'] !== undefined) pluginsFile = path.resolve(baseDir, checkString(raw['plugins'], 'plugins'));
+  const tls = raw['tls'] === undefined ? undefined : checkFields(raw['tls'], 'tls', TLS_FIELDS);
+  const schemaFilters = raw['schemaFilters'] === undefined ? undefined : checkFields(raw['schemaFilters'], 'schemaFilters', SCHEMA_FILTER_FIELDS);
+  return { port, host, dataDir, yangDirs, keyDelimiter, bodyLimit, defaultContent, pluginsFile, tls, schemaFilters, callbacks: raw['callbacks'] as JsonValue | undefined };
+}
+
+/** Reads and resolves a configuration file; undefined `file` gives the defaults. Throws ConfigError. */
+export function loadConfig(file: string | undefined, overrides: ConfigOverrides = {}, cwd = process.cwd()): ServiceConfig {
+  if (file === undefined) return resolveConfig({}, cwd, overrides, cwd);
+  const abs = path.resolve(cwd, file);
+  let text: string;
+  try {
+    text = fs.readFileSync(abs, 'utf8');
+  } catch (e) {
+    throw new ConfigError('--config', `cannot read ${abs}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError('(root)', `${abs} is not valid JSON: ${(e as Error).message}`);
+  }
+  return resolveConfig(raw, path.dirname(abs), overrides, cwd);
+}
