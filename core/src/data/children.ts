@@ -26,6 +26,8 @@ export interface ChildSlot {
 export interface ChildTable {
   readonly byQualified: ReadonlyMap<string, ChildSlot>;
   readonly byBare: ReadonlyMap<string, ChildSlot>;
+  /** Both of the above in one map (a qualified name holds a colon, a bare one never): one lookup per member. */
+  readonly byName: ReadonlyMap<string, ChildSlot>;
   /** Module of the parent's data node (undefined at the top level, where every name is qualified). */
   readonly parentModule: CompiledModule | undefined;
   /** Slot of each child schema node. */
@@ -71,7 +73,8 @@ function buildTable(children: readonly SchemaNode[], parentModule: CompiledModul
       if (!byBare.has(s.name) || s.module.name === parentModule.name) byBare.set(s.name, slot);
     }
   }
-  return { byQualified, byBare, parentModule, bySchema };
+  const byName = new Map<string, ChildSlot>([...byQualified, ...byBare]);
+  return { byQualified, byBare, byName, parentModule, bySchema };
 }
 
 /** The child table of a schema node (container, list, input/output, notification, rpc/action). */
@@ -105,9 +108,7 @@ export function tableFor(parent: SchemaNode | undefined, ctx: SchemaContext): Ch
  * is given separately by XML (from the namespace); JSON passes the name as written.
  */
 export function resolveChild(table: ChildTable, name: string): ChildSlot | undefined {
-  const colon = name.indexOf(':');
-  if (colon >= 0) return table.byQualified.get(name);
-  return table.byBare.get(name);
+  return table.byName.get(name);
 }
 
 /** Canonical order of a child schema node under a parent (for inserting new children in place). */

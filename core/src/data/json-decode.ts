@@ -95,14 +95,14 @@ export function parseJsonText(text: string): unknown {
   }
 }
 
-/** One step of the walk, for error paths: the schema node and, for list entries, the raw entry. */
-interface Frame {
-  schema: SchemaNode;
-  entry: JsonObject | undefined;
-}
-
 class JsonDecoder {
-  private readonly trail: Frame[] = [];
+  /**
+   * Where the walk stands, for error paths: the schema node of each level and, for list entries, the
+   * raw entry (its keys name it). Two parallel arrays rather than an object per level: no allocation
+   * per node on the hot path.
+   */
+  private readonly trailSchemas: SchemaNode[] = [];
+  private readonly trailEntries: (JsonObject | undefined)[] = [];
   private readonly allowState: boolean;
 
   constructor(private readonly ctx: SchemaContext, private readonly options: DecodeOptions) {
@@ -119,7 +119,10 @@ class JsonDecoder {
 
   /** Path of the current position, plus an optional member name not yet resolved. */
   private path(extra?: string): string {
-    const segments: PathSegment[] = this.trail.map((f) => (f.entry ? { schema: f.schema, keys: this.rawKeys(f) } : { schema: f.schema }));
+    const segments: PathSegment[] = this.trailSchemas.map((schema, i) => {
+      const entry = this.trailEntries[i];
+      return entry ? { schema, keys: this.rawKeys(schema as ListSchema, entry) } : { schema };
+    });
     const parentModule = this.options.parent?.module.name;
     let out = instancePath(segments, this.options.parentPath ?? '', parentModule);
     if (extra !== undefined) out = (out === '/' ? '' : out) + '/' + extra;
@@ -127,10 +130,9 @@ class JsonDecoder {
   }
 
   /** Key values of an entry as written, for paths of faults found before the entry is built. */
-  private rawKeys(frame: Frame): LeafValue[] {
-    const list = frame.schema as ListSchema;
+  private rawKeys(list: ListSchema, entry: JsonObject): LeafValue[] {
     return list.keys.map((k) => {
-      const raw = frame.entry![k.name] ?? frame.entry![`${k.module.name}:${k.name}`];
+      const raw = entry[k.name] ?? entry[`${k.module.name}:${k.name}`];
       return typeof raw === 'string' || typeof raw === 'number' || typeof raw === 'boolean' ? raw : '';
     });
   }
@@ -168,7 +170,8 @@ class JsonDecoder {
   }
 
   private node(schema: SchemaNode, raw: unknown): DataNode | undefined {
-    this.trail.push({ schema, entry: undefined });
+    this.trailSchemas.push(schema);
+    this.trailEntries.push(undefined);
     let node: DataNode | undefined;
     switch (schema.kind) {
       case 'leaf': node = this.leaf(schema, raw); break;
@@ -181,7 +184,8 @@ class JsonDecoder {
       case 'container': case 'input': case 'output': case 'notification': node = this.container(schema, raw); break;
       default: throw this.fail('unknown-element', `'${schema.name}' (${schema.kind}) cannot appear in data`);
     }
-    this.trail.pop();
+    this.trailSchemas.pop();
+    this.trailEntries.pop();
     return node;
   }
 
@@ -206,29 +210,33 @@ class JsonDecoder {
     const table = childTable(schema);
     const keys = schema.keys;
     const index = keys.length > 0 ? new Map<string, ListEntryNode>() : undefined;
-    const frame = this.trail[this.trail.length - 1]!;
+    const level = this.trailEntries.length - 1;
     for (let i = 0; i < items.length; i++) {
       const item = items[i];
       if (!isObject(item)) throw this.fail('invalid-value', `${describe(item)} where a list entry (JSON object) is expected`);
-      frame.entry = item;
+      this.trailEntries[level] = item;
       const entry: ListEntryNode = { kind: 'entry', schema, children: [] };
       const entryAttributes = this.members(item, table, entry.children, true);
       if (entryAttributes !== undefined) entry.attributes = entryAttributes;
       if (index !== undefined) {
-        const values = this.keyValues(entry, keys);
-        const key = keyString(values);
-        if (index.has(key)) throw this.fail('invalid-value', `duplicate entry of list '${schema.name}' with key ${values.map(valueText).join(',')}`);
+        const key = this.entryKey(entry, keys);
+        if (index.has(key)) throw this.fail('invalid-value', `duplicate entry of list '${schema.name}' with key ${valueText(key)}`);
         index.set(key, entry);
       }
       node.entries[i] = entry;
     }
-    frame.entry = undefined;
+    this.trailEntries[level] = undefined;
     if (index !== undefined) node.index = index;
     return node;
   }
 
-  /** The key values of a decoded entry (its keys are first, in key order, once sorted). */
-  private keyValues(entry: ListEntryNode, keys: readonly LeafSchema[]): LeafValue[] {
+  /** The key string of a decoded entry (its keys are first, in key order, once sorted). */
+  private entryKey(entry: ListEntryNode, keys: readonly LeafSchema[]): string {
+    if (keys.length === 1) {
+      const child = entry.children[0];
+      if (child === undefined || child.schema !== keys[0]) throw this.fail('missing-element', `list entry lacks its key '${keys[0]!.name}'`);
+      return valueText((child as LeafNode).value);
+    }
     const values: LeafValue[] = new Array(keys.length);
     for (let k = 0; k < keys.length; k++) {
       const child = entry.children[k];
@@ -237,7 +245,7 @@ class JsonDecoder {
       }
       values[k] = (child as LeafNode).value;
     }
-    return values;
+    return keyString(values);
   }
 
   private leaf(schema: LeafSchema, raw: unknown): LeafNode {
@@ -294,7 +302,7 @@ class JsonDecoder {
   }
 
   private attributes(raw: unknown): Attributes {
-    const owner = this.trail[this.trail.length - 1]?.schema ?? this.options.parent;
+    const owner = this.trailSchemas[this.trailSchemas.length - 1] ?? this.options.parent;
     const result = checkAttributes(raw, owner?.module, this.ctx, this.options);
     if ('tag' in result) throw this.fail(result.tag, result.message);
     return result.attributes;
