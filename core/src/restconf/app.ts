@@ -91,7 +91,8 @@ export function createRestconfApp(ctx: RestconfContext, extraRoutes?: (router: e
     res.status(200).type(media.type).send(yangLibraryVersion(media));
   }));
 
-  app.all(['/rests/operations', '/rests/operations/*rest'], wrap(async (req, res) => {
+  // `use` with a plain prefix: wildcard routes would decode the path themselves and fail on bad escapes.
+  app.use('/rests/operations', wrap(async (req, res) => {
     const scope = scopeOf(ctx, res);
     const uri = rewrittenPath(ctx, scope, req);
     const raw = after(uri.path, '/rests/operations');
@@ -111,7 +112,7 @@ export function createRestconfApp(ctx: RestconfContext, extraRoutes?: (router: e
     await invokeOperation(ctx, scope, req, res, parsed, media);
   }));
 
-  app.all(['/rests/data', '/rests/data/*rest'], wrap(async (req, res) => {
+  app.use('/rests/data', wrap(async (req, res) => {
     const scope = scopeOf(ctx, res);
     const uri = rewrittenPath(ctx, scope, req);
     const raw = after(uri.path, '/rests/data');

@@ -56,7 +56,9 @@ export async function commitWrite(ctx: RestconfContext, scope: PluginScope, writ
     existed = findTarget(previous, write.steps) !== undefined;
     write.precheck?.(previous);
     const faults = validateWrite(next, write.steps, ctx.schema, { checkReferences: write.checkReferences });
-    if (faults.length > 0) throw new DataError(faults);
+    // A reference to missing data is a fault of the request (400 invalid-value, DESIGN.md §5.5), not a
+    // missing resource (404), which is what `data-missing` would answer.
+    if (faults.length > 0) throw new DataError(faults.map((f) => (f.tag === 'data-missing' ? { ...f, tag: 'invalid-value' as const } : f)));
   });
   if (hooks.afterCommit.isUsed() && base !== undefined) {
     const before = base;

@@ -177,6 +177,7 @@ export function toRestconfError(err: unknown, log: (message: string) => void): R
 
 /** Errors raised by Node/express while reading a request (aborted, bad encoding, too large). */
 function bodyParserError(err: unknown): RestconfError | undefined {
+  if (err instanceof URIError) return malformed('bad percent-encoding in the request URI');
   if (typeof err !== 'object' || err === null) return undefined;
   const e = err as { type?: unknown; status?: unknown; limit?: unknown };
   if (e.type === 'entity.too.large') return tooBig(typeof e.limit === 'number' ? e.limit : 0);

@@ -1,0 +1,102 @@
+/**
+ * The local schema of a running service: the service's own modules (core/yang), every module in the
+ * `--yang`/`yangDirs` folders (implemented: their top-level data is served from the local datastores),
+ * and the YANG folders of loaded plugins that are not translation units. Imports resolve among all of
+ * these, the service's own folder first.
+ *
+ * A module of an extra folder that the service already has is taken once when its name, revision and
+ * text are the same; the same name and revision with different text is an error (DESIGN.md §4), and
+ * so is another revision of one of the service's own modules (one context holds one revision).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { compileSchema } from '../yang/compiler';
+import { ModuleRepository } from '../yang/repository';
+import type { SchemaContext } from '../yang/schema';
+import { formatDiagnostic } from '../yang/statement';
+
+/** The folder of the service's own modules (core/yang), from the compiled file's place. */
+export const OWN_YANG_DIR = path.resolve(__dirname, '../../../yang');
+
+/** A start-up fault in the YANG modules: which file(s) and why. */
+export class SchemaAssemblyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SchemaAssemblyError';
+  }
+}
+
+/** The .yang files under a folder, recursively, in a stable order. */
+function yangFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(d, { withFileTypes: true });
+    } catch (e) {
+      throw new SchemaAssemblyError(`cannot read YANG folder ${d}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      const full = path.join(d, e.name);
+      if (e.isDirectory()) walk(full);
+      else if (e.name.endsWith('.yang') && (e.isFile() || e.isSymbolicLink())) out.push(full);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** What was compiled, for the start-up report and yang-library. */
+export interface AssembledSchema {
+  readonly schema: SchemaContext;
+  /** Files of modules implemented from extra folders. */
+  readonly extraModules: readonly string[];
+}
+
+/**
+ * Compiles the service's modules plus those of `extraDirs`. Throws SchemaAssemblyError naming the
+ * files and faults when a module does not compile or collides with one of the service's own.
+ */
+export function assembleSchema(extraDirs: readonly string[], ownDir = OWN_YANG_DIR): AssembledSchema {
+  const repo = new ModuleRepository([ownDir, ...extraDirs]);
+  const own = new Map<string, { file: string; revision: string | undefined; text: string }>();
+  const requested: string[] = [];
+  for (const file of yangFiles(ownDir)) {
+    const src = repo.load(file);
+    if (src.kind !== 'module') continue;
+    own.set(src.name, { file, revision: src.revision, text: src.text });
+    requested.push(file);
+  }
+  const extra: string[] = [];
+  const seen = new Map<string, string>();
+  for (const dir of extraDirs) {
+    for (const file of yangFiles(dir)) {
+      const src = repo.load(file);
+      if (src.kind === 'submodule') continue;
+      if (src.kind === undefined) {
+        const first = src.diagnostics[0];
+        throw new SchemaAssemblyError(first ? formatDiagnostic(first) : `${file}: not a YANG module`);
+      }
+      const mine = own.get(src.name);
+      if (mine !== undefined) {
+        if (mine.revision === src.revision && mine.text === src.text) continue;
+        const why = mine.revision === src.revision ? 'the same revision with different text' : `revision ${src.revision ?? '(none)'} where the service has ${mine.revision ?? '(none)'}`;
+        throw new SchemaAssemblyError(`${file}: module '${src.name}' is one of the service's own modules (${mine.file}); this file has ${why}`);
+      }
+      const key = `${src.name}@${src.revision ?? ''}`;
+      const earlier = seen.get(key);
+      if (earlier !== undefined) {
+        if (fs.readFileSync(earlier, 'utf8') === src.text) continue;
+        throw new SchemaAssemblyError(`${file}: module ${key} is also in ${earlier} with different text`);
+      }
+      seen.set(key, file);
+      extra.push(file);
+    }
+  }
+  const schema = compileSchema(repo, { modules: [...requested, ...extra] });
+  const errors = schema.diagnostics.filter((d) => d.severity === 'error');
+  if (errors.length > 0) {
+    throw new SchemaAssemblyError(`YANG modules do not compile:\n${errors.slice(0, 20).map(formatDiagnostic).join('\n')}${errors.length > 20 ? `\n... and ${errors.length - 20} more` : ''}`);
+  }
+  return { schema, extraModules: extra };
+}

@@ -1,0 +1,122 @@
+/**
+ * Starting and stopping a Rosetta service: configuration -> schema -> datastores -> plugins -> HTTP.
+ * The plugin host's hooks give the server (`server.create`, plain HTTP when no plugin answers) and
+ * extra routes (`server.routes`); the Operational datastore is seeded with `ietf-yang-library`.
+ *
+ * Stopping (SIGTERM/SIGINT, or `stop()`): the listener closes so no new request is accepted, idle
+ * keep-alive connections are closed, requests in flight finish (bounded by a grace period), then
+ * the plugins and the datastores are closed, which flushes the journal.
+ */
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Datastores } from '../datastore/datastore';
+import { decodeJson } from '../data/json-decode';
+import { PluginHost, introspectionTaps } from '../plugins';
+import type { PluginScope } from '../plugins/generation';
+import { createHooks } from '../hooks';
+import { createRestconfApp } from '../restconf/app';
+import type { RestconfContext, RestconfLogger, ScopeSource } from '../restconf/context';
+import { renderErrorsJson } from '../restconf/errors';
+import type { SchemaContext } from '../yang/schema';
+import type { ServiceConfig } from './config';
+import { assembleSchema } from './schema';
+import { yangLibraryJson } from './yang-library';
+
+/** Opens the Config and Operational datastores for a schema under a data folder. */
+export type DatastoreOpener = (dataDir: string, schema: SchemaContext) => Promise<Datastores>;
+
+export interface StartOptions {
+  readonly config: ServiceConfig;
+  readonly openDatastores: DatastoreOpener;
+  readonly log?: RestconfLogger;
+  /** Longest in-flight requests may run after a stop begins (default 10 s). */
+  readonly graceMs?: number;
+}
+
+/** A running service. */
+export interface RunningService {
+  /** `http://host:port` actually bound (port 0 in the config picks a free one). */
+  readonly url: string;
+  readonly port: number;
+  readonly schema: SchemaContext;
+  readonly datastores: Datastores;
+  /** Files of the modules loaded from extra YANG folders. */
+  readonly extraModules: readonly string[];
+  /** Stops accepting, lets requests in flight finish, closes plugins and datastores. Idempotent. */
+  stop(): Promise<void>;
+}
+
+const consoleLog: RestconfLogger = { info: (m) => console.log(m), error: (m) => console.error(m) };
+
+/** A scope source with no plugins (every hook untapped), when no plugins.json is configured. */
+function noPlugins(): ScopeSource {
+  const hooks = createHooks();
+  const scope: PluginScope = { generation: 0, hooks, unitsFor: () => ({ units: [] }) as never, release: () => undefined };
+  return { acquire: () => scope };
+}
+
+/** Starts a service; rejects with a message naming the problem when anything fails to start. */
+export async function startService(options: StartOptions): Promise<RunningService> {
+  const { config } = options;
+  const log = options.log ?? consoleLog;
+  const { schema, extraModules } = assembleSchema(config.yangDirs);
+  const datastores = await options.openDatastores(config.dataDir, schema);
+  let host: PluginHost | undefined;
+  try {
+    if (config.pluginsFile !== undefined) {
+      host = await PluginHost.start({ configFile: config.pluginsFile, logger: { info: log.info, warn: log.error, error: log.error } });
+      host.addBuiltin(introspectionTaps(host));
+    }
+    const library = decodeJson(yangLibraryJson(schema), schema, {});
+    await datastores.operational.apply([{ operation: 'replace', target: [{ schema: library.node!.schema }], value: library.node! }]);
+  } catch (e) {
+    await host?.close();
+    await datastores.close();
+    throw e;
+  }
+  const plugins: ScopeSource = host ?? noPlugins();
+  const ctx: RestconfContext = {
+    schema, datastores, plugins, log,
+    options: { keyDelimiter: config.keyDelimiter, bodyLimit: config.bodyLimit, defaultContent: config.defaultContent },
+  };
+  const startScope = plugins.acquire();
+  let server: http.Server;
+  try {
+    const app = createRestconfApp(ctx, (router) => startScope.hooks.server.routes.call({ routes: router }));
+    server = startScope.hooks.server.create.call({ handler: app, tls: config.tls }) ?? http.createServer(app);
+  } finally {
+    startScope.release();
+  }
+  // A request the HTTP parser cannot read (junk headers, bad request line) still gets the envelope.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) { socket.destroy(); return; }
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    const body = renderErrorsJson([{ type: 'transport', tag: 'malformed-message', message: `the HTTP request cannot be read (${err.code ?? 'parse error'})` }]);
+    socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/yang-data+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => { server.off('error', reject); resolve(); });
+  }).catch(async (e: NodeJS.ErrnoException) => {
+    await host?.close();
+    await datastores.close();
+    throw new Error(`cannot listen on ${config.host}:${config.port}: ${e.code ?? e.message}`);
+  });
+  const address = server.address() as AddressInfo;
+  const scheme = server instanceof http.Server && !('setSecureContext' in server) ? 'http' : 'https';
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const grace = setTimeout(() => server.closeAllConnections(), options.graceMs ?? 10_000);
+      await closed;
+      clearTimeout(grace);
+      await host?.close();
+      await datastores.close();
+    })();
+    return stopping;
+  };
+  const hostText = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return { url: `${scheme}://${hostText}:${address.port}`, port: address.port, schema, datastores, extraModules, stop };
+}
