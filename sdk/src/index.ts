@@ -30,3 +30,12 @@ export {
 export { simulatorHostKey, startSimulator, type DeviceDefinition, type DeviceView, type SimulatedDevice, type SimulatorOptions } from './testing/simulator';
 export { FRR_MODES, FRR_SINGLE_VALUE, type ConfigLine, type ModeRule } from './testing/running-config';
 export { frrDevice, type FrrDeviceOptions } from './testing/frr-device';
+export {
+  parseXml, child, childrenNamed, standaloneText, innerText, escapeText, escapeAttr, decodeEntities, XmlSyntaxError, MAX_XML_DEPTH,
+  type XmlElement,
+} from './netconf/xml';
+export { FrameReader, FramingError, frameMessage, EOM_MARKER, BASE_1_0, BASE_1_1, DEFAULT_MAX_MESSAGE, type FramingMode } from './netconf/framing';
+export {
+  NETCONF_NS, MONITORING_NS, YANG_LIBRARY_NS, YANG_1_NS, NOTIFICATION_NS, CAP_CANDIDATE, CAP_WRITABLE_RUNNING, CAP_NOTIFICATION,
+  helloMessage, parseHello, parseRpcErrors, renderRpcError, replyMessage, type Hello, type RpcErrorInfo,
+} from './netconf/messages';

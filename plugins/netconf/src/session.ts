@@ -1,0 +1,293 @@
+/**
+ * One NETCONF session (RFC 6241 over RFC 6242): the `netconf` SSH subsystem (or plain TCP for
+ * `tcp-only`), the hello exchange, framing chosen by the capabilities both sides advertise, message-id
+ * correlation with any number of requests in flight, a per-request timeout that fails that request only,
+ * a keepalive that notices a dead peer, notifications handed to a listener, and close-session on close.
+ * Reconnecting is not this file's concern (see device.ts): a session that ends stays ended.
+ */
+import { connect as tcpConnect, type Socket } from 'node:net';
+import { Client, type ClientChannel } from 'ssh2';
+import {
+  BASE_1_0, BASE_1_1, FrameReader, frameMessage, helloMessage, NETCONF_NS, NOTIFICATION_NS, parseHello, parseRpcErrors,
+  parseXml, type FramingMode, type RpcErrorInfo, type XmlElement,
+} from '@rosetta/sdk';
+import { NetconfRpcError, NetconfSessionError } from './errors';
+
+export interface SessionOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly username: string;
+  readonly password: string;
+  /** Plain TCP instead of SSH (a device that speaks NETCONF straight on a socket). */
+  readonly tcpOnly?: boolean;
+  /** TCP + SSH + hello must complete within this (ms). */
+  readonly connectTimeoutMs: number;
+  /** Each request fails if no reply comes within this (ms). */
+  readonly requestTimeoutMs: number;
+  /** After this long without traffic (ms) a keepalive RPC is sent; 0 disables. */
+  readonly keepaliveMs: number;
+  /** Called with each `<notification>` received. */
+  readonly onNotification?: (notification: XmlElement, text: string) => void;
+  /** Called once when the session ends, with the reason (undefined after close()). */
+  readonly onClose?: (reason: NetconfSessionError | undefined) => void;
+}
+
+/** A reply: its parsed root (`<rpc-reply>`) and the text it was parsed from (for subtree extraction). */
+export interface RpcReply {
+  readonly root: XmlElement;
+  readonly text: string;
+  /** Warnings (rpc-errors of severity warning) the device attached to a successful reply. */
+  readonly warnings: readonly RpcErrorInfo[];
+}
+
+interface Pending {
+  readonly operation: string;
+  readonly resolve: (reply: RpcReply) => void;
+  readonly reject: (error: Error) => void;
+  readonly timer: NodeJS.Timeout;
+}
+
+/** Capabilities this client advertises. */
+const CLIENT_CAPABILITIES = [BASE_1_0, BASE_1_1];
+
+/** The first element name inside an rpc body, for error messages (`get-config`). */
+function operationName(body: string): string {
+  return /^\s*<([\w.:-]+)/.exec(body)?.[1] ?? 'rpc';
+}
+
+type Transport = { stream: NodeJS.ReadWriteStream & { end(): void }; end(): void };
+
+async function openTransport(options: SessionOptions): Promise<Transport> {
+  const where = `${options.host}:${options.port}`;
+  if (options.tcpOnly) {
+    return new Promise((resolve, reject) => {
+      const socket: Socket = tcpConnect({ host: options.host, port: options.port });
+      const timer = setTimeout(() => { socket.destroy(); reject(new NetconfSessionError('connect', `TCP connect to ${where} timed out after ${options.connectTimeoutMs} ms`)); }, options.connectTimeoutMs);
+      socket.once('error', (e) => { clearTimeout(timer); reject(new NetconfSessionError('connect', `TCP connect to ${where} failed: ${e.message}`, e)); });
+      socket.once('connect', () => { clearTimeout(timer); resolve({ stream: socket, end: () => socket.destroy() }); });
+    });
+  }
+  return new Promise((resolve, reject) => {
+    const client = new Client();
+    let settled = false;
+    const settle = (f: () => void) => { if (!settled) { settled = true; clearTimeout(timer); f(); } };
+    const timer = setTimeout(() => settle(() => {
+      client.end();
+      reject(new NetconfSessionError('connect', `SSH connect to ${where} timed out after ${options.connectTimeoutMs} ms`));
+    }), options.connectTimeoutMs);
+    client.on('error', (e: Error & { level?: string }) => settle(() => {
+      const auth = e.level === 'client-authentication';
+      reject(new NetconfSessionError('connect', auth ? `SSH authentication to ${where} as ${options.username} failed` : `SSH connect to ${where} failed: ${e.message}`, e));
+    }));
+    client.once('ready', () => {
+      client.subsys('netconf', (err, channel: ClientChannel) => {
+        if (err) {
+          settle(() => { client.end(); reject(new NetconfSessionError('connect', `${where} refused the netconf subsystem: ${err.message}`, err)); });
+          return;
+        }
+        // a dropped connection may end the client without closing the channel first
+        client.on('close', () => channel.emit('close'));
+        settle(() => resolve({ stream: channel, end: () => { channel.end(); client.end(); } }));
+      });
+    });
+    client.connect({ host: options.host, port: options.port, username: options.username, password: options.password, readyTimeout: options.connectTimeoutMs, tryKeyboard: false });
+  });
+}
+
+/** An open NETCONF session. Create with `NetconfSession.open`. */
+export class NetconfSession {
+  private readonly pending = new Map<string, Pending>();
+  private nextId = 1;
+  private framing: FramingMode = 'eom';
+  private ended: NetconfSessionError | undefined | null = null; // null while open
+  private keepaliveTimer: NodeJS.Timeout | undefined;
+  private lastTraffic = Date.now();
+
+  private constructor(
+    private readonly options: SessionOptions,
+    private readonly transport: Transport,
+    /** The server's capabilities from its hello. */
+    readonly capabilities: readonly string[],
+    /** The server's session-id. */
+    readonly sessionId: number | undefined,
+    private readonly reader: FrameReader,
+  ) {}
+
+  /**
+   * Connects, exchanges hellos and resolves with the open session. Rejects with NetconfSessionError
+   * (`connect` or `hello`) within `connectTimeoutMs`.
+   */
+  static async open(options: SessionOptions): Promise<NetconfSession> {
+    const started = Date.now();
+    const transport = await openTransport(options);
+    const reader = new FrameReader();
+    const remaining = Math.max(1, options.connectTimeoutMs - (Date.now() - started));
+    const where = `${options.host}:${options.port}`;
+    return new Promise<NetconfSession>((resolve, reject) => {
+      let session: NetconfSession | undefined;
+      const failHello = (error: NetconfSessionError) => {
+        if (session) return;
+        clearTimeout(timer);
+        transport.stream.removeAllListeners('data');
+        transport.end();
+        reject(error);
+      };
+      const timer = setTimeout(() => failHello(new NetconfSessionError('hello', `no hello from ${where} within ${options.connectTimeoutMs} ms`)), remaining);
+      transport.stream.on('error', (e: Error) => {
+        if (session) session.terminate(new NetconfSessionError('closed', `session to ${where} failed: ${e.message}`, e));
+        else failHello(new NetconfSessionError('hello', `session to ${where} failed before hello: ${e.message}`, e));
+      });
+      transport.stream.on('close', () => {
+        if (session) session.terminate(new NetconfSessionError('closed', `session to ${where} closed by the device`));
+        else failHello(new NetconfSessionError('hello', `${where} closed the session before its hello`));
+      });
+      transport.stream.write(frameMessage(helloMessage(CLIENT_CAPABILITIES), 'eom'));
+      transport.stream.on('data', (data: Buffer) => {
+        try {
+          reader.push(data, (message) => {
+            if (session) { session.receive(message); return; }
+            let hello;
+            try {
+              hello = parseHello(message);
+            } catch (e) {
+              throw new NetconfSessionError('hello', `bad hello from ${where}: ${e instanceof Error ? e.message : String(e)}`, e);
+            }
+            clearTimeout(timer);
+            session = new NetconfSession(options, transport, hello.capabilities, hello.sessionId, reader);
+            if (hello.capabilities.includes(BASE_1_1)) { reader.useChunked(); session.framing = 'chunked'; }
+            else if (!hello.capabilities.includes(BASE_1_0)) throw new NetconfSessionError('hello', `${where} advertises neither base:1.0 nor base:1.1`);
+            session.armKeepalive();
+            resolve(session);
+          });
+        } catch (e) {
+          const error = e instanceof NetconfSessionError ? e
+            : new NetconfSessionError('framing', `${where}: ${e instanceof Error ? e.message : String(e)}`, e);
+          if (session) session.terminate(error);
+          else failHello(error);
+        }
+      });
+    });
+  }
+
+  /** The framing in use after the hello exchange. */
+  get framingMode(): FramingMode {
+    return this.framing;
+  }
+
+  /** Whether the session is still usable. */
+  get isOpen(): boolean {
+    return this.ended === null;
+  }
+
+  /** Requests sent and not yet answered. */
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
+  /** Whether the server advertised a capability (compared without its `?` parameters). */
+  has(capability: string): boolean {
+    return this.capabilities.some((c) => c === capability || c.split('?')[0] === capability);
+  }
+
+  /**
+   * Sends `<rpc>` with the given body (the operation element, e.g. `<get-config>...</get-config>`) and
+   * resolves with the reply. Rejects with NetconfRpcError when the reply has an `rpc-error` of severity
+   * error, with NetconfSessionError on timeout or when the session ends first.
+   */
+  rpc(body: string, timeoutMs = this.options.requestTimeoutMs): Promise<RpcReply> {
+    const operation = operationName(body);
+    if (this.ended !== null) return Promise.reject(this.ended ?? new NetconfSessionError('closed', 'the session is closed'));
+    const id = String(this.nextId++);
+    return new Promise<RpcReply>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new NetconfSessionError('timeout', `${operation} (message-id ${id}) got no reply within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.pending.set(id, { operation, resolve, reject, timer });
+      this.send(`<rpc xmlns="${NETCONF_NS}" message-id="${id}">${body}</rpc>`);
+    });
+  }
+
+  private send(message: string): void {
+    this.lastTraffic = Date.now();
+    this.transport.stream.write(frameMessage(message, this.framing));
+  }
+
+  /** Handles one framed message after the hello. */
+  private receive(text: string): void {
+    this.lastTraffic = Date.now();
+    let root: XmlElement;
+    try {
+      root = parseXml(text);
+    } catch (e) {
+      this.terminate(new NetconfSessionError('malformed', `malformed message from ${this.where}: ${e instanceof Error ? e.message : String(e)}`, e));
+      return;
+    }
+    if (root.name === 'notification' && root.ns === NOTIFICATION_NS) {
+      this.options.onNotification?.(root, text);
+      return;
+    }
+    if (root.name !== 'rpc-reply' || root.ns !== NETCONF_NS) {
+      this.terminate(new NetconfSessionError('malformed', `unexpected <${root.name}> from ${this.where}`));
+      return;
+    }
+    const id = root.attrs['message-id'];
+    const entry = id === undefined ? undefined : this.pending.get(id);
+    if (!entry || id === undefined) return; // a late reply to a request that timed out
+    this.pending.delete(id);
+    clearTimeout(entry.timer);
+    const errors = parseRpcErrors(root);
+    const failures = errors.filter((e) => e.severity === 'error');
+    if (failures.length > 0) entry.reject(new NetconfRpcError(entry.operation, failures));
+    else entry.resolve({ root, text, warnings: errors });
+  }
+
+  private get where(): string {
+    return `${this.options.host}:${this.options.port}`;
+  }
+
+  private armKeepalive(): void {
+    const every = this.options.keepaliveMs;
+    if (every <= 0) return;
+    const tick = () => {
+      if (this.ended !== null) return;
+      const idle = Date.now() - this.lastTraffic;
+      if (idle < every || this.pending.size > 0) {
+        this.keepaliveTimer = setTimeout(tick, Math.max(10, every - idle)).unref();
+        return;
+      }
+      // an empty subtree filter selects nothing: the cheapest request every server answers
+      this.rpc('<get-config><source><running/></source><filter type="subtree"></filter></get-config>').then(
+        () => { this.keepaliveTimer = setTimeout(tick, every).unref(); },
+        (e: unknown) => {
+          if (e instanceof NetconfSessionError) this.terminate(new NetconfSessionError('closed', `keepalive to ${this.where} failed: ${e.message}`, e));
+          else this.keepaliveTimer = setTimeout(tick, every).unref(); // the device answered, even if with an error
+        },
+      );
+    };
+    this.keepaliveTimer = setTimeout(tick, every).unref();
+  }
+
+  /** Ends the session for a reason: every request in flight fails with it; onClose runs once. */
+  private terminate(reason: NetconfSessionError | undefined): void {
+    if (this.ended !== null) return;
+    this.ended = reason;
+    clearTimeout(this.keepaliveTimer);
+    const error = reason ?? new NetconfSessionError('closed', `session to ${this.where} closed`);
+    for (const [, p] of this.pending) { clearTimeout(p.timer); p.reject(error); }
+    this.pending.clear();
+    this.transport.end();
+    this.options.onClose?.(reason);
+  }
+
+  /** Sends close-session (waiting briefly for its reply), then ends the transport. Never throws. */
+  async close(): Promise<void> {
+    if (this.ended !== null) return;
+    try {
+      await this.rpc('<close-session/>', Math.min(2000, this.options.requestTimeoutMs));
+    } catch {
+      // the transport is ended below either way
+    }
+    this.terminate(undefined);
+  }
+}
