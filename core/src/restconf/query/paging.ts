@@ -1,0 +1,37 @@
+/**
+ * `offset` and `limit` (DESIGN.md §5.5): a window of the target list's entries, in the order they
+ * are returned (after jsonb-filter and sortby). `offset` is 0-based and inclusive; `limit` is how
+ * many entries at most (0 returns none). The two live together because neither means anything
+ * without the other's window. Values are decimal integers up to 2^31-1.
+ */
+import type { ListNode } from '../../data/tree';
+import { badQuery } from '../errors';
+
+const MAX = 2 ** 31 - 1;
+
+function count(name: string, value: string): number {
+  if (/^[0-9]{1,10}$/.test(value)) {
+    const n = Number(value);
+    if (n <= MAX) return n;
+  }
+  throw badQuery(name, `'${value}' is not an integer from 0 to ${MAX}`);
+}
+
+/** Parses the value of `offset`. */
+export function parseOffset(value: string): number {
+  return count('offset', value);
+}
+
+/** Parses the value of `limit`. */
+export function parseLimit(value: string): number {
+  return count('limit', value);
+}
+
+/** The entries from `offset` (default 0), at most `limit` (default all) of them. */
+export function pageEntries(list: ListNode, offset: number | undefined, limit: number | undefined): ListNode {
+  const from = offset ?? 0;
+  const to = limit === undefined ? list.entries.length : from + limit;
+  if (from === 0 && to >= list.entries.length) return list;
+  const { index: _dropped, ...rest } = list;
+  return { ...rest, entries: list.entries.slice(from, to) };
+}

@@ -1,0 +1,193 @@
+/**
+ * `with-defaults` (RFC 8040 §4.8.9, RFC 6243): how default values appear in a GET.
+ *
+ * - report-all: every leaf (and leaf-list) with a schema default that the data lacks is added,
+ *   inside existing containers and entries, in non-presence containers created where they hold
+ *   such defaults, and only from the default case of a choice none of whose cases has data.
+ * - trim: leaves whose value equals their default are left out (and leaf-lists equal to their
+ *   defaults); non-presence containers emptied by that are left out too.
+ * - explicit: the data as stored.
+ * - report-all-tagged: as report-all, and every node whose value is its default (added or stored)
+ *   carries the `ietf-netconf-with-defaults:default` attribute set to true.
+ * The bare parameter (`?with-defaults`) means report-all. `when` conditions on defaults are not
+ * evaluated (a default under a false `when` is still reported).
+ */
+import { childTable, orderOf } from '../../data/children';
+import { valueText } from '../../data/path';
+import type { DataNode, LeafListNode, LeafNode, LeafValue } from '../../data/tree';
+import type { LeafListSchema, LeafSchema, SchemaContext, SchemaNode } from '../../yang/schema';
+import { valueFromText } from '../../yang/types/values';
+import { badQuery } from '../errors';
+import type { ReadTarget } from './target';
+
+export type WithDefaults = 'report-all' | 'explicit' | 'trim' | 'report-all-tagged';
+
+/** The attribute report-all-tagged puts on default nodes (RFC 8040 §4.8.9 / RFC 6243 §6). */
+export const DEFAULT_ATTRIBUTE = 'ietf-netconf-with-defaults:default';
+
+/** Parses the value of `with-defaults` (empty: the bare parameter, report-all). */
+export function parseWithDefaults(value: string): WithDefaults {
+  if (value === '') return 'report-all';
+  if (value === 'report-all' || value === 'explicit' || value === 'trim' || value === 'report-all-tagged') return value;
+  throw badQuery('with-defaults', `'${value}' is not report-all, explicit, trim or report-all-tagged`);
+}
+
+const NO_DEFAULT: unique symbol = Symbol('no default');
+const defaultCache = new WeakMap<object, LeafValue | readonly LeafValue[] | typeof NO_DEFAULT>();
+
+/** A default as written, in its type; prefixes are the defining module's, or module names. */
+function typedDefault(schema: LeafSchema | LeafListSchema, text: string, ctx: SchemaContext): LeafValue | undefined {
+  const prefixes = schema.module.prefixes;
+  const resolved = valueFromText(schema.type, text, ctx, (p) => prefixes.get(p) ?? (ctx.modules.has(p) ? p : undefined), schema.module.name);
+  return resolved.ok ? resolved.value : undefined;
+}
+
+/** The typed default of a leaf, or undefined (none, or one the type rejects). */
+export function leafDefault(schema: LeafSchema, ctx: SchemaContext): LeafValue | undefined {
+  let cached = defaultCache.get(schema);
+  if (cached === undefined) {
+    const value = schema.default === undefined || schema.isKey ? undefined : typedDefault(schema, schema.default, ctx);
+    cached = value === undefined ? NO_DEFAULT : value;
+    defaultCache.set(schema, cached);
+  }
+  return cached === NO_DEFAULT ? undefined : (cached as LeafValue);
+}
+
+/** The typed defaults of a leaf-list (empty when it has none). */
+export function leafListDefaults(schema: LeafListSchema, ctx: SchemaContext): readonly LeafValue[] {
+  let cached = defaultCache.get(schema);
+  if (cached === undefined) {
+    const values: LeafValue[] = [];
+    for (const d of schema.defaults) {
+      const v = typedDefault(schema, d, ctx);
+      if (v !== undefined) values.push(v);
+    }
+    cached = values;
+    defaultCache.set(schema, cached);
+  }
+  return cached as readonly LeafValue[];
+}
+
+function sameValues(a: readonly LeafValue[], b: readonly LeafValue[]): boolean {
+  return a.length === b.length && a.every((v, i) => valueText(v) === valueText(b[i]!));
+}
+
+/**
+ * `target` as `mode` reports defaults. `include` says which schema nodes may be added (the caller's
+ * content selection: config only, state only, or all).
+ */
+export function applyWithDefaults<T extends ReadTarget>(
+  target: T, mode: WithDefaults, ctx: SchemaContext, include: (schema: SchemaNode) => boolean = () => true,
+): T {
+  if (mode === 'explicit') return target;
+  const walker = new DefaultsWalker(mode, ctx, include);
+  if (target.kind === 'root') return { ...target, children: walker.children(target.children, undefined) };
+  return (walker.node(target) ?? target) as T;
+}
+
+class DefaultsWalker {
+  private readonly tag: boolean;
+  constructor(private readonly mode: 'report-all' | 'trim' | 'report-all-tagged', private readonly ctx: SchemaContext, private readonly include: (s: SchemaNode) => boolean) {
+    this.tag = mode === 'report-all-tagged';
+  }
+
+  /** One node in this mode; undefined when trim leaves it out. */
+  node(node: DataNode): DataNode | undefined {
+    switch (node.kind) {
+      case 'leaf': return this.leaf(node);
+      case 'leaf-list': return this.leafList(node);
+      case 'any': return node;
+      case 'list': {
+        const { index: _dropped, ...rest } = node;
+        return { ...rest, entries: node.entries.map((e) => ({ ...e, children: this.children(e.children, e.schema) })) };
+      }
+      case 'container': {
+        const children = this.children(node.children, node.schema);
+        const emptied = this.mode === 'trim' && children.length === 0 && node.children.length > 0;
+        if (emptied && node.schema.kind === 'container' && node.schema.presence === undefined) return undefined;
+        return { ...node, children };
+      }
+      case 'entry':
+        return { ...node, children: this.children(node.children, node.schema) };
+    }
+  }
+
+  private leaf(node: LeafNode): LeafNode | undefined {
+    const d = leafDefault(node.schema, this.ctx);
+    if (d === undefined || valueText(d) !== valueText(node.value)) return node;
+    if (this.mode === 'trim') return undefined;
+    return this.tag ? { ...node, attributes: { ...node.attributes, [DEFAULT_ATTRIBUTE]: true } } : node;
+  }
+
+  private leafList(node: LeafListNode): LeafListNode | undefined {
+    const d = leafListDefaults(node.schema, this.ctx);
+    if (d.length === 0 || !sameValues(d, node.values)) return node;
+    if (this.mode === 'trim') return undefined;
+    return this.tag ? { ...node, attributes: { ...node.attributes, [DEFAULT_ATTRIBUTE]: true } } : node;
+  }
+
+  /** Children of a node of schema `parent` (undefined: the top level, which has no defaults to add). */
+  children(children: readonly DataNode[], parent: SchemaNode | undefined): DataNode[] {
+    const out: DataNode[] = [];
+    for (const c of children) {
+      const n = this.node(c);
+      if (n !== undefined) out.push(n);
+    }
+    if (this.mode === 'trim' || parent === undefined) return out;
+    const present = new Set<SchemaNode>(out.map((c) => c.schema));
+    const added = this.missing(parent.children, present, children);
+    if (added.length === 0) return out;
+    // Trees keep children in the canonical (schema) order; the sort is stable, so it only places the added ones.
+    const table = childTable(parent);
+    return [...out, ...added].sort((a, b) => orderOf(table, a.schema) - orderOf(table, b.schema));
+  }
+
+  /** Default nodes to add among `schemaChildren` (looking into choices), given the present ones. */
+  private missing(schemaChildren: readonly SchemaNode[], present: ReadonlySet<SchemaNode>, data: readonly DataNode[]): DataNode[] {
+    const added: DataNode[] = [];
+    for (const s of schemaChildren) {
+      if (present.has(s)) continue;
+      // Only leaves are filtered by content; containers are created only when they end up holding some.
+      if ((s.kind === 'leaf' || s.kind === 'leaf-list') && !this.include(s)) continue;
+      switch (s.kind) {
+        case 'leaf': {
+          const d = leafDefault(s, this.ctx);
+          if (d !== undefined) added.push(this.tagged({ kind: 'leaf', schema: s, value: d }));
+          break;
+        }
+        case 'leaf-list': {
+          const d = leafListDefaults(s, this.ctx);
+          if (d.length > 0) added.push(this.tagged({ kind: 'leaf-list', schema: s, values: d.slice() }));
+          break;
+        }
+        case 'container':
+          if (s.presence === undefined) {
+            const children = this.missing(s.children, new Set(), []);
+            if (children.length > 0) added.push({ kind: 'container', schema: s, children });
+          }
+          break;
+        case 'choice': {
+          const active = s.children.find((c) => caseHasData(c, data));
+          const chosen = active ?? s.defaultCase;
+          if (chosen !== undefined) added.push(...this.missing(chosen.children, present, data));
+          break;
+        }
+        default:
+          break;
+      }
+    }
+    return added;
+  }
+
+  private tagged<N extends LeafNode | LeafListNode>(node: N): N {
+    return this.tag ? { ...node, attributes: { [DEFAULT_ATTRIBUTE]: true } } : node;
+  }
+}
+
+/** Whether any data node belongs to a case (directly or in a nested choice). */
+function caseHasData(c: SchemaNode, data: readonly DataNode[]): boolean {
+  return data.some((d) => {
+    for (let p = d.schema.parent; p !== undefined; p = p.parent) if (p === c) return true;
+    return false;
+  });
+}
