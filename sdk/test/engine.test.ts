@@ -146,3 +146,37 @@ test('bad registrations fail at definition; garbage paths are refused, not throw
   const session = { exec: async () => { throw new Error('connection reset'); } };
   await t.throwsAsync(readUnits([bgp], session), { instanceOf: TranslationError, message: '/ex-bgp:bgp/instance: list failed: connection reset' });
 });
+
+test('writers see the whole documents (swapped for undo); undoing a parent delete recreates the children it removed', (t) => {
+  // neighbors live inside `router bgp <AS>`, but the AS is a leaf of the instance, not a key
+  const unit = defineTranslationUnit({
+    errorPatterns: [/^% /],
+    paths: {
+      '/m:bgp': {
+        write: {
+          create: (a) => [`router bgp ${a['as']}`, 'exit'],
+          update: (b, a) => { if (b['as'] !== a['as']) throw new Error('the AS cannot change'); return []; },
+          delete: (b) => [`no router bgp ${b['as']}`],
+        },
+      },
+      '/m:bgp/neighbor': {
+        keys: ['address'],
+        list: async () => [],
+        write: {
+          create: (a, { documents }) => [`router bgp ${(documents.after['m:bgp'] as JsonObject)['as']}`, ` neighbor ${a['address']} remote-as ${a['peer-as']}`, 'exit'],
+          delete: (b, { documents }) => [`router bgp ${(documents.before['m:bgp'] as JsonObject)['as']}`, ` no neighbor ${b['address']}`, 'exit'],
+        },
+      },
+    },
+  });
+  t.deepEqual(unit.errorPatterns.map(String), ['/^% /']);
+  const full: JsonObject = { 'm:bgp': { as: 65001, neighbor: [{ address: '192.0.2.1', 'peer-as': 65002 }] } };
+  const bare: JsonObject = { 'm:bgp': { as: 65001 } };
+  const add = planWrite([unit], bare, full);
+  t.deepEqual(add.commands, ['router bgp 65001', ' neighbor 192.0.2.1 remote-as 65002', 'exit']);
+  t.deepEqual(add.undo, ['router bgp 65001', ' no neighbor 192.0.2.1', 'exit']);
+  const drop = planWrite([unit], full, {});
+  t.deepEqual(drop.commands, ['no router bgp 65001']);
+  t.deepEqual(drop.undo, ['router bgp 65001', 'exit', 'router bgp 65001', ' neighbor 192.0.2.1 remote-as 65002', 'exit']);
+  t.deepEqual(drop.undoGaps, []);
+});

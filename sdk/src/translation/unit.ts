@@ -31,6 +31,13 @@ export interface WriterContext {
   readonly key: Keys;
   /** RFC 7951 instance path of the node written, for messages. */
   readonly path: string;
+  /**
+   * The whole configuration before and after this step (for an undo step, the roles are swapped: `after`
+   * is what the undo restores). For writers whose commands depend on data elsewhere (a BGP neighbor is
+   * configured inside `router bgp <AS>` of its instance) or on their node's whole subtree (a parent whose
+   * delete removes its children with one command).
+   */
+  readonly documents: { readonly before: JsonObject; readonly after: JsonObject };
 }
 
 /** Turns a change of one node into device commands (sent in configuration mode). */
@@ -62,6 +69,11 @@ export type Handler = ContainerHandler | ListHandler;
 export interface TranslationUnitSpec {
   /** Schema path -> handler. Order does not matter; parents are handled before children. */
   readonly paths: Readonly<Record<string, Handler>>;
+  /**
+   * Output lines by which the device says a command failed (`/^% Unknown command/`, ...). A CLI
+   * southbound checks each command's output against the patterns of every unit serving the device.
+   */
+  readonly errorPatterns?: readonly RegExp[];
 }
 
 /** One registered path, parsed. */
@@ -75,6 +87,8 @@ export interface Registration {
 export interface TranslationUnit extends TranslationUnitDefinition {
   /** Registrations, parents before children. */
   readonly registrations: readonly Registration[];
+  /** The spec's error patterns (empty when it gave none). */
+  readonly errorPatterns: readonly RegExp[];
 }
 
 export function isListHandler(h: Handler): h is ListHandler {
@@ -98,7 +112,9 @@ export function defineTranslationUnit(spec: TranslationUnitSpec): TranslationUni
     registrations.push({ path: parsed.path, text, handler });
   }
   registrations.sort((a, b) => a.path.segments.length - b.path.segments.length);
-  return Object.freeze({ kind: 'rosetta-translation-unit' as const, registrations });
+  const errorPatterns = [...(spec.errorPatterns ?? [])];
+  if (!errorPatterns.every((p) => p instanceof RegExp)) throw new Error('translation unit errorPatterns must be regular expressions');
+  return Object.freeze({ kind: 'rosetta-translation-unit' as const, registrations, errorPatterns });
 }
 
 /** Checks that something the core handed over is a unit this SDK built. */
@@ -107,5 +123,6 @@ export function asTranslationUnit(definition: TranslationUnitDefinition): Transl
   if (definition.kind !== 'rosetta-translation-unit' || !Array.isArray(unit.registrations)) {
     throw new Error('not a translation unit built by @rosetta/sdk defineTranslationUnit');
   }
-  return unit as TranslationUnit;
+  // a unit built by an older SDK has no errorPatterns member
+  return Array.isArray(unit.errorPatterns) ? unit as TranslationUnit : { ...(unit as TranslationUnit), errorPatterns: [] };
 }

@@ -2,7 +2,8 @@
  * The write side of the translation engine: compares the before and after documents node by node for
  * every registration with a writer, and turns each created, changed or deleted instance into commands.
  * Deletes run first, deepest first (a child is not deleted separately when its parent is); then creates and
- * updates, parents first. Undo commands come from the inverse writer of each step, in reverse order.
+ * updates, parents first. Undo commands come from the inverse writer of each step, in reverse order; the
+ * undo of a parent's delete also recreates the children that delete removed with it.
  * A change that no writer covers is refused with its path instead of being silently dropped.
  */
 import type { JsonObject, JsonValue } from '@rosetta/core';
@@ -48,6 +49,7 @@ export function planWrite(units: readonly TranslationUnit[], before: JsonObject,
   );
   if (uncovered !== undefined) throw new TranslationError(uncovered || '/', 'no writer of the serving translation units handles a change here');
 
+  const documents = { before, after };
   const steps: Step[] = [];
   for (const reg of writers) {
     const deeper = writers.filter((d) => d !== reg && startsWith(d.path.segments, reg.path.segments));
@@ -56,7 +58,7 @@ export function planWrite(units: readonly TranslationUnit[], before: JsonObject,
     const now = instancesOf(after, reg, listKeys);
     const depth = reg.path.segments.length;
     for (const f of now) {
-      const ctx = { keys: f.keys, key: f.keys[f.keys.length - 1] ?? {}, path: f.id };
+      const ctx = { keys: f.keys, key: f.keys[f.keys.length - 1] ?? {}, path: f.id, documents };
       const old = was.get(f.id);
       was.delete(f.id);
       const a = view(f.value);
@@ -67,25 +69,25 @@ export function planWrite(units: readonly TranslationUnit[], before: JsonObject,
       }
     }
     for (const f of was.values()) {
-      steps.push({ kind: 'delete', reg, id: f.id, depth, before: view(f.value), ctx: { keys: f.keys, key: f.keys[f.keys.length - 1] ?? {}, path: f.id } });
+      steps.push({ kind: 'delete', reg, id: f.id, depth, before: view(f.value), ctx: { keys: f.keys, key: f.keys[f.keys.length - 1] ?? {}, path: f.id, documents } });
     }
   }
 
   const deletes = steps.filter((s) => s.kind === 'delete').sort((a, b) => b.depth - a.depth);
   const deletedIds = deletes.filter((s) => s.reg.handler.write!.delete).map((s) => s.id);
-  const ordered = [
-    ...deletes.filter((s) => !deletedIds.some((id) => id !== s.id && s.id.startsWith(`${id}/`))),
-    ...steps.filter((s) => s.kind !== 'delete').sort((a, b) => a.depth - b.depth),
-  ];
+  const subsumed = (s: Step) => deletedIds.some((id) => id !== s.id && s.id.startsWith(`${id}/`));
+  // subsumed deletes send nothing (the parent's delete removes them) but still need undoing
+  const ordered = [...deletes, ...steps.filter((s) => s.kind !== 'delete').sort((a, b) => a.depth - b.depth)];
   const commands: string[] = [];
   const undoBlocks: string[][] = [];
   const undoGaps: string[] = [];
   for (const step of ordered) {
     const w = step.reg.handler.write!;
-    commands.push(...run(w, step.kind, step.before, step.after, step));
+    if (!subsumed(step)) commands.push(...run(w, step.kind, step.before, step.after, step));
     const inverse = step.kind === 'create' ? 'delete' : step.kind === 'delete' ? 'create' : 'update';
+    const undoStep = { ...step, ctx: { ...step.ctx, documents: { before: after, after: before } } };
     if (!canRun(w, inverse)) undoGaps.push(`${step.id}: no ${inverse} writer to undo the ${step.kind}`);
-    else undoBlocks.push(run(w, inverse, step.after, step.before, step));
+    else undoBlocks.push(run(w, inverse, step.after, step.before, undoStep));
   }
   return { commands, undo: undoBlocks.reverse().flat(), undoGaps };
 }
