@@ -12,7 +12,7 @@ import { decodeJson } from '../data/json-decode';
 import { encodeJson } from '../data/json-encode';
 import { encodeXml } from '../data/xml-encode';
 import type { ContainerNode, DataNode } from '../data/tree';
-import { validateTree } from '../data/validate';
+import { dataSchemaChildren } from '../data/children';
 import type { JsonObject } from '../hooks';
 import type { PluginScope } from '../plugins/generation';
 import type { OperationSchema } from '../yang/schema';
@@ -48,9 +48,12 @@ async function readInput(req: Request, ctx: RestconfContext, op: OperationSchema
     }
     input = node as ContainerNode;
   }
-  // Mandatory nodes, min-elements, must/when inside the input: the input validated as a document of its own.
-  const faults = validateTree({ kind: 'root', children: input.children }, ctx.schema, { type: 'data' });
-  if (faults.length > 0) throw new DataError(faults.map((f) => ({ ...f, path: f.path === '/' ? path : `${path}/input${f.path}` })));
+  // Mandatory leaves and choices directly under input. Deeper constraints of inputs (must/when,
+  // mandatory nodes in nested containers) are left to the implementation.
+  const missing = dataSchemaChildren(op.input.children).filter((c) => c.kind === 'leaf' && c.mandatory && !input.children.some((n) => n.schema === c));
+  if (missing.length > 0) {
+    throw new DataError(missing.map((c) => fault('missing-element', `${path}/input/${c.name}`, `mandatory input '${c.name}' is missing`)));
+  }
   return input;
 }
 

@@ -179,8 +179,8 @@ function resolveEdit(call: DataCall, rawBase: string, raw: RawEdit, encoding: 'j
 function statusBody(patchId: string, failure: { editId: string; errors: readonly RestconfErrorEntry[] } | undefined, global?: readonly RestconfErrorEntry[]): Record<string, unknown> {
   const status: Record<string, unknown> = { 'patch-id': patchId };
   const envelope = (errors: readonly RestconfErrorEntry[]) => (JSON.parse(renderErrorsJson(errors)) as { errors: unknown }).errors;
-  if (global) status['global-errors'] = { error: envelope(global) };
-  else if (failure) status['edit-status'] = { edit: [{ 'edit-id': failure.editId, errors: { error: envelope(failure.errors) } }] };
+  if (global) status['global-errors'] = envelope(global);
+  else if (failure) status['edit-status'] = { edit: [{ 'edit-id': failure.editId, errors: envelope(failure.errors) }] };
   else status['ok'] = [null];
   return { 'ietf-yang-patch:yang-patch-status': status };
 }
@@ -194,10 +194,10 @@ function statusXml(body: Record<string, unknown>): string {
   let out = `<yang-patch-status xmlns="${YANG_PATCH_NS}"><patch-id>${escapeXml(String(s['patch-id']))}</patch-id>`;
   const errorsXml = (list: any[]) => `<errors>${list.map((e) => `<error>${Object.entries(e).filter(([k]) => k !== 'error-info').map(([k, v]) => `<${k}>${escapeXml(String(v))}</${k}>`).join('')}</error>`).join('')}</errors>`;
   if (s['ok']) out += '<ok/>';
-  if (s['global-errors']) out += `<global-errors>${errorsXml(s['global-errors'].error.error)}</global-errors>`;
+  if (s['global-errors']) out += `<global-errors>${errorsXml(s['global-errors'].error)}</global-errors>`;
   if (s['edit-status']) {
     out += '<edit-status>';
-    for (const e of s['edit-status'].edit) out += `<edit><edit-id>${escapeXml(e['edit-id'])}</edit-id>${errorsXml(e.errors.error.error)}</edit>`;
+    for (const e of s['edit-status'].edit) out += `<edit><edit-id>${escapeXml(e['edit-id'])}</edit-id>${errorsXml(e.errors.error)}</edit>`;
     out += '</edit-status>';
   }
   return `${out}</yang-patch-status>`;
