@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import type { Statement } from '../statement';
 import type { ModuleRepository, ModuleSource } from '../repository';
-import type { CompiledModule, NotificationSchema, OperationSchema, SchemaContext, SchemaNode } from '../schema';
+import type { CompiledModule, NotificationSchema, OperationSchema, SchemaContext } from '../schema';
 import { DiagnosticSink } from './diagnostics';
 import { FeatureTable, createExtensions, createIdentities, linkIdentities, lookupIdentity } from './definitions';
 import type { CompileState, ModuleRecord } from './model';
@@ -21,6 +21,8 @@ import type { PlaceContext } from './nodes';
 import { applyAugments, applyDeviations } from './augment';
 import type { PendingTarget } from './augment';
 import { finalizeStructure, resolveLeafrefs } from './finalize';
+import { checkDefaults } from './defaults';
+import { ReferenceScan } from './references';
 import { TypeCompiler } from './types';
 
 /** What to compile: like yanglint's file arguments, `-F` and `-i`. */
@@ -42,25 +44,49 @@ const hashes = new WeakMap<ModuleSource, string>();
  * `diagnostics` with file, line, column and module, and the modules without faults still compile.
  */
 export function compileSchema(repo: ModuleRepository, request: CompileRequest): SchemaContext {
-  const state = newState();
-  const loader = new ModuleLoader(repo, state);
-  const requested: ModuleRecord[] = [];
-  for (const spec of request.modules) {
-    const r = loader.loadRequested(spec);
-    if (r && !requested.includes(r)) requested.push(r);
+  let seed: Implementation = new Map();
+  let key: string | undefined;
+  // Which modules end up implemented is only known once their trees are compiled (leafref paths,
+  // -i references, identities of defaults). Features and augment order depend on that set, so
+  // when compiling added modules to it, compile again knowing the whole set from the start, as
+  // libyang recompiles its context. Each pass only grows the set, so this ends; almost every
+  // request needs one pass.
+  for (let pass = 0; ; pass++) {
+    const state = newState();
+    const loader = new ModuleLoader(repo, state);
+    const requested: ModuleRecord[] = [];
+    for (const spec of request.modules) {
+      const r = loader.loadRequested(spec);
+      if (r && !requested.includes(r)) requested.push(r);
+    }
+    if (pass === 0) {
+      key = cacheKey(state, request);
+      const hit = cache.get(key);
+      if (hit) {
+        cache.delete(key);
+        cache.set(key, hit);
+        return hit;
+      }
+    }
+    const result = compileLoaded(state, requested, request, seed);
+    if (result.converged || pass >= MAX_PASSES) {
+      cache.set(key!, result.context);
+      if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+      return result.context;
+    }
+    seed = result.implemented;
   }
-  const key = cacheKey(state, request);
-  const hit = cache.get(key);
-  if (hit) {
-    cache.delete(key);
-    cache.set(key, hit);
-    return hit;
-  }
-  const ctx = compileLoaded(state, requested, request);
-  cache.set(key, ctx);
-  if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value!);
-  return ctx;
 }
+
+const MAX_PASSES = 8;
+
+/**
+ * How each implemented module came to be implemented, by `name@revision`. 'full': named in the
+ * request, target of an augment/deviation, of a leafref path or (-i) of a when/must; its features
+ * are all enabled unless -F says otherwise (yanglint's rule). 'identity': only because a default
+ * names one of its identities; libyang implements such a module without enabling its features.
+ */
+type Implementation = Map<string, 'full' | 'identity'>;
 
 /** Forgets every cached schema context (tests, or after the search directories changed). */
 export function clearSchemaCache(): void {
@@ -96,18 +122,31 @@ function textHash(stmt: Statement): string {
 }
 void hashes;
 
-function compileLoaded(state: CompileState, requested: ModuleRecord[], request: CompileRequest): SchemaContext {
+function recordKey(r: ModuleRecord): string {
+  return `${r.name}@${r.revision ?? ''}`;
+}
+
+function compileLoaded(state: CompileState, requested: ModuleRecord[], request: CompileRequest, seed: Implementation): {
+  context: SchemaContext; implemented: Implementation; converged: boolean;
+} {
   const records = [...state.records.values()];
-  const named = new Set(requested);
+  const loadIndex = new Map(records.map((r, i) => [r, i]));
   const featureSets = new Map<string, ReadonlySet<string> | '*'>();
   for (const [m, f] of request.features ?? []) featureSets.set(m, f === '*' ? '*' : new Set(f));
-  // Which modules are implemented is known from the texts before anything compiles, so features
-  // (all enabled in implemented modules unless -F says otherwise, as yanglint does) are fixed first.
-  for (const r of implementedClosure(requested)) r.implemented = true;
+  // What is known to be implemented before anything compiles: the request, what its augments and
+  // deviations target, and what an earlier pass found. Features are fixed from that.
+  const how = new Map<ModuleRecord, 'full' | 'identity'>();
+  for (const r of implementedClosure(requested)) how.set(r, 'full');
+  for (const r of records) {
+    const s = seed.get(recordKey(r));
+    if (s && how.get(r) !== 'full') how.set(r, s);
+  }
+  const initial = new Map(how);
+  for (const r of how.keys()) r.implemented = true;
   const features = new FeatureTable(state, (record) => {
     const explicit = featureSets.get(record.name);
     if (explicit !== undefined) return explicit;
-    return record.implemented ? '*' : undefined;
+    return how.get(record) === 'full' ? '*' : undefined;
   });
   (state as { featureEnabled: CompileState['featureEnabled'] }).featureEnabled = (r, n) => features.enabled(r, n);
   for (const r of records) features.register(r);
@@ -123,7 +162,8 @@ function compileLoaded(state: CompileState, requested: ModuleRecord[], request: 
 
   const augments: PendingTarget[] = [];
   const deviations: PendingTarget[] = [];
-  const implement = (record: ModuleRecord): void => {
+  const implement = (record: ModuleRecord, reason: 'full' | 'identity' = 'full'): void => {
+    if (reason === 'full' || !how.has(record)) how.set(record, reason);
     if (record.dataCompiled) return;
     record.dataCompiled = true;
     record.implemented = true;
@@ -134,6 +174,7 @@ function compileLoaded(state: CompileState, requested: ModuleRecord[], request: 
         ifFeatures: [], when: [], groupings: [],
       };
       for (const n of nodes.children(unit.statement.substatements, ctx)) {
+        nodes.topUnit.set(n, unit);
         if (n.kind === 'rpc') record.module.rpcs.push(n as OperationSchema);
         else if (n.kind === 'notification') record.module.notifications.push(n as NotificationSchema);
         else record.module.data.push(n);
@@ -145,17 +186,14 @@ function compileLoaded(state: CompileState, requested: ModuleRecord[], request: 
       }
     }
   };
-  for (const r of records) if (r.implemented) implement(r);
+  for (const r of records) if (r.implemented) implement(r, how.get(r));
   // Augments and deviations may implement further modules, whose own augments then apply.
-  let leafrefsSeen = 0;
+  const references = new ReferenceScan(nodes, state, implement, request.implementImports === true);
   for (let round = 0; round < 1000; round++) {
-    applyAugments(augments, nodes, state, implement);
+    applyAugments(augments, nodes, state, implement, (r) => loadIndex.get(r) ?? records.length);
     applyDeviations(deviations, nodes, state, implement);
-    const before = [...state.records.values()].filter((r) => r.dataCompiled).length;
-    // A leafref's target module must be implemented for the path to resolve (libyang does so).
-    for (; leafrefsSeen < nodes.leafrefNodes.length; leafrefsSeen++) implementPathTargets(nodes.leafrefNodes[leafrefsSeen]!, state, implement);
-    const after = [...state.records.values()].filter((r) => r.dataCompiled).length;
-    if (after === before && augments.length === 0 && deviations.length === 0) break;
+    references.scan();
+    if (augments.length === 0 && deviations.length === 0) break;
   }
   finalizeStructure(nodes, state);
   for (const r of records) {
@@ -167,14 +205,16 @@ function compileLoaded(state: CompileState, requested: ModuleRecord[], request: 
   }
   const context = buildContext(records, state);
   resolveLeafrefs(nodes, context, state);
-  return context;
+  checkDefaults(nodes, context, state);
+  const implemented: Implementation = new Map([...how].map(([r, h]) => [recordKey(r), h]));
+  const converged = [...how].every(([r, h]) => initial.get(r) === h);
+  return { context, implemented, converged };
 }
 
 /**
- * The modules implemented by the request: those named, the targets of their augments and
- * deviations (libyang implements them). yanglint's -i (LY_CTX_REF_IMPLEMENTED) does not implement
- * every import either (`yanglint -i -l` lists most imports as import-only); it matters to libyang
- * for identityref defaults in import-only modules, which this compiler accepts in both modes.
+ * The modules implemented by the request before any tree is compiled: those named, and the modules
+ * of every node in the paths of their augments and deviations (libyang implements them). What the
+ * compiled trees reference is added by references.ts.
  */
 function implementedClosure(requested: readonly ModuleRecord[]): Set<ModuleRecord> {
   const out = new Set<ModuleRecord>();
@@ -197,35 +237,6 @@ function implementedClosure(requested: readonly ModuleRecord[]): Set<ModuleRecor
 }
 
 const PREFIX_IN_PATH = /([A-Za-z_][A-Za-z0-9_.-]*):[A-Za-z_]/g;
-
-function implementPathTargets(node: SchemaNode, state: CompileState, implement: (r: ModuleRecord) => void): void {
-  const visit = (t: { leafref?: { path: { source: string; contextModule: CompiledModule } }; union?: readonly unknown[] }): void => {
-    if (t.leafref) {
-      const module = t.leafref.path.contextModule;
-      for (const m of t.leafref.path.source.matchAll(PREFIX_IN_PATH)) {
-        const name = module.prefixes.get(m[1]!);
-        if (name === undefined) continue;
-        const record = recordOf(name, module, state);
-        if (record) implement(record);
-      }
-    }
-    for (const u of t.union ?? []) visit(u as never);
-  };
-  visit((node as unknown as { type: never }).type);
-}
-
-/** The record a module imports under a name (its import's revision), else the newest by that name. */
-function recordOf(name: string, from: CompiledModule, state: CompileState): ModuleRecord | undefined {
-  let best: ModuleRecord | undefined;
-  for (const r of state.records.values()) {
-    if (r.name !== name) continue;
-    if (r.module === from) return r;
-    const pinned = from.imports.find((i) => i.module === name)?.revision;
-    if (pinned !== undefined && r.revision === pinned) return r;
-    if (!best || (r.revision ?? '') > (best.revision ?? '')) best = r;
-  }
-  return best;
-}
 
 function buildContext(records: ModuleRecord[], state: CompileState): SchemaContext {
   const modules = new Map<string, CompiledModule>();

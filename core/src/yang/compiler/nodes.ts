@@ -5,12 +5,12 @@
  * once per `uses`, which is exactly the size of the output; everything that does not depend on the
  * place (types, scopes, parsed if-features) is cached per statement.
  */
-import type { Statement } from '../statement';
+import type { SourcePosition, Statement } from '../statement';
 import { findSub, findSubs } from '../statement';
 import type {
   CaseSchema, MustConstraint, OperationIOSchema, OperationSchema, SchemaNode, SchemaXPath, Status, LeafSchema,
 } from '../schema';
-import type { CompileState, ModuleRecord, Scope } from './model';
+import type { CompileState, ModuleRecord, Scope, SourceUnit } from './model';
 import { innerScope, resolveQName, splitQName, subArg } from './model';
 import type { FeatureTable } from './definitions';
 import { extensionInstances, status as statusOf } from './definitions';
@@ -45,6 +45,13 @@ export interface NodeInfo {
   unique?: Array<{ arg: string; stmt: Statement; scope: Scope }>;
 }
 
+/** Where a default value was written: its text, the `default` statement's place, the text's prefixes. */
+export interface DefaultOrigin {
+  readonly value: string;
+  readonly position: SourcePosition;
+  readonly unit: SourceUnit;
+}
+
 /** Node objects while they are built: every field writable. */
 export type NodeBuild = { -readonly [K in keyof SchemaNode]: SchemaNode[K] } & { children: SchemaNode[]; [k: string]: unknown };
 
@@ -58,6 +65,14 @@ export class NodeCompiler {
   /** Every list and choice, for key/unique/default-case resolution once the tree is final. */
   readonly lists: SchemaNode[] = [];
   readonly choices: SchemaNode[] = [];
+  /** Every node with when or must expressions (what -i implements is found there). */
+  readonly xpathNodes: SchemaNode[] = [];
+  /** Every leaf and leaf-list that has or had a default (a node may be listed more than once). */
+  readonly defaultNodes: SchemaNode[] = [];
+  /** Where each default value of a node was written (leaf, refine or deviation), latest last. */
+  private readonly defaultOrigins = new WeakMap<SchemaNode, DefaultOrigin[]>();
+  /** The text each top-level node was written in (augments are applied text by text, as libyang does). */
+  readonly topUnit = new WeakMap<SchemaNode, SourceUnit>();
 
   /** Names of nodes left out because their if-features are false, per parent (or module at the top). */
   private readonly disabled = new WeakMap<object, Set<string>>();
@@ -101,6 +116,7 @@ export class NodeCompiler {
       extensions: extensionInstances(stmt, ctx.scope, this.state), position: stmt.position,
     } as NodeBuild;
     this.info.set(node as SchemaNode, { stmt, scope: ctx.scope });
+    if (node.when.length > 0 || node.musts.length > 0) this.xpathNodes.push(node as SchemaNode);
     const inner: PlaceContext = {
       scope: innerScope(stmt, ctx.scope), record: ctx.record, parent: node as SchemaNode, config, inOperation,
       status: node.status, ifFeatures: [], when: [], groupings: ctx.groupings,
@@ -187,7 +203,7 @@ export class NodeCompiler {
     const added = this.children(aug.substatements, ctx);
     let into: SchemaNode = target;
     if (target.kind === 'rpc' || target.kind === 'action') into = (target as OperationSchema).input; // unusual, but keep nodes reachable
-    (into.children as SchemaNode[]).push(...added);
+    for (const n of added) connectAugmented(into, n);
     return added;
   }
 
@@ -195,21 +211,29 @@ export class NodeCompiler {
     const typeStmt = findSub(stmt, 'type');
     if (!typeStmt) this.error(`Missing mandatory substatement type of leaf "${stmt.arg}".`, stmt, ctx);
     const type = typeStmt ? instantiateLeafrefs(this.types.compile(typeStmt, ctx.scope)) : { builtin: 'string' as const, name: 'string', patterns: [] };
-    const def = subArg(stmt, 'default') ?? type.typedef?.default;
+    const own = findSub(stmt, 'default');
+    const mandatory = subArg(stmt, 'mandatory') === 'true';
+    // A mandatory leaf takes no default from its typedef (it always has a value).
+    const def = own ? own.arg ?? '' : mandatory ? undefined : type.typedef?.default;
     const units = subArg(stmt, 'units') ?? type.typedef?.units;
-    Object.assign(node, { type, mandatory: subArg(stmt, 'mandatory') === 'true', isKey: false, ...opt('default', def), ...opt('units', units) });
+    Object.assign(node, { type, mandatory, isKey: false, ...opt('default', def), ...opt('units', units) });
     if (type.leafref || type.union) this.leafrefNodes.push(node as SchemaNode);
+    if (own) this.addDefaults(node as SchemaNode, [own], ctx.scope.unit);
+    else if (def !== undefined) this.defaultNodes.push(node as SchemaNode);
   }
 
   private leafList(node: NodeBuild, stmt: Statement, ctx: PlaceContext): void {
     const typeStmt = findSub(stmt, 'type');
     if (!typeStmt) this.error(`Missing mandatory substatement type of leaf-list "${stmt.arg}".`, stmt, ctx);
     const type = typeStmt ? instantiateLeafrefs(this.types.compile(typeStmt, ctx.scope)) : { builtin: 'string' as const, name: 'string', patterns: [] };
-    const own = findSubs(stmt, 'default').map((d) => d.arg ?? '');
+    const ownStmts = findSubs(stmt, 'default');
+    const own = ownStmts.map((d) => d.arg ?? '');
     const defaults = own.length > 0 ? own : type.typedef?.default !== undefined ? [type.typedef.default] : [];
     const units = subArg(stmt, 'units') ?? type.typedef?.units;
     Object.assign(node, { type, defaults, ...elements(stmt), orderedBy: subArg(stmt, 'ordered-by') === 'user' ? 'user' : 'system', ...opt('units', units) });
     if (type.leafref || type.union) this.leafrefNodes.push(node as SchemaNode);
+    if (ownStmts.length > 0) this.addDefaults(node as SchemaNode, ownStmts, ctx.scope.unit);
+    else if (defaults.length > 0) this.defaultNodes.push(node as SchemaNode);
   }
 
   private operation(node: NodeBuild, stmt: Statement, inner: PlaceContext): void {
@@ -222,6 +246,7 @@ export class NodeCompiler {
       } as NodeBuild;
       if (s) {
         this.info.set(ioNode as SchemaNode, { stmt: s, scope: inner.scope });
+        if (ioNode.musts.length > 0) this.xpathNodes.push(ioNode as SchemaNode);
         ioNode.children = this.children(s.substatements, { ...inner, scope: innerScope(s, inner.scope), parent: ioNode as SchemaNode });
       }
       return ioNode as unknown as OperationIOSchema;
@@ -246,7 +271,7 @@ export class NodeCompiler {
   /** Applies one `refine` statement to its target. */
   private refine(target: SchemaNode, r: Statement, ctx: PlaceContext, usesNodes: SchemaNode[]): void {
     const t = target as NodeBuild;
-    const defaults: string[] = [];
+    const defaults: Statement[] = [];
     for (const s of r.substatements) {
       if (s.prefix !== undefined) { t.extensions = [...t.extensions, ...extensionInstances({ ...r, substatements: [s] }, ctx.scope, this.state)]; continue; }
       switch (s.keyword) {
@@ -261,8 +286,11 @@ export class NodeCompiler {
         }
         case 'mandatory': t['mandatory'] = s.arg === 'true'; break;
         case 'presence': if (target.kind === 'container') t['presence'] = s.arg ?? ''; else this.badRefine(s, target, ctx); break;
-        case 'must': t.musts = [...target.musts, ...mustsOf({ ...r, substatements: [s] }, ctx.scope)]; break;
-        case 'default': defaults.push(s.arg ?? ''); break;
+        case 'must':
+          t.musts = [...target.musts, ...mustsOf({ ...r, substatements: [s] }, ctx.scope)];
+          this.xpathNodes.push(target);
+          break;
+        case 'default': defaults.push(s); break;
         case 'min-elements': case 'max-elements':
           if (target.kind === 'list' || target.kind === 'leaf-list') Object.assign(t, elements({ ...r, substatements: [s] }, target as never));
           else this.badRefine(s, target, ctx);
@@ -275,10 +303,12 @@ export class NodeCompiler {
       }
     }
     if (defaults.length > 0) {
-      if (target.kind === 'leaf') t['default'] = defaults[0];
-      else if (target.kind === 'leaf-list') t['defaults'] = defaults;
-      else if (target.kind === 'choice') this.info.get(target)!.defaultCase = defaults[0];
+      const values = defaults.map((d) => d.arg ?? '');
+      if (target.kind === 'leaf') t['default'] = values[0];
+      else if (target.kind === 'leaf-list') t['defaults'] = values;
+      else if (target.kind === 'choice') this.info.get(target)!.defaultCase = values[0];
       else this.badRefine(findSub(r, 'default')!, target, ctx);
+      if (target.kind === 'leaf' || target.kind === 'leaf-list') this.addDefaults(target, defaults, ctx.scope.unit);
     }
   }
 
@@ -303,6 +333,32 @@ export class NodeCompiler {
     // A path ending on a shorthand case of a refine means the data node inside it.
     if (preferData && found?.kind === 'case' && (found as CaseSchema).shorthand) return found.children[0];
     return found;
+  }
+
+  /** Records `default` statements written in `unit` as the origin of a node's default values. */
+  addDefaults(node: SchemaNode, stmts: readonly Statement[], unit: SourceUnit): void {
+    let list = this.defaultOrigins.get(node);
+    if (!list) this.defaultOrigins.set(node, (list = []));
+    for (const d of stmts) list.push({ value: d.arg ?? '', position: d.position, unit });
+    this.defaultNodes.push(node);
+  }
+
+  /**
+   * The default values a leaf or leaf-list has now, each with where it was written: the latest
+   * leaf/refine/deviation statement giving that value, else the typedef that supplied it.
+   */
+  defaultsOf(node: SchemaNode): DefaultOrigin[] {
+    const values = node.kind === 'leaf' ? (node.default === undefined ? [] : [node.default]) : node.kind === 'leaf-list' ? node.defaults : [];
+    if (values.length === 0) return [];
+    const origins = this.defaultOrigins.get(node) ?? [];
+    const out: DefaultOrigin[] = [];
+    for (const value of values) {
+      let found: DefaultOrigin | undefined;
+      for (let i = origins.length - 1; i >= 0 && !found; i--) if (origins[i]!.value === value) found = origins[i];
+      found ??= this.types.typedefDefaultOrigin((node as LeafSchema).type, value);
+      if (found) out.push(found);
+    }
+    return out;
   }
 
   /** Remembers that a node named `name` under `owner` was left out by its if-features. */
@@ -356,6 +412,31 @@ export class NodeCompiler {
   private error(message: string, stmt: Statement, ctx: PlaceContext): void {
     this.state.sink.error(message, stmt.position, ctx.scope.unit.record.name);
   }
+}
+
+/**
+ * Places a node an augment adds among its target's children where libyang 2.1 does
+ * (lys_compile_node_connect), which is what tree diagrams and data output follow:
+ * after the last child when that one is of the same module; a node of the target's own module
+ * before the first node of another module; otherwise after the last node that is of the same
+ * module, of a module whose name sorts before, or of the target's module. So augments of several
+ * modules end up grouped per module, in module-name order, after the target's own children.
+ */
+function connectAugmented(parent: SchemaNode, node: SchemaNode): void {
+  const children = parent.children as SchemaNode[];
+  const moduleName = node.module.name;
+  const last = children[children.length - 1];
+  if (!last || last.module.name === moduleName) { children.push(node); return; }
+  if (parent.module.name === moduleName) {
+    const at = children.findIndex((c) => c.module.name !== moduleName);
+    children.splice(at < 0 ? children.length : at, 0, node);
+    return;
+  }
+  for (let i = children.length - 1; i >= 0; i--) {
+    const other = children[i]!.module.name;
+    if (other === moduleName || other < moduleName || other === parent.module.name) { children.splice(i + 1, 0, node); return; }
+  }
+  children.unshift(node);
 }
 
 /** Whether a node lies inside an rpc, action or notification. */

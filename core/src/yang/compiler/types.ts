@@ -15,6 +15,7 @@ import type {
 import * as restrictions from '../types/restrictions';
 import { evalFeatureExpr, parseFeatureExpr } from './if-feature';
 import type { CompileState, Definition, Scope } from './model';
+import type { DefaultOrigin } from './nodes';
 import { resolveQName, splitQName, subArg } from './model';
 
 const BUILTINS = new Set<string>([
@@ -29,6 +30,8 @@ export class TypeCompiler {
   private readonly typedefs = new WeakMap<Statement, Typedef>();
   private readonly inProgress = new Set<Statement>();
   private readonly typeCache = new WeakMap<Statement, YangType>();
+  /** Where each typedef's default was written (its own `default`, or the one it inherited). */
+  private readonly typedefDefaults = new WeakMap<Typedef, DefaultOrigin>();
 
   constructor(
     private readonly state: CompileState,
@@ -69,7 +72,17 @@ export class TypeCompiler {
     };
     this.inProgress.delete(def.stmt);
     this.typedefs.set(def.stmt, td);
+    const ownDefault = findSub(def.stmt, 'default');
+    const origin = ownDefault ? { value: ownDefault.arg ?? '', position: ownDefault.position, unit: def.scope.unit } : base && this.typedefDefaults.get(base);
+    if (origin) this.typedefDefaults.set(td, origin);
     return td;
+  }
+
+  /** Where the default `value` of a type's typedef chain was written, if it came from there. */
+  typedefDefaultOrigin(type: YangType, value: string): DefaultOrigin | undefined {
+    const td = type.typedef;
+    if (!td || td.default !== value) return undefined;
+    return this.typedefDefaults.get(td);
   }
 
   /** Finds the typedef a (possibly prefixed) type name refers to from `scope`. */
