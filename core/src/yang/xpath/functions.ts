@@ -7,10 +7,8 @@ import type { Identity } from '../schema';
 import { translatePattern } from '../types/xsd-regex';
 import { patternMatches } from '../types/codecs';
 import type { Expr } from './ast';
-import {
-  type EvalEnv, type Focus, type XValue, XPathEvalFault, evaluate, rootOf, toBoolean, toNumber,
-  toStringValue, stringToNumber,
-} from './evaluate';
+import { type EvalEnv, type Focus, type XValue, XPathEvalFault, evaluate, rootOf } from './evaluate';
+import { toBoolean, toNumber, toStringValue, stringToNumber } from './values';
 import { XNode, leafType, normalizeSet, stringValue, valueString } from './nodes';
 import { leafrefOf } from './schema-path';
 import { compileXPath, parseXPath } from './parser';
