@@ -14,9 +14,9 @@ import type { Expr, NodeTest, Step } from './ast';
 import { compileXPath } from './parser';
 import { XNode, type XData, expandChild, isIdentityType, normalizeSet, stringValue, valueString } from './nodes';
 import { compare, toBoolean, toNumber } from './values';
+import { callFunction } from './functions';
 
 export { toBoolean, toNumber, toStringValue, stringToNumber, numberToString } from './values';
-import { callFunction } from './functions';
 
 /** An XPath value: a node-set (in document order, no duplicates), string, number or boolean. */
 export type XValue = XNode[] | string | number | boolean;
