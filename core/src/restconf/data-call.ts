@@ -25,11 +25,14 @@ export interface DataQuery {
    */
   readonly applyRead: (found: DataNode | DataRoot, target: SchemaNode | undefined) => DataNode | DataRoot | number | undefined;
   readonly content: 'config' | 'nonconfig' | 'all' | undefined;
-  readonly insert: InsertPosition | undefined;
+  /**
+   * Where `insert`/`point` put a new entry of the list or leaf-list `schema` (undefined without
+   * `insert`); 400 when `schema` is not ordered-by user or the point does not fit it.
+   */
+  readonly insertInto: (schema: SchemaNode) => InsertPosition | undefined;
   readonly checkReferences: boolean;
   readonly applyTags: boolean;
   readonly hideAttributes: boolean;
-  readonly fetchCount: boolean;
 }
 
 export interface DataCall {

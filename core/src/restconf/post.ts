@@ -35,7 +35,8 @@ export async function handlePost(call: DataCall): Promise<void> {
   }
   const { step, value } = childStep(root.children[0]!, call.target.path);
   const steps = [...call.target.steps, step];
-  const edit: Edit = { operation: 'create', target: steps, value, ...(call.query.insert ? { insert: call.query.insert } : {}) };
+  const insert = call.query.insertInto(step.schema);
+  const edit: Edit = { operation: 'create', target: steps, value, ...(insert ? { insert } : {}) };
   await commitWrite(call.ctx, call.scope, {
     operation: 'create', steps, path: call.target.path, edits: [edit], checkReferences: call.query.checkReferences,
   });

@@ -11,7 +11,8 @@ export async function handlePut(call: DataCall): Promise<void> {
   refuseStateWrite(call, 'PUT');
   const root = await readWriteBody(call, 'target');
   const value = bodyIsTarget(call, root);
-  const edit: Edit = { operation: 'replace', target: call.target.steps, value, ...(call.query.insert ? { insert: call.query.insert } : {}) };
+  const insert = call.target.target === undefined ? undefined : call.query.insertInto(call.target.target);
+  const edit: Edit = { operation: 'replace', target: call.target.steps, value, ...(insert ? { insert } : {}) };
   const outcome = await commitWrite(call.ctx, call.scope, {
     operation: 'replace', steps: call.target.steps, path: call.target.path, edits: [edit], checkReferences: call.query.checkReferences,
   });

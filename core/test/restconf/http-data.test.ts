@@ -188,3 +188,36 @@ test.serial('413 too-big past the body limit; nothing changed', async (t) => {
     await s.service.stop();
   }
 });
+
+test.serial('insert/point on POST into an ordered-by user list; 400 on a system-ordered one', async (t) => {
+  const pl = '/rests/data/example-jukebox:jukebox/playlist=ins';
+  await t0.request('PUT', '/rests/data/example-jukebox:jukebox/library', { body: JSON.stringify({ 'example-jukebox:library': { artist: [{ name: 'A', album: [{ name: 'B', song: [{ name: 's', location: 'l' }] }] }] } }) });
+  t.is((await t0.request('PUT', pl, { body: JSON.stringify({ 'example-jukebox:playlist': [{ name: 'ins' }] }) })).status, 201);
+  const song = (i: number) => JSON.stringify({ 'example-jukebox:song': [{ index: i, id: 's' }] });
+  t.is((await t0.request('POST', pl, { body: song(1) })).status, 201);
+  t.is((await t0.request('POST', `${pl}?insert=first`, { body: song(2) })).status, 201);
+  t.is((await t0.request('POST', `${pl}?insert=after&point=2`, { body: song(3) })).status, 201);
+  const r = await t0.request('GET', pl);
+  t.deepEqual(r.json['example-jukebox:playlist'][0].song.map((s: any) => s.index), [2, 3, 1]);
+  const bad = await t0.request('POST', `${IF}?insert=first`, { body: ifBody('ins0') });
+  t.is(bad.status, 400);
+  t.regex(bad.json.errors.error[0]['error-message'], /insert/);
+  const missing = await t0.request('POST', `${pl}?insert=before`, { body: song(4) });
+  t.is(missing.status, 400);
+  t.is(missing.json.errors.error[0]['error-tag'], 'missing-attribute');
+});
+
+test.serial('GET query parameters reach the query module: fetch=count, depth, fields, content', async (t) => {
+  let r = await t0.request('GET', `${IF}/interface?fetch=count`);
+  t.is(r.status, 200);
+  t.true(Number.isInteger(r.json) && r.json > 2, r.text);
+  r = await t0.request('GET', `${IF}/interface?limit=1&fields=name`);
+  t.is(r.json['ietf-interfaces:interface'].length, 1);
+  t.deepEqual(Object.keys(r.json['ietf-interfaces:interface'][0]), ['name']);
+  r = await t0.request('GET', '/rests/data/example-jukebox:jukebox?depth=1');
+  t.is(r.status, 200);
+  r = await t0.request('GET', '/rests/data?content=nonconfig&depth=1');
+  t.is(r.status, 200);
+  t.truthy(r.json['ietf-restconf:data']['ietf-yang-library:yang-library']);
+  t.falsy(r.json['ietf-restconf:data']['ietf-interfaces:interfaces']);
+});
