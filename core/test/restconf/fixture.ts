@@ -40,6 +40,7 @@ module rc-extra {
       leaf a { type string; }
       leaf b { type int16; }
       leaf v { type string; }
+      leaf u { type union { type int32; type boolean; type empty; type string; } }
     }
     list typed {
       key kind;
