@@ -95,6 +95,43 @@ export interface DeviceConnection {
   readonly message?: string;
   /** Closes the connection (uninstall, shutdown). Must not throw. */
   close(): Promise<void>;
+  /** Capabilities the device advertised (NETCONF hello): the node's `available-capabilities`. */
+  readonly capabilities?: readonly string[];
+  /**
+   * YANG modules obtained from the device (NETCONF get-schema): the core compiles them into the device's
+   * schema. Devices whose module sets are equal (same `moduleSetId`) may share one compiled schema.
+   */
+  readonly schemaSources?: ReadonlyArray<{ readonly name: string; readonly revision?: string; readonly text: string }>;
+  /** Identifies the module set of `schemaSources` (a hash of the sorted name@revision list). */
+  readonly moduleSetId?: string;
+  /** Modules the device lists but that could not be obtained: the node's `unavailable-capabilities`. */
+  readonly unavailableSchemas?: ReadonlyArray<{ readonly name: string; readonly revision?: string; readonly reason: string }>;
+  /** The connection's state now, for `connection-status` (a plugin that reconnects changes it). */
+  status?(): 'connecting' | 'connected' | 'unable-to-connect';
+}
+
+/**
+ * Converts a schema-driven device's XML to RFC 7951 JSON with the device's compiled schema; the core
+ * builds one per mounted device and hands it in device contexts (a southbound has no schema of its own).
+ */
+export interface DeviceDataCodec {
+  /**
+   * `xml` is one element whose children are the data: the `<data>` of a get/get-config reply (children
+   * are top-level nodes; returns `{"module:top": ...}`), or the `<rpc-reply>` of an RPC or action when
+   * `operation` names it (`module:rpc`, or the action's instance-identifier; returns the output members,
+   * `{}` for `<ok/>`). `content` drops config (`nonconfig`) or state (`config`) nodes. Throws DataError.
+   */
+  fromXml(xml: string, options?: { readonly content?: ContentFilter; readonly operation?: string }): JsonObject;
+}
+
+/** One change of a mount-point write, as the RESTCONF request states it (NETCONF edit-config needs it). */
+export interface DeviceEdit {
+  /** create (POST), replace (PUT), merge (PATCH), delete (DELETE: must exist), remove (may be absent). */
+  readonly operation: 'create' | 'merge' | 'replace' | 'delete' | 'remove';
+  /** RFC 7951 instance-identifier of the target under the mount point. */
+  readonly path: string;
+  /** The target's new content as the request body (`{"module:node": ...}`); absent for delete/remove. */
+  readonly value?: JsonObject;
 }
 
 /**
@@ -147,6 +184,10 @@ export interface DeviceReadContext {
   /** The path under `yang-ext:mount`, RFC 7951 instance-identifier form; '/' for the whole tree. */
   readonly path: string;
   readonly content: ContentFilter;
+  /** The `fields` query parameter as received (decoded), for southbounds that filter at the device. */
+  readonly fields?: string;
+  /** The device schema's XML codec (schema-driven southbounds: NETCONF). */
+  readonly codec?: DeviceDataCodec;
 }
 
 export interface DeviceWriteContext {
@@ -155,6 +196,9 @@ export interface DeviceWriteContext {
   /** The device configuration the request touches, before and after it (RFC 7951 JSON documents). */
   readonly before: JsonObject;
   readonly after: JsonObject;
+  /** The request's own edits, in order (NETCONF sends them as edit-config operations). */
+  readonly edits?: readonly DeviceEdit[];
+  readonly codec?: DeviceDataCodec;
 }
 
 /** What a southbound sent to apply a write, for logs and for the response. */
@@ -168,6 +212,7 @@ export interface DeviceInvokeContext {
   /** `module:rpc`, or for an action the RFC 7951 instance-identifier of the action node. */
   readonly operation: string;
   readonly input: JsonObject;
+  readonly codec?: DeviceDataCodec;
 }
 
 /** An RPC or action of a local module. */

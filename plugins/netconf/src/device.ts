@@ -1,0 +1,196 @@
+/**
+ * One installed NETCONF device: the DeviceConnection the plugin hands the core. It owns the current
+ * session and replaces it when it ends: reconnect with back-off (between-attempts-timeout growing 1.5x,
+ * up to max-reconnection-attempts), status `connecting` meanwhile and `unable-to-connect` when it gives
+ * up. Schemas are discovered once, at install; writes are serialized per device (one lock holder at a
+ * time); notifications are logged per node and the last ones kept for the event streams.
+ */
+import { CAP_NOTIFICATION, type DeviceConnection, type PluginLogger, type XmlElement } from '@rosetta/sdk';
+import { NetconfSessionError } from './errors';
+import { createSubscription } from './operations';
+import { discoverSchemas, type DiscoveredSchemas } from './schemas';
+import { NetconfSession } from './session';
+import type { NetconfNodeSettings } from './settings';
+import { namespaceOf, type Namespaces } from './xml-build';
+
+/** Marks connections made by this plugin across plugin versions (instanceof breaks across hot reloads). */
+export const NETCONF_DEVICE = Symbol.for('rosetta.netconf.device');
+
+const MAX_BACKOFF_MS = 60_000;
+const KEPT_NOTIFICATIONS = 100;
+
+export type ConnectionStatus = 'connecting' | 'connected' | 'unable-to-connect';
+
+/** A received notification: when, its event element's name, and the XML as sent. */
+export interface ReceivedNotification {
+  readonly eventTime: string;
+  readonly event: string;
+  readonly xml: string;
+}
+
+export class NetconfDevice implements DeviceConnection {
+  readonly [NETCONF_DEVICE] = true;
+  private session: NetconfSession | undefined;
+  private state: ConnectionStatus = 'connecting';
+  private closing = false;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private writeQueue: Promise<unknown> = Promise.resolve();
+  private schemas: DiscoveredSchemas | undefined;
+  private ns: Map<string, string> = new Map();
+  /** The last notifications received, oldest first. */
+  readonly notifications: ReceivedNotification[] = [];
+  /** Sessions opened so far (1 after install; more after reconnects). */
+  connects = 0;
+
+  private constructor(readonly nodeId: string, private readonly settings: NetconfNodeSettings, private readonly cacheRoot: string | undefined, private readonly log: PluginLogger) {}
+
+  /**
+   * Connects (up to max-connection-attempts, 0 meaning until it works), discovers the schemas and
+   * resolves with the device. Rejects with NetconfSessionError when the device cannot be reached.
+   */
+  static async install(nodeId: string, settings: NetconfNodeSettings, cacheRoot: string | undefined, log: PluginLogger): Promise<NetconfDevice> {
+    const device = new NetconfDevice(nodeId, settings, cacheRoot, log);
+    const attempts = settings.maxConnectionAttempts;
+    let wait = settings.betweenAttemptsTimeout;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await device.openSession();
+        break;
+      } catch (e) {
+        if (attempts !== 0 && attempt >= attempts) throw e;
+        log.warn(`${nodeId}: connection attempt ${attempt} failed (${e instanceof Error ? e.message : String(e)}); next in ${wait} ms`);
+        await new Promise((r) => setTimeout(r, wait));
+        wait = Math.min(MAX_BACKOFF_MS, Math.round(wait * 1.5));
+      }
+    }
+    try {
+      device.schemas = await discoverSchemas(device.session!, device.session!.capabilities, cacheRoot);
+    } catch (e) {
+      await device.close();
+      throw e;
+    }
+    for (const s of device.schemas.sources) {
+      const uri = s.namespace ?? namespaceOf(s.text);
+      if (uri) device.ns.set(s.name, uri);
+    }
+    const { sources, unavailable, cacheHit } = device.schemas;
+    log.info(`${nodeId}: connected, ${sources.length} modules (${cacheHit ? 'from the cache' : 'downloaded'})${unavailable.length ? `, ${unavailable.length} unavailable` : ''}`);
+    return device;
+  }
+
+  private async openSession(): Promise<void> {
+    const s = this.settings;
+    const session = await NetconfSession.open({
+      host: s.host, port: s.port, username: s.username, password: s.password, tcpOnly: s.tcpOnly,
+      connectTimeoutMs: s.initialConnectionTimeout, requestTimeoutMs: s.requestTransactionTimeout, keepaliveMs: s.keepaliveDelay * 1000,
+      onNotification: (n, text) => this.received(n, text),
+      onClose: (reason) => this.lost(session, reason),
+    });
+    this.session = session;
+    this.state = 'connected';
+    this.connects++;
+    if (s.notificationStream && session.has(CAP_NOTIFICATION)) {
+      await createSubscription(session, s.notificationStream).catch((e: unknown) =>
+        this.log.warn(`${this.nodeId}: create-subscription ${s.notificationStream} failed: ${e instanceof Error ? e.message : String(e)}`));
+    }
+  }
+
+  private received(n: XmlElement, text: string): void {
+    const eventTime = n.children.find((c) => c.name === 'eventTime')?.text.trim() ?? '';
+    const event = n.children.find((c) => c.name !== 'eventTime')?.name ?? '';
+    this.notifications.push({ eventTime, event, xml: text });
+    if (this.notifications.length > KEPT_NOTIFICATIONS) this.notifications.shift();
+    this.log.info(`${this.nodeId}: notification ${event} at ${eventTime}`);
+  }
+
+  /** The session ended without close(): reconnect with back-off. */
+  private lost(session: NetconfSession, reason: NetconfSessionError | undefined): void {
+    if (this.closing || session !== this.session) return;
+    this.session = undefined;
+    this.state = 'connecting';
+    this.log.warn(`${this.nodeId}: session lost (${reason?.message ?? 'closed'}); reconnecting`);
+    let attempt = 0;
+    let wait = this.settings.betweenAttemptsTimeout;
+    const retry = () => {
+      if (this.closing) return;
+      attempt++;
+      this.openSession().then(
+        () => this.log.info(`${this.nodeId}: reconnected after ${attempt} attempt(s)`),
+        (e: unknown) => {
+          const max = this.settings.maxReconnectionAttempts;
+          if (max !== 0 && attempt >= max) {
+            this.state = 'unable-to-connect';
+            this.log.error(`${this.nodeId}: giving up after ${attempt} reconnection attempts: ${e instanceof Error ? e.message : String(e)}`);
+            return;
+          }
+          this.reconnectTimer = setTimeout(retry, wait);
+          wait = Math.min(MAX_BACKOFF_MS, Math.round(wait * 1.5));
+        },
+      );
+    };
+    this.reconnectTimer = setTimeout(retry, 0);
+  }
+
+  /** The open session, or a NetconfSessionError saying why there is none. */
+  current(): NetconfSession {
+    if (this.session?.isOpen) return this.session;
+    throw new NetconfSessionError('closed', `device ${this.nodeId} is ${this.closing ? 'uninstalled' : this.state === 'connecting' ? 'reconnecting' : 'unreachable'}`);
+  }
+
+  /** Runs writes one after another: NETCONF locks are per session, so concurrent edits must not interleave. */
+  serializeWrite<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.writeQueue.then(work, work);
+    this.writeQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Module name -> namespace of the device's modules. */
+  get namespaces(): Namespaces {
+    return this.ns;
+  }
+
+  get message(): string {
+    const s = this.session;
+    return s ? `NETCONF session ${s.sessionId ?? '?'} to ${this.settings.host}:${this.settings.port}, ${s.framingMode === 'chunked' ? 'base:1.1' : 'base:1.0'}` : `NETCONF ${this.state}`;
+  }
+
+  get capabilities(): readonly string[] {
+    return this.session?.capabilities ?? [];
+  }
+
+  get schemaSources(): DeviceConnection['schemaSources'] {
+    return this.schemas?.sources.map((s) => ({ name: s.name, ...(s.revision ? { revision: s.revision } : {}), text: s.text })) ?? [];
+  }
+
+  get moduleSetId(): string | undefined {
+    return this.schemas?.moduleSetId;
+  }
+
+  get unavailableSchemas(): DeviceConnection['unavailableSchemas'] {
+    return this.schemas?.unavailable.map((u) => ({ name: u.name, ...(u.revision ? { revision: u.revision } : {}), reason: u.reason })) ?? [];
+  }
+
+  /** Whether the schemas came from the disk cache. */
+  get schemaCacheHit(): boolean {
+    return this.schemas?.cacheHit ?? false;
+  }
+
+  status(): ConnectionStatus {
+    return this.state;
+  }
+
+  /** Stops reconnecting and closes the session (close-session first). Never throws. */
+  async close(): Promise<void> {
+    this.closing = true;
+    clearTimeout(this.reconnectTimer);
+    const s = this.session;
+    this.session = undefined;
+    this.state = 'unable-to-connect';
+    await s?.close();
+  }
+}
+
+/** Whether a connection the core hands back is one of this plugin's devices (any version). */
+export function isNetconfDevice(connection: DeviceConnection): connection is NetconfDevice {
+  return (connection as unknown as Record<symbol, unknown>)[NETCONF_DEVICE] === true;
+}

@@ -1,0 +1,68 @@
+/**
+ * The NETCONF southbound plugin: claims install-node `netconf` containers (device.connect), serves reads,
+ * writes and operations under their mount points (device.read/write/invoke). Everything here is wiring:
+ * the protocol is in session.ts, the device's life in device.ts, the operations in operations.ts.
+ */
+import path from 'node:path';
+import { definePlugin, defineSettings, type DeviceDataCodec, type PluginApi } from '@rosetta/sdk';
+import { isNetconfDevice, NetconfDevice } from './device';
+import { NetconfSessionError } from './errors';
+import { editsFromDocuments, invokeOperation, readData, writeEdits } from './operations';
+import { readNodeSettings } from './settings';
+
+export { NetconfDevice, isNetconfDevice, type ConnectionStatus, type ReceivedNotification } from './device';
+export { NetconfRpcError, NetconfSessionError, type NetconfFault, type SessionFailure } from './errors';
+export { parseFields, subtreeFilter, FieldsSyntaxError, type FieldSelection } from './filter';
+export { configSource, createSubscription, editsFromDocuments, invokeOperation, readData, writeEdits, type OperationSession, type ReadRequest } from './operations';
+export { discoverSchemas, getSchema, listModules, moduleSetId, modulesFromCapabilities, type DiscoveredSchemas, type ModuleRef, type RpcSender, type SchemaSource } from './schemas';
+export { NetconfSession, type RpcReply, type SessionOptions } from './session';
+export { readNodeSettings, type NetconfNodeSettings } from './settings';
+export { actionXml, editConfigXml, jsonToXml, namespaceOf, rpcXml, XmlBuildError, type Namespaces } from './xml-build';
+
+/** The plugin's own settings (plugins.json `config`). */
+const pluginSettings = defineSettings({
+  /** Default schema cache folder when a node names none (relative paths are from the working directory). */
+  schemaCacheDirectory: { type: 'string', default: path.join('data', 'netconf-schema-cache') },
+});
+
+function needCodec(codec: DeviceDataCodec | undefined, nodeId: string): DeviceDataCodec {
+  if (!codec) throw new NetconfSessionError('malformed', `no schema codec for ${nodeId}: the core did not provide the device's compiled schema`);
+  return codec;
+}
+
+export default definePlugin<{ schemaCacheDirectory: string }>({
+  settings: pluginSettings,
+  setup(api: PluginApi & { readonly settings: { schemaCacheDirectory: string } }) {
+    const defaultCache = path.resolve(api.settings.schemaCacheDirectory ?? path.join('data', 'netconf-schema-cache'));
+
+    api.hooks.device.connect.for('netconf').tapPromise('netconf', async (ctx) => {
+      const checked = readNodeSettings(ctx.settings);
+      if (!checked.ok) throw new Error(`netconf settings of ${ctx.device.nodeId}: ${checked.problems.join('; ')}`);
+      const cache = checked.value.schemaCacheDirectory ? path.resolve(checked.value.schemaCacheDirectory) : defaultCache;
+      // the core owns the connection from here: it survives a swap of this plugin's version
+      return NetconfDevice.install(ctx.device.nodeId, checked.value, cache, api.log);
+    });
+
+    api.hooks.device.read.for('netconf').tapPromise('netconf', async (ctx) => {
+      if (!isNetconfDevice(ctx.connection)) return undefined;
+      const device = ctx.connection;
+      return readData(device.current(), { path: ctx.path, content: ctx.content, ...(ctx.fields ? { fields: ctx.fields } : {}) },
+        device.namespaces, needCodec(ctx.codec, device.nodeId));
+    });
+
+    api.hooks.device.write.for('netconf').tapPromise('netconf', async (ctx) => {
+      if (!isNetconfDevice(ctx.connection)) return undefined;
+      const device = ctx.connection;
+      const edits = ctx.edits ?? editsFromDocuments(ctx.before, ctx.after);
+      const commands = await device.serializeWrite(() => writeEdits(device.current(), edits, device.namespaces));
+      return { commands };
+    });
+
+    api.hooks.device.invoke.for('netconf').tapPromise('netconf', async (ctx) => {
+      if (!isNetconfDevice(ctx.connection)) return undefined;
+      const device = ctx.connection;
+      const output = await invokeOperation(device.current(), ctx.operation, ctx.input, device.namespaces, needCodec(ctx.codec, device.nodeId));
+      return { output };
+    });
+  },
+});
