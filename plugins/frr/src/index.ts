@@ -1,0 +1,25 @@
+/**
+ * The FRRouting translation-unit plugin (device type `frr`, versions >=8.0.0 <11): interfaces, static
+ * routes, BGP and VRFs as the OpenConfig-structured models in ../yang, read from FRR's running config and
+ * JSON show commands and written as vtysh configuration commands. `errorPatterns` are the lines by which
+ * vtysh says a command failed, checked against FRR 8.4.4 (see transcripts/).
+ */
+import { definePlugin, defineTranslationUnit } from '@rosetta/sdk';
+import { interfacePaths } from './interfaces';
+import { networkInstancePaths } from './network-instances';
+
+export const FRR_ERROR_PATTERNS: readonly RegExp[] = [
+  // `% Unknown command: ...`, `% Invalid input ...`, `% Command incomplete: ...`, `% Ambiguous command: ...`,
+  // `% Can't find BGP instance`, `% Configuration failed.`, `% Specify remote-as or peer-group commands first`,
+  // `% Refusing to remove a non-existent route`, `% Malformed address`
+  /^% /m,
+  // a second `router bgp` with another AS (no `%` in front)
+  /^BGP is already running; AS is \d+/m,
+];
+
+export const unit = defineTranslationUnit({
+  paths: { ...interfacePaths, ...networkInstancePaths },
+  errorPatterns: FRR_ERROR_PATTERNS,
+});
+
+export default definePlugin({ translationUnit: unit });

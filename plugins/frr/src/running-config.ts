@@ -1,0 +1,133 @@
+/**
+ * FRR's `show running-config`, read into the few facts the units serve: interfaces (description,
+ * shutdown, IPv4 addresses), static routes per VRF, and BGP instances with their neighbors. FRR has no
+ * JSON form of its configuration, so this is the one place that reads configuration text. Lines it does
+ * not know (other protocols, route maps, `ip route` forms with interfaces or tags) are left out, never
+ * guessed at.
+ */
+import { parseBlocks, type Block } from '@rosetta/sdk';
+
+/** The command that prints the configuration. */
+export const RUNNING_CONFIG = 'show running-config';
+
+/** The name FRR and OpenConfig both give the main routing table. */
+export const DEFAULT_VRF = 'default';
+
+export interface InterfaceConfig {
+  readonly name: string;
+  readonly description?: string;
+  readonly shutdown: boolean;
+  /** `A.B.C.D/L` as configured, in configuration order. */
+  readonly addresses: readonly { ip: string; prefixLength: number }[];
+}
+
+/** One `ip route PREFIX NEXT-HOP [DISTANCE]` line. */
+export interface StaticRouteLine {
+  readonly prefix: string;
+  /** An IPv4 address, or `DROP` for Null0 / blackhole. */
+  readonly nextHop: string;
+  /** Absent when the line gives none (FRR's default, 1). */
+  readonly distance?: number;
+}
+
+export interface NeighborConfig {
+  readonly address: string;
+  /** Absent for `remote-as internal` (and `external`, which the model cannot say). */
+  readonly peerAs?: number;
+  readonly description?: string;
+  readonly shutdown: boolean;
+}
+
+export interface BgpConfig {
+  readonly as: number;
+  readonly routerId?: string;
+  readonly neighbors: readonly NeighborConfig[];
+}
+
+export interface FrrConfig {
+  readonly interfaces: ReadonlyMap<string, InterfaceConfig>;
+  /** VRF name (`default` for the main table) -> its static route lines, in configuration order. */
+  readonly staticRoutes: ReadonlyMap<string, readonly StaticRouteLine[]>;
+  /** VRFs with a `vrf NAME` block. */
+  readonly vrfs: ReadonlySet<string>;
+  /** VRF name (`default` for `router bgp AS` alone) -> its BGP instance. */
+  readonly bgp: ReadonlyMap<string, BgpConfig>;
+}
+
+const IPV4 = String.raw`(?:\d{1,3}\.){3}\d{1,3}`;
+const ROUTE = new RegExp(String.raw`^ip route (${IPV4}/\d{1,2}) (${IPV4}|Null0|blackhole)(?: (\d{1,3}))?$`);
+const ADDRESS = new RegExp(String.raw`^ip address (${IPV4})/(\d{1,2})$`);
+const NEIGHBOR = new RegExp(String.raw`^neighbor (${IPV4}) (.*)$`);
+
+// One parse per distinct output: every reader of a request asks for the same (cached) text.
+let lastText: string | undefined;
+let lastParsed: FrrConfig | undefined;
+
+/** Parses running-config output (never throws: unknown text yields empty facts). */
+export function parseRunningConfig(text: string): FrrConfig {
+  if (text === lastText && lastParsed) return lastParsed;
+  const interfaces = new Map<string, InterfaceConfig>();
+  const staticRoutes = new Map<string, StaticRouteLine[]>();
+  const vrfs = new Set<string>();
+  const bgp = new Map<string, BgpConfig>();
+  const routesOf = (vrf: string) => staticRoutes.get(vrf) ?? staticRoutes.set(vrf, []).get(vrf)!;
+  for (const block of parseBlocks(text)) {
+    let m: RegExpExecArray | null;
+    if ((m = ROUTE.exec(block.text))) routesOf(DEFAULT_VRF).push(routeLine(m));
+    else if ((m = /^vrf (\S+)$/.exec(block.text))) {
+      vrfs.add(m[1]!);
+      for (const child of block.children) {
+        const r = ROUTE.exec(child.text);
+        if (r) routesOf(m[1]!).push(routeLine(r));
+      }
+    } else if ((m = /^interface (\S+)(?: vrf \S+)?$/.exec(block.text))) interfaces.set(m[1]!, interfaceOf(m[1]!, block));
+    else if ((m = /^router bgp (\d+)(?: vrf (\S+))?$/.exec(block.text))) bgp.set(m[2] ?? DEFAULT_VRF, bgpOf(Number(m[1]), block.children));
+  }
+  lastText = text;
+  lastParsed = { interfaces, staticRoutes, vrfs, bgp };
+  return lastParsed;
+}
+
+function routeLine(m: RegExpExecArray): StaticRouteLine {
+  const nextHop = m[2] === 'Null0' || m[2] === 'blackhole' ? 'DROP' : m[2]!;
+  return m[3] === undefined ? { prefix: m[1]!, nextHop } : { prefix: m[1]!, nextHop, distance: Number(m[3]) };
+}
+
+function interfaceOf(name: string, block: Block): InterfaceConfig {
+  let description: string | undefined;
+  let shutdown = false;
+  const addresses: { ip: string; prefixLength: number }[] = [];
+  for (const child of block.children) {
+    const a = ADDRESS.exec(child.text);
+    if (a) addresses.push({ ip: a[1]!, prefixLength: Number(a[2]) });
+    else if (child.text.startsWith('description ')) description = child.text.slice('description '.length);
+    else if (child.text === 'shutdown') shutdown = true;
+  }
+  return { name, shutdown, addresses, ...(description !== undefined ? { description } : {}) };
+}
+
+function bgpOf(as: number, children: readonly Block[]): BgpConfig {
+  let routerId: string | undefined;
+  const neighbors = new Map<string, { address: string; peerAs?: number; description?: string; shutdown: boolean }>();
+  for (const child of children) {
+    const id = new RegExp(`^bgp router-id (${IPV4})$`).exec(child.text);
+    if (id) { routerId = id[1]; continue; }
+    const n = NEIGHBOR.exec(child.text);
+    if (!n) continue;
+    const address = n[1]!;
+    const rest = n[2]!;
+    const held = neighbors.get(address);
+    const remote = /^remote-as (\d+|internal|external)$/.exec(rest);
+    if (remote) {
+      // a neighbor starts with remote-as; lines for one not yet started are other features (peer groups)
+      neighbors.set(address, { address, shutdown: false, ...(/^\d+$/.test(remote[1]!) ? { peerAs: Number(remote[1]) } : {}) });
+    } else if (held && rest.startsWith('description ')) held.description = rest.slice('description '.length);
+    else if (held && rest === 'shutdown') held.shutdown = true;
+  }
+  return { as, neighbors: [...neighbors.values()], ...(routerId !== undefined ? { routerId } : {}) };
+}
+
+/** VRF names `show vrf` lists (`vrf red inactive (configured)`, `vrf blue id 5 table 1001 ...`). */
+export function parseShowVrf(text: string): string[] {
+  return [...text.matchAll(/^vrf (\S+) /gm)].map((m) => m[1]!);
+}

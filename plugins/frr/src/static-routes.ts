@@ -1,0 +1,127 @@
+/**
+ * Static routes of a network instance (`protocol=STATIC,static`): each `static[prefix]` with its
+ * `next-hops/next-hop[index]` is a set of FRR lines `ip route PREFIX NEXT-HOP [DISTANCE]`, at the top level
+ * for the default instance and inside `vrf NAME` ... `exit-vrf` for a VRF. The route's writer owns its
+ * next hops and compares lines, not indexes: FRR keeps no index, so a next hop read back is indexed by its
+ * value, and a client's own indexes cost no commands when the lines are the same.
+ */
+import type { CliSession, Handler, JsonObject, Keys } from '@rosetta/sdk';
+import { child, cliWord, isObject, num, PROTOCOLS, protocolKind, text } from './model';
+import { DEFAULT_VRF, parseRunningConfig, RUNNING_CONFIG, type StaticRouteLine } from './running-config';
+
+export const STATIC_ROUTES = `${PROTOCOLS}/static-routes/static`;
+
+async function routesOf(session: CliSession, vrf: string): Promise<readonly StaticRouteLine[]> {
+  return parseRunningConfig(await session.exec(RUNNING_CONFIG)).staticRoutes.get(vrf) ?? [];
+}
+
+/** Whether the protocol entry on the path is this unit's static routing. */
+function isStatic(keys: readonly Keys[]): boolean {
+  return protocolKind(keys[1]?.['identifier']) === 'STATIC';
+}
+
+/** The index a next hop reads back with: its value, plus `@distance` when the same value repeats. */
+export function nextHopIndexes(lines: readonly StaticRouteLine[]): Array<{ index: string; line: StaticRouteLine }> {
+  const seen = new Set<string>();
+  return lines.map((line) => {
+    const index = seen.has(line.nextHop) ? `${line.nextHop}@${line.distance ?? 1}` : line.nextHop;
+    seen.add(line.nextHop);
+    return { index, line };
+  });
+}
+
+function nextHopJson(index: string, line: StaticRouteLine): JsonObject {
+  return { index, 'next-hop': line.nextHop, ...(line.distance !== undefined ? { metric: line.distance } : {}) };
+}
+
+// ---- writers -------------------------------------------------------------------------------------
+
+const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
+
+/** Refuses a prefix the device would store differently (host bits set), so what is written reads back. */
+function canonicalPrefix(prefix: string): string {
+  const m = /^([\d.]+)\/(\d{1,2})$/.exec(prefix);
+  const octets = m ? IPV4.exec(m[1]!) : null;
+  const length = m ? Number(m[2]) : NaN;
+  if (!m || !octets || length > 32 || octets.slice(1).some((o) => Number(o) > 255)) throw new Error(`${JSON.stringify(prefix)} is not an IPv4 prefix`);
+  const value = octets.slice(1).reduce((acc, o) => acc * 256 + Number(o), 0);
+  const hostBits = 2 ** (32 - length);
+  if (value % hostBits !== 0) {
+    const network = value - (value % hostBits);
+    const dotted = [24, 16, 8, 0].map((s) => Math.floor(network / 2 ** s) % 256).join('.');
+    throw new Error(`prefix ${prefix} has host bits set; the device would store ${dotted}/${length}`);
+  }
+  return prefix;
+}
+
+/** The `ip route` line bodies (without `ip route`/`no ip route`) a static entry stands for. */
+export function routeLines(staticEntry: JsonObject, key: Keys): string[] {
+  const prefix = canonicalPrefix(key['prefix'] ?? text(child(staticEntry, 'config'), 'prefix') ?? '');
+  const hops = child(staticEntry, 'next-hops')['next-hop'];
+  const out = new Set<string>();
+  for (const hop of Array.isArray(hops) ? hops.filter(isObject) : []) {
+    const config = child(hop, 'config');
+    const nh = text(config, 'next-hop');
+    if (nh === undefined) throw new Error(`next hop ${JSON.stringify(hop['index'])} of ${prefix} needs config/next-hop`);
+    const target = nh === 'DROP' ? 'Null0' : cliWord(nh, 'next-hop');
+    if (target !== 'Null0' && !IPV4.test(target)) throw new Error(`next-hop ${JSON.stringify(nh)} is neither an IPv4 address nor DROP`);
+    const metric = num(config, 'metric');
+    if (metric !== undefined && (metric < 1 || metric > 255)) throw new Error(`metric ${metric} of ${prefix} via ${nh} is outside 1..255`);
+    // distance 1 is FRR's default and never shown: writing it would not read back
+    out.add(`${prefix} ${target}${metric !== undefined && metric !== 1 ? ` ${metric}` : ''}`);
+  }
+  return [...out];
+}
+
+/** Route lines in the configuration context of a network instance. */
+export function inInstance(vrf: string, lines: readonly string[]): string[] {
+  if (lines.length === 0) return [];
+  return vrf === DEFAULT_VRF ? [...lines] : [`vrf ${cliWord(vrf, 'network instance name')}`, ...lines.map((l) => ` ${l}`), 'exit-vrf'];
+}
+
+const add = (body: string) => `ip route ${body}`;
+const remove = (body: string) => `no ip route ${body}`;
+
+export const staticRoutePaths: Record<string, Handler> = {
+  [STATIC_ROUTES]: {
+    keys: ['prefix'],
+    async list({ session, keys }) {
+      if (!isStatic(keys)) return [];
+      return [...new Set((await routesOf(session, keys[0]!['name']!)).map((r) => r.prefix))].map((prefix) => ({ prefix }));
+    },
+    async readConfig({ key }) {
+      return { prefix: key['prefix']!, config: { prefix: key['prefix']! } };
+    },
+    async readState({ key }) {
+      return { prefix: key['prefix']!, state: { prefix: key['prefix']! } };
+    },
+    write: {
+      create: (after, { keys, key }) => inInstance(keys[0]!['name']!, routeLines(after, key).map(add)),
+      update(before, after, { keys, key }) {
+        const was = routeLines(before, key);
+        const now = routeLines(after, key);
+        return inInstance(keys[0]!['name']!, [...was.filter((l) => !now.includes(l)).map(remove), ...now.filter((l) => !was.includes(l)).map(add)]);
+      },
+      delete: (before, { keys, key }) => inInstance(keys[0]!['name']!, routeLines(before, key).map(remove)),
+    },
+  },
+
+  [`${STATIC_ROUTES}/next-hops/next-hop`]: {
+    keys: ['index'],
+    async list({ session, keys }) {
+      const lines = (await routesOf(session, keys[0]!['name']!)).filter((r) => r.prefix === keys[2]!['prefix']);
+      return nextHopIndexes(lines).map(({ index }) => ({ index }));
+    },
+    async readConfig({ session, keys, key }) {
+      const lines = (await routesOf(session, keys[0]!['name']!)).filter((r) => r.prefix === keys[2]!['prefix']);
+      const found = nextHopIndexes(lines).find((h) => h.index === key['index']);
+      return found ? { index: found.index, config: nextHopJson(found.index, found.line) } : undefined;
+    },
+    // static routes have no state of their own in FRR's configuration model: the applied line is the state
+    async readState({ session, keys, key }) {
+      const lines = (await routesOf(session, keys[0]!['name']!)).filter((r) => r.prefix === keys[2]!['prefix']);
+      const found = nextHopIndexes(lines).find((h) => h.index === key['index']);
+      return found ? { index: found.index, state: nextHopJson(found.index, found.line) } : undefined;
+    },
+  },
+};
