@@ -2,11 +2,13 @@
  * The `rosetta` command: dispatches sub-commands. Each sub-command lives in its own file and returns
  * the process exit code; nothing here knows what a sub-command does.
  */
+import { startCommand } from './start-command';
 import { yangCommand } from './yang-command';
 
 const USAGE = `usage: rosetta <command> [options]
 
 commands:
+  start           run the RESTCONF service (port 8181, ./data, ./plugins.json)
   yang tree       print RFC 8340 tree diagrams of YANG modules
   yang check      compile YANG modules and report their faults
   yang validate   validate a JSON or XML data document against YANG modules
@@ -19,6 +21,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   switch (command) {
     case 'yang':
       return yangCommand(rest);
+    case 'start':
+      return startCommand(rest);
     case undefined:
     case '-h':
     case '--help':

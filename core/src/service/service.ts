@@ -102,15 +102,28 @@ export async function startService(options: StartOptions): Promise<RunningServic
     await datastores.close();
     throw new Error(`cannot listen on ${config.host}:${config.port}: ${e.code ?? e.message}`);
   });
+  // Responses in progress, so that a stop can ask them to close their connection when done.
+  const active = new Set<http.ServerResponse>();
+  let draining = false;
+  server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (draining) res.setHeader('Connection', 'close');
+    active.add(res);
+    res.once('close', () => active.delete(res));
+  });
   const address = server.address() as AddressInfo;
   const scheme = server instanceof http.Server && !('setSecureContext' in server) ? 'http' : 'https';
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
+      draining = true;
+      for (const res of active) if (!res.headersSent) res.setHeader('Connection', 'close');
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Connections become idle as their requests finish; close each then rather than at keep-alive timeout.
       server.closeIdleConnections();
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
       const grace = setTimeout(() => server.closeAllConnections(), options.graceMs ?? 10_000);
       await closed;
+      clearInterval(sweep);
       clearTimeout(grace);
       await host?.close();
       await datastores.close();
