@@ -167,6 +167,8 @@ test('sortby: several keys, desc, module-qualified leaves, union order', (t) => 
   // entries without ipv4/mtu (lo0) come first ascending: no value sorts before any value
   t.deepEqual(names('sortby=ietf-ip:ipv4/mtu'), ['lo0', 'eth2', 'eth0', 'eth1']);
   t.deepEqual(names('sortby=ietf-ip:ipv4/mtu(desc)'), ['eth1', 'eth0', 'eth2', 'lo0']);
+  // the augment prefix may be left out where only one child carries the name (as in URIs and fields)
+  t.deepEqual(names('sortby=ipv4/mtu(desc)'), ['eth1', 'eth0', 'eth2', 'lo0']);
   t.deepEqual(names('sortby=type(desc);name(desc)'), ['lo0', 'eth2', 'eth1', 'eth0']);
   t.deepEqual(names('sortby=oper-status;name'), ['eth1', 'eth2', 'eth0', 'lo0']); // enum names as strings: down, testing, up
   // union: no value, empty, boolean, numeric, then strings

@@ -2,7 +2,7 @@
  * `content=config|nonconfig|all` (RFC 8040 §4.8.1): which descendants a GET returns, applied to a
  * tree that holds both configuration and state (the caller merges the two datastores for `all`).
  *
- * - config: `config true` nodes only; a container left empty by the cut is dropped.
+ * - config: `config true` nodes only; a non-presence container left empty by the cut is dropped.
  * - nonconfig: `config false` nodes and the ancestors needed to reach them; a list entry on the way
  *   keeps its key leaves so it still names its entry.
  */
@@ -61,8 +61,10 @@ function cut(node: DataNode, mode: 'config' | 'nonconfig'): DataNode | undefined
         }
         return { ...node, children };
       }
-      // A container emptied by the cut was only a way to reach the other kind of data.
-      if (children.length === 0 && node.children.length > 0) return undefined;
+      // A container emptied by the cut was only a way to reach the other kind of data; a presence
+      // container's existence is configuration, so under content=config it stays.
+      const presence = node.schema.kind === 'container' && node.schema.presence !== undefined;
+      if (children.length === 0 && node.children.length > 0 && !(mode === 'config' && presence)) return undefined;
       if (children.length === 0 && mode === 'nonconfig') return undefined;
       return { ...node, children };
     }

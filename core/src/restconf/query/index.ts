@@ -30,7 +30,7 @@ import { hideEmptyNodes } from './hide-empty';
 import { checkInsertPair, parseInsertWhere, type InsertRequest } from './insert';
 import { filterEntries, parseJsonbFilter, type JsonbPredicate } from './jsonb-filter';
 import { pageEntries, parseLimit, parseOffset } from './paging';
-import { parseSortby, sortEntries, type SortKey } from './sortby';
+import { parseSortby, resolveKeys, sortEntries, type SortKey } from './sortby';
 import type { ReadTarget } from './target';
 import { parseUnhide, type Unhide } from './unhide';
 import { applyWithDefaults, parseWithDefaults, type WithDefaults } from './with-defaults';
@@ -157,6 +157,7 @@ export function checkReadTarget(options: QueryOptions, target: SchemaNode | unde
     }
   }
   if (options.fields !== undefined) resolveFields(options.fields, target, ctx);
+  if (options.sortby !== undefined && target?.kind === 'list') resolveKeys(options.sortby, target);
 }
 
 /** What a GET answers: the selected data (undefined when nothing is left), or the fetch=count number. */

@@ -17,7 +17,7 @@ export interface SortKey {
 }
 
 /** A sort key resolved to schema nodes below the list entry. */
-interface ResolvedKey {
+export interface ResolvedKey {
   readonly nodes: readonly SchemaNode[];
   readonly descending: boolean;
 }
@@ -39,20 +39,27 @@ function findChild(parent: SchemaNode, id: string): SchemaNode | undefined {
   const colon = id.indexOf(':');
   const module = colon >= 0 ? id.slice(0, colon) : parent.module.name;
   const name = colon >= 0 ? id.slice(colon + 1) : id;
+  let bare: SchemaNode | undefined;
+  let bareCount = 0;
   const visit = (list: readonly SchemaNode[]): SchemaNode | undefined => {
     for (const c of list) {
       if (c.kind === 'choice' || c.kind === 'case') {
         const f = visit(c.children);
         if (f) return f;
-      } else if (c.name === name && c.module.name === module) return c;
+      } else if (c.name === name) {
+        if (c.module.name === module) return c;
+        bare = c;
+        bareCount++;
+      }
     }
     return undefined;
   };
-  return visit(parent.children);
+  // As in URIs and fields, a bare name that only one child carries also names an augmented child.
+  return visit(parent.children) ?? (colon < 0 && bareCount === 1 ? bare : undefined);
 }
 
 /** Resolves keys against the list's schema: each must reach a leaf through containers. */
-function resolveKeys(keys: readonly SortKey[], list: ListSchema): ResolvedKey[] {
+export function resolveKeys(keys: readonly SortKey[], list: ListSchema): ResolvedKey[] {
   return keys.map((k) => {
     const nodes: SchemaNode[] = [];
     let parent: SchemaNode = list;
