@@ -39,3 +39,8 @@ export {
   NETCONF_NS, MONITORING_NS, YANG_LIBRARY_NS, YANG_1_NS, NOTIFICATION_NS, CAP_CANDIDATE, CAP_WRITABLE_RUNNING, CAP_NOTIFICATION,
   helloMessage, parseHello, parseRpcErrors, renderRpcError, replyMessage, type Hello, type RpcErrorInfo,
 } from './netconf/messages';
+export {
+  startNetconfSimulator, type NetconfDeviceDefinition, type OperationCall, type OperationHandler, type SimulatedNetconfDevice,
+} from './netconf/simulator';
+export { EditFault, type StoredNode } from './netconf/datastore';
+export { readModel, ModelSyntaxError, type SimulatorModel } from './netconf/model';

@@ -1,0 +1,289 @@
+/**
+ * A NETCONF device simulator for tests: an ssh2 server on loopback offering the `netconf` subsystem,
+ * speaking base:1.0 and base:1.1 from a small YANG model given as text. It holds running and candidate
+ * datastores in memory and answers hello, get, get-config (subtree filters), edit-config, lock, unlock,
+ * commit, discard-changes, close-session, get-schema (the model's own text), netconf-state/schemas, the
+ * model's RPCs and YANG 1.1 `<action>`s (netconfd supports neither actions nor, hence, these tests). A
+ * `misbehave` mode makes it a bad device: no hello, malformed XML replies, or a broken chunk header.
+ * Many simulators can run in one process; they share the CLI simulator's host key.
+ */
+import type { AddressInfo } from 'node:net';
+import { Server, type Connection, type ServerChannel } from 'ssh2';
+import { simulatorHostKey } from '../testing/simulator';
+import { applyEdit, cloneNode, EditFault, filterNodes, renderNodes, store, type StoredNode } from './datastore';
+import { BASE_1_0, BASE_1_1, FrameReader, frameMessage, type FramingMode } from './framing';
+import {
+  CAP_CANDIDATE, CAP_NOTIFICATION, helloMessage, MONITORING_NS, NETCONF_NS, parseHello, renderRpcError, replyMessage, YANG_1_NS,
+  type RpcErrorInfo,
+} from './messages';
+import { readModel, type SimulatorModel } from './model';
+import { child, escapeText, parseXml, type XmlElement } from './xml';
+
+/** What an RPC or action handler sees. */
+export interface OperationCall {
+  /** The rpc or action element (its children are the input). */
+  readonly input: XmlElement;
+  /** Keys of each list entry on the way to an action, outermost first (`[{name: 'eth0'}]`). */
+  readonly keys: ReadonlyArray<Readonly<Record<string, string>>>;
+  /** The running configuration. */
+  readonly running: StoredNode;
+}
+
+/** An RPC/action handler: returns the output members as XML in the model's namespace, or undefined for `<ok/>`. Throw EditFault for an rpc-error. */
+export type OperationHandler = (call: OperationCall) => string | undefined;
+
+export interface NetconfDeviceDefinition {
+  /** The device's one YANG module, as text. */
+  readonly yang: string;
+  /** Credentials; absent means any are accepted. */
+  readonly username?: string;
+  readonly password?: string;
+  /** Initial running (and candidate) configuration: XML elements of the model (no `<config>` wrapper). */
+  readonly config?: string;
+  /** Handlers by rpc name (`reboot`) or action path (`/interfaces/interface/reset`). */
+  readonly operations?: Readonly<Record<string, OperationHandler>>;
+  /** Offer `:candidate` (default true); without it `:writable-running`. */
+  readonly candidate?: boolean;
+  /** Offer base:1.1 (default true); without it only base:1.0 end-of-message framing. */
+  readonly base11?: boolean;
+  /** A bad device: never says hello, answers malformed XML, or frames a reply with a broken chunk. */
+  readonly misbehave?: 'no-hello' | 'malformed-xml' | 'broken-chunk';
+  /** Delay before every reply (ms), to test timeouts and requests in flight. */
+  readonly replyDelayMs?: number | ((operation: string) => number);
+}
+
+export interface SimulatedNetconfDevice {
+  readonly host: string;
+  readonly port: number;
+  readonly model: SimulatorModel;
+  /** The running configuration, rendered as XML elements. */
+  runningXml(): string;
+  /** Operation names received, across sessions, in order (`get-config`, `edit-config`, `commit`, ...). */
+  readonly operationLog: readonly string[];
+  /** Sessions open now. */
+  readonly sessions: number;
+  /** Ends every session (as a device reboot would) without closing the server. */
+  dropSessions(): void;
+  close(): Promise<void>;
+}
+
+const MONITORING_CAP = `${MONITORING_NS}?module=ietf-netconf-monitoring&revision=2010-10-04`;
+const WRITABLE_RUNNING = 'urn:ietf:params:netconf:capability:writable-running:1.0';
+
+/** Starts a simulated NETCONF device on 127.0.0.1 (a free port unless given); resolves once it listens. */
+export async function startNetconfSimulator(def: NetconfDeviceDefinition, options: { port?: number; host?: string } = {}): Promise<SimulatedNetconfDevice> {
+  const model = readModel(def.yang);
+  const root = (xml: string | undefined): StoredNode => ({
+    name: 'config', ns: NETCONF_NS, text: '', children: xml ? store(parseXml(`<config xmlns="${NETCONF_NS}">${xml}</config>`)).children : [],
+  });
+  let running = root(def.config);
+  let candidate = cloneNode(running);
+  const useCandidate = def.candidate ?? true;
+  const locks = new Map<string, number>(); // datastore -> session id
+  const operationLog: string[] = [];
+  const clients = new Set<Connection>();
+  let nextSession = 1;
+  const capabilities = [
+    BASE_1_0, ...(def.base11 ?? true ? [BASE_1_1] : []), useCandidate ? CAP_CANDIDATE : WRITABLE_RUNNING, CAP_NOTIFICATION, MONITORING_CAP,
+    `${model.namespace}?module=${model.name}${model.revision ? `&revision=${model.revision}` : ''}`,
+  ];
+
+  const serve = (stream: ServerChannel): void => {
+    const sessionId = nextSession++;
+    const reader = new FrameReader(16 * 1024 * 1024);
+    let framing: FramingMode = 'eom';
+    let helloDone = false;
+    const send = (message: string) => {
+      if (def.misbehave === 'broken-chunk' && helloDone) { stream.write(`\n#12x\n${message}\n##\n`); return; }
+      stream.write(frameMessage(message, framing));
+    };
+    if (def.misbehave !== 'no-hello') stream.write(frameMessage(helloMessage(capabilities, sessionId), 'eom'));
+    const release = () => { for (const [ds, holder] of locks) if (holder === sessionId) locks.delete(ds); };
+    stream.on('close', release);
+
+    const error = (e: RpcErrorInfo) => renderRpcError(e);
+    const fault = (tag: string, message: string, path?: string, type: RpcErrorInfo['type'] = 'application'): string =>
+      error({ type, tag, severity: 'error', message, ...(path ? { path } : {}) });
+    const datastore = (el: XmlElement | undefined): 'running' | 'candidate' | undefined => {
+      const name = el?.children[0]?.name;
+      return name === 'running' || (name === 'candidate' && useCandidate) ? name : undefined;
+    };
+
+    const handle = (rpc: XmlElement): string => {
+      const op = rpc.children[0];
+      if (!op) return fault('missing-element', 'rpc without an operation', undefined, 'rpc');
+      operationLog.push(op.name);
+      if (def.misbehave === 'malformed-xml') return '<data><unclosed></data>';
+      switch (op.name) {
+        case 'get':
+        case 'get-config': {
+          const source = op.name === 'get' ? 'running' : datastore(child(op, 'source'));
+          if (!source) return fault('invalid-value', 'unknown or unsupported source', undefined, 'protocol');
+          const tree = source === 'running' ? running : candidate;
+          const filter = child(op, 'filter');
+          if (op.name === 'get' && filter && child(filter, 'netconf-state', MONITORING_NS)) {
+            return `<data><netconf-state xmlns="${MONITORING_NS}"><schemas><schema><identifier>${model.name}</identifier><version>${model.revision ?? ''}</version><format xmlns:ncm="${MONITORING_NS}">ncm:yang</format><namespace>${escapeText(model.namespace)}</namespace><location>NETCONF</location></schema></schemas></netconf-state></data>`;
+          }
+          const nodes = filter ? filterNodes(tree.children, filter.children) : tree.children;
+          return `<data>${renderNodes(nodes, NETCONF_NS)}</data>`;
+        }
+        case 'edit-config': {
+          const target = datastore(child(op, 'target'));
+          if (!target) return fault('invalid-value', 'unknown or unsupported target', undefined, 'protocol');
+          const holder = locks.get(target);
+          if (holder !== undefined && holder !== sessionId) return fault('in-use', `${target} is locked by session ${holder}`, undefined, 'protocol');
+          const config = child(op, 'config');
+          if (!config) return fault('missing-element', 'edit-config without <config>', undefined, 'protocol');
+          const defaultOp = child(op, 'default-operation')?.text.trim() ?? 'merge';
+          const copy = cloneNode(target === 'running' ? running : candidate);
+          try {
+            applyEdit(copy, config.children, model, defaultOp === 'none' ? 'none' : defaultOp === 'replace' ? 'replace' : 'merge');
+          } catch (e) {
+            if (e instanceof EditFault) return fault(e.tag, e.message, e.path);
+            throw e;
+          }
+          if (target === 'running') running = copy;
+          else candidate = copy;
+          return '<ok/>';
+        }
+        case 'lock':
+        case 'unlock': {
+          const target = datastore(child(op, 'target'));
+          if (!target) return fault('invalid-value', 'unknown target', undefined, 'protocol');
+          const holder = locks.get(target);
+          if (op.name === 'lock') {
+            if (holder !== undefined) return error({ type: 'protocol', tag: 'lock-denied', severity: 'error', message: 'lock is already held', info: { 'session-id': String(holder) } });
+            locks.set(target, sessionId);
+          } else {
+            if (holder !== sessionId) return fault('operation-failed', 'lock not held by this session', undefined, 'protocol');
+            locks.delete(target);
+          }
+          return '<ok/>';
+        }
+        case 'commit':
+          if (!useCandidate) return fault('operation-not-supported', 'no candidate', undefined, 'protocol');
+          running = cloneNode(candidate);
+          return '<ok/>';
+        case 'discard-changes':
+          candidate = cloneNode(running);
+          return '<ok/>';
+        case 'close-session':
+          return '<ok/>';
+        case 'get-schema': {
+          const id = child(op, 'identifier')?.text.trim();
+          if (id !== model.name) return fault('invalid-value', 'no matches found', undefined, 'protocol');
+          return `<data xmlns="${MONITORING_NS}">${escapeText(model.text)}</data>`;
+        }
+        case 'action':
+          if (op.ns !== YANG_1_NS) break;
+          return action(op);
+        default:
+          if (op.ns === model.namespace && model.rpcs.has(op.name)) {
+            const handler = def.operations?.[op.name];
+            if (!handler) return fault('operation-not-supported', `rpc ${op.name} has no handler`, undefined, 'protocol');
+            return callHandler(handler, { input: op, keys: [], running });
+          }
+      }
+      return fault('operation-not-supported', `unknown operation ${op.name}`, undefined, 'protocol');
+    };
+
+    const callHandler = (handler: OperationHandler, call: OperationCall): string => {
+      try {
+        const out = handler(call);
+        return out === undefined ? '<ok/>' : out;
+      } catch (e) {
+        if (e instanceof EditFault) return fault(e.tag, e.message, e.path);
+        return fault('operation-failed', e instanceof Error ? e.message : String(e));
+      }
+    };
+
+    /** Walks `<action>`'s single path down to the action element, checking each list entry exists. */
+    const action = (wrapper: XmlElement): string => {
+      let el: XmlElement | undefined = wrapper.children[0];
+      let at = '';
+      const keys: Array<Record<string, string>> = [];
+      let data: StoredNode | undefined = running;
+      while (el) {
+        at += `/${el.name}`;
+        if (model.actions.has(at)) {
+          const handler = def.operations?.[at];
+          if (!handler) return fault('operation-not-supported', `action ${at} has no handler`, undefined, 'protocol');
+          return callHandler(handler, { input: el, keys, running });
+        }
+        const listKeys = model.listKeys.get(at);
+        const current: XmlElement = el;
+        if (listKeys) {
+          const k = Object.fromEntries(listKeys.map((name) => [name, child(current, name)?.text.trim() ?? '']));
+          keys.push(k);
+          data = data?.children.find((c) => c.name === current.name && listKeys.every((name) => c.children.find((x) => x.name === name)?.text.trim() === k[name]));
+          if (!data) return fault('data-missing', 'the list entry of the action does not exist', `${at}[${Object.values(k).join(',')}]`);
+        } else data = data?.children.find((c) => c.name === current.name);
+        el = current.children.find((c) => !(listKeys ?? []).includes(c.name));
+      }
+      return fault('unknown-element', `no action at ${at}`, at, 'protocol');
+    };
+
+    stream.on('data', (data: Buffer) => {
+      try {
+        reader.push(data, (message) => {
+          const msg = parseXml(message);
+          if (!helloDone) {
+            const hello = parseHello(message);
+            helloDone = true;
+            if ((def.base11 ?? true) && hello.capabilities.includes(BASE_1_1)) { reader.useChunked(); framing = 'chunked'; }
+            return;
+          }
+          if (msg.name !== 'rpc' || msg.ns !== NETCONF_NS) return;
+          const body = handle(msg);
+          const reply = replyMessage(msg.attrs, body);
+          const opName = msg.children[0]?.name ?? 'rpc';
+          const delay = typeof def.replyDelayMs === 'function' ? def.replyDelayMs(opName) : def.replyDelayMs ?? 0;
+          const close = opName === 'close-session';
+          const deliver = () => { send(reply); if (close) { release(); stream.end(); } };
+          if (delay > 0) setTimeout(deliver, delay);
+          else deliver();
+        });
+      } catch {
+        stream.end(); // malformed framing or XML from the client: RFC 6242 says close the session
+      }
+    });
+  };
+
+  const server = new Server({ hostKeys: [simulatorHostKey()] }, (client) => {
+    clients.add(client);
+    client.on('close', () => clients.delete(client));
+    client.on('error', () => clients.delete(client));
+    client.on('authentication', (ctx) => {
+      if (ctx.method !== 'password') { ctx.reject(['password']); return; }
+      if ((def.username === undefined || ctx.username === def.username) && (def.password === undefined || ctx.password === def.password)) ctx.accept();
+      else ctx.reject(['password']);
+    });
+    client.on('ready', () => {
+      client.on('session', (accept) => {
+        const session = accept();
+        session.on('subsystem', (acceptSub, reject, info) => {
+          if (info.name !== 'netconf') { reject(); return; }
+          serve(acceptSub());
+        });
+      });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  return {
+    host: options.host ?? '127.0.0.1',
+    port: address.port,
+    model,
+    runningXml: () => renderNodes(running.children, NETCONF_NS),
+    operationLog,
+    get sessions() { return clients.size; },
+    dropSessions() { for (const c of clients) c.end(); },
+    close: () => new Promise<void>((resolve) => {
+      for (const c of clients) c.end();
+      server.close(() => resolve());
+    }),
+  };
+}
