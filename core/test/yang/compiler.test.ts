@@ -71,7 +71,7 @@ test('features: -F with an empty list removes if-feature nodes; default enables 
   t.not(all, none);
 });
 
-test('ietf-routing + ipv4/ipv6 unicast + ospf: augments of augments resolve', (t) => {
+test('ietf-routing + ipv4/ipv6 unicast + ospf: augments of augments resolve, in yanglint\'s order', (t) => {
   const ctx = compileSchema(new ModuleRepository(IETF), {
     modules: ['ietf-routing@2018-03-13', 'ietf-ipv4-unicast-routing@2018-03-13', 'ietf-ipv6-unicast-routing@2018-03-13', 'ietf-ospf@2022-10-19'].map((m) => path.join(CORPUS, 'ietf', `${m}.yang`)),
   });
@@ -79,13 +79,13 @@ test('ietf-routing + ipv4/ipv6 unicast + ospf: augments of augments resolve', (t
   const ospf = at(ctx, 'ietf-routing:routing', 'control-plane-protocols', 'control-plane-protocol', 'ietf-ospf:ospf');
   t.is(ospf.module.name, 'ietf-ospf');
   t.truthy(at(ctx, 'ietf-routing:routing', 'control-plane-protocols', 'control-plane-protocol', 'ietf-ospf:ospf', 'areas', 'area', 'interfaces', 'interface'));
-  // Same nodes at the same depths as yanglint (libyang prints two OSPF keys in another order).
-  const rows = compiledRows(at(ctx, 'ietf-routing:routing')).map((r) => `${r.depth} ${r.name}`).sort();
-  const oracle = oracleRows('ietf-routing+ipv4-unicast+ipv6-unicast+ospf.tree').map((r) => `${r.depth} ${r.name}`).sort();
-  t.deepEqual(rows, oracle);
+  // Same nodes, same depths, same order as yanglint: augments of several modules grouped in
+  // module-name order (v4ur before v6ur before ospf), and ietf-ospf's two augments of its own
+  // interface list in libyang's application order (instance-id before topologies).
+  sameTree(t, ctx, at(ctx, 'ietf-routing:routing'), 'ietf-routing+ipv4-unicast+ipv6-unicast+ospf.tree');
 });
 
-test('openconfig-interfaces with its augmenting modules (-i): leafrefs resolve, node set matches yanglint', (t) => {
+test('openconfig-interfaces with its augmenting modules (-i): leafrefs resolve, tree matches yanglint node for node', (t) => {
   const files = ['interfaces/openconfig-interfaces', 'interfaces/openconfig-if-ethernet', 'interfaces/openconfig-if-ip', 'interfaces/openconfig-if-aggregate', 'vlan/openconfig-vlan']
     .map((f) => path.join(CORPUS, 'openconfig/release/models', `${f}.yang`));
   const ctx = compileSchema(new ModuleRepository(OC), { modules: files, implementImports: true });
@@ -93,9 +93,8 @@ test('openconfig-interfaces with its augmenting modules (-i): leafrefs resolve, 
   const name = at(ctx, 'openconfig-interfaces:interfaces', 'interface', 'name') as LeafSchema;
   t.is(name.type.builtin, 'leafref');
   t.is(name.type.leafref!.target as SchemaNode | undefined, at(ctx, 'openconfig-interfaces:interfaces', 'interface', 'config', 'name'));
-  const ours = compiledRows(at(ctx, 'openconfig-interfaces:interfaces')).map((r) => `${r.depth} ${r.name}`).sort();
-  const theirs = oracleRows('openconfig-interfaces+if-ethernet+if-ip+if-aggregate+vlan.tree').map((r) => `${r.depth} ${r.name}`).sort();
-  t.deepEqual(ours, theirs);
+  // In yanglint's order too: oc-lag:aggregation before oc-eth:ethernet (module-name order).
+  sameTree(t, ctx, at(ctx, 'openconfig-interfaces:interfaces'), 'openconfig-interfaces+if-ethernet+if-ip+if-aggregate+vlan.tree');
 });
 
 const BASE = `module base { yang-version 1.1; namespace "urn:base"; prefix b;
@@ -190,6 +189,7 @@ test('errors carry file, line, column and module; other modules still compile', 
   t.true(msgs.some((m) => m.startsWith('bad 3 Grouping "missing" referenced by a uses statement not found.')), msgs.join('\n'));
   t.true(msgs.some((m) => m.startsWith('bad 4 The list\'s key "id" not found.')), msgs.join('\n'));
   t.true(msgs.some((m) => m.startsWith('bad 5 Augment target node "/x:nope" from module "bad" was not found.')), msgs.join('\n'));
+  t.true(msgs.some((m) => m.startsWith('bad 6 Invalid default - value "300" does not fit the type')), msgs.join('\n'));
   t.true(errors(ctx).every((d) => d.position.file === 'bad.yang' && d.position.column > 0));
   t.false(ctx.diagnostics.some((d) => d.module === 'base' && d.severity === 'error'));
   t.truthy(at(ctx, 'base:top', 'server'));

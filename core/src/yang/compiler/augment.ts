@@ -215,6 +215,8 @@ function deviate(target: SchemaNode, d: Statement, unit: SourceUnit, nodes: Node
         defaults.push(s);
         break;
       case 'config':
+        // RFC 7950 §7.21.1: configuration cannot live under state data.
+        if (s.arg !== 'false' && target.parent && !target.parent.config) { err(s, 'Configuration node cannot be child of any state data node.'); break; }
         setConfig(target, s.arg !== 'false');
         break;
       case 'mandatory':

@@ -128,8 +128,13 @@ export function linkIdentities(records: Iterable<ModuleRecord>, compile: Compile
       const bases: Identity[] = [];
       for (const b of findSubs(stmt, 'base')) {
         const base = lookupIdentity(b.arg ?? '', unit);
-        if (!base) compile.sink.error(`Unable to find base (${b.arg}) of identity "${id.name}".`, b.position, record.name);
-        else bases.push(base);
+        if (!base) { compile.sink.error(`Unable to find base (${b.arg}) of identity "${id.name}".`, b.position, record.name); continue; }
+        bases.push(base);
+        // RFC 7950 §7.21.2, within one module only.
+        const rank = (s: Status): number => (s === 'current' ? 0 : s === 'deprecated' ? 1 : 2);
+        if (base.module === id.module && rank(id.status) < rank(base.status)) {
+          compile.sink.error(`A "${id.status}" definition identity "${id.name}" is not allowed to reference "${base.status}" definition identity "${base.name}".`, b.position, record.name);
+        }
       }
       w.bases = bases;
     }

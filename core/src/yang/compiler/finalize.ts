@@ -68,9 +68,40 @@ export function finalizeStructure(nodes: NodeCompiler, state: CompileState): voi
     if (info.defaultCase === undefined) continue;
     const name = info.defaultCase.includes(':') ? info.defaultCase.slice(info.defaultCase.indexOf(':') + 1) : info.defaultCase;
     const c = choice.children.find((k) => k.name === name) as CaseSchema | undefined;
-    if (!c) state.sink.error(`Default case "${info.defaultCase}" not found.`, info.stmt.position, info.scope.unit.record.name);
-    else (choice as unknown as NodeBuild)['defaultCase'] = c;
+    const module = info.scope.unit.record.name;
+    if (!c) { state.sink.error(`Default case "${info.defaultCase}" not found.`, info.stmt.position, module); continue; }
+    (choice as unknown as NodeBuild)['defaultCase'] = c;
+    // RFC 7950 §7.9.3: no mandatory node directly under the default case, and a choice with a
+    // default case is not mandatory.
+    if ((choice as unknown as { mandatory: boolean }).mandatory) state.sink.error('Invalid mandatory choice with a default case.', info.stmt.position, module);
+    const mandatory = firstMandatory(c.children);
+    if (mandatory) state.sink.error(`Mandatory node "${mandatory.name}" under the default case "${c.name}".`, mandatory.position, module);
   }
+}
+
+/**
+ * The first mandatory node (RFC 7950 §3) among `nodes`: a mandatory leaf, choice or anydata, a
+ * list or leaf-list with min-elements, or a non-presence container holding one; looking through
+ * choice and case only where the choice itself is mandatory.
+ */
+export function firstMandatory(nodes: readonly SchemaNode[], depth = 0): SchemaNode | undefined {
+  if (depth > 1000) return undefined;
+  for (const n of nodes) {
+    const m = n as unknown as { mandatory?: boolean; minElements?: number; presence?: string };
+    switch (n.kind) {
+      case 'leaf': case 'anydata': case 'anyxml': case 'choice':
+        if (m.mandatory) return n;
+        break;
+      case 'list': case 'leaf-list':
+        if ((m.minElements ?? 0) > 0) return n;
+        break;
+      case 'container':
+        if (m.presence === undefined && firstMandatory(n.children, depth + 1)) return n;
+        break;
+      default: break;
+    }
+  }
+  return undefined;
 }
 
 /** Resolves every leafref target; an unresolvable path is an error as in libyang. */

@@ -188,7 +188,7 @@ function compileLoaded(state: CompileState, requested: ModuleRecord[], request: 
   };
   for (const r of records) if (r.implemented) implement(r, how.get(r));
   // Augments and deviations may implement further modules, whose own augments then apply.
-  const references = new ReferenceScan(nodes, state, implement, request.implementImports === true);
+  const references = new ReferenceScan(nodes, state, implement, request.implementImports === true, (r) => how.get(r));
   for (let round = 0; round < 1000; round++) {
     applyAugments(augments, nodes, state, implement, (r) => loadIndex.get(r) ?? records.length);
     applyDeviations(deviations, nodes, state, implement);

@@ -163,6 +163,7 @@ export class NodeCompiler {
     if (!def) { this.error(`Grouping "${qname}" referenced by a uses statement not found.`, stmt, ctx); return []; }
     if (ctx.groupings.includes(def.stmt)) { this.error(`Grouping "${qname}" references itself through a uses statement.`, stmt, ctx); return []; }
     const ownStatus = subArg(stmt, 'status') as Status | undefined;
+    if (def.scope.unit.record === ctx.scope.unit.record) this.checkStatus(ownStatus ?? ctx.status, `uses "${qname}"`, statusOf(def.stmt), `grouping "${def.stmt.arg}"`, stmt, ctx);
     const gctx: PlaceContext = {
       scope: innerScope(def.stmt, def.scope), record: ctx.record, parent: ctx.parent, config: ctx.config,
       inOperation: ctx.inOperation, status: ownStatus ?? ctx.status,
@@ -211,6 +212,7 @@ export class NodeCompiler {
     const typeStmt = findSub(stmt, 'type');
     if (!typeStmt) this.error(`Missing mandatory substatement type of leaf "${stmt.arg}".`, stmt, ctx);
     const type = typeStmt ? instantiateLeafrefs(this.types.compile(typeStmt, ctx.scope)) : { builtin: 'string' as const, name: 'string', patterns: [] };
+    this.checkTypeStatus(node, type, typeStmt, ctx);
     const own = findSub(stmt, 'default');
     const mandatory = subArg(stmt, 'mandatory') === 'true';
     // A mandatory leaf takes no default from its typedef (it always has a value).
@@ -226,6 +228,7 @@ export class NodeCompiler {
     const typeStmt = findSub(stmt, 'type');
     if (!typeStmt) this.error(`Missing mandatory substatement type of leaf-list "${stmt.arg}".`, stmt, ctx);
     const type = typeStmt ? instantiateLeafrefs(this.types.compile(typeStmt, ctx.scope)) : { builtin: 'string' as const, name: 'string', patterns: [] };
+    this.checkTypeStatus(node, type, typeStmt, ctx);
     const ownStmts = findSubs(stmt, 'default');
     const own = ownStmts.map((d) => d.arg ?? '');
     const defaults = own.length > 0 ? own : type.typedef?.default !== undefined ? [type.typedef.default] : [];
@@ -310,6 +313,24 @@ export class NodeCompiler {
       else this.badRefine(findSub(r, 'default')!, target, ctx);
       if (target.kind === 'leaf' || target.kind === 'leaf-list') this.addDefaults(target, defaults, ctx.scope.unit);
     }
+  }
+
+  /** RFC 7950 §7.21.2 for a leaf's typedef: only references within one module are restricted. */
+  private checkTypeStatus(node: NodeBuild, type: { typedef?: { module: { name: string }; status: Status; name: string } }, typeStmt: Statement | undefined, ctx: PlaceContext): void {
+    const td = type.typedef;
+    if (!td || !typeStmt || td.module.name !== ctx.scope.unit.record.name) return;
+    this.checkStatus(node.status, `${node.kind} "${node.name}"`, td.status, `typedef "${td.name}"`, typeStmt, ctx);
+  }
+
+  /**
+   * RFC 7950 §7.21.2: a "current" definition must not reference a "deprecated" or "obsolete" one,
+   * nor a "deprecated" one an "obsolete" one, within the same module (across modules it is allowed:
+   * a module cannot control how others age). A node's own status is not a reference: a "current"
+   * node under a "deprecated" parent is fine (it just inherits nothing, as the RFC says).
+   */
+  private checkStatus(from: Status, fromName: string, to: Status, toName: string, at: Statement, ctx: PlaceContext): void {
+    if (statusRank(from) >= statusRank(to)) return;
+    this.error(`A "${from}" definition ${fromName} is not allowed to reference "${to}" definition ${toName}.`, at, ctx);
   }
 
   private badRefine(s: Statement, target: SchemaNode, ctx: PlaceContext): void {
@@ -437,6 +458,11 @@ function connectAugmented(parent: SchemaNode, node: SchemaNode): void {
     if (other === moduleName || other < moduleName || other === parent.module.name) { children.splice(i + 1, 0, node); return; }
   }
   children.unshift(node);
+}
+
+/** current < deprecated < obsolete. */
+export function statusRank(s: Status): number {
+  return s === 'current' ? 0 : s === 'deprecated' ? 1 : 2;
 }
 
 /** Whether a node lies inside an rpc, action or notification. */

@@ -37,6 +37,8 @@ export class ReferenceScan {
     private readonly state: CompileState,
     private readonly implement: (record: ModuleRecord, reason?: 'full' | 'identity') => void,
     private readonly implementImports: boolean,
+    /** Why a module is implemented so far, if it is. */
+    private readonly implementedHow: (record: ModuleRecord) => 'full' | 'identity' | undefined,
   ) {}
 
   /** Implements what the nodes created since the last call reference. */
@@ -81,14 +83,15 @@ export class ReferenceScan {
       const colon = text.indexOf(':');
       const record = colon < 0 ? origin.unit.record : origin.unit.prefixes.get(text.slice(0, colon));
       const name = colon < 0 ? text : text.slice(colon + 1);
-      if (!record || record.dataCompiled || !record.module.identities.has(name)) continue;
+      if (!record || !record.module.identities.has(name) || this.implementedHow(record) === 'full') continue;
+      // A later pass knows the module is implemented from the start; the warning still applies.
       if (!this.implementImports) {
         this.state.sink.warn(
           `Default "${text}" names an identity of import-only module "${record.name}", which is therefore implemented (libyang refuses this without -i).`,
           origin.position, origin.unit.record.name,
         );
       }
-      this.implement(record, 'identity');
+      if (!record.dataCompiled) this.implement(record, 'identity');
     }
   }
 }
