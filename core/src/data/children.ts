@@ -32,6 +32,11 @@ export interface ChildTable {
   readonly parentModule: CompiledModule | undefined;
   /** Slot of each child schema node. */
   readonly bySchema: ReadonlyMap<SchemaNode, ChildSlot>;
+  /**
+   * Module namespace -> local name -> slot: how XML names a child (two lookups with strings the
+   * document already holds, rather than building `module:name` per element).
+   */
+  readonly byNamespace: ReadonlyMap<string, ReadonlyMap<string, ChildSlot>>;
 }
 
 const tables = new WeakMap<object, ChildTable>();
@@ -59,10 +64,14 @@ function buildTable(children: readonly SchemaNode[], parentModule: CompiledModul
   const byBare = new Map<string, ChildSlot>();
   const bySchema = new Map<SchemaNode, ChildSlot>();
   const bareCount = new Map<string, number>();
+  const byNamespace = new Map<string, Map<string, ChildSlot>>();
   children.forEach((schema, i) => {
     const keyIndex = keys.indexOf(schema);
     const slot: ChildSlot = { schema, order: keyIndex >= 0 ? keyIndex - keys.length : i };
     byQualified.set(`${schema.module.name}:${schema.name}`, slot);
+    let locals = byNamespace.get(schema.module.namespace);
+    if (locals === undefined) byNamespace.set(schema.module.namespace, (locals = new Map()));
+    locals.set(schema.name, slot);
     bySchema.set(schema, slot);
     bareCount.set(schema.name, (bareCount.get(schema.name) ?? 0) + 1);
   });
@@ -74,7 +83,7 @@ function buildTable(children: readonly SchemaNode[], parentModule: CompiledModul
     }
   }
   const byName = new Map<string, ChildSlot>([...byQualified, ...byBare]);
-  return { byQualified, byBare, byName, parentModule, bySchema };
+  return { byQualified, byBare, byName, parentModule, bySchema, byNamespace };
 }
 
 /** The child table of a schema node (container, list, input/output, notification, rpc/action). */
