@@ -3,7 +3,8 @@
  * every registration with a writer, and turns each created, changed or deleted instance into commands.
  * Deletes run first, deepest first (a child is not deleted separately when its parent is); then creates and
  * updates, parents first. Undo commands come from the inverse writer of each step, in reverse order; the
- * undo of a parent's delete also recreates the children that delete removed with it.
+ * undo of a parent's delete also recreates the children that delete removed with it, and the undo of a
+ * parent's create (its delete) takes its created children with it.
  * A change that no writer covers is refused with its path instead of being silently dropped.
  */
 import type { JsonObject, JsonValue } from '@rosetta/core';
@@ -75,15 +76,19 @@ export function planWrite(units: readonly TranslationUnit[], before: JsonObject,
 
   const deletes = steps.filter((s) => s.kind === 'delete').sort((a, b) => b.depth - a.depth);
   const deletedIds = deletes.filter((s) => s.reg.handler.write!.delete).map((s) => s.id);
-  const subsumed = (s: Step) => deletedIds.some((id) => id !== s.id && s.id.startsWith(`${id}/`));
-  // subsumed deletes send nothing (the parent's delete removes them) but still need undoing
+  const createdIds = steps.filter((s) => s.kind === 'create' && s.reg.handler.write!.delete).map((s) => s.id);
+  const under = (ids: readonly string[], s: Step) => ids.some((id) => id !== s.id && s.id.startsWith(`${id}/`));
   const ordered = [...deletes, ...steps.filter((s) => s.kind !== 'delete').sort((a, b) => a.depth - b.depth)];
-  const commands: string[] = [];
+  // a delete under a deleted parent sends nothing: the parent's delete removes it
+  const commands = ordered.filter((s) => !(s.kind === 'delete' && under(deletedIds, s)))
+    .flatMap((step) => run(step.reg.handler.write!, step.kind, step.before, step.after, step));
+  // Undo: the inverse of every step, even a delete its parent's covered (the parent's undo recreates only
+  // the parent); but a create under a created parent needs no undo of its own, the parent's delete takes it.
   const undoBlocks: string[][] = [];
   const undoGaps: string[] = [];
   for (const step of ordered) {
+    if (step.kind === 'create' && under(createdIds, step)) continue;
     const w = step.reg.handler.write!;
-    if (!subsumed(step)) commands.push(...run(w, step.kind, step.before, step.after, step));
     const inverse = step.kind === 'create' ? 'delete' : step.kind === 'delete' ? 'create' : 'update';
     const undoStep = { ...step, ctx: { ...step.ctx, documents: { before: after, after: before } } };
     if (!canRun(w, inverse)) undoGaps.push(`${step.id}: no ${inverse} writer to undo the ${step.kind}`);

@@ -1,0 +1,189 @@
+/**
+ * The FRR units' readers through the SDK harness, on sessions recorded from a real FRR 8.4.4
+ * (../../transcripts, made by record-transcripts.ts): what each path reads in config and state, which
+ * show commands a read costs, the output valid against the units' own YANG models (yanglint and the
+ * core's validator), and the error patterns matched against the messages FRR really printed.
+ */
+import test from 'ava';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parseSessionLog, unitHarness, type JsonObject } from '@rosetta/sdk';
+import plugin, { FRR_ERROR_PATTERNS } from '../src/index';
+
+const ROOT = path.resolve(__dirname, '../..');
+const transcript = (name: string) => parseSessionLog(fs.readFileSync(path.join(ROOT, 'transcripts', `frr-8.4.4-${name}.log`), 'utf8'));
+const full = transcript('full');
+const empty = transcript('empty');
+const YANG = fs.readdirSync(path.join(ROOT, 'yang')).map((f) => path.join(ROOT, 'yang', f));
+
+const NI = '/rosetta-openconfig-network-instance:network-instances/network-instance';
+const STATIC = "protocols/protocol[identifier='rosetta-openconfig-policy-types:STATIC'][name='static']";
+const BGP = "protocols/protocol[identifier='rosetta-openconfig-policy-types:BGP'][name='default']";
+
+function instances(doc: JsonObject | undefined): any[] {
+  return (doc as any)['rosetta-openconfig-network-instance:network-instances']['network-instance'];
+}
+
+test('config of a configured device: interfaces, addresses, static routes, VRFs, BGP', async (t) => {
+  const h = unitHarness(plugin, full);
+  const doc = await h.read('/', 'config');
+  t.deepEqual(h.executed, ['show running-config', 'show vrf']); // a config read asks for no state
+  const ifs = (doc as any)['rosetta-openconfig-interfaces:interfaces'].interface;
+  t.deepEqual(ifs.map((i: any) => i.name), ['eth7', 'lo']);
+  t.deepEqual(ifs[0].config, { name: 'eth7', enabled: false, description: 'uplink to core' });
+  t.deepEqual(ifs[1].subinterfaces.subinterface, [{
+    index: 0, config: { index: 0 },
+    ipv4: { addresses: { address: [
+      { ip: '10.0.0.1', config: { ip: '10.0.0.1', 'prefix-length': 32 } },
+      { ip: '10.0.0.2', config: { ip: '10.0.0.2', 'prefix-length': 32 } },
+    ] } },
+  }]);
+  const nis = instances(doc);
+  t.deepEqual(nis.map((n) => [n.name, n.config.type]), [
+    ['default', 'rosetta-openconfig-network-instance:DEFAULT_INSTANCE'],
+    ['blue', 'rosetta-openconfig-network-instance:L3VRF'], // an empty `vrf blue` only `show vrf` shows
+    ['green', 'rosetta-openconfig-network-instance:L3VRF'], // only `router bgp 65001 vrf green` names it
+    ['red', 'rosetta-openconfig-network-instance:L3VRF'],
+  ]);
+  const [staticDefault, bgpDefault] = nis[0].protocols.protocol;
+  t.deepEqual(staticDefault['static-routes'].static, [
+    { prefix: '198.51.100.0/24', config: { prefix: '198.51.100.0/24' }, 'next-hops': { 'next-hop': [
+      { index: '127.0.0.3', config: { index: '127.0.0.3', 'next-hop': '127.0.0.3', metric: 20 } },
+      { index: '127.0.0.2', config: { index: '127.0.0.2', 'next-hop': '127.0.0.2', metric: 30 } },
+    ] } },
+    { prefix: '192.0.2.128/25', config: { prefix: '192.0.2.128/25' }, 'next-hops': { 'next-hop': [
+      { index: 'DROP', config: { index: 'DROP', 'next-hop': 'DROP' } }, // Null0
+    ] } },
+  ]);
+  t.deepEqual(bgpDefault, {
+    identifier: 'rosetta-openconfig-policy-types:BGP', name: 'default',
+    config: { identifier: 'rosetta-openconfig-policy-types:BGP', name: 'default' },
+    bgp: {
+      global: { config: { as: 65001, 'router-id': '10.0.0.1' } },
+      neighbors: { neighbor: [
+        { 'neighbor-address': '127.0.0.2', config: { 'neighbor-address': '127.0.0.2', enabled: true, 'peer-as': 65002, description: 'peer two' } },
+        // `remote-as internal`: no peer-as; `neighbor X shutdown`: not enabled
+        { 'neighbor-address': '127.0.0.3', config: { 'neighbor-address': '127.0.0.3', enabled: false } },
+      ] },
+    },
+  });
+  t.is(nis[1].protocols, undefined);
+  t.deepEqual(nis[2].protocols.protocol[0].bgp, { global: { config: { as: 65001 } } });
+  const red = nis[3].protocols.protocol;
+  t.deepEqual(red[0]['static-routes'].static[0]['next-hops']['next-hop'][0].config, { index: '127.0.0.9', 'next-hop': '127.0.0.9', metric: 5 });
+  t.deepEqual(red[1].bgp.global.config, { as: 65001, 'router-id': '10.1.0.1' });
+  t.deepEqual(red[1].bgp.neighbors.neighbor.map((n: any) => n.config), [{ 'neighbor-address': '127.0.0.5', enabled: true, 'peer-as': 65005 }]);
+});
+
+test('state: interface status from show interface json, BGP from its JSON show commands', async (t) => {
+  const h = unitHarness(plugin, full);
+  const doc = await h.read('/', 'nonconfig');
+  t.deepEqual(h.executed, [
+    'show running-config', 'show interface json', 'show vrf', 'show bgp vrf all summary json', 'show bgp vrf green json',
+    'show bgp vrf all neighbors json',
+  ]);
+  const ifs = (doc as any)['rosetta-openconfig-interfaces:interfaces'].interface;
+  t.deepEqual(ifs[0].state, { name: 'eth7', enabled: false, description: 'uplink to core', 'admin-status': 'DOWN', 'oper-status': 'NOT_PRESENT' });
+  t.deepEqual(ifs[1].state, { name: 'lo', enabled: true, description: 'loopback of R1', ifindex: 1, 'admin-status': 'UP', 'oper-status': 'UP', mtu: 65536 });
+  t.deepEqual(ifs[1].subinterfaces.subinterface[0].ipv4.addresses.address.map((a: any) => a.state), [
+    { ip: '10.0.0.1', 'prefix-length': 32 }, { ip: '10.0.0.2', 'prefix-length': 32 },
+  ]);
+  t.is(ifs[1].config, undefined);
+  const nis = instances(doc);
+  const bgp = nis[0].protocols.protocol[1].bgp;
+  t.deepEqual(bgp.global, { state: { as: 65001, 'router-id': '10.0.0.1' } });
+  t.deepEqual(bgp.neighbors.neighbor.map((n: any) => n.state), [
+    { 'neighbor-address': '127.0.0.2', enabled: true, 'peer-as': 65002, description: 'peer two', 'session-state': 'IDLE' },
+    { 'neighbor-address': '127.0.0.3', enabled: false, 'peer-as': 65001, 'session-state': 'IDLE' }, // internal: the local AS
+  ]);
+  // green has no neighbors, so its summary is empty and its own view names the AS
+  t.deepEqual(nis[2].protocols.protocol[0].bgp.global.state, { as: 65001 });
+  t.deepEqual(nis[0].protocols.protocol[0]['static-routes'].static[0]['next-hops']['next-hop'][1].state, { index: '127.0.0.2', 'next-hop': '127.0.0.2', metric: 30 });
+});
+
+test('a fresh device: lo in state only, the default instance, nothing else', async (t) => {
+  const h = unitHarness(plugin, empty);
+  t.deepEqual(await h.read('/', 'config'), {
+    'rosetta-openconfig-network-instance:network-instances': { 'network-instance': [
+      { name: 'default', config: { name: 'default', type: 'rosetta-openconfig-network-instance:DEFAULT_INSTANCE' } },
+    ] },
+  });
+  const all = await h.read('/', 'all');
+  t.deepEqual((all as any)['rosetta-openconfig-interfaces:interfaces'].interface, [
+    { name: 'lo', state: { name: 'lo', enabled: true, ifindex: 1, 'admin-status': 'UP', 'oper-status': 'UP', mtu: 65536 } },
+  ]);
+  t.false(h.executed.some((c) => c.startsWith('show bgp'))); // no protocol entries: no BGP state asked
+});
+
+test('targeted reads: list entries by key, one protocol, one neighbor; absent entries read as nothing', async (t) => {
+  const h = unitHarness(plugin, full);
+  t.deepEqual(await h.read(`${NI}[name='red']/${STATIC}/static-routes/static[prefix='203.0.113.0/24']`, 'config'), {
+    'rosetta-openconfig-network-instance:static': [{ prefix: '203.0.113.0/24', config: { prefix: '203.0.113.0/24' }, 'next-hops': { 'next-hop': [
+      { index: '127.0.0.9', config: { index: '127.0.0.9', 'next-hop': '127.0.0.9', metric: 5 } },
+    ] } }],
+  });
+  t.deepEqual(h.executed, ['show running-config', 'show vrf']); // no interface or BGP commands
+  const neighbor = await h.read(`${NI}[name='default']/${BGP}/bgp/neighbors/neighbor[neighbor-address='127.0.0.2']/state`, 'nonconfig');
+  t.deepEqual(neighbor, { 'rosetta-openconfig-network-instance:state': {
+    'neighbor-address': '127.0.0.2', enabled: true, 'peer-as': 65002, description: 'peer two', 'session-state': 'IDLE',
+  } });
+  t.false(h.executed.includes('show interface json'));
+  t.deepEqual(await h.read("/rosetta-openconfig-interfaces:interfaces/interface[name='eth7']/config"), {
+    'rosetta-openconfig-interfaces:config': { name: 'eth7', enabled: false, description: 'uplink to core' },
+  });
+  t.is(await h.read("/rosetta-openconfig-interfaces:interfaces/interface[name='eth9']"), undefined);
+  t.is(await h.read(`${NI}[name='blue']/${STATIC}`), undefined);
+  t.is(await h.read(`${NI}[name='default']/protocols/protocol[identifier='rosetta-openconfig-policy-types:OSPF'][name='default']`), undefined);
+});
+
+test('what the units read is valid against their YANG models (yanglint and the core validator)', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'frr-read-'));
+  try {
+    for (const [name, tr] of [['full', full], ['empty', empty]] as const) {
+      for (const content of ['config', 'all'] as const) {
+        const file = path.join(dir, `${name}-${content}.json`);
+        fs.writeFileSync(file, JSON.stringify(await unitHarness(plugin, tr).read('/', content)));
+        const type = content === 'config' ? 'config' : 'data';
+        try {
+          execFileSync('yanglint', ['-t', type, ...YANG, file], { stdio: 'pipe' });
+        } catch (err) {
+          t.fail(`yanglint ${name} ${content}: ${String((err as { stderr?: Buffer }).stderr ?? err)}`);
+        }
+        try {
+          execFileSync(process.execPath, [path.resolve(ROOT, '../../core/bin/rosetta.js'), 'yang', 'validate', '-t', type, ...YANG, file], { stdio: 'pipe' });
+        } catch (err) {
+          t.fail(`rosetta yang validate ${name} ${content}: ${String((err as { stdout?: Buffer }).stdout ?? err)}`);
+        }
+      }
+    }
+    // and the models reject what the device could not have: static routes under a BGP protocol entry
+    const bad = path.join(dir, 'bad.json');
+    fs.writeFileSync(bad, JSON.stringify({ 'rosetta-openconfig-network-instance:network-instances': { 'network-instance': [{
+      name: 'default', config: { name: 'default' }, protocols: { protocol: [{
+        identifier: 'rosetta-openconfig-policy-types:BGP', name: 'default',
+        config: { identifier: 'rosetta-openconfig-policy-types:BGP', name: 'default' },
+        'static-routes': { static: [{ prefix: '10.0.0.0/8', config: { prefix: '10.0.0.0/8' } }] },
+      }] },
+    }] } }));
+    t.throws(() => execFileSync('yanglint', ['-t', 'config', ...YANG, bad], { stdio: 'pipe' }));
+    t.pass();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('error patterns catch every message FRR printed for a refused command, and nothing else', (t) => {
+  const log = transcript('errors');
+  const failed = Object.entries(log).filter(([, out]) => FRR_ERROR_PATTERNS.some((p) => p.test(out)));
+  t.deepEqual(failed.map(([c]) => c), [
+    'router bgp 65002', 'no router bgp 65009', 'neighbor 127.0.0.9 description x', 'bgp router-id 1.1.1.300', 'ip route 1.2.3.0/24',
+    'no ip route 10.99.0.0/16 127.0.0.2', 'no interface lo',
+  ]);
+  t.regex(log['router bgp 65002']!, /^BGP is already running; AS is 65001/);
+  t.regex(log['no interface lo']!, /only inactive interfaces can be deleted/);
+  // successful configuration commands print nothing; show output never looks like an error
+  for (const c of ['configure terminal', 'exit', 'no router bgp 65001']) t.is(log[c]!.trim(), '', c);
+  for (const out of Object.values(full)) t.false(FRR_ERROR_PATTERNS.some((p) => p.test(out)));
+});

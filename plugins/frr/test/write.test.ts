@@ -1,0 +1,228 @@
+/**
+ * The FRR units' writers through the SDK harness: the exact commands (and undo commands) that take the
+ * device from what it has (read from the recorded FRR 8.4.4 transcripts) to what a client asks for, in
+ * dependency order (an instance before its protocols, `router bgp` before neighbors, deletes of children
+ * before parents, one teardown command for a parent), and the changes FRR cannot take refused by path.
+ */
+import test from 'ava';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseSessionLog, TranslationError, unitHarness, type JsonObject } from '@rosetta/sdk';
+import plugin from '../src/index';
+
+const ROOT = path.resolve(__dirname, '../..');
+const transcript = (name: string) => parseSessionLog(fs.readFileSync(path.join(ROOT, 'transcripts', `frr-8.4.4-${name}.log`), 'utf8'));
+const IF = 'rosetta-openconfig-interfaces:interfaces';
+const NIS = 'rosetta-openconfig-network-instance:network-instances';
+const STATIC_ID = 'rosetta-openconfig-policy-types:STATIC';
+const BGP_ID = 'rosetta-openconfig-policy-types:BGP';
+
+async function device(name: 'full' | 'empty') {
+  const h = unitHarness(plugin, transcript(name));
+  return { h, before: (await h.read('/', 'config'))! };
+}
+
+const instance = (doc: any, name: string) => doc[NIS]['network-instance'].find((n: any) => n.name === name);
+const protocolOf = (doc: any, ni: string, id: string) => instance(doc, ni).protocols.protocol.find((p: any) => p.identifier === id);
+const iface = (doc: any, name: string) => doc[IF].interface.find((i: any) => i.name === name);
+
+function route(prefix: string, hops: Array<[string, string, number?]>): JsonObject {
+  return {
+    prefix, config: { prefix },
+    'next-hops': { 'next-hop': hops.map(([index, nh, metric]) => ({ index, config: { index, 'next-hop': nh, ...(metric ? { metric } : {}) } })) },
+  };
+}
+
+function staticProtocol(routes: JsonObject[]): JsonObject {
+  return { identifier: STATIC_ID, name: 'static', config: { identifier: STATIC_ID, name: 'static' }, 'static-routes': { static: routes } };
+}
+
+function bgpProtocol(as: number, routerId: string | undefined, neighbors: JsonObject[]): JsonObject {
+  return {
+    identifier: BGP_ID, name: 'default', config: { identifier: BGP_ID, name: 'default' },
+    bgp: { global: { config: { as, ...(routerId ? { 'router-id': routerId } : {}) } }, neighbors: { neighbor: neighbors } },
+  };
+}
+
+const neighbor = (address: string, config: JsonObject): JsonObject => ({ 'neighbor-address': address, config: { 'neighbor-address': address, ...config } });
+
+test('interfaces: create with settings and addresses, change, clear', async (t) => {
+  const { h, before } = await device('empty');
+  const after: any = structuredClone(before);
+  after[IF] = { interface: [{
+    name: 'eth9', config: { name: 'eth9', description: 'to R2', enabled: false },
+    subinterfaces: { subinterface: [{ index: 0, config: { index: 0 }, ipv4: { addresses: { address: [
+      { ip: '192.0.2.9', config: { ip: '192.0.2.9', 'prefix-length': 30 } },
+    ] } } }] },
+  }] };
+  const create = h.write(before, after);
+  t.deepEqual(create.commands, [
+    'interface eth9', ' description to R2', ' shutdown', 'exit', // the interface before its addresses
+    'interface eth9', ' ip address 192.0.2.9/30', 'exit',
+  ]);
+  // undoing the new interface clears it whole, its address included
+  t.deepEqual(create.undo, ['interface eth9', ' no description', ' no shutdown', ' no ip address 192.0.2.9/30', 'exit']);
+
+  const { h: f, before: configured } = await device('full');
+  const changed: any = structuredClone(configured);
+  iface(changed, 'eth7').config = { name: 'eth7', enabled: true }; // no description, no shutdown
+  iface(changed, 'lo').subinterfaces.subinterface[0].ipv4.addresses.address = [
+    { ip: '10.0.0.2', config: { ip: '10.0.0.2', 'prefix-length': 32 } }, { ip: '10.0.0.3', config: { ip: '10.0.0.3', 'prefix-length': 32 } },
+  ];
+  t.deepEqual(f.write(configured, changed).commands, [
+    'interface eth7', ' no description', ' no shutdown', 'exit',
+    'interface lo', ' no ip address 10.0.0.1/32', ' ip address 10.0.0.3/32', 'exit',
+  ]);
+  // deleting an interface clears everything on it in one block (FRR cannot delete lo, and drops an empty eth7)
+  const gone: any = structuredClone(configured);
+  gone[IF].interface = gone[IF].interface.filter((i: any) => i.name !== 'lo');
+  const del = f.write(configured, gone);
+  t.deepEqual(del.commands, ['interface lo', ' no description', ' no ip address 10.0.0.1/32', ' no ip address 10.0.0.2/32', 'exit']);
+  t.deepEqual(del.undo, ['interface lo', ' description loopback of R1', 'exit', 'interface lo', ' ip address 10.0.0.1/32', ' ip address 10.0.0.2/32', 'exit']);
+  t.deepEqual(f.write(configured, configured).commands, []);
+});
+
+test('static routes: next hops with distance and DROP, in the default instance and in a VRF; indexes cost nothing', async (t) => {
+  const { h, before } = await device('full');
+  const after: any = structuredClone(before);
+  const statics = protocolOf(after, 'default', STATIC_ID)['static-routes'].static;
+  statics.push(route('203.0.113.0/25', [['1', '127.0.0.7'], ['2', 'DROP', 250]]));
+  statics[0]['next-hops']['next-hop'][0].config.metric = 40; // 127.0.0.3: distance 20 -> 40
+  statics.splice(1, 1); // 192.0.2.128/25 goes
+  protocolOf(after, 'red', STATIC_ID)['static-routes'].static.push(route('203.0.113.128/25', [['a', '127.0.0.9', 1]]));
+  const plan = h.write(before, after);
+  t.deepEqual(plan.commands, [
+    'no ip route 192.0.2.128/25 Null0',
+    'no ip route 198.51.100.0/24 127.0.0.3 20', 'ip route 198.51.100.0/24 127.0.0.3 40',
+    'ip route 203.0.113.0/25 127.0.0.7', 'ip route 203.0.113.0/25 Null0 250',
+    'vrf red', ' ip route 203.0.113.128/25 127.0.0.9', 'exit-vrf', // metric 1 is FRR's default: not written
+  ]);
+  t.deepEqual(plan.undo, [
+    'vrf red', ' no ip route 203.0.113.128/25 127.0.0.9', 'exit-vrf',
+    'no ip route 203.0.113.0/25 127.0.0.7', 'no ip route 203.0.113.0/25 Null0 250',
+    'no ip route 198.51.100.0/24 127.0.0.3 40', 'ip route 198.51.100.0/24 127.0.0.3 20',
+    'ip route 192.0.2.128/25 Null0',
+  ]);
+  // the client's own indexes for the same lines: nothing to send
+  const renamed: any = structuredClone(before);
+  for (const hop of protocolOf(renamed, 'default', STATIC_ID)['static-routes'].static[0]['next-hops']['next-hop']) {
+    hop.index = hop.config.index = `nh-${hop.index}`;
+  }
+  t.deepEqual(h.write(before, renamed).commands, []);
+});
+
+test('static routes the device would store differently are refused with their path', async (t) => {
+  const { h, before } = await device('empty');
+  const after: any = structuredClone(before);
+  instance(after, 'default').protocols = { protocol: [staticProtocol([route('10.1.2.0/16', [['1', '127.0.0.2']])])] };
+  const err = t.throws(() => h.write(before, after), { instanceOf: TranslationError });
+  t.regex(err!.message, /static\[prefix='10\.1\.2\.0\/16'\].*host bits set; the device would store 10\.1\.0\.0\/16/);
+  instance(after, 'default').protocols = { protocol: [staticProtocol([route('10.1.0.0/16', [['1', 'eth0 x']])])] };
+  t.throws(() => h.write(before, after), { message: /cannot be typed at the CLI/ });
+  instance(after, 'default').protocols = { protocol: [{ ...staticProtocol([]), name: 'mine', config: { identifier: STATIC_ID, name: 'mine' } }] };
+  t.throws(() => h.write(before, after), { message: /one STATIC instance per network instance: name it "static", not "mine"/ });
+  instance(after, 'default').protocols = { protocol: [{ identifier: 'rosetta-openconfig-policy-types:OSPF', name: 'default', config: { identifier: 'rosetta-openconfig-policy-types:OSPF', name: 'default' } }] };
+  t.throws(() => h.write(before, after), { message: /covers the protocols STATIC and BGP, not rosetta-openconfig-policy-types:OSPF/ });
+});
+
+test('BGP: router bgp before its neighbors; internal neighbors; changes inside the instance block', async (t) => {
+  const { h, before } = await device('empty');
+  const after: any = structuredClone(before);
+  instance(after, 'default').protocols = { protocol: [bgpProtocol(65001, '10.0.0.1', [
+    neighbor('127.0.0.2', { 'peer-as': 65002, description: 'peer two' }),
+    neighbor('127.0.0.3', { enabled: false }),
+  ])] };
+  const create = h.write(before, after);
+  t.deepEqual(create.commands, [
+    'router bgp 65001', ' bgp router-id 10.0.0.1', 'exit',
+    'router bgp 65001', ' neighbor 127.0.0.2 remote-as 65002', ' neighbor 127.0.0.2 description peer two', 'exit',
+    'router bgp 65001', ' neighbor 127.0.0.3 remote-as internal', ' neighbor 127.0.0.3 shutdown', 'exit',
+  ]);
+  t.deepEqual(create.undo, ['no router bgp 65001']); // the new instance goes with its neighbors
+
+  const { h: f, before: configured } = await device('full');
+  const changed: any = structuredClone(configured);
+  const bgp = protocolOf(changed, 'default', BGP_ID).bgp;
+  bgp.global.config['router-id'] = '10.0.0.9';
+  bgp.neighbors.neighbor[0].config = { 'neighbor-address': '127.0.0.2', 'peer-as': 65012, enabled: false };
+  bgp.neighbors.neighbor[1].config.enabled = true;
+  protocolOf(changed, 'red', BGP_ID).bgp.neighbors.neighbor = [];
+  const plan = f.write(configured, changed);
+  t.deepEqual(plan.commands, [
+    'router bgp 65001 vrf red', ' no neighbor 127.0.0.5', 'exit',
+    'router bgp 65001', ' bgp router-id 10.0.0.9', 'exit',
+    'router bgp 65001', ' neighbor 127.0.0.2 remote-as 65012', ' no neighbor 127.0.0.2 description', ' neighbor 127.0.0.2 shutdown', 'exit',
+    'router bgp 65001', ' no neighbor 127.0.0.3 shutdown', 'exit',
+  ]);
+  t.deepEqual(plan.undo.slice(0, 3), ['router bgp 65001', ' neighbor 127.0.0.3 shutdown', 'exit']);
+  t.deepEqual(plan.undo.slice(-3), ['router bgp 65001 vrf red', ' neighbor 127.0.0.5 remote-as 65005', 'exit']);
+
+  const moved: any = structuredClone(configured);
+  protocolOf(moved, 'default', BGP_ID).bgp.global.config.as = 65099;
+  t.throws(() => f.write(configured, moved), { message: /the AS of a BGP instance cannot change \(65001 -> 65099\)/ });
+  const noAs: any = structuredClone(before);
+  instance(noAs, 'default').protocols = { protocol: [bgpProtocol(1, undefined, [neighbor('127.0.0.2', {})])] };
+  delete instance(noAs, 'default').protocols.protocol[0].bgp.global;
+  t.throws(() => h.write(before, noAs), { message: /the BGP instance needs global\/config\/as/ });
+});
+
+test('deleting a protocol or a VRF tears it down with one command, and the undo rebuilds all of it', async (t) => {
+  const { h, before } = await device('full');
+  const noBgp: any = structuredClone(before);
+  instance(noBgp, 'default').protocols.protocol.splice(1, 1);
+  const plan = h.write(before, noBgp);
+  t.deepEqual(plan.commands, ['no router bgp 65001']);
+  t.deepEqual(plan.undo, [
+    'router bgp 65001', ' bgp router-id 10.0.0.1', 'exit',
+    'router bgp 65001', ' neighbor 127.0.0.3 remote-as internal', ' neighbor 127.0.0.3 shutdown', 'exit',
+    'router bgp 65001', ' neighbor 127.0.0.2 remote-as 65002', ' neighbor 127.0.0.2 description peer two', 'exit',
+  ]);
+  t.deepEqual(plan.undoGaps, []);
+
+  const noRed: any = structuredClone(before);
+  noRed[NIS]['network-instance'] = noRed[NIS]['network-instance'].filter((n: any) => n.name !== 'red');
+  const vrf = h.write(before, noRed);
+  t.deepEqual(vrf.commands, ['no router bgp 65001 vrf red', 'no vrf red']); // `no vrf` drops its static routes
+  t.deepEqual(vrf.undo, [
+    'vrf red', 'exit-vrf', 'router bgp 65001 vrf red', ' bgp router-id 10.1.0.1', 'exit',
+    'vrf red', ' ip route 203.0.113.0/24 127.0.0.9 5', 'exit-vrf', 'router bgp 65001 vrf red', ' neighbor 127.0.0.5 remote-as 65005', 'exit',
+  ]);
+
+  const noStatic: any = structuredClone(before);
+  instance(noStatic, 'default').protocols.protocol.splice(0, 1);
+  t.deepEqual(h.write(before, noStatic).commands, [
+    'no ip route 198.51.100.0/24 127.0.0.3 20', 'no ip route 198.51.100.0/24 127.0.0.2 30', 'no ip route 192.0.2.128/25 Null0',
+  ]);
+});
+
+test('a new VRF with static routes and BGP: the VRF first, then what lives in it', async (t) => {
+  const { h, before } = await device('empty');
+  const after: any = structuredClone(before);
+  after[NIS]['network-instance'].push({
+    name: 'blue', config: { name: 'blue', type: 'rosetta-openconfig-network-instance:L3VRF' },
+    protocols: { protocol: [staticProtocol([route('10.20.0.0/16', [['1', '127.0.0.20']])]), bgpProtocol(65020, undefined, [neighbor('127.0.0.21', { 'peer-as': 65021 })])] },
+  });
+  t.deepEqual(h.write(before, after).commands, [
+    'vrf blue', 'exit-vrf',
+    'vrf blue', ' ip route 10.20.0.0/16 127.0.0.20', 'exit-vrf',
+    'router bgp 65020 vrf blue', 'exit',
+    'router bgp 65020 vrf blue', ' neighbor 127.0.0.21 remote-as 65021', 'exit',
+  ]);
+  const wrongType: any = structuredClone(after);
+  wrongType[NIS]['network-instance'][1].config.type = 'rosetta-openconfig-network-instance:DEFAULT_INSTANCE';
+  t.throws(() => h.write(before, wrongType), { message: /network instance blue is of type L3VRF on FRR, not DEFAULT_INSTANCE/ });
+});
+
+test('garbage a client could send is refused with a reason, never sent', async (t) => {
+  const { h, before } = await device('empty');
+  const cases: Array<[any, RegExp]> = [
+    [{ interface: [{ name: 'eth1', config: { name: 'eth1', description: 'what? really' } }] }, /description "what\? really" cannot be typed/],
+    [{ interface: [{ name: 'eth1', config: { name: 'eth2' } }] }, /config\/name "eth2" differs from the key "eth1"/],
+    [{ interface: [{ name: 'eth1', subinterfaces: { subinterface: [{ index: 1, config: { index: 1 } }] } }] }, /only index 0/],
+    [{ interface: [{ name: 'eth1', subinterfaces: { subinterface: [{ index: 0, ipv4: { addresses: { address: [{ ip: '10.0.0.1', config: { ip: '10.0.0.1' } }] } } }] } }] }, /needs a prefix-length/],
+    [{ interface: [{ name: 'eth 1', config: { name: 'eth 1', description: 'x' } }] }, /cannot be typed at the CLI/],
+  ];
+  for (const [interfaces, message] of cases) {
+    t.throws(() => h.write(before, { ...before, [IF]: interfaces }), { instanceOf: TranslationError, message }, String(message));
+  }
+});
