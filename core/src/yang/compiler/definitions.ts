@@ -23,6 +23,8 @@ export class FeatureTable {
   private readonly stmts = new Map<ModuleRecord, Map<string, { stmt: Statement; unit: SourceUnit }>>();
   private readonly state = new Map<Statement, 'busy' | boolean>();
   private readonly parsed = new Map<string, FeatureExpr | { error: string }>();
+  /** What `requested` answered for a module when its first feature was evaluated. */
+  private readonly answered = new Map<ModuleRecord, ReadonlySet<string> | '*' | undefined>();
 
   constructor(
     private readonly compile: CompileState,
@@ -50,6 +52,7 @@ export class FeatureTable {
     if (known === 'busy') return false; // a cycle of if-features; reported where it closes
     if (known !== undefined) return known;
     const req = this.requested(record);
+    if (!this.answered.has(record)) this.answered.set(record, req);
     const wanted = req === '*' || (req !== undefined && req.has(name));
     this.state.set(def.stmt, 'busy');
     let ok = true;
@@ -60,6 +63,15 @@ export class FeatureTable {
     const value = wanted && ok;
     this.state.set(def.stmt, value);
     return value;
+  }
+
+  /**
+   * Whether some module's features were evaluated under a request that has changed since (it was
+   * implemented later, so all its features should have been enabled): the trees built are stale.
+   */
+  stale(): boolean {
+    for (const [record, req] of this.answered) if (this.requested(record) !== req) return true;
+    return false;
   }
 
   /** Evaluates one if-feature statement written in `unit`; an unknown feature counts as false. */

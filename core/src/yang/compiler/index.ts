@@ -47,10 +47,10 @@ export function compileSchema(repo: ModuleRepository, request: CompileRequest): 
   let seed: Implementation = new Map();
   let key: string | undefined;
   // Which modules end up implemented is only known once their trees are compiled (leafref paths,
-  // -i references, identities of defaults). Features and augment order depend on that set, so
-  // when compiling added modules to it, compile again knowing the whole set from the start, as
-  // libyang recompiles its context. Each pass only grows the set, so this ends; almost every
-  // request needs one pass.
+  // -i references, identities of defaults), and implemented modules have all their features. When
+  // a module's features were evaluated before it turned out implemented, compile again knowing the
+  // set from the start, as libyang recompiles its context. Each pass only grows the set, so this
+  // ends; most requests need one pass.
   for (let pass = 0; ; pass++) {
     const state = newState();
     const loader = new ModuleLoader(repo, state);
@@ -141,7 +141,6 @@ function compileLoaded(state: CompileState, requested: ModuleRecord[], request: 
     const s = seed.get(recordKey(r));
     if (s && how.get(r) !== 'full') how.set(r, s);
   }
-  const initial = new Map(how);
   for (const r of how.keys()) r.implemented = true;
   const features = new FeatureTable(state, (record) => {
     const explicit = featureSets.get(record.name);
@@ -207,7 +206,9 @@ function compileLoaded(state: CompileState, requested: ModuleRecord[], request: 
   resolveLeafrefs(nodes, context, state);
   checkDefaults(nodes, context, state);
   const implemented: Implementation = new Map([...how].map(([r, h]) => [recordKey(r), h]));
-  const converged = [...how].every(([r, h]) => initial.get(r) === h);
+  // Modules implemented along the way are fine unless features were evaluated before that (their
+  // if-features decided what exists); then compile again knowing the set from the start.
+  const converged = !features.stale();
   return { context, implemented, converged };
 }
 
