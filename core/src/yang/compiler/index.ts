@@ -3,7 +3,9 @@
  * imports and submodules, found through a ModuleRepository) into one SchemaContext, as yanglint
  * would load them. Passes, in order: linkage (modules.ts), features and identities
  * (definitions.ts), data trees of implemented modules with uses expanded (nodes.ts), augments and
- * deviations (augment.ts), then keys/unique/default cases and leafref targets (finalize.ts).
+ * deviations (augment.ts) and the modules the trees reference (references.ts) until nothing more
+ * is implemented, then keys/unique/default cases and leafref targets (finalize.ts) and defaults
+ * against their types (defaults.ts).
  *
  * Results are cached: compiling the same module files (same content) with the same features and
  * options answers the same SchemaContext object.
