@@ -11,7 +11,7 @@
 import type { ListSchema, SchemaContext, SchemaNode } from '../yang/schema';
 import { childTable, orderOf, topTable, type ChildTable } from './children';
 import { DataError, fault } from './errors';
-import { copyLeafList, copyList, entryKey, findEntry, listIndex, keyString, putEntry, putValue, removeEntry, removeValue, type InsertPosition } from './list';
+import { copyLeafList, copyList, entryKey, findEntry, listIndex, listSize, keyString, putEntry, putValue, removeEntry, removeValue, type InsertPosition } from './list';
 import { instancePath, type PathSegment } from './path';
 import type { Attributes, DataNode, DataRoot, LeafNode, LeafValue, ListEntryNode, ListNode } from './tree';
 
@@ -194,7 +194,7 @@ class Editor {
     const copy: ListNode = list === undefined ? { kind: 'list', schema, entries: [] } : copyList(list);
     if (replacement === null) {
       removeEntry(copy, entry!);
-      return copy.entries.length === 0 && copy.attributes === undefined ? null : copy;
+      return listSize(copy) === 0 && copy.attributes === undefined ? null : copy;
     }
     const e = replacement as ListEntryNode;
     if (keyString(keys) !== entryKey(e)) {

@@ -10,6 +10,8 @@
  * These functions mutate the list they are given: call them on a private copy (see edit.ts).
  */
 import { DataError, fault } from './errors';
+import { EntrySequence } from './entry-sequence';
+import { KeyIndex } from './key-index';
 import { entryKeyValues, valueText } from './path';
 import type { Attributes, LeafListNode, LeafValue, ListEntryNode, ListNode } from './tree';
 
@@ -78,7 +80,14 @@ export function putEntry(list: ListNode, entry: ListEntryNode, pos?: InsertPosit
     if (point === undefined) throw missingPoint(path, pos.point);
   }
   const moves = pos !== undefined && list.schema.orderedBy === 'user' && (point === undefined || point !== existing);
-  if (existing !== undefined && !moves) {
+  const sequence = sequences.get(list);
+  if (sequence !== undefined) {
+    if (existing !== undefined && !moves) sequence.replace(key, entry);
+    else {
+      if (existing !== undefined) sequence.remove(key);
+      sequence.insert(key, entry, moves ? pos!.where : 'last', point === undefined ? undefined : entryKey(point));
+    }
+  } else if (existing !== undefined && !moves) {
     list.entries[list.entries.indexOf(existing)] = entry;
   } else {
     if (existing !== undefined) list.entries.splice(list.entries.indexOf(existing), 1);
@@ -94,6 +103,14 @@ export function putEntry(list: ListNode, entry: ListEntryNode, pos?: InsertPosit
 
 /** Removes an entry (by identity) from the list; returns whether it was there. */
 export function removeEntry(list: ListNode, entry: ListEntryNode): boolean {
+  const sequence = sequences.get(list);
+  if (sequence !== undefined) {
+    const key = entryKey(entry);
+    if (list.index?.get(key) !== entry) return false;
+    sequence.remove(key);
+    list.index.delete(key);
+    return true;
+  }
   const at = list.entries.indexOf(entry);
   if (at < 0) return false;
   list.entries.splice(at, 1);
@@ -101,11 +118,65 @@ export function removeEntry(list: ListNode, entry: ListEntryNode): boolean {
   return true;
 }
 
-/** A shallow copy of a list node that may be changed without touching the original (index copied). */
+/** Number of entries of a list (without building its entries array when it is a persistent sequence). */
+export function listSize(list: ListNode): number {
+  return sequences.get(list)?.size ?? list.entries.length;
+}
+
+/**
+ * Lists copied by `copyList` from a list of at least this many keyed entries keep their entries in a
+ * persistent `EntrySequence` (see entry-sequence.ts) instead of a copied array. Below it, copying the
+ * array is cheaper than the sequence's bookkeeping.
+ */
+const SEQUENCE_THRESHOLD = 64;
+
+/** The persistent entries of the lists that have them. `entries` of such a list is an accessor. */
+const sequences = new WeakMap<ListNode, EntrySequence>();
+
+/**
+ * Gives `list` its entries as `sequence`: reading `entries` builds the array once per change of the
+ * sequence; assigning `entries` turns the list back into a plain one holding the assigned array.
+ */
+function attachSequence(list: ListNode, sequence: EntrySequence): void {
+  sequences.set(list, sequence);
+  Object.defineProperty(list, 'entries', {
+    configurable: true,
+    enumerable: true,
+    get: () => sequence.toArray(),
+    set(entries: ListEntryNode[]) {
+      sequences.delete(list);
+      Object.defineProperty(list, 'entries', { value: entries, writable: true, enumerable: true, configurable: true });
+    },
+  });
+}
+
+/**
+ * A shallow copy of a list node that may be changed without touching the original. The key index is
+ * forked, not copied: a stored list's index becomes a persistent `KeyIndex` (converted once, O(n), the
+ * first time the list is copied; the original keeps an equal index), so each later copy costs O(1) for
+ * the index and one edit O(log n), whatever the size of the list.
+ */
 export function copyList(list: ListNode): ListNode {
-  const copy: ListNode = { kind: 'list', schema: list.schema, entries: list.entries.slice() };
+  const keyed = list.schema.keys.length > 0;
+  let sequence = sequences.get(list);
+  if (sequence === undefined && keyed && list.entries.length >= SEQUENCE_THRESHOLD) {
+    sequence = EntrySequence.from(list.entries, entryKey);
+    // Same entries, same order: readers of the original see no difference. (A frozen tree keeps its array.)
+    if (Object.isExtensible(list)) attachSequence(list, sequence);
+  }
+  const copy = { kind: 'list', schema: list.schema } as ListNode;
+  if (sequence !== undefined) attachSequence(copy, sequence.fork());
+  else copy.entries = list.entries.slice();
   if (list.attributes !== undefined) copy.attributes = list.attributes;
-  if (list.index !== undefined) copy.index = new Map(list.index);
+  if (keyed) {
+    let shared: KeyIndex<ListEntryNode>;
+    if (list.index instanceof KeyIndex) shared = list.index as KeyIndex<ListEntryNode>;
+    else {
+      shared = KeyIndex.from(list.index ?? list.entries.map((e) => [entryKey(e), e] as const));
+      if (Object.isExtensible(list)) list.index = shared; // a cache, equal in content: readers of the original see no difference
+    }
+    copy.index = shared.fork();
+  }
   return copy;
 }
 
