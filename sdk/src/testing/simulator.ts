@@ -42,6 +42,16 @@ export interface DeviceDefinition {
   readonly configCommands?: readonly RegExp[];
   /** The error text for an unknown command (default FRR's `% Unknown command: <cmd>`). */
   readonly unknownCommand?: (command: string) => string;
+  /**
+   * When given, interactive sessions start unprivileged (`host> `) and `enable` asks `Password: ` for this
+   * secret (a wrong one prints `% Bad secret`), as a Cisco-like device does.
+   */
+  readonly enableSecret?: string;
+  /**
+   * A command matching this makes the device hang mid-output: it prints the first half of the command's
+   * output, then never prints the prompt or answers again in that session (a stuck device, for timeouts).
+   */
+  readonly hangOn?: RegExp;
 }
 
 export interface SimulatedDevice {
@@ -92,8 +102,8 @@ export async function startSimulator(def: DeviceDefinition, options: SimulatorOp
   const clients = new Set<Connection>();
 
   /** One CLI session's state: mode and the block stack it is editing. */
-  const newSession = () => {
-    let enabled = true;
+  const newSession = (interactive: boolean) => {
+    let enabled = !(interactive && def.enableSecret !== undefined);
     let mode = 'exec';
     const stack: ConfigLine[] = [];
     const modeOf = () => (stack.length > 0 ? stack[stack.length - 1]!.rule?.mode ?? 'config' : 'config');
@@ -101,7 +111,11 @@ export async function startSimulator(def: DeviceDefinition, options: SimulatorOp
 
     const execCommand = (cmd: string): string | 'quit' => {
       if (cmd === 'exit' || cmd === 'quit' || cmd === 'logout') return 'quit';
-      if (cmd === 'enable') { enabled = true; return ''; }
+      if (cmd === 'enable') {
+        if (!enabled && def.enableSecret !== undefined) return 'password?';
+        enabled = true;
+        return '';
+      }
       if (cmd === 'disable') { enabled = false; return ''; }
       if (/^terminal length \d+$/.test(cmd)) return '';
       const table = def.commands?.[cmd];
@@ -141,6 +155,12 @@ export async function startSimulator(def: DeviceDefinition, options: SimulatorOp
 
     return {
       prompt,
+      /** Checks the secret typed after `enable` asked for it. */
+      enable(secret: string): string {
+        if (secret !== def.enableSecret) return '% Bad secret';
+        enabled = true;
+        return '';
+      },
       run(line: string): string | 'quit' {
         const cmd = line.trim().replace(/\s+/g, ' ');
         if (cmd === '') return '';
@@ -153,22 +173,44 @@ export async function startSimulator(def: DeviceDefinition, options: SimulatorOp
   const crlf = (text: string) => text.replace(/\r?\n/g, '\r\n');
 
   const serveShell = (stream: ServerChannel): void => {
-    const session = newSession();
+    const session = newSession(true);
     stream.write(def.banner ?? FRR_BANNER('8.4.4'));
     stream.write(session.prompt());
     let buffer = '';
     let lastWasCr = false;
+    let askingSecret = false;
+    let hung = false;
     stream.on('data', (data: Buffer) => {
+      if (hung) return;
       for (const ch of data.toString('utf8')) {
         if (ch === '\n' && lastWasCr) { lastWasCr = false; continue; }
         lastWasCr = ch === '\r';
         if (ch === '\r' || ch === '\n') {
           stream.write('\r\n');
-          const out = session.run(buffer);
+          if (askingSecret) {
+            askingSecret = false;
+            const answer = session.enable(buffer);
+            buffer = '';
+            if (answer !== '') stream.write(crlf(`${answer}\n`));
+            stream.write(session.prompt());
+            continue;
+          }
+          const line = buffer;
+          const out = session.run(line);
           buffer = '';
           if (out === 'quit') { stream.exit(0); stream.end(); return; }
-          if (out !== '') stream.write(crlf(out.endsWith('\n') ? out : `${out}\n`));
+          if (out === 'password?') { askingSecret = true; stream.write('Password: '); continue; }
+          const text = out === '' ? '' : crlf(out.endsWith('\n') ? out : `${out}\n`);
+          if (def.hangOn?.test(line.trim())) {
+            // a stuck device: half the output, then silence for the rest of the session
+            hung = true;
+            stream.write(text.slice(0, Math.ceil(text.length / 2)));
+            return;
+          }
+          if (text !== '') stream.write(text);
           stream.write(session.prompt());
+        } else if (askingSecret) {
+          if (buffer.length < 4096) buffer += ch; // secrets are not echoed
         } else if (ch === '\x7f' || ch === '\b') {
           if (buffer.length > 0) { buffer = buffer.slice(0, -1); stream.write('\b \b'); }
         } else if (ch >= ' ' && buffer.length < 4096) {
@@ -180,7 +222,7 @@ export async function startSimulator(def: DeviceDefinition, options: SimulatorOp
   };
 
   const serveExec = (stream: ServerChannel, command: string): void => {
-    const session = newSession();
+    const session = newSession(false);
     let failed = false;
     const outputs: string[] = [];
     for (const line of command.split(/\r?\n/)) {

@@ -1,0 +1,76 @@
+/**
+ * The CLI southbound's errors, each with the RESTCONF status and error-tag the mount layer should answer
+ * with (`status`, `tag`), so it need not parse messages:
+ * - CliSettingsError: the install-node `cli` container is wrong, or no unit serves the device (400).
+ * - CliConnectionError: the device cannot be reached, refused the login, or the session broke (502,
+ *   `southbound_no_connection` in DESIGN.md §5.3).
+ * - CliTimeoutError: the device did not finish a command within `command-timeout` (504).
+ * - CliCommandError: the device printed an error for a command of a write; names the command, the
+ *   device's message and what the rollback sent (502: the device refused it; the request itself was valid).
+ * - CliRequestError: a device RPC's input is unusable (400).
+ * No message ever contains the password or the enable secret.
+ */
+
+export type ConnectionFailure = 'unreachable' | 'authentication' | 'login' | 'closed';
+
+export class CliSettingsError extends Error {
+  readonly status = 400;
+  readonly tag = 'invalid-value';
+  constructor(message: string) {
+    super(message);
+    this.name = 'CliSettingsError';
+  }
+}
+
+export class CliConnectionError extends Error {
+  readonly status = 502;
+  readonly tag = 'southbound_no_connection';
+  constructor(readonly failure: ConnectionFailure, message: string) {
+    super(message);
+    this.name = 'CliConnectionError';
+  }
+}
+
+export class CliTimeoutError extends Error {
+  readonly status = 504;
+  readonly tag = 'operation-failed';
+  constructor(readonly command: string, readonly timeoutMs: number, readonly partialOutput: string) {
+    super(`no prompt after ${JSON.stringify(command)} within ${timeoutMs} ms (the session is reset)`);
+    this.name = 'CliTimeoutError';
+  }
+}
+
+/** What the rollback of a failed write did. */
+export interface RollbackReport {
+  /** Undo commands sent, in order. */
+  readonly sent: readonly string[];
+  /** Undo commands the device refused too, with its message. */
+  readonly failed: ReadonlyArray<{ readonly command: string; readonly message: string }>;
+  /** Why no (or not all) undo could be sent: a broken session, missing inverse writers. */
+  readonly incomplete?: string;
+}
+
+export class CliCommandError extends Error {
+  readonly status = 502;
+  readonly tag = 'operation-failed';
+  constructor(readonly command: string, readonly deviceMessage: string, readonly rollback: RollbackReport) {
+    super(`the device refused ${JSON.stringify(command.trim())}: ${deviceMessage}; ${describeRollback(rollback)}`);
+    this.name = 'CliCommandError';
+  }
+}
+
+export class CliRequestError extends Error {
+  readonly status = 400;
+  readonly tag = 'invalid-value';
+  constructor(message: string) {
+    super(message);
+    this.name = 'CliRequestError';
+  }
+}
+
+function describeRollback(r: RollbackReport): string {
+  const parts = [r.sent.length === 0 ? 'nothing to roll back' : `rolled back with ${r.sent.length} command(s)`];
+  if (r.failed.length > 0) parts.push(`${r.failed.length} undo command(s) failed (${r.failed.map((f) => `${JSON.stringify(f.command.trim())}: ${f.message}`).join('; ')})`);
+  if (r.incomplete) parts.push(`rollback incomplete: ${r.incomplete}`);
+  return parts.join(', ');
+}

@@ -1,0 +1,51 @@
+/**
+ * The CLI southbound plugin: claims install-node `cli` containers (device.connect) and serves reads,
+ * writes and RPCs under their mount points (device.read/write/invoke) by running the serving translation
+ * units over the device's SSH session. Everything here is wiring: the session is shell.ts + session.ts,
+ * the device's life device.ts, the work operations.ts. YANG: yang/cli-topology (install-node settings,
+ * node status) and yang/cli-unit-generic (execute-and-read, dry-run).
+ */
+import { definePlugin, type PluginApi } from '@rosetta/sdk';
+import { CliDevice, isCliDevice } from './device';
+import { CliSettingsError } from './errors';
+import { DRY_RUN, EXECUTE_AND_READ, dryRunRpc, executeAndRead, readDevice, unitsOf, writeDevice } from './operations';
+import { readCliSettings } from './settings';
+
+export { CliDevice, isCliDevice, DEFAULT_BACKOFF, type Backoff, type ConnectionStatus } from './device';
+export { CliCommandError, CliConnectionError, CliRequestError, CliSettingsError, CliTimeoutError, type RollbackReport } from './errors';
+export { DRY_RUN, EXECUTE_AND_READ, dryRun, dryRunRpc, executeAndRead, readDevice, unitsOf, writeDevice } from './operations';
+export { planSteps, undoFor, type PlanStep, type SteppedPlan } from './plan';
+export { learnPrompt, type LearnedPrompt, type PromptMatch } from './prompt';
+export { CliSession, DEFAULT_ERROR_PATTERNS, findDeviceError, pagingCommands } from './session';
+export { readCliSettings, type CliNodeSettings } from './settings';
+export { CliShell, type ShellOptions } from './shell';
+
+export default definePlugin({
+  setup(api: PluginApi) {
+    api.hooks.device.connect.for('cli').tapPromise('cli', async (ctx) => {
+      const checked = readCliSettings(ctx.settings);
+      if (!checked.ok) throw new CliSettingsError(`cli settings of ${ctx.device.nodeId}: ${checked.problems.join('; ')}`);
+      // refuse before connecting: a device no unit serves could never be read or written
+      unitsOf({ ...ctx.device, deviceType: ctx.device.deviceType ?? checked.value.deviceType, deviceVersion: ctx.device.deviceVersion ?? checked.value.deviceVersion });
+      return CliDevice.install(ctx.device.nodeId, checked.value, api.log);
+    });
+
+    api.hooks.device.read.for('cli').tapPromise('cli', async (ctx) => {
+      if (!isCliDevice(ctx.connection)) return undefined;
+      return readDevice(ctx.connection, unitsOf(ctx.device), ctx.path, ctx.content);
+    });
+
+    api.hooks.device.write.for('cli').tapPromise('cli', async (ctx) => {
+      if (!isCliDevice(ctx.connection)) return undefined;
+      const commands = await writeDevice(ctx.connection, unitsOf(ctx.device), ctx.before, ctx.after);
+      return { commands };
+    });
+
+    api.hooks.device.invoke.for('cli').tapPromise('cli', async (ctx) => {
+      if (!isCliDevice(ctx.connection)) return undefined;
+      if (ctx.operation === EXECUTE_AND_READ) return { output: await executeAndRead(ctx.connection, ctx.input) };
+      if (ctx.operation === DRY_RUN) return { output: await dryRunRpc(ctx.connection, unitsOf(ctx.device), ctx.input) };
+      return undefined; // not ours: the core answers 501 operation-not-supported
+    });
+  },
+});

@@ -1,0 +1,118 @@
+/**
+ * What a request does on a CLI device, each run as one job of the device's command stream:
+ * - read: the serving units' readers over a per-request caching session (each show command once);
+ * - write: the units' plan for before -> after, sent in one configuration session; on the first command the
+ *   device refuses, the steps already sent are undone in reverse and the error names the command;
+ * - execute-and-read and dry-run (module cli-unit-generic).
+ */
+import {
+  asTranslationUnit, cachingSession, readUnits, type CliSession as UnitSession, type DeviceInfo, type JsonObject, type JsonValue,
+  type TranslationUnit,
+} from '@rosetta/sdk';
+import type { CliDevice } from './device';
+import { CliCommandError, CliRequestError, CliSettingsError, type RollbackReport } from './errors';
+import { planSteps, undoFor, type SteppedPlan } from './plan';
+import { findDeviceError, type CliSession } from './session';
+
+export const EXECUTE_AND_READ = 'cli-unit-generic:execute-and-read';
+export const DRY_RUN = 'cli-unit-generic:dry-run';
+
+/** The translation units serving a device, as the SDK engine runs them; a clear error when there are none. */
+export function unitsOf(device: DeviceInfo): TranslationUnit[] {
+  if (device.units.length === 0) {
+    const what = device.deviceType ? `device-type ${JSON.stringify(device.deviceType)} version ${JSON.stringify(device.deviceVersion ?? '*')}` : 'a device without device-type';
+    throw new CliSettingsError(`no translation unit serves ${what}${device.unitsMissingReason ? `: ${device.unitsMissingReason}` : ''}`);
+  }
+  return device.units.map((u) => asTranslationUnit(u.definition));
+}
+
+/** The error patterns of every serving unit (the session's defaults when none declares any). */
+export function errorPatternsOf(units: readonly TranslationUnit[]): RegExp[] {
+  return units.flatMap((u) => u.errorPatterns);
+}
+
+/** The session the units' readers see: exec-mode commands only. */
+function readerSession(session: CliSession): UnitSession {
+  return { exec: (command) => session.exec(command) };
+}
+
+/** Reads the target (RFC 7951 instance path under the mount point); `{}` when it has no data. */
+export async function readDevice(device: CliDevice, units: readonly TranslationUnit[], path: string, content: 'config' | 'nonconfig' | 'all'): Promise<JsonObject> {
+  return device.run(async (session) => (await readUnits(units, cachingSession(readerSession(session)), { path, content })) ?? {});
+}
+
+/** The commands a write would send and their undo, without touching the device. */
+export function dryRun(units: readonly TranslationUnit[], before: JsonObject, after: JsonObject): SteppedPlan {
+  return planSteps(units, before, after);
+}
+
+/** Sends the write in one configuration session; returns the commands sent. Throws CliCommandError on a refusal. */
+export async function writeDevice(device: CliDevice, units: readonly TranslationUnit[], before: JsonObject, after: JsonObject): Promise<string[]> {
+  const plan = planSteps(units, before, after);
+  if (plan.commands.length === 0) return [];
+  const patterns = errorPatternsOf(units);
+  return device.run(async (session) => {
+    const sent: string[] = [];
+    await session.enterConfig();
+    for (let i = 0; i < plan.commands.length; i++) {
+      const command = plan.commands[i]!;
+      // a writer's `exit` at the top level (or a device quirk) may leave configuration mode: go back in
+      const output = await session.configure(command);
+      sent.push(command);
+      const refused = findDeviceError(output, patterns);
+      if (refused !== undefined) throw new CliCommandError(command, refused, await rollback(session, plan, i, patterns));
+    }
+    await session.leaveConfig();
+    return sent;
+  });
+}
+
+/** Undoes the steps sent before command `failedAt`, in reverse, from the top of configuration mode. */
+async function rollback(session: CliSession, plan: SteppedPlan, failedAt: number, patterns: readonly RegExp[]): Promise<RollbackReport> {
+  const undo = undoFor(plan, failedAt);
+  const sent: string[] = [];
+  const failed: Array<{ command: string; message: string }> = [];
+  const gaps = plan.undoGaps.length > 0 ? `no inverse writer for ${plan.undoGaps.join('; ')}` : undefined;
+  try {
+    await session.leaveConfig(); // out of whatever sub-mode the failed command left us in
+    for (const command of undo) {
+      const output = await session.configure(command);
+      sent.push(command);
+      const refused = findDeviceError(output, patterns);
+      if (refused !== undefined) failed.push({ command, message: refused });
+    }
+    await session.leaveConfig();
+  } catch (e) {
+    return { sent, failed, incomplete: [`the session failed during rollback: ${(e as Error).message}`, gaps].filter(Boolean).join('; ') };
+  }
+  return gaps ? { sent, failed, incomplete: gaps } : { sent, failed };
+}
+
+/** `cli-unit-generic:execute-and-read`: one exec-mode command, its output. */
+export async function executeAndRead(device: CliDevice, input: JsonObject): Promise<JsonObject> {
+  const command = input['command'];
+  if (typeof command !== 'string' || command.trim() === '') throw new CliRequestError('execute-and-read: input command must be a non-empty string');
+  if (/[\r\n]/.test(command)) throw new CliRequestError('execute-and-read: input command must be one line (no line breaks)');
+  if (command.length > 4096) throw new CliRequestError('execute-and-read: input command is longer than 4096 characters');
+  const output = await device.run((session) => session.exec(command));
+  return { output };
+}
+
+/**
+ * `cli-unit-generic:dry-run`: input `after` (the device configuration wanted, RFC 7951 JSON of the mount
+ * point's config) and optionally `before` (default: the device's configuration read now); output
+ * `commands` (what a write would send) and `undo-commands` (what would undo it).
+ */
+export async function dryRunRpc(device: CliDevice, units: readonly TranslationUnit[], input: JsonObject): Promise<JsonObject> {
+  const after = input['after'];
+  const given = input['before'];
+  if (!isObject(after)) throw new CliRequestError('dry-run: input after must be the device configuration as a JSON object');
+  if (given !== undefined && !isObject(given)) throw new CliRequestError('dry-run: input before, when given, must be a JSON object');
+  const before = given ?? await readDevice(device, units, '/', 'config');
+  const plan = dryRun(units, before, after);
+  return { commands: [...plan.commands], 'undo-commands': [...plan.undo] };
+}
+
+function isObject(v: JsonValue | undefined): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
