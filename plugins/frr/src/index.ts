@@ -2,7 +2,8 @@
  * The FRRouting translation-unit plugin (device type `frr`, versions >=8.0.0 <11): interfaces, static
  * routes, BGP and VRFs as the OpenConfig-structured models in ../yang, read from FRR's running config and
  * JSON show commands and written as vtysh configuration commands. `errorPatterns` are the lines by which
- * vtysh says a command failed, checked against FRR 8.4.4 (see transcripts/).
+ * vtysh says a command failed, checked against FRR 8.4.4 (see transcripts/); each matches the whole line,
+ * so the match is the device's message.
  */
 import { definePlugin, defineTranslationUnit } from '@rosetta/sdk';
 import { interfacePaths } from './interfaces';
@@ -12,9 +13,9 @@ export const FRR_ERROR_PATTERNS: readonly RegExp[] = [
   // `% Unknown command: ...`, `% Invalid input ...`, `% Command incomplete: ...`, `% Ambiguous command: ...`,
   // `% Can't find BGP instance`, `% Configuration failed.`, `% Specify remote-as or peer-group commands first`,
   // `% Refusing to remove a non-existent route`, `% Malformed address`
-  /^% /m,
+  /^% .*$/m,
   // a second `router bgp` with another AS (no `%` in front)
-  /^BGP is already running; AS is \d+/m,
+  /^BGP is already running; AS is \d+.*$/m,
 ];
 
 export const unit = defineTranslationUnit({
