@@ -114,12 +114,6 @@ const KNOWN_DIFFERENCES: Record<string, { reason: string; accepts: (d: Differenc
     reason: 'rc:yang-data structures (as ietf-restconf)',
     accepts: (d) => d.kind === 'missing' && d.key.startsWith('yang-data '),
   },
-  'ietf-snmp@2014-12-10.tree': {
-    reason: 'order of cases added to one choice by several submodule augments: libyang applies pending augments in the ' +
-      'order left by its swap-with-last removal from the pending set (dtls before tls, tsm before usm); the compiler ' +
-      'applies them in include order. Only the case order differs.',
-    accepts: (d) => d.kind === 'differs' && withoutCaseTail(d.expected) === withoutCaseTail(d.actual),
-  },
 };
 
 // --- The tests ---------------------------------------------------------------------------------------
