@@ -14,12 +14,12 @@
  * `data-exists`); state data where only configuration is allowed -> `invalid-value`; bad JSON ->
  * `malformed-message` with line and column. The first fault stops decoding.
  */
-import type { SchemaContext, SchemaNode, ListSchema, LeafSchema, LeafListSchema } from '../yang/schema';
+import type { CompiledModule, SchemaContext, SchemaNode, ListSchema, LeafSchema, LeafListSchema } from '../yang/schema';
 import { checkAttributes, type AttributeOptions } from './attributes';
-import { childTable, resolveChild, tableFor, type ChildTable } from './children';
+import { childTable, tableFor, type ChildTable } from './children';
 import { DataError, fault, type ErrorTag } from './errors';
 import { jsonFaultOffset } from './json-syntax';
-import { leafFromJson } from './leaf-values';
+import { leafCodec, type Codec } from './leaf-values';
 import { keyString } from './list';
 import { instancePath, valueText, type PathSegment } from './path';
 import type {
@@ -95,11 +95,63 @@ export function parseJsonText(text: string): unknown {
   }
 }
 
+/** What kind of node a member decodes to, decided once per schema node. */
+const enum Shape { Leaf, LeafList, List, Container, Any, Other }
+
+/**
+ * How one child decodes under one parent: its schema node, canonical order, shape and, for leaves,
+ * the compiled value codec. Made once per schema node (schemas are immutable once compiled), so the
+ * walk does one map lookup per member and no per-value cache lookups.
+ */
+interface Member {
+  readonly schema: SchemaNode;
+  readonly order: number;
+  readonly shape: Shape;
+  readonly codec: Codec | undefined;
+  readonly module: CompiledModule;
+}
+
+/** The members of one parent by the names a document may use (see children.ts), and by schema node. */
+interface Members {
+  readonly byName: ReadonlyMap<string, Member>;
+  readonly bySchema: ReadonlyMap<SchemaNode, Member>;
+}
+
+const memberTables = new WeakMap<ChildTable, Members>();
+
+function shapeOf(schema: SchemaNode): Shape {
+  switch (schema.kind) {
+    case 'leaf': return Shape.Leaf;
+    case 'leaf-list': return Shape.LeafList;
+    case 'list': return Shape.List;
+    case 'container': case 'input': case 'output': case 'notification': return Shape.Container;
+    case 'anydata': case 'anyxml': return Shape.Any;
+    default: return Shape.Other;
+  }
+}
+
+function membersOf(table: ChildTable): Members {
+  let members = memberTables.get(table);
+  if (members === undefined) {
+    const bySchema = new Map<SchemaNode, Member>();
+    for (const [schema, slot] of table.bySchema) {
+      const shape = shapeOf(schema);
+      const codec = shape === Shape.Leaf || shape === Shape.LeafList ? leafCodec((schema as LeafSchema | LeafListSchema).type) : undefined;
+      bySchema.set(schema, { schema, order: slot.order, shape, codec, module: schema.module });
+    }
+    const byName = new Map<string, Member>();
+    for (const [name, slot] of table.byName) byName.set(name, bySchema.get(slot.schema)!);
+    members = { byName, bySchema };
+    memberTables.set(table, members);
+  }
+  return members;
+}
+
 class JsonDecoder {
   /**
    * Where the walk stands, for error paths: the schema node of each level and, for list entries, the
    * raw entry (its keys name it). Two parallel arrays rather than an object per level: no allocation
-   * per node on the hot path.
+   * per node on the hot path. Leaves are not pushed; their faults name them explicitly.
    */
   private readonly trailSchemas: SchemaNode[] = [];
   private readonly trailEntries: (JsonObject | undefined)[] = [];
@@ -113,7 +165,7 @@ class JsonDecoder {
     if (!isObject(doc)) throw this.fail('malformed-message', 'a JSON object is expected at the top of the document');
     const table = tableFor(this.options.parent, this.ctx);
     const root: DataRoot = { kind: 'root', children: [] };
-    this.members(doc, table, root.children, false);
+    this.members(doc, membersOf(table), root.children, false);
     return { root, node: root.children.length === 1 ? root.children[0] : undefined };
   }
 
@@ -141,48 +193,66 @@ class JsonDecoder {
     return new DataError(fault(tag, this.path(extra), message));
   }
 
+  /** A fault of a node not on the trail (a leaf, or a child refused before it is entered). */
+  private failAt(schema: SchemaNode, tag: ErrorTag, message: string): DataError {
+    this.trailSchemas.push(schema);
+    this.trailEntries.push(undefined);
+    return this.fail(tag, message);
+  }
+
   /**
    * Decodes the members of one JSON object into `out` (children of one parent), keeping the
    * canonical child order. Returns the object's `@` member when `attributed` allows one.
    */
-  private members(obj: JsonObject, table: ChildTable, out: DataNode[], attributed: boolean): Attributes | undefined {
+  private members(obj: JsonObject, members: Members, out: DataNode[], attributed: boolean): Attributes | undefined {
     let attributes: Attributes | undefined;
     let lastOrder = -Infinity;
     let sorted = true;
+    const byName = members.byName;
     for (const name in obj) {
       const raw = obj[name];
-      if (name === '@' && attributed) {
-        attributes = this.attributes(raw);
-        continue;
+      const member = byName.get(name);
+      if (member === undefined) {
+        if (name === '@' && attributed) {
+          attributes = this.attributes(raw);
+          continue;
+        }
+        throw this.fail('unknown-element', `unknown element '${name}'`, name);
       }
-      const slot = resolveChild(table, name);
-      if (slot === undefined) throw this.fail('unknown-element', `unknown element '${name}'`, name);
-      const schema = slot.schema;
+      const schema = member.schema;
       if (!this.allowState && !schema.config) throw this.fail('invalid-value', `state data '${name}' is not allowed here`, name);
-      const node = this.node(schema, raw);
+      let node: DataNode | undefined;
+      switch (member.shape) {
+        case Shape.Leaf: node = this.leaf(member, raw); break;
+        case Shape.LeafList: node = this.enter(member, raw); break;
+        case Shape.List: node = this.enter(member, raw); break;
+        case Shape.Container: node = this.enter(member, raw); break;
+        case Shape.Any: node = this.enter(member, raw); break;
+        default: throw this.failAt(schema, 'unknown-element', `'${schema.name}' (${schema.kind}) cannot appear in data`);
+      }
       if (node === undefined) continue;
-      if (slot.order < lastOrder) sorted = false;
-      lastOrder = slot.order;
+      if (member.order < lastOrder) sorted = false;
+      lastOrder = member.order;
       out.push(node);
     }
-    if (!sorted) out.sort((a, b) => table.bySchema.get(a.schema)!.order - table.bySchema.get(b.schema)!.order);
+    if (!sorted) out.sort((a, b) => members.bySchema.get(a.schema)!.order - members.bySchema.get(b.schema)!.order);
     return attributes;
   }
 
-  private node(schema: SchemaNode, raw: unknown): DataNode | undefined {
+  /** Decodes a node below which faults need the node on the trail. */
+  private enter(member: Member, raw: unknown): DataNode | undefined {
+    const schema = member.schema;
     this.trailSchemas.push(schema);
     this.trailEntries.push(undefined);
     let node: DataNode | undefined;
-    switch (schema.kind) {
-      case 'leaf': node = this.leaf(schema, raw); break;
-      case 'leaf-list': node = this.leafList(schema, raw); break;
-      case 'list': node = this.list(schema, raw); break;
-      case 'anydata': case 'anyxml':
+    switch (member.shape) {
+      case Shape.LeafList: node = this.leafList(member, raw); break;
+      case Shape.List: node = this.list(schema as ListSchema, raw); break;
+      case Shape.Any:
         if (depthExceeds(raw, MAX_ANYDATA_DEPTH)) throw this.fail('too-big', `anydata content nests deeper than ${MAX_ANYDATA_DEPTH} levels`);
-        node = { kind: 'any', schema, value: raw } satisfies AnyNode;
+        node = { kind: 'any', schema: schema as AnyNode['schema'], value: raw } satisfies AnyNode;
         break;
-      case 'container': case 'input': case 'output': case 'notification': node = this.container(schema, raw); break;
-      default: throw this.fail('unknown-element', `'${schema.name}' (${schema.kind}) cannot appear in data`);
+      default: node = this.container(schema as ContainerNode['schema'], raw); break;
     }
     this.trailSchemas.pop();
     this.trailEntries.pop();
@@ -192,7 +262,7 @@ class JsonDecoder {
   private container(schema: ContainerNode['schema'], raw: unknown): ContainerNode {
     if (!isObject(raw)) throw this.fail('invalid-value', `${describe(raw)} where a container (JSON object) is expected`);
     const node: ContainerNode = { kind: 'container', schema, children: [] };
-    const attributes = this.members(raw, childTable(schema), node.children, true);
+    const attributes = this.members(raw, membersOf(childTable(schema)), node.children, true);
     if (attributes !== undefined) node.attributes = attributes;
     return node;
   }
@@ -207,7 +277,7 @@ class JsonDecoder {
     if (items.length === 0 && attributes === undefined) return undefined;
     const node: ListNode = { kind: 'list', schema, entries: new Array(items.length) };
     if (attributes !== undefined) node.attributes = attributes;
-    const table = childTable(schema);
+    const members = membersOf(childTable(schema));
     const keys = schema.keys;
     const index = keys.length > 0 ? new Map<string, ListEntryNode>() : undefined;
     const level = this.trailEntries.length - 1;
@@ -216,7 +286,7 @@ class JsonDecoder {
       if (!isObject(item)) throw this.fail('invalid-value', `${describe(item)} where a list entry (JSON object) is expected`);
       this.trailEntries[level] = item;
       const entry: ListEntryNode = { kind: 'entry', schema, children: [] };
-      const entryAttributes = this.members(item, table, entry.children, true);
+      const entryAttributes = this.members(item, members, entry.children, true);
       if (entryAttributes !== undefined) entry.attributes = entryAttributes;
       if (index !== undefined) {
         const key = this.entryKey(entry, keys);
@@ -248,16 +318,25 @@ class JsonDecoder {
     return keyString(values);
   }
 
-  private leaf(schema: LeafSchema, raw: unknown): LeafNode {
-    let attributes: Attributes | undefined;
-    let value = raw;
-    if (isObject(raw)) ({ attributes, value } = this.wrapped(raw));
-    const node: LeafNode = { kind: 'leaf', schema, value: this.value(schema, value) };
-    if (attributes !== undefined) node.attributes = attributes;
-    return node;
+  private leaf(member: Member, raw: unknown): LeafNode {
+    const schema = member.schema as LeafSchema;
+    if (typeof raw === 'object' && raw !== null && !Array.isArray(raw)) {
+      this.trailSchemas.push(schema);
+      this.trailEntries.push(undefined);
+      const { attributes, value } = this.wrapped(raw as JsonObject);
+      const node: LeafNode = { kind: 'leaf', schema, value: this.value(member, value) };
+      if (attributes !== undefined) node.attributes = attributes;
+      this.trailSchemas.pop();
+      this.trailEntries.pop();
+      return node;
+    }
+    const result = member.codec!.json(raw, this.ctx, member.module.name);
+    if (!result.ok) throw this.failAt(schema, 'invalid-value', `invalid value ${describe(raw)} for '${schema.name}': ${result.message}`);
+    return { kind: 'leaf', schema, value: result.value };
   }
 
-  private leafList(schema: LeafListSchema, raw: unknown): LeafListNode | undefined {
+  private leafList(member: Member, raw: unknown): LeafListNode | undefined {
+    const schema = member.schema as LeafListSchema;
     let attributes: Attributes | undefined;
     let items = raw;
     if (isObject(raw)) ({ attributes, value: items } = this.wrapped(raw));
@@ -273,7 +352,7 @@ class JsonDecoder {
         item = w.value;
         if (w.attributes !== undefined) (valueAttributes ??= new Array(items.length).fill(undefined))[i] = w.attributes;
       }
-      const v = this.value(schema, item);
+      const v = this.value(member, item);
       if (seen !== undefined) {
         const text = valueText(v);
         if (seen.has(text)) throw this.fail('invalid-value', `value '${text}' appears twice in leaf-list '${schema.name}'`);
@@ -308,9 +387,10 @@ class JsonDecoder {
     return result.attributes;
   }
 
-  private value(schema: LeafSchema | LeafListSchema, raw: unknown): LeafValue {
-    const result = leafFromJson(schema.type, raw, this.ctx, schema.module);
-    if (!result.ok) throw this.fail('invalid-value', `invalid value ${describe(raw)} for '${schema.name}': ${result.message}`);
+  /** A value of a leaf or leaf-list on the trail. */
+  private value(member: Member, raw: unknown): LeafValue {
+    const result = member.codec!.json(raw, this.ctx, member.module.name);
+    if (!result.ok) throw this.fail('invalid-value', `invalid value ${describe(raw)} for '${member.schema.name}': ${result.message}`);
     return result.value;
   }
 }

@@ -4,10 +4,19 @@
  * type engine is laid out.
  */
 import type { CompiledModule, SchemaContext, YangType } from '../yang/schema';
+import { codecFor, type Codec } from '../yang/types/codecs';
 import { valueFromJson, valueFromText, valueToText, type ValueResult } from '../yang/types/values';
 import type { LeafValue } from './tree';
 
-export type { ValueResult };
+export type { ValueResult, Codec };
+
+/**
+ * The compiled value codec of a type, for decoders that keep it per schema node so that each value
+ * costs one call (`codec.json(raw, ctx, module)` / `codec.text(...)`) rather than a cache lookup too.
+ */
+export function leafCodec(type: YangType): Codec {
+  return codecFor(type);
+}
 
 /** A JSON value (as `JSON.parse` gives it) of a leaf of `type` in module `module`, checked and canonical. */
 export function leafFromJson(type: YangType, raw: unknown, ctx: SchemaContext, module: CompiledModule): ValueResult {

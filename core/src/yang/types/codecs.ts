@@ -237,12 +237,16 @@ function stringCodec(type: YangType): Codec {
   };
 }
 
+// Shared results: a boolean value needs no allocation per leaf.
+const TRUE = ok(true);
+const FALSE = ok(false);
+
 const booleanCodec: Codec = {
   json(raw) {
-    return typeof raw === 'boolean' ? ok(raw) : fail(`value ${show(raw)} is not a JSON boolean`);
+    return raw === true ? TRUE : raw === false ? FALSE : fail(`value ${show(raw)} is not a JSON boolean`);
   },
   text(text) {
-    return text === 'true' ? ok(true) : text === 'false' ? ok(false) : fail(`value ${show(text)} is not a boolean (true or false)`);
+    return text === 'true' ? TRUE : text === 'false' ? FALSE : fail(`value ${show(text)} is not a boolean (true or false)`);
   },
   accepts: (v) => typeof v === 'boolean',
 };
@@ -343,18 +347,46 @@ function identityrefCodec(type: YangType): Codec {
     }
     return ok(`${module}:${name}`);
   };
+  // Accepted values by how they were written (`module:identity`), per schema context: a list of
+  // 100,000 interfaces names a handful of identities, so each is checked once and every entry shares
+  // one result and one string. Only accepted values are kept, so the cache is bounded by the identities.
+  type Accepted = Map<string, Map<string, ValueResult>>; // module -> identity -> result
+  const accepted = new WeakMap<SchemaContext, Accepted>();
+  let lastCtx: SchemaContext | undefined;
+  let lastAccepted: Accepted | undefined;
+  const acceptedIn = (ctx: SchemaContext): Accepted => {
+    if (ctx === lastCtx) return lastAccepted!;
+    let map = accepted.get(ctx);
+    if (map === undefined) accepted.set(ctx, (map = new Map()));
+    lastCtx = ctx;
+    lastAccepted = map;
+    return map;
+  };
+  const checkQualified = (module: string | undefined, name: string, written: string, ctx: SchemaContext): ValueResult => {
+    if (module === undefined) return check(module, name, written, ctx);
+    const cache = acceptedIn(ctx);
+    let byName = cache.get(module);
+    const hit = byName?.get(name);
+    if (hit !== undefined) return hit;
+    const r = check(module, name, written, ctx);
+    if (r.ok) {
+      if (byName === undefined) cache.set(module, (byName = new Map()));
+      byName.set(name, r);
+    }
+    return r;
+  };
   return {
     json(raw, ctx, leafModule) {
       if (typeof raw !== 'string') return fail(`value ${show(raw)} is not a JSON string (an identityref is "module:identity")`);
       const colon = raw.indexOf(':');
       // RFC 7951 §6.8: the simple form names an identity of the leaf's own module.
-      return colon < 0 ? check(leafModule, raw, raw, ctx) : check(raw.slice(0, colon), raw.slice(colon + 1), raw, ctx);
+      return colon < 0 ? check(leafModule, raw, raw, ctx) : checkQualified(raw.slice(0, colon), raw.slice(colon + 1), raw, ctx);
     },
     text(text, ctx, resolvePrefix, leafModule) {
       const t = trimXmlSpace(text);
       const colon = t.indexOf(':');
-      if (colon < 0) return check(resolvePrefix('') ?? leafModule, t, text, ctx);
-      return check(resolvePrefix(t.slice(0, colon)), t.slice(colon + 1), text, ctx);
+      if (colon < 0) return checkQualified(resolvePrefix('') ?? leafModule, t, text, ctx);
+      return checkQualified(resolvePrefix(t.slice(0, colon)), t.slice(colon + 1), text, ctx);
     },
     accepts: (v) => typeof v === 'string' && /^[A-Za-z_][\w.-]*:[A-Za-z_][\w.-]*$/.test(v),
   };
