@@ -1,7 +1,7 @@
 /**
  * A ready-made simulator definition that behaves like FRR 8.x's vtysh as checked against the real peer
- * (/work/shared/peers/REPORT.md): its banner, prompts, running-config preamble, `show version`, and
- * `show interface json` computed from the configured interfaces. Tests and benchmarks start many of these.
+ * (/work/shared/peers/REPORT.md): its banner, prompts, running-config preamble, `show version`,
+ * `show interface json` computed from the configured interfaces, and `show vrf`. Tests and benchmarks start many of these.
  */
 import type { DeviceDefinition, DeviceView } from './simulator';
 
@@ -31,6 +31,9 @@ export function frrDevice(options: FrrDeviceOptions = {}): DeviceDefinition {
     commands: {
       'show version': `FRRouting ${version} (${hostname}) on Linux(6.1.0-simulated).\nCopyright 1996-2005 Kunihiro Ishiguro, et al.\nconfigured with:\n    '--simulated'`,
       'show interface json': (device) => interfacesJson(device),
+      // FRR 8.4 prints configured VRFs without a kernel device as inactive, nothing when there are none
+      'show vrf': (device) => device.config.map((l) => /^vrf (\S+)$/.exec(l.text)?.[1]).filter((n) => n !== undefined)
+        .map((n) => `vrf ${n} inactive (configured)`).join('\n'),
     },
   };
 }

@@ -128,7 +128,8 @@ export async function startSimulator(def: DeviceDefinition, options: SimulatorOp
 
     const configCommand = (cmd: string): string => {
       if (cmd === 'end') { stack.length = 0; mode = 'exec'; return ''; }
-      if (cmd === 'exit') {
+      // a block's own closer (`exit-vrf`, `exit-address-family`) leaves it as `exit` does
+      if (cmd === 'exit' || (stack.length > 0 && cmd === stack[stack.length - 1]!.rule?.closer)) {
         if (stack.length > 0) stack.pop();
         else mode = 'exec';
         if (mode !== 'exec') mode = modeOf();
