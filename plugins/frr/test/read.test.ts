@@ -187,3 +187,30 @@ test('error patterns catch every message FRR printed for a refused command, and 
   for (const c of ['configure terminal', 'exit', 'no router bgp 65001']) t.is(log[c]!.trim(), '', c);
   for (const out of Object.values(full)) t.false(FRR_ERROR_PATTERNS.some((p) => p.test(out)));
 });
+
+test('odd and garbage device output: unknown lines are left out, errors are named, nothing hangs', async (t) => {
+  const odd = [
+    'Building configuration...', '', 'Current configuration:', '!',
+    'ip route 10.0.0.0/8 eth0', // an interface next hop: not in the model, left out
+    'ip route 10.1.0.0/16 127.0.0.2 tag 7', // a tag: left out rather than read wrong
+    'ip route 10.2.0.0/16 blackhole 9',
+    'router bgp 65001', ' neighbor PG peer-group', ' neighbor PG remote-as 65002', ' neighbor 127.0.0.8 description before remote-as',
+    ' address-family ipv4 unicast', '  neighbor 127.0.0.9 remote-as 1', ' exit-address-family', 'exit', 'end',
+  ].join('\n');
+  const h = unitHarness(plugin, { 'show running-config': odd, 'show vrf': '' });
+  const doc = await h.read('/', 'config');
+  const def = instances(doc)[0];
+  t.deepEqual(def.protocols.protocol[0]['static-routes'].static.map((s: any) => s.prefix), ['10.2.0.0/16']);
+  t.deepEqual(def.protocols.protocol[0]['static-routes'].static[0]['next-hops']['next-hop'][0].config, { index: 'DROP', 'next-hop': 'DROP', metric: 9 });
+  t.is(def.protocols.protocol[1].bgp.neighbors, undefined); // peer groups and address-family lines are no neighbors
+
+  const junk = '\u0000\u001b[2J% \u00ff'.repeat(20_000) + '\n'.repeat(50_000) + ' '.repeat(100_000) + 'interface'.repeat(10_000);
+  const start = performance.now();
+  const j = unitHarness(plugin, { 'show running-config': junk, 'show vrf': junk, 'show interface json': junk });
+  t.deepEqual(instances(await j.read('/', 'config')).map((n) => n.name), ['default']);
+  const err = await t.throwsAsync(j.read('/', 'all'));
+  t.regex(err!.message, /interfaces\/interface: list failed: .*(error|JSON)/);
+  const e = unitHarness(plugin, { 'show running-config': '', 'show vrf': '', 'show interface json': '% Unknown command: show interface json' });
+  t.regex((await t.throwsAsync(e.read('/', 'all')))!.message, /the device answered with an error: % Unknown command: show interface json/);
+  t.true(performance.now() - start < 2000, 'linear in the size of the output');
+});
