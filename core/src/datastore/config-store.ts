@@ -1,0 +1,201 @@
+/**
+ * The Config datastore: the data tree kept durable in a journal directory (journal.ts). Each apply()
+ * appends one record holding its edits (edit-record.ts); when the journal asks for compaction, the
+ * whole tree is written as a snapshot; on open, the snapshot is decoded and the records after it are
+ * replayed.
+ *
+ * Versions: `latest` is what the next writer builds on (every appended change, durable or not) and
+ * `visible` what readers get (acknowledged changes only). A writer holds the write queue while it
+ * applies its edits and queues its record, not while the record is fsync'ed, so writers arriving during
+ * an fsync share the next one (group commit) and still resolve only once their change is on disk.
+ * After an I/O error the journal stops; the next writer reopens it and reloads the tree from disk, the
+ * only state that can be trusted then.
+ */
+import * as path from 'node:path';
+import { applyEdits, type Edit } from '../data/edit';
+import { DataError, fault } from '../data/errors';
+import { encodeJson } from '../data/json-encode';
+import { emptyRoot, type DataRoot } from '../data/tree';
+import type { SchemaContext } from '../yang/schema';
+import type { Datastore } from './datastore';
+import { decodeEditRecord, decodeSnapshot, encodeEditRecord } from './edit-record';
+import { Journal, type JournalOptions } from './journal';
+import { JournalError } from './journal-error';
+import { WriteQueue } from './write-queue';
+
+/** Journal settings the Config datastore passes through (recovery and compaction it handles itself). */
+export type ConfigJournalOptions = Omit<JournalOptions, 'onSnapshot' | 'onRecord' | 'onCompactionDue' | 'log'>;
+
+/** How the Config datastore is opened. */
+export interface ConfigStoreOptions {
+  /** Where recovery, dropped nodes and failures are reported; default stderr. */
+  readonly log?: (message: string) => void;
+  readonly journal?: ConfigJournalOptions;
+}
+
+const DEFAULT_MAX_RECORD_BYTES = 512 << 20;
+
+/** A data fault for a change that could not be stored (500: the request is not acknowledged). */
+function storageFault(error: unknown): DataError {
+  const message = error instanceof Error ? error.message : String(error);
+  return new DataError(fault('operation-failed', '/', `the change could not be stored: ${message}`));
+}
+
+/** Opens the journal in `directory` and rebuilds the tree it holds. */
+async function recover(directory: string, ctx: SchemaContext, options: ConfigStoreOptions, log: (m: string) => void,
+  onCompactionDue: (journal: Journal) => void): Promise<{ journal: Journal; root: DataRoot }> {
+  let root = emptyRoot();
+  const journal = await Journal.open(directory, {
+    ...options.journal,
+    log,
+    onCompactionDue,
+    onSnapshot: (state, position) => {
+      root = decodeSnapshot(state.toString('utf8'), { ctx, log, where: `snapshot at record ${position}` });
+    },
+    onRecord: (record, position) => {
+      const read = { ctx, log, where: `record ${position}` };
+      const edits = decodeEditRecord(record.toString('utf8'), read);
+      try {
+        root = applyEdits(root, edits, ctx);
+      } catch (error) {
+        if (!(error instanceof DataError)) throw error;
+        // Only possible when the schema changed since the record was written: keep what still applies.
+        log(`${read.where}: ${error.message}; applying its edits one by one`);
+        for (const edit of edits) {
+          try {
+            root = applyEdits(root, [edit], ctx);
+          } catch (single) {
+            if (!(single instanceof DataError)) throw single;
+            log(`${read.where}: dropping an edit: ${single.message}`);
+          }
+        }
+      }
+    },
+  });
+  return { journal, root };
+}
+
+/** The journal-backed Config datastore. Open with `ConfigStore.open`. */
+export class ConfigStore implements Datastore {
+  readonly name = 'config' as const;
+  private latest: DataRoot;
+  private visible: DataRoot;
+  /** Changes appended so far, and the highest one acknowledged (what `visible` shows). */
+  private appended = 0;
+  private acknowledged = 0;
+  /** Resolves once the last appended change is durable (whether or not it succeeded). */
+  private lastDurable: Promise<unknown> = Promise.resolve();
+  private readonly writers = new WriteQueue();
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    private journal: Journal,
+    root: DataRoot,
+    private readonly directory: string,
+    private readonly ctx: SchemaContext,
+    private readonly options: ConfigStoreOptions,
+    private readonly log: (message: string) => void,
+  ) {
+    this.latest = root;
+    this.visible = root;
+  }
+
+  /**
+   * Opens (creating if needed) the Config datastore kept in `directory`: takes the directory's lock,
+   * decodes the newest snapshot and replays the records after it. Nodes the schema no longer has are
+   * dropped with a log line naming them. Rejects with JournalError `locked` when another process holds
+   * the directory and `corrupt` when the files are damaged beyond a torn tail.
+   */
+  static async open(directory: string, ctx: SchemaContext, options: ConfigStoreOptions = {}): Promise<ConfigStore> {
+    const log = options.log ?? ((message: string) => process.stderr.write(`[config datastore] ${message}\n`));
+    const absolute = path.resolve(directory);
+    let store: ConfigStore | undefined;
+    const { journal, root } = await recover(absolute, ctx, options, log, (due) => store?.compact(due));
+    store = new ConfigStore(journal, root, absolute, ctx, options, log);
+    const report = journal.recovery;
+    if (report.droppedBytes > 0) log(`dropped a torn journal tail of ${report.droppedBytes} byte(s): ${report.dropReason ?? ''}`);
+    return store;
+  }
+
+  current(): DataRoot {
+    return this.visible;
+  }
+
+  async apply(edits: readonly Edit[], check?: (next: DataRoot, previous: DataRoot) => void): Promise<DataRoot> {
+    const { next, sequence, durable } = await this.writers.run(async () => {
+      if (this.closing) throw storageFault(new JournalError('closed', 'the datastore is closed'));
+      if (this.journal.failed) await this.reload();
+      const previous = this.latest;
+      const next = applyEdits(previous, edits, this.ctx);
+      check?.(next, previous);
+      if (next === previous) {
+        // Nothing to store; what it returns may still hold earlier writers' changes: wait for them.
+        return { next, sequence: this.appended, durable: this.lastDurable };
+      }
+      const record = encodeEditRecord(edits);
+      const limit = this.options.journal?.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
+      const bytes = Buffer.byteLength(record);
+      if (bytes > limit) throw new DataError(fault('too-big', '/', `the change needs ${bytes} bytes of journal, more than the ${limit}-byte limit`));
+      const durable = this.journal.append(record);
+      this.latest = next;
+      this.appended += 1;
+      this.lastDurable = durable.catch(() => undefined);
+      // Wrapped in an object: run() must not wait for the fsync, or writers could not share one.
+      return { next, sequence: this.appended, durable };
+    });
+    try {
+      await durable;
+    } catch (error) {
+      throw storageFault(error);
+    }
+    // Acknowledgements arrive in append order, but continuations of one group commit may interleave.
+    if (sequence > this.acknowledged) {
+      this.acknowledged = sequence;
+      this.visible = next;
+    }
+    return next;
+  }
+
+  /** Finishes queued writes, then closes the journal. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.writers.idle();
+      await this.lastDurable;
+      await this.journal.close();
+    })();
+    return this.closing;
+  }
+
+  /** Journal statistics (segment size since the last snapshot, group commits written). */
+  get stats(): Journal['stats'] {
+    return this.journal.stats;
+  }
+
+  /** Snapshot of the tree as of every appended record: taken inside the write queue so they match. */
+  private compact(journal: Journal): void {
+    void this.writers.run(() => {
+      if (journal !== this.journal || journal.failed) return;
+      const started = Date.now();
+      journal.snapshot(encodeJson(this.latest)).then(
+        () => this.log(`snapshot written (${Date.now() - started} ms)`),
+        (error: Error) => this.log(`snapshot failed: ${error.message}`),
+      );
+    });
+  }
+
+  /** After an I/O error: reopen the journal and take the tree from disk (run inside the write queue). */
+  private async reload(): Promise<void> {
+    this.log(`reopening ${this.directory} after: ${this.journal.failed?.message ?? 'an I/O error'}`);
+    await this.journal.close().catch(() => undefined);
+    let opened: { journal: Journal; root: DataRoot };
+    try {
+      opened = await recover(this.directory, this.ctx, this.options, this.log, (due) => this.compact(due));
+    } catch (error) {
+      throw storageFault(error);
+    }
+    this.journal = opened.journal;
+    this.latest = opened.root;
+    this.visible = opened.root;
+    this.acknowledged = this.appended;
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * The public face of datastore/: the contract (datastore.ts), `openDatastores` for a running service,
+ * and the journal underneath for tools that inspect a data directory.
+ */
+import * as path from 'node:path';
+import type { SchemaContext } from '../yang/schema';
+import { ConfigStore, type ConfigStoreOptions } from './config-store';
+import type { Datastores } from './datastore';
+import { OperationalStore } from './operational-store';
+
+export type { Datastore, DatastoreName, Datastores } from './datastore';
+export { ConfigStore, type ConfigStoreOptions, type ConfigJournalOptions } from './config-store';
+export { OperationalStore } from './operational-store';
+export { encodeEditRecord, decodeEditRecord, decodeSnapshot } from './edit-record';
+export { Journal, type JournalOptions, type RecoveryReport } from './journal';
+export { JournalError, type JournalErrorCode } from './journal-error';
+
+/** Where under the data directory the Config datastore's journal lives. */
+export const CONFIG_DIRECTORY = 'config';
+
+/**
+ * Opens the datastores of a service: Config, durable under `<dataDir>/config` (created if needed,
+ * recovered from its journal), and Operational, in memory. Rejects when the directory is locked by
+ * another running service or damaged beyond a torn journal tail (JournalError `locked`/`corrupt`).
+ */
+export async function openDatastores(dataDir: string, ctx: SchemaContext, options: ConfigStoreOptions = {}): Promise<Datastores> {
+  const config = await ConfigStore.open(path.join(dataDir, CONFIG_DIRECTORY), ctx, options);
+  const operational = new OperationalStore(ctx);
+  return {
+    config,
+    operational,
+    async close() {
+      await operational.idle();
+      await config.close();
+    },
+  };
+}
