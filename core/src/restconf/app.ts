@@ -3,7 +3,7 @@
  * handler per method, and the one error path that turns whatever a handler threw into the RFC 8040
  * envelope in the negotiated encoding. Each request leases the current plugin generation for its
  * whole life (released when the response is done), runs `uri.parse` over its path, and reads its
- * query through the query module.
+ * query through the query module. Paths crossing `yang-ext:mount` go to mount-routes.ts.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { PluginScope } from '../plugins/generation';
@@ -21,6 +21,7 @@ import { handleGet } from './read';
 import { dataQuery, rawQueryOf } from './data-query';
 import { parseDataPath, parseOperationPath, type ParsedPath } from './uri';
 import { handleYangPatch } from './yang-patch';
+import { handleMountData, handleMountOperation } from './mount-routes';
 import type { DataCall } from './data-call';
 import { badUri } from './uri-segments';
 
@@ -99,7 +100,7 @@ export function createRestconfApp(ctx: RestconfContext, extraRoutes?: (router: e
     if (raw === undefined) throw unknownResource(`${uri.path} is not a RESTCONF resource`);
     rejectQuery(req);
     const parsed = parseOperationPath(raw, ctx.schema, { keyDelimiter: uri.keyDelimiter });
-    if (parsed.mount !== undefined) throw mountNotServed();
+    if (parsed.mount !== undefined) return handleMountOperation(ctx, scope, req, res, parsed, uri.keyDelimiter);
     const media = responseType(req.headers.accept);
     if (parsed.operation === undefined) {
       if (req.method === 'OPTIONS') { res.status(200).setHeader('Allow', ALLOW.readOnly.join(', ')); res.end(); return; }
@@ -118,7 +119,7 @@ export function createRestconfApp(ctx: RestconfContext, extraRoutes?: (router: e
     const raw = after(uri.path, '/rests/data');
     if (raw === undefined) throw unknownResource(`${uri.path} is not a RESTCONF resource`);
     const parsed = parseDataPath(raw, ctx.schema, { keyDelimiter: uri.keyDelimiter });
-    if (parsed.mount !== undefined) throw mountNotServed();
+    if (parsed.mount !== undefined) return handleMountData(ctx, scope, req, res, parsed, uri.keyDelimiter);
     const method = req.method;
     if (method === 'OPTIONS') {
       const allow = parsed.operation ? ALLOW.operation : parsed.target !== undefined && !parsed.target.config ? ALLOW.state : ALLOW.config;
@@ -183,6 +184,3 @@ function decodeURIComponentSafe(s: string): string {
   try { return decodeURIComponent(s); } catch { return s; }
 }
 
-function mountNotServed() {
-  return unknownResource('yang-ext:mount: no device is mounted at this path (mount points are served by the mount layer)', 'yang-ext:mount');
-}

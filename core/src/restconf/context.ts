@@ -4,6 +4,7 @@
  * one at start-up (service/service.ts); tests build their own.
  */
 import type { Datastores } from '../datastore/datastore';
+import type { MountManager } from '../mount';
 import type { PluginScope } from '../plugins/generation';
 import type { SchemaContext } from '../yang/schema';
 
@@ -35,4 +36,6 @@ export interface RestconfContext {
   readonly plugins: ScopeSource;
   readonly options: RestconfOptions;
   readonly log: RestconfLogger;
+  /** Installed devices, served under `yang-ext:mount` (absent: mount paths answer 404). */
+  readonly mount?: MountManager;
 }

@@ -7,6 +7,7 @@
  * generic message; the detail goes to the log, never into a response. No stack trace is ever sent.
  */
 import { DataError, type DataFault, type ErrorTag } from '../data/errors';
+import { MountError } from '../mount/errors';
 
 export type { ErrorTag } from '../data/errors';
 
@@ -169,6 +170,7 @@ export function fromFaults(faults: readonly DataFault[]): RestconfError {
 export function toRestconfError(err: unknown, log: (message: string) => void): RestconfError {
   if (err instanceof RestconfError) return err;
   if (err instanceof DataError) return fromFaults(err.faults);
+  if (err instanceof MountError) return new RestconfError(err.status, err.entries);
   const bodyParser = bodyParserError(err);
   if (bodyParser !== undefined) return bodyParser;
   log(`unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);

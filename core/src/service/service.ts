@@ -11,7 +11,8 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Datastores } from '../datastore/datastore';
 import { decodeJson } from '../data/json-decode';
-import { PluginHost, introspectionTaps } from '../plugins';
+import { MountManager } from '../mount';
+import { PluginHost, builtinTaps, introspectionTaps } from '../plugins';
 import type { PluginScope } from '../plugins/generation';
 import { createHooks } from '../hooks';
 import { createRestconfApp } from '../restconf/app';
@@ -19,7 +20,7 @@ import type { RestconfContext, RestconfLogger, ScopeSource } from '../restconf/c
 import { renderErrorsJson } from '../restconf/errors';
 import type { SchemaContext } from '../yang/schema';
 import type { ServiceConfig } from './config';
-import { assembleSchema } from './schema';
+import { assembleSchema, OWN_YANG_DIR } from './schema';
 import { yangLibraryJson } from './yang-library';
 
 /** Opens the Config and Operational datastores for a schema under a data folder. */
@@ -75,8 +76,22 @@ export async function startService(options: StartOptions): Promise<RunningServic
     throw e;
   }
   const plugins: ScopeSource = host ?? noPlugins();
+  // Installed devices: install/uninstall and node status are the core's own taps; remembered nodes reconnect.
+  let mount: MountManager;
+  try {
+    const southboundYangDirs = () => host?.status().flatMap((p) => (p.state === 'loaded' && p.kind === 'southbound' && p.yangDir ? [p.yangDir] : [])) ?? [];
+    mount = new MountManager({ datastores, schema, scopes: plugins, dataDir: config.dataDir, importDirs: [OWN_YANG_DIR], log, southboundYangDirs });
+  } catch (e) {
+    await host?.close();
+    await datastores.close();
+    throw new Error(`cannot open the device secrets key in ${config.dataDir}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (host) host.addBuiltin(builtinTaps('mount', (hooks) => mount.tap(hooks)));
+  else mount.tap(plugins.acquire().hooks);
+  const restored = mount.restore();
+  if (restored > 0) log.info(`reconnecting ${restored} installed device(s)`);
   const ctx: RestconfContext = {
-    schema, datastores, plugins, log,
+    schema, datastores, plugins, log, mount,
     options: { keyDelimiter: config.keyDelimiter, bodyLimit: config.bodyLimit, defaultContent: config.defaultContent },
   };
   const startScope = plugins.acquire();
@@ -98,6 +113,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     server.once('error', reject);
     server.listen(config.port, config.host, () => { server.off('error', reject); resolve(); });
   }).catch(async (e: NodeJS.ErrnoException) => {
+    await mount.close();
     await host?.close();
     await datastores.close();
     throw new Error(`cannot listen on ${config.host}:${config.port}: ${e.code ?? e.message}`);
@@ -125,6 +141,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       await closed;
       clearInterval(sweep);
       clearTimeout(grace);
+      await mount.close();
       await host?.close();
       await datastores.close();
     })();

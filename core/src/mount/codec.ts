@@ -1,0 +1,147 @@
+/**
+ * The XML codec a schema-driven southbound (NETCONF) is handed for one mounted device
+ * (`DeviceDataCodec`, hooks.ts): the device's XML replies become RFC 7951 JSON through the core's XML
+ * decoder and JSON encoder, bound to the device's compiled schema.
+ *
+ * - Data (`<data>` of a get/get-config reply, or any wrapper element): its children are top-level
+ *   nodes; `content` drops the config (`nonconfig`) or state (`config`) nodes, keeping list keys.
+ * - Operation replies (`<rpc-reply>` of an RPC or action): the wrapper's children are the output
+ *   members; `<ok/>` (or nothing) is `{}`. The operation is `module:rpc`, or an action's
+ *   instance-identifier (`/m:interfaces/interface[name='eth0']/reset`).
+ */
+import { DataError, fault } from '../data/errors';
+import { toJsonValue } from '../data/json-encode';
+import { decodeXml } from '../data/xml-decode';
+import type { DataNode, DataRoot } from '../data/tree';
+import type { ContentFilter, DeviceDataCodec, JsonObject } from '../hooks';
+import type { OperationSchema, SchemaContext, SchemaNode } from '../yang/schema';
+
+/** The XML codec of one device schema. */
+export function deviceCodec(schema: SchemaContext): DeviceDataCodec {
+  return {
+    fromXml(xml: string, options: { readonly content?: ContentFilter; readonly operation?: string } = {}): JsonObject {
+      if (options.operation !== undefined) return operationOutput(xml, schema, options.operation);
+      const decoded = decodeXml(asDataWrapper(xml), schema, {});
+      const root = options.content === undefined || options.content === 'all' ? decoded.root : cutContent(decoded.root, options.content);
+      return toJsonValue(root) as JsonObject;
+    },
+  };
+}
+
+const START = /^\s*(?:<\?xml[^>]*\?>\s*)?<([A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)((?:\s+[^>]*?)?)(\/?)>/;
+
+/** Renames the outer element to `<data>` (the decoder's datastore wrapper), keeping its prefix declarations. */
+function asDataWrapper(xml: string): string {
+  const m = START.exec(xml);
+  if (m === undefined || m === null) throw new DataError(fault('malformed-message', '/', 'the device reply has no element'));
+  const decls = prefixDeclarations(m[3] ?? '');
+  if (m[4] === '/') return `<data${decls}/>`;
+  const close = new RegExp(`</${escape(m[1] ?? '')}${escape(m[2]!)}\\s*>\\s*$`).exec(xml);
+  if (close === null) throw new DataError(fault('malformed-message', '/', `the device reply's <${m[2]}> is not closed`));
+  return `<data${decls}>${xml.slice(m[0].length, close.index)}</data>`;
+}
+
+function prefixDeclarations(attributes: string): string {
+  let out = '';
+  for (const d of attributes.matchAll(/\s(xmlns:[A-Za-z_][\w.-]*)\s*=\s*("[^"]*"|'[^']*')/g)) out += ` ${d[1]}=${d[2]}`;
+  return out;
+}
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The output members of an rpc-reply for `operation`. */
+function operationOutput(xml: string, schema: SchemaContext, operation: string): JsonObject {
+  const op = findOperation(schema, operation);
+  if (op === undefined) throw new DataError(fault('unknown-element', operation, `the device schema has no operation '${operation}'`));
+  const m = START.exec(xml);
+  if (m === null) throw new DataError(fault('malformed-message', '/', 'the device reply has no element'));
+  if (m[4] === '/') return {};
+  const close = new RegExp(`</${escape(m[1] ?? '')}${escape(m[2]!)}\\s*>\\s*$`).exec(xml);
+  if (close === null) throw new DataError(fault('malformed-message', '/', `the device reply's <${m[2]}> is not closed`));
+  const inner = xml.slice(m[0].length, close.index);
+  if (/^\s*(<([A-Za-z_][\w.-]*:)?ok(\s[^>]*)?\/>\s*)?$/.test(inner)) return {};
+  const wrapped = `<output xmlns="${op.module.namespace}"${prefixDeclarations(m[3] ?? '')}>${inner}</output>`;
+  const decoded = decodeXml(wrapped, schema, { parent: op, parentPath: operation });
+  const node = decoded.node;
+  if (node === undefined) return {};
+  const json = toJsonValue(node) as Record<string, JsonObject>;
+  return Object.values(json)[0] ?? {};
+}
+
+/**
+ * The RPC `module:rpc`, or the action an instance-identifier names (predicates are skipped: the schema
+ * node is the same for every entry).
+ */
+export function findOperation(schema: SchemaContext, operation: string): OperationSchema | undefined {
+  if (!operation.startsWith('/')) {
+    const [module, name] = operation.split(':');
+    return schema.rpcs.find((r) => r.module.name === module && r.name === name);
+  }
+  const names = operation.replace(/\[[^\]]*\]/g, '').split('/').filter((s) => s !== '');
+  let children: readonly SchemaNode[] = schema.data;
+  let module: string | undefined;
+  let found: SchemaNode | undefined;
+  for (const raw of names) {
+    const colon = raw.indexOf(':');
+    if (colon >= 0) module = raw.slice(0, colon);
+    const name = colon >= 0 ? raw.slice(colon + 1) : raw;
+    found = findChild(children, module, name);
+    if (found === undefined) return undefined;
+    children = 'children' in found ? (found as { children: readonly SchemaNode[] }).children : [];
+  }
+  return found?.kind === 'action' ? found : undefined;
+}
+
+function findChild(children: readonly SchemaNode[], module: string | undefined, name: string): SchemaNode | undefined {
+  for (const c of children) {
+    if (c.kind === 'choice' || c.kind === 'case') {
+      const f = findChild(c.children, module, name);
+      if (f) return f;
+    } else if (c.name === name && (module === undefined || c.module.name === module)) {
+      return c;
+    }
+  }
+  return undefined;
+}
+
+/** `config`: config nodes only; `nonconfig`: state nodes with the containers and list keys leading to them. */
+export function cutContent(root: DataRoot, mode: 'config' | 'nonconfig'): DataRoot {
+  return { kind: 'root', children: cutAll(root.children, mode) };
+}
+
+function cutAll(children: readonly DataNode[], mode: 'config' | 'nonconfig'): DataNode[] {
+  const out: DataNode[] = [];
+  for (const c of children) {
+    const kept = cut(c, mode);
+    if (kept !== undefined) out.push(kept);
+  }
+  return out;
+}
+
+function cut(node: DataNode, mode: 'config' | 'nonconfig'): DataNode | undefined {
+  if (!node.schema.config) return mode === 'nonconfig' ? node : undefined;
+  switch (node.kind) {
+    case 'leaf': case 'leaf-list': case 'any':
+      return mode === 'config' ? node : undefined;
+    case 'list': {
+      const entries = node.entries.flatMap((e) => {
+        const kept = cut(e, mode);
+        return kept === undefined ? [] : [kept as typeof e];
+      });
+      return entries.length === 0 ? undefined : { kind: 'list', schema: node.schema, entries };
+    }
+    case 'entry': {
+      const children = cutAll(node.children, mode);
+      if (mode === 'config') return { ...node, children };
+      if (children.length === 0) return undefined;
+      const keys = node.children.filter((c) => (node.schema.keys as readonly SchemaNode[]).includes(c.schema));
+      return { ...node, children: [...keys, ...children] };
+    }
+    case 'container': {
+      const children = cutAll(node.children, mode);
+      return children.length === 0 && mode === 'nonconfig' ? undefined : { ...node, children };
+    }
+  }
+}

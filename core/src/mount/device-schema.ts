@@ -1,0 +1,139 @@
+/**
+ * The schema of a mounted device, compiled once per distinct module set and shared by every device with
+ * that set:
+ * - a CLI device's schema is the YANG folders of the translation units serving it, compiled together
+ *   (keyed by the units' plugin@version and folders);
+ * - a NETCONF device's schema is the modules it handed over (`schemaSources`), compiled from text (keyed
+ *   by the modules' names, revisions and content). A module that does not compile is left out with the
+ *   reason (it becomes an unavailable capability) and the rest is compiled without it; a module that
+ *   imports a left-out one is left out in turn.
+ */
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { ServingUnit } from '../hooks';
+import { compileSchema } from '../yang/compiler';
+import { ModuleRepository } from '../yang/repository';
+import type { SchemaContext } from '../yang/schema';
+import { formatDiagnostic, type YangDiagnostic } from '../yang/statement';
+
+/** A device schema and the modules that could not be part of it. */
+export interface DeviceSchema {
+  readonly schema: SchemaContext;
+  /** Modules left out: `name@revision` (or name) and why. */
+  readonly failed: ReadonlyArray<{ readonly module: string; readonly reason: string }>;
+}
+
+/** A module handed over by a device (NETCONF get-schema). */
+export interface SchemaSourceText {
+  readonly name: string;
+  readonly revision?: string;
+  readonly text: string;
+}
+
+const CACHE_LIMIT = 64;
+
+/** Compiled device schemas by module-set key; least recently used dropped past the limit. */
+export class DeviceSchemaCache {
+  private readonly cache = new Map<string, DeviceSchema>();
+
+  /**
+   * The schema of the modules in the units' YANG folders plus `protocolDirs` (the southbound's own
+   * modules: its device RPCs). `importDirs` resolve imports (the core's own folder).
+   */
+  forUnits(units: readonly ServingUnit[], protocolDirs: readonly string[], importDirs: readonly string[]): DeviceSchema {
+    const dirs = [...new Set([...units.flatMap((u) => (u.yangDir ? [u.yangDir] : [])), ...protocolDirs])].sort();
+    const key = `units\0${units.map((u) => `${u.plugin}@${u.version}`).sort().join(',')}\0${dirs.join('\0')}`;
+    return this.remember(key, () => compileUnits(dirs, importDirs));
+  }
+
+  /** The schema of a device's own modules. */
+  forSources(sources: readonly SchemaSourceText[], importDirs: readonly string[]): DeviceSchema {
+    const hash = createHash('sha256');
+    for (const s of [...sources].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      hash.update(`${s.name}@${s.revision ?? ''}\0${s.text}\0`);
+    }
+    return this.remember(`sources\0${hash.digest('hex')}`, () => compileSources(sources, importDirs));
+  }
+
+  get size(): number {
+    return this.cache.size;
+  }
+
+  private remember(key: string, build: () => DeviceSchema): DeviceSchema {
+    const hit = this.cache.get(key);
+    if (hit) {
+      this.cache.delete(key);
+      this.cache.set(key, hit);
+      return hit;
+    }
+    const built = build();
+    this.cache.set(key, built);
+    if (this.cache.size > CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
+    return built;
+  }
+}
+
+function yangFilesIn(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir).filter((f) => f.endsWith('.yang')).sort().map((f) => path.join(dir, f));
+  } catch {
+    return [];
+  }
+}
+
+function compileUnits(dirs: readonly string[], importDirs: readonly string[]): DeviceSchema {
+  const repo = new ModuleRepository([...dirs, ...importDirs]);
+  const files = dirs.flatMap(yangFilesIn).filter((f) => repo.load(f).kind === 'module');
+  const schema = compileSchema(repo, { modules: files });
+  const failed = groupErrors(schema.diagnostics, (d) => d.module ?? path.basename(d.position.file));
+  return { schema, failed: [...failed].map(([module, reason]) => ({ module, reason })) };
+}
+
+/** Errors of a compile, by the module they belong to (first few messages joined). */
+function groupErrors(diagnostics: readonly YangDiagnostic[], moduleOf: (d: YangDiagnostic) => string): Map<string, string> {
+  const out = new Map<string, string[]>();
+  for (const d of diagnostics) {
+    if (d.severity !== 'error') continue;
+    const m = moduleOf(d);
+    const list = out.get(m) ?? [];
+    if (list.length < 3) list.push(formatDiagnostic(d));
+    out.set(m, list);
+  }
+  return new Map([...out].map(([m, l]) => [m, l.join('; ')]));
+}
+
+function compileSources(sources: readonly SchemaSourceText[], importDirs: readonly string[]): DeviceSchema {
+  const failed = new Map<string, string>();
+  const fileOf = (s: SchemaSourceText) => `${s.name}${s.revision ? `@${s.revision}` : ''}.yang`;
+  const label = (s: SchemaSourceText) => `${s.name}${s.revision ? `@${s.revision}` : ''}`;
+  // Each round drops the modules with errors; importers of a dropped module fail on the next round
+  // (the import no longer resolves), so this ends after at most one round per module.
+  for (let round = 0; round <= sources.length; round++) {
+    const kept = sources.filter((s) => !failed.has(s.name));
+    const repo = new ModuleRepository(importDirs);
+    const byFile = new Map<string, SchemaSourceText>();
+    const requested: string[] = [];
+    for (const s of kept) {
+      const source = repo.addText(fileOf(s), s.text);
+      byFile.set(fileOf(s), s);
+      if (source.kind === undefined) {
+        failed.set(s.name, source.diagnostics.filter((d) => d.severity === 'error').slice(0, 3).map(formatDiagnostic).join('; ') || 'does not parse');
+      } else if (source.kind === 'module') {
+        requested.push(source.name);
+      }
+    }
+    const schema = compileSchema(repo, { modules: requested.filter((n) => !failed.has(n)) });
+    const moduleOf = (d: YangDiagnostic): string => byFile.get(path.basename(d.position.file))?.name ?? d.module ?? path.basename(d.position.file);
+    const errors = groupErrors(schema.diagnostics, moduleOf);
+    const fresh = [...errors].filter(([m]) => !failed.has(m));
+    if (fresh.length === 0) {
+      const labels = new Map(sources.map((s) => [s.name, label(s)]));
+      return { schema, failed: [...failed].map(([m, reason]) => ({ module: labels.get(m) ?? m, reason })) };
+    }
+    for (const [m, reason] of fresh) failed.set(m, reason);
+  }
+  // Unreachable in practice (every round drops at least one module); compile nothing rather than loop.
+  const empty = compileSchema(new ModuleRepository([]), { modules: [] });
+  return { schema: empty, failed: [...failed].map(([module, reason]) => ({ module, reason })) };
+}

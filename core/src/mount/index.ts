@@ -1,0 +1,12 @@
+/**
+ * The mount layer's public face (DESIGN.md §1, §5.7): installed devices, their topologies and status,
+ * and reads, writes and operations under `yang-ext:mount`. restconf/ calls it; it calls the datastores,
+ * the data layer and the southbound plugins through hooks, and knows nothing about HTTP.
+ */
+export { MountManager, type ConnectionStatus, type MountedDevice, type MountedNode, type MountLogger, type MountOptions } from './manager';
+export { readDevice, writeDevice, invokeDevice, deviceRoot, type DeviceReadRequest, type DeviceWriteRequest, type DeviceWriteOutcome } from './device-data';
+export { MountError, deviceFault, type MountErrorEntry } from './errors';
+export { deviceCodec, findOperation } from './codec';
+export { DeviceSchemaCache, type DeviceSchema, type SchemaSourceText } from './device-schema';
+export { SecretBox } from './secrets';
+export { TOPOLOGY_OF, UNIFIED, type Protocol } from './topology';

@@ -1,0 +1,327 @@
+/**
+ * The mount manager: the installed devices of a running service. It installs (connect through the
+ * protocol's `device.connect` tap, compile the device schema, remember the node in the Config
+ * datastore), uninstalls, reconnects the remembered nodes at start-up, answers the live status of every
+ * node (operational `network-topology`), and hands the RESTCONF layer a {@link MountedDevice} to read,
+ * write and invoke through (device-data.ts). It knows devices and nothing about HTTP.
+ *
+ * A node is in the registry from the moment its install starts (a second install of the same node-id is
+ * 409, and its status reads `connecting`) and leaves it if the install fails: nothing is persisted before
+ * the device is connected and its schema compiled, so a failed install leaves nothing behind.
+ */
+import type { Datastores } from '../datastore/datastore';
+import { decodeJson } from '../data/json-decode';
+import type {
+  DeviceConnection, DeviceDataCodec, DeviceInfo, JsonObject, JsonValue, OperationResult, RosettaHooks, RpcContext,
+} from '../hooks';
+import type { PluginScope } from '../plugins/generation';
+import type { SchemaContext } from '../yang/schema';
+import { deviceCodec } from './codec';
+import { DeviceSchemaCache, type DeviceSchema } from './device-schema';
+import { badSetting, deviceFault, MountError, noConnection, nodeExists, nodeMissing, notServed } from './errors';
+import { SecretBox } from './secrets';
+import {
+  MODULE_OF, nodeConfigJson, nodeSteps, plainSettings, storedNodes, TOPOLOGY_OF, UNIFIED, type NodeSettings, type Protocol,
+} from './topology';
+
+export type ConnectionStatus = 'connecting' | 'connected' | 'unable-to-connect';
+
+/** Where the manager reports what an operator should see. Never given a password. */
+export interface MountLogger {
+  info(message: string): void;
+  error(message: string): void;
+}
+
+export interface MountOptions {
+  readonly datastores: Datastores;
+  /** The local schema (network-topology, connection-manager and the topology modules). */
+  readonly schema: SchemaContext;
+  /** Leases on the current plugin generation (the plugin host). */
+  readonly scopes: { acquire(): PluginScope };
+  /** The service's data folder: holds the key that seals device passwords. */
+  readonly dataDir: string;
+  /** Folders that resolve imports of device modules (the core's own YANG folder). */
+  readonly importDirs: readonly string[];
+  readonly log: MountLogger;
+  /**
+   * YANG folders of the southbound plugins now loaded (their device RPCs, e.g. execute-and-read): they
+   * join every CLI device's schema beside its units' models.
+   */
+  readonly southboundYangDirs?: () => readonly string[];
+  /** First wait between reconnection attempts of a restored node (ms, default 2000; grows 1.5x to a minute). */
+  readonly retryMs?: number;
+}
+
+/** One installed (or installing) device. */
+export interface MountedNode {
+  readonly nodeId: string;
+  readonly protocol: Protocol;
+  readonly deviceType: string | undefined;
+  readonly deviceVersion: string | undefined;
+  readonly settings: NodeSettings;
+  connection: DeviceConnection | undefined;
+  /** NETCONF: the compiled schema of the device's own modules (CLI schemas follow the units per request). */
+  ownSchema: DeviceSchema | undefined;
+  /** Why the node has no connection (last failure), for `connected-message`. */
+  problem: string | undefined;
+  installing: boolean;
+  removed: boolean;
+}
+
+/** A device as one request uses it: its connection, schema and codec in the request's plugin generation. */
+export interface MountedDevice {
+  readonly node: MountedNode;
+  readonly info: DeviceInfo;
+  readonly connection: DeviceConnection;
+  readonly schema: SchemaContext;
+  readonly codec: DeviceDataCodec | undefined;
+  /** Modules of the device that are not in its schema, with the reason. */
+  readonly failed: DeviceSchema['failed'];
+}
+
+const MAX_RETRY_MS = 60_000;
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+export class MountManager {
+  private readonly nodes = new Map<string, MountedNode>();
+  private readonly schemas = new DeviceSchemaCache();
+  private readonly box: SecretBox;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private closed = false;
+
+  constructor(private readonly options: MountOptions) {
+    this.box = SecretBox.open(options.dataDir);
+  }
+
+  /** The core's taps: install-node, uninstall-node, and the live node status under network-topology. */
+  tap(hooks: RosettaHooks): void {
+    hooks.rpc.invoke.for('connection-manager:install-node').tapPromise('mount', (ctx) => this.withScope((s) => this.install(s, ctx)));
+    hooks.rpc.invoke.for('connection-manager:uninstall-node').tapPromise('mount', (ctx) => this.uninstall(ctx));
+    hooks.data.readState.for('network-topology').tapPromise('mount', async (state) => ({ ...state, ...this.statusJson() }));
+  }
+
+  private async withScope<T>(work: (scope: PluginScope) => Promise<T>): Promise<T> {
+    const scope = this.options.scopes.acquire();
+    try {
+      return await work(scope);
+    } finally {
+      scope.release();
+    }
+  }
+
+  /** install-node. Resolves once connected; MountError 409/400/501/502 otherwise, nothing left behind. */
+  async install(scope: PluginScope, ctx: RpcContext): Promise<OperationResult> {
+    const nodeId = ctx.input['node-id'];
+    if (typeof nodeId !== 'string' || nodeId === '') throw badSetting('/connection-manager:install-node/input/node-id', 'node-id is required');
+    const given = (['cli', 'netconf'] as const).filter((p) => ctx.input[p] !== undefined);
+    if (given.length !== 1) {
+      throw badSetting('/connection-manager:install-node/input', given.length === 0 ? 'give a cli or a netconf container' : 'give one protocol container, not both');
+    }
+    const protocol = given[0]!;
+    const settings = plainSettings(ctx.input[protocol] as JsonObject);
+    if (typeof settings.host !== 'string') throw badSetting(`/connection-manager:install-node/input/${protocol}/${MODULE_OF[protocol]}:host`, `${MODULE_OF[protocol]}:host is required`);
+    const existing = this.nodes.get(nodeId);
+    if (existing !== undefined) throw nodeExists(nodeId, TOPOLOGY_OF[existing.protocol]);
+    const node = this.newNode(nodeId, protocol, settings);
+    node.installing = true;
+    this.nodes.set(nodeId, node);
+    try {
+      await this.connect(scope, node);
+      await this.options.datastores.config.apply([{ operation: 'merge', target: [], value: this.configTree(node) }]);
+    } catch (e) {
+      this.nodes.delete(nodeId);
+      node.removed = true;
+      await node.connection?.close().catch(() => undefined);
+      throw e;
+    } finally {
+      node.installing = false;
+    }
+    this.options.log.info(`node ${nodeId} installed (${protocol} ${settings.host}:${settings.port ?? 'default port'})`);
+    return { output: null };
+  }
+
+  /** uninstall-node: closes the connection and forgets the node. 404 for an unknown node or another connection-type. */
+  async uninstall(ctx: RpcContext): Promise<OperationResult> {
+    const nodeId = ctx.input['node-id'];
+    const type = ctx.input['connection-type'];
+    const node = typeof nodeId === 'string' ? this.nodes.get(nodeId) : undefined;
+    if (node === undefined || node.installing) throw nodeMissing(String(nodeId));
+    if (type !== undefined && type !== node.protocol) throw nodeMissing(node.nodeId, `is installed as ${node.protocol}, not ${String(type)}`);
+    node.removed = true;
+    this.nodes.delete(node.nodeId);
+    await node.connection?.close().catch((e: unknown) => this.options.log.error(`node ${node.nodeId}: close failed: ${message(e)}`));
+    node.connection = undefined;
+    await this.options.datastores.config.apply([{ operation: 'remove', target: nodeSteps(this.options.schema, TOPOLOGY_OF[node.protocol], node.nodeId) }]);
+    this.options.log.info(`node ${node.nodeId} uninstalled`);
+    return { output: null };
+  }
+
+  /** Reconnects every node remembered in the Config datastore (in the background; status shows progress). */
+  restore(): number {
+    const stored = storedNodes(this.options.datastores.config.current(), this.box);
+    for (const s of stored) {
+      if (this.nodes.has(s.nodeId)) continue;
+      const node = this.newNode(s.nodeId, s.protocol, s.settings);
+      if (s.unreadable.length > 0) node.problem = `the stored ${s.unreadable.join(', ')} cannot be opened with this data folder's key; reinstall the node`;
+      this.nodes.set(s.nodeId, node);
+      this.reconnect(node, this.options.retryMs ?? 2000);
+    }
+    return stored.length;
+  }
+
+  private reconnect(node: MountedNode, wait: number): void {
+    if (this.closed || node.removed) return;
+    void this.withScope((scope) => this.connect(scope, node)).then(
+      () => this.options.log.info(`node ${node.nodeId} reconnected`),
+      (e: unknown) => {
+        node.problem = message(e);
+        this.options.log.error(`node ${node.nodeId}: reconnect failed (${node.problem}); next attempt in ${wait} ms`);
+        const timer = setTimeout(() => { this.timers.delete(timer); this.reconnect(node, Math.min(MAX_RETRY_MS, Math.round(wait * 1.5))); }, wait);
+        timer.unref();
+        this.timers.add(timer);
+      },
+    );
+  }
+
+  private newNode(nodeId: string, protocol: Protocol, settings: NodeSettings): MountedNode {
+    const text = (v: JsonValue | undefined) => (typeof v === 'string' ? v : undefined);
+    return {
+      nodeId, protocol, settings, deviceType: text(settings['device-type']), deviceVersion: text(settings['device-version']),
+      connection: undefined, ownSchema: undefined, problem: undefined, installing: false, removed: false,
+    };
+  }
+
+  /** Connects `node` through its protocol's plugin and compiles its schema. */
+  private async connect(scope: PluginScope, node: MountedNode): Promise<void> {
+    const hook = scope.hooks.device.connect.get(node.protocol);
+    if (hook === undefined || !hook.isUsed()) throw notServed(`no southbound plugin serves '${node.protocol}' devices`);
+    const info = this.infoOf(scope, node);
+    let connection: DeviceConnection | undefined;
+    try {
+      connection = await hook.promise({ device: info, settings: node.settings });
+    } catch (e) {
+      const fault = deviceFault(node.nodeId, e);
+      // Anything but a refusal of the settings themselves means the device could not be reached.
+      if (fault instanceof MountError && fault.status >= 500) throw noConnection(node.nodeId, fault.entries[0]?.message.replace(`device '${node.nodeId}': `, '') ?? 'unknown failure');
+      throw fault;
+    }
+    if (connection === undefined) throw notServed(`no southbound plugin accepted the ${node.protocol} settings of '${node.nodeId}'`);
+    if (node.removed || this.closed) {
+      await connection.close().catch(() => undefined);
+      throw nodeMissing(node.nodeId, 'was uninstalled while connecting');
+    }
+    if (connection.schemaSources !== undefined) {
+      node.ownSchema = this.schemas.forSources(connection.schemaSources, this.options.importDirs);
+      for (const f of node.ownSchema.failed) this.options.log.error(`node ${node.nodeId}: module ${f.module} left out: ${f.reason}`);
+    }
+    node.connection = connection;
+    node.problem = undefined;
+  }
+
+  private infoOf(scope: PluginScope, node: MountedNode): DeviceInfo {
+    if (node.protocol !== 'cli' || node.deviceType === undefined) {
+      return { nodeId: node.nodeId, protocol: node.protocol, units: [], ...(node.deviceType ? { deviceType: node.deviceType } : {}), ...(node.deviceVersion ? { deviceVersion: node.deviceVersion } : {}) };
+    }
+    const match = scope.unitsFor(node.deviceType, node.deviceVersion ?? '*');
+    return {
+      nodeId: node.nodeId, protocol: node.protocol, deviceType: node.deviceType, ...(node.deviceVersion ? { deviceVersion: node.deviceVersion } : {}),
+      units: match.units, ...(match.reason !== undefined ? { unitsMissingReason: match.reason } : {}),
+    };
+  }
+
+  /** The Config datastore tree of a node's settings. */
+  private configTree(node: MountedNode) {
+    return decodeJson(nodeConfigJson(node.protocol, node.nodeId, node.settings, this.box), this.options.schema, { allowState: false }).root;
+  }
+
+  /**
+   * The node reached under `topology=<topology>/node=<nodeId>` (topology `unified` reaches every node),
+   * as a request in `scope` uses it. MountError 404 when there is no such node, 502 when it has no session.
+   */
+  device(scope: PluginScope, topology: string, nodeId: string): MountedDevice {
+    const node = this.nodes.get(nodeId);
+    if (node === undefined || node.installing || (topology !== UNIFIED && topology !== TOPOLOGY_OF[node.protocol])) {
+      throw nodeMissing(nodeId, `is not installed in topology '${topology}'`);
+    }
+    const connection = node.connection;
+    if (connection === undefined) throw noConnection(nodeId, node.problem ?? 'not connected yet');
+    const info = this.infoOf(scope, node);
+    const schema = node.ownSchema ?? this.schemas.forUnits(info.units, this.options.southboundYangDirs?.() ?? [], this.options.importDirs);
+    return { node, info, connection, schema: schema.schema, codec: node.ownSchema ? deviceCodec(schema.schema) : undefined, failed: schema.failed };
+  }
+
+  /** The status of a node now. */
+  statusOf(node: MountedNode): ConnectionStatus {
+    if (node.installing) return 'connecting';
+    if (node.connection === undefined) return node.problem === undefined ? 'connecting' : 'unable-to-connect';
+    return node.connection.status?.() ?? 'connected';
+  }
+
+  private messageOf(node: MountedNode): string {
+    if (node.connection === undefined) return node.problem ?? 'connecting';
+    let text = node.connection.message ?? 'connected';
+    if (node.protocol === 'cli') {
+      const scope = this.options.scopes.acquire();
+      try {
+        const info = this.infoOf(scope, node);
+        if (info.units.length === 0) text += `; no translated models: ${info.unitsMissingReason ?? 'no device-type given'}`;
+        else text += `; served by ${info.units.map((u) => `${u.plugin}@${u.version}`).join(', ')}`;
+      } finally {
+        scope.release();
+      }
+    }
+    return text;
+  }
+
+  /** Operational `network-topology`: topologies cli, unified and topology-netconf with the nodes' live status. */
+  statusJson(): JsonObject {
+    const cli: JsonObject[] = [];
+    const netconf: JsonObject[] = [];
+    const unified: JsonObject[] = [];
+    for (const node of [...this.nodes.values()].sort((a, b) => (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0))) {
+      const status = this.statusOf(node);
+      const msg = this.messageOf(node);
+      unified.push({ 'node-id': node.nodeId, 'unified-topology:connection-status': status, 'unified-topology:connection-type': node.protocol });
+      if (node.protocol === 'cli') {
+        cli.push({ 'node-id': node.nodeId, 'cli-topology:connection-status': status, 'cli-topology:connected-message': msg });
+        continue;
+      }
+      const entry: JsonObject = { 'node-id': node.nodeId, 'netconf-node-topology:connection-status': status, 'netconf-node-topology:connected-message': msg };
+      const caps = [...new Set(node.connection?.capabilities ?? [])];
+      if (caps.length > 0) entry['netconf-node-topology:available-capabilities'] = { 'available-capability': caps.map((c) => ({ capability: c })) };
+      const unavailable = new Map<string, string>();
+      for (const u of node.connection?.unavailableSchemas ?? []) unavailable.set(`${u.name}${u.revision ? `@${u.revision}` : ''}`, u.reason);
+      for (const f of node.ownSchema?.failed ?? []) unavailable.set(f.module, `does not compile: ${f.reason}`);
+      if (unavailable.size > 0) {
+        entry['netconf-node-topology:unavailable-capabilities'] = {
+          'unavailable-capability': [...unavailable].map(([capability, reason]) => ({ capability, 'failure-reason': reason })),
+        };
+      }
+      netconf.push(entry);
+    }
+    const topology = (id: string, nodes: JsonObject[]): JsonObject => (nodes.length > 0 ? { 'topology-id': id, node: nodes } : { 'topology-id': id });
+    return {
+      'network-topology:network-topology': {
+        topology: [topology(TOPOLOGY_OF.cli, cli), topology(UNIFIED, unified), topology(TOPOLOGY_OF.netconf, netconf)],
+      },
+    };
+  }
+
+  /** Installed node ids (for tests and the start-up report). */
+  get nodeIds(): string[] {
+    return [...this.nodes.keys()];
+  }
+
+  /** Closes every connection and stops reconnecting. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    const open = [...this.nodes.values()];
+    this.nodes.clear();
+    await Promise.all(open.map((n) => n.connection?.close().catch(() => undefined)));
+  }
+}
