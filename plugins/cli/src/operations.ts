@@ -10,7 +10,7 @@ import {
   type TranslationUnit,
 } from '@rosetta/sdk';
 import type { CliDevice } from './device';
-import { CliCommandError, CliRequestError, CliSettingsError, type RollbackReport } from './errors';
+import { CliCommandError, CliConnectionError, CliRequestError, CliSettingsError, CliTimeoutError, type RollbackReport } from './errors';
 import { planSteps, undoFor, type SteppedPlan } from './plan';
 import { findDeviceError, type CliSession } from './session';
 
@@ -53,16 +53,24 @@ export async function writeDevice(device: CliDevice, units: readonly Translation
   const patterns = errorPatternsOf(units);
   return device.run(async (session) => {
     const sent: string[] = [];
-    await session.enterConfig();
-    for (let i = 0; i < plan.commands.length; i++) {
-      const command = plan.commands[i]!;
-      // a writer's `exit` at the top level (or a device quirk) may leave configuration mode: go back in
-      const output = await session.configure(command);
-      sent.push(command);
-      const refused = findDeviceError(output, patterns);
-      if (refused !== undefined) throw new CliCommandError(command, refused, await rollback(session, plan, i, patterns));
+    try {
+      await session.enterConfig();
+      for (let i = 0; i < plan.commands.length; i++) {
+        const command = plan.commands[i]!;
+        // configure() re-enters configuration mode if a writer's `exit` (or a device quirk) left it
+        const output = await session.configure(command);
+        sent.push(command);
+        const refused = findDeviceError(output, patterns);
+        if (refused !== undefined) throw new CliCommandError(command, refused, await rollback(session, plan, i, patterns));
+      }
+      await session.leaveConfig();
+    } catch (e) {
+      // the session broke or hung mid-write: nothing can be undone on it; say what had gone through
+      if (sent.length > 0 && (e instanceof CliConnectionError || e instanceof CliTimeoutError)) {
+        e.message = `${e.message}; commands sent before the failure, not rolled back: ${sent.map((c) => JSON.stringify(c.trim())).join(', ')}`;
+      }
+      throw e;
     }
-    await session.leaveConfig();
     return sent;
   });
 }

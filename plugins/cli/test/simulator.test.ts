@@ -230,6 +230,22 @@ test('a device hanging mid-output: command timeout, the session is reset, other 
   t.true(CliTimeoutError.name === 'CliTimeoutError');
 });
 
+test('a device hanging in the middle of a write: timeout naming what had been sent; the next write works', async (t) => {
+  const device = await sim({ hangOn: /^ip route 10\.2\./ });
+  const node = await h.connect('R-hang-write', cliSettings(device.port, { 'command-timeout': 1 }));
+  try {
+    const routes = ['10.1.0.0/16', '10.2.0.0/16'].map((prefix) => ({ prefix, 'next-hop': '10.0.0.1' }));
+    const err = await h.write(node, {}, { 'rosetta-example-frr:static-routes': { route: routes } }).catch((e: Error) => e);
+    t.true(err instanceof CliTimeoutError);
+    t.regex((err as Error).message, /no prompt after "ip route 10\.2\.0\.0\/16 10\.0\.0\.1" within 1000 ms .*commands sent before the failure, not rolled back: "ip route 10\.1\.0\.0\/16 10\.0\.0\.1"$/);
+    t.is((err as CliTimeoutError).status, 504);
+    t.deepEqual(await h.write(node, {}, { 'rosetta-example-frr:static-routes': { route: [{ prefix: '10.3.0.0/16', 'next-hop': '10.0.0.1' }] } }), ['ip route 10.3.0.0/16 10.0.0.1']);
+  } finally {
+    await node.connection.close();
+    await device.close();
+  }
+});
+
 test('reconnect after the device restarts: 502 while it is down, connected again once it is back', async (t) => {
   const first = await sim();
   const port = first.port;
