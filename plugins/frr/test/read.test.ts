@@ -154,7 +154,8 @@ test('what the units read is valid against their YANG models (yanglint and the c
         try {
           execFileSync(process.execPath, [path.resolve(ROOT, '../../core/bin/rosetta.js'), 'yang', 'validate', '-t', type, ...YANG, file], { stdio: 'pipe' });
         } catch (err) {
-          t.fail(`rosetta yang validate ${name} ${content}: ${String((err as { stdout?: Buffer }).stdout ?? err)}`);
+          const e = err as { stdout?: Buffer; stderr?: Buffer };
+          t.fail(`rosetta yang validate ${name} ${content}: ${String(e.stdout ?? '')}${String(e.stderr ?? err)}`);
         }
       }
     }
@@ -212,5 +213,5 @@ test('odd and garbage device output: unknown lines are left out, errors are name
   t.regex(err!.message, /interfaces\/interface: list failed: .*(error|JSON)/);
   const e = unitHarness(plugin, { 'show running-config': '', 'show vrf': '', 'show interface json': '% Unknown command: show interface json' });
   t.regex((await t.throwsAsync(e.read('/', 'all')))!.message, /the device answered with an error: % Unknown command: show interface json/);
-  t.true(performance.now() - start < 2000, 'linear in the size of the output');
+  t.true(performance.now() - start < 5000, 'linear in the size of the output (a backtracking parse takes minutes here)');
 });
