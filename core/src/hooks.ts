@@ -235,6 +235,33 @@ export interface ServerCreateContext {
   readonly tls: Readonly<Record<string, JsonValue>> | undefined;
 }
 
+/**
+ * One request as the authentication hook sees it, before any route runs (the body is not read yet).
+ * The hook runs only when the configuration's `auth` object is present and enabled.
+ */
+export interface AuthenticateContext {
+  readonly method: string;
+  /** The request target as received (path and query). */
+  readonly url: string;
+  /** The `Authorization` header, when sent. */
+  readonly authorization: string | undefined;
+  /** The client's address as the socket reports it; the key for failed-attempt delays. */
+  readonly remoteAddress: string;
+  /**
+   * The TLS client certificate, only when the TLS layer verified it against the trust store.
+   * `subject` is one `attribute=value` per line, in the certificate's order (Node's X509Certificate form).
+   */
+  readonly clientCertificate: { readonly subject: string; readonly fingerprint256: string } | undefined;
+  /** The `auth` object of the service configuration; the core has checked its shape (service/auth-config.ts). */
+  readonly config: Readonly<Record<string, JsonValue>>;
+}
+
+/** An authentication tap's decision about one request. */
+export type AuthenticateVerdict =
+  | { readonly allow: true; readonly user: string }
+  /** 401 (unknown or missing credentials; the core adds `challenge` as `WWW-Authenticate`) or 403 (role forbids). */
+  | { readonly allow: false; readonly status: 401 | 403; readonly message: string; readonly challenge?: string };
+
 /** Minimal route registration surface (an express Router satisfies it), so plugins need not import express. */
 export interface RouteRegistrar {
   get(path: string, ...handlers: Array<(req: any, res: any, next: (err?: unknown) => void) => unknown>): unknown;
@@ -313,6 +340,12 @@ export interface RosettaHooks {
     readonly create: SyncBailHook<[ServerCreateContext], Server | undefined>;
     /** At start-up, before RESTCONF's routes: taps add their own routes. Return nothing. */
     readonly routes: SyncHook<[ServerRoutesContext]>;
+    /**
+     * Before every request on every route (plugins' routes included), when the configuration's `auth`
+     * object is present and enabled. The first tap returning a verdict decides. Fail closed: no verdict
+     * answers 401, and no tap at all (the plugin disabled at run time) answers 503, never the request.
+     */
+    readonly authenticate: AsyncSeriesBailHook<[AuthenticateContext], AuthenticateVerdict | undefined>;
   };
 }
 
@@ -346,6 +379,7 @@ export function createHooks(): RosettaHooks {
     server: Object.freeze({
       create: new SyncBailHook<[ServerCreateContext], Server | undefined>(['server'], 'server.create'),
       routes: new SyncHook<[ServerRoutesContext]>(['routes'], 'server.routes'),
+      authenticate: new AsyncSeriesBailHook<[AuthenticateContext], AuthenticateVerdict | undefined>(['request'], 'server.authenticate'),
     }),
   });
 }

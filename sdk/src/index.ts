@@ -5,7 +5,7 @@
 export type {
   CommitContext, ContentFilter, DatastoreName, DeviceConnectContext, DeviceConnection, DeviceDataCodec, DeviceEdit, DeviceInfo, DeviceInvokeContext,
   DeviceReadContext, DeviceWriteContext, DeviceWriteResult, JsonObject, JsonValue, OperationResult, ReadContext,
-  RosettaHooks, RouteRegistrar, RpcContext, SchemaLoadedContext, SchemaScope, ServerCreateContext, ServerRoutesContext,
+  AuthenticateContext, AuthenticateVerdict, RosettaHooks, RouteRegistrar, RpcContext, SchemaLoadedContext, SchemaScope, ServerCreateContext, ServerRoutesContext,
   ServingUnit, StateReadContext, UriParseContext, WriteContext, PluginApi, PluginDefinition, PluginLogger, SettingsProblem,
   SettingsResult, DataNode, DataRoot, DataFault,
 } from '@rosetta/core';

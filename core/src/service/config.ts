@@ -12,6 +12,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { JsonValue } from '../hooks';
+import { checkAuthConfig } from './auth-config';
 
 /** The configuration in force, every field resolved (paths absolute). */
 export interface ServiceConfig {
@@ -26,6 +27,8 @@ export interface ServiceConfig {
   /** plugins.json; undefined runs without plugins. */
   readonly pluginsFile: string | undefined;
   readonly tls: Readonly<Record<string, JsonValue>> | undefined;
+  /** The `auth` object, shape checked (service/auth-config.ts); the authentication plugin reads it. */
+  readonly auth: Readonly<Record<string, JsonValue>> | undefined;
   readonly schemaFilters: Readonly<Record<string, JsonValue>> | undefined;
   readonly callbacks: JsonValue | undefined;
 }
@@ -50,7 +53,7 @@ const SCHEMA_FILTER_FIELDS: Record<string, 'boolean' | 'string[]'> = {
   ignoredDataOnWriteByExtensions: 'string[]', hiddenDataOnReadByExtensions: 'string[]',
   ignoreUnsupportedDefinitionsOnWrite: 'boolean', hideDeprecatedDefinitionsOnRead: 'boolean',
 };
-const KNOWN = ['port', 'host', 'dataDir', 'yangDirs', 'keyDelimiter', 'bodyLimit', 'defaultContent', 'plugins', 'tls', 'schemaFilters', 'callbacks'];
+const KNOWN = ['port', 'host', 'dataDir', 'yangDirs', 'keyDelimiter', 'bodyLimit', 'defaultContent', 'plugins', 'tls', 'auth', 'schemaFilters', 'callbacks'];
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -128,9 +131,18 @@ export function resolveConfig(raw: unknown, baseDir: string, overrides: ConfigOv
   let pluginsFile: string | undefined;
   if (overrides.pluginsFile !== undefined) pluginsFile = path.resolve(cwd, overrides.pluginsFile);
   else if (raw['plugins'] !== undefined) pluginsFile = path.resolve(baseDir, checkString(raw['plugins'], 'plugins'));
-  const tls = raw['tls'] === undefined ? undefined : checkFields(raw['tls'], 'tls', TLS_FIELDS);
+  let tls = raw['tls'] === undefined ? undefined : checkFields(raw['tls'], 'tls', TLS_FIELDS);
+  // store paths, like every path in the file, are relative to the file's folder
+  for (const k of ['keystorePath', 'truststorePath']) {
+    const store = tls?.[k];
+    if (typeof store === 'string') tls = { ...tls, [k]: path.resolve(baseDir, checkString(store, `tls.${k}`)) };
+  }
+  if (tls?.['enabledClientAuthentication'] === true && tls['enabledTls'] !== true) {
+    throw new ConfigError('tls.enabledClientAuthentication', 'client authentication needs tls.enabledTls: true');
+  }
+  const auth = raw['auth'] === undefined ? undefined : checkAuthConfig(raw['auth']);
   const schemaFilters = raw['schemaFilters'] === undefined ? undefined : checkFields(raw['schemaFilters'], 'schemaFilters', SCHEMA_FILTER_FIELDS);
-  return { port, host, dataDir, yangDirs, keyDelimiter, bodyLimit, defaultContent, pluginsFile, tls, schemaFilters, callbacks: raw['callbacks'] as JsonValue | undefined };
+  return { port, host, dataDir, yangDirs, keyDelimiter, bodyLimit, defaultContent, pluginsFile, tls, auth, schemaFilters, callbacks: raw['callbacks'] as JsonValue | undefined };
 }
 
 /** Reads and resolves a configuration file; undefined `file` gives the defaults. Throws ConfigError. */

@@ -19,6 +19,7 @@ import { createRestconfApp } from '../restconf/app';
 import type { RestconfContext, RestconfLogger, ScopeSource } from '../restconf/context';
 import { renderErrorsJson } from '../restconf/errors';
 import type { SchemaContext } from '../yang/schema';
+import { authenticatingHandler, checkSecurityAtStart } from './authentication';
 import type { ServiceConfig } from './config';
 import { assembleSchema, OWN_YANG_DIR } from './schema';
 import { yangLibraryJson } from './yang-library';
@@ -98,7 +99,16 @@ export async function startService(options: StartOptions): Promise<RunningServic
   let server: http.Server;
   try {
     const app = createRestconfApp(ctx, (router) => startScope.hooks.server.routes.call({ routes: router }));
-    server = startScope.hooks.server.create.call({ handler: app, tls: config.tls }) ?? http.createServer(app);
+    const handler = authenticatingHandler(app, plugins, config.auth, log);
+    // A TLS plugin refuses a bad tls object by throwing an error that names the field.
+    const secured = startScope.hooks.server.create.call({ handler, tls: config.tls });
+    const warning = checkSecurityAtStart(config, secured !== undefined && 'setSecureContext' in secured, startScope.hooks.server.authenticate.isUsed());
+    if (warning !== undefined) log.error(warning);
+    server = secured ?? http.createServer(handler);
+  } catch (e) {
+    await host?.close();
+    await datastores.close();
+    throw e;
   } finally {
     startScope.release();
   }

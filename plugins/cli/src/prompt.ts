@@ -37,10 +37,20 @@ export function stripEscapes(text: string): string {
   return text.includes('\x1b') ? text.replace(ANSI, '') : text;
 }
 
-/** The last, unterminated line of received text (without `\r` and escapes), and where it starts. */
+/** Longest last line looked at: longer than any prompt, and bounded so a huge line costs nothing per chunk. */
+const TAIL = 512;
+
+/**
+ * The last, unterminated line of received text (without `\r` and escapes), and where it starts. Only the
+ * last 512 characters are searched: a longer line comes back truncated, which no prompt pattern matches.
+ */
 export function lastLine(received: string): { readonly line: string; readonly index: number } {
-  const index = received.lastIndexOf('\n') + 1;
-  return { line: stripEscapes(received.slice(index)).replace(/\r/g, ''), index };
+  const from = Math.max(0, received.length - TAIL);
+  const brk = received.slice(from).lastIndexOf('\n');
+  const index = brk >= 0 ? from + brk + 1 : from;
+  const line = stripEscapes(received.slice(index)).replace(/\r/g, '');
+  // a line that began before the window is marked (NUL), so no anchored prompt pattern can match it
+  return { line: brk < 0 && from > 0 ? `\0${line}` : line, index };
 }
 
 /**

@@ -249,7 +249,7 @@ test('a device hanging in the middle of a write: timeout naming what had been se
 test('reconnect after the device restarts: 502 while it is down, connected again once it is back', async (t) => {
   const first = await sim();
   const port = first.port;
-  const node = await h.connect('R-restart', cliSettings(port, { 'max-reconnection-attempts': 0, 'connection-establish-timeout': 2 }));
+  const node = await h.connect('R-restart', cliSettings(port, { 'max-reconnection-attempts': 0, 'connection-establish-timeout': 5 }));
   const device = cli(node);
   try {
     await first.close();
@@ -275,7 +275,7 @@ test('reconnect after the device restarts: 502 while it is down, connected again
 test('max-reconnection-attempts: gives up with unable-to-connect; a request still tries once on demand', async (t) => {
   const first = await sim();
   const port = first.port;
-  const node = await h.connect('R-giveup', cliSettings(port, { 'max-reconnection-attempts': 2, 'connection-establish-timeout': 1 }));
+  const node = await h.connect('R-giveup', cliSettings(port, { 'max-reconnection-attempts': 2, 'connection-establish-timeout': 5 }));
   const device = cli(node);
   await first.close();
   await until('giving up', () => device.status() === 'unable-to-connect', 10_000);
@@ -323,6 +323,25 @@ test('execute-and-read and dry-run; bad RPC input is refused; unknown operations
     await t.throwsAsync(h.invoke(node, 'cli-unit-generic:execute-and-read', {}), { message: /non-empty string/ });
     await t.throwsAsync(h.invoke(node, 'cli-unit-generic:dry-run', { after: [1] }), { message: /after must be/ });
     t.is(await h.invoke(node, 'other:rpc', {}), undefined);
+  } finally {
+    await node.connection.close();
+    await device.close();
+  }
+});
+
+test('huge output, one line of 4 MB and 200000 short lines, is read whole in linear time', async (t) => {
+  const wide = 'x'.repeat(4_000_000);
+  const tall = Array.from({ length: 200_000 }, (_, i) => `line ${i}`).join('\n');
+  const device = await sim({ commands: { ...frrDevice().commands, 'show wide': wide, 'show tall': tall } });
+  const node = await h.connect('R-big', cliSettings(device.port));
+  try {
+    const started = Date.now();
+    const a = await h.invoke(node, 'cli-unit-generic:execute-and-read', { command: 'show wide' });
+    const b = await h.invoke(node, 'cli-unit-generic:execute-and-read', { command: 'show tall' });
+    t.is(String(a!['output']), `${wide}\n`);
+    t.is(String(b!['output']), `${tall}\n`);
+    t.log(`8 MB of output in ${Date.now() - started} ms`);
+    t.true(Date.now() - started < 15_000);
   } finally {
     await node.connection.close();
     await device.close();
