@@ -106,6 +106,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     if (warning !== undefined) log.error(warning);
     server = secured ?? http.createServer(handler);
   } catch (e) {
+    await mount.close();
     await host?.close();
     await datastores.close();
     throw e;
