@@ -1,0 +1,136 @@
+/**
+ * End to end against the real FRR peer (test/peers/frr-device.sh): a Rosetta service with the CLI
+ * southbound (plugins/cli) and the FRR translation units (plugins/frr) installs the peer as a node,
+ * reads its whole mount point and subtrees in both contents, and PUT/PATCH/DELETEs an interface
+ * description, each checked on the device itself with `vtysh -c 'show running-config'`; then uninstalls.
+ *
+ * One FRR per machine: the tests are serial, the peer is started idempotently and stopped only when this
+ * file started it. Without FRR installed the tests are skipped with a loud message.
+ */
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import test from 'ava';
+import { openDatastores } from '@rosetta/core/dist/src/datastore';
+import { resolveConfig } from '@rosetta/core/dist/src/service/config';
+import { startService, type RunningService } from '@rosetta/core/dist/src/service/service';
+
+const REPO = path.resolve(__dirname, '../..'); // from test/dist
+const SCRIPT = path.join(REPO, 'test/peers/frr-device.sh');
+const PORT = Number(process.env.FRR_PEER_PORT ?? 10022);
+const USER = process.env.FRR_PEER_USER ?? 'frruser';
+const PASS = process.env.FRR_PEER_PASS ?? 'frrpass';
+const IFACE = 'rtest0';
+const NODES = '/rests/data/network-topology:network-topology';
+const MOUNT = `${NODES}/topology=cli/node=FRR1/yang-ext:mount`;
+const IFACES = `${MOUNT}/rosetta-openconfig-interfaces:interfaces`;
+
+const haveFrr = fs.existsSync('/usr/lib/frr/zebra') && fs.existsSync('/usr/bin/vtysh');
+if (!haveFrr) console.warn('\n*** e2e-frr-mount: FRR is not installed (/usr/lib/frr/zebra, /usr/bin/vtysh): SKIPPING the real-device tests ***\n');
+const serial = haveFrr ? test.serial : test.serial.skip;
+
+let service: RunningService | undefined;
+let startedPeer = false;
+
+function peer(command: string): { ok: boolean; out: string } {
+  try {
+    return { ok: true, out: execFileSync('bash', [SCRIPT, command], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 }) };
+  } catch (e) {
+    return { ok: false, out: String((e as { stdout?: string }).stdout ?? '') + String((e as { stderr?: string }).stderr ?? '') };
+  }
+}
+
+function runningConfig(): string {
+  return execFileSync('vtysh', ['-c', 'show running-config'], { encoding: 'utf8', timeout: 30_000 });
+}
+
+async function request(method: string, p: string, body?: unknown): Promise<{ status: number; text: string; json: any }> {
+  const res = await fetch(service!.url + p, {
+    method, headers: body !== undefined ? { 'content-type': 'application/yang-data+json' } : {}, ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  let json: unknown;
+  try { json = JSON.parse(text); } catch { json = undefined; }
+  return { status: res.status, text, json };
+}
+
+test.before(async () => {
+  if (!haveFrr) return;
+  if (!peer('status').ok) {
+    const started = peer('start');
+    if (!started.ok) throw new Error(`the FRR peer did not start: ${started.out}`);
+    startedPeer = true;
+  }
+  try { execFileSync('vtysh', ['-c', 'configure terminal', '-c', `no interface ${IFACE}`], { stdio: 'ignore' }); } catch { /* absent already */ }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-e2e-'));
+  const plugins = path.join(dir, 'plugins.json');
+  fs.writeFileSync(plugins, JSON.stringify({ watch: false, plugins: ['plugins/cli', 'plugins/frr'].map((p) => ({ path: path.join(REPO, p), enabled: true })) }));
+  const config = resolveConfig({ port: 0, dataDir: path.join(dir, 'data'), plugins }, dir);
+  service = await startService({ config, openDatastores: (d, s) => openDatastores(d, s), log: { info: () => undefined, error: (m) => console.error(m) } });
+});
+
+test.after.always(async () => {
+  await service?.stop();
+  if (haveFrr) {
+    try { execFileSync('vtysh', ['-c', 'configure terminal', '-c', `no interface ${IFACE}`], { stdio: 'ignore' }); } catch { /* nothing to clean */ }
+  }
+  if (startedPeer) peer('stop');
+});
+
+serial('install the real FRR as a CLI node', async (t) => {
+  const r = await request('POST', '/rests/operations/connection-manager:install-node', {
+    input: {
+      'node-id': 'FRR1',
+      cli: {
+        'cli-topology:host': '127.0.0.1', 'cli-topology:port': String(PORT), 'cli-topology:transport-type': 'ssh',
+        'cli-topology:device-type': 'frr', 'cli-topology:device-version': '8.4.4',
+        'cli-topology:username': USER, 'cli-topology:password': PASS,
+      },
+    },
+  });
+  t.is(r.status, 204, r.text);
+  const node = await request('GET', `${NODES}/topology=cli/node=FRR1?content=nonconfig`);
+  t.is(node.json['network-topology:node'][0]['cli-topology:connection-status'], 'connected', node.text);
+});
+
+serial('GET the whole mount point and a subtree, config and nonconfig', async (t) => {
+  const config = await request('GET', `${MOUNT}?content=config`);
+  t.true(config.status === 200 || config.status === 404, config.text);
+  const state = await request('GET', `${MOUNT}?content=nonconfig`);
+  t.is(state.status, 200, state.text);
+  const lo = state.json['ietf-restconf:data']['rosetta-openconfig-interfaces:interfaces'].interface.find((i: any) => i.name === 'lo');
+  t.truthy(lo?.state, state.text.slice(0, 500));
+  const loState = await request('GET', `${IFACES}/interface=lo/state?content=nonconfig`);
+  t.is(loState.status, 200, loState.text);
+  t.truthy(loState.json['rosetta-openconfig-interfaces:state']['oper-status']);
+});
+
+serial('PUT, PATCH and DELETE an interface description, checked with vtysh', async (t) => {
+  const put = await request('PUT', `${IFACES}/interface=${IFACE}`, {
+    'rosetta-openconfig-interfaces:interface': [{ name: IFACE, config: { name: IFACE, description: 'set by rosetta', enabled: false } }],
+  });
+  t.is(put.status, 201, put.text);
+  t.regex(runningConfig(), new RegExp(`interface ${IFACE}\\n description set by rosetta`));
+  const read = await request('GET', `${IFACES}/interface=${IFACE}/config?content=config`);
+  t.is(read.json['rosetta-openconfig-interfaces:config'].description, 'set by rosetta');
+
+  const patch = await request('PATCH', `${IFACES}/interface=${IFACE}/config`, { 'rosetta-openconfig-interfaces:config': { description: 'patched by rosetta' } });
+  t.is(patch.status, 200, patch.text);
+  t.regex(runningConfig(), new RegExp(`interface ${IFACE}\\n description patched by rosetta`));
+
+  const del = await request('DELETE', `${IFACES}/interface=${IFACE}/config/description`);
+  t.is(del.status, 204, del.text);
+  t.notRegex(runningConfig(), /description patched by rosetta/);
+  // `shutdown` keeps the interface in FRR's running-config once its description is gone
+  t.regex(runningConfig(), new RegExp(`interface ${IFACE}\\n shutdown`));
+  const delIface = await request('DELETE', `${IFACES}/interface=${IFACE}`);
+  t.is(delIface.status, 204, delIface.text);
+  t.notRegex(runningConfig(), new RegExp(`interface ${IFACE}\\b`));
+});
+
+serial('uninstall the node', async (t) => {
+  const r = await request('POST', '/rests/operations/connection-manager:uninstall-node', { input: { 'node-id': 'FRR1', 'connection-type': 'cli' } });
+  t.is(r.status, 204, r.text);
+  t.is((await request('GET', MOUNT)).status, 404);
+});
