@@ -10,7 +10,9 @@
  * the device is connected and its schema compiled, so a failed install leaves nothing behind.
  */
 import type { Datastores } from '../datastore/datastore';
+import { fault } from '../data/errors';
 import { decodeJson } from '../data/json-decode';
+import type { DataNode, DataRoot } from '../data/tree';
 import type {
   DeviceConnection, DeviceDataCodec, DeviceInfo, JsonObject, JsonValue, OperationResult, RosettaHooks, RpcContext,
 } from '../hooks';
@@ -101,6 +103,13 @@ export class MountManager {
     hooks.rpc.invoke.for('connection-manager:install-node').tapPromise('mount', (ctx) => this.withScope((s) => this.install(s, ctx)));
     hooks.rpc.invoke.for('connection-manager:uninstall-node').tapPromise('mount', (ctx) => this.uninstall(ctx));
     hooks.data.readState.for('network-topology').tapPromise('mount', async (state) => ({ ...state, ...this.statusJson() }));
+    hooks.data.beforeWrite.tapPromise('mount', async (ctx) => {
+      const changed = changedDeviceTopologies(ctx.before, ctx.after);
+      if (changed.length > 0) {
+        ctx.faults.push(fault('invalid-value', `/network-topology:network-topology/topology[topology-id='${changed[0]}']`,
+          `nodes of topology '${changed[0]}' are installed and removed with connection-manager:install-node and uninstall-node, not written directly`));
+      }
+    });
   }
 
   private async withScope<T>(work: (scope: PluginScope) => Promise<T>): Promise<T> {
@@ -325,3 +334,27 @@ export class MountManager {
     await Promise.all(open.map((n) => n.connection?.close().catch(() => undefined)));
   }
 }
+
+/**
+ * The device topologies whose data differs between two versions of the Config tree. Stored trees share
+ * unchanged subtrees (copy-on-write), so an unchanged topology entry is the same object in both.
+ */
+function changedDeviceTopologies(before: DataRoot, after: DataRoot): string[] {
+  const entries = (root: DataRoot): Map<string, DataNode> => {
+    const out = new Map<string, DataNode>();
+    const top = root.children.find((c) => c.schema.name === 'network-topology' && c.schema.module.name === 'network-topology');
+    const list = top?.kind === 'container' ? top.children.find((c) => c.kind === 'list' && c.schema.name === 'topology') : undefined;
+    if (list?.kind !== 'list') return out;
+    for (const e of list.entries) {
+      const id = e.children.find((c) => c.schema.name === 'topology-id');
+      if (id?.kind === 'leaf' && DEVICE_TOPOLOGIES.has(String(id.value))) out.set(String(id.value), e);
+    }
+    return out;
+  };
+  if (before === after) return [];
+  const a = entries(before);
+  const b = entries(after);
+  return [...DEVICE_TOPOLOGIES].filter((t) => a.get(t) !== b.get(t));
+}
+
+const DEVICE_TOPOLOGIES: ReadonlySet<string> = new Set([TOPOLOGY_OF.cli, TOPOLOGY_OF.netconf, UNIFIED]);

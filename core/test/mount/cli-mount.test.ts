@@ -155,6 +155,11 @@ test.serial('unreachable device: 502 and nothing installed; unknown nodes 404', 
   t.is(noProto.status, 400);
   const mountElsewhere = await s.request('GET', '/rests/data/network-topology:network-topology/yang-ext:mount');
   t.is(mountElsewhere.status, 404);
+  // device nodes are not written directly (that would install nothing, and store a password in clear)
+  const direct = await s.request('PUT', `${NODES}/topology=cli/node=SNEAK`, { 'network-topology:node': [{ 'node-id': 'SNEAK', 'cli-topology:host': 'h', 'cli-topology:password': 'clear' }] });
+  t.is(direct.status, 400, direct.text);
+  const other = await s.request('PUT', `${NODES}/topology=my-own`, { 'network-topology:topology': [{ 'topology-id': 'my-own' }] });
+  t.is(other.status, 201, other.text);
 });
 
 test.serial('installed nodes survive a restart and reconnect; uninstall removes them', async (t) => {
