@@ -38,6 +38,10 @@ export interface DecodeOptions extends AttributeOptions {
   readonly parentPath?: string;
   /** Whether `config false` nodes may appear (default true; false for configuration writes). */
   readonly allowState?: boolean;
+  /** Drops members (XML: elements) that name no schema node, with their content, instead of `unknown-element`. */
+  readonly skipUnknown?: boolean;
+  /** Drops members of the schema nodes this answers true for, with their content (schema filters on writes). */
+  readonly skip?: (schema: SchemaNode) => boolean;
 }
 
 /** What a document decodes to: its top-level nodes, and the one node when there is exactly one. */
@@ -156,8 +160,15 @@ class JsonDecoder {
   private readonly trailSchemas: SchemaNode[] = [];
   private readonly trailEntries: (JsonObject | undefined)[] = [];
   private readonly allowState: boolean;
+  /** One reusable array per depth where an object's children gather (see `members`). */
+  private readonly scratch: DataNode[][] = [];
 
-  constructor(private readonly ctx: SchemaContext, private readonly options: DecodeOptions) {
+  /**
+   * @param ownsDocument the parsed document is the decoder's own (parsed from text here), so list
+   *   entries may be dropped from it once decoded: they then die young instead of being copied by
+   *   every garbage collection while the rest of a large list is read.
+   */
+  constructor(private readonly ctx: SchemaContext, private readonly options: DecodeOptions, private readonly ownsDocument: boolean) {
     this.allowState = options.allowState ?? true;
   }
 
@@ -165,7 +176,7 @@ class JsonDecoder {
     if (!isObject(doc)) throw this.fail('malformed-message', 'a JSON object is expected at the top of the document');
     const table = tableFor(this.options.parent, this.ctx);
     const root: DataRoot = { kind: 'root', children: [] };
-    this.members(doc, membersOf(table), root.children, false);
+    this.members(doc, membersOf(table), root, false);
     return { root, node: root.children.length === 1 ? root.children[0] : undefined };
   }
 
@@ -204,11 +215,16 @@ class JsonDecoder {
    * Decodes the members of one JSON object into `out` (children of one parent), keeping the
    * canonical child order. Returns the object's `@` member when `attributed` allows one.
    */
-  private members(obj: JsonObject, members: Members, out: DataNode[], attributed: boolean): Attributes | undefined {
+  private members(obj: JsonObject, members: Members, holder: { children: DataNode[] }, attributed: boolean): Attributes | undefined {
     let attributes: Attributes | undefined;
     let lastOrder = -Infinity;
     let sorted = true;
     const byName = members.byName;
+    // Children gather in a scratch array of this depth and are copied out at their exact size: an
+    // array grown by push keeps room for 16, which for small list entries doubles what the tree holds.
+    const depth = this.trailSchemas.length;
+    const out = this.scratch[depth] ?? (this.scratch[depth] = []);
+    let count = 0;
     for (const name in obj) {
       const raw = obj[name];
       const member = byName.get(name);
@@ -217,9 +233,11 @@ class JsonDecoder {
           attributes = this.attributes(raw);
           continue;
         }
+        if (this.options.skipUnknown === true) continue;
         throw this.fail('unknown-element', `unknown element '${name}'`, name);
       }
       const schema = member.schema;
+      if (this.options.skip !== undefined && this.options.skip(schema)) continue;
       if (!this.allowState && !schema.config) throw this.fail('invalid-value', `state data '${name}' is not allowed here`, name);
       let node: DataNode | undefined;
       switch (member.shape) {
@@ -233,9 +251,12 @@ class JsonDecoder {
       if (node === undefined) continue;
       if (member.order < lastOrder) sorted = false;
       lastOrder = member.order;
-      out.push(node);
+      out[count++] = node;
     }
-    if (!sorted) out.sort((a, b) => members.bySchema.get(a.schema)!.order - members.bySchema.get(b.schema)!.order);
+    const children: DataNode[] = out.slice(0, count);
+    out.fill(undefined as unknown as DataNode, 0, count); // the scratch must not keep the tree alive
+    if (!sorted) children.sort((a, b) => members.bySchema.get(a.schema)!.order - members.bySchema.get(b.schema)!.order);
+    holder.children = children;
     return attributes;
   }
 
@@ -262,7 +283,7 @@ class JsonDecoder {
   private container(schema: ContainerNode['schema'], raw: unknown): ContainerNode {
     if (!isObject(raw)) throw this.fail('invalid-value', `${describe(raw)} where a container (JSON object) is expected`);
     const node: ContainerNode = { kind: 'container', schema, children: [] };
-    const attributes = this.members(raw, membersOf(childTable(schema)), node.children, true);
+    const attributes = this.members(raw, membersOf(childTable(schema)), node, true);
     if (attributes !== undefined) node.attributes = attributes;
     return node;
   }
@@ -286,7 +307,7 @@ class JsonDecoder {
       if (!isObject(item)) throw this.fail('invalid-value', `${describe(item)} where a list entry (JSON object) is expected`);
       this.trailEntries[level] = item;
       const entry: ListEntryNode = { kind: 'entry', schema, children: [] };
-      const entryAttributes = this.members(item, members, entry.children, true);
+      const entryAttributes = this.members(item, members, entry, true);
       if (entryAttributes !== undefined) entry.attributes = entryAttributes;
       if (index !== undefined) {
         const key = this.entryKey(entry, keys);
@@ -294,6 +315,7 @@ class JsonDecoder {
         index.set(key, entry);
       }
       node.entries[i] = entry;
+      if (this.ownsDocument) items[i] = undefined;
     }
     this.trailEntries[level] = undefined;
     if (index !== undefined) node.index = index;
@@ -414,5 +436,5 @@ export function decodeJson(input: string | unknown, ctx: SchemaContext, options:
     if (input.trim() === '') throw new DataError(fault('malformed-message', '/', 'the document is empty'));
     doc = parseJsonText(input);
   }
-  return new JsonDecoder(ctx, options).decode(doc);
+  return new JsonDecoder(ctx, options, typeof input === 'string').decode(doc);
 }

@@ -61,7 +61,7 @@ class Scope {
 const noPrefixes = (): undefined => undefined;
 
 /** What an open element is, and so what its content and end mean. */
-const enum Kind { Root, Inner, Leaf, Any, AnyChild }
+const enum Kind { Root, Inner, Leaf, Any, AnyChild, Skip }
 
 /** One open element. Frames are reused by depth: the walk allocates only what the tree keeps. */
 class Frame {
@@ -201,6 +201,9 @@ class XmlDecoder {
       case Kind.Any: case Kind.AnyChild:
         this.anyChild(parent, scope, local, ns);
         return;
+      case Kind.Skip: // inside an element dropped by `skipUnknown` or `skip`: drop it all
+        this.push(Kind.Skip, undefined, scope);
+        return;
       default:
         break;
     }
@@ -213,11 +216,13 @@ class XmlDecoder {
         f.out = this.root.children;
         return;
       }
+      if (this.options.skipUnknown === true) { this.push(Kind.Skip, undefined, scope); return; }
       throw this.unknown(name, local, ns);
     }
     if (parent.kind === Kind.Root && this.wrapped) throw this.fail('unknown-element', 'nothing may follow the <data> or <config> wrapper');
     if (parent.kind === Kind.Root) this.topCount++;
     const schema = slot.schema;
+    if (this.options.skip !== undefined && this.options.skip(schema)) { this.push(Kind.Skip, undefined, scope); return; }
     if (!this.allowState && !schema.config) throw this.fail('invalid-value', `state data '${local}' is not allowed here`, local);
     switch (schema.kind) {
       case 'leaf': {
@@ -323,6 +328,7 @@ class XmlDecoder {
   private content(): void {
     const f = this.frames[this.depth - 1]!;
     const tok = this.tok;
+    if (f.kind === Kind.Skip) return;
     if (f.kind === Kind.Leaf || f.kind === Kind.Any || f.kind === Kind.AnyChild) {
       f.text = f.text === '' ? tok.textValue() : f.text + tok.textValue();
     } else if (!tok.textIsSpace()) {
@@ -343,7 +349,7 @@ class XmlDecoder {
         break;
       }
       case Kind.AnyChild: addMember(parent, f.member, anyValue(f)); break;
-      case Kind.Root: break;
+      case Kind.Root: case Kind.Skip: break;
     }
     this.depth--;
   }
