@@ -44,6 +44,56 @@ export interface CompiledModule {
   readonly augments: ReadonlyArray<AugmentInfo>;
   /** This module's `deviation` statements as applied (targets resolved). */
   readonly deviations: ReadonlyArray<{ readonly target: string; readonly position: SourcePosition }>;
+  /**
+   * The data trees this module defines outside any datastore: RFC 8040 `rc:yang-data` templates and
+   * RFC 8791 `sx:structure`s, in source order (compiled for implemented modules only).
+   */
+  readonly structures: ReadonlyArray<StructureSchema>;
+  /** What this module's RFC 8791 `sx:augment-structure` statements add to structures, in source order. */
+  readonly structureAugments: ReadonlyArray<StructureAugmentInfo>;
+}
+
+/**
+ * A YANG data tree that lives in no datastore: a message body, an error-info or a file format,
+ * defined by RFC 8040 `rc:yang-data` (exactly one container, possibly chosen among cases) or RFC
+ * 8791 `sx:structure` (any data nodes). Its nodes are ordinary schema nodes whose `parent` is
+ * undefined at the top, all with `config` false (config does not apply; keyless lists are allowed).
+ * XPath in them (`path`, `must`, `when`) treats the structure as the whole document: an absolute
+ * path starts at `nodes`, never in the datastore (RFC 8791 `structure` extension description).
+ */
+export interface StructureSchema {
+  /** `yang-data` for RFC 8040's extension, `structure` for RFC 8791's. */
+  readonly extension: 'yang-data' | 'structure';
+  /** The structure's name (the extension's argument); one name per module and extension. */
+  readonly name: string;
+  /** The defining module; augment-structure adds nodes of other modules below the top. */
+  readonly module: CompiledModule;
+  /**
+   * Top-level nodes. Ordered as libyang compiles them (and yanglint prints them): containers, then
+   * leaves, leaf-lists, lists, choices, anydata, anyxml, and nodes of `uses` last. Sibling order of
+   * a structure's top carries no meaning on the wire, so the oracle's order is kept.
+   */
+  readonly nodes: readonly SchemaNode[];
+  /** `must` statements of an sx:structure (evaluated with the structure as the document). */
+  readonly musts: readonly MustConstraint[];
+  readonly status: Status;
+  readonly description?: string;
+  readonly reference?: string;
+  /** The extension statement (`rc:yang-data name { ... }`) as parsed. */
+  readonly statement: Statement;
+}
+
+/** One RFC 8791 `sx:augment-structure` as applied. */
+export interface StructureAugmentInfo {
+  /** The target path as written (`/dots-signal:dots-signal/dots-signal:message-type`). */
+  readonly targetPath: string;
+  /** The structure the path's first step names. */
+  readonly structure: StructureSchema;
+  /** The node inside the structure that received the nodes. */
+  readonly target: SchemaNode;
+  /** The nodes added under the target, compiled (in the augmenting module's namespace). */
+  readonly nodes: readonly SchemaNode[];
+  readonly statement: Statement;
 }
 
 export interface Feature {
@@ -356,6 +406,19 @@ export function enclosingCases(node: SchemaNode): CaseSchema[] {
     p = p.parent;
   }
   return cases;
+}
+
+/**
+ * The rc:yang-data or sx:structure a node belongs to, or undefined for a node of the datastore, an
+ * rpc or a notification (found from the node's top ancestor among the context's structures).
+ */
+export function structureOf(ctx: SchemaContext, node: SchemaNode): StructureSchema | undefined {
+  let top = node;
+  while (top.parent) top = top.parent;
+  for (const m of ctx.modules.values()) {
+    for (const s of m.structures) if (s.nodes.includes(top)) return s;
+  }
+  return undefined;
 }
 
 // ---------------------------------------------------------------------------------------------------

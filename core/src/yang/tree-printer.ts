@@ -9,6 +9,13 @@
  * other modules are drawn from the parsed statements (`+---u grouping` for uses, not expanded).
  * What a line shows of a compiled node (type as written, own if-features, key string) comes from the
  * statement the node was compiled from, found by its source position.
+ *
+ * After the notifications come the module's extension-defined trees, in source order, as libyang's
+ * extension plugins print them: `yang-data NAME:` (RFC 8040, compiled, flags `--`), `structure NAME:`
+ * (RFC 8791, compiled, no flags) and `augment-structure PATH:` (parsed, no flags). Nodes in them carry
+ * no module prefix, even those another module's augment-structure added (yanglint prints it so).
+ * Unlike yanglint 2.1.30, every augment-structure is printed with its own content (yanglint skips
+ * those written after an sx:structure and repeats the first of several with the same path).
  */
 import type { Statement } from './statement';
 import { findSub, findSubs } from './statement';
@@ -74,7 +81,47 @@ function printModule(module: CompiledModule, statements: StatementIndex): string
     lines.push('', '  notifications:');
     renderFamily(module.notifications.map((n) => compiledRow(n, module, statements)), '    ', lines);
   }
+  printStructures(module, statements, lines);
   return lines.join('\n') + '\n';
+}
+
+/** Data-def substatements of an extension instance in the order libyang stores (and prints) them. */
+const EXTENSION_DATA_ORDER = ['container', 'leaf', 'leaf-list', 'list', 'choice', 'anydata', 'anyxml', 'uses', 'case'];
+
+/** The yang-data, structure and augment-structure sections; a blank line where the kind changes. */
+function printStructures(module: CompiledModule, statements: StatementIndex, lines: string[]): void {
+  let previous: string | undefined;
+  for (const text of [module.statement, ...module.submodules.map((s) => s.statement)]) {
+    for (const stmt of text.substatements) {
+      const kind = extensionKind(stmt, module, text);
+      if (kind === undefined) continue;
+      let rows: Row[];
+      if (kind === 'augment-structure') {
+        const ordered = { ...stmt, substatements: EXTENSION_DATA_ORDER.flatMap((k) => findSubs(stmt, k)) };
+        rows = parsedChildren(ordered, { ...initialParsedContext(), forcedFlags: '' });
+      } else {
+        const structure = module.structures.find((x) => x.statement === stmt);
+        if (!structure) continue; // refused by the compiler (duplicate, misplaced) or module not implemented
+        const style: CompiledStyle = { flags: kind === 'yang-data' ? '--' : '', prefixes: false };
+        rows = structure.nodes.map((n) => compiledRow(n, module, statements, style));
+      }
+      if (previous !== kind) lines.push('');
+      previous = kind;
+      lines.push(`  ${kind} ${stmt.arg ?? ''}:`);
+      renderFamily(rows, '    ', lines);
+    }
+  }
+}
+
+/** Which extension-defined tree a top-level statement of a module text is, by its prefix's module. */
+function extensionKind(stmt: Statement, module: CompiledModule, text: Statement): 'yang-data' | 'structure' | 'augment-structure' | undefined {
+  if (stmt.prefix === undefined) return undefined;
+  // A submodule declares its own prefixes; its imports are in the module's prefix map unless renamed.
+  const own = text === module.statement ? undefined : findSubs(text, 'import').find((i) => findSub(i, 'prefix')?.arg === stmt.prefix)?.arg;
+  const defining = own ?? module.prefixes.get(stmt.prefix);
+  if (defining === 'ietf-restconf' && stmt.keyword === 'yang-data') return 'yang-data';
+  if (defining === 'ietf-yang-structure-ext' && (stmt.keyword === 'structure' || stmt.keyword === 'augment-structure')) return stmt.keyword;
+  return undefined;
 }
 
 /** `-P`: the module line, each ancestor of the target on its own line, then the target's subtree. */
@@ -161,16 +208,22 @@ function compiledFlags(node: SchemaNode): string {
   return node.config ? 'rw' : 'ro';
 }
 
-function compiledRow(node: SchemaNode, printed: CompiledModule, statements: StatementIndex): Row {
+/** How the nodes of an extension-defined tree are drawn: fixed flags, and whether prefixes show. */
+interface CompiledStyle {
+  readonly flags: string;
+  readonly prefixes: boolean;
+}
+
+function compiledRow(node: SchemaNode, printed: CompiledModule, statements: StatementIndex, style?: CompiledStyle): Row {
   const stmt = statements.of(node);
-  const prefix = node.module.name !== printed.name ? node.module.prefix : undefined;
+  const prefix = node.module.name !== printed.name && (style?.prefixes ?? true) ? node.module.prefix : undefined;
   const base = {
     status: statusMark(node.status),
-    flags: compiledFlags(node),
+    flags: style ? style.flags : compiledFlags(node),
     prefix,
     name: node.name,
     ifFeatures: stmt ? findSubs(stmt, 'if-feature').map((s) => s.arg ?? '') : [],
-    children: childrenInOrder(node).map((c) => compiledRow(c, printed, statements)),
+    children: childrenInOrder(node).map((c) => compiledRow(c, printed, statements, style)),
   };
   switch (node.kind) {
     case 'choice': return { ...base, shape: 'choice', opts: node.mandatory ? '' : '?' };
@@ -250,6 +303,8 @@ interface ParsedContext {
   readonly config: 'rw' | 'ro';
   /** The key string of the nearest enclosing list, for telling keys from optional leaves. */
   readonly listKeys: readonly string[];
+  /** Flags every row shows regardless of kind (`''` in an augment-structure). */
+  readonly forcedFlags?: string;
 }
 
 function initialParsedContext(): ParsedContext {
@@ -289,6 +344,7 @@ function parsedRow(stmt: Statement, ctx: ParsedContext, implicitCase: boolean): 
   else if (kw === 'uses') flags = '-u';
   else if (kw === 'rpc' || kw === 'action') flags = '-x';
   else flags = ownConfig === 'false' ? 'ro' : ownConfig === 'true' ? 'rw' : ctx.config;
+  if (ctx.forcedFlags !== undefined) flags = ctx.forcedFlags;
   const mandatory = findSub(stmt, 'mandatory')?.arg === 'true';
   let opts = '';
   let shape: Row['shape'] = 'plain';
@@ -303,6 +359,7 @@ function parsedRow(stmt: Statement, ctx: ParsedContext, implicitCase: boolean): 
   const path = typeStmt ? findSub(typeStmt, 'path')?.arg : undefined;
   const type = typeStmt ? (path !== undefined ? `-> ${path}` : typeStmt.arg) : kw === 'anydata' || kw === 'anyxml' ? kw : undefined;
   const inner: ParsedContext = {
+    ...(ctx.forcedFlags !== undefined ? { forcedFlags: ctx.forcedFlags } : {}),
     ancestor: kw === 'input' ? 'input' : kw === 'output' ? 'output' : kw === 'notification' ? 'notification' : ctx.ancestor,
     status: own !== undefined ? statusMark(own) : ctx.status,
     config: ctx.ancestor === 'output' ? 'ro' : ownConfig === 'false' ? 'ro' : ownConfig === 'true' ? 'rw' : ctx.config,

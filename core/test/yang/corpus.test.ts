@@ -110,28 +110,49 @@ for (const folder of folders) {
 }
 
 /**
- * FAIL modules: the seven whose faults are core YANG are rejected here too; the other eight fail in
- * libyang only through its extension plugins (schema mount placement, sx:structure/rc:yang-data
- * checks), which Rosetta does not implement, so they compile here. Listed so that a change shows.
+ * FAIL modules. Seven fail on core YANG faults, here as in yanglint. Seven more fail in libyang
+ * through its extension plugins, and here on the same rule, named in the message:
+ * - ietf-connectionless-oam puts `yangmnt:mount-point` on an anydata; RFC 8528 §3.1 allows it only
+ *   in container and list (ietf-connectionless-oam-methods imports it and fails with it).
+ * - ietf-dots-signal-channel has leafrefs to `/data-channel:dots-data/...` inside its sx:structure;
+ *   RFC 8791 makes the structure the XPath document, so an absolute path cannot leave it. The four
+ *   modules that import it fail with it (yanglint names the same leafref for three of them).
+ * - ietf-dots-robust-trans imports ietf-dots-signal-channel and fails through it. Its own
+ *   sx:augment-structure statements are right: they hold only `uses`, which is a data-def-stmt in
+ *   RFC 7950's grammar (RFC 8791 asks for "1*(data-def-stmt / case-stmt)"); libyang's "does not define
+ *   any data-def-stmt statements" comes from a statement mask that leaves `uses` out.
  */
-const ACCEPTED_THOUGH_YANGLINT_FAILS = new Set([
-  'ietf/ietf-connectionless-oam@2019-04-16.yang', // yangmnt:mount-point on anydata (schema-mount plugin check)
-  'ietf/ietf-connectionless-oam-methods@2019-04-16.yang', // imports the above
-  'ietf/ietf-dots-signal-channel@2021-09-02.yang', // absolute leafref inside sx:structure resolved against the data tree
-  'ietf/ietf-dots-call-home@2021-12-09.yang', // depends on ietf-dots-signal-channel
-  'ietf/ietf-dots-signal-control@2021-09-02.yang', // depends on ietf-dots-signal-channel
-  'ietf/ietf-dots-telemetry@2022-06-20.yang', // depends on ietf-dots-signal-channel
-  'ietf/ietf-dots-robust-trans@2023-02-28.yang', // sx:augment-structure plugin check
-  'ietf/ietf-voucher-request@2021-05-20.yang', // refine target inside rc:yang-data (libyang structure plugin)
-]);
+const REJECTED_BY_EXTENSION_RULES: Record<string, RegExp> = {
+  'ietf/ietf-connectionless-oam@2019-04-16.yang': /"yangmnt:mount-point" is allowed only in a container or list statement \(RFC 8528/,
+  'ietf/ietf-connectionless-oam-methods@2019-04-16.yang': /"yangmnt:mount-point" is allowed only in a container or list statement \(RFC 8528/,
+  'ietf/ietf-dots-signal-channel@2021-09-02.yang': /leafref path "\/data-channel:dots-data.*inside sx:structure "dots-signal".*absolute paths start at the structure's own top-level nodes/,
+  'ietf/ietf-dots-call-home@2021-12-09.yang': /inside sx:structure "dots-signal"/,
+  'ietf/ietf-dots-signal-control@2021-09-02.yang': /inside sx:structure "dots-signal"/,
+  'ietf/ietf-dots-telemetry@2022-06-20.yang': /inside sx:structure "dots-signal"/,
+  'ietf/ietf-dots-robust-trans@2023-02-28.yang': /inside sx:structure "dots-signal"/,
+};
 
-test('modules yanglint fails on core YANG faults fail here; extension-plugin failures are listed', (t) => {
+/**
+ * The one FAIL module Rosetta compiles, and why ours is right: ietf-voucher-request (RFC 8995) uses
+ * `vch:voucher-artifact-grouping { refine "voucher/..."; augment "voucher" }` inside rc:yang-data.
+ * The paths are right (the same uses compiles in libyang when placed in a container). libyang 2.1.30
+ * finds no refine or uses-augment target in ANY uses inside an extension instance, even of a local
+ * grouping in rc:yang-data or sx:structure (checked with yanglint on a five-line module), so its
+ * "Augment target node "voucher" ... was not found" is a libyang limitation, not a fault of the
+ * model. structures.test.ts checks the refined and augmented voucher-request tree.
+ */
+const ACCEPTED_THOUGH_YANGLINT_FAILS = new Set(['ietf/ietf-voucher-request@2021-05-20.yang']);
+
+test('modules yanglint fails on fail here, on the same rule; ietf-voucher-request is accepted on purpose', (t) => {
   const failing = verdicts.filter((v) => v.kind === 'module' && v.verdict === 'FAIL');
   t.is(failing.length, 15);
   for (const v of failing) {
     const ctx = compileSchema(repositoryFor(v.file), { modules: [path.join(CORPUS, v.file)], implementImports: true });
-    const errors = ctx.diagnostics.filter((d) => d.severity === 'error');
-    if (ACCEPTED_THOUGH_YANGLINT_FAILS.has(v.file)) t.deepEqual(errors.map(formatDiagnostic), [], v.file);
-    else t.true(errors.length > 0, `${v.file} must be rejected`);
+    const errors = ctx.diagnostics.filter((d) => d.severity === 'error').map(formatDiagnostic);
+    if (ACCEPTED_THOUGH_YANGLINT_FAILS.has(v.file)) { t.deepEqual(errors, [], v.file); continue; }
+    t.true(errors.length > 0, `${v.file} must be rejected`);
+    const rule = REJECTED_BY_EXTENSION_RULES[v.file];
+    if (rule) t.true(errors.some((e) => rule.test(e)), `${v.file}: ${errors.join('; ')}`);
   }
+  t.is(Object.keys(REJECTED_BY_EXTENSION_RULES).length + ACCEPTED_THOUGH_YANGLINT_FAILS.size, 8);
 });

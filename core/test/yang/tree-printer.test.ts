@@ -98,23 +98,7 @@ function treeDiff(expectedText: string, actualText: string): { nodes: number; di
 
 // --- Known differences ------------------------------------------------------------------------------
 
-/** Case lines are not node lines for tree-diff, so they ride as a tail on the previous node's record. */
-const withoutCaseTail = (s: string | undefined): string => (s ?? '').replace(/\s*[| ]*[+xo]--:\(.*$/, '');
-
-const KNOWN_DIFFERENCES: Record<string, { reason: string; accepts: (d: Difference) => boolean }> = {
-  'ietf-restconf@2017-01-26.tree': {
-    reason: 'rc:yang-data structures: the compiler does not expose extension-defined data trees in SchemaContext, so no "yang-data" section is printed',
-    accepts: (d) => d.kind === 'missing' && d.key.startsWith('yang-data '),
-  },
-  'ietf-yang-patch@2017-02-22.tree': {
-    reason: 'rc:yang-data structures (as ietf-restconf)',
-    accepts: (d) => d.kind === 'missing' && d.key.startsWith('yang-data '),
-  },
-  'ietf-subscribed-notifications@2019-09-09.tree': {
-    reason: 'rc:yang-data structures (as ietf-restconf)',
-    accepts: (d) => d.kind === 'missing' && d.key.startsWith('yang-data '),
-  },
-};
+const KNOWN_DIFFERENCES: Record<string, { reason: string; accepts: (d: Difference) => boolean }> = {};
 
 // --- The tests ---------------------------------------------------------------------------------------
 

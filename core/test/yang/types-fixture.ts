@@ -58,7 +58,7 @@ function makeModule(name: string, prefix: string): Mutable<CompiledModule> {
     name, prefix, revision: undefined, namespace: `urn:test:${name}`, yangVersion: '1.1', file: `${name}.yang`,
     statement: undefined as never, submodules: [], implemented: true, prefixes: new Map([[prefix, name]]), imports: [],
     features: new Map(), identities: new Map(), typedefs: new Map(), extensions: new Map(), annotations: new Map(),
-    data: [], rpcs: [], notifications: [], augments: [], deviations: [],
+    data: [], rpcs: [], notifications: [], augments: [], deviations: [], structures: [], structureAugments: [],
   };
 }
 

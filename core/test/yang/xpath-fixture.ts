@@ -17,7 +17,7 @@ export function fixtureModule(name: string, prefix: string, imports: Record<stri
     statement: { prefix: undefined, keyword: 'module', arg: name, substatements: [], position: here },
     submodules: [], implemented: true, prefixes, imports: [], features: new Map(), identities: new Map(),
     typedefs: new Map(), extensions: new Map(), annotations: new Map(), data: [], rpcs: [], notifications: [],
-    augments: [], deviations: [],
+    augments: [], deviations: [], structures: [], structureAugments: [],
   };
 }
 

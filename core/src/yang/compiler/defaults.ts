@@ -18,7 +18,7 @@ export function checkDefaults(nodes: NodeCompiler, context: SchemaContext, state
   const reported = new Set<string>();
   const checked = new Set<SchemaNode>();
   for (const node of nodes.defaultNodes) {
-    if (checked.has(node) || (node.kind !== 'leaf' && node.kind !== 'leaf-list') || !attached(node)) continue;
+    if (checked.has(node) || (node.kind !== 'leaf' && node.kind !== 'leaf-list') || !attached(node, nodes.structureOfTop)) continue;
     checked.add(node);
     const type = (node as LeafSchema).type;
     for (const origin of nodes.defaultsOf(node)) {

@@ -3,18 +3,23 @@
  * moved first in key order as libyang does), unique constraints, choice default cases, and leafref
  * targets (resolved with the XPath module's schema-path resolver).
  */
-import type { CaseSchema, LeafSchema, ListSchema, SchemaContext, SchemaNode, YangType } from '../schema';
+import type { CaseSchema, LeafSchema, ListSchema, SchemaContext, SchemaNode, StructureSchema, YangType } from '../schema';
 import { resolveSchemaPath } from '../xpath/schema-path';
 import type { CompileState } from './model';
 import type { NodeBuild, NodeCompiler } from './nodes';
 
-/** Whether a node is still part of its module's tree (not removed by a deviation or refine). */
-export function attached(node: SchemaNode): boolean {
+/**
+ * Whether a node is still part of its module's tree or of its structure (not removed by a deviation
+ * or refine). `structures` maps the top nodes of rc:yang-data/sx:structure trees to their structure.
+ */
+export function attached(node: SchemaNode, structures?: WeakMap<SchemaNode, StructureSchema>): boolean {
   let n = node;
   while (n.parent) {
     if (!(n.parent.children as readonly SchemaNode[]).includes(n) && !isOperationIO(n)) return false;
     n = n.parent;
   }
+  const structure = structures?.get(n);
+  if (structure) return structure.nodes.includes(n);
   const m = n.module as unknown as { data: SchemaNode[]; rpcs: SchemaNode[]; notifications: SchemaNode[] };
   return m.data.includes(n) || m.rpcs.includes(n) || m.notifications.includes(n);
 }
@@ -104,24 +109,41 @@ export function firstMandatory(nodes: readonly SchemaNode[], depth = 0): SchemaN
   return undefined;
 }
 
-/** Resolves every leafref target; an unresolvable path is an error as in libyang. */
+/**
+ * Resolves every leafref target; an unresolvable path is an error as in libyang. Inside an
+ * rc:yang-data or sx:structure the structure is the whole document (RFC 8791: "The XPath document
+ * element is the extension statement itself"), so an absolute path starts at its top-level nodes
+ * and cannot reach the datastore.
+ */
 export function resolveLeafrefs(nodes: NodeCompiler, ctx: SchemaContext, state: CompileState): void {
+  const documents = new Map<StructureSchema, SchemaContext>();
   for (const node of nodes.leafrefNodes) {
-    if (!attached(node)) continue;
+    if (!attached(node, nodes.structureOfTop)) continue;
     const leaf = node as unknown as { type: YangType };
-    leaf.type.leafref !== undefined || leaf.type.union ? resolveIn(leaf.type, node, ctx, state, nodes) : undefined;
+    if (leaf.type.leafref === undefined && !leaf.type.union) continue;
+    let top = node;
+    while (top.parent) top = top.parent;
+    const structure = nodes.structureOfTop.get(top);
+    let document = ctx;
+    if (structure) {
+      document = documents.get(structure) ?? { ...ctx, data: structure.nodes, rpcs: [], notifications: [] };
+      documents.set(structure, document);
+    }
+    resolveIn(leaf.type, node, document, state, nodes, structure);
   }
 }
 
-function resolveIn(type: YangType, node: SchemaNode, ctx: SchemaContext, state: CompileState, nodes: NodeCompiler): void {
+function resolveIn(type: YangType, node: SchemaNode, ctx: SchemaContext, state: CompileState, nodes: NodeCompiler, structure: StructureSchema | undefined): void {
   if (type.leafref) {
     const r = resolveSchemaPath(type.leafref.path, node, ctx);
     if ('error' in r) {
       const info = nodes.info.get(node);
-      state.sink.error(`Not found node in path: ${r.error}.`, type.leafref.path.position, info?.scope.unit.record.name ?? node.module.name);
+      const where = structure === undefined ? ''
+        : ` (inside ${structure.statement.prefix}:${structure.statement.keyword} "${structure.name}" of module ${structure.module.name}, where absolute paths start at the structure's own top-level nodes, RFC 8791)`;
+      state.sink.error(`Not found node in path: ${r.error}${where}.`, type.leafref.path.position, info?.scope.unit.record.name ?? node.module.name);
     } else {
       (type.leafref as { target?: unknown }).target = r.node;
     }
   }
-  for (const m of type.union ?? []) resolveIn(m, node, ctx, state, nodes);
+  for (const m of type.union ?? []) resolveIn(m, node, ctx, state, nodes, structure);
 }

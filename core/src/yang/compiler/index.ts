@@ -2,8 +2,9 @@
  * The YANG compiler's public face: `compileSchema` turns the modules a request names (with their
  * imports and submodules, found through a ModuleRepository) into one SchemaContext, as yanglint
  * would load them. Passes, in order: linkage (modules.ts), features and identities
- * (definitions.ts), data trees of implemented modules with uses expanded (nodes.ts), augments and
- * deviations (augment.ts) and the modules the trees reference (references.ts) until nothing more
+ * (definitions.ts), data trees of implemented modules with uses expanded (nodes.ts), their
+ * rc:yang-data and sx:structure trees (structures.ts), augments, deviations (augment.ts) and
+ * augment-structures and the modules the trees reference (references.ts) until nothing more
  * is implemented, then keys/unique/default cases and leafref targets (finalize.ts) and defaults
  * against their types (defaults.ts).
  *
@@ -26,6 +27,8 @@ import { finalizeStructure, resolveLeafrefs } from './finalize';
 import { checkDefaults } from './defaults';
 import { ReferenceScan } from './references';
 import { TypeCompiler } from './types';
+import { StructureCompiler, structureExtension } from './structures';
+import { checkExtensionPlacement } from './placement';
 
 /** What to compile: like yanglint's file arguments, `-F` and `-i`. */
 export interface CompileRequest {
@@ -150,6 +153,7 @@ function compileLoaded(state: CompileState, requested: ModuleRecord[], request: 
     return how.get(record) === 'full' ? '*' : undefined;
   });
   (state as { featureEnabled: CompileState['featureEnabled'] }).featureEnabled = (r, n) => features.enabled(r, n);
+  for (const r of records) for (const u of r.units) checkExtensionPlacement(u, state);
   for (const r of records) features.register(r);
   for (const r of records) createIdentities(r, state);
   linkIdentities(records, state);
@@ -163,6 +167,7 @@ function compileLoaded(state: CompileState, requested: ModuleRecord[], request: 
 
   const augments: PendingTarget[] = [];
   const deviations: PendingTarget[] = [];
+  const structures = new StructureCompiler(nodes, state, (r) => implement(r));
   const implement = (record: ModuleRecord, reason: 'full' | 'identity' = 'full'): void => {
     if (reason === 'full' || !how.has(record)) how.set(record, reason);
     if (record.dataCompiled) return;
@@ -186,6 +191,7 @@ function compileLoaded(state: CompileState, requested: ModuleRecord[], request: 
         else if (s.keyword === 'deviation') deviations.push({ stmt: s, unit });
       }
     }
+    for (const unit of record.units) structures.compileUnit(unit);
   };
   for (const r of records) if (r.implemented) implement(r, how.get(r));
   // Augments and deviations may implement further modules, whose own augments then apply.
@@ -193,9 +199,11 @@ function compileLoaded(state: CompileState, requested: ModuleRecord[], request: 
   for (let round = 0; round < 1000; round++) {
     applyAugments(augments, nodes, state, implement, (r) => loadIndex.get(r) ?? records.length);
     applyDeviations(deviations, nodes, state, implement);
+    const structuresAugmented = structures.applyPending();
     references.scan();
-    if (augments.length === 0 && deviations.length === 0) break;
+    if (augments.length === 0 && deviations.length === 0 && !structuresAugmented) break;
   }
+  structures.reportUnapplied();
   finalizeStructure(nodes, state);
   for (const r of records) {
     features.publish(r);
@@ -228,7 +236,8 @@ function implementedClosure(requested: readonly ModuleRecord[]): Set<ModuleRecor
     out.add(r);
     for (const unit of r.units) {
       for (const s of unit.statement.substatements) {
-        if (s.prefix !== undefined || (s.keyword !== 'augment' && s.keyword !== 'deviation')) continue;
+        const targets = s.prefix === undefined ? s.keyword === 'augment' || s.keyword === 'deviation' : structureExtension(s, unit) === 'augment-structure';
+        if (!targets) continue;
         for (const m of (s.arg ?? '').matchAll(PREFIX_IN_PATH)) {
           const target = unit.prefixes.get(m[1]!);
           if (target) queue.push(target);

@@ -12,8 +12,10 @@ import type { DiagnosticSink } from './diagnostics';
 export type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** A compiled module while it is being built (maps and arrays stay mutable inside the compiler). */
-export interface ModuleBuild extends Writable<Omit<CompiledModule, 'data' | 'rpcs' | 'notifications' | 'augments' | 'deviations' | 'features' | 'identities' | 'typedefs' | 'extensions' | 'annotations' | 'prefixes'>> {
+export interface ModuleBuild extends Writable<Omit<CompiledModule, 'data' | 'rpcs' | 'notifications' | 'augments' | 'deviations' | 'features' | 'identities' | 'typedefs' | 'extensions' | 'annotations' | 'prefixes' | 'structures' | 'structureAugments'>> {
   data: SchemaNode[];
+  structures: CompiledModule['structures'][number][];
+  structureAugments: CompiledModule['structureAugments'][number][];
   rpcs: CompiledModule['rpcs'][number][];
   notifications: CompiledModule['notifications'][number][];
   augments: CompiledModule['augments'][number][];

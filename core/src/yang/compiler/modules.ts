@@ -65,6 +65,7 @@ export class ModuleLoader {
       file: source.file, statement: stmt, submodules: [], implemented: false,
       prefixes: new Map(), imports: [], features: new Map(), identities: new Map(), typedefs: new Map(),
       extensions: new Map(), annotations: new Map(), data: [], rpcs: [], notifications: [], augments: [], deviations: [],
+      structures: [], structureAugments: [],
     };
     const record: ModuleRecord = {
       name, revision, module, units: [], implemented: false,

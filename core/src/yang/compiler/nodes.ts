@@ -8,7 +8,7 @@
 import type { SourcePosition, Statement } from '../statement';
 import { findSub, findSubs } from '../statement';
 import type {
-  CaseSchema, MustConstraint, OperationIOSchema, OperationSchema, SchemaNode, SchemaXPath, Status, LeafSchema,
+  CaseSchema, MustConstraint, OperationIOSchema, OperationSchema, SchemaNode, SchemaXPath, Status, LeafSchema, StructureSchema,
 } from '../schema';
 import type { CompileState, ModuleRecord, Scope, SourceUnit } from './model';
 import { innerScope, resolveQName, splitQName, subArg } from './model';
@@ -73,6 +73,9 @@ export class NodeCompiler {
   private readonly defaultOrigins = new WeakMap<SchemaNode, DefaultOrigin[]>();
   /** The text each top-level node was written in (augments are applied text by text, as libyang does). */
   readonly topUnit = new WeakMap<SchemaNode, SourceUnit>();
+
+  /** The top-level nodes of rc:yang-data and sx:structure trees, with their structure (see structures.ts). */
+  readonly structureOfTop = new WeakMap<SchemaNode, StructureSchema>();
 
   /** Names of nodes left out because their if-features are false, per parent (or module at the top). */
   private readonly disabled = new WeakMap<object, Set<string>>();
@@ -197,7 +200,8 @@ export class NodeCompiler {
       return [];
     }
     const ctx: PlaceContext = {
-      scope: innerScope(aug, scope), record, parent: target, config: target.config, inOperation: inOperation(target),
+      // config statements are ignored in operations and in structures (RFC 8791), as in their own nodes.
+      scope: innerScope(aug, scope), record, parent: target, config: target.config, inOperation: inOperation(target) || this.inStructure(target),
       status: (subArg(aug, 'status') as Status | undefined) ?? target.status,
       ifFeatures: ifFeatureArgs(aug, []), when: whenOf(aug, { scope } as PlaceContext), groupings: [],
     };
@@ -206,6 +210,13 @@ export class NodeCompiler {
     if (target.kind === 'rpc' || target.kind === 'action') into = (target as OperationSchema).input; // unusual, but keep nodes reachable
     for (const n of added) connectAugmented(into, n);
     return added;
+  }
+
+  /** Whether a node lies inside an rc:yang-data or sx:structure tree. */
+  inStructure(node: SchemaNode): boolean {
+    let top = node;
+    while (top.parent) top = top.parent;
+    return this.structureOfTop.has(top);
   }
 
   private leaf(node: NodeBuild, stmt: Statement, ctx: PlaceContext): void {
