@@ -22,7 +22,7 @@ import {
 } from 'tapable';
 import type { DataFault } from './data/errors';
 import type { DataRoot } from './data/tree';
-import type { SchemaContext } from './yang/schema';
+import type { ExtensionInstance, SchemaContext, SchemaNode } from './yang/schema';
 
 /** A JSON value as RFC 7951 encodes YANG data (member names `module:name` where the module changes). */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [member: string]: JsonValue };
@@ -59,6 +59,10 @@ export interface ReadContext {
   readonly path: string;
   /** Query parameters as received (`content`, `depth`, `fields`, ...). */
   readonly query: Readonly<Record<string, string>>;
+  /** The schema the data is in: the local one, or the mounted device's. */
+  readonly schema?: SchemaContext;
+  /** The node id when the read is under a device's mount point (`path` is then the path under the mount). */
+  readonly device?: string;
 }
 
 /** A write to the local config datastore: the whole tree before and after the edit, not yet committed. */
@@ -70,6 +74,30 @@ export interface WriteContext {
   readonly after: DataRoot;
   /** A tap rejects the write by pushing faults here (or by throwing a DataError). */
   readonly faults: DataFault[];
+}
+
+/** A write body about to be decoded: PUT, POST or plain PATCH, on local data or under a mount point. */
+export interface WriteBodyContext {
+  readonly method: 'PUT' | 'POST' | 'PATCH';
+  /** RFC 7951 instance-identifier of the request's target ('' for the datastore root). */
+  readonly path: string;
+  /** Query parameters as received (`unhide`, ...). */
+  readonly query: Readonly<Record<string, string>>;
+  /** The schema the body is decoded against: the local one, or the mounted device's. */
+  readonly schema: SchemaContext;
+  /** The node id when the write is under a device's mount point. */
+  readonly device?: string;
+}
+
+/** How a write body is decoded. Strict by default; `data.decodeBody` taps relax it. */
+export interface BodyDecodePolicy {
+  /** Members (XML: elements) that name no schema node are dropped with their content, not 400 `unknown-element`. */
+  readonly skipUnknown: boolean;
+  /**
+   * Known nodes for which this answers true are dropped with their content, as if absent from the body.
+   * Called for each member met, so it must be cheap (memoize per schema node). Undefined: drop nothing.
+   */
+  readonly skip: ((schema: SchemaNode) => boolean) | undefined;
 }
 
 /** A committed change of the local config datastore. */
@@ -272,6 +300,34 @@ export interface RouteRegistrar {
 export interface ServerRoutesContext {
   /** Routes added here are served before RESTCONF's own. */
   readonly routes: RouteRegistrar;
+  /** Read-only access to the local data for those routes (absent where a test builds the app without it). */
+  readonly local?: LocalDataAccess;
+}
+
+/** A RESTCONF data path resolved against the local schema, for plugin routes. */
+export interface ResolvedDataPath {
+  /** RFC 7951 instance-identifier of the node ('/' for the datastore root). */
+  readonly path: string;
+  /** The schema node's kind (`container`, `list`, `action`, ...), `root` for the datastore root. */
+  readonly kind: SchemaNode['kind'] | 'root';
+  readonly module: string | undefined;
+  readonly name: string | undefined;
+  /** The extension instances on the node's definition (module, name, prefix as written, argument). */
+  readonly extensions: readonly ExtensionInstance[];
+  /** Whether the Config datastore holds the node now (for an action: the node the action belongs to). */
+  readonly stored: boolean;
+}
+
+/** What plugin routes may read of the local data (plugins cannot reach the core's parser or datastores). */
+export interface LocalDataAccess {
+  /**
+   * Resolves the part of a URI after `/rests/data` (percent-encoded as sent) against the local schema.
+   * Throws the RESTCONF error a data request would answer (404 for an unknown node, 400 for a bad key);
+   * pass it to the route's `next` and the core answers it with the error envelope.
+   */
+  resolve(path: string): ResolvedDataPath;
+  /** The Config datastore's content at such a path, RFC 7951 JSON (`{"module:node": ...}`); undefined when absent. */
+  readConfig(path: string): JsonObject | undefined;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -298,8 +354,11 @@ export interface RosettaHooks {
     /** Before a local datastore read. Receives the read context; returns it (possibly changed). */
     readonly beforeRead: AsyncSeriesWaterfallHook<[ReadContext]>;
     /**
-     * After a local read, before encoding. Receives the data read and the context; returns the data
-     * (e.g. with hidden nodes or attributes removed). Must not mutate stored trees: copy what changes.
+     * After a read, before the query parameters and encoding: local data, and under a mount point the
+     * device's answer (`ReadContext.device`). Receives the data read (for local data, the target and its
+     * ancestors only, so the cost follows the path, not the datastore) and the context; returns the data
+     * (e.g. with hidden nodes removed): `fields`, `depth`, paging and `fetch=count` see what it returns.
+     * Must not mutate its input: copy what changes.
      */
     readonly afterRead: AsyncSeriesWaterfallHook<[DataRoot, ReadContext]>;
     /**
@@ -307,6 +366,12 @@ export interface RosettaHooks {
      * DataError); return nothing. All-or-nothing: any fault rejects the whole request.
      */
     readonly beforeWrite: AsyncSeriesHook<[WriteContext]>;
+    /**
+     * Before a write body (PUT, POST, plain PATCH; local or under a mount point) is decoded. Receives the
+     * policy (strict: nothing skipped) and the request; returns the policy, possibly relaxed (schema filters
+     * drop unknown members and definitions ignored on write). Throw a DataError to refuse the request.
+     */
+    readonly decodeBody: SyncWaterfallHook<[BodyDecodePolicy, WriteBodyContext]>;
     /** After a write is durable. Taps notify (callbacks, logs); errors are logged, never sent back. */
     readonly afterCommit: AsyncSeriesHook<[CommitContext]>;
     /**
@@ -358,6 +423,7 @@ export function createHooks(): RosettaHooks {
       beforeRead: new AsyncSeriesWaterfallHook<[ReadContext]>(['read'], 'data.beforeRead'),
       afterRead: new AsyncSeriesWaterfallHook<[DataRoot, ReadContext]>(['data', 'read'], 'data.afterRead'),
       beforeWrite: new AsyncSeriesHook<[WriteContext]>(['write'], 'data.beforeWrite'),
+      decodeBody: new SyncWaterfallHook<[BodyDecodePolicy, WriteBodyContext]>(['policy', 'body'], 'data.decodeBody'),
       afterCommit: new AsyncSeriesHook<[CommitContext]>(['commit'], 'data.afterCommit'),
       readState: new HookMap(
         () => new AsyncSeriesWaterfallHook<[JsonObject, StateReadContext]>(['state', 'read']), 'data.readState'),

@@ -44,3 +44,13 @@ export {
 } from './netconf/simulator';
 export { EditFault, type StoredNode } from './netconf/datastore';
 export { readModel, ModelSyntaxError, type SimulatorModel } from './netconf/model';
+
+// Contexts of the write-body and plugin-route hooks, and the compiled-schema types hook data carries.
+export type { BodyDecodePolicy, WriteBodyContext, LocalDataAccess, ResolvedDataPath } from '@rosetta/core';
+import type { yang } from '@rosetta/core';
+/** A compiled schema node: the `schema` of every data node, with its `extensions` and `status`. */
+export type SchemaNode = yang.SchemaNode;
+/** A compiled schema (local, or one mounted device's). */
+export type SchemaContext = yang.SchemaContext;
+/** One use of a YANG extension on a definition (defining module, name, prefix as written, argument). */
+export type ExtensionInstance = yang.ExtensionInstance;

@@ -3,7 +3,7 @@
  * (the SDK's `definePlugin` builds it) and what the core hands the plugin when it sets it up. This is the
  * only thing the core and the SDK agree on at run time; everything else is hooks.
  */
-import type { RosettaHooks, TranslationUnitDefinition } from '../hooks';
+import type { JsonValue, RosettaHooks, TranslationUnitDefinition } from '../hooks';
 
 /** One problem with a plugin's settings from plugins.json, naming the field. */
 export interface SettingsProblem {
@@ -36,6 +36,12 @@ export interface PluginApi {
   /** Absolute path of the plugin's YANG folder, when its manifest names one. */
   readonly yangDir: string | undefined;
   readonly log: PluginLogger;
+  /**
+   * The plugin-facing sections of the service configuration file (`schemaFilters`, `callbacks`), as
+   * the core checked them at start-up; a section the file leaves out is absent. Secrets (`tls`, `auth`)
+   * are not here: their hooks hand them to the plugin that needs them.
+   */
+  readonly serviceConfig?: Readonly<Record<string, JsonValue>>;
 }
 
 /** The default export of a plugin's entry module. */

@@ -33,6 +33,8 @@ export interface PluginHostOptions {
   readonly setupTimeoutMs?: number;
   /** The core's own taps, installed first in every generation. */
   readonly builtins?: readonly BuiltinTaps[];
+  /** The plugin-facing sections of the service configuration, handed to every plugin's setup. */
+  readonly serviceConfig?: Readonly<Record<string, import('../hooks').JsonValue>>;
 }
 
 export type PluginState = 'loaded' | 'failed' | 'disabled';
@@ -204,7 +206,10 @@ export class PluginHost {
       }
       if (slot.active && sameConfig(slot.active.entry.config, entry.config)
           && slot.active.fingerprint === await fingerprintFolder(entry.folder)) continue;
-      const result = await loadPlugin(entry, { setupTimeoutMs: this.options.setupTimeoutMs ?? 10_000, log: this.pluginLogger });
+      const result = await loadPlugin(entry, {
+        setupTimeoutMs: this.options.setupTimeoutMs ?? 10_000, log: this.pluginLogger,
+        ...(this.options.serviceConfig !== undefined ? { serviceConfig: this.options.serviceConfig } : {}),
+      });
       if (result.ok) {
         const before = slot.active;
         Object.assign(slot, { active: result.plugin, state: 'loaded', error: undefined });

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import type { ServingUnit } from '../hooks';
+import type { JsonValue, ServingUnit } from '../hooks';
 import type { PluginDefinition, PluginLogger } from './contract';
 import { formatManifestProblems, validateManifest, type PluginManifest } from './manifest';
 import type { PluginEntry } from './plugins-config';
@@ -35,6 +35,8 @@ export type LoadResult =
 export interface LoadOptions {
   readonly setupTimeoutMs: number;
   readonly log: (plugin: string) => PluginLogger;
+  /** Handed to setup as `PluginApi.serviceConfig`. */
+  readonly serviceConfig?: Readonly<Record<string, JsonValue>>;
 }
 
 let nextInstanceId = 1;
@@ -100,7 +102,7 @@ export async function loadPlugin(entry: PluginEntry, options: LoadOptions): Prom
     const outcome = await withTimeout(
       (async () => setup({
         hooks: recorder.hooks, settings, name: manifest.name, version: manifest.version, folder: entry.folder,
-        yangDir: manifest.yangDir, log: options.log(manifest.name),
+        yangDir: manifest.yangDir, log: options.log(manifest.name), serviceConfig: options.serviceConfig ?? {},
       }))(),
       options.setupTimeoutMs,
     );

@@ -14,6 +14,7 @@ import { dataParent, type SchemaNode } from '../yang/schema';
 import { decodeBody, readBody } from './body';
 import type { RestconfContext } from './context';
 import { methodNotAllowed } from './errors';
+import { bodyDecodeOptions } from './filter-points';
 import { requestType, type MediaType } from './media';
 import type { ParsedPath } from './uri';
 
@@ -85,6 +86,9 @@ export async function readWriteBody(call: DataCall, scope: 'target' | 'child'): 
     ...(where.parent !== undefined ? { parent: where.parent, parentPath: where.parentPath } : {}),
     allowState: false,
     ...(call.query.applyTags ? { extraAttributes: TAG_ATTRIBUTES } : {}),
+    ...bodyDecodeOptions(call.scope, {
+      method: call.req.method as 'PUT' | 'POST' | 'PATCH', path: call.target.path, query: call.rawQuery, schema: call.ctx.schema,
+    }),
   });
   return decoded.root;
 }

@@ -15,6 +15,7 @@ import { topTable } from '../data/children';
 import type { DataNode, DataRoot } from '../data/tree';
 import type { ReadContext } from '../hooks';
 import { dataMissing } from './errors';
+import { filterRead } from './filter-points';
 import type { DataCall } from './data-call';
 import { findTarget } from './target';
 
@@ -39,10 +40,7 @@ async function operationalRoot(call: DataCall, readCtx: ReadContext): Promise<Da
 async function readTarget(call: DataCall, readCtx: ReadContext, content: 'config' | 'nonconfig' | 'all'): Promise<DataNode | DataRoot | undefined> {
   const { hooks } = call.scope;
   const steps = call.target.steps;
-  const pick = async (root: DataRoot) => {
-    const r = hooks.data.afterRead.isUsed() ? await hooks.data.afterRead.promise(root, readCtx) : root;
-    return findTarget(r, steps);
-  };
+  const pick = async (root: DataRoot) => findTarget(await filterRead(call.scope, root, steps, readCtx), steps);
   if (content === 'config') return pick(call.ctx.datastores.config.current());
   const state = await pick(await operationalRoot(call, readCtx));
   if (content === 'nonconfig') return state;
@@ -67,7 +65,7 @@ function encodeResult(call: DataCall, result: DataNode | DataRoot): string {
 
 export async function handleGet(call: DataCall, head: boolean): Promise<void> {
   const content = call.query.content ?? call.ctx.options.defaultContent;
-  let readCtx: ReadContext = { datastore: content === 'nonconfig' ? 'operational' : 'config', path: call.target.path, query: call.rawQuery };
+  let readCtx: ReadContext = { datastore: content === 'nonconfig' ? 'operational' : 'config', path: call.target.path, query: call.rawQuery, schema: call.ctx.schema };
   if (call.scope.hooks.data.beforeRead.isUsed()) readCtx = await call.scope.hooks.data.beforeRead.promise(readCtx);
   const found = await readTarget(call, readCtx, content);
   if (found === undefined) throw dataMissing(call.target.path);

@@ -29,8 +29,10 @@ export interface ServiceConfig {
   readonly tls: Readonly<Record<string, JsonValue>> | undefined;
   /** The `auth` object, shape checked (service/auth-config.ts); the authentication plugin reads it. */
   readonly auth: Readonly<Record<string, JsonValue>> | undefined;
+  /** The `schemaFilters` object, checked (extension strings `<prefix>:<name> [value]`); the schema-filters plugin reads it. */
   readonly schemaFilters: Readonly<Record<string, JsonValue>> | undefined;
-  readonly callbacks: JsonValue | undefined;
+  /** The `callbacks` object (`timeoutMs`, `maxResponseBytes`), checked; the callbacks plugin reads it. */
+  readonly callbacks: Readonly<Record<string, JsonValue>> | undefined;
 }
 
 /** A configuration fault: the field (dotted path) and what is wrong with it. */
@@ -53,6 +55,35 @@ const SCHEMA_FILTER_FIELDS: Record<string, 'boolean' | 'string[]'> = {
   ignoredDataOnWriteByExtensions: 'string[]', hiddenDataOnReadByExtensions: 'string[]',
   ignoreUnsupportedDefinitionsOnWrite: 'boolean', hideDeprecatedDefinitionsOnRead: 'boolean',
 };
+/** An extension as the schema filters name it: `<defining module's prefix>:<extension> [argument]`. */
+const FILTER_EXTENSION = /^[A-Za-z_][A-Za-z0-9_.-]*:[A-Za-z_][A-Za-z0-9_.-]*(?: [^\s,]+)?$/;
+const CALLBACK_FIELDS: Record<string, { min: number; max: number }> = {
+  timeoutMs: { min: 1, max: 600_000 }, maxResponseBytes: { min: 1, max: 1024 * 1024 * 1024 },
+};
+
+function checkSchemaFilters(raw: unknown): Record<string, JsonValue> {
+  const filters = checkFields(raw, 'schemaFilters', SCHEMA_FILTER_FIELDS);
+  for (const field of ['ignoredDataOnWriteByExtensions', 'hiddenDataOnReadByExtensions']) {
+    const list = (filters[field] ?? []) as string[];
+    list.forEach((s, i) => {
+      if (!FILTER_EXTENSION.test(s)) throw new ConfigError(`schemaFilters.${field}[${i}]`, `${JSON.stringify(s)} is not '<prefix>:<extension>' or '<prefix>:<extension> <argument>' (e.g. "rext:hidden full")`);
+    });
+  }
+  return filters;
+}
+
+function checkCallbacks(raw: unknown): Record<string, JsonValue> {
+  if (!isObject(raw)) throw new ConfigError('callbacks', 'must be an object');
+  for (const [k, v] of Object.entries(raw)) {
+    const range = CALLBACK_FIELDS[k];
+    if (range === undefined) throw new ConfigError(`callbacks.${k}`, `unknown field; known: ${Object.keys(CALLBACK_FIELDS).join(', ')}`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < range.min || v > range.max) {
+      throw new ConfigError(`callbacks.${k}`, `must be an integer from ${range.min} to ${range.max}, not ${JSON.stringify(v)}`);
+    }
+  }
+  return raw as Record<string, JsonValue>;
+}
+
 const KNOWN = ['port', 'host', 'dataDir', 'yangDirs', 'keyDelimiter', 'bodyLimit', 'defaultContent', 'plugins', 'tls', 'auth', 'schemaFilters', 'callbacks'];
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -141,8 +172,9 @@ export function resolveConfig(raw: unknown, baseDir: string, overrides: ConfigOv
     throw new ConfigError('tls.enabledClientAuthentication', 'client authentication needs tls.enabledTls: true');
   }
   const auth = raw['auth'] === undefined ? undefined : checkAuthConfig(raw['auth']);
-  const schemaFilters = raw['schemaFilters'] === undefined ? undefined : checkFields(raw['schemaFilters'], 'schemaFilters', SCHEMA_FILTER_FIELDS);
-  return { port, host, dataDir, yangDirs, keyDelimiter, bodyLimit, defaultContent, pluginsFile, tls, auth, schemaFilters, callbacks: raw['callbacks'] as JsonValue | undefined };
+  const schemaFilters = raw['schemaFilters'] === undefined ? undefined : checkSchemaFilters(raw['schemaFilters']);
+  const callbacks = raw['callbacks'] === undefined ? undefined : checkCallbacks(raw['callbacks']);
+  return { port, host, dataDir, yangDirs, keyDelimiter, bodyLimit, defaultContent, pluginsFile, tls, auth, schemaFilters, callbacks };
 }
 
 /** Reads and resolves a configuration file; undefined `file` gives the defaults. Throws ConfigError. */

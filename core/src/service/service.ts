@@ -18,6 +18,7 @@ import { createHooks } from '../hooks';
 import { createRestconfApp } from '../restconf/app';
 import type { RestconfContext, RestconfLogger, ScopeSource } from '../restconf/context';
 import { renderErrorsJson } from '../restconf/errors';
+import { localDataAccess } from '../restconf/local-data';
 import type { SchemaContext } from '../yang/schema';
 import { authenticatingHandler, checkSecurityAtStart } from './authentication';
 import type { ServiceConfig } from './config';
@@ -66,7 +67,14 @@ export async function startService(options: StartOptions): Promise<RunningServic
   let host: PluginHost | undefined;
   try {
     if (config.pluginsFile !== undefined) {
-      host = await PluginHost.start({ configFile: config.pluginsFile, logger: { info: log.info, warn: log.error, error: log.error } });
+      host = await PluginHost.start({
+        configFile: config.pluginsFile, logger: { info: log.info, warn: log.error, error: log.error },
+        // The sections plugins read from the configuration file (secrets reach their plugins through hooks).
+        serviceConfig: {
+          ...(config.schemaFilters !== undefined ? { schemaFilters: config.schemaFilters } : {}),
+          ...(config.callbacks !== undefined ? { callbacks: config.callbacks } : {}),
+        },
+      });
       host.addBuiltin(introspectionTaps(host));
     }
     const library = decodeJson(yangLibraryJson(schema), schema, {});
@@ -98,7 +106,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const startScope = plugins.acquire();
   let server: http.Server;
   try {
-    const app = createRestconfApp(ctx, (router) => startScope.hooks.server.routes.call({ routes: router }));
+    const app = createRestconfApp(ctx, (router) => startScope.hooks.server.routes.call({ routes: router, local: localDataAccess(ctx) }));
     const handler = authenticatingHandler(app, plugins, config.auth, log);
     // A TLS plugin refuses a bad tls object by throwing an error that names the field.
     const secured = startScope.hooks.server.create.call({ handler, tls: config.tls });

@@ -11,7 +11,8 @@
  *   a bad value for every other parameter.
  * - Which methods take which parameters: RFC 8040's table for its own (content, depth, fields,
  *   with-defaults: GET/HEAD; insert, point: POST/PUT); the read extensions (jsonb-filter, sortby,
- *   offset, limit, fetch, hideEmptyDataNodes, hideAttributes, unhide) GET/HEAD; checkForReferences
+ *   offset, limit, fetch, hideEmptyDataNodes, hideAttributes) GET/HEAD; unhide on GET/HEAD and on the
+ *   writes with a body (PUT, POST, PATCH: hidden definitions accepted in inputs); checkForReferences
  *   on writes (PUT, POST, PATCH, DELETE); apply-tags on PATCH. OPTIONS takes any known parameter.
  * - Read order: content, jsonb-filter, sortby, offset/limit, with-defaults, fields, depth,
  *   hideEmptyDataNodes, hideAttributes; then fetch=count counts the result. The filter and sort see
@@ -86,7 +87,7 @@ const PARAMETERS: Readonly<Record<string, { methods: readonly string[]; set: (o:
   fetch: { methods: READ, set: (o, v) => { o.fetchCount = parseFetch(v) === 'count'; } },
   hideEmptyDataNodes: { methods: READ, set: (o, v) => { o.hideEmptyDataNodes = parseFlag('hideEmptyDataNodes', v); } },
   hideAttributes: { methods: READ, set: (o, v) => { o.hideAttributes = parseFlag('hideAttributes', v); } },
-  unhide: { methods: READ, set: (o, v) => { o.unhide = parseUnhide(v); } },
+  unhide: { methods: [...READ, 'PUT', 'POST', 'PATCH'], set: (o, v) => { o.unhide = parseUnhide(v); } },
   insert: { methods: ['POST', 'PUT'], set: () => undefined }, // checked with point below
   point: { methods: ['POST', 'PUT'], set: () => undefined },
   checkForReferences: { methods: WRITE, set: (o, v) => { o.checkForReferences = parseFlag('checkForReferences', v); } },

@@ -1,0 +1,37 @@
+/**
+ * What routes added by plugins (`server.routes`) may know of the local data: a RESTCONF data path
+ * resolved against the local schema (the node it names, its extension instances, whether stored
+ * configuration holds it) and the Config datastore's content at a path as RFC 7951 JSON. Plugins
+ * import the SDK only, so this read-only facade is all they see of the core's URI parser and datastore.
+ */
+import { toJsonValue } from '../data/json-encode';
+import type { JsonObject, LocalDataAccess, ResolvedDataPath } from '../hooks';
+import type { RestconfContext } from './context';
+import { unknownResource } from './errors';
+import { findTarget } from './target';
+import { parseDataPath } from './uri';
+
+/** The facade over `ctx` (the local schema and the Config datastore as they are at each call). */
+export function localDataAccess(ctx: RestconfContext): LocalDataAccess {
+  const parse = (path: string) => {
+    const parsed = parseDataPath(path, ctx.schema, { keyDelimiter: ctx.options.keyDelimiter });
+    if (parsed.mount !== undefined) throw unknownResource(`${parsed.mount.outerPath}/yang-ext:mount: mounted devices are not served here`, 'yang-ext:mount');
+    return parsed;
+  };
+  return {
+    resolve(path: string): ResolvedDataPath {
+      const parsed = parse(path);
+      const node = parsed.operation ?? parsed.target;
+      const stored = findTarget(ctx.datastores.config.current(), parsed.steps) !== undefined;
+      if (node === undefined) return { path: parsed.path, kind: 'root', module: undefined, name: undefined, extensions: [], stored };
+      const path2 = parsed.operation !== undefined && parsed.operation !== parsed.target ? `${parsed.path}/${parsed.operation.name}` : parsed.path;
+      return { path: path2, kind: node.kind, module: node.module.name, name: node.name, extensions: node.extensions, stored };
+    },
+    readConfig(path: string): JsonObject | undefined {
+      const parsed = parse(path);
+      if (parsed.operation !== undefined) return undefined;
+      const found = findTarget(ctx.datastores.config.current(), parsed.steps);
+      return found === undefined ? undefined : toJsonValue(found, { attributes: false }) as JsonObject;
+    },
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * The schema-filters plugin (issue "Feature plugins", DESIGN.md §4 `schemaFilters`): by default input
+ * and output match the YANG models exactly; the `schemaFilters` object of the service configuration
+ * relaxes that, on local data and under mount points alike.
+ *
+ * - `data.afterRead`: definitions carrying an extension of `hiddenDataOnReadByExtensions`, and with
+ *   `hideDeprecatedDefinitionsOnRead` those of `status deprecated`, are removed from what a GET read,
+ *   before the query parameters apply (so `fields`, `depth`, paging and `fetch=count` see the
+ *   filtered tree). A GET whose target is itself hidden answers 404 data-missing.
+ * - `data.decodeBody`: body members of definitions carrying an extension of
+ *   `ignoredDataOnWriteByExtensions` are dropped while decoding (never stored); with
+ *   `ignoreUnsupportedDefinitionsOnWrite`, members naming no schema node are dropped instead of 400.
+ * - `unhide` (GET, PUT, POST, PATCH): the listed extensions, or `all`, no longer hide or ignore.
+ *
+ * The settings come from `api.serviceConfig.schemaFilters` (checked by the core at start-up, and again
+ * here); without that object the plugin filters nothing.
+ */
+import { definePlugin } from '@rosetta/sdk';
+import { NodeFilter, parseFilterSettings, parseUnhide, type FilterSettings } from './filters';
+import { pruneRoot } from './prune';
+
+export { NodeFilter, parseFilterSettings, parseUnhide, parseExtension, FilterSettingsError } from './filters';
+export type { ExtensionMatch, FilterSettings, Unhide } from './filters';
+export { pruneRoot } from './prune';
+
+export default definePlugin({
+  setup(api) {
+    const settings: FilterSettings = parseFilterSettings(api.serviceConfig?.['schemaFilters']);
+    const readFilters = settings.hiddenOnRead.length > 0 || settings.hideDeprecatedOnRead;
+    const writeFilters = settings.ignoredOnWrite.length > 0 || settings.ignoreUnsupportedOnWrite;
+    if (!readFilters && !writeFilters) {
+      api.log.info('no schemaFilters in the service configuration: nothing is filtered');
+      return;
+    }
+    if (readFilters) {
+      api.hooks.data.afterRead.tapPromise('schema-filters', async (data, read) => {
+        const filter = new NodeFilter(settings.hiddenOnRead, settings.hideDeprecatedOnRead, parseUnhide(read.query['unhide']), read.schema);
+        return pruneRoot(data, filter);
+      });
+    }
+    if (writeFilters) {
+      api.hooks.data.decodeBody.tap('schema-filters', (policy, body) => {
+        const filter = new NodeFilter(settings.ignoredOnWrite, false, parseUnhide(body.query['unhide']), body.schema);
+        return {
+          skipUnknown: policy.skipUnknown || settings.ignoreUnsupportedOnWrite,
+          skip: filter.active ? combine(policy.skip, (schema) => filter.filtered(schema)) : policy.skip,
+        };
+      });
+    }
+  },
+});
+
+/** Both skip predicates (a tap before this one may have set its own). */
+function combine<T>(first: ((s: T) => boolean) | undefined, second: (s: T) => boolean): (s: T) => boolean {
+  return first === undefined ? second : (s) => first(s) || second(s);
+}
