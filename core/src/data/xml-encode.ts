@@ -1,5 +1,5 @@
 /**
- * Data tree -> XML text, built directly as a string. The first element of each top-level node carries
+ * Data tree -> XML text, written as pieces joined once (see XmlWriter). The first element of each top-level node carries
  * `xmlns` of its module; a child carries `xmlns` where its module differs from its parent's. Values that
  * name modules (identityref, instance-identifier) and RFC 7952 attributes declare the prefixes they
  * use on their own element, so every element can be cut out and stand alone.
@@ -8,7 +8,7 @@
  * sit on in XML and are left out (they exist only in JSON, DESIGN.md §5.6); per-entry and per-value
  * attributes are written.
  */
-import type { SchemaContext } from '../yang/schema';
+import type { LeafListSchema, LeafSchema, SchemaContext } from '../yang/schema';
 import { annotationOf } from './attributes';
 import { leafToText } from './leaf-values';
 import type { Attributes, DataNode, DataRoot, LeafValue, ListEntryNode } from './tree';
@@ -61,7 +61,41 @@ class Declarations {
   }
 }
 
+/** Tag texts of one schema node, made once: building them per element was most of the encoder's garbage. */
+interface Tags {
+  /** `<name` */
+  readonly open: string;
+  /** `<name xmlns="namespace"` (where the module changes from the parent's) */
+  readonly openNs: string;
+  /** `</name>` */
+  readonly close: string;
+  /** identityref leaves: value -> what follows the tag name (` xmlns:p="ns">p:id</name>`). */
+  identities: Map<string, string> | undefined;
+}
+
+const tagCache = new WeakMap<object, Tags>();
+
+/** Identity values kept per schema node; beyond this a leaf is written without the cache. */
+const MAX_CACHED_IDENTITIES = 1024;
+
+function tagsOf(schema: DataNode['schema']): Tags {
+  let tags = tagCache.get(schema);
+  if (tags === undefined) {
+    const name = schema.name;
+    tags = { open: `<${name}`, openNs: `<${name} xmlns="${escapeAttr(schema.module.namespace)}"`, close: `</${name}>`, identities: undefined };
+    tagCache.set(schema, tags);
+  }
+  return tags;
+}
+
+/**
+ * Writes into an array of pieces joined once at the end. Most pieces are strings the tree or the tag
+ * cache already hold, so writing allocates little; growing one string with `+=` instead made a rope
+ * of millions of cons cells that every garbage collection had to copy (~70% of the time).
+ */
 class XmlWriter {
+  readonly parts: string[] = [];
+
   constructor(private readonly ctx: SchemaContext, private readonly withAttributes: boolean) {}
 
   private namespaceOf(module: string): string {
@@ -84,107 +118,151 @@ class XmlWriter {
     return out;
   }
 
-  /** Opening tag text up to (not including) `>`: name, xmlns where the module changes, declarations. */
+  /** Opening tag text up to (not including) `>` for a name outside the schema (anydata content). */
   private open(name: string, module: string, parentModule: string | undefined): string {
     return module === parentModule ? `<${name}` : `<${name} xmlns="${escapeAttr(this.namespaceOf(module))}"`;
   }
 
-  nodes(nodes: readonly DataNode[], parentModule: string | undefined, out: string): string {
-    for (const n of nodes) out = this.node(n, parentModule, out);
-    return out;
+  nodes(nodes: readonly DataNode[], parentModule: string | undefined): void {
+    for (let i = 0; i < nodes.length; i++) this.node(nodes[i]!, parentModule);
   }
 
-  node(node: DataNode, parentModule: string | undefined, out: string): string {
-    const schema = node.schema;
-    const module = schema.module.name;
-    const name = schema.name;
+  node(node: DataNode, parentModule: string | undefined): void {
     switch (node.kind) {
       case 'leaf':
-        return this.leaf(name, module, parentModule, node.schema.type, node.value, node.attributes, out);
+        this.leaf(node.schema, parentModule, node.value, node.attributes);
+        return;
       case 'leaf-list':
         for (let i = 0; i < node.values.length; i++) {
-          out = this.leaf(name, module, parentModule, node.schema.type, node.values[i]!, node.valueAttributes?.[i], out);
+          this.leaf(node.schema, parentModule, node.values[i]!, node.valueAttributes?.[i]);
         }
-        return out;
+        return;
       case 'container':
-        return this.inner(name, module, parentModule, node.children, node.attributes, out);
-      case 'list':
-        for (const e of node.entries) out = this.entry(e, parentModule, out);
-        return out;
+        this.inner(node.schema, parentModule, node.children, node.attributes);
+        return;
+      case 'list': {
+        const entries = node.entries;
+        for (let i = 0; i < entries.length; i++) this.entry(entries[i]!, parentModule);
+        return;
+      }
       case 'entry':
-        return this.entry(node, parentModule, out);
+        this.entry(node, parentModule);
+        return;
       case 'any':
-        return this.anyElement(name, module, parentModule, node.value, node.attributes, out);
+        this.anyElement(node.schema.name, node.schema.module.name, parentModule, node.value, node.attributes);
+        return;
     }
   }
 
-  entry(entry: ListEntryNode, parentModule: string | undefined, out: string): string {
+  entry(entry: ListEntryNode, parentModule: string | undefined): void {
     const keys = entry.schema.keys;
     let children = entry.children;
-    const keysFirst = keys.every((k, i) => children[i]?.schema === k);
+    let keysFirst = true;
+    for (let i = 0; i < keys.length; i++) if (children[i]?.schema !== keys[i]) keysFirst = false;
     if (!keysFirst) {
       const keyNodes = keys.map((k) => children.find((c) => c.schema === k)).filter((c): c is DataNode => c !== undefined);
       children = [...keyNodes, ...children.filter((c) => !keyNodes.includes(c))];
     }
-    return this.inner(entry.schema.name, entry.schema.module.name, parentModule, children, entry.attributes, out);
+    this.inner(entry.schema, parentModule, children, entry.attributes);
   }
 
-  private inner(name: string, module: string, parentModule: string | undefined, children: readonly DataNode[], attrs: Attributes | undefined, out: string): string {
-    out += this.open(name, module, parentModule);
+  private inner(schema: DataNode['schema'], parentModule: string | undefined, children: readonly DataNode[], attrs: Attributes | undefined): void {
+    const tags = tagsOf(schema);
+    const module = schema.module.name;
+    const parts = this.parts;
+    parts.push(module === parentModule ? tags.open : tags.openNs);
     if (attrs !== undefined && this.withAttributes) {
       const decl = new Declarations(this.ctx);
       const written = this.attributes(attrs, decl);
-      out += decl.write() + written;
+      parts.push(decl.write() + written);
     }
-    if (children.length === 0) return out + '/>';
-    out = this.nodes(children, module, out + '>');
-    return `${out}</${name}>`;
+    if (children.length === 0) {
+      parts.push('/>');
+      return;
+    }
+    parts.push('>');
+    this.nodes(children, module);
+    parts.push(tags.close);
   }
 
-  private leaf(
-    name: string, module: string, parentModule: string | undefined, type: Parameters<typeof leafToText>[0], value: LeafValue,
-    attrs: Attributes | undefined, out: string,
-  ): string {
-    let decl: Declarations | undefined;
-    let text: string;
-    if (typeof value === 'string' && (type.builtin === 'identityref' || type.builtin === 'instance-identifier' || type.builtin === 'union' || type.builtin === 'leafref')) {
-      decl = new Declarations(this.ctx);
-      text = leafToText(type, value, decl.prefixFor);
-    } else {
-      text = value === null ? '' : typeof value === 'boolean' ? (value ? 'true' : 'false') : String(value);
+  private leaf(schema: LeafSchema | LeafListSchema, parentModule: string | undefined, value: LeafValue, attrs: Attributes | undefined): void {
+    const tags = tagsOf(schema);
+    const parts = this.parts;
+    const open = schema.module.name === parentModule ? tags.open : tags.openNs;
+    const type = schema.type;
+    const builtin = type.builtin;
+    if (typeof value === 'string' && (builtin === 'identityref' || builtin === 'instance-identifier' || builtin === 'union' || builtin === 'leafref')) {
+      if (builtin === 'identityref' && (attrs === undefined || !this.withAttributes)) {
+        parts.push(open, this.identity(tags, type, value));
+        return;
+      }
+      const decl = new Declarations(this.ctx);
+      const text = leafToText(type, value, decl.prefixFor);
+      const written = attrs !== undefined && this.withAttributes ? this.attributes(attrs, decl) : '';
+      this.finishLeaf(tags, open, decl.empty ? written : decl.write() + written, text);
+      return;
     }
-    let written = '';
+    const text = value === null ? '' : typeof value === 'string' ? value : typeof value === 'boolean' ? (value ? 'true' : 'false') : String(value);
     if (attrs !== undefined && this.withAttributes) {
-      decl ??= new Declarations(this.ctx);
-      written = this.attributes(attrs, decl);
+      const decl = new Declarations(this.ctx);
+      const written = this.attributes(attrs, decl);
+      this.finishLeaf(tags, open, decl.write() + written, text);
+      return;
     }
-    out += this.open(name, module, parentModule);
-    if (decl !== undefined && !decl.empty) out += decl.write();
-    out += written;
-    return text === '' ? `${out}/>` : `${out}>${escapeText(text)}</${name}>`;
+    if (text === '') parts.push(open, '/>');
+    else parts.push(open, '>', escapeText(text), tags.close);
+  }
+
+  private finishLeaf(tags: Tags, open: string, declarations: string, text: string): void {
+    if (text === '') this.parts.push(open, declarations, '/>');
+    else this.parts.push(open, declarations, '>', escapeText(text), tags.close);
+  }
+
+  /**
+   * The rest of an identityref leaf after its name: prefix declaration, prefixed value and end tag.
+   * Cached per value: a long list names a handful of identities.
+   */
+  private identity(tags: Tags, type: LeafSchema['type'], value: string): string {
+    let text = tags.identities?.get(value);
+    if (text === undefined) {
+      const decl = new Declarations(this.ctx);
+      const written = leafToText(type, value, decl.prefixFor);
+      const head = decl.empty ? '' : decl.write();
+      text = written === '' ? `${head}/>` : `${head}>${escapeText(written)}${tags.close}`;
+      const cache = (tags.identities ??= new Map());
+      if (cache.size < MAX_CACHED_IDENTITIES) cache.set(value, text);
+    }
+    return text;
   }
 
   /** anydata content: members become elements (qualified names switch namespace), arrays repeat. */
-  private anyElement(name: string, module: string, parentModule: string | undefined, value: unknown, attrs: Attributes | undefined, out: string): string {
+  private anyElement(name: string, module: string, parentModule: string | undefined, value: unknown, attrs: Attributes | undefined): void {
     if (Array.isArray(value) && !(value.length === 1 && value[0] === null)) {
-      for (const v of value) out = this.anyElement(name, module, parentModule, v, attrs, out);
-      return out;
+      for (const v of value) this.anyElement(name, module, parentModule, v, attrs);
+      return;
     }
-    out += this.open(name, module, parentModule);
+    const parts = this.parts;
+    parts.push(this.open(name, module, parentModule));
     if (attrs !== undefined && this.withAttributes) {
       const decl = new Declarations(this.ctx);
       const written = this.attributes(attrs, decl);
-      out += decl.write() + written;
+      parts.push(decl.write() + written);
     }
-    if (value === null || value === undefined || Array.isArray(value)) return out + '/>';
-    if (typeof value !== 'object') return `${out}>${escapeText(String(value))}</${name}>`;
-    out += '>';
+    if (value === null || value === undefined || Array.isArray(value)) {
+      parts.push('/>');
+      return;
+    }
+    if (typeof value !== 'object') {
+      parts.push('>', escapeText(String(value)), `</${name}>`);
+      return;
+    }
+    parts.push('>');
     for (const [member, v] of Object.entries(value as Record<string, unknown>)) {
       const colon = member.indexOf(':');
       const childModule = colon >= 0 ? member.slice(0, colon) : module;
-      out = this.anyElement(colon >= 0 ? member.slice(colon + 1) : member, childModule, module, v, undefined, out);
+      this.anyElement(colon >= 0 ? member.slice(colon + 1) : member, childModule, module, v, undefined);
     }
-    return `${out}</${name}>`;
+    parts.push(`</${name}>`);
   }
 }
 
@@ -195,11 +273,18 @@ class XmlWriter {
  */
 export function encodeXml(target: DataRoot | DataNode | readonly DataNode[], ctx: SchemaContext, options: EncodeXmlOptions = {}): string {
   const writer = new XmlWriter(ctx, options.attributes ?? true);
-  if (Array.isArray(target)) return writer.nodes(target as readonly DataNode[], undefined, '');
+  if (Array.isArray(target)) {
+    writer.nodes(target as readonly DataNode[], undefined);
+    return writer.parts.join('');
+  }
   const t = target as DataRoot | DataNode;
   if (t.kind === 'root') {
     if (t.children.length === 0) return `<data xmlns="${RESTCONF_NS}"/>`;
-    return `${writer.nodes(t.children, undefined, `<data xmlns="${RESTCONF_NS}">`)}</data>`;
+    writer.parts.push(`<data xmlns="${RESTCONF_NS}">`);
+    writer.nodes(t.children, undefined);
+    writer.parts.push('</data>');
+    return writer.parts.join('');
   }
-  return writer.node(t, undefined, '');
+  writer.node(t, undefined);
+  return writer.parts.join('');
 }
