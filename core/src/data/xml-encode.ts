@@ -94,7 +94,9 @@ function tagsOf(schema: DataNode['schema']): Tags {
  * of millions of cons cells that every garbage collection had to copy (~70% of the time).
  */
 class XmlWriter {
+  /** Pieces not yet joined; every few thousand they are joined into one chunk (cheaper than one huge join). */
   readonly parts: string[] = [];
+  private readonly chunks: string[] = [];
 
   constructor(private readonly ctx: SchemaContext, private readonly withAttributes: boolean) {}
 
@@ -127,6 +129,20 @@ class XmlWriter {
     for (let i = 0; i < nodes.length; i++) this.node(nodes[i]!, parentModule);
   }
 
+  /** Joins what is pending into a chunk once there is enough of it. */
+  private flush(): void {
+    if (this.parts.length < 4096) return;
+    this.chunks.push(this.parts.join(''));
+    this.parts.length = 0;
+  }
+
+  /** The whole text written. */
+  text(): string {
+    this.chunks.push(this.parts.join(''));
+    this.parts.length = 0;
+    return this.chunks.length === 1 ? this.chunks[0]! : this.chunks.join('');
+  }
+
   node(node: DataNode, parentModule: string | undefined): void {
     switch (node.kind) {
       case 'leaf':
@@ -135,6 +151,7 @@ class XmlWriter {
       case 'leaf-list':
         for (let i = 0; i < node.values.length; i++) {
           this.leaf(node.schema, parentModule, node.values[i]!, node.valueAttributes?.[i]);
+          this.flush();
         }
         return;
       case 'container':
@@ -142,7 +159,10 @@ class XmlWriter {
         return;
       case 'list': {
         const entries = node.entries;
-        for (let i = 0; i < entries.length; i++) this.entry(entries[i]!, parentModule);
+        for (let i = 0; i < entries.length; i++) {
+          this.entry(entries[i]!, parentModule);
+          this.flush();
+        }
         return;
       }
       case 'entry':
@@ -275,7 +295,7 @@ export function encodeXml(target: DataRoot | DataNode | readonly DataNode[], ctx
   const writer = new XmlWriter(ctx, options.attributes ?? true);
   if (Array.isArray(target)) {
     writer.nodes(target as readonly DataNode[], undefined);
-    return writer.parts.join('');
+    return writer.text();
   }
   const t = target as DataRoot | DataNode;
   if (t.kind === 'root') {
@@ -283,8 +303,8 @@ export function encodeXml(target: DataRoot | DataNode | readonly DataNode[], ctx
     writer.parts.push(`<data xmlns="${RESTCONF_NS}">`);
     writer.nodes(t.children, undefined);
     writer.parts.push('</data>');
-    return writer.parts.join('');
+    return writer.text();
   }
   writer.node(t, undefined);
-  return writer.parts.join('');
+  return writer.text();
 }
