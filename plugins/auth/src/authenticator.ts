@@ -41,6 +41,8 @@ export class Authenticator {
   private readonly decoy = decoyHash();
   private readonly cacheKey = randomBytes(32);
   private readonly verified = new Map<string, { user: User; expires: number }>();
+  /** Per client address, the end of the chain of checks in progress: one address is checked one at a time. */
+  private readonly checking = new Map<string, Promise<void>>();
 
   constructor(private readonly settings: AuthSettings, private readonly now: () => number = Date.now) {
     this.delays = new FailureDelays({ firstMs: settings.failedAttemptDelayMs, maxMs: settings.maxFailedAttemptDelayMs, now });
@@ -75,7 +77,24 @@ export class Authenticator {
     if (cached && cached.expires > this.now()) return cached.user;
     if (cached) this.verified.delete(key!);
 
-    await sleep(this.delays.pendingMs(address));
+    // Attempts from one address are checked one after another, each after the delay the last failure set,
+    // so parallel guesses cost as much time as sequential ones and at most one scrypt per address runs.
+    const previous = this.checking.get(address) ?? Promise.resolve();
+    let finished!: () => void;
+    const turn = new Promise<void>((resolve) => { finished = resolve; });
+    const mine = previous.then(() => turn);
+    this.checking.set(address, mine);
+    await previous;
+    try {
+      await sleep(this.delays.pendingMs(address));
+      return await this.verify(header, key, address);
+    } finally {
+      finished();
+      if (this.checking.get(address) === mine) this.checking.delete(address);
+    }
+  }
+
+  private async verify(header: string, key: string | undefined, address: string): Promise<User | string> {
     const credentials = header.length <= MAX_CREDENTIALS_LENGTH ? parseBasic(header) : undefined;
     const user = credentials ? this.settings.users.get(credentials.user) : undefined;
     // Always one scrypt derivation, so that a malformed header, an unknown name and a wrong password

@@ -119,3 +119,24 @@ test('decisions: roles by method, unknown users, certificate subjects, and the c
   t.true(cached < first / 5, `first ${first.toFixed(1)} ms, cached ${cached.toFixed(2)} ms`);
   t.log(`scrypt N=16384 check ${first.toFixed(1)} ms; cached ${cached.toFixed(3)} ms`);
 });
+
+test('parallel attempts from one address are checked one at a time, each after the last failure\'s delay', async (t) => {
+  const settings = compileAuthSettings({
+    users: [{ name: 'u', role: 'write', passwordHash: await hashPassword('right', { cost: 1024 }) }], failedAttemptDelayMs: 100, maxFailedAttemptDelayMs: 1000,
+  });
+  const auth = new Authenticator(settings);
+  const ctx = (authorization: string, remoteAddress: string) => ({ method: 'GET', url: '/', authorization, remoteAddress, config: {}, clientCertificate: undefined });
+  const started = Date.now();
+  const answers = await Promise.all([1, 2, 3].map((i) => auth.authenticate(ctx(basic('u', `guess${i}`), '10.1.1.1'))));
+  const elapsed = Date.now() - started;
+  t.true(answers.every((a) => !a.allow));
+  t.true(elapsed >= 690, `three parallel guesses took ${elapsed} ms (100 + 200 + 400 at least)`);
+  // Another address is not held up by them.
+  const other = Date.now();
+  const [, fromElsewhere] = await Promise.all([
+    auth.authenticate(ctx(basic('u', 'guess4'), '10.1.1.1')),
+    auth.authenticate(ctx(basic('u', 'right'), '10.2.2.2')).then((a) => ({ a, ms: Date.now() - other })),
+  ]);
+  t.true(fromElsewhere.a.allow);
+  t.true(fromElsewhere.ms < 400, `another address answered in ${fromElsewhere.ms} ms`);
+});
