@@ -22,10 +22,11 @@ export function localDataAccess(ctx: RestconfContext): LocalDataAccess {
     resolve(path: string): ResolvedDataPath {
       const parsed = parse(path);
       const node = parsed.operation ?? parsed.target;
-      const stored = findTarget(ctx.datastores.config.current(), parsed.steps) !== undefined;
+      // An action's own step holds no data: whether it is stored is whether the node it belongs to is.
+      const dataSteps = parsed.operation !== undefined && parsed.steps.at(-1)?.schema === parsed.operation ? parsed.steps.slice(0, -1) : parsed.steps;
+      const stored = findTarget(ctx.datastores.config.current(), dataSteps) !== undefined;
       if (node === undefined) return { path: parsed.path, kind: 'root', module: undefined, name: undefined, extensions: [], stored };
-      const path2 = parsed.operation !== undefined && parsed.operation !== parsed.target ? `${parsed.path}/${parsed.operation.name}` : parsed.path;
-      return { path: path2, kind: node.kind, module: node.module.name, name: node.name, extensions: node.extensions, stored };
+      return { path: parsed.path, kind: node.kind, module: node.module.name, name: node.name, extensions: node.extensions, stored };
     },
     readConfig(path: string): JsonObject | undefined {
       const parsed = parse(path);
