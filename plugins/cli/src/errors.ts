@@ -1,7 +1,10 @@
 /**
  * The CLI southbound's errors, each with the RESTCONF status and error-tag the mount layer should answer
  * with (`status`, `tag`), so it need not parse messages:
- * - CliSettingsError: the install-node `cli` container is wrong, or no unit serves the device (400).
+ * - CliSettingsError: the install-node `cli` container is wrong (400).
+ * - CliNoModelsError: no translation unit serves the device (unknown device-type, a version no unit
+ *   covers): the node stays installed and connected, its mount point has no translated models, so a
+ *   read there answers 404 `data-missing` naming why (and a dry-run likewise).
  * - CliConnectionError: the device cannot be reached, refused the login, or the session broke (502,
  *   `southbound_no_connection` in DESIGN.md §5.3).
  * - CliTimeoutError: the device did not finish a command within `command-timeout` (504).
@@ -19,6 +22,15 @@ export class CliSettingsError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'CliSettingsError';
+  }
+}
+
+export class CliNoModelsError extends Error {
+  readonly status = 404;
+  readonly tag = 'data-missing';
+  constructor(message: string) {
+    super(message);
+    this.name = 'CliNoModelsError';
   }
 }
 

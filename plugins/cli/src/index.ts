@@ -8,12 +8,12 @@
 import { definePlugin, type PluginApi } from '@rosetta/sdk';
 import { CliDevice, isCliDevice } from './device';
 import { CliSettingsError } from './errors';
-import { DRY_RUN, EXECUTE_AND_READ, dryRunRpc, executeAndRead, readDevice, unitsOf, writeDevice } from './operations';
+import { DRY_RUN, EXECUTE_AND_READ, dryRunRpc, executeAndRead, noUnitsReason, readDevice, unitsOf, writeDevice } from './operations';
 import { readCliSettings } from './settings';
 
 export { CliDevice, isCliDevice, DEFAULT_BACKOFF, type Backoff, type ConnectionStatus } from './device';
-export { CliCommandError, CliConnectionError, CliRequestError, CliSettingsError, CliTimeoutError, type RollbackReport } from './errors';
-export { DRY_RUN, EXECUTE_AND_READ, dryRun, dryRunRpc, executeAndRead, readDevice, unitsOf, writeDevice } from './operations';
+export { CliCommandError, CliConnectionError, CliNoModelsError, CliRequestError, CliSettingsError, CliTimeoutError, type RollbackReport } from './errors';
+export { DRY_RUN, EXECUTE_AND_READ, dryRun, dryRunRpc, executeAndRead, noUnitsReason, readDevice, unitsOf, writeDevice } from './operations';
 export { planSteps, undoFor, type PlanStep, type SteppedPlan } from './plan';
 export { learnPrompt, type LearnedPrompt, type PromptMatch } from './prompt';
 export { CliSession, DEFAULT_ERROR_PATTERNS, findDeviceError, pagingCommands } from './session';
@@ -25,8 +25,9 @@ export default definePlugin({
     api.hooks.device.connect.for('cli').tapPromise('cli', async (ctx) => {
       const checked = readCliSettings(ctx.settings);
       if (!checked.ok) throw new CliSettingsError(`cli settings of ${ctx.device.nodeId}: ${checked.problems.join('; ')}`);
-      // refuse before connecting: a device no unit serves could never be read or written
-      unitsOf({ ...ctx.device, deviceType: ctx.device.deviceType ?? checked.value.deviceType, deviceVersion: ctx.device.deviceVersion ?? checked.value.deviceVersion });
+      // A device no unit serves is still installed (execute-and-read works on it); its mount point has
+      // no translated models, which the core's connected-message and the mount point's reads say.
+      if (ctx.device.units.length === 0) api.log.warn(`${ctx.device.nodeId}: ${noUnitsReason(ctx.device)}; installing it without translated models`);
       return CliDevice.install(ctx.device.nodeId, checked.value, api.log);
     });
 

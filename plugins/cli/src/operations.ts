@@ -10,19 +10,25 @@ import {
   type TranslationUnit,
 } from '@rosetta/sdk';
 import type { CliDevice } from './device';
-import { CliCommandError, CliConnectionError, CliRequestError, CliSettingsError, CliTimeoutError, type RollbackReport } from './errors';
+import { CliCommandError, CliConnectionError, CliNoModelsError, CliRequestError, CliTimeoutError, type RollbackReport } from './errors';
 import { planSteps, undoFor, type SteppedPlan } from './plan';
 import { findDeviceError, type CliSession } from './session';
 
 export const EXECUTE_AND_READ = 'cli-unit-generic:execute-and-read';
 export const DRY_RUN = 'cli-unit-generic:dry-run';
 
-/** The translation units serving a device, as the SDK engine runs them; a clear error when there are none. */
+/** Why no translation unit serves a device (for its connection message and its mount point's answers). */
+export function noUnitsReason(device: DeviceInfo): string {
+  const what = device.deviceType ? `device-type ${JSON.stringify(device.deviceType)} version ${JSON.stringify(device.deviceVersion ?? '*')}` : 'a device without device-type';
+  return `no translation unit serves ${what}${device.unitsMissingReason ? `: ${device.unitsMissingReason}` : ''}`;
+}
+
+/**
+ * The translation units serving a device, as the SDK engine runs them. CliNoModelsError (404) when there
+ * are none: the device is installed, but its mount point has no translated models to read or write.
+ */
 export function unitsOf(device: DeviceInfo): TranslationUnit[] {
-  if (device.units.length === 0) {
-    const what = device.deviceType ? `device-type ${JSON.stringify(device.deviceType)} version ${JSON.stringify(device.deviceVersion ?? '*')}` : 'a device without device-type';
-    throw new CliSettingsError(`no translation unit serves ${what}${device.unitsMissingReason ? `: ${device.unitsMissingReason}` : ''}`);
-  }
+  if (device.units.length === 0) throw new CliNoModelsError(`${noUnitsReason(device)}; the mount point has no translated models (execute-and-read still works)`);
   return device.units.map((u) => asTranslationUnit(u.definition));
 }
 

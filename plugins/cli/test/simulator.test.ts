@@ -7,7 +7,7 @@
  */
 import test from 'ava';
 import { frrDevice, startSimulator, type DeviceDefinition, type JsonObject, type SimulatedDevice } from '@rosetta/sdk';
-import { CliCommandError, CliConnectionError, CliSettingsError, CliTimeoutError, isCliDevice, type CliDevice } from '../src/index';
+import { CliCommandError, CliConnectionError, CliNoModelsError, CliSettingsError, CliTimeoutError, isCliDevice, type CliDevice } from '../src/index';
 import { cliSettings, harness, type Harness } from './fixture';
 
 const creds = { username: 'frruser', password: 'frrpass' };
@@ -89,7 +89,7 @@ test('a device landing in user mode is enabled with the secret; paging is turned
   await device.close();
 });
 
-test('wrong password, closed port, telnet, bad port, unknown device type: clear errors without secrets', async (t) => {
+test('wrong password, closed port, telnet, bad port: clear errors without secrets; an unknown device type is installed without models', async (t) => {
   const device = await sim();
   try {
     const wrong = await h.connect('bad-pw', cliSettings(device.port, { password: 'hunter2' })).catch((e: Error) => e);
@@ -112,9 +112,27 @@ test('wrong password, closed port, telnet, bad port, unknown device type: clear 
   t.regex((telnet as Error).message, /transport-type: telnet is not supported/);
   const port = await h.connect('port', cliSettings(0, { port: 'twenty-two', password: 'p@ss' })).catch((e: Error) => e);
   t.regex((port as Error).message, /port: must be an integer from 1 to 65535, got "twenty-two"/);
-  const noUnit = await h.connect('junos', cliSettings(22, { 'device-type': 'junos' }), []).catch((e: Error) => e);
-  t.true(noUnit instanceof CliSettingsError);
-  t.regex((noUnit as Error).message, /no translation unit serves device-type "junos"/);
+
+  // a device no unit serves is installed all the same: connected, no translated models, reads say why
+  const served = await sim();
+  try {
+    const noUnit = await h.connect('junos', cliSettings(served.port, { 'device-type': 'junos' }), []);
+    try {
+      t.is(noUnit.connection.status?.(), 'connected');
+      t.true(h.log.lines.some((l) => /warn junos: no translation unit serves device-type "junos".*installing it without translated models/.test(l)), h.log.lines.join('\n'));
+      const read = await h.read(noUnit, '/', 'config').catch((e: Error) => e);
+      t.true(read instanceof CliNoModelsError);
+      t.is((read as CliNoModelsError).status, 404);
+      t.is((read as CliNoModelsError).tag, 'data-missing');
+      t.regex((read as Error).message, /no translation unit serves device-type "junos" version "8\.4\.4"; the mount point has no translated models/);
+      const out = await h.invoke(noUnit, 'cli-unit-generic:execute-and-read', { command: 'show version' });
+      t.regex(String(out!['output']), /FRRouting 8\.4\.4/, 'the session works without units');
+    } finally {
+      await noUnit.connection.close();
+    }
+  } finally {
+    await served.close();
+  }
 });
 
 test('port as a numeric string; reads of the whole tree, a subtree and a list entry run each show command once', async (t) => {
