@@ -7,11 +7,13 @@ import { printTable, writeResults, type BenchResult } from './results';
 import { benchYangCompile } from './yang-compile';
 import { benchDataCodecs } from './data-codecs';
 import { benchPlugins } from './plugins';
+import { benchRestconf } from './restconf';
 
 const suites: Array<[string, () => BenchResult[] | Promise<BenchResult[]>]> = [
   ['YANG compile', benchYangCompile],
   ['data codecs', benchDataCodecs],
   ['plugin hooks and hot swap', benchPlugins],
+  ['RESTCONF service', benchRestconf],
 ];
 
 async function run(): Promise<void> {

@@ -1,0 +1,41 @@
+/**
+ * Child process of the RESTCONF benchmark (forked with IPC and --expose-gc). Two roles:
+ * - `service <args...>`: the real `rosetta start` with the given flags; reports its URL once it listens.
+ * - `trivial`: a bare Node `http` server answering a fixed 200-byte body, the ceiling for this machine.
+ * On the message 'gc' it collects garbage twice and answers its heap use, so that the parent can
+ * measure memory per stored entry without counting garbage.
+ */
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { main } from '@rosetta/core/dist/src/cli/main';
+
+const send = (m: unknown) => process.send?.(m);
+
+process.on('message', (m) => {
+  if (m !== 'gc') return;
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  gc?.();
+  send({ heapUsed: process.memoryUsage().heapUsed, rss: process.memoryUsage().rss });
+});
+
+const [role, ...args] = process.argv.slice(2);
+if (role === 'trivial') {
+  const body = Buffer.from('x'.repeat(200));
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': body.length });
+    res.end(body);
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1', () => send({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
+} else {
+  // The service prints "listening on <url>/rests"; pass that on to the parent.
+  const log = console.log;
+  console.log = (...parts: unknown[]) => {
+    const line = parts.join(' ');
+    const where = /listening on (\S+)\/rests/.exec(line);
+    if (where) send({ url: where[1] });
+    log(...parts);
+  };
+  main(['start', ...args]).then((code) => process.exit(code), (e) => { console.error(e); process.exit(1); });
+}

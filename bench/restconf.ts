@@ -1,0 +1,206 @@
+/**
+ * Benchmark: the real RESTCONF service (`rosetta start` in a child process, fresh data folder,
+ * ietf-interfaces + iana-if-type from the shared corpus through --yang, durable journal) beside a
+ * trivial Node `http` server answering a fixed 200-byte body (the ceiling for this machine).
+ *
+ * Measured with 8 concurrent keep-alive connections (node's http.Agent) for a fixed time each:
+ * requests/s and p99 latency of GET and PUT of one list entry, with 1,000 and with 100,000 entries
+ * stored; time and peak RSS of the service to PUT a 100,000-entry list in one request and to GET it
+ * back, beside JSON.parse+JSON.stringify of the same body; heap per stored list entry (after gc).
+ * Goals are the issue's: GET >= 50% of the trivial server; PUT >= 2,000 durable writes/s and no slower
+ * at 100k than at 1k; 100k PUT <= 5x and GET <= 3x of JSON.parse+JSON.stringify; < 1 KB per entry.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { interfacesDocument } from './data-codecs';
+import { sharedYang } from './paths';
+import { result, type BenchResult } from './results';
+
+const CONNECTIONS = 8;
+const RUN_MS = Number(process.env.BENCH_RESTCONF_MS ?? 5000);
+const ENTRY = '/rests/data/ietf-interfaces:interfaces/interface=';
+const LIST = '/rests/data/ietf-interfaces:interfaces';
+
+interface Child { readonly proc: ChildProcess; readonly url: string }
+
+/** Forks bench/restconf-child with `args`; resolves once it reports where it listens (bounded). */
+function startChild(args: string[]): Promise<Child> {
+  const proc = fork(path.join(__dirname, 'restconf-child.js'), args, { execArgv: ['--expose-gc'], cwd: os.tmpdir(), stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { proc.kill('SIGKILL'); reject(new Error(`child ${args[0]} did not start in 60 s`)); }, 60_000);
+    proc.on('message', (m: { url?: string }) => {
+      if (m.url) { clearTimeout(timer); resolve({ proc, url: m.url }); }
+    });
+    proc.once('exit', (code) => { clearTimeout(timer); reject(new Error(`child ${args[0]} exited with ${code}`)); });
+  });
+}
+
+async function stopChild(child: Child): Promise<void> {
+  if (child.proc.exitCode !== null) return;
+  const exited = new Promise((r) => child.proc.once('exit', r));
+  child.proc.kill('SIGTERM');
+  const timer = setTimeout(() => child.proc.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** The child's heap after two full collections, in bytes. */
+function heapAfterGc(child: Child): Promise<number> {
+  return new Promise((resolve) => {
+    child.proc.once('message', (m: { heapUsed: number }) => resolve(m.heapUsed));
+    child.proc.send('gc');
+  });
+}
+
+/** Peak RSS of a process since the last reset (Linux /proc), in bytes; reset with resetPeak. */
+function peakRss(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) * 1024;
+}
+function resetPeak(pid: number): void {
+  try { fs.writeFileSync(`/proc/${pid}/clear_refs`, '5'); } catch { /* older kernels: peak since start */ }
+}
+
+interface Reply { status: number; body: string }
+
+function request(agent: http.Agent, url: string, method: string, body?: string, headers: Record<string, string> = {}): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, agent, headers: { ...(body !== undefined ? { 'Content-Type': 'application/yang-data+json', 'Content-Length': Buffer.byteLength(body) } : {}), ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+interface Load { perSecond: number; p99Ms: number; errors: number }
+
+/** `CONNECTIONS` loops, each sending `make(i)` one after another for RUN_MS; counts 2xx answers. */
+async function load(base: string, make: (i: number) => { method: string; path: string; body?: string }, expect: (status: number) => boolean): Promise<Load> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const latencies: number[] = [];
+  let errors = 0;
+  let counter = 0;
+  const end = performance.now() + RUN_MS;
+  const started = performance.now();
+  const loop = async () => {
+    while (performance.now() < end) {
+      const r = make(counter++);
+      const t = performance.now();
+      const reply = await request(agent, base + r.path, r.method, r.body);
+      latencies.push(performance.now() - t);
+      if (!expect(reply.status)) {
+        errors += 1;
+        if (errors === 1) console.error(`bench: ${r.method} ${r.path} answered ${reply.status}: ${reply.body.slice(0, 300)}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, loop));
+  const elapsed = performance.now() - started;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return { perSecond: (latencies.length - errors) / (elapsed / 1000), p99Ms: latencies[Math.floor(latencies.length * 0.99)] ?? 0, errors };
+}
+
+function entryBody(i: number, serial: number): string {
+  return JSON.stringify({ 'ietf-interfaces:interface': [{ name: `eth${i}`, description: `write ${serial}`, type: 'iana-if-type:ethernetCsmacd', enabled: serial % 2 === 0 }] });
+}
+
+/** GET and PUT of single entries among `stored` entries. */
+async function singleEntryLoads(base: string, stored: number): Promise<{ get: Load; put: Load }> {
+  const get = await load(base, (i) => ({ method: 'GET', path: `${ENTRY}eth${(i * 7919) % stored}` }), (s) => s === 200);
+  const put = await load(base, (i) => { const k = (i * 7919) % stored; return { method: 'PUT', path: `${ENTRY}eth${k}`, body: entryBody(k, i) }; }, (s) => s === 204 || s === 201);
+  return { get, put };
+}
+
+/** Median of `runs` timings of fn (ms), after one warm-up. */
+function medianMs(runs: number, fn: () => void): number {
+  fn();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) { const t = performance.now(); fn(); times.push(performance.now() - t); }
+  return times.sort((a, b) => a - b)[Math.floor(runs / 2)]!;
+}
+
+/** Replaces the whole list with `entries` entries; returns wall time and the service's peak RSS. */
+async function putList(child: Child, agent: http.Agent, text: string): Promise<{ ms: number; peak: number }> {
+  resetPeak(child.proc.pid!);
+  const t = performance.now();
+  const reply = await request(agent, child.url + LIST, 'PUT', text);
+  const ms = performance.now() - t;
+  if (reply.status !== 201 && reply.status !== 204) throw new Error(`PUT of the list answered ${reply.status}: ${reply.body.slice(0, 300)}`);
+  return { ms, peak: peakRss(child.proc.pid!) };
+}
+
+export async function benchRestconf(): Promise<BenchResult[]> {
+  const yangDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-bench-yang-'));
+  for (const f of ['ietf/ietf-interfaces@2018-02-20.yang', 'ietf/iana-if-type@2026-03-17.yang']) fs.symlinkSync(path.join(sharedYang, f), path.join(yangDir, path.basename(f)));
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-bench-data-'));
+  const rows: BenchResult[] = [];
+
+  const trivial = await startChild(['trivial']);
+  let ceiling: Load;
+  try {
+    ceiling = await load(trivial.url, () => ({ method: 'GET', path: '/' }), (s) => s === 200);
+  } finally {
+    await stopChild(trivial);
+  }
+  rows.push(result('trivial http server, 200-byte GET (8 conns)', ceiling.perSecond, 'req/s', null, 'the ceiling'));
+  rows.push(result('trivial http server p99', ceiling.p99Ms, 'ms'));
+
+  const service = await startChild(['service', '--port', '0', '--data-dir', dataDir, '--yang', yangDir]);
+  try {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const heapEmpty = await heapAfterGc(service);
+    await putList(service, agent, interfacesDocument(1000));
+    const heap1k = await heapAfterGc(service);
+    const at1k = await singleEntryLoads(service.url, 1000);
+
+    const big = interfacesDocument(100_000);
+    const bigPut = await putList(service, agent, big);
+    const heap100k = await heapAfterGc(service);
+    const at100k = await singleEntryLoads(service.url, 100_000);
+
+    resetPeak(service.proc.pid!);
+    const t = performance.now();
+    const got = await request(agent, service.url + LIST, 'GET');
+    const getMs = performance.now() - t;
+    const getPeak = peakRss(service.proc.pid!);
+    if (got.status !== 200 || got.body.length < big.length / 2) throw new Error(`GET of the list answered ${got.status} with ${got.body.length} bytes`);
+    agent.destroy();
+
+    const parsed = JSON.parse(big) as unknown;
+    const parseMs = medianMs(3, () => JSON.parse(big));
+    const stringifyMs = medianMs(3, () => JSON.stringify(parsed));
+    const roundTrip = parseMs + stringifyMs;
+    const errors = at1k.get.errors + at1k.put.errors + at100k.get.errors + at100k.put.errors;
+
+    rows.push(
+      result('GET one entry, 1k stored (8 conns)', at1k.get.perSecond, 'req/s', ceiling.perSecond, '>= 0.5x trivial server'),
+      result('GET one entry, 1k stored p99', at1k.get.p99Ms, 'ms'),
+      result('GET one entry, 100k stored (8 conns)', at100k.get.perSecond, 'req/s', ceiling.perSecond, '>= 0.5x trivial server'),
+      result('GET one entry, 100k stored p99', at100k.get.p99Ms, 'ms'),
+      result('PUT one entry durable, 1k stored (8 conns)', at1k.put.perSecond, 'writes/s', 2000, '>= 2,000 writes/s'),
+      result('PUT one entry durable, 1k stored p99', at1k.put.p99Ms, 'ms'),
+      result('PUT one entry durable, 100k stored (8 conns)', at100k.put.perSecond, 'writes/s', at1k.put.perSecond, '>= 2,000/s and >= ~1x the 1k rate'),
+      result('PUT one entry durable, 100k stored p99', at100k.put.p99Ms, 'ms'),
+      result('PUT 100k-entry list, one request', bigPut.ms, 'ms', roundTrip, '<= 5x JSON.parse+stringify'),
+      result('PUT 100k-entry list: service peak RSS', bigPut.peak / 2 ** 20, 'MB'),
+      result('GET 100k-entry list', getMs, 'ms', roundTrip, '<= 3x JSON.parse+stringify'),
+      result('GET 100k-entry list: service peak RSS', getPeak / 2 ** 20, 'MB'),
+      result('heap per stored list entry (100k vs 1k, after gc)', (heap100k - heap1k) / 99_000, 'bytes', 1024, '< 1 KB'),
+      result('service heap after gc: empty / 1k / 100k stored', heap100k / 2 ** 20, 'MB', heapEmpty / 2 ** 20),
+      result('non-2xx answers during the loads', errors, 'count', null, '0'),
+    );
+  } finally {
+    await stopChild(service);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+  return rows;
+}
