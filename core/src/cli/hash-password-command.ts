@@ -6,7 +6,8 @@
  * ```sh
  * printf '%s\n' "$PASSWORD" | npx rosetta hash-password
  * ```
- * Format: `scrypt$N$r$p$salt$key`, salt (16 random bytes) and key (32 bytes) in base64; the default cost
+ * At a terminal it asks twice, without echoing. Format: `scrypt$N$r$p$salt$key`, salt (16 random bytes)
+ * and key (32 bytes) in base64; the default cost
  * (N=16384, r=8, p=1: about 16 MB and tens of milliseconds per check) is what the authentication plugin
  * expects to verify once per client and then cache.
  */
@@ -51,6 +52,33 @@ function firstLine(input: NodeJS.ReadableStream): Promise<string | undefined> {
   });
 }
 
+/** Reads one line from a terminal without echoing it; undefined on Ctrl-C or Ctrl-D with nothing typed. */
+function secretFromTerminal(input: NodeJS.ReadStream, prompt: string): Promise<string | undefined> {
+  process.stderr.write(prompt);
+  input.setRawMode(true);
+  input.setEncoding('utf8');
+  input.resume();
+  let typed = '';
+  return new Promise((resolve) => {
+    const finish = (value: string | undefined): void => {
+      input.off('data', onData);
+      input.setRawMode(false);
+      input.pause();
+      process.stderr.write('\n');
+      resolve(value);
+    };
+    const onData = (chunk: string): void => {
+      for (const ch of chunk) {
+        if (ch === '\r' || ch === '\n') return finish(typed);
+        if (ch === '\u0003' || (ch === '\u0004' && typed === '')) return finish(undefined);
+        if (ch === '\u007f' || ch === '\b') typed = typed.slice(0, -1);
+        else if (ch >= ' ') typed += ch;
+      }
+    };
+    input.on('data', onData);
+  });
+}
+
 /** Runs `rosetta hash-password`; resolves to the exit code. */
 export async function hashPasswordCommand(argv: readonly string[], input: NodeJS.ReadableStream = process.stdin): Promise<number> {
   let values;
@@ -64,8 +92,17 @@ export async function hashPasswordCommand(argv: readonly string[], input: NodeJS
   const cost = values.cost === undefined ? 16384 : Number(values.cost);
   const costProblem = /^\d{1,8}$/.test(values.cost ?? '16384') ? scryptHashProblem(`scrypt$${cost}$8$1$AAAAAAAAAAA=$AAAAAAAAAAAAAAAAAAAAAA==`) : 'not a number';
   if (costProblem) { console.error(`rosetta hash-password: --cost: ${costProblem}`); return 2; }
-  if ((input as { isTTY?: boolean }).isTTY) console.error('password (it will be shown as you type; pipe it in to avoid that), then Enter:');
-  const password = await firstLine(input);
+  const terminal = (input as NodeJS.ReadStream).isTTY === true && typeof (input as NodeJS.ReadStream).setRawMode === 'function';
+  let password: string | undefined;
+  if (terminal) {
+    password = await secretFromTerminal(input as NodeJS.ReadStream, 'password: ');
+    if (password !== undefined && password !== '' && await secretFromTerminal(input as NodeJS.ReadStream, 'again: ') !== password) {
+      console.error('rosetta hash-password: the two passwords differ');
+      return 2;
+    }
+  } else {
+    password = await firstLine(input);
+  }
   if (password === undefined || password === '') { console.error('rosetta hash-password: no password on standard input'); return 2; }
   console.log(await hashPassword(password, { cost }));
   return 0;
