@@ -8,6 +8,9 @@
  *   a decision made in the file (`"host": "0.0.0.0"`).
  * - `bodyLimit` (bytes, default 64 MB) is the largest request body; past it the answer is 413.
  * - `defaultContent` is what GET reads when `content` is absent (`all`, RFC 8040's default).
+ * - `tls` and `auth` are checked for shape here (auth in auth-config.ts) so a mistake names its field
+ *   even when the plugin that reads it is off; `tls` store paths are resolved like every path. What
+ *   needs the plugin's knowledge (stores, passwords, cipher suites) the TLS plugin checks at start-up.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';

@@ -2,6 +2,8 @@
  * Starting and stopping a Rosetta service: configuration -> schema -> datastores -> plugins -> HTTP.
  * The plugin host's hooks give the server (`server.create`, plain HTTP when no plugin answers) and
  * extra routes (`server.routes`); the Operational datastore is seeded with `ietf-yang-library`.
+ * With an `auth` object, every request passes the `server.authenticate` gate first (authentication.ts);
+ * TLS or authentication configured without the plugin that provides it stops start-up.
  *
  * Stopping (SIGTERM/SIGINT, or `stop()`): the listener closes so no new request is accepted, idle
  * keep-alive connections are closed, requests in flight finish (bounded by a grace period), then
@@ -20,8 +22,8 @@ import type { RestconfContext, RestconfLogger, ScopeSource } from '../restconf/c
 import { renderErrorsJson } from '../restconf/errors';
 import { localDataAccess } from '../restconf/local-data';
 import type { SchemaContext } from '../yang/schema';
-import { authenticatingHandler, checkSecurityAtStart } from './authentication';
 import type { ServiceConfig } from './config';
+import { authenticatingHandler, checkSecurityAtStart } from './authentication';
 import { assembleSchema, OWN_YANG_DIR } from './schema';
 import { yangLibraryJson } from './yang-library';
 
@@ -74,6 +76,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
           ...(config.schemaFilters !== undefined ? { schemaFilters: config.schemaFilters } : {}),
           ...(config.callbacks !== undefined ? { callbacks: config.callbacks } : {}),
         },
+        dataDir: config.dataDir,
       });
       host.addBuiltin(introspectionTaps(host));
     }
