@@ -58,7 +58,8 @@ export function printTree(ctx: SchemaContext, modules: readonly string[], option
   for (const name of modules) {
     const module = ctx.modules.get(name);
     if (!module) { out += `(module "${name}" is not in the schema context)\n`; continue; }
-    out += printModule(module, statements);
+    // yanglint separates the trees of several modules with an empty line.
+    out += (out.length > 0 ? '\n' : '') + printModule(module, statements);
   }
   return out;
 }

@@ -175,7 +175,7 @@ export class StructureCompiler {
     }
     for (const s of stmt.substatements) {
       if (s.prefix === undefined && !ALLOWED[kind].has(s.keyword)) {
-        this.error(`Invalid keyword "${s.keyword}" as a child of "${written}" extension instance.`, s, unit);
+        this.error(`Invalid keyword "${s.keyword}" as a child of "${written} ${stmt.arg}" extension instance.`, s, unit);
       }
     }
     if (kind === 'augment-structure' && !stmt.substatements.some((s) => s.prefix === undefined && DATA_ORDER[kind].includes(s.keyword))) {
