@@ -113,7 +113,7 @@ test('cipher suites: the one included suite is negotiated; a client offering onl
   });
 });
 
-test('plugin off and bad fields: start-up refuses naming the field, and frees everything', async (t) => {
+test('plugin off and bad fields: start-up refuses, naming the field', async (t) => {
   // TLS asked for but the plugin is disabled: never plain HTTP instead.
   await t.throwsAsync(startTestService({ plugins: pluginsFile(false), tls: serverTls }, []), { message: /^tls\.enabledTls: .*no TLS plugin/ });
   // No plugins.json at all: the same.
