@@ -27,6 +27,8 @@ import { resourceSegment } from './location';
 import { requestType, responseType } from './media';
 import { applyReadQuery, checkReadTarget, parseQuery } from './query';
 import { findTarget } from './target';
+import { bodyDecodeOptions, filterRead } from './filter-points';
+import { rawQueryOf } from './data-query';
 import { MOUNT_SEGMENT, parseDevicePath, type ParsedPath } from './uri';
 
 /** The device a mounted path reaches, and where its path starts (for messages). */
@@ -74,7 +76,11 @@ export async function handleMountData(ctx: RestconfContext, scope: PluginScope, 
       const isEntry = target.steps.at(-1)?.keys !== undefined;
       checkReadTarget(options, target.target, device.schema, isEntry);
       const fields = new URLSearchParams(queryText(req)).get('fields') ?? undefined;
-      const root = await readDevice(device, scope, { steps: target.steps, content, ...(fields !== undefined ? { fields } : {}) });
+      const answer = await readDevice(device, scope, { steps: target.steps, content, ...(fields !== undefined ? { fields } : {}) });
+      // Schema filters see the device's answer as they see local data, before the query parameters.
+      const root = await filterRead(scope, answer, target.steps, {
+        datastore: content === 'nonconfig' ? 'operational' : 'config', path: target.path, query: rawQueryOf(req), schema: device.schema, device: device.node.nodeId,
+      });
       const found = findTarget(root, target.steps);
       if (found === undefined) throw dataMissing(target.path);
       const result = applyReadQuery(found, target.target, { ...options, content }, device.schema, root);
@@ -119,8 +125,11 @@ async function writeMounted(ctx: RestconfContext, scope: PluginScope, req: Reque
   const steps = target.steps;
   const schema = target.target;
   const base = target.path.slice(0, target.path.indexOf(MOUNT_SEGMENT) + MOUNT_SEGMENT.length);
+  const filters = bodyDecodeOptions(scope, {
+    method: method as 'PUT' | 'POST' | 'PATCH', path: target.path, query: rawQueryOf(req), schema: device.schema, device: device.node.nodeId,
+  });
   if (method === 'POST') {
-    const decoded = decodeBody(text, media, device.schema, { ...(schema !== undefined ? { parent: schema, parentPath: target.path } : { parentPath: base }), allowState: false });
+    const decoded = decodeBody(text, media, device.schema, { ...(schema !== undefined ? { parent: schema, parentPath: target.path } : { parentPath: base }), allowState: false, ...filters });
     if (decoded.root.children.length !== 1) throw new DataError(fault('invalid-value', target.path, `the body of a POST must hold exactly one child of the target, not ${decoded.root.children.length}`));
     const { step, value } = childStep(decoded.root.children[0]!, target.path);
     await writeDevice(device, scope, { operation: 'create', steps: [...steps, step], value });
@@ -130,7 +139,7 @@ async function writeMounted(ctx: RestconfContext, scope: PluginScope, req: Reque
   }
   const parent = schema === undefined ? undefined : dataParent(schema) ?? steps.at(-2)?.schema;
   const parentPath = steps.length > 1 ? target.path.slice(0, target.path.lastIndexOf('/')) : base;
-  const decoded = decodeBody(text, media, device.schema, { ...(parent !== undefined ? { parent } : {}), parentPath, allowState: false });
+  const decoded = decodeBody(text, media, device.schema, { ...(parent !== undefined ? { parent } : {}), parentPath, allowState: false, ...filters });
   const value = bodyIsTarget(decoded.root, schema, target.path);
   const outcome = await writeDevice(device, scope, { operation: method === 'PUT' ? 'replace' : 'merge', steps, value });
   res.status(method === 'PATCH' ? 200 : outcome.existed ? 204 : 201).end();
