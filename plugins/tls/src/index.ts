@@ -42,7 +42,8 @@ export function buildServerOptions(raw: Readonly<Record<string, JsonValue>> | un
   const options: https.ServerOptions = {
     pfx, passphrase: settings.keystorePassword,
     minVersion: selection.minVersion, maxVersion: selection.maxVersion, secureOptions: selection.secureOptions,
-    ciphers: selection.ciphers, honorCipherOrder: true,
+    // the server's order is the table's (strongest first); 'auto' DH parameters make DHE suites usable
+    ciphers: selection.ciphers, honorCipherOrder: true, dhparam: 'auto',
     requestCert: settings.enabledClientAuthentication, rejectUnauthorized: settings.enabledClientAuthentication,
     ...(ca ? { ca } : {}),
   };
