@@ -409,6 +409,14 @@ export function enclosingCases(node: SchemaNode): CaseSchema[] {
 }
 
 /**
+ * The rc:yang-data template or sx:structure `name` that module `moduleName` defines (e.g.
+ * `ietf-restconf`, `yang-errors` for RESTCONF error bodies), when that module is in the context.
+ */
+export function findStructure(ctx: SchemaContext, moduleName: string, name: string): StructureSchema | undefined {
+  return ctx.modules.get(moduleName)?.structures.find((s) => s.name === name);
+}
+
+/**
  * The rc:yang-data or sx:structure a node belongs to, or undefined for a node of the datastore, an
  * rpc or a notification (found from the node's top ancestor among the context's structures).
  */

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { ModuleRepository } from '../../src/yang/repository';
 import { compileSchema } from '../../src/yang/compiler';
 import { printTree } from '../../src/yang/tree-printer';
-import { structureOf } from '../../src/yang/schema';
+import { findStructure, structureOf } from '../../src/yang/schema';
 import type { ContainerSchema, LeafSchema, ListSchema, SchemaContext, SchemaNode, StructureSchema } from '../../src/yang/schema';
 
 const CORPUS = path.resolve(__dirname, '../../../../../shared/yang');
@@ -150,6 +150,10 @@ test('ietf-restconf: two yang-data templates, config false throughout, no datast
   t.is(structureOf(ctx, child(list, 'error-tag')), errorsTemplate);
   t.is(structureOf(ctx, container), errorsTemplate);
   t.false(ctx.data.some((n) => n.name === 'errors'));
+  t.is(findStructure(ctx, 'ietf-restconf', 'yang-errors'), errorsTemplate);
+  t.is(findStructure(ctx, 'ietf-restconf', 'yang-api'), m.structures[1]);
+  t.is(findStructure(ctx, 'ietf-restconf', 'nothing'), undefined);
+  t.is(findStructure(ctx, 'no-such-module', 'yang-errors'), undefined);
 });
 
 test('sx:structure top-level nodes come in libyang\'s order: containers, leaves, leaf-lists, lists, choices, anydata, uses', (t) => {
