@@ -21,7 +21,7 @@
 import type { PathStep } from '../data/edit';
 import type { DataFault } from '../data/errors';
 import { fault } from '../data/errors';
-import { findEntry } from '../data/list';
+import { findEntry, listSize } from '../data/list';
 import { instancePath } from '../data/path';
 import type { DataNode, DataRoot, ListNode } from '../data/tree';
 import { validateTree } from '../data/validate';
@@ -105,9 +105,11 @@ function checkListSizes(next: DataRoot, steps: readonly PathStep[]): DataFault[]
     if (child === undefined) break;
     if (child.kind === 'list') {
       const max = child.schema.maxElements;
-      if (child.entries.length > max) {
+      // listSize, not entries.length: a large stored list would build its whole entries array per write.
+      const size = listSize(child);
+      if (size > max) {
         faults.push(fault('operation-failed', instancePath([...steps.slice(0, i), { schema: step.schema }]),
-          `list "${child.schema.name}" has ${child.entries.length} entries, more than max-elements ${max}`, 'too-many-elements'));
+          `list "${child.schema.name}" has ${size} entries, more than max-elements ${max}`, 'too-many-elements'));
       }
       if (step.keys === undefined) break;
       const entry = findEntry(child, step.keys);
