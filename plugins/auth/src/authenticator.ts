@@ -44,7 +44,15 @@ export class Authenticator {
   /** Per client address, the end of the chain of checks in progress: one address is checked one at a time. */
   private readonly checking = new Map<string, Promise<void>>();
 
-  constructor(private readonly settings: AuthSettings, private readonly now: () => number = Date.now) {
+  /**
+   * `onFailure` hears of each failed attempt with the address's count of consecutive failures (the
+   * plugin logs the first and then every power of two, so an attack shows without flooding the log).
+   */
+  constructor(
+    private readonly settings: AuthSettings,
+    private readonly onFailure: (address: string, failures: number) => void = () => undefined,
+    private readonly now: () => number = Date.now,
+  ) {
     this.delays = new FailureDelays({ firstMs: settings.failedAttemptDelayMs, maxMs: settings.maxFailedAttemptDelayMs, now });
   }
 
@@ -101,7 +109,9 @@ export class Authenticator {
     // take the same time.
     const ok = await verifyPassword(credentials?.password ?? '', user?.passwordHash ?? this.decoy);
     if (!ok || !user || !user.passwordHash) {
-      await sleep(this.delays.recordFailure(address));
+      const delay = this.delays.recordFailure(address);
+      this.onFailure(address, this.delays.failures(address));
+      await sleep(delay);
       return credentials ? 'wrong user name or password' : 'the Authorization header is not Basic credentials';
     }
     this.delays.recordSuccess(address);

@@ -26,7 +26,9 @@ export default definePlugin({
     const authenticatorFor = (config: Readonly<Record<string, JsonValue>>): Authenticator => {
       let found = compiled.get(config);
       if (!found) {
-        found = new Authenticator(compileAuthSettings(config));
+        found = new Authenticator(compileAuthSettings(config), (address, failures) => {
+          if ((failures & (failures - 1)) === 0) api.log.warn(`${failures} failed authentication attempt(s) in a row from ${address}`);
+        });
         compiled.set(config, found);
         api.log.info(`Basic authentication for ${(config['users'] as unknown[]).length} user(s)`);
       }

@@ -57,11 +57,26 @@ export function buildServerOptions(raw: Readonly<Record<string, JsonValue>> | un
   return options;
 }
 
+/** Handshake refusals logged per minute at most; a client retrying in a loop must not flood the log. */
+const REFUSALS_LOGGED_PER_MINUTE = 20;
+
 export default definePlugin({
   setup(api) {
     api.hooks.server.create.tap('tls', (ctx) => {
       const options = buildServerOptions(ctx.tls, api.log);
-      return options ? https.createServer(options, ctx.handler) : undefined;
+      if (!options) return undefined;
+      const server = https.createServer(options, ctx.handler);
+      // Why a client was refused (no certificate, untrusted certificate, protocol version) is what an
+      // operator needs when a client cannot connect.
+      let windowStart = 0;
+      let logged = 0;
+      server.on('tlsClientError', (err: NodeJS.ErrnoException, socket) => {
+        const now = Date.now();
+        if (now - windowStart > 60_000) { windowStart = now; logged = 0; }
+        if (++logged <= REFUSALS_LOGGED_PER_MINUTE) api.log.warn(`TLS handshake with ${socket.remoteAddress ?? 'a client'} refused: ${err.code ?? err.message}`);
+        else if (logged === REFUSALS_LOGGED_PER_MINUTE + 1) api.log.warn('more TLS handshakes refused this minute; not logging them');
+      });
+      return server;
     });
   },
 });

@@ -2,7 +2,7 @@
  * IANA cipher-suite names and their OpenSSL names, with the oldest protocol each works in. Taken from
  * `openssl ciphers -stdname 'ALL:COMPLEMENTOFALL:@SECLEVEL=0'` (OpenSSL 3.0) plus the TLS 1.3 CCM suites;
  * the table includes weak suites on purpose, so that exclusion patterns (`.*NULL.*`) have something to
- * exclude. Whether Node's OpenSSL really offers a suite is checked when the context is built.
+ * exclude. Only the suites Node's OpenSSL offers (`tls.getCiphers()`) are ever selected (selection.ts).
  *
  * In OpenSSL's order of preference (strongest first), which the server follows (`honorCipherOrder`).
  * One line per suite: `<IANA name> <OpenSSL name> <protocol>`, protocol as OpenSSL prints it

@@ -72,13 +72,15 @@ test('TLS on: HTTPS from the key store, TLS 1.2 with a selected suite; plain HTT
 });
 
 test('client authentication: trusted alice and bob are served; no certificate or an untrusted one is refused', async (t) => {
-  await withService({ plugins: pluginsFile(true), tls: clientAuthTls }, async (url) => {
+  await withService({ plugins: pluginsFile(true), tls: clientAuthTls }, async (url, errors) => {
     t.is((await get(url, pki.clients.alice)).status, 200);
     t.is((await get(url, pki.clients.bob)).status, 200);
     await t.throwsAsync(get(url), { message: /certificate|handshake|alert|disconnected|socket hang up/i }, 'no client certificate');
     await t.throwsAsync(get(url, pki.clients.mallory), { message: /certificate|handshake|alert|disconnected|socket hang up/i }, 'untrusted certificate');
     // TLS 1.3 clients learn of the refusal after the handshake: still no answer.
     await t.throwsAsync(get(url, { ...pki.clients.mallory, minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2' }));
+    await new Promise((r) => setTimeout(r, 50));
+    t.true(errors.some((e) => /\[@rosetta\/plugin-tls\] TLS handshake with 127\.0\.0\.1 refused: ERR_SSL_/.test(e)), errors.join('\n'));
   });
   if (pki.keytoolTruststore) {
     await withService({ plugins: pluginsFile(true), tls: { ...clientAuthTls, truststorePath: pki.keytoolTruststore } }, async (url) => {
