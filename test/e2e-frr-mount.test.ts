@@ -4,10 +4,9 @@
  * reads its whole mount point and subtrees in both contents, and PUT/PATCH/DELETEs an interface
  * description, each checked on the device itself with `vtysh -c 'show running-config'`; then uninstalls.
  *
- * One FRR per machine: the tests are serial, the peer is started idempotently and stopped only when this
- * file started it. Without FRR installed the tests are skipped with a loud message.
+ * One FRR per machine: the tests are serial and the peer is leased through the SDK's acquireFrrPeer
+ * (other files using it wait; this one starts from its baseline). Without FRR the tests are skipped loudly.
  */
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -15,34 +14,24 @@ import test from 'ava';
 import { openDatastores } from '@rosetta/core/dist/src/datastore';
 import { resolveConfig } from '@rosetta/core/dist/src/service/config';
 import { startService, type RunningService } from '@rosetta/core/dist/src/service/service';
+import { acquireFrrPeer, frrPeerLogin, frrPeerUnavailable, type FrrPeerLease } from '@rosetta/sdk';
 
 const REPO = path.resolve(__dirname, '../..'); // from test/dist
-const SCRIPT = path.join(REPO, 'test/peers/frr-device.sh');
-const PORT = Number(process.env.FRR_PEER_PORT ?? 10022);
-const USER = process.env.FRR_PEER_USER ?? 'frruser';
-const PASS = process.env.FRR_PEER_PASS ?? 'frrpass';
+const { port: PORT, username: USER, password: PASS } = frrPeerLogin();
 const IFACE = 'rtest0';
 const NODES = '/rests/data/network-topology:network-topology';
 const MOUNT = `${NODES}/topology=cli/node=FRR1/yang-ext:mount`;
 const IFACES = `${MOUNT}/rosetta-openconfig-interfaces:interfaces`;
 
-const haveFrr = fs.existsSync('/usr/lib/frr/zebra') && fs.existsSync('/usr/bin/vtysh');
-if (!haveFrr) console.warn('\n*** e2e-frr-mount: FRR is not installed (/usr/lib/frr/zebra, /usr/bin/vtysh): SKIPPING the real-device tests ***\n');
-const serial = haveFrr ? test.serial : test.serial.skip;
+const unavailable = frrPeerUnavailable();
+if (unavailable) console.warn(`\n*** e2e-frr-mount: SKIPPING the real-device tests: ${unavailable} ***\n`);
+const serial = unavailable === undefined ? test.serial : test.serial.skip;
 
 let service: RunningService | undefined;
-let startedPeer = false;
-
-function peer(command: string): { ok: boolean; out: string } {
-  try {
-    return { ok: true, out: execFileSync('bash', [SCRIPT, command], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 }) };
-  } catch (e) {
-    return { ok: false, out: String((e as { stdout?: string }).stdout ?? '') + String((e as { stderr?: string }).stderr ?? '') };
-  }
-}
+let peer: FrrPeerLease | undefined;
 
 function runningConfig(): string {
-  return execFileSync('vtysh', ['-c', 'show running-config'], { encoding: 'utf8', timeout: 30_000 });
+  return peer!.runningConfig();
 }
 
 async function request(method: string, p: string, body?: unknown): Promise<{ status: number; text: string; json: any }> {
@@ -56,13 +45,8 @@ async function request(method: string, p: string, body?: unknown): Promise<{ sta
 }
 
 test.before(async () => {
-  if (!haveFrr) return;
-  if (!peer('status').ok) {
-    const started = peer('start');
-    if (!started.ok) throw new Error(`the FRR peer did not start: ${started.out}`);
-    startedPeer = true;
-  }
-  try { execFileSync('vtysh', ['-c', 'configure terminal', '-c', `no interface ${IFACE}`], { stdio: 'ignore' }); } catch { /* absent already */ }
+  if (unavailable) return;
+  peer = await acquireFrrPeer({ who: 'test/e2e-frr-mount' });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-e2e-'));
   const plugins = path.join(dir, 'plugins.json');
   fs.writeFileSync(plugins, JSON.stringify({ watch: false, plugins: ['plugins/cli', 'plugins/frr'].map((p) => ({ path: path.join(REPO, p), enabled: true })) }));
@@ -72,10 +56,7 @@ test.before(async () => {
 
 test.after.always(async () => {
   await service?.stop();
-  if (haveFrr) {
-    try { execFileSync('vtysh', ['-c', 'configure terminal', '-c', `no interface ${IFACE}`], { stdio: 'ignore' }); } catch { /* nothing to clean */ }
-  }
-  if (startedPeer) peer('stop');
+  await peer?.release();
 });
 
 serial('install the real FRR as a CLI node', async (t) => {

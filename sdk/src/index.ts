@@ -30,6 +30,7 @@ export {
 export { simulatorHostKey, startSimulator, type DeviceDefinition, type DeviceView, type SimulatedDevice, type SimulatorOptions } from './testing/simulator';
 export { FRR_MODES, FRR_SINGLE_VALUE, type ConfigLine, type ModeRule } from './testing/running-config';
 export { frrDevice, type FrrDeviceOptions } from './testing/frr-device';
+export { acquireFrrPeer, frrPeerLogin, frrPeerUnavailable, type FrrPeerLease, type FrrPeerLogin, type FrrPeerOptions } from './testing/frr-peer';
 export {
   parseXml, child, childrenNamed, standaloneText, innerText, escapeText, escapeAttr, decodeEntities, XmlSyntaxError, MAX_XML_DEPTH,
   type XmlElement,
@@ -42,6 +43,7 @@ export {
 export {
   startNetconfSimulator, type NetconfDeviceDefinition, type OperationCall, type OperationHandler, type SimulatedNetconfDevice,
 } from './netconf/simulator';
+export { openRawNetconf, type RawNetconfOptions, type RawNetconfSession } from './netconf/client';
 export { EditFault, type StoredNode } from './netconf/datastore';
 export { readModel, ModelSyntaxError, type SimulatorModel } from './netconf/model';
 

@@ -2,52 +2,33 @@
  * The CLI southbound against the real FRR 8.4.4 peer (test/peers/frr-device.sh, vtysh over SSH): install,
  * reads, a write checked with `vtysh -c 'show running-config'` on the device itself, a refused command
  * rolled back, execute-and-read, plugins/frr's units reading the whole device, and the cost against a raw
- * SSH session sending the same commands. One FRR per machine: serial, and the peer is stopped only if this
- * file started it. Skips loudly where FRR cannot run.
+ * SSH session sending the same commands. One FRR per machine: serial, leased through the SDK's
+ * acquireFrrPeer (from its baseline configuration; other files wait). Skips loudly where FRR cannot run.
  */
 import test from 'ava';
-import { execFileSync, spawnSync } from 'node:child_process';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { connectSshCli, type JsonObject } from '@rosetta/sdk';
+import { acquireFrrPeer, connectSshCli, frrPeerLogin, frrPeerUnavailable, type FrrPeerLease, type JsonObject } from '@rosetta/sdk';
 import { CliCommandError } from '../src/index';
 import { cliSettings, frrPluginUnit, harness, type Harness } from './fixture';
 
-const SCRIPT = path.resolve(__dirname, '../../../../test/peers/frr-device.sh');
-const PEER = { host: '127.0.0.1', port: 10022, username: 'frruser', password: 'frrpass' };
-const ENV = { ...process.env, FRR_PEER_NO_INSTALL: '1' };
+const PEER = frrPeerLogin();
 
-function unavailable(): string | undefined {
-  if (!fs.existsSync('/usr/lib/frr/zebra') || !fs.existsSync('/usr/bin/vtysh')) return 'FRR is not installed (apt-get install frr openssh-server)';
-  if (!fs.existsSync('/usr/sbin/sshd')) return 'openssh-server is not installed';
-  if (typeof process.getuid === 'function' && process.getuid() !== 0) return 'the FRR peer needs root';
-  if (!fs.existsSync(SCRIPT)) return `${SCRIPT} is missing`;
-  return undefined;
-}
+const why = frrPeerUnavailable();
+let peer: FrrPeerLease | undefined;
+let h: Harness;
 
 /** The device's own view of its configuration (vtysh as root on the machine, not through Rosetta). */
-function deviceRunningConfig(): string {
-  return execFileSync('vtysh', ['-c', 'show running-config'], { encoding: 'utf8' });
-}
-
-const why = unavailable();
-let startedHere = false;
-let h: Harness;
+const deviceRunningConfig = () => peer!.runningConfig();
 
 if (why) {
   test('FRR peer tests', (t) => { t.log(`SKIPPED: ${why}`); t.pass(); });
-  console.warn(`plugins/cli frr-peer tests SKIPPED: ${why}`);
+  console.warn(`\n*** plugins/cli frr-peer tests SKIPPED: ${why} ***\n`);
 } else {
   test.before(async () => {
-    const running = spawnSync(SCRIPT, ['status'], { stdio: 'ignore', env: ENV }).status === 0;
-    if (!running) {
-      execFileSync(SCRIPT, ['start'], { stdio: 'pipe', env: ENV });
-      startedHere = true;
-    }
+    peer = await acquireFrrPeer({ who: 'plugins/cli frr-peer.test' });
     h = await harness();
   });
-  test.after.always(() => {
-    if (startedHere) execFileSync(SCRIPT, ['stop'], { stdio: 'pipe', env: ENV });
+  test.after.always(async () => {
+    await peer?.release();
   });
 
   const ROUTE_OK = { prefix: '198.51.100.0/24', 'next-hop': '127.0.0.2' };

@@ -9,7 +9,7 @@
 import test from 'ava';
 import { cachingSession, connectSshCli, parseBlocks, planWrite, readUnits, sections, type JsonObject, type SshCliSession, type WritePlan } from '@rosetta/sdk';
 import { FRR_ERROR_PATTERNS, unit } from '../src/index';
-import { deviceConfigure, deviceRunningConfig, PEER, peerUnavailable, startPeer, stopPeer } from './peer';
+import { acquireFrrPeer, frrPeerUnavailable, PEER, type FrrPeerLease } from './peer';
 
 const IF = 'rosetta-openconfig-interfaces:interfaces';
 const NIS = 'rosetta-openconfig-network-instance:network-instances';
@@ -25,25 +25,26 @@ const CLEANUP = [
 ];
 for (let i = 0; i < 100; i++) CLEANUP.push(`no ip route 10.${100 + Math.floor(i / 50)}.${i % 50}.0/24 Null0`);
 
-const unavailable = peerUnavailable();
+const unavailable = frrPeerUnavailable();
 let session: SshCliSession | undefined;
-let wasRunning = true;
+let peer: FrrPeerLease | undefined;
 
 if (unavailable) {
   console.warn(`\n  FRR live tests SKIPPED: ${unavailable}\n`);
   test.skip(`live FRR tests skipped: ${unavailable}`, () => undefined);
 } else {
   test.before(async () => {
-    wasRunning = startPeer().wasRunning;
-    deviceConfigure(CLEANUP);
+    peer = await acquireFrrPeer({ who: 'plugins/frr live.test' });
     session = await connectSshCli(PEER);
   });
-  test.after.always(() => {
+  test.after.always(async () => {
     session?.close();
-    deviceConfigure(CLEANUP);
-    if (!wasRunning) stopPeer();
+    peer?.configure(CLEANUP);
+    await peer?.release();
   });
 }
+
+const deviceRunningConfig = () => peer!.runningConfig();
 
 async function read(content: 'config' | 'all' | 'nonconfig' = 'config', path = '/'): Promise<JsonObject> {
   return (await readUnits([unit], cachingSession(session!), { path, content })) ?? {};
