@@ -185,9 +185,10 @@ test('a structure\'s typedefs and groupings are in scope, config is ignored, mus
         must "count(item) < 10";
         description "A file format.";
         typedef percent { type uint8 { range "0..100"; } }
-        grouping named { leaf name { type string; } }
+        grouping named { leaf name { type string; } container name-info; }
         list item { config true; uses named; leaf share { type percent; } }
         container c { config false; leaf b { type string; config true; } }
+        container d { uses named { augment "name-info" { leaf e { type string; config true; } } } }
       }
     }`,
   });
@@ -199,6 +200,7 @@ test('a structure\'s typedefs and groupings are in scope, config is ignored, mus
   t.is(share.type.name, 'percent');
   t.deepEqual(share.type.range?.intervals, [{ min: 0n, max: 100n }]);
   t.truthy(child(child(s, 'item'), 'name'));
+  t.truthy(child(child(child(s, 'd'), 'name-info'), 'e'), 'an augment inside a uses inside the structure');
   t.true(descendants(s.nodes).every((n) => !n.config));
 });
 

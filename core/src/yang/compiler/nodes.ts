@@ -184,7 +184,7 @@ export class NodeCompiler {
       const target = this.descendant(nodes, a.arg ?? '', ctx.scope, false, ctx.record.name);
       if (!target && this.targetDisabled(ctx.parent ?? ctx.record, nodes, a.arg ?? '', ctx.scope, ctx.record.name)) continue;
       if (!target) { this.error(`Augment target node "${a.arg}" in grouping "${qname}" was not found.`, a, ctx); continue; }
-      this.augmentInto(target, a, ctx.scope, ctx.record);
+      this.augmentInto(target, a, ctx.scope, ctx.record, ctx.inOperation);
     }
     return nodes;
   }
@@ -192,8 +192,10 @@ export class NodeCompiler {
   /**
    * Adds the content of an `augment` statement (written in `scope`, namespace `record`) under
    * `target`. Returns the nodes added (none when the augment's if-features are false).
+   * `ignoreConfig` says config statements do not apply where the target is (an operation or a
+   * structure whose nodes are not connected to their top yet, as inside a uses being expanded).
    */
-  augmentInto(target: SchemaNode, aug: Statement, scope: Scope, record: ModuleRecord): SchemaNode[] {
+  augmentInto(target: SchemaNode, aug: Statement, scope: Scope, record: ModuleRecord, ignoreConfig = false): SchemaNode[] {
     if (!this.ifFeaturesHold(aug, scope)) return [];
     if (target.kind === 'leaf' || target.kind === 'leaf-list' || target.kind === 'anydata' || target.kind === 'anyxml') {
       this.state.sink.error(`Augment target node "${aug.arg}" is a ${target.kind}, which cannot be augmented.`, aug.position, record.name);
@@ -201,7 +203,7 @@ export class NodeCompiler {
     }
     const ctx: PlaceContext = {
       // config statements are ignored in operations and in structures (RFC 8791), as in their own nodes.
-      scope: innerScope(aug, scope), record, parent: target, config: target.config, inOperation: inOperation(target) || this.inStructure(target),
+      scope: innerScope(aug, scope), record, parent: target, config: target.config, inOperation: ignoreConfig || inOperation(target) || this.inStructure(target),
       status: (subArg(aug, 'status') as Status | undefined) ?? target.status,
       ifFeatures: ifFeatureArgs(aug, []), when: whenOf(aug, { scope } as PlaceContext), groupings: [],
     };
