@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ServingUnit } from '../hooks';
 import { compileSchema } from '../yang/compiler';
-import { ModuleRepository } from '../yang/repository';
+import { ModuleRepository, type ModuleSource } from '../yang/repository';
 import type { SchemaContext } from '../yang/schema';
 import { formatDiagnostic, type YangDiagnostic } from '../yang/statement';
 
@@ -103,6 +103,27 @@ function groupErrors(diagnostics: readonly YangDiagnostic[], moduleOf: (d: YangD
   return new Map([...out].map(([m, l]) => [m, l.join('; ')]));
 }
 
+/**
+ * A repository in which the device's own modules win over the import folders' modules of the same name:
+ * a device that implements ietf-yang-library@2016-06-21 must get that revision, not the service's newer
+ * one, whatever revision is newest. Imports that ask for another revision still find it in the folders.
+ */
+class DeviceRepository extends ModuleRepository {
+  private readonly own = new Map<string, ModuleSource>();
+
+  override addText(file: string, text: string): ModuleSource {
+    const source = super.addText(file, text);
+    if (source.statement !== undefined) this.own.set(source.name, source);
+    return source;
+  }
+
+  override find(name: string, revision?: string): ModuleSource | undefined {
+    const own = this.own.get(name);
+    if (own !== undefined && (revision === undefined || own.revision === revision)) return own;
+    return super.find(name, revision);
+  }
+}
+
 function compileSources(sources: readonly SchemaSourceText[], importDirs: readonly string[]): DeviceSchema {
   const failed = new Map<string, string>();
   const fileOf = (s: SchemaSourceText) => `${s.name}${s.revision ? `@${s.revision}` : ''}.yang`;
@@ -111,7 +132,7 @@ function compileSources(sources: readonly SchemaSourceText[], importDirs: readon
   // (the import no longer resolves), so this ends after at most one round per module.
   for (let round = 0; round <= sources.length; round++) {
     const kept = sources.filter((s) => !failed.has(s.name));
-    const repo = new ModuleRepository(importDirs);
+    const repo = new DeviceRepository(importDirs);
     const byFile = new Map<string, SchemaSourceText>();
     const requested: string[] = [];
     for (const s of kept) {

@@ -42,6 +42,11 @@ export interface PluginApi {
    * are not here: their hooks hand them to the plugin that needs them.
    */
   readonly serviceConfig?: Readonly<Record<string, JsonValue>>;
+  /**
+   * The service's data folder (absolute), where a plugin keeps files that belong to this service
+   * instance (caches, state) under a folder of its own name. Absent when the host was started without one.
+   */
+  readonly dataDir?: string;
 }
 
 /** The default export of a plugin's entry module. */

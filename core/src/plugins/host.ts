@@ -35,6 +35,8 @@ export interface PluginHostOptions {
   readonly builtins?: readonly BuiltinTaps[];
   /** The plugin-facing sections of the service configuration, handed to every plugin's setup. */
   readonly serviceConfig?: Readonly<Record<string, import('../hooks').JsonValue>>;
+  /** The service's data folder, handed to every plugin's setup (`PluginApi.dataDir`). */
+  readonly dataDir?: string;
 }
 
 export type PluginState = 'loaded' | 'failed' | 'disabled';
@@ -209,6 +211,7 @@ export class PluginHost {
       const result = await loadPlugin(entry, {
         setupTimeoutMs: this.options.setupTimeoutMs ?? 10_000, log: this.pluginLogger,
         ...(this.options.serviceConfig !== undefined ? { serviceConfig: this.options.serviceConfig } : {}),
+        ...(this.options.dataDir !== undefined ? { dataDir: this.options.dataDir } : {}),
       });
       if (result.ok) {
         const before = slot.active;

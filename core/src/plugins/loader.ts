@@ -37,6 +37,8 @@ export interface LoadOptions {
   readonly log: (plugin: string) => PluginLogger;
   /** Handed to setup as `PluginApi.serviceConfig`. */
   readonly serviceConfig?: Readonly<Record<string, JsonValue>>;
+  /** Handed to setup as `PluginApi.dataDir`. */
+  readonly dataDir?: string;
 }
 
 let nextInstanceId = 1;
@@ -103,6 +105,7 @@ export async function loadPlugin(entry: PluginEntry, options: LoadOptions): Prom
       (async () => setup({
         hooks: recorder.hooks, settings, name: manifest.name, version: manifest.version, folder: entry.folder,
         yangDir: manifest.yangDir, log: options.log(manifest.name), serviceConfig: options.serviceConfig ?? {},
+        ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
       }))(),
       options.setupTimeoutMs,
     );

@@ -76,6 +76,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
           ...(config.schemaFilters !== undefined ? { schemaFilters: config.schemaFilters } : {}),
           ...(config.callbacks !== undefined ? { callbacks: config.callbacks } : {}),
         },
+        dataDir: config.dataDir,
       });
       host.addBuiltin(introspectionTaps(host));
     }

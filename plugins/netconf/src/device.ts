@@ -21,6 +21,14 @@ const KEPT_NOTIFICATIONS = 100;
 
 export type ConnectionStatus = 'connecting' | 'connected' | 'unable-to-connect';
 
+/** How the plugin runs a device (its plugins.json settings). */
+export interface DeviceOptions {
+  /** Log every RPC sent (first 2000 characters). */
+  readonly logRpcs?: boolean;
+}
+
+const TRACED_CHARS = 2000;
+
 /** A received notification: when, its event element's name, and the XML as sent. */
 export interface ReceivedNotification {
   readonly eventTime: string;
@@ -42,14 +50,17 @@ export class NetconfDevice implements DeviceConnection {
   /** Sessions opened so far (1 after install; more after reconnects). */
   connects = 0;
 
-  private constructor(readonly nodeId: string, private readonly settings: NetconfNodeSettings, private readonly cacheRoot: string | undefined, private readonly log: PluginLogger) {}
+  private constructor(
+    readonly nodeId: string, private readonly settings: NetconfNodeSettings, private readonly cacheRoot: string | undefined,
+    private readonly log: PluginLogger, private readonly options: DeviceOptions,
+  ) {}
 
   /**
    * Connects (up to max-connection-attempts, 0 meaning until it works), discovers the schemas and
    * resolves with the device. Rejects with NetconfSessionError when the device cannot be reached.
    */
-  static async install(nodeId: string, settings: NetconfNodeSettings, cacheRoot: string | undefined, log: PluginLogger): Promise<NetconfDevice> {
-    const device = new NetconfDevice(nodeId, settings, cacheRoot, log);
+  static async install(nodeId: string, settings: NetconfNodeSettings, cacheRoot: string | undefined, log: PluginLogger, options: DeviceOptions = {}): Promise<NetconfDevice> {
+    const device = new NetconfDevice(nodeId, settings, cacheRoot, log, options);
     const attempts = settings.maxConnectionAttempts;
     let wait = settings.betweenAttemptsTimeout;
     for (let attempt = 1; ; attempt++) {
@@ -85,6 +96,7 @@ export class NetconfDevice implements DeviceConnection {
       connectTimeoutMs: s.initialConnectionTimeout, requestTimeoutMs: s.requestTransactionTimeout, keepaliveMs: s.keepaliveDelay * 1000,
       onNotification: (n, text) => this.received(n, text),
       onClose: (reason) => this.lost(session, reason),
+      ...(this.options.logRpcs ? { onSend: (body: string, id: string) => this.log.info(`${this.nodeId}: rpc ${id} ${body.length > TRACED_CHARS ? `${body.slice(0, TRACED_CHARS)}...` : body}`) } : {}),
     });
     this.session = session;
     this.state = 'connected';

@@ -21,26 +21,40 @@ export { actionXml, editConfigXml, jsonToXml, namespaceOf, rpcXml, XmlBuildError
 
 /** The plugin's own settings (plugins.json `config`). */
 const pluginSettings = defineSettings({
-  /** Default schema cache folder when a node names none (relative paths are from the working directory). */
-  schemaCacheDirectory: { type: 'string', default: path.join('data', 'netconf-schema-cache') },
+  /**
+   * Default schema cache folder when a node names none (relative paths are from the working directory).
+   * Absent: `netconf-schema-cache` under the service's data folder.
+   */
+  schemaCacheDirectory: { type: 'string' },
+  /** Log every RPC sent to a device (its first 2000 characters): what crossed the wire, for operators and tests. */
+  logRpcs: { type: 'boolean', default: false },
 });
+
+type Settings = { schemaCacheDirectory?: string; logRpcs: boolean };
+
+/** The schema cache of nodes that name none: the plugin setting, else under the service's data folder. */
+function defaultCacheDirectory(api: PluginApi & { readonly settings: Settings }): string {
+  if (api.settings.schemaCacheDirectory !== undefined) return path.resolve(api.settings.schemaCacheDirectory);
+  return path.join(api.dataDir !== undefined ? api.dataDir : path.resolve('data'), 'netconf-schema-cache');
+}
 
 function needCodec(codec: DeviceDataCodec | undefined, nodeId: string): DeviceDataCodec {
   if (!codec) throw new NetconfSessionError('malformed', `no schema codec for ${nodeId}: the core did not provide the device's compiled schema`);
   return codec;
 }
 
-export default definePlugin<{ schemaCacheDirectory: string }>({
+export default definePlugin<Settings>({
   settings: pluginSettings,
-  setup(api: PluginApi & { readonly settings: { schemaCacheDirectory: string } }) {
-    const defaultCache = path.resolve(api.settings.schemaCacheDirectory ?? path.join('data', 'netconf-schema-cache'));
+  setup(api: PluginApi & { readonly settings: Settings }) {
+    const defaultCache = defaultCacheDirectory(api);
+    const logRpcs = api.settings.logRpcs === true;
 
     api.hooks.device.connect.for('netconf').tapPromise('netconf', async (ctx) => {
       const checked = readNodeSettings(ctx.settings);
       if (!checked.ok) throw new Error(`netconf settings of ${ctx.device.nodeId}: ${checked.problems.join('; ')}`);
       const cache = checked.value.schemaCacheDirectory ? path.resolve(checked.value.schemaCacheDirectory) : defaultCache;
       // the core owns the connection from here: it survives a swap of this plugin's version
-      return NetconfDevice.install(ctx.device.nodeId, checked.value, cache, api.log);
+      return NetconfDevice.install(ctx.device.nodeId, checked.value, cache, api.log, { logRpcs });
     });
 
     api.hooks.device.read.for('netconf').tapPromise('netconf', async (ctx) => {

@@ -34,19 +34,71 @@ export interface ReadRequest {
 }
 
 /**
- * Reads under the mount point. `config` is get-config of the intended datastore; `nonconfig` and `all` are
- * get (which returns running config and state; the codec drops config nodes for `nonconfig`). Returns the
- * top-level document holding the target (`{"module:top": ...}`), `{}` when the device has nothing there.
+ * Reads under the mount point. `config` is get-config of the intended datastore (candidate when offered,
+ * else running); `nonconfig` is get, with the config nodes dropped by the codec. `all` sends both at once
+ * and merges them: configuration from get-config (so `all` and `config` agree on what is intended, even
+ * while candidate differs from running), state from get (its copy of running configuration is dropped).
+ * Returns the top-level document holding the target (`{"module:top": ...}`), `{}` when there is nothing.
  */
 export async function readData(session: OperationSession, request: ReadRequest, ns: Namespaces, codec: DeviceDataCodec): Promise<JsonObject> {
   const filter = subtreeFilter(request.path, request.fields, ns) ?? '';
-  const body = request.content === 'config'
-    ? `<get-config><source><${configSource(session)}/></source>${filter}</get-config>`
-    : `<get>${filter}</get>`;
-  const reply = await session.rpc(body);
-  const data = child(reply.root, 'data');
-  if (!data || data.children.length === 0) return {};
-  return codec.fromXml(standaloneText(reply.text, data), { content: request.content });
+  const read = async (content: 'config' | 'nonconfig'): Promise<JsonObject> => {
+    const body = content === 'config' ? `<get-config><source><${configSource(session)}/></source>${filter}</get-config>` : `<get>${filter}</get>`;
+    const reply = await session.rpc(body);
+    const data = child(reply.root, 'data');
+    if (!data || data.children.length === 0) return {};
+    return codec.fromXml(standaloneText(reply.text, data), { content });
+  };
+  if (request.content !== 'all') return read(request.content);
+  const [config, state] = await Promise.all([read('config'), read('nonconfig')]);
+  return mergeContent(config, state);
+}
+
+/**
+ * Merges a config-only and a state-only document of the same tree (RFC 7951 JSON). Objects merge member
+ * by member; list entries match when the scalar members both hold agree: a state-only entry carries only
+ * its keys and state leaves, so the members it shares with a config entry are exactly the keys.
+ */
+export function mergeContent(config: JsonValue, state: JsonValue): JsonObject {
+  return mergeValue(config, state) as JsonObject;
+}
+
+function isObject(v: JsonValue | undefined): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function mergeValue(a: JsonValue, b: JsonValue): JsonValue {
+  if (isObject(a) && isObject(b)) {
+    const out: JsonObject = { ...a };
+    for (const [k, v] of Object.entries(b)) out[k] = k in a ? mergeValue(a[k]!, v) : v;
+    return out;
+  }
+  if (Array.isArray(a) && Array.isArray(b) && (a.some(isObject) || b.some(isObject))) {
+    // the key names: scalar members a state entry shares with a config entry (one hash lookup per entry)
+    const keys = sharedScalars(a.find(isObject), b.find(isObject));
+    if (keys.length === 0) return [...a, ...b];
+    const out: JsonValue[] = [...a];
+    const index = new Map<string, number>();
+    out.forEach((e, i) => { if (isObject(e)) index.set(signature(e, keys), i); });
+    for (const entry of b) {
+      const at = isObject(entry) ? index.get(signature(entry, keys)) : undefined;
+      if (at !== undefined) out[at] = mergeValue(out[at]!, entry);
+      else out.push(entry);
+    }
+    return out;
+  }
+  return b;
+}
+
+const scalar = (v: JsonValue | undefined) => v !== undefined && v !== null && typeof v !== 'object';
+
+function sharedScalars(a: JsonObject | undefined, b: JsonObject | undefined): string[] {
+  if (a === undefined || b === undefined) return [];
+  return Object.keys(b).filter((k) => scalar(b[k]) && scalar(a[k]));
+}
+
+function signature(entry: JsonObject, keys: readonly string[]): string {
+  return JSON.stringify(keys.map((k) => entry[k] ?? null));
 }
 
 /** Sends an RPC and ignores its `<ok/>`; errors propagate. */

@@ -30,6 +30,8 @@ export interface SessionOptions {
   readonly onNotification?: (notification: XmlElement, text: string) => void;
   /** Called once when the session ends, with the reason (undefined after close()). */
   readonly onClose?: (reason: NetconfSessionError | undefined) => void;
+  /** Called with each request's operation body as it is sent (tracing what crosses the wire). */
+  readonly onSend?: (body: string, messageId: string) => void;
 }
 
 /** A reply: its parsed root (`<rpc-reply>`) and the text it was parsed from (for subtree extraction). */
@@ -204,6 +206,7 @@ export class NetconfSession {
         reject(new NetconfSessionError('timeout', `${operation} (message-id ${id}) got no reply within ${timeoutMs} ms`));
       }, timeoutMs);
       this.pending.set(id, { operation, resolve, reject, timer });
+      this.options.onSend?.(body, id);
       this.send(`<rpc xmlns="${NETCONF_NS}" message-id="${id}">${body}</rpc>`);
     });
   }
