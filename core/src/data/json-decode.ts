@@ -100,24 +100,35 @@ export function parseJsonText(text: string): unknown {
 }
 
 /** What kind of node a member decodes to, decided once per schema node. */
-const enum Shape { Leaf, LeafList, List, Container, Any, Other }
+export const enum Shape { Leaf, LeafList, List, Container, Any, Other }
 
 /**
  * How one child decodes under one parent: its schema node, canonical order, shape and, for leaves,
  * the compiled value codec. Made once per schema node (schemas are immutable once compiled), so the
  * walk does one map lookup per member and no per-value cache lookups.
  */
-interface Member {
+export interface Member {
   readonly schema: SchemaNode;
   readonly order: number;
   readonly shape: Shape;
   readonly codec: Codec | undefined;
   readonly module: CompiledModule;
+  /** The members of this node's own children (containers, lists), filled in on first use. */
+  children: Members | undefined;
 }
 
-/** The members of one parent by the names a document may use (see children.ts), and by schema node. */
-interface Members {
+/** The members of a container's or list's children, cached on its member. */
+export function childMembers(member: Member): Members {
+  return (member.children ??= membersOf(childTable(member.schema)));
+}
+
+/**
+ * The members of one parent by the names a JSON document may use (see children.ts), by XML
+ * namespace and local name, and by schema node. Shared by the JSON and XML decoders.
+ */
+export interface Members {
   readonly byName: ReadonlyMap<string, Member>;
+  readonly byNamespace: ReadonlyMap<string, ReadonlyMap<string, Member>>;
   readonly bySchema: ReadonlyMap<SchemaNode, Member>;
 }
 
@@ -134,18 +145,23 @@ function shapeOf(schema: SchemaNode): Shape {
   }
 }
 
-function membersOf(table: ChildTable): Members {
+/** The members of a child table, made on first use and cached. */
+export function membersOf(table: ChildTable): Members {
   let members = memberTables.get(table);
   if (members === undefined) {
     const bySchema = new Map<SchemaNode, Member>();
     for (const [schema, slot] of table.bySchema) {
       const shape = shapeOf(schema);
       const codec = shape === Shape.Leaf || shape === Shape.LeafList ? leafCodec((schema as LeafSchema | LeafListSchema).type) : undefined;
-      bySchema.set(schema, { schema, order: slot.order, shape, codec, module: schema.module });
+      bySchema.set(schema, { schema, order: slot.order, shape, codec, module: schema.module, children: undefined });
     }
     const byName = new Map<string, Member>();
     for (const [name, slot] of table.byName) byName.set(name, bySchema.get(slot.schema)!);
-    members = { byName, bySchema };
+    const byNamespace = new Map<string, Map<string, Member>>();
+    for (const [ns, locals] of table.byNamespace) {
+      byNamespace.set(ns, new Map([...locals].map(([local, slot]) => [local, bySchema.get(slot.schema)!])));
+    }
+    members = { byName, byNamespace, bySchema };
     memberTables.set(table, members);
   }
   return members;
@@ -268,27 +284,28 @@ class JsonDecoder {
     let node: DataNode | undefined;
     switch (member.shape) {
       case Shape.LeafList: node = this.leafList(member, raw); break;
-      case Shape.List: node = this.list(schema as ListSchema, raw); break;
+      case Shape.List: node = this.list(member, raw); break;
       case Shape.Any:
         if (depthExceeds(raw, MAX_ANYDATA_DEPTH)) throw this.fail('too-big', `anydata content nests deeper than ${MAX_ANYDATA_DEPTH} levels`);
         node = { kind: 'any', schema: schema as AnyNode['schema'], value: raw } satisfies AnyNode;
         break;
-      default: node = this.container(schema as ContainerNode['schema'], raw); break;
+      default: node = this.container(member, raw); break;
     }
     this.trailSchemas.pop();
     this.trailEntries.pop();
     return node;
   }
 
-  private container(schema: ContainerNode['schema'], raw: unknown): ContainerNode {
+  private container(member: Member, raw: unknown): ContainerNode {
     if (!isObject(raw)) throw this.fail('invalid-value', `${describe(raw)} where a container (JSON object) is expected`);
-    const node: ContainerNode = { kind: 'container', schema, children: [] };
-    const attributes = this.members(raw, membersOf(childTable(schema)), node, true);
+    const node: ContainerNode = { kind: 'container', schema: member.schema as ContainerNode['schema'], children: [] };
+    const attributes = this.members(raw, childMembers(member), node, true);
     if (attributes !== undefined) node.attributes = attributes;
     return node;
   }
 
-  private list(schema: ListSchema, raw: unknown): ListNode | undefined {
+  private list(member: Member, raw: unknown): ListNode | undefined {
+    const schema = member.schema as ListSchema;
     let attributes: Attributes | undefined;
     let items = raw;
     if (isObject(raw)) {
@@ -298,7 +315,7 @@ class JsonDecoder {
     if (items.length === 0 && attributes === undefined) return undefined;
     const node: ListNode = { kind: 'list', schema, entries: new Array(items.length) };
     if (attributes !== undefined) node.attributes = attributes;
-    const members = membersOf(childTable(schema));
+    const members = childMembers(member);
     const keys = schema.keys;
     const index = keys.length > 0 ? new Map<string, ListEntryNode>() : undefined;
     const level = this.trailEntries.length - 1;

@@ -17,10 +17,9 @@
  */
 import type { CompiledModule, LeafListSchema, LeafSchema, ListSchema, SchemaContext, SchemaNode } from '../yang/schema';
 import { checkAttribute } from './attributes';
-import { childTable, tableFor, type ChildSlot, type ChildTable } from './children';
+import { tableFor } from './children';
 import { DataError, fault, type ErrorTag } from './errors';
-import type { DecodeOptions, Decoded } from './json-decode';
-import { leafFromText } from './leaf-values';
+import { childMembers, membersOf, type DecodeOptions, type Decoded, type Member, type Members } from './json-decode';
 import { keyString } from './list';
 import { instancePath, valueText, type PathSegment } from './path';
 import type {
@@ -34,12 +33,29 @@ export const MAX_XML_DEPTH = 512;
 /** Namespace declarations in scope: a chain, one link per element that declares any. */
 class Scope {
   private resolver: ((prefix: string) => string | undefined) | undefined;
+  /** The last scope an element made below this one (see XmlDecoder.scopeOf). */
+  lastChild: Scope | undefined;
   constructor(
     readonly parent: Scope | undefined,
     readonly defaultNs: string | undefined,
     readonly prefixes: ReadonlyMap<string, string> | undefined,
     private readonly ctx: SchemaContext,
+    /** The declaring attributes, name then value, in document order. */
+    private readonly declarations: readonly string[],
   ) {}
+
+  /** Whether the current start tag declares exactly what made this scope. */
+  declaredBy(tok: XmlTokenizer): boolean {
+    const d = this.declarations;
+    let k = 0;
+    for (let i = 0; i < tok.attrCount; i++) {
+      const name = tok.attrNames[i]!;
+      if (name !== 'xmlns' && !name.startsWith('xmlns:')) continue;
+      if (k >= d.length || d[k] !== name || d[k + 1] !== tok.attrValues[i]) return false;
+      k += 2;
+    }
+    return k === d.length;
+  }
 
   lookup(prefix: string): string | undefined {
     for (let s: Scope | undefined = this; s; s = s.parent) {
@@ -51,10 +67,18 @@ class Scope {
 
   /** Prefix -> module name, for values that carry prefixes (made once per scope, not per leaf). */
   get resolvePrefix(): (prefix: string) => string | undefined {
-    return (this.resolver ??= (prefix) => {
-      const ns = this.lookup(prefix);
-      return ns === undefined ? undefined : this.ctx.moduleByNamespace(ns)?.name;
-    });
+    if (this.resolver === undefined) {
+      let lastPrefix: string | undefined;
+      let lastModule: string | undefined;
+      this.resolver = (prefix) => {
+        if (prefix === lastPrefix) return lastModule; // values of one leaf use one prefix, over and over
+        const ns = this.lookup(prefix);
+        lastPrefix = prefix;
+        lastModule = ns === undefined ? undefined : this.ctx.moduleByNamespace(ns)?.name;
+        return lastModule;
+      };
+    }
+    return this.resolver;
   }
 }
 
@@ -68,8 +92,10 @@ class Frame {
   kind = Kind.Root;
   schema: SchemaNode | undefined;
   scope: Scope | undefined;
-  /** Inner: the children table and where children go, in canonical order. */
-  table: ChildTable | undefined;
+  /** Inner: the children's members and where children go, in canonical order. */
+  table: Members | undefined;
+  /** The member this element was resolved to (undefined for the root, wrappers and anydata content). */
+  slot: Member | undefined;
   out: DataNode[] = [];
   node: ContainerNode | ListEntryNode | undefined;
   gathered: Map<SchemaNode, Group> | undefined;
@@ -80,9 +106,9 @@ class Frame {
   group: Group | undefined;
   attributes: Attributes | undefined;
   /** Any/AnyChild: member name, namespace, members seen (a Map: `__proto__` must stay a member). */
-  member = '';
+  anyName = '';
   ns = '';
-  members: Map<string, unknown> | undefined;
+  anyMembers: Map<string, unknown> | undefined;
   repeated: Set<string> | undefined;
 }
 
@@ -97,13 +123,15 @@ class XmlDecoder {
   private depth = 0;
   private readonly allowState: boolean;
   private readonly root: DataRoot = { kind: 'root', children: [] };
-  private readonly topTable: ChildTable;
+  private readonly topTable: Members;
   private wrapped = false;
   private topCount = 0;
+  /** The last scope a top-level element made (see scopeOf). */
+  private topScope: Scope | undefined;
 
   constructor(private readonly ctx: SchemaContext, private readonly options: DecodeOptions, private readonly tok: XmlTokenizer) {
     this.allowState = options.allowState ?? true;
-    this.topTable = tableFor(options.parent, ctx);
+    this.topTable = membersOf(tableFor(options.parent, ctx));
   }
 
   decode(): Decoded {
@@ -137,7 +165,8 @@ class XmlDecoder {
     f.text = '';
     f.group = undefined;
     f.attributes = undefined;
-    f.members = undefined;
+    f.anyMembers = undefined;
+    f.slot = undefined;
     f.repeated = undefined;
     return f;
   }
@@ -176,15 +205,26 @@ class XmlDecoder {
   /** The scope of an element: its parent's, plus the namespaces its attributes declare. */
   private scopeOf(parent: Scope | undefined): Scope | undefined {
     const tok = this.tok;
+    // Siblings often declare the same namespaces (a prefix for an identity value in every list
+    // entry): reuse the scope the previous such element made under the same parent. The tokenizer
+    // interns names and values, so comparing them is mostly comparing pointers.
+    const cached = parent === undefined ? this.topScope : parent.lastChild;
+    if (cached !== undefined && cached.declaredBy(tok)) return cached;
     let defaultNs = parent?.defaultNs;
     let prefixes: Map<string, string> | undefined;
-    let declares = false;
+    let declarations: string[] | undefined;
     for (let i = 0; i < tok.attrCount; i++) {
       const name = tok.attrNames[i]!;
-      if (name === 'xmlns') { defaultNs = tok.attrValues[i]!; declares = true; }
-      else if (name.startsWith('xmlns:')) { (prefixes ??= new Map()).set(name.slice(6), tok.attrValues[i]!); declares = true; }
+      if (name === 'xmlns') defaultNs = tok.attrValues[i]!;
+      else if (name.startsWith('xmlns:')) (prefixes ??= new Map()).set(name.slice(6), tok.attrValues[i]!);
+      else continue;
+      (declarations ??= []).push(name, tok.attrValues[i]!);
     }
-    return declares ? new Scope(parent, defaultNs, prefixes, this.ctx) : parent;
+    if (declarations === undefined) return parent;
+    const scope = new Scope(parent, defaultNs, prefixes, this.ctx, declarations);
+    if (parent === undefined) this.topScope = scope;
+    else parent.lastChild = scope;
+    return scope;
   }
 
   private start(): void {
@@ -226,14 +266,16 @@ class XmlDecoder {
     if (!this.allowState && !schema.config) throw this.fail('invalid-value', `state data '${local}' is not allowed here`, local);
     switch (schema.kind) {
       case 'leaf': {
-        if (parent.out.some((c) => c.schema === schema)) this.failTwice(schema, scope, local);
+        if (holds(parent.out, schema)) this.failTwice(schema, scope, local);
         const f = this.push(Kind.Leaf, schema, scope);
+        f.slot = slot;
         if (tok.attrCount > 0) f.attributes = this.attributes(scope);
         return;
       }
       case 'leaf-list': {
         const group = this.group(parent, slot);
         const f = this.push(Kind.Leaf, schema, scope);
+        f.slot = slot;
         f.group = group;
         if (tok.attrCount > 0) f.attributes = this.attributes(scope);
         return;
@@ -244,7 +286,8 @@ class XmlDecoder {
         const entry: ListEntryNode = { kind: 'entry', schema, children: [] };
         f.node = entry;
         f.group = group;
-        f.table = childTable(schema);
+        f.slot = slot;
+        f.table = childMembers(slot);
         f.out = entry.children;
         if (tok.attrCount > 0) {
           const attributes = this.attributes(scope);
@@ -253,11 +296,12 @@ class XmlDecoder {
         return;
       }
       case 'container': case 'input': case 'output': case 'notification': {
-        if (parent.out.some((c) => c.schema === schema)) this.failTwice(schema, scope, local);
+        if (holds(parent.out, schema)) this.failTwice(schema, scope, local);
         const f = this.push(Kind.Inner, schema, scope);
         const node: ContainerNode = { kind: 'container', schema, children: [] };
         f.node = node;
-        f.table = childTable(schema);
+        f.slot = slot;
+        f.table = childMembers(slot);
         f.out = node.children;
         if (tok.attrCount > 0) {
           const attributes = this.attributes(scope);
@@ -267,8 +311,9 @@ class XmlDecoder {
         return;
       }
       case 'anydata': case 'anyxml': {
-        if (parent.out.some((c) => c.schema === schema)) this.failTwice(schema, scope, local);
+        if (holds(parent.out, schema)) this.failTwice(schema, scope, local);
         const f = this.push(Kind.Any, schema, scope);
+        f.slot = slot;
         f.ns = ns ?? schema.module.namespace;
         if (tok.attrCount > 0) f.attributes = this.attributes(scope);
         return;
@@ -298,7 +343,7 @@ class XmlDecoder {
   }
 
   /** The list or leaf-list node under `parent` that elements of `slot` gather into (made on first sight). */
-  private group(parent: Frame, slot: ChildSlot): Group {
+  private group(parent: Frame, slot: Member): Group {
     const gathered = (parent.gathered ??= new Map());
     let group = gathered.get(slot.schema);
     if (group === undefined) {
@@ -316,7 +361,7 @@ class XmlDecoder {
   }
 
   /** Appends a child to its parent, noting whether the canonical order still holds. */
-  private place(parent: Frame, slot: ChildSlot, node: DataNode): void {
+  private place(parent: Frame, slot: { readonly order: number }, node: DataNode): void {
     if (slot.order < parent.lastOrder) parent.sorted = false;
     parent.lastOrder = slot.order;
     parent.out.push(node);
@@ -345,10 +390,10 @@ class XmlDecoder {
       case Kind.Any: {
         const node: AnyNode = { kind: 'any', schema: f.schema as AnyNode['schema'], value: anyValue(f) };
         if (f.attributes !== undefined) node.attributes = f.attributes;
-        this.place(parent, parent.table!.bySchema.get(f.schema!)!, node);
+        this.place(parent, f.slot!, node);
         break;
       }
-      case Kind.AnyChild: addMember(parent, f.member, anyValue(f)); break;
+      case Kind.AnyChild: addMember(parent, f.anyName, anyValue(f)); break;
       case Kind.Root: case Kind.Skip: break;
     }
     this.depth--;
@@ -356,12 +401,12 @@ class XmlDecoder {
 
   private endLeaf(f: Frame, parent: Frame): void {
     const schema = f.schema as LeafSchema | LeafListSchema;
-    const value = this.value(schema, f.text, f.scope);
+    const value = this.value(f.slot!, f.text, f.scope);
     const group = f.group;
     if (group === undefined) {
       const node: LeafNode = { kind: 'leaf', schema: schema as LeafSchema, value };
       if (f.attributes !== undefined) node.attributes = f.attributes;
-      this.place(parent, parent.table!.bySchema.get(schema)!, node);
+      this.place(parent, f.slot!, node);
       return;
     }
     const ll = group.node as LeafListNode;
@@ -413,8 +458,9 @@ class XmlDecoder {
     return keyString(values);
   }
 
-  private value(schema: LeafSchema | LeafListSchema, text: string, scope: Scope | undefined): LeafValue {
-    const result = leafFromText(schema.type, text, this.ctx, scope === undefined ? noPrefixes : scope.resolvePrefix, schema.module);
+  private value(member: Member, text: string, scope: Scope | undefined): LeafValue {
+    const schema = member.schema;
+    const result = member.codec!.text(text, this.ctx, scope === undefined ? noPrefixes : scope.resolvePrefix, member.module.name);
     if (!result.ok) {
       const shown = text.length > 80 ? `${text.slice(0, 77)}...` : text;
       throw this.fail('invalid-value', `invalid value '${shown}' for '${schema.name}': ${result.message}`);
@@ -461,9 +507,15 @@ class XmlDecoder {
   private anyChild(parent: Frame, scope: Scope | undefined, local: string, ns: string | undefined): void {
     const module = ns === undefined || ns === parent.ns ? undefined : this.ctx.moduleByNamespace(ns);
     const f = this.push(Kind.AnyChild, undefined, scope);
-    f.member = module ? `${module.name}:${local}` : local;
+    f.anyName = module ? `${module.name}:${local}` : local;
     f.ns = ns ?? parent.ns;
   }
+}
+
+/** Whether siblings already hold a node of `schema` (siblings are few: bounded by the schema). */
+function holds(siblings: readonly DataNode[], schema: SchemaNode): boolean {
+  for (let i = 0; i < siblings.length; i++) if (siblings[i]!.schema === schema) return true;
+  return false;
 }
 
 /**
@@ -472,11 +524,11 @@ class XmlDecoder {
  * is dropped).
  */
 function anyValue(f: Frame): unknown {
-  return f.members === undefined ? f.text : Object.fromEntries(f.members);
+  return f.anyMembers === undefined ? f.text : Object.fromEntries(f.anyMembers);
 }
 
 function addMember(parent: Frame, member: string, value: unknown): void {
-  const members = (parent.members ??= new Map());
+  const members = (parent.anyMembers ??= new Map());
   if (!members.has(member)) members.set(member, value);
   else if (parent.repeated?.has(member)) (members.get(member) as unknown[]).push(value);
   else {

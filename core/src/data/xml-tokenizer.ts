@@ -34,6 +34,9 @@ export class XmlSyntaxError extends Error {
   }
 }
 
+const INTERN_SLOTS = 1024;
+const INTERN_MAX_LENGTH = 96;
+
 const LT = 60, GT = 62, AMP = 38, SLASH = 47, QUESTION = 63, BANG = 33, EQ = 61, QUOT = 34, APOS = 39, CR = 13;
 
 function isSpace(c: number): boolean {
@@ -90,6 +93,12 @@ export class XmlTokenizer {
   private cdata = false;
   private pendingEnd = false;
   private rootSeen = false;
+  /**
+   * Names and short attribute values seen recently, in a small direct-mapped table: a document
+   * repeats the same few names and namespaces thousands of times, and handing back the same string
+   * object saves an allocation and lets every map lookup reuse the string's cached hash.
+   */
+  private readonly interned: string[] = new Array(INTERN_SLOTS).fill('');
   /** Next offset of '&' / '\r' at or after the scan position (-1: none left); kept so scans stay linear. */
   private nextAmp = -2;
   private nextCr = -2;
@@ -197,6 +206,19 @@ export class XmlTokenizer {
     this.pos = close + terminator.length;
   }
 
+  /** The text between `start` and `end`, as the interned string when it was seen before. */
+  private intern(start: number, end: number): string {
+    const text = this.text;
+    const length = end - start;
+    if (length > INTERN_MAX_LENGTH || length === 0) return text.slice(start, end);
+    const slot = (length * 31 + text.charCodeAt(start) * 7 + text.charCodeAt(end - 1) * 3 + text.charCodeAt(start + (length >> 1))) & (INTERN_SLOTS - 1);
+    const known = this.interned[slot]!;
+    if (known.length === length && text.startsWith(known, start)) return known;
+    const fresh = text.slice(start, end);
+    this.interned[slot] = fresh;
+    return fresh;
+  }
+
   /** Reads a name at `pos`; returns its end offset. */
   private nameEnd(pos: number, what: string): number {
     const text = this.text;
@@ -215,7 +237,7 @@ export class XmlTokenizer {
   private startTag(start: number): XmlToken {
     const text = this.text;
     const nameEnd = this.nameEnd(start + 1, 'element');
-    this.name = text.slice(start + 1, nameEnd);
+    this.name = this.intern(start + 1, nameEnd);
     let count = 0;
     let pos = nameEnd;
     for (;;) {
@@ -231,7 +253,7 @@ export class XmlTokenizer {
       if (afterSpace >= text.length) this.fail(`start tag <${this.name}> is not terminated`, start);
       if (afterSpace === pos) this.fail('whitespace is expected before an attribute', pos);
       const attrEnd = this.nameEnd(afterSpace, 'attribute');
-      const attrName = text.slice(afterSpace, attrEnd);
+      const attrName = this.intern(afterSpace, attrEnd);
       let p = this.skipSpace(attrEnd);
       if (text.charCodeAt(p) !== EQ) this.fail(`attribute '${attrName}' has no value`, p);
       p = this.skipSpace(p + 1);
@@ -300,6 +322,7 @@ export class XmlTokenizer {
         this.fail("'<' in an attribute value", i);
       }
     }
+    if (run === start) return attribute ? this.intern(start, end) : text.slice(start, end);
     return out + text.slice(run, end);
   }
 
