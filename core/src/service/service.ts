@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import type { Datastores } from '../datastore/datastore';
 import { decodeJson } from '../data/json-decode';
 import { MountManager } from '../mount';
+import { Uniconfig } from '../uniconfig';
 import { PluginHost, builtinTaps, introspectionTaps } from '../plugins';
 import type { PluginScope } from '../plugins/generation';
 import { createHooks } from '../hooks';
@@ -106,10 +107,26 @@ export async function startService(options: StartOptions): Promise<RunningServic
     schema, datastores, plugins, log, mount,
     options: { keyDelimiter: config.keyDelimiter, bodyLimit: config.bodyLimit, defaultContent: config.defaultContent },
   };
+  // The uniconfig topology (intended and actual configuration per device, transactions, commit): its
+  // taps join the core's, its routes go ahead of RESTCONF's own.
+  const uniconfig = new Uniconfig({ ctx, mount, dataDir: config.dataDir });
+  try {
+    await uniconfig.open();
+  } catch (e) {
+    await mount.close();
+    await host?.close();
+    await datastores.close();
+    throw new Error(`cannot load the uniconfig actual configurations from ${config.dataDir}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (host) host.addBuiltin(builtinTaps('uniconfig', (hooks) => uniconfig.tap(hooks)));
+  else uniconfig.tap(plugins.acquire().hooks);
   const startScope = plugins.acquire();
   let server: http.Server;
   try {
-    const app = createRestconfApp(ctx, (router) => startScope.hooks.server.routes.call({ routes: router, local: localDataAccess(ctx) }));
+    const app = createRestconfApp(ctx, (router) => {
+      router.use(uniconfig.middleware());
+      startScope.hooks.server.routes.call({ routes: router, local: localDataAccess(ctx) });
+    });
     const handler = authenticatingHandler(app, plugins, config.auth, log);
     // A TLS plugin refuses a bad tls object by throwing an error that names the field.
     const secured = startScope.hooks.server.create.call({ handler, tls: config.tls });
@@ -163,6 +180,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       await closed;
       clearInterval(sweep);
       clearTimeout(grace);
+      uniconfig.close();
       await mount.close();
       await host?.close();
       await datastores.close();

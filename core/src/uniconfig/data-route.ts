@@ -1,0 +1,141 @@
+/**
+ * RESTCONF on `network-topology:network-topology/topology=uniconfig/node=<id>/configuration[/...]`
+ * (the prefix `uniconfig-topology:` of `configuration` may be left out). The path below
+ * `configuration` is resolved in the node's device schema, and the request is served by the same
+ * handlers as local data (every method, YANG Patch, every query parameter), given a context whose
+ * schema is the device's and whose datastores are the node's view:
+ * - Config: the intended configuration (the transaction's copy under a cookie); its `apply` is the
+ *   engine's write (immediate commit to the device, or the transaction's view);
+ * - Operational: the actual configuration, read-only.
+ * `content=nonconfig` reads the actual configuration, `config` and `all` the intended one (this tree
+ * holds configuration only, so there is nothing to merge); the content filter itself is not applied,
+ * since the actual configuration is config data too.
+ */
+import type { Request, Response } from 'express';
+import type { Datastore, Datastores } from '../datastore/datastore';
+import type { DataNode, DataRoot } from '../data/tree';
+import type { InsertPosition } from '../data/list';
+import { createHooks } from '../hooks';
+import type { PluginScope } from '../plugins/generation';
+import type { RestconfContext } from '../restconf/context';
+import type { DataCall, DataQuery } from '../restconf/data-call';
+import { rawQueryOf } from '../restconf/data-query';
+import { handleDelete } from '../restconf/delete';
+import { ACCEPT_PATCH, ALLOW } from '../restconf/discovery';
+import { badQuery, methodNotAllowed, unknownResource } from '../restconf/errors';
+import { requestType, responseType } from '../restconf/media';
+import { handlePlainPatch } from '../restconf/patch';
+import { handlePost } from '../restconf/post';
+import { handlePut } from '../restconf/put';
+import { applyReadQuery, parseQuery, resolveInsert } from '../restconf/query';
+import { handleGet } from '../restconf/read';
+import { lexPath, MOUNT_SEGMENT, parseDevicePath } from '../restconf/uri';
+import { handleYangPatch } from '../restconf/yang-patch';
+import type { SchemaNode } from '../yang/schema';
+import type { UniconfigEngine } from './engine';
+import { TOPOLOGY_MODULE, UNICONFIG_TOPOLOGY } from './node-store';
+import type { Transaction } from './transactions';
+
+/** A request path that reaches a uniconfig node's configuration: the node and the text below it. */
+export interface ConfigurationPath {
+  readonly nodeId: string;
+  /** Encoded text after `configuration` ('' for the configuration itself), with its leading `/`. */
+  readonly rest: string;
+}
+
+/**
+ * Whether `raw` (the path after `/rests/data`, `uri.parse` taps applied) reaches a configuration;
+ * undefined when it does not (or cannot be read: the ordinary route then answers the fault).
+ */
+export function configurationPath(raw: string, keyDelimiter: string | null): ConfigurationPath | undefined {
+  let lexed;
+  try {
+    lexed = lexPath(raw, keyDelimiter);
+  } catch {
+    return undefined;
+  }
+  const [top, topology, node, conf] = lexed.segments;
+  if (top === undefined || topology === undefined || node === undefined || conf === undefined) return undefined;
+  const shaped = top.module === 'network-topology' && top.name === 'network-topology' && top.keys === undefined
+    && topology.module === undefined && topology.name === 'topology' && topology.keys?.length === 1 && topology.keys[0] === UNICONFIG_TOPOLOGY
+    && node.module === undefined && node.name === 'node' && node.keys?.length === 1
+    && (conf.module === undefined || conf.module === TOPOLOGY_MODULE) && conf.name === 'configuration' && conf.keys === undefined;
+  if (!shaped) return undefined;
+  const prefix = `/${[top, topology, node, conf].map((s) => s.raw).join('/')}`;
+  const text = raw.startsWith('/') ? raw : `/${raw}`;
+  if (!text.startsWith(prefix)) return undefined;
+  const rest = text.slice(prefix.length);
+  if (rest !== '' && !rest.startsWith('/')) return undefined;
+  return { nodeId: node.keys![0]!, rest: rest === '/' ? '' : rest };
+}
+
+function queryText(req: Request): string {
+  const q = req.originalUrl.indexOf('?');
+  return q < 0 ? '' : req.originalUrl.slice(q + 1);
+}
+
+/** Hooks the view hands the handlers: the plugins' filters, without local-only hooks (state, commit notices). */
+function viewScope(scope: PluginScope): PluginScope {
+  const empty = createHooks();
+  const hooks = { ...scope.hooks, data: { ...scope.hooks.data, readState: empty.data.readState, afterCommit: empty.data.afterCommit, beforeWrite: empty.data.beforeWrite } };
+  return { ...scope, hooks: hooks as PluginScope['hooks'] };
+}
+
+/** Serves one request on a configuration (see the top of this file). */
+export async function handleConfiguration(
+  ctx: RestconfContext, engine: UniconfigEngine, scope: PluginScope, tx: Transaction | undefined, req: Request, res: Response, where: ConfigurationPath,
+): Promise<void> {
+  const { nodeId } = where;
+  const device = engine.device(scope, nodeId);
+  const parsed = parseDevicePath(where.rest, device.schema, { keyDelimiter: ctx.options.keyDelimiter }, 'data');
+  if (parsed.mount !== undefined) throw unknownResource(`${MOUNT_SEGMENT} is not served under a uniconfig configuration`, MOUNT_SEGMENT);
+  const method = req.method;
+  if (method === 'OPTIONS') {
+    res.status(200).setHeader('Allow', ALLOW.config.join(', '));
+    res.setHeader('Accept-Patch', ACCEPT_PATCH);
+    res.end();
+    return;
+  }
+  if (parsed.operation !== undefined) throw methodNotAllowed(method, ALLOW.config, 'device actions are invoked under yang-ext:mount, not on the uniconfig copy');
+  const options = parseQuery(queryText(req), method);
+  const actualView = (method === 'GET' || method === 'HEAD') && options.content === 'nonconfig';
+  const intended: Datastore = {
+    name: 'config',
+    current: () => engine.read(scope, tx, nodeId, actualView ? 'actual' : 'intended'),
+    apply: (edits, check) => engine.write(scope, tx, nodeId, edits, check),
+  };
+  const actual: Datastore = {
+    name: 'operational',
+    current: () => engine.read(scope, tx, nodeId, 'actual'),
+    apply: () => Promise.reject(methodNotAllowed(method, ALLOW.state, 'the actual configuration is read from the device, not written')),
+  };
+  const datastores: Datastores = { config: intended, operational: actual, close: async () => undefined };
+  const viewCtx: RestconfContext = { ...ctx, schema: device.schema, datastores, options: { ...ctx.options, defaultContent: 'config' } };
+  const query: DataQuery = {
+    content: 'config',
+    insertInto: (schema: SchemaNode): InsertPosition | undefined => {
+      if (options.insert === undefined) return undefined;
+      if (schema.kind !== 'list' && schema.kind !== 'leaf-list') throw badQuery('insert', `'${schema.name}' is a ${schema.kind}, not an ordered-by user list or leaf-list`);
+      return resolveInsert(options.insert, schema, device.schema, { keyDelimiter: ctx.options.keyDelimiter });
+    },
+    checkReferences: options.checkForReferences === true,
+    applyTags: options.applyTags === true,
+    hideAttributes: false,
+    applyRead: (found: DataNode | DataRoot, target: SchemaNode | undefined) => {
+      const result = applyReadQuery(found, target, { ...options, content: 'all' }, device.schema, intended.current());
+      return result.kind === 'count' ? result.count : result.data;
+    },
+  };
+  const call: DataCall = {
+    ctx: viewCtx, scope: viewScope(scope), req, res, target: parsed, rawPath: where.rest, query,
+    responseType: responseType(req.headers.accept), rawQuery: rawQueryOf(req),
+  };
+  switch (method) {
+    case 'GET': case 'HEAD': return handleGet(call, method === 'HEAD');
+    case 'PUT': return handlePut(call);
+    case 'POST': return handlePost(call);
+    case 'DELETE': return handleDelete(call);
+    case 'PATCH': return requestType(req.headers['content-type'], true).yangPatch ? handleYangPatch(call) : handlePlainPatch(call);
+    default: throw methodNotAllowed(method, ALLOW.config, `${method} is not a RESTCONF method`);
+  }
+}

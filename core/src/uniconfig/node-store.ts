@@ -1,0 +1,239 @@
+/**
+ * Where the uniconfig layer keeps each node's configuration (issue 8, "Data"): the intended
+ * configuration in the Config datastore and the actual one in the Operational datastore, both at
+ * `network-topology/topology=uniconfig/node=<id>/uniconfig-topology:configuration` (anydata holding
+ * the device's RFC 7951 JSON). The Operational datastore lives in memory, so the actual configuration
+ * is also written to one small file per node under `<dataDir>/uniconfig-actual` (fsync'ed before a
+ * change is acknowledged) and loaded back at start-up: both survive a restart.
+ *
+ * Also here, because every writer of a node goes through this store: per-node versions (a commit
+ * bumps them; a transaction remembers the version it started from, which is how the second of two
+ * transactions on one node is refused) and per-node locks (commits and immediate writes of one node
+ * run one at a time; several nodes are always locked in sorted order, so two commits cannot deadlock).
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { Datastores } from '../datastore/datastore';
+import { ensureDirectory, fsyncDirectory, removeIfPresent } from '../datastore/durable-file';
+import type { Edit } from '../data/edit';
+import { decodeJson } from '../data/json-decode';
+import { toJsonValue } from '../data/json-encode';
+import type { AnyNode, DataRoot, ListNode } from '../data/tree';
+import type { JsonObject } from '../hooks';
+import { nodeSteps } from '../mount/topology';
+import type { AnySchema, ListSchema, SchemaContext } from '../yang/schema';
+
+/** The topology whose nodes carry a configuration. */
+export const UNICONFIG_TOPOLOGY = 'uniconfig';
+/** The module that augments `configuration` into network-topology nodes. */
+export const TOPOLOGY_MODULE = 'uniconfig-topology';
+/** Folder under the data directory holding the actual configurations. */
+const ACTUAL_DIRECTORY = 'uniconfig-actual';
+
+/** A node's configuration in one datastore, as RFC 7951 JSON (what the anydata holds). */
+export type ConfigurationJson = JsonObject;
+
+/** One change of the store: undefined leaves that side alone, null removes it. */
+export interface NodeUpdate {
+  readonly nodeId: string;
+  readonly intended?: ConfigurationJson | null;
+  readonly actual?: ConfigurationJson | null;
+}
+
+function fileNameOf(nodeId: string): string {
+  return `${Buffer.from(nodeId, 'utf8').toString('hex')}.json`;
+}
+
+function nodeIdOf(fileName: string): string | undefined {
+  const m = /^((?:[0-9a-f]{2})+)\.json$/.exec(fileName);
+  return m ? Buffer.from(m[1]!, 'hex').toString('utf8') : undefined;
+}
+
+/**
+ * The local schema and datastores as they are now: the service may install a new schema (and reopen
+ * the datastores on it) while running, so they are read at each use, never kept.
+ */
+export interface LocalStores {
+  readonly schema: SchemaContext;
+  readonly datastores: Datastores;
+}
+
+/** The schema nodes this store works with, found once per schema. */
+interface TopologyNodes {
+  readonly schema: SchemaContext;
+  readonly nodeList: ListSchema;
+  readonly configuration: AnySchema;
+}
+
+export class NodeStore {
+  private readonly versions = new Map<string, number>();
+  private readonly locks = new Map<string, Promise<void>>();
+  private readonly decoded = new WeakMap<object, { schema: SchemaContext; root: DataRoot }>();
+  private found: TopologyNodes | undefined;
+  private readonly actualDir: string;
+
+  constructor(private readonly local: LocalStores, dataDir: string) {
+    this.nodes(); // a schema without the uniconfig modules is a start-up fault, not a request's
+    this.actualDir = path.join(dataDir, ACTUAL_DIRECTORY);
+  }
+
+  private nodes(): TopologyNodes {
+    const schema = this.local.schema;
+    if (this.found?.schema === schema) return this.found;
+    const nodeList = nodeSteps(schema, UNICONFIG_TOPOLOGY, 'x')[2]!.schema as ListSchema;
+    const configuration = nodeList.children.find((c) => c.name === 'configuration' && c.module.name === TOPOLOGY_MODULE);
+    if (configuration?.kind !== 'anydata') throw new Error(`the local schema has no ${TOPOLOGY_MODULE}:configuration anydata under network-topology nodes`);
+    this.found = { schema, nodeList, configuration };
+    return this.found;
+  }
+
+  /** Loads the actual configurations written before a restart into the Operational datastore. */
+  async open(): Promise<number> {
+    await ensureDirectory(this.actualDir);
+    const updates: NodeUpdate[] = [];
+    for (const name of await fs.readdir(this.actualDir)) {
+      const nodeId = nodeIdOf(name);
+      if (nodeId === undefined) continue; // a temporary file of a write cut short
+      const text = await fs.readFile(path.join(this.actualDir, name), 'utf8');
+      try {
+        updates.push({ nodeId, actual: JSON.parse(text) as ConfigurationJson });
+      } catch {
+        // Written with rename after fsync, so a torn file cannot be there; anything else is not ours.
+      }
+    }
+    if (updates.length > 0) await this.apply('operational', updates.map((u) => ({ nodeId: u.nodeId, value: u.actual! })));
+    return updates.length;
+  }
+
+  /** The node-ids of topology uniconfig in the Config datastore. */
+  nodeIds(): string[] {
+    const list = this.nodeListIn(this.local.datastores.config.current());
+    if (list === undefined) return [];
+    return list.entries.flatMap((e) => e.children.flatMap((c) => (c.kind === 'leaf' && c.schema.name === 'node-id' ? [String(c.value)] : [])));
+  }
+
+  /** Whether `nodeId` is a uniconfig node (has an intended configuration). */
+  has(nodeId: string): boolean {
+    return this.json('config', nodeId) !== undefined;
+  }
+
+  /** The stored configuration of a node in one datastore (intended: config, actual: operational). */
+  json(datastore: 'config' | 'operational', nodeId: string): ConfigurationJson | undefined {
+    const list = this.nodeListIn(this.local.datastores[datastore].current());
+    const entry = list?.entries.find((e) => e.children.some((c) => c.kind === 'leaf' && c.schema.name === 'node-id' && c.value === nodeId));
+    const any = entry?.children.find((c): c is AnyNode => c.schema === this.nodes().configuration);
+    return any === undefined ? undefined : (any.value as ConfigurationJson);
+  }
+
+  /** The stored configuration as a tree of the device schema (cached per stored version). */
+  tree(datastore: 'config' | 'operational', nodeId: string, deviceSchema: SchemaContext): DataRoot {
+    const json = this.json(datastore, nodeId);
+    return json === undefined ? { kind: 'root', children: [] } : this.decode(json, deviceSchema);
+  }
+
+  /** JSON as a tree of the device schema; the same JSON object decodes once per schema. */
+  decode(json: ConfigurationJson, deviceSchema: SchemaContext): DataRoot {
+    const cached = this.decoded.get(json);
+    if (cached !== undefined && cached.schema === deviceSchema) return cached.root;
+    const root = decodeJson(json, deviceSchema, { allowState: false }).root;
+    this.decoded.set(json, { schema: deviceSchema, root });
+    return root;
+  }
+
+  /** A device tree as the JSON the store keeps, remembering the tree so it is not decoded again. */
+  encode(root: DataRoot, deviceSchema: SchemaContext): ConfigurationJson {
+    const json = toJsonValue(root, { attributes: false }) as ConfigurationJson;
+    this.decoded.set(json, { schema: deviceSchema, root });
+    return json;
+  }
+
+  /** The version of a node's stored configuration (bumped by every change of its intended configuration). */
+  version(nodeId: string): number {
+    return this.versions.get(nodeId) ?? 0;
+  }
+
+  /**
+   * Applies updates: the intended configurations in one durable Config write, the actual ones in
+   * their files and the Operational datastore. Bumps the version of every node whose intended changed.
+   */
+  async save(updates: readonly NodeUpdate[]): Promise<void> {
+    const intended = updates.filter((u) => u.intended !== undefined).map((u) => ({ nodeId: u.nodeId, value: u.intended! }));
+    const actual = updates.filter((u) => u.actual !== undefined).map((u) => ({ nodeId: u.nodeId, value: u.actual! }));
+    if (intended.length > 0) {
+      await this.apply('config', intended);
+      for (const u of intended) this.versions.set(u.nodeId, this.version(u.nodeId) + 1);
+    }
+    if (actual.length > 0) {
+      for (const u of actual) await this.writeActualFile(u.nodeId, u.value);
+      await fsyncDirectory(this.actualDir);
+      await this.apply('operational', actual);
+    }
+  }
+
+  /** Runs `work` holding the locks of `nodeIds` (taken in sorted order, released in any case). */
+  async locked<T>(nodeIds: readonly string[], work: () => Promise<T>): Promise<T> {
+    const sorted = [...new Set(nodeIds)].sort();
+    const releases: Array<() => void> = [];
+    try {
+      for (const id of sorted) releases.push(await this.lock(id));
+      return await work();
+    } finally {
+      for (const release of releases) release();
+    }
+  }
+
+  private async lock(nodeId: string): Promise<() => void> {
+    const previous = this.locks.get(nodeId) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((r) => { release = r; });
+    const chained = previous.then(() => mine);
+    this.locks.set(nodeId, chained);
+    await previous;
+    return () => {
+      release();
+      if (this.locks.get(nodeId) === chained) this.locks.delete(nodeId);
+    };
+  }
+
+  private async writeActualFile(nodeId: string, value: ConfigurationJson | null): Promise<void> {
+    const file = path.join(this.actualDir, fileNameOf(nodeId));
+    if (value === null) { await removeIfPresent(file); return; }
+    const temporary = `${file}.tmp`;
+    const handle = await fs.open(temporary, 'w', 0o600);
+    try {
+      await handle.writeFile(JSON.stringify(value));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.rename(temporary, file);
+  }
+
+  private nodeListIn(root: DataRoot): ListNode | undefined {
+    const steps = nodeSteps(this.local.schema, UNICONFIG_TOPOLOGY);
+    const top = root.children.find((c) => c.schema === steps[0]!.schema);
+    if (top?.kind !== 'container') return undefined;
+    const topologies = top.children.find((c) => c.schema === steps[1]!.schema);
+    if (topologies?.kind !== 'list') return undefined;
+    const uniconfig = topologies.entries.find((e) => e.children.some((c) => c.kind === 'leaf' && c.value === UNICONFIG_TOPOLOGY));
+    const nodes = uniconfig?.children.find((c) => c.schema === this.nodes().nodeList);
+    return nodes?.kind === 'list' ? nodes : undefined;
+  }
+
+  /** Sets (or with null removes) the configuration of nodes in one datastore, in one write. */
+  private async apply(datastore: 'config' | 'operational', values: ReadonlyArray<{ nodeId: string; value: ConfigurationJson | null }>): Promise<void> {
+    const edits: Edit[] = [];
+    const put = values.filter((v) => v.value !== null);
+    if (put.length > 0) {
+      const doc = {
+        'network-topology:network-topology': {
+          topology: [{ 'topology-id': UNICONFIG_TOPOLOGY, node: put.map((v) => ({ 'node-id': v.nodeId, [`${TOPOLOGY_MODULE}:configuration`]: v.value })) }],
+        },
+      };
+      edits.push({ operation: 'merge', target: [], value: decodeJson(doc, this.local.schema, { allowState: datastore === 'operational' }).root });
+    }
+    for (const v of values) if (v.value === null) edits.push({ operation: 'remove', target: nodeSteps(this.local.schema, UNICONFIG_TOPOLOGY, v.nodeId) });
+    await this.local.datastores[datastore].apply(edits);
+  }
+}
+

@@ -1,0 +1,158 @@
+/**
+ * The operations of `uniconfig-manager`, `dryrun-manager` and `snapshot-manager`, in engine terms:
+ * each takes the decoded input (RFC 7951 members), the request's transaction (from the cookie, or
+ * none) and answers an output (or none: 204). Operations that change intended configuration without
+ * a transaction (replace-config-with-operational, replace-config-with-snapshot) are committed at once,
+ * as an immediate write is; commit and checked-commit close the transaction whatever the outcome.
+ */
+import { diffTrees } from '../data/diff';
+import type { JsonObject, JsonValue } from '../hooks';
+import type { PluginScope } from '../plugins/generation';
+import { RestconfError } from '../restconf/errors';
+import { dryRunConfiguration, readConfiguration } from './device-io';
+import { diffResult } from './diff-report';
+import type { UniconfigEngine } from './engine';
+import { missing, type SnapshotStore } from './snapshots';
+import { invalidTransaction, Transaction, type TransactionRegistry } from './transactions';
+
+/** What an operation answers: its output members, or null for none (204). */
+export type OperationOutput = JsonObject | null;
+
+export interface OperationParts {
+  readonly engine: UniconfigEngine;
+  readonly registry: TransactionRegistry;
+  readonly snapshots: SnapshotStore;
+}
+
+function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** `target-nodes/node` of an input; undefined when absent or empty. */
+function targetNodes(input: JsonObject): string[] | undefined {
+  const container = input['target-nodes'];
+  if (container === null || typeof container !== 'object' || Array.isArray(container)) return undefined;
+  const nodes = (container as JsonObject)['node'];
+  return Array.isArray(nodes) && nodes.length > 0 ? nodes.map(String) : undefined;
+}
+
+function nameOf(input: JsonObject): string {
+  const name = input['name'];
+  if (typeof name !== 'string' || name === '') throw RestconfError.of('missing-element', 'input name is required', { type: 'application' });
+  return name;
+}
+
+/** Per node, `work`'s members, or status fail with the error's message: one node's failure does not stop the others. */
+async function perNode(ids: readonly string[], work: (nodeId: string) => Promise<JsonObject>): Promise<JsonObject> {
+  const results: JsonValue[] = [];
+  for (const nodeId of ids) {
+    try {
+      results.push({ 'node-id': nodeId, status: 'complete', ...(await work(nodeId)) });
+    } catch (e) {
+      results.push({ 'node-id': nodeId, status: 'fail', 'error-message': messageOf(e) });
+    }
+  }
+  return { 'node-results': { 'node-result': results } };
+}
+
+export class UniconfigOperations {
+  constructor(private readonly parts: OperationParts) {}
+
+  /** Runs `module:rpc`; undefined when it is not one of ours. */
+  async run(name: string, scope: PluginScope, tx: Transaction | undefined, input: JsonObject): Promise<OperationOutput | undefined> {
+    const { engine, registry } = this.parts;
+    const allNodes = () => engine.store.nodeIds();
+    switch (name) {
+      case 'uniconfig-manager:close-transaction':
+        if (tx === undefined) throw invalidTransaction('close-transaction needs the UNICONFIGTXID cookie of an open transaction');
+        registry.drop(tx);
+        return null;
+      case 'uniconfig-manager:commit':
+      case 'uniconfig-manager:checked-commit':
+        try {
+          const ids = engine.targets(targetNodes(input), () => (tx !== undefined ? tx.writtenNodes() : allNodes()));
+          await engine.commit(scope, tx, ids, name.endsWith('checked-commit'));
+        } finally {
+          if (tx !== undefined) registry.drop(tx);
+        }
+        return null;
+      case 'uniconfig-manager:calculate-diff': {
+        const ids = engine.targets(targetNodes(input), () => (tx !== undefined ? tx.writtenNodes() : allNodes()));
+        return perNode(ids, async (id) => diffResult(diffTrees(engine.read(scope, tx, id, 'actual'), engine.read(scope, tx, id, 'intended'))));
+      }
+      case 'dryrun-manager:dryrun-commit': {
+        const ids = engine.targets(targetNodes(input), () => (tx !== undefined ? tx.writtenNodes() : allNodes()));
+        return perNode(ids, async (id) => {
+          const device = engine.device(scope, id);
+          const commands = await dryRunConfiguration(device, scope, engine.read(scope, tx, id, 'actual'), engine.read(scope, tx, id, 'intended'));
+          return { protocol: device.node.protocol, ...(commands.length > 0 ? { command: commands } : {}) };
+        });
+      }
+      case 'uniconfig-manager:sync-from-network': {
+        const ids = engine.targets(targetNodes(input), allNodes);
+        return perNode(ids, (id) => engine.store.locked([id], async () => {
+          const device = engine.device(scope, id);
+          const now = await readConfiguration(device, scope);
+          await engine.store.save([{ nodeId: id, actual: engine.store.encode(now, device.schema) }]);
+          return {};
+        }));
+      }
+      case 'uniconfig-manager:is-in-sync': {
+        const ids = engine.targets(targetNodes(input), allNodes);
+        return perNode(ids, async (id) => {
+          const device = engine.device(scope, id);
+          const now = await readConfiguration(device, scope);
+          return { 'is-in-sync': diffTrees(engine.store.tree('operational', id, device.schema), now).length === 0 };
+        });
+      }
+      case 'uniconfig-manager:replace-config-with-operational': {
+        const ids = engine.targets(targetNodes(input), allNodes);
+        await this.replaceIntended(scope, tx, ids, (id) => engine.read(scope, tx, id, 'actual'));
+        return null;
+      }
+      case 'snapshot-manager:create-snapshot': {
+        const snapshotName = nameOf(input);
+        const ids = engine.targets(targetNodes(input), allNodes);
+        const copies = new Map<string, JsonObject>();
+        for (const id of ids) {
+          const schema = engine.device(scope, id).schema;
+          copies.set(id, engine.store.encode(engine.read(scope, tx, id, 'intended'), schema));
+        }
+        await this.parts.snapshots.create(snapshotName, copies);
+        return null;
+      }
+      case 'snapshot-manager:replace-config-with-snapshot': {
+        const snapshotName = nameOf(input);
+        const copies = this.parts.snapshots.read(snapshotName);
+        if (copies === undefined) throw missing(snapshotName);
+        const ids = engine.targets(targetNodes(input), () => [...copies.keys()]);
+        const absent = ids.filter((id) => !copies.has(id));
+        if (absent.length > 0) throw RestconfError.of('data-missing', `snapshot '${snapshotName}' holds no configuration of ${absent.join(', ')}`, { type: 'application' });
+        await this.replaceIntended(scope, tx, ids, (id) => engine.store.decode(copies.get(id)!, engine.device(scope, id).schema));
+        return null;
+      }
+      case 'snapshot-manager:delete-snapshot':
+        await this.parts.snapshots.delete(nameOf(input));
+        return null;
+      default:
+        return undefined;
+    }
+  }
+
+  /** Intended := `next(id)` for each node: in the transaction, or committed at once without one. */
+  private async replaceIntended(scope: PluginScope, tx: Transaction | undefined, ids: readonly string[], next: (id: string) => import('../data/tree').DataRoot): Promise<void> {
+    const { engine } = this.parts;
+    // Without a transaction: a private one, committed now (all or nothing, like any commit).
+    const target = tx ?? new Transaction('immediate', 60_000, () => undefined);
+    try {
+      for (const id of ids) {
+        const view = engine.view(scope, target, id);
+        view.intended = next(id);
+        view.written = true;
+      }
+      if (tx === undefined) await engine.commit(scope, target, ids, false);
+    } finally {
+      if (tx === undefined) target.close();
+    }
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * The uniconfig layer of a running service, assembled: the node store, the engine, transactions,
+ * snapshots, operations and the HTTP middleware, plus its taps on the core's hooks:
+ * - `connection-manager:install-node` (ahead of the mount layer's tap, which it calls): strips the
+ *   `uniconfig-config:install-uniconfig-node-enabled` setting, installs through the mount manager, then
+ *   (unless the setting is false) reads the device's configuration into intended and actual; when
+ *   that read fails the node is uninstalled again and the install answers the error.
+ * - `connection-manager:uninstall-node`: uninstalls, then forgets the node's configurations.
+ * - `data.beforeWrite`: the uniconfig topology and the snapshots are written only through this layer
+ *   (a direct write there would bypass the device), so local writes that change them are refused.
+ */
+import { fault } from '../data/errors';
+import type { DataNode, DataRoot } from '../data/tree';
+import type { JsonObject, JsonValue, OperationResult, RosettaHooks, RpcContext } from '../hooks';
+import type { MountManager } from '../mount';
+import type { RestconfContext } from '../restconf/context';
+import { readConfiguration } from './device-io';
+import { UniconfigEngine } from './engine';
+import { NodeStore, UNICONFIG_TOPOLOGY } from './node-store';
+import { UniconfigOperations } from './operations';
+import { uniconfigMiddleware } from './routes';
+import { SnapshotStore } from './snapshots';
+import { TransactionRegistry } from './transactions';
+
+const ENABLED_SETTING = 'install-uniconfig-node-enabled';
+
+export interface UniconfigOptions {
+  /** The RESTCONF context the layer serves in (schema, datastores, plugins, options, log). */
+  readonly ctx: RestconfContext;
+  readonly mount: MountManager;
+  /** The service's data folder (the actual configurations are kept under it). */
+  readonly dataDir: string;
+}
+
+/** The protocol container of an install-node input without our setting, and the setting's value. */
+function withoutSetting(input: JsonObject): { input: JsonObject; enabled: boolean } {
+  let enabled = true;
+  const out: JsonObject = { ...input };
+  for (const protocol of ['cli', 'netconf']) {
+    const container = input[protocol];
+    if (container === null || typeof container !== 'object' || Array.isArray(container)) continue;
+    const kept: Record<string, JsonValue> = {};
+    for (const [member, value] of Object.entries(container)) {
+      if (member === ENABLED_SETTING || member.endsWith(`:${ENABLED_SETTING}`)) enabled = value !== false;
+      else kept[member] = value;
+    }
+    out[protocol] = kept;
+  }
+  return { input: out, enabled };
+}
+
+/** The uniconfig topology's entry and the snapshots container of a tree (compared by identity). */
+function guarded(root: DataRoot, snapshots: SnapshotStore): Array<DataNode | undefined> {
+  const top = root.children.find((c) => c.schema.name === 'network-topology' && c.schema.module.name === 'network-topology');
+  let uniconfig: DataNode | undefined;
+  if (top?.kind === 'container') {
+    const list = top.children.find((c) => c.kind === 'list');
+    if (list?.kind === 'list') uniconfig = list.entries.find((e) => e.children.some((c) => c.kind === 'leaf' && c.schema.name === 'topology-id' && c.value === UNICONFIG_TOPOLOGY));
+  }
+  return [uniconfig, root.children.find((c) => snapshots.isSnapshotsNode(c.schema))];
+}
+
+export class Uniconfig {
+  readonly store: NodeStore;
+  readonly engine: UniconfigEngine;
+  readonly registry: TransactionRegistry;
+  readonly snapshots: SnapshotStore;
+  readonly operations: UniconfigOperations;
+
+  constructor(private readonly options: UniconfigOptions) {
+    const { ctx } = options;
+    this.store = new NodeStore(ctx, options.dataDir);
+    this.engine = new UniconfigEngine(this.store, options.mount, ctx.log);
+    this.registry = new TransactionRegistry(ctx.log);
+    this.snapshots = new SnapshotStore(ctx);
+    this.operations = new UniconfigOperations({ engine: this.engine, registry: this.registry, snapshots: this.snapshots });
+  }
+
+  /** Loads the actual configurations kept before a restart; resolves with how many nodes. */
+  open(): Promise<number> {
+    return this.store.open();
+  }
+
+  /** The express middleware to mount ahead of RESTCONF's routes. */
+  middleware() {
+    return uniconfigMiddleware({ ctx: this.options.ctx, engine: this.engine, registry: this.registry, operations: this.operations });
+  }
+
+  /** The layer's taps (see the top of this file). */
+  tap(hooks: RosettaHooks): void {
+    hooks.rpc.invoke.for('connection-manager:install-node').tapPromise({ name: 'uniconfig', stage: -10 }, (ctx) => this.install(ctx));
+    hooks.rpc.invoke.for('connection-manager:uninstall-node').tapPromise({ name: 'uniconfig', stage: -10 }, (ctx) => this.uninstall(ctx));
+    hooks.data.beforeWrite.tapPromise('uniconfig', async (w) => {
+      const [beforeNodes, beforeSnapshots] = guarded(w.before, this.snapshots);
+      const [afterNodes, afterSnapshots] = guarded(w.after, this.snapshots);
+      if (beforeNodes !== afterNodes) {
+        w.faults.push(fault('invalid-value', `/network-topology:network-topology/topology[topology-id='${UNICONFIG_TOPOLOGY}']`,
+          'uniconfig nodes are created by install-node and changed under .../node=<id>/configuration, not written directly'));
+      }
+      if (beforeSnapshots !== afterSnapshots) {
+        w.faults.push(fault('invalid-value', '/snapshot-manager:snapshots', 'snapshots are written by snapshot-manager:create-snapshot and delete-snapshot only'));
+      }
+    });
+  }
+
+  private async install(rpc: RpcContext): Promise<OperationResult> {
+    const { input, enabled } = withoutSetting(rpc.input);
+    const scope = this.options.ctx.plugins.acquire();
+    try {
+      const result = await this.options.mount.install(scope, { ...rpc, input });
+      const nodeId = String(input['node-id']);
+      if (!enabled) return result;
+      try {
+        const device = this.options.mount.device(scope, 'unified', nodeId);
+        const root = await readConfiguration(device, scope);
+        const json = this.store.encode(root, device.schema);
+        await this.store.locked([nodeId], () => this.store.save([{ nodeId, intended: json, actual: json }]));
+      } catch (e) {
+        await this.options.mount.uninstall({ operation: 'connection-manager:uninstall-node', input: { 'node-id': nodeId } }).catch(() => undefined);
+        throw e;
+      }
+      return result;
+    } finally {
+      scope.release();
+    }
+  }
+
+  private async uninstall(rpc: RpcContext): Promise<OperationResult> {
+    const result = await this.options.mount.uninstall(rpc);
+    const nodeId = String(rpc.input['node-id']);
+    if (this.store.has(nodeId) || this.store.json('operational', nodeId) !== undefined) {
+      await this.store.locked([nodeId], () => this.store.save([{ nodeId, intended: null, actual: null }]));
+    }
+    return result;
+  }
+
+  /** Drops open transactions (service stop). */
+  close(): void {
+    this.registry.closeAll();
+  }
+}
