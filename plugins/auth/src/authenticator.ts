@@ -4,7 +4,8 @@
  * `write`: everything, RPCs included).
  *
  * Costs and timing: a password check is one scrypt derivation (tens of ms), done off the event loop and
- * compared in constant time; an unknown user name is checked against a decoy hash so it takes as long.
+ * compared in constant time; an unknown user name is checked against a decoy hash of a configured
+ * user's cost, so it takes as long.
  * A successful check is remembered for a minute under an HMAC of the header (process-random key, bounded
  * entries), so a client sending the same credentials on every request pays scrypt once. Wrong
  * credentials are answered after the per-address failure delay.
@@ -12,7 +13,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { AuthenticateContext, AuthenticateVerdict } from '@rosetta/sdk';
 import { FailureDelays } from './failure-delay';
-import { decoyHash, verifyPassword } from './password';
+import { decoyHash, verifyPassword, type PasswordHash } from './password';
 import { normaliseCertificateSubject, type AuthSettings, type User } from './users';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -38,7 +39,7 @@ export function parseBasic(header: string): { user: string; password: string } |
 
 export class Authenticator {
   readonly delays: FailureDelays;
-  private readonly decoy = decoyHash();
+  private readonly decoy: PasswordHash;
   private readonly cacheKey = randomBytes(32);
   private readonly verified = new Map<string, { user: User; expires: number }>();
   /** Per client address, the end of the chain of checks in progress: one address is checked one at a time. */
@@ -53,6 +54,7 @@ export class Authenticator {
     private readonly onFailure: (address: string, failures: number) => void = () => undefined,
     private readonly now: () => number = Date.now,
   ) {
+    this.decoy = decoyHash([...settings.users.values()].find((u) => u.passwordHash)?.passwordHash);
     this.delays = new FailureDelays({ firstMs: settings.failedAttemptDelayMs, maxMs: settings.maxFailedAttemptDelayMs, now });
   }
 

@@ -48,9 +48,10 @@ export async function verifyPassword(password: string, hash: PasswordHash): Prom
 }
 
 /**
- * A hash no password matches, with the usual cost: checked for unknown user names so that a wrong name
- * takes as long as a wrong password and names cannot be told apart by timing.
+ * A hash no password matches, at the cost of `like` (a configured user's hash) or the default cost:
+ * checked for unknown user names so that a wrong name takes as long as a wrong password and names
+ * cannot be told apart by timing.
  */
-export function decoyHash(): PasswordHash {
-  return { N: 16384, r: 8, p: 1, salt: randomBytes(16), key: randomBytes(32) };
+export function decoyHash(like?: PasswordHash): PasswordHash {
+  return { N: like?.N ?? 16384, r: like?.r ?? 8, p: like?.p ?? 1, salt: randomBytes(16), key: randomBytes(like?.key.length ?? 32) };
 }
