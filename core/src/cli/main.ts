@@ -2,6 +2,7 @@
  * The `rosetta` command: dispatches sub-commands. Each sub-command lives in its own file and returns
  * the process exit code; nothing here knows what a sub-command does.
  */
+import { hashPasswordCommand } from './hash-password-command';
 import { startCommand } from './start-command';
 import { yangCommand } from './yang-command';
 
@@ -12,6 +13,7 @@ commands:
   yang tree       print RFC 8340 tree diagrams of YANG modules
   yang check      compile YANG modules and report their faults
   yang validate   validate a JSON or XML data document against YANG modules
+  hash-password   scrypt-hash a password (read from standard input) for auth.users[].passwordHash
 
 Run 'rosetta <command> --help' for a command's options.`;
 
@@ -23,6 +25,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       return yangCommand(rest);
     case 'start':
       return startCommand(rest);
+    case 'hash-password':
+      return hashPasswordCommand(rest);
     case undefined:
     case '-h':
     case '--help':
