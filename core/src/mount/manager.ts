@@ -319,6 +319,13 @@ export class MountManager {
     };
   }
 
+  /** Installed nodes with the device type and version they were installed with (plugin introspection). */
+  installedDevices(): Array<{ nodeId: string; deviceType?: string; deviceVersion?: string }> {
+    return [...this.nodes.values()].filter((n) => !n.installing).map((n) => ({
+      nodeId: n.nodeId, ...(n.deviceType !== undefined ? { deviceType: n.deviceType } : {}), ...(n.deviceVersion !== undefined ? { deviceVersion: n.deviceVersion } : {}),
+    }));
+  }
+
   /** Installed node ids (for tests and the start-up report). */
   get nodeIds(): string[] {
     return [...this.nodes.keys()];

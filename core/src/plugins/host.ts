@@ -3,6 +3,7 @@
  * leases, and reloads (on demand or when chokidar sees plugins.json or a plugin folder change). Reloads are
  * serialised; a plugin that fails to load is reported loudly and its previous version keeps serving.
  */
+import * as path from 'node:path';
 import * as semver from 'semver';
 import { watch, type FSWatcher } from 'chokidar';
 import type { RosettaHooks, ServingUnit } from '../hooks';
@@ -37,7 +38,20 @@ export interface PluginHostOptions {
   readonly serviceConfig?: Readonly<Record<string, import('../hooks').JsonValue>>;
   /** The service's data folder, handed to every plugin's setup (`PluginApi.dataDir`). */
   readonly dataDir?: string;
+  /**
+   * Checks the YANG of the plugins a rescan would serve in the local datastore (loaded plugins that are
+   * not translation units and have a `yang` folder), before they are swapped in, whenever that set of
+   * instances changes (the first rescan included). The plugins owning a faulty file keep their previous
+   * version, or are left out, with the fault as their error; the check then runs again on what is left.
+   * `commit` is called right after the swap, so the caller's schema changes with the generation.
+   */
+  readonly checkLocalYang?: (yangDirs: readonly string[]) => LocalYangVerdict;
 }
+
+/** What `checkLocalYang` found: the schema compiles (and is installed by `commit`), or which files are at fault. */
+export type LocalYangVerdict =
+  | { readonly ok: true; commit(): void }
+  | { readonly ok: false; readonly message: string; readonly files: readonly string[] };
 
 export type PluginState = 'loaded' | 'failed' | 'disabled';
 
@@ -190,6 +204,7 @@ export class PluginHost {
     }
     if (!config) return { generation: this.current.id, swapped: [], errors, watchFromConfig: false };
 
+    const prior = new Map([...this.slots.values()].map((s) => [s, s.active] as const));
     const listed = new Set(config.entries.map((e) => e.folder));
     for (const [folder, slot] of this.slots) {
       if (!listed.has(folder)) {
@@ -234,12 +249,16 @@ export class PluginHost {
     }
     this.supersedeDuplicates(errors);
 
-    const next = [...this.slots.values()].flatMap((s) => (s.active && s.state === 'loaded' ? [s.active] : []));
     const previous = this.current.plugins;
+    const commitYang = this.checkYang(prior, previous, errors);
+    const next = this.serving();
     const changed = next.length !== previous.length || next.some((p, i) => p !== previous[i]);
     const swapped = changed ? describeSwap(previous, next) : [];
+    if (changed && !this.closed) this.swapTo(next);
+    if (commitYang && !this.closed) {
+      try { commitYang(); } catch (err) { this.logger.error(`installing the local schema failed: ${(err as Error).message}`); }
+    }
     if (changed && !this.closed) {
-      this.swapTo(next);
       const report = { generation: this.current.id, swapped, errors };
       for (const listener of this.changeListeners) {
         try { listener(report); } catch (err) { this.logger.error(`plugin change listener threw: ${(err as Error).message}`); }
@@ -248,6 +267,54 @@ export class PluginHost {
     if (this.watcher) this.syncWatchedFolders(config.entries);
     return { generation: this.current.id, swapped, errors, watchFromConfig: config.watch };
   }
+
+  /** The instances the slots serve now, in plugins.json order. */
+  private serving(): LoadedPlugin[] {
+    return [...this.slots.values()].flatMap((s) => (s.active && s.state === 'loaded' ? [s.active] : []));
+  }
+
+  /**
+   * Runs `checkLocalYang` when the plugins with local YANG change. A fault in a file of a plugin changed by
+   * this rescan sends that plugin back to its previous instance (or leaves it out) with the fault as its
+   * error, and the check runs again on what is left; a fault no changed plugin owns is reported and the
+   * schema stays as it is. Returns what to call once the new generation is current.
+   */
+  private checkYang(prior: ReadonlyMap<Slot, LoadedPlugin | undefined>, previous: readonly LoadedPlugin[], errors: string[]): (() => void) | undefined {
+    const check = this.options.checkLocalYang;
+    if (!check) return undefined;
+    const firstCheck = !this.yangChecked;
+    for (;;) {
+      const wanted = withLocalYang(this.serving());
+      if (!firstCheck && sameInstances(wanted, withLocalYang(previous))) return undefined;
+      const verdict = check(wanted.map((p) => p.manifest.yangDir!));
+      if (verdict.ok) {
+        this.yangChecked = true;
+        return () => verdict.commit();
+      }
+      const changedSlots = [...this.slots.values()].filter((s) => {
+        const before = prior.get(s);
+        return s.active !== before && (hasLocalYang(s.active) || hasLocalYang(before));
+      });
+      const owning = changedSlots.filter((s) => verdict.files.some((f) => isInside(f, s.active?.manifest.yangDir)));
+      const culprits = owning.length > 0 ? owning : changedSlots;
+      if (culprits.length === 0) {
+        errors.push(verdict.message);
+        this.logger.error(`the local YANG modules do not compile; the schema stays as it was: ${verdict.message}`);
+        return undefined;
+      }
+      for (const slot of culprits) {
+        const refused = slot.active;
+        const before = prior.get(slot);
+        const message = `plugin ${refused ? label(refused) : slot.entry.path}: its YANG does not compile into the local schema: ${verdict.message}`;
+        errors.push(message);
+        Object.assign(slot, { active: before, state: before ? 'loaded' : 'failed', error: message });
+        this.logger.error(before ? `${message}; ${label(before)} keeps serving` : `${message}; the service runs without this plugin`);
+        if (refused && refused !== before) void disposeQuietly(refused.definition, (m) => this.logger.error(`plugin ${label(refused)}: ${m}`));
+      }
+    }
+  }
+
+  private yangChecked = false;
 
   /**
    * Two folders holding the same plugin name: translation units may coexist (matching takes the highest
@@ -345,6 +412,25 @@ function describeSwap(previous: readonly LoadedPlugin[], next: readonly LoadedPl
     ...next.filter((p) => !prev.has(p)).map(label),
     ...previous.filter((p) => !nxt.has(p)).map((p) => `-${label(p)}`),
   ];
+}
+
+function hasLocalYang(p: LoadedPlugin | undefined): boolean {
+  return p !== undefined && !p.unit && p.manifest.yangDir !== undefined;
+}
+
+function withLocalYang(plugins: readonly LoadedPlugin[]): LoadedPlugin[] {
+  return plugins.filter(hasLocalYang);
+}
+
+function sameInstances(a: readonly LoadedPlugin[], b: readonly LoadedPlugin[]): boolean {
+  return a.length === b.length && a.every((p, i) => p === b[i]);
+}
+
+/** Whether `file` lies inside `dir` (both absolute). */
+function isInside(file: string, dir: string | undefined): boolean {
+  if (dir === undefined) return false;
+  const rel = path.relative(dir, file);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
 }
 
 function sameConfig(a: unknown, b: unknown): boolean {

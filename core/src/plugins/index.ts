@@ -5,7 +5,7 @@
 export type { PluginApi, PluginDefinition, PluginLogger, SettingsProblem, SettingsResult } from './contract';
 export { Generation, type BuiltinTaps, type PluginScope } from './generation';
 export {
-  PluginHost, builtinTaps, type HostLogger, type PluginHostOptions, type PluginState, type PluginStatus, type ReloadReport,
+  PluginHost, builtinTaps, type HostLogger, type LocalYangVerdict, type PluginHostOptions, type PluginState, type PluginStatus, type ReloadReport,
 } from './host';
 export { INTROSPECTION_MODULE, introspectionTaps, pluginsState, type InstalledDevice } from './introspection';
 export { loadPlugin, type LoadedPlugin, type LoadResult } from './loader';

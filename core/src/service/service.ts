@@ -12,7 +12,6 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Datastores } from '../datastore/datastore';
-import { decodeJson } from '../data/json-decode';
 import { MountManager } from '../mount';
 import { Uniconfig } from '../uniconfig';
 import { PluginHost, builtinTaps, introspectionTaps } from '../plugins';
@@ -25,8 +24,8 @@ import { localDataAccess } from '../restconf/local-data';
 import type { SchemaContext } from '../yang/schema';
 import type { ServiceConfig } from './config';
 import { authenticatingHandler, checkSecurityAtStart } from './authentication';
-import { assembleSchema, OWN_YANG_DIR } from './schema';
-import { yangLibraryJson } from './yang-library';
+import { LiveSchema } from './live-schema';
+import { OWN_YANG_DIR } from './schema';
 
 /** Opens the Config and Operational datastores for a schema under a data folder. */
 export type DatastoreOpener = (dataDir: string, schema: SchemaContext) => Promise<Datastores>;
@@ -65,13 +64,15 @@ function noPlugins(): ScopeSource {
 export async function startService(options: StartOptions): Promise<RunningService> {
   const { config } = options;
   const log = options.log ?? consoleLog;
-  const { schema, extraModules } = assembleSchema(config.yangDirs);
-  const datastores = await options.openDatastores(config.dataDir, schema);
+  // The plugins start first: the local schema holds their YANG (live-schema.ts), and changes with them.
+  const live = new LiveSchema({ yangDirs: config.yangDirs, dataDir: config.dataDir, openDatastores: options.openDatastores, log });
+  const datastores = { close: () => live.close() };
+  let mount: MountManager; // declared here for the introspection taps, which list its devices once it exists
   let host: PluginHost | undefined;
   try {
     if (config.pluginsFile !== undefined) {
       host = await PluginHost.start({
-        configFile: config.pluginsFile, logger: { info: log.info, warn: log.error, error: log.error },
+        configFile: config.pluginsFile, logger: { info: log.info, warn: log.error, error: log.error }, checkLocalYang: live.check,
         // The sections plugins read from the configuration file (secrets reach their plugins through hooks).
         serviceConfig: {
           ...(config.schemaFilters !== undefined ? { schemaFilters: config.schemaFilters } : {}),
@@ -79,21 +80,23 @@ export async function startService(options: StartOptions): Promise<RunningServic
         },
         dataDir: config.dataDir,
       });
-      host.addBuiltin(introspectionTaps(host));
+      host.addBuiltin(introspectionTaps(host, () => (mount === undefined ? [] : mount.installedDevices())));
+      // The configured key delimiter is the core's own uri.parse tap; a plugin's tap runs after it and may change it.
+      host.addBuiltin(builtinTaps('core:key-delimiter', (hooks) => hooks.uri.parse.tap('core:key-delimiter', (uri) => {
+        uri.keyDelimiter = config.keyDelimiter;
+        return uri;
+      })));
     }
-    const library = decodeJson(yangLibraryJson(schema), schema, {});
-    await datastores.operational.apply([{ operation: 'replace', target: [{ schema: library.node!.schema }], value: library.node! }]);
+    await live.open(host?.localYangDirs() ?? [], host ?? noPlugins());
   } catch (e) {
     await host?.close();
-    await datastores.close();
     throw e;
   }
   const plugins: ScopeSource = host ?? noPlugins();
   // Installed devices: install/uninstall and node status are the core's own taps; remembered nodes reconnect.
-  let mount: MountManager;
   try {
     const southboundYangDirs = () => host?.status().flatMap((p) => (p.state === 'loaded' && p.kind === 'southbound' && p.yangDir ? [p.yangDir] : [])) ?? [];
-    mount = new MountManager({ datastores, schema, scopes: plugins, dataDir: config.dataDir, importDirs: [OWN_YANG_DIR], log, southboundYangDirs });
+    mount = new MountManager({ get datastores() { return live.datastores; }, get schema() { return live.schema; }, scopes: plugins, dataDir: config.dataDir, importDirs: [OWN_YANG_DIR], log, southboundYangDirs });
   } catch (e) {
     await host?.close();
     await datastores.close();
@@ -104,7 +107,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const restored = mount.restore();
   if (restored > 0) log.info(`reconnecting ${restored} installed device(s)`);
   const ctx: RestconfContext = {
-    schema, datastores, plugins, log, mount,
+    get schema() { return live.schema; }, get datastores() { return live.datastores; }, plugins, log, mount,
     options: { keyDelimiter: config.keyDelimiter, bodyLimit: config.bodyLimit, defaultContent: config.defaultContent },
   };
   // The uniconfig topology (intended and actual configuration per device, transactions, commit): its
@@ -127,7 +130,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       router.use(uniconfig.middleware());
       startScope.hooks.server.routes.call({ routes: router, local: localDataAccess(ctx) });
     });
-    const handler = authenticatingHandler(app, plugins, config.auth, log);
+    const handler = live.gated(authenticatingHandler(app, plugins, config.auth, log));
     // A TLS plugin refuses a bad tls object by throwing an error that names the field.
     const secured = startScope.hooks.server.create.call({ handler, tls: config.tls });
     const warning = checkSecurityAtStart(config, secured !== undefined && 'setSecureContext' in secured, startScope.hooks.server.authenticate.isUsed());
@@ -188,5 +191,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
     return stopping;
   };
   const hostText = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return { url: `${scheme}://${hostText}:${address.port}`, port: address.port, schema, datastores, extraModules, stop };
+  return {
+    url: `${scheme}://${hostText}:${address.port}`, port: address.port, stop,
+    get schema() { return live.schema; }, get datastores() { return live.datastores; }, get extraModules() { return live.extraModules; },
+  };
 }
