@@ -55,6 +55,14 @@ class Validator {
   private readonly refs: ReferenceChecker;
   private readonly max: number;
   private readonly config: boolean;
+  /**
+   * Per-level scratch for validateInner (its when cache and set of present children), reused rather
+   * than allocated per node: on a 100,000-entry list those two allocations per entry were much of
+   * the validation's cost. A level's scratch is only used while that level's call runs.
+   */
+  private readonly whenCaches: Map<SchemaXPath, boolean | string>[] = [];
+  private readonly presentSets: Set<SchemaNode>[] = [];
+  private depth = 0;
 
   constructor(root: DataRoot, private readonly ctx: SchemaContext, private readonly options: ValidateOptions) {
     this.refs = new ReferenceChecker(root, ctx, this.session);
@@ -77,10 +85,24 @@ class Validator {
    * (undefined for the root).
    */
   validateInner(node: XNode, schema: ContainerSchema | ListSchema | SchemaNode | undefined): void {
+    const level = this.depth++;
+    try {
+      this.validateInnerAt(level, node, schema);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private validateInnerAt(level: number, node: XNode, schema: ContainerSchema | ListSchema | SchemaNode | undefined): void {
     const d = node.data as DataRoot | ContainerNode | ListEntryNode;
-    const whenCache = new Map<SchemaXPath, boolean | string>();
+    const whenCache = (this.whenCaches[level] ??= new Map());
+    whenCache.clear();
     const expected = schema === undefined ? this.ctx.data : schema.children;
-    const present = needsMissingCheck(expected, this.config) ? new Set<SchemaNode>() : undefined;
+    let present: Set<SchemaNode> | undefined;
+    if (needsMissingCheck(expected, this.config)) {
+      present = (this.presentSets[level] ??= new Set());
+      present.clear();
+    }
     let activeCase: Map<ChoiceSchema, CaseSchema> | undefined;
     for (let i = 0; i < d.children.length; i++) {
       const child = d.children[i]!;
@@ -161,6 +183,10 @@ class Validator {
         return;
       }
       case 'leaf': {
+        // Most leaves have nothing to check here (values were checked by the decoders): no cursor.
+        const s = child.schema;
+        const b = s.type.builtin;
+        if (!s.when.length && !s.musts.length && b !== 'instance-identifier' && (b !== 'leafref' || !this.options.checkLeafrefs)) return;
         const x = new XNode(child, parent, slot, 0);
         if (!this.checkInstance(child.schema, x, parent, whenCache)) return;
         this.checkReferences(child.schema, child.value, x);
@@ -279,8 +305,7 @@ class Validator {
    */
   private checkMissing(children: readonly SchemaNode[], present: ReadonlySet<SchemaNode>, parent: XNode, required: boolean,
     whenCache: Map<SchemaXPath, boolean | string>): void {
-    for (const s of children) {
-      if (!this.applies(s) || !hasRequirements(s, this.config)) continue;
+    for (const s of requiredChildren(children, this.config)) {
       if (s.kind === 'choice') {
         const chosen = s.children.find((c) => caseHasData(c, present));
         if (chosen) this.checkMissing(chosen.children, present, parent, required, whenCache);
@@ -396,6 +421,22 @@ function hasRequirements(s: SchemaNode, config: boolean): boolean {
     }
   }
   cache.set(s, r);
+  return r;
+}
+
+const requiredCache = [new WeakMap<readonly SchemaNode[], SchemaNode[]>(), new WeakMap<readonly SchemaNode[], SchemaNode[]>()];
+
+/**
+ * The children that can be missing in a mode (they apply in it and have requirements): what
+ * checkMissing looks at, filtered once per schema node rather than for every instance.
+ */
+function requiredChildren(children: readonly SchemaNode[], config: boolean): readonly SchemaNode[] {
+  const cache = requiredCache[config ? 1 : 0]!;
+  let r = cache.get(children);
+  if (r === undefined) {
+    r = children.filter((s) => (!config || s.config) && hasRequirements(s, config));
+    cache.set(children, r);
+  }
   return r;
 }
 
