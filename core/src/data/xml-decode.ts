@@ -247,6 +247,7 @@ class XmlDecoder {
       default:
         break;
     }
+    if (parent.kind === Kind.Root && this.wrapped) throw this.fail('unknown-element', 'nothing may follow the <data> or <config> wrapper', local);
     const slot = ns === undefined ? undefined : parent.table!.byNamespace.get(ns)?.get(local);
     if (slot === undefined) {
       if (parent.kind === Kind.Root && this.isWrapper(local, ns)) {
@@ -259,7 +260,6 @@ class XmlDecoder {
       if (this.options.skipUnknown === true) { this.push(Kind.Skip, undefined, scope); return; }
       throw this.unknown(name, local, ns);
     }
-    if (parent.kind === Kind.Root && this.wrapped) throw this.fail('unknown-element', 'nothing may follow the <data> or <config> wrapper');
     if (parent.kind === Kind.Root) this.topCount++;
     const schema = slot.schema;
     if (this.options.skip !== undefined && this.options.skip(schema)) { this.push(Kind.Skip, undefined, scope); return; }
