@@ -47,6 +47,22 @@ export function validateTree(root: DataRoot, ctx: SchemaContext, options: Valida
   return v.faults;
 }
 
+/**
+ * Validates the `input` of an RPC or action (every constraint of its subtree, as validateTree does
+ * for a datastore). `accessible` is the tree that absolute XPath paths in its `must`/`when` read (the
+ * Config datastore); the input is placed directly under its root. Fault paths start at the input node
+ * (`/module:input/...`).
+ */
+export function validateOperationInput(input: ContainerNode, accessible: DataRoot, ctx: SchemaContext, options: ValidateOptions): DataFault[] {
+  const v = new Validator(accessible, ctx, options);
+  try {
+    v.validateInner(new XNode(input, XNode.root(accessible), accessible.children.length, 0), input.schema);
+  } catch (e) {
+    if (e !== FULL) throw e;
+  }
+  return v.faults;
+}
+
 const FULL = Symbol('enough faults');
 
 class Validator {

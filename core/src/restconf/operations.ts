@@ -12,7 +12,7 @@ import { decodeJson } from '../data/json-decode';
 import { encodeJson } from '../data/json-encode';
 import { encodeXml } from '../data/xml-encode';
 import type { ContainerNode, DataNode } from '../data/tree';
-import { dataSchemaChildren } from '../data/children';
+import { validateOperationInput } from '../data/validate';
 import type { JsonObject } from '../hooks';
 import type { PluginScope } from '../plugins/generation';
 import type { OperationSchema } from '../yang/schema';
@@ -48,11 +48,20 @@ async function readInput(req: Request, ctx: RestconfContext, op: OperationSchema
     }
     input = node as ContainerNode;
   }
-  // Mandatory leaves and choices directly under input. Deeper constraints of inputs (must/when,
-  // mandatory nodes in nested containers) are left to the implementation.
-  const missing = dataSchemaChildren(op.input.children).filter((c) => c.kind === 'leaf' && c.mandatory && !input.children.some((n) => n.schema === c));
-  if (missing.length > 0) {
-    throw new DataError(missing.map((c) => fault('missing-element', `${path}/input/${c.name}`, `mandatory input '${c.name}' is missing`)));
+  // The whole input subtree against the schema (mandatory nodes at any depth, choices, min/max-elements,
+  // keys, unique, must/when with absolute paths reading the Config datastore), before any implementation
+  // runs (DESIGN.md 5.3: bad input is checked first). Leafrefs are checked only on writes that ask.
+  const inputPath = `/${op.module.name}:input`;
+  const faults = validateOperationInput(input, ctx.datastores.config.current(), ctx.schema, { type: 'data' });
+  if (faults.length > 0) {
+    // A missing choice is `data-missing` in RFC 7950, which RESTCONF answers 404: here it is a fault of the body.
+    throw new DataError(faults.map((f) => ({
+      ...f,
+      ...(f.tag === 'data-missing' ? { tag: f.appTag === 'missing-choice' ? 'missing-element' as const : 'invalid-value' as const } : {}),
+      // must/min/max/unique faults are `operation-failed` (500) in RFC 7950; bad input is 400 here (DESIGN.md 5.3).
+      ...(f.tag === 'operation-failed' ? { tag: 'invalid-value' as const } : {}),
+      ...(f.path.startsWith(inputPath) ? { path: `${path}/input${f.path.slice(inputPath.length)}` } : {}),
+    })));
   }
   return input;
 }

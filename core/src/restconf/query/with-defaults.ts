@@ -9,14 +9,18 @@
  * - explicit: the data as stored.
  * - report-all-tagged: as report-all, and every node whose value is its default (added or stored)
  *   carries the `ietf-netconf-with-defaults:default` attribute set to true.
- * The bare parameter (`?with-defaults`) means report-all. `when` conditions on defaults are not
- * evaluated (a default under a false `when` is still reported).
+ * The bare parameter (`?with-defaults`) means report-all. A default is added only where its `when`
+ * (and that of its enclosing choice/case/container) holds, evaluated on the data read with the
+ * target as the top of the tree: a condition that climbs above the target sees nothing there.
  */
 import { childTable, orderOf } from '../../data/children';
 import { valueText } from '../../data/path';
 import type { DataNode, LeafListNode, LeafNode, LeafValue } from '../../data/tree';
 import type { LeafListSchema, LeafSchema, SchemaContext, SchemaNode } from '../../yang/schema';
 import { valueFromText } from '../../yang/types/values';
+import { XNode, XPathSession } from '../../yang/xpath';
+import { checkWhens, standIn } from '../../data/validate-when';
+import type { SchemaXPath } from '../../yang/schema';
 import { badQuery } from '../errors';
 import type { ReadTarget } from './target';
 
@@ -81,34 +85,37 @@ export function applyWithDefaults<T extends ReadTarget>(
 ): T {
   if (mode === 'explicit') return target;
   const walker = new DefaultsWalker(mode, ctx, include);
-  if (target.kind === 'root') return { ...target, children: walker.children(target.children, undefined) };
-  return (walker.node(target) ?? target) as T;
+  const top = XNode.root({ kind: 'root', children: target.kind === 'root' ? target.children : [target] });
+  if (target.kind === 'root') return { ...target, children: walker.children(target.children, undefined, top) };
+  return (walker.node(target, top, 0) ?? target) as T;
 }
 
 class DefaultsWalker {
   private readonly tag: boolean;
+  private readonly session = new XPathSession();
   constructor(private readonly mode: 'report-all' | 'trim' | 'report-all-tagged', private readonly ctx: SchemaContext, private readonly include: (s: SchemaNode) => boolean) {
     this.tag = mode === 'report-all-tagged';
   }
 
   /** One node in this mode; undefined when trim leaves it out. */
-  node(node: DataNode): DataNode | undefined {
+  /** One node in this mode (child `slot` of the cursor `parent`); undefined when trim leaves it out. */
+  node(node: DataNode, parent: XNode, slot: number): DataNode | undefined {
     switch (node.kind) {
       case 'leaf': return this.leaf(node);
       case 'leaf-list': return this.leafList(node);
       case 'any': return node;
       case 'list': {
         const { index: _dropped, ...rest } = node;
-        return { ...rest, entries: node.entries.map((e) => ({ ...e, children: this.children(e.children, e.schema) })) };
+        return { ...rest, entries: node.entries.map((e, i) => ({ ...e, children: this.children(e.children, e.schema, new XNode(e, parent, slot, i)) })) };
       }
       case 'container': {
-        const children = this.children(node.children, node.schema);
+        const children = this.children(node.children, node.schema, new XNode(node, parent, slot, 0));
         const emptied = this.mode === 'trim' && children.length === 0 && node.children.length > 0;
         if (emptied && node.schema.kind === 'container' && node.schema.presence === undefined) return undefined;
         return { ...node, children };
       }
       case 'entry':
-        return { ...node, children: this.children(node.children, node.schema) };
+        return { ...node, children: this.children(node.children, node.schema, new XNode(node, parent, slot, 0)) };
     }
   }
 
@@ -127,15 +134,15 @@ class DefaultsWalker {
   }
 
   /** Children of a node of schema `parent` (undefined: the top level, which has no defaults to add). */
-  children(children: readonly DataNode[], parent: SchemaNode | undefined): DataNode[] {
+  children(children: readonly DataNode[], parent: SchemaNode | undefined, at: XNode): DataNode[] {
     const out: DataNode[] = [];
-    for (const c of children) {
-      const n = this.node(c);
+    for (let i = 0; i < children.length; i++) {
+      const n = this.node(children[i]!, at, i);
       if (n !== undefined) out.push(n);
     }
     if (this.mode === 'trim' || parent === undefined) return out;
     const present = new Set<SchemaNode>(out.map((c) => c.schema));
-    const added = this.missing(parent.children, present, children);
+    const added = this.missing(parent.children, present, children, at, new Map());
     if (added.length === 0) return out;
     // Trees keep children in the canonical (schema) order; the sort is stable, so it only places the added ones.
     const table = childTable(parent);
@@ -143,10 +150,16 @@ class DefaultsWalker {
   }
 
   /** Default nodes to add among `schemaChildren` (looking into choices), given the present ones. */
-  private missing(schemaChildren: readonly SchemaNode[], present: ReadonlySet<SchemaNode>, data: readonly DataNode[]): DataNode[] {
+  private missing(schemaChildren: readonly SchemaNode[], present: ReadonlySet<SchemaNode>, data: readonly DataNode[], at: XNode,
+    whens: Map<SchemaXPath, boolean | string>): DataNode[] {
     const added: DataNode[] = [];
     for (const s of schemaChildren) {
       if (present.has(s)) continue;
+      // A default exists only where its when holds (an evaluation error keeps it: the schema allows it).
+      if (s.when.length > 0) {
+        const w = checkWhens(s, standIn(s, at), at, this.ctx, this.session, whens);
+        if (!w.ok && !('error' in w)) continue;
+      }
       // Only leaves are filtered by content; containers are created only when they end up holding some.
       if ((s.kind === 'leaf' || s.kind === 'leaf-list') && !this.include(s)) continue;
       switch (s.kind) {
@@ -162,14 +175,15 @@ class DefaultsWalker {
         }
         case 'container':
           if (s.presence === undefined) {
-            const children = this.missing(s.children, new Set(), []);
+            const box = standIn(s, at)!;
+            const children = this.missing(s.children, new Set(), [], box, new Map());
             if (children.length > 0) added.push({ kind: 'container', schema: s, children });
           }
           break;
         case 'choice': {
           const active = s.children.find((c) => caseHasData(c, data));
           const chosen = active ?? s.defaultCase;
-          if (chosen !== undefined) added.push(...this.missing(chosen.children, present, data));
+          if (chosen !== undefined) added.push(...this.missing(chosen.children, present, data, at, whens));
           break;
         }
         default:
