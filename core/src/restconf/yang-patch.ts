@@ -81,6 +81,11 @@ function textOf(items: unknown): string {
   return items.map((i: XItem) => (typeof i['#text'] === 'string' ? i['#text'] : '')).join('');
 }
 
+/** The `xmlns:p` declarations among an element's attributes. */
+function prefixDeclarations(attrs: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(attrs).filter(([k]) => k.startsWith('xmlns:')));
+}
+
 function readXmlPatch(text: string): RawPatch {
   if (/<!DOCTYPE/i.test(text)) throw malformed('a DOCTYPE is not allowed');
   const valid = XMLValidator.validate(text);
@@ -90,7 +95,7 @@ function readXmlPatch(text: string): RawPatch {
   if (root === undefined || local(nameOf(root)!) !== 'yang-patch') throw malformed("the body must be a 'yang-patch' element");
   const rootAttrs = (root[':@'] ?? {}) as Record<string, string>;
   if (rootAttrs['xmlns'] !== YANG_PATCH_NS) throw malformed(`'yang-patch' must be in namespace ${YANG_PATCH_NS}`);
-  const inherited = Object.fromEntries(Object.entries(rootAttrs).filter(([k]) => k.startsWith('xmlns:')));
+  const inherited = prefixDeclarations(rootAttrs);
   let patchId: string | undefined;
   const edits: RawEdit[] = [];
   for (const child of root[nameOf(root)!] as XItem[]) {
@@ -104,8 +109,12 @@ function readXmlPatch(text: string): RawPatch {
       const fname = nameOf(f);
       if (fname === undefined || fname === '#text') continue;
       if (local(fname) === 'value') {
-        // Re-serialise each element under <value>, carrying the prefixes declared on <yang-patch>.
-        const inner = (f[fname] as XItem[]).filter((i) => nameOf(i) !== '#text').map((i) => ({ ...i, ':@': { ...inherited, ...(i[':@'] as object ?? {}) } }));
+        // Re-serialise each element under <value>, carrying the prefixes declared on its ancestors
+        // (<yang-patch>, <edit>, <value>) and a default namespace <value> declares.
+        const valueAttrs = (f[':@'] ?? {}) as Record<string, string>;
+        const scope = { ...inherited, ...prefixDeclarations((child[':@'] ?? {}) as Record<string, string>), ...prefixDeclarations(valueAttrs) };
+        if (valueAttrs['xmlns'] !== undefined && valueAttrs['xmlns'] !== YANG_PATCH_NS) scope['xmlns'] = valueAttrs['xmlns'];
+        const inner = (f[fname] as XItem[]).filter((i) => nameOf(i) !== '#text').map((i) => ({ ...i, ':@': { ...scope, ...(i[':@'] as object ?? {}) } }));
         value = xmlBuilder.build(inner) as string;
       } else {
         fields[local(fname)] = textOf(f[fname]);
@@ -192,7 +201,10 @@ function escapeXml(s: string): string {
 function statusXml(body: Record<string, unknown>): string {
   const s = body['ietf-yang-patch:yang-patch-status'] as Record<string, any>;
   let out = `<yang-patch-status xmlns="${YANG_PATCH_NS}"><patch-id>${escapeXml(String(s['patch-id']))}</patch-id>`;
-  const errorsXml = (list: any[]) => `<errors>${list.map((e) => `<error>${Object.entries(e).filter(([k]) => k !== 'error-info').map(([k, v]) => `<${k}>${escapeXml(String(v))}</${k}>`).join('')}</error>`).join('')}</errors>`;
+  const infoXml = (info: unknown) => (info !== null && typeof info === 'object'
+    ? `<error-info>${Object.entries(info).filter(([k]) => /^[A-Za-z_][A-Za-z0-9_.-]*$/.test(k)).map(([k, v]) => `<${k}>${escapeXml(String(v))}</${k}>`).join('')}</error-info>`
+    : '');
+  const errorsXml = (list: any[]) => `<errors>${list.map((e) => `<error>${Object.entries(e).map(([k, v]) => (k === 'error-info' ? infoXml(v) : `<${k}>${escapeXml(String(v))}</${k}>`)).join('')}</error>`).join('')}</errors>`;
   if (s['ok']) out += '<ok/>';
   if (s['global-errors']) out += `<global-errors>${errorsXml(s['global-errors'].error)}</global-errors>`;
   if (s['edit-status']) {

@@ -316,3 +316,31 @@ test.serial('bad input changes nothing: XML nested 10,000 deep, unknown nodes, w
   t.is((await s.request('GET', TOP)).text, before, 'nothing changed');
   t.is(s.errors.filter((e) => /TypeError|RangeError|Maximum call stack/.test(e)).length, 0, s.errors.join('\n'));
 });
+
+test.serial('YANG Patch (XML): prefixes declared on <edit> and <value> resolve; per-edit errors name the edit and tag; atomic', async (t) => {
+  const body = `<yang-patch xmlns="urn:ietf:params:xml:ns:yang:ietf-yang-patch"><patch-id>px</patch-id>
+    <edit xmlns:ia="urn:ietf:params:xml:ns:yang:iana-if-type"><edit-id>e1</edit-id><operation>create</operation><target>/interface=x1</target>
+      <value><interface xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces"><name>x1</name><type>ia:ethernetCsmacd</type></interface></value></edit>
+    <edit><edit-id>e2</edit-id><operation>create</operation><target>/interface=x2</target>
+      <value xmlns:ib="urn:ietf:params:xml:ns:yang:iana-if-type"><interface xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces"><name>x2</name><type>ib:softwareLoopback</type></interface></value></edit>
+  </yang-patch>`;
+  const headers = { 'content-type': 'application/yang-patch+xml', accept: 'application/yang-data+xml' };
+  let r = await s.request('PATCH', IF, { body, headers });
+  t.is(r.status, 200, r.text);
+  t.regex(r.text, /<ok\/>/);
+  r = await s.request('GET', `${IF}/interface=x2/type`);
+  t.deepEqual(r.json, { 'ietf-interfaces:type': 'iana-if-type:softwareLoopback' });
+  // Again: both creates fail (data-exists), with the edit-id, and nothing changes.
+  const again = body.replace('<patch-id>px</patch-id>', '<patch-id>py</patch-id>').replace('<operation>create</operation><target>/interface=x2', '<operation>delete</operation><target>/interface=x2');
+  r = await s.request('PATCH', IF, { body: again, headers });
+  t.not(r.status, 200, r.text);
+  t.regex(r.text, /<edit><edit-id>e1<\/edit-id><errors><error>.*<error-tag>data-exists<\/error-tag>/s, r.text);
+  t.is((await s.request('GET', `${IF}/interface=x2`)).status, 200, 'the delete of x2 was not applied');
+  // An insert without a point: the edit's own error.
+  const noPoint = `<yang-patch xmlns="urn:ietf:params:xml:ns:yang:ietf-yang-patch"><patch-id>pz</patch-id>
+    <edit><edit-id>i1</edit-id><operation>insert</operation><target>/item=n1</target><where>after</where>
+      <value><item xmlns="urn:rosetta:test:audit"><name>n1</name></item></value></edit></yang-patch>`;
+  r = await s.request('PATCH', TOP, { body: noPoint, headers });
+  t.not(r.status, 200, r.text);
+  t.regex(r.text, /<edit-id>i1<\/edit-id>/, r.text);
+});
