@@ -50,6 +50,16 @@ export async function readDevice(device: MountedDevice, scope: PluginScope, requ
   return deviceRoot(device, json ?? {}, request.steps);
 }
 
+/**
+ * Why a CLI device's mount point holds no translated models (no translation unit serves its device-type
+ * and version), for the 404 of a read there; undefined when units serve it or it is not a CLI device.
+ */
+export function noModelsReason(device: MountedDevice): string | undefined {
+  if (device.node.protocol !== 'cli' || device.info.units.length > 0) return undefined;
+  const what = device.info.deviceType === undefined ? 'no device-type was given' : device.info.unitsMissingReason ?? `no translation unit serves device-type ${device.info.deviceType}`;
+  return `device '${device.node.nodeId}' has no translated models: ${what}`;
+}
+
 /** A southbound's JSON answer as a root of the device schema, whichever of the two forms it came in. */
 export function deviceRoot(device: MountedDevice, json: JsonObject, steps: readonly PathStep[]): DataRoot {
   const members = Object.keys(json);

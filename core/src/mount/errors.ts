@@ -108,7 +108,7 @@ export function deviceFault(nodeId: string, e: unknown): MountError | DataError 
     const status = typeof shaped.status === 'number' ? shaped.status : 400;
     return new MountError(status, [{
       type: 'application', tag: text(shaped.tag) ?? 'invalid-value',
-      message: `device '${nodeId}' refused '${command}': ${deviceMessage}`, info: { command, 'device-message': deviceMessage },
+      message: `device '${nodeId}' refused '${command.trim()}': ${deviceMessage}`, info: { command: command.trim(), 'device-message': deviceMessage },
     }]);
   }
   const tag = text(shaped.tag);

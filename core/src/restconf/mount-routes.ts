@@ -16,7 +16,7 @@ import { entryKeyValues, instancePath } from '../data/path';
 import type { DataNode, DataRoot } from '../data/tree';
 import { encodeXml } from '../data/xml-encode';
 import type { JsonObject } from '../hooks';
-import { invokeDevice, readDevice, writeDevice, type MountedDevice } from '../mount';
+import { invokeDevice, noModelsReason, readDevice, writeDevice, type MountedDevice } from '../mount';
 import type { PluginScope } from '../plugins/generation';
 import { dataParent, type OperationSchema, type SchemaContext, type SchemaNode } from '../yang/schema';
 import { decodeBody, readBody } from './body';
@@ -75,6 +75,9 @@ export async function handleMountData(ctx: RestconfContext, scope: PluginScope, 
       const content = options.content ?? ctx.options.defaultContent;
       const isEntry = target.steps.at(-1)?.keys !== undefined;
       checkReadTarget(options, target.target, device.schema, isEntry);
+      // a CLI device no translation unit serves has nothing to read: say why rather than answer {}
+      const noModels = noModelsReason(device);
+      if (noModels !== undefined) throw RestconfError.of('data-missing', `no data at the target: ${noModels}`, { type: 'application', path: target.path });
       const fields = new URLSearchParams(queryText(req)).get('fields') ?? undefined;
       const answer = await readDevice(device, scope, { steps: target.steps, content, ...(fields !== undefined ? { fields } : {}) });
       // Schema filters see the device's answer as they see local data, before the query parameters.

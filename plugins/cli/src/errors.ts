@@ -3,8 +3,8 @@
  * with (`status`, `tag`), so it need not parse messages:
  * - CliSettingsError: the install-node `cli` container is wrong (400).
  * - CliNoModelsError: no translation unit serves the device (unknown device-type, a version no unit
- *   covers): the node stays installed and connected, its mount point has no translated models, so a
- *   read there answers 404 `data-missing` naming why (and a dry-run likewise).
+ *   covers), for a write or a dry-run (404 `data-missing`). The node stays installed and connected; its
+ *   mount point has no translated models, so reads there answer an empty tree.
  * - CliConnectionError: the device cannot be reached, refused the login, or the session broke (502,
  *   `southbound_no_connection` in DESIGN.md §5.3).
  * - CliTimeoutError: the device did not finish a command within `command-timeout` (504).

@@ -33,6 +33,9 @@ export default definePlugin({
 
     api.hooks.device.read.for('cli').tapPromise('cli', async (ctx) => {
       if (!isCliDevice(ctx.connection)) return undefined;
+      // no unit serves the device: nothing of it is translated, so its tree is empty (the mount layer's
+      // 404 and the node's connected-message say why); writes and dry-runs refuse with the reason
+      if (ctx.device.units.length === 0) return {};
       return readDevice(ctx.connection, unitsOf(ctx.device), ctx.path, ctx.content);
     });
 

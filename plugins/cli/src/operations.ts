@@ -37,14 +37,29 @@ export function errorPatternsOf(units: readonly TranslationUnit[]): RegExp[] {
   return units.flatMap((u) => u.errorPatterns);
 }
 
-/** The session the units' readers see: exec-mode commands only. */
-function readerSession(session: CliSession): UnitSession {
-  return { exec: (command) => session.exec(command) };
-}
-
-/** Reads the target (RFC 7951 instance path under the mount point); `{}` when it has no data. */
+/**
+ * Reads the target (RFC 7951 instance path under the mount point); `{}` when it has no data. The units'
+ * readers see exec-mode commands only. When the session itself failed (a timeout, a broken connection),
+ * that error is what the caller gets, with the engine's message naming the node being read, so its status
+ * (504, 502) survives the engine's wrapping.
+ */
 export async function readDevice(device: CliDevice, units: readonly TranslationUnit[], path: string, content: 'config' | 'nonconfig' | 'all'): Promise<JsonObject> {
-  return device.run(async (session) => (await readUnits(units, cachingSession(readerSession(session)), { path, content })) ?? {});
+  return device.run(async (session) => {
+    let sessionFailure: Error | undefined;
+    const reader: UnitSession = {
+      exec: (command) => session.exec(command).catch((e: unknown) => {
+        if (e instanceof CliTimeoutError || e instanceof CliConnectionError) sessionFailure ??= e;
+        throw e;
+      }),
+    };
+    try {
+      return (await readUnits(units, cachingSession(reader), { path, content })) ?? {};
+    } catch (e) {
+      if (sessionFailure === undefined) throw e;
+      sessionFailure.message = e instanceof Error ? e.message : sessionFailure.message;
+      throw sessionFailure;
+    }
+  });
 }
 
 /** The commands a write would send and their undo, without touching the device. */

@@ -2,7 +2,7 @@
  * The CLI plugin loaded the way the service loads it: the core's PluginHost reading a plugins.json that
  * enables plugins/cli and the SDK's example FRR unit; install, read and write through the leased
  * generation's hooks, with the units the generation matches for the device's type and version, against
- * the simulator. Also: a version no unit covers is installed without models, its reads naming the host's reason.
+ * the simulator. Also: a version no unit covers is installed without models: its reads are empty, its writes name the host's reason.
  */
 import test from 'ava';
 import * as fs from 'node:fs';
@@ -47,12 +47,13 @@ test('plugins.json -> PluginHost -> device hooks: install, write, read back, and
     const old = scope.unitsFor('frr', '7.5');
     t.is(old.units.length, 0);
     const oldInfo: DeviceInfo = { nodeId: 'H2', protocol: 'cli', deviceType: 'frr', deviceVersion: '7.5', units: old.units, ...(old.reason ? { unitsMissingReason: old.reason } : {}) };
-    // installed all the same (connected, no translated models); its reads say why with the host's reason
+    // installed all the same (connected, no translated models): reads are empty, writes say why with the host's reason
     const uncovered = await scope.hooks.device.connect.for('cli').promise({ device: oldInfo, settings: cliSettings(device.port, { 'device-version': '7.5' }) });
     try {
-      const read = await scope.hooks.device.read.for('cli').promise({ device: oldInfo, connection: uncovered!, path: '/', content: 'config' }).catch((e: Error) => e);
-      t.regex((read as Error).message, /no translation unit serves device-type "frr" version "7\.5": no translation unit for frr covers version 7\.5/);
-      t.is((read as { status?: number }).status, 404);
+      t.deepEqual(await scope.hooks.device.read.for('cli').promise({ device: oldInfo, connection: uncovered!, path: '/', content: 'config' }), {});
+      const write = await scope.hooks.device.write.for('cli').promise({ device: oldInfo, connection: uncovered!, before: {}, after: {} }).catch((e: Error) => e);
+      t.regex((write as Error).message, /no translation unit serves device-type "frr" version "7\.5": no translation unit for frr covers version 7\.5/);
+      t.is((write as { status?: number }).status, 404);
     } finally {
       await uncovered!.close();
     }

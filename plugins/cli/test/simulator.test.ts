@@ -120,11 +120,12 @@ test('wrong password, closed port, telnet, bad port: clear errors without secret
     try {
       t.is(noUnit.connection.status?.(), 'connected');
       t.true(h.log.lines.some((l) => /warn junos: no translation unit serves device-type "junos".*installing it without translated models/.test(l)), h.log.lines.join('\n'));
-      const read = await h.read(noUnit, '/', 'config').catch((e: Error) => e);
-      t.true(read instanceof CliNoModelsError);
-      t.is((read as CliNoModelsError).status, 404);
-      t.is((read as CliNoModelsError).tag, 'data-missing');
-      t.regex((read as Error).message, /no translation unit serves device-type "junos" version "8\.4\.4"; the mount point has no translated models/);
+      t.deepEqual(await h.read(noUnit, '/', 'config'), {}, 'nothing is translated: an empty tree');
+      const dry = await h.invoke(noUnit, 'cli-unit-generic:dry-run', { after: {} }).catch((e: Error) => e);
+      t.true(dry instanceof CliNoModelsError);
+      t.is((dry as CliNoModelsError).status, 404);
+      t.is((dry as CliNoModelsError).tag, 'data-missing');
+      t.regex((dry as Error).message, /no translation unit serves device-type "junos" version "8\.4\.4"; the mount point has no translated models/);
       const out = await h.invoke(noUnit, 'cli-unit-generic:execute-and-read', { command: 'show version' });
       t.regex(String(out!['output']), /FRRouting 8\.4\.4/, 'the session works without units');
     } finally {
