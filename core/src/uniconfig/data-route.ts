@@ -14,6 +14,8 @@
 import type { Request, Response } from 'express';
 import type { Datastore, Datastores } from '../datastore/datastore';
 import type { DataNode, DataRoot } from '../data/tree';
+import { encodeJson } from '../data/json-encode';
+import { encodeXml } from '../data/xml-encode';
 import type { InsertPosition } from '../data/list';
 import { createHooks } from '../hooks';
 import type { PluginScope } from '../plugins/generation';
@@ -33,7 +35,7 @@ import { lexPath, MOUNT_SEGMENT, parseDevicePath } from '../restconf/uri';
 import { handleYangPatch } from '../restconf/yang-patch';
 import type { SchemaNode } from '../yang/schema';
 import type { UniconfigEngine } from './engine';
-import { TOPOLOGY_MODULE, UNICONFIG_TOPOLOGY } from './node-store';
+import { TOPOLOGY_MODULE, TOPOLOGY_NAMESPACE, UNICONFIG_TOPOLOGY } from './node-store';
 import type { Transaction } from './transactions';
 
 /** A request path that reaches a uniconfig node's configuration: the node and the text below it. */
@@ -131,11 +133,32 @@ export async function handleConfiguration(
     responseType: responseType(req.headers.accept), rawQuery: rawQueryOf(req),
   };
   switch (method) {
-    case 'GET': case 'HEAD': return handleGet(call, method === 'HEAD');
+    case 'GET': case 'HEAD':
+      if (parsed.steps.length === 0) return getConfigurationRoot(call, intended.current(), method === 'HEAD');
+      return handleGet(call, method === 'HEAD');
     case 'PUT': return handlePut(call);
     case 'POST': return handlePost(call);
     case 'DELETE': return handleDelete(call);
     case 'PATCH': return requestType(req.headers['content-type'], true).yangPatch ? handleYangPatch(call) : handlePlainPatch(call);
     default: throw methodNotAllowed(method, ALLOW.config, `${method} is not a RESTCONF method`);
   }
+}
+
+/**
+ * GET of `configuration` itself: the node's whole configuration as the anydata member it is
+ * (`{"uniconfig-topology:configuration": {...}}`, XML `<configuration xmlns=...>`), not as a datastore
+ * root (`ietf-restconf:data`), which is what the local handlers would answer for an empty path.
+ */
+function getConfigurationRoot(call: DataCall, root: DataRoot, head: boolean): void {
+  const result = call.query.applyRead(root, undefined);
+  let body: string;
+  if (typeof result === 'number') body = String(result);
+  else {
+    const children = result === undefined ? [] : result.kind === 'root' ? result.children : [result];
+    if (call.responseType.encoding === 'json') body = `{"${TOPOLOGY_MODULE}:configuration":${encodeJson(children)}}`;
+    else body = `<configuration xmlns="${TOPOLOGY_NAMESPACE}">${encodeXml(children, call.ctx.schema)}</configuration>`;
+  }
+  const res = call.res.status(200).type(typeof result === 'number' ? 'application/json' : call.responseType.type);
+  if (head) res.setHeader('Content-Length', Buffer.byteLength(body)).end();
+  else res.send(body);
 }

@@ -27,6 +27,8 @@ import type { AnySchema, ListSchema, SchemaContext } from '../yang/schema';
 export const UNICONFIG_TOPOLOGY = 'uniconfig';
 /** The module that augments `configuration` into network-topology nodes. */
 export const TOPOLOGY_MODULE = 'uniconfig-topology';
+/** Its XML namespace (core/yang/uniconfig-topology). */
+export const TOPOLOGY_NAMESPACE = 'urn:rosetta:params:xml:ns:yang:uniconfig-topology';
 /** Folder under the data directory holding the actual configurations. */
 const ACTUAL_DIRECTORY = 'uniconfig-actual';
 

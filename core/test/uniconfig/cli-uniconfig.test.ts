@@ -78,6 +78,12 @@ test.serial('install-node fills intended (config) and actual (nonconfig); config
   const whole = await s.request('GET', `${TOPO}/node=R2?content=config`);
   t.is(whole.status, 200, whole.text);
   t.is(whole.json['network-topology:node'][0]['uniconfig-topology:configuration']['rosetta-openconfig-interfaces:interfaces'].interface[0].config.description, 'r2-uplink');
+  const root = await s.request('GET', conf('R1'));
+  t.is(root.status, 200, root.text);
+  t.deepEqual(Object.keys(root.json), ['uniconfig-topology:configuration']);
+  t.is(root.json['uniconfig-topology:configuration']['rosetta-openconfig-interfaces:interfaces'].interface.length, 2);
+  const rootXml = await s.request('GET', conf('R1'), undefined, { accept: 'application/yang-data+xml' });
+  t.regex(rootXml.text, /^<configuration xmlns="urn:rosetta:params:xml:ns:yang:uniconfig-topology"><interfaces xmlns=/);
   const count = await s.request('GET', `${ifaces('R1')}/interface?fetch=count`);
   t.is(count.text, '2');
   const fields = await s.request('GET', `${ifaces('R1')}?fields=interface(name)`);
