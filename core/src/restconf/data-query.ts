@@ -4,6 +4,8 @@
  * act on (`DataQuery`). Parsing and every transformation of read data belong to query/.
  */
 import type { Request } from 'express';
+import { topTable } from '../data/children';
+import { mergeChildren } from '../data/edit';
 import type { DataNode, DataRoot } from '../data/tree';
 import type { InsertPosition } from '../data/list';
 import type { SchemaNode } from '../yang/schema';
@@ -45,8 +47,20 @@ export function dataQuery(req: Request, parsed: ParsedPath, ctx: RestconfContext
     // hideAttributes is applied by applyReadQuery; the encoder writes whatever attributes remain.
     hideAttributes: false,
     applyRead: (found: DataNode | DataRoot, target: SchemaNode | undefined) => {
-      const result = applyReadQuery(found, target, { ...options, content }, ctx.schema, ctx.datastores.config.current());
+      const result = applyReadQuery(found, target, { ...options, content }, ctx.schema, filterRoot(ctx, options.jsonbFilter === undefined ? 'config' : content));
       return result.kind === 'count' ? result.count : result.data;
     },
   };
+}
+
+/**
+ * The tree absolute jsonb-filter paths (`{$/module:top/...}`) read: the datastore(s) `content`
+ * selects, merged for `all` (only when a filter is given: the merge costs the size of the top level).
+ */
+function filterRoot(ctx: RestconfContext, content: 'config' | 'nonconfig' | 'all'): DataRoot {
+  const config = ctx.datastores.config.current();
+  if (content === 'config') return config;
+  const state = ctx.datastores.operational.current();
+  if (content === 'nonconfig') return state;
+  return { kind: 'root', children: mergeChildren(config.children, state.children, topTable(ctx.schema)) };
 }

@@ -344,3 +344,12 @@ test.serial('YANG Patch (XML): prefixes declared on <edit> and <value> resolve; 
   t.not(r.status, 200, r.text);
   t.regex(r.text, /<edit-id>i1<\/edit-id>/, r.text);
 });
+
+test.serial('jsonb-filter absolute paths read the datastores content selects (state data with content=all)', async (t) => {
+  const filter = encodeURIComponent('exists({$/ietf-yang-library:yang-library/content-id})');
+  const all = await s.request('GET', `${IF}/interface?fetch=count&jsonb-filter=${filter}`);
+  t.is(all.status, 200, all.text);
+  t.true(Number(all.text) > 0, all.text);
+  const config = await s.request('GET', `${IF}/interface?content=config&fetch=count&jsonb-filter=${filter}`);
+  t.is(config.text, '0', 'config alone holds no yang-library');
+});
