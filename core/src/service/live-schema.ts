@@ -12,7 +12,10 @@
  * schema lacks are dropped, and logged), `ietf-yang-library` is rewritten and `schema.loaded` runs; then
  * the waiting requests go on, on the new schema.
  */
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import * as path from 'node:path';
 import type { Datastore, Datastores } from '../datastore/datastore';
 import { decodeSnapshot } from '../datastore/edit-record';
 import { decodeJson } from '../data/json-decode';
@@ -87,6 +90,8 @@ export class LiveSchema {
   private stores: Datastores | undefined;
   /** The schema the plugin host last accepted, waiting for `open()` (before start) or being installed. */
   private accepted: { readonly dirs: string; readonly assembled: AssembledSchema } | undefined;
+  /** The YANG texts of the schema last accepted (see `yangKey`): an identical set is not compiled again. */
+  private acceptedKey: string | undefined;
   private installing: Promise<void> = Promise.resolve();
   private scopes: ScopeSource | undefined;
   private readonly gate = new RequestGate();
@@ -116,6 +121,9 @@ export class LiveSchema {
    * the accepted schema is the one `open()` starts with; after, `commit` installs it behind the gate.
    */
   readonly check = (pluginDirs: readonly string[]): LocalYangVerdict => {
+    // A plugin swapped for a version with the same modules (most swaps) keeps the schema and skips the barrier.
+    const key = yangKey([...this.options.yangDirs, ...pluginDirs]);
+    if (key !== undefined && key === this.acceptedKey) return { ok: true, commit: () => undefined };
     let assembled: AssembledSchema;
     try {
       assembled = assembleSchema([...this.options.yangDirs, ...pluginDirs]);
@@ -126,6 +134,7 @@ export class LiveSchema {
     return {
       ok: true,
       commit: () => {
+        this.acceptedKey = key;
         this.accepted = { dirs: pluginDirs.join('\0'), assembled };
         if (this.stores !== undefined) this.scheduleInstall();
       },
@@ -140,6 +149,7 @@ export class LiveSchema {
   async open(pluginDirs: readonly string[], scopes: ScopeSource): Promise<void> {
     this.scopes = scopes;
     const accepted = this.accepted?.dirs === pluginDirs.join('\0') ? this.accepted.assembled : undefined;
+    if (accepted === undefined) this.acceptedKey = yangKey([...this.options.yangDirs, ...pluginDirs]);
     this.accepted = undefined;
     this.assembled = accepted ?? assembleSchema([...this.options.yangDirs, ...pluginDirs]);
     const stores = await this.options.openDatastores(this.options.dataDir, this.assembled.schema);
@@ -220,6 +230,42 @@ export class LiveSchema {
       scope.release();
     }
   }
+}
+
+/**
+ * A digest of every `.yang` file under `dirs` (path and text), or undefined when a folder cannot be read
+ * (then the schema is compiled, which reports the problem). Bounded: past 5,000 files it gives up.
+ */
+function yangKey(dirs: readonly string[]): string | undefined {
+  const hash = createHash('sha256');
+  let files = 0;
+  const walk = (dir: string): boolean => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return false;
+    }
+    for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const full = path.join(dir, e.name);
+      if (e.isDirectory()) {
+        if (!walk(full)) return false;
+      } else if (e.name.endsWith('.yang')) {
+        if (++files > 5000) return false;
+        try {
+          hash.update(`${full}\0${fs.readFileSync(full, 'utf8')}\0`);
+        } catch {
+          return false;
+        }
+      }
+    }
+    return true;
+  };
+  for (const dir of dirs) {
+    hash.update(`dir\0${dir}\0`);
+    if (!walk(dir)) return undefined;
+  }
+  return hash.digest('hex');
 }
 
 /** The `.yang` files a SchemaAssemblyError message names (`/path/file.yang:3:5: ...`). */

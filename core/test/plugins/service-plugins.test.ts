@@ -62,7 +62,7 @@ async function start(ws: Workspace, extra: Record<string, unknown> = {}): Promis
   const errors: string[] = [];
   const config = resolveConfig({ port: 0, dataDir, plugins: ws.configFile, ...extra }, os.tmpdir());
   const service = await startService({
-    config, openDatastores: (dir, schema) => openDatastores(dir, schema), log: { info: () => undefined, error: (m) => errors.push(m) },
+    config, openDatastores: (dir, schema) => openDatastores(dir, schema, { log: (m) => errors.push(m) }), log: { info: () => undefined, error: (m) => errors.push(m) },
   });
   const send = async (method: string, p: string, body?: unknown) => {
     const res = await fetch(service.url + p, {
@@ -139,6 +139,12 @@ test('a plugin\'s YANG joins the local schema; replaced twice on disk under load
     t.is((await s.send('PUT', '/rests/data/test-counter:settings/extra', { 'test-counter:extra': 'x' })).status, 201);
     t.deepEqual((await s.get('/rests/data/test-counter:settings?content=config')).json, { 'test-counter:settings': { label: 'kept', extra: 'x' } });
     t.deepEqual((await pluginRows(s)).map((p) => [p.name, p.version, p.kind, p.state]), [['plugin-counter', '3.0.0', 'extension', 'loaded']]);
+    // A version with the same modules keeps the schema object: no recompile, no barrier.
+    const schema = s.service.schema;
+    await writeCounter(ws, '3.0.1');
+    await s.send('POST', '/rests/operations/rosetta-plugins:reload');
+    t.is((await s.send('POST', '/rests/operations/test-counter:version')).json['test-counter:output'].version, '3.0.1');
+    t.is(s.service.schema, schema);
   } finally {
     await s.stop();
     await ws.remove();
