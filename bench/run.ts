@@ -7,12 +7,14 @@ import { printTable, writeResults, type BenchResult } from './results';
 import { benchYangCompile } from './yang-compile';
 import { benchDataCodecs } from './data-codecs';
 import { benchPlugins } from './plugins';
+import { benchCli } from './cli';
 import { benchRestconf } from './restconf';
 
 const suites: Array<[string, () => BenchResult[] | Promise<BenchResult[]>]> = [
   ['YANG compile', benchYangCompile],
   ['data codecs', benchDataCodecs],
   ['plugin hooks and hot swap', benchPlugins],
+  ['CLI devices (FRR peer, simulators)', benchCli],
   ['RESTCONF service', benchRestconf],
 ];
 
