@@ -188,6 +188,23 @@ test('a plugin that throws while loading, or whose YANG does not compile, leaves
   }
 });
 
+test('a plugin whose YANG does not compile at start-up is left out, loudly, and the service starts without it', async (t) => {
+  const ws = await makeWorkspace();
+  await writeCounter(ws, '1.0.0', { yang: counterYang('1.0.0').replace('leaf label { type string; }', 'leaf label { type nope; }') });
+  await ws.writeConfig({ watch: false, plugins: [{ path: 'plugins/counter' }] });
+  const s = await start(ws);
+  try {
+    t.is((await s.get('/rests/data/test-counter:state')).status, 404);
+    const [row] = await pluginRows(s);
+    t.is(row!.state, 'failed');
+    t.regex(row!.error ?? '', /^plugin plugin-counter@1\.0\.0: its YANG does not compile into the local schema: .*test-counter@2026-01-01\.yang:\d+:\d+.*nope/s);
+    t.true(s.errors.some((e) => /plugin-counter@1\.0\.0: its YANG does not compile.*the service runs without this plugin/s.test(e)), s.errors.join('\n'));
+  } finally {
+    await s.stop();
+    await ws.remove();
+  }
+});
+
 test('enabling and disabling through plugins.json while running adds and removes the plugin and its modules', async (t) => {
   const ws = await makeWorkspace();
   await writeCounter(ws, '1.0.0');
