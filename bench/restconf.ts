@@ -120,6 +120,21 @@ async function singleEntryLoads(base: string, stored: number): Promise<{ get: Lo
   return { get, put };
 }
 
+/** One second of GETs and PUTs, not measured. */
+async function warmUp(base: string, stored: number): Promise<void> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const end = performance.now() + 1000;
+  let i = 0;
+  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+    while (performance.now() < end) {
+      const k = (i++ * 7919) % stored;
+      await request(agent, `${base}${ENTRY}eth${k}`, 'GET');
+      await request(agent, `${base}${ENTRY}eth${k}`, 'PUT', entryBody(k, i));
+    }
+  }));
+  agent.destroy();
+}
+
 /** Median of `runs` timings of fn (ms), after one warm-up. */
 function medianMs(runs: number, fn: () => void): number {
   fn();
@@ -160,6 +175,8 @@ export async function benchRestconf(): Promise<BenchResult[]> {
     const heapEmpty = await heapAfterGc(service);
     await putList(service, agent, interfacesDocument(1000));
     const heap1k = await heapAfterGc(service);
+    // Warm-up (JIT, connection set-up) so that the first measured phase is not also the coldest.
+    await warmUp(service.url, 1000);
     const at1k = await singleEntryLoads(service.url, 1000);
 
     const big = interfacesDocument(100_000);
