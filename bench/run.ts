@@ -9,6 +9,7 @@ import { benchDataCodecs } from './data-codecs';
 import { benchPlugins } from './plugins';
 import { benchCli } from './cli';
 import { benchRestconf } from './restconf';
+import { benchUniconfig } from './uniconfig';
 
 const suites: Array<[string, () => BenchResult[] | Promise<BenchResult[]>]> = [
   ['YANG compile', benchYangCompile],
@@ -16,6 +17,7 @@ const suites: Array<[string, () => BenchResult[] | Promise<BenchResult[]>]> = [
   ['plugin hooks and hot swap', benchPlugins],
   ['CLI devices (FRR peer, simulators)', benchCli],
   ['RESTCONF service', benchRestconf],
+  ['uniconfig commit and diff', benchUniconfig],
 ];
 
 async function run(): Promise<void> {

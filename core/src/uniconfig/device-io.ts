@@ -11,12 +11,14 @@
  * the lock / edit-config / commit / unlock RPCs built here from the device schema, as XML).
  */
 import type { Change } from '../data/diff';
+import { applyEdits, type Edit } from '../data/edit';
 import { toJsonValue } from '../data/json-encode';
 import type { DataNode, DataRoot } from '../data/tree';
 import { encodeXml } from '../data/xml-encode';
 import type { DeviceEdit, JsonObject } from '../hooks';
 import { deviceFault, invokeDevice, MountError, readDevice, type MountedDevice } from '../mount';
 import type { PluginScope } from '../plugins/generation';
+import type { SchemaNode } from '../yang/schema';
 
 const NETCONF_NS = 'urn:ietf:params:xml:ns:netconf:base:1.0';
 const CAP_CANDIDATE = 'urn:ietf:params:netconf:capability:candidate:1.0';
@@ -27,6 +29,25 @@ const CLI_DRY_RUN = 'cli-unit-generic:dry-run';
 /** The device's whole configuration now, as a tree of its schema. */
 export async function readConfiguration(device: MountedDevice, scope: PluginScope): Promise<DataRoot> {
   return readDevice(device, scope, { steps: [], content: 'config' });
+}
+
+/**
+ * The device's configuration after a push of `before` -> `after`, reading back only the top-level
+ * nodes the push changed (the rest cannot have moved) and taking the others from `before`. A push that
+ * touched more than two top-level nodes reads the whole configuration once instead.
+ */
+export async function readChanged(device: MountedDevice, scope: PluginScope, before: DataRoot, after: DataRoot): Promise<DataRoot> {
+  const touched = new Set<SchemaNode>();
+  for (const node of after.children) if (!before.children.includes(node)) touched.add(node.schema);
+  for (const node of before.children) if (!after.children.some((c) => c.schema === node.schema)) touched.add(node.schema);
+  if (touched.size > 2) return readConfiguration(device, scope);
+  const edits: Edit[] = [];
+  for (const schema of touched) {
+    const read = await readDevice(device, scope, { steps: [{ schema }], content: 'config' });
+    const node = read.children.find((c) => c.schema === schema);
+    edits.push(node === undefined ? { operation: 'remove', target: [{ schema }] } : { operation: 'replace', target: [{ schema }], value: node });
+  }
+  return applyEdits(before, edits, device.schema);
 }
 
 /** The edits that turn `before` into `after`: changed top-level nodes replaced, vanished ones removed. */

@@ -22,7 +22,7 @@ import type { DataRoot } from '../data/tree';
 import { MountError, type MountedDevice, type MountManager } from '../mount';
 import type { PluginScope } from '../plugins/generation';
 import { RestconfError } from '../restconf/errors';
-import { pushConfiguration, readConfiguration, topLevelEdits } from './device-io';
+import { pushConfiguration, readChanged, readConfiguration, topLevelEdits } from './device-io';
 import type { NodeStore, NodeUpdate } from './node-store';
 import type { NodeView, Transaction } from './transactions';
 
@@ -112,7 +112,7 @@ export class UniconfigEngine {
       const next = applyEdits(intended, edits, device.schema);
       check?.(next, intended);
       const sent = await pushConfiguration(device, scope, actual, next);
-      const now = sent.length > 0 ? await this.readBack(device, scope, next) : actual;
+      const now = sent.length > 0 ? await this.readBack(device, scope, actual, next) : actual;
       try {
         await this.store.save([{ nodeId, intended: this.store.encode(next, device.schema), actual: this.store.encode(now, device.schema) }]);
       } catch (e) {
@@ -156,7 +156,7 @@ export class UniconfigEngine {
         const changed = pushed.includes(item);
         if (!changed && !item.storeIntended) continue;
         const schema = item.device.schema;
-        const now = changed ? await this.readBack(item.device, scope, item.intended) : undefined;
+        const now = changed ? await this.readBack(item.device, scope, item.actual, item.intended) : undefined;
         updates.push({
           nodeId: item.nodeId,
           ...(item.storeIntended ? { intended: this.store.encode(item.intended, schema) } : {}),
@@ -235,13 +235,13 @@ export class UniconfigEngine {
     return new RestconfError(status, entries);
   }
 
-  /** The device's configuration after a push; `fallback` (what was pushed) when it cannot be read. */
-  private async readBack(device: MountedDevice, scope: PluginScope, fallback: DataRoot): Promise<DataRoot> {
+  /** The device's configuration after a push of `before` -> `after`; `after` when it cannot be read. */
+  private async readBack(device: MountedDevice, scope: PluginScope, before: DataRoot, after: DataRoot): Promise<DataRoot> {
     try {
-      return await readConfiguration(device, scope);
+      return await readChanged(device, scope, before, after);
     } catch (e) {
       this.log.error(`node ${device.node.nodeId}: reading the configuration back after a write failed (${messageOf(e)}); keeping what was sent as actual`);
-      return fallback;
+      return after;
     }
   }
 }

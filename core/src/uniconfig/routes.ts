@@ -9,7 +9,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { dataSchemaChildren } from '../data/children';
 import { DataError, fault } from '../data/errors';
 import { decodeJson } from '../data/json-decode';
-import { encodeJson, toJsonValue } from '../data/json-encode';
+import { toJsonValue } from '../data/json-encode';
 import type { ContainerNode } from '../data/tree';
 import { encodeXml } from '../data/xml-encode';
 import type { JsonObject, UriParseContext } from '../hooks';
@@ -131,7 +131,13 @@ async function readInput(req: Request, ctx: RestconfContext, op: OperationSchema
   return Object.values(members)[0] ?? {};
 }
 
+/**
+ * The output in the negotiated encoding. JSON is written straight from the members (this layer builds
+ * them to the output schema: strings, booleans and lists keyed as declared), which keeps a 10,000-change
+ * calculate-diff from being decoded and encoded again; XML goes through the schema for namespaces.
+ */
 function encodeOutput(ctx: RestconfContext, op: OperationSchema, output: JsonObject, encoding: 'json' | 'xml'): string {
+  if (encoding === 'json') return JSON.stringify({ [`${op.module.name}:output`]: output });
   const node = decodeJson({ [`${op.module.name}:output`]: output }, ctx.schema, { parent: op, parentPath: `/${op.module.name}:${op.name}` }).node!;
-  return encoding === 'json' ? encodeJson(node) : encodeXml(node, ctx.schema);
+  return encodeXml(node, ctx.schema);
 }
