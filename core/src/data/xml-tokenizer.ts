@@ -281,6 +281,17 @@ export class XmlTokenizer {
 
   private endTag(start: number): XmlToken {
     const text = this.text;
+    if (this.depth > 0) {
+      // The usual case, checked without scanning the name: `</` + the open element's name + `>`.
+      const expected = this.open[this.depth - 1]!;
+      const after = start + 2 + expected.length;
+      if (text.charCodeAt(after) === GT && text.startsWith(expected, start + 2)) {
+        this.name = expected;
+        this.depth--;
+        this.pos = after + 1;
+        return XmlToken.End;
+      }
+    }
     const nameEnd = this.nameEnd(start + 2, 'element');
     const p = this.skipSpace(nameEnd);
     if (text.charCodeAt(p) !== GT) this.fail("'>' is expected to end the end tag", p);

@@ -69,7 +69,14 @@ function ok(value: LeafValue): ValueResult {
 
 /** XML and URI text of numbers may carry surrounding whitespace (XSD whitespace collapse). */
 function trimXmlSpace(text: string): string {
-  return /^[ \t\r\n]|[ \t\r\n]$/.test(text) ? text.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '') : text;
+  // Checked by character first: this runs for every numeric and identity value read from XML.
+  const n = text.length;
+  if (n === 0 || (!isXmlSpace(text.charCodeAt(0)) && !isXmlSpace(text.charCodeAt(n - 1)))) return text;
+  return text.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');
+}
+
+function isXmlSpace(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13;
 }
 
 // ---------------------------------------------------------------------------------------------------
