@@ -1,0 +1,133 @@
+/**
+ * The uniconfig topology over the NETCONF southbound against the SDK's NETCONF simulator: install
+ * fills intended and actual from get-config; query parameters on both datastores; YANG Patch and plain
+ * writes inside a transaction; calculate-diff's created/updated/deleted paths; the dry run's
+ * edit-config RPCs (nothing sent) and the same RPC sequence on the device at commit; a device that
+ * refuses (its candidate locked by another session) leaves device and stores as they were.
+ */
+import test from 'ava';
+import { openRawNetconf, startNetconfSimulator, type SimulatedNetconfDevice } from '@rosetta/sdk';
+import { pluginsFile, startMountService, type MountService } from '../mount/fixture';
+
+const MODEL = `module acme-router {
+  yang-version 1.1;
+  namespace "urn:acme:router";
+  prefix ar;
+  container system {
+    leaf hostname { type string; }
+    leaf location { type string; }
+  }
+  container interfaces {
+    list interface {
+      key name;
+      leaf name { type string; }
+      leaf description { type string; }
+      leaf mtu { type uint16 { range "64..9000"; } }
+    }
+  }
+}`;
+
+const CONF = '/rests/data/network-topology:network-topology/topology=uniconfig/node=N1/configuration';
+const OPS = '/rests/operations';
+let device: SimulatedNetconfDevice;
+let s: MountService;
+
+async function transaction(): Promise<string> {
+  const r = await s.request('POST', `${OPS}/uniconfig-manager:create-transaction`);
+  return r.headers.get('set-cookie')!.split(';')[0]!;
+}
+
+test.before(async () => {
+  device = await startNetconfSimulator({
+    yang: MODEL, username: 'admin', password: 'pw',
+    config: '<system xmlns="urn:acme:router"><hostname>n1</hostname></system>'
+      + '<interfaces xmlns="urn:acme:router"><interface><name>ge0</name><description>first</description><mtu>1500</mtu></interface></interfaces>',
+  });
+  s = await startMountService(pluginsFile(['plugins/netconf']));
+  const r = await s.request('POST', `${OPS}/connection-manager:install-node`, { input: { 'node-id': 'N1', netconf: {
+    'netconf-node-topology:host': '127.0.0.1', 'netconf-node-topology:port': device.port,
+    'netconf-node-topology:username': 'admin', 'netconf-node-topology:password': 'pw' } } });
+  if (r.status !== 204) throw new Error(`install: ${r.status} ${r.text}`);
+});
+
+test.after.always(async () => {
+  await s?.service.stop();
+  await device?.close();
+});
+
+test.serial('install fills both datastores; query parameters work on each', async (t) => {
+  for (const content of ['config', 'nonconfig']) {
+    const r = await s.request('GET', `${CONF}?content=${content}`);
+    t.deepEqual(r.json, { 'uniconfig-topology:configuration': {
+      'acme-router:system': { hostname: 'n1' },
+      'acme-router:interfaces': { interface: [{ name: 'ge0', description: 'first', mtu: 1500 }] },
+    } }, content);
+  }
+  const fields = await s.request('GET', `${CONF}/acme-router:interfaces?content=nonconfig&fields=interface(name;mtu)`);
+  t.deepEqual(fields.json, { 'acme-router:interfaces': { interface: [{ name: 'ge0', mtu: 1500 }] } });
+  const depth = await s.request('GET', `${CONF}/acme-router:interfaces/interface=ge0?depth=1`);
+  t.deepEqual(depth.json, { 'acme-router:interface': [{ name: 'ge0' }] });
+  const head = await s.request('HEAD', `${CONF}/acme-router:system`);
+  t.is(head.status, 200);
+});
+
+test.serial('YANG Patch and plain writes in a transaction; diff paths; dry run equals what commit sends', async (t) => {
+  const cookie = await transaction();
+  const patch = await s.request('PATCH', `${CONF}/acme-router:interfaces`, JSON.stringify({ 'ietf-yang-patch:yang-patch': { 'patch-id': 'p1', edit: [
+    { 'edit-id': 'e1', operation: 'create', target: '/interface=ge1', value: { 'acme-router:interface': [{ name: 'ge1', mtu: 9000 }] } },
+    { 'edit-id': 'e2', operation: 'merge', target: '/interface=ge0', value: { 'acme-router:interface': [{ name: 'ge0', mtu: 1400 }] } },
+  ] } }), { 'content-type': 'application/yang-patch+json', cookie });
+  t.is(patch.status, 200, patch.text);
+  t.is((await s.request('DELETE', `${CONF}/acme-router:system/hostname`, undefined, { cookie })).status, 204);
+  t.is((await s.request('GET', `${CONF}/acme-router:interfaces/interface=ge1`)).status, 404, 'not visible outside the transaction');
+
+  const diff = await s.request('POST', `${OPS}/uniconfig-manager:calculate-diff`, { input: {} }, { cookie });
+  t.is(diff.status, 200, diff.text);
+  const node = diff.json['uniconfig-manager:output']['node-results']['node-result'][0];
+  t.deepEqual(node['created-data'].map((c: any) => c.path), ["/acme-router:interfaces/interface[name='ge1']"]);
+  t.deepEqual(node['updated-data'].map((c: any) => [c.path, c['data-actual'], c['data-intended']]),
+    [["/acme-router:interfaces/interface[name='ge0']/mtu", '{"acme-router:mtu":1500}', '{"acme-router:mtu":1400}']]);
+  t.deepEqual(node['deleted-data'].map((c: any) => c.path), ['/acme-router:system/hostname']);
+
+  const sentBefore = device.operationLog.length;
+  const dry = await s.request('POST', `${OPS}/dryrun-manager:dryrun-commit`, { input: {} }, { cookie });
+  t.is(dry.status, 200, dry.text);
+  const commands: string[] = dry.json['dryrun-manager:output']['node-results']['node-result'][0].command;
+  t.is(commands.length, 4);
+  t.is(commands[0], '<lock><target><candidate/></target></lock>');
+  t.regex(commands[1]!, /^<edit-config><target><candidate\/><\/target><config><system xmlns="urn:acme:router" xmlns:nc="urn:ietf:params:xml:ns:netconf:base:1.0" nc:operation="replace"\/?>/);
+  t.regex(commands[1]!, /<interfaces xmlns="urn:acme:router" xmlns:nc="urn:ietf:params:xml:ns:netconf:base:1.0" nc:operation="replace"><interface><name>ge0<\/name><description>first<\/description><mtu>1400<\/mtu><\/interface><interface><name>ge1<\/name><mtu>9000<\/mtu><\/interface><\/interfaces>/);
+  t.is(commands[2], '<commit/>');
+  t.is(commands[3], '<unlock><target><candidate/></target></unlock>');
+  t.false(device.operationLog.slice(sentBefore).includes('edit-config'), 'the dry run sent nothing');
+
+  const mark = device.operationLog.length;
+  const commit = await s.request('POST', `${OPS}/uniconfig-manager:commit`, { input: {} }, { cookie });
+  t.is(commit.status, 204, commit.text);
+  t.deepEqual(device.operationLog.slice(mark).filter((o) => ['lock', 'edit-config', 'commit', 'unlock'].includes(o)), ['lock', 'edit-config', 'commit', 'unlock']);
+  const running = device.runningXml();
+  t.regex(running, /<name>ge1<\/name><mtu>9000<\/mtu>/);
+  t.regex(running, /<mtu>1400<\/mtu>/);
+  t.notRegex(running, /<hostname>/);
+  const actual = await s.request('GET', `${CONF}/acme-router:interfaces/interface=ge1?content=nonconfig`);
+  t.is(actual.json['acme-router:interface'][0].mtu, 9000);
+});
+
+test.serial('a refused immediate write leaves the device and both datastores as they were', async (t) => {
+  const other = await openRawNetconf({ host: '127.0.0.1', port: device.port, username: 'admin', password: 'pw' });
+  try {
+    t.regex(await other.rpc('<lock><target><candidate/></target></lock>'), /<ok\/>/);
+    const before = device.runningXml();
+    const r = await s.request('PUT', `${CONF}/acme-router:system/location`, { 'acme-router:location': 'lab' });
+    t.true(r.status >= 400, r.text);
+    t.is(r.json.errors.error[0]['error-tag'], 'lock-denied', r.text);
+    t.is(device.runningXml(), before);
+    t.is((await s.request('GET', `${CONF}/acme-router:system/location`)).status, 404);
+    t.is((await s.request('GET', `${CONF}/acme-router:system/location?content=nonconfig`)).status, 404);
+  } finally {
+    await other.close();
+  }
+  const again = await s.request('PUT', `${CONF}/acme-router:system/location`, { 'acme-router:location': 'lab' });
+  t.is(again.status, 201, again.text);
+  t.regex(device.runningXml(), /<location>lab<\/location>/);
+});
