@@ -17,6 +17,7 @@ import type { Datastores } from '../datastore/datastore';
 import { ensureDirectory, fsyncDirectory, removeIfPresent } from '../datastore/durable-file';
 import type { Edit } from '../data/edit';
 import { decodeJson } from '../data/json-decode';
+import { findEntry } from '../data/list';
 import { toJsonValue } from '../data/json-encode';
 import type { AnyNode, DataRoot, ListNode } from '../data/tree';
 import type { JsonObject } from '../hooks';
@@ -114,6 +115,11 @@ export class NodeStore {
     return list.entries.flatMap((e) => e.children.flatMap((c) => (c.kind === 'leaf' && c.schema.name === 'node-id' ? [String(c.value)] : [])));
   }
 
+  /** The uniconfig nodes whose intended configuration differs from the actual one (compared as stored). */
+  changedNodeIds(): string[] {
+    return this.nodeIds().filter((id) => JSON.stringify(this.json('config', id)) !== JSON.stringify(this.json('operational', id)));
+  }
+
   /** Whether `nodeId` is a uniconfig node (has an intended configuration). */
   has(nodeId: string): boolean {
     return this.json('config', nodeId) !== undefined;
@@ -122,7 +128,7 @@ export class NodeStore {
   /** The stored configuration of a node in one datastore (intended: config, actual: operational). */
   json(datastore: 'config' | 'operational', nodeId: string): ConfigurationJson | undefined {
     const list = this.nodeListIn(this.local.datastores[datastore].current());
-    const entry = list?.entries.find((e) => e.children.some((c) => c.kind === 'leaf' && c.schema.name === 'node-id' && c.value === nodeId));
+    const entry = list === undefined ? undefined : findEntry(list, [nodeId]);
     const any = entry?.children.find((c): c is AnyNode => c.schema === this.nodes().configuration);
     return any === undefined ? undefined : (any.value as ConfigurationJson);
   }
@@ -217,7 +223,7 @@ export class NodeStore {
     if (top?.kind !== 'container') return undefined;
     const topologies = top.children.find((c) => c.schema === steps[1]!.schema);
     if (topologies?.kind !== 'list') return undefined;
-    const uniconfig = topologies.entries.find((e) => e.children.some((c) => c.kind === 'leaf' && c.value === UNICONFIG_TOPOLOGY));
+    const uniconfig = findEntry(topologies, [UNICONFIG_TOPOLOGY]);
     const nodes = uniconfig?.children.find((c) => c.schema === this.nodes().nodeList);
     return nodes?.kind === 'list' ? nodes : undefined;
   }

@@ -70,7 +70,9 @@ export class UniconfigOperations {
       case 'uniconfig-manager:commit':
       case 'uniconfig-manager:checked-commit':
         try {
-          const ids = engine.targets(targetNodes(input), () => (tx !== undefined ? tx.writtenNodes() : allNodes()));
+          // without a transaction, "every node" means every node with something to send: a node that is
+          // down but has nothing to commit does not stop the others
+          const ids = engine.targets(targetNodes(input), () => (tx !== undefined ? tx.writtenNodes() : engine.store.changedNodeIds()));
           await engine.commit(scope, tx, ids, name.endsWith('checked-commit'));
         } finally {
           if (tx !== undefined) registry.drop(tx);

@@ -17,6 +17,8 @@ export const COOKIE_NAME = 'UNICONFIGTXID';
 export const DEFAULT_IDLE_SECONDS = 900;
 /** Longest idle time a client may ask for (seconds). */
 export const MAX_IDLE_SECONDS = 86_400;
+/** Most transactions open at once: each holds copies of the nodes it touched, so clients cannot open them without bound. */
+export const MAX_OPEN_TRANSACTIONS = 1_000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -76,6 +78,9 @@ export class TransactionRegistry {
 
   /** Opens a transaction idle-expiring after `idleSeconds`. */
   create(idleSeconds = DEFAULT_IDLE_SECONDS): Transaction {
+    if (this.open.size >= MAX_OPEN_TRANSACTIONS) {
+      throw RestconfError.of('resource-denied', `${MAX_OPEN_TRANSACTIONS} transactions are open; commit or close one first (idle ones expire)`, { type: 'application' });
+    }
     const tx = new Transaction(randomUUID(), idleSeconds * 1000, (t) => {
       if (this.open.get(t.id) === t) {
         this.drop(t);

@@ -9,7 +9,8 @@ import test from 'ava';
 import { diffTrees } from '../../src/data/diff';
 import { decodeJson } from '../../src/data/json-decode';
 import { RestconfError } from '../../src/restconf/errors';
-import { configurationPath, diffResult, topLevelEdits, transactionCookie } from '../../src/uniconfig';
+import { configurationPath, diffResult, topLevelEdits, transactionCookie, TransactionRegistry } from '../../src/uniconfig';
+import { MAX_OPEN_TRANSACTIONS } from '../../src/uniconfig/transactions';
 import { schema } from '../data/fixture';
 
 const ID = '3f2b8c1e-9a4d-4e7f-8b21-0c5d6e7f8a9b';
@@ -30,6 +31,21 @@ test('the transaction cookie: found among others, absent, or 422 for anything th
   const start = process.hrtime.bigint();
   t.is(status(() => transactionCookie(huge)), 422);
   t.true(Number(process.hrtime.bigint() - start) / 1e6 < 200, 'a huge header is refused without reading it all');
+});
+
+test('open transactions are bounded; a dropped or expired one is no longer found', async (t) => {
+  const registry = new TransactionRegistry({ info: () => undefined });
+  const first = registry.create();
+  for (let i = 1; i < MAX_OPEN_TRANSACTIONS; i++) registry.create();
+  t.is(status(() => registry.create()), 409);
+  t.is(registry.fromCookieHeader(`UNICONFIGTXID=${first.id}`), first);
+  registry.drop(first);
+  t.is(status(() => registry.fromCookieHeader(`UNICONFIGTXID=${first.id}`)), 422);
+  registry.closeAll();
+  t.is(registry.size, 0);
+  const short = registry.create(1);
+  await new Promise((r) => setTimeout(r, 1100));
+  t.is(status(() => registry.fromCookieHeader(`UNICONFIGTXID=${short.id}`)), 422);
 });
 
 test('configuration paths: bare or prefixed, the key delimiter honoured, anything else passes on', (t) => {
