@@ -22,6 +22,8 @@ import type { PluginScope } from '../plugins/generation';
 import type { RestconfContext } from '../restconf/context';
 import type { DataCall, DataQuery } from '../restconf/data-call';
 import { rawQueryOf } from '../restconf/data-query';
+import { decodeBody, readBody } from '../restconf/body';
+import { commitWrite } from '../restconf/commit';
 import { handleDelete } from '../restconf/delete';
 import { ACCEPT_PATCH, ALLOW } from '../restconf/discovery';
 import { badQuery, methodNotAllowed, unknownResource } from '../restconf/errors';
@@ -136,10 +138,15 @@ export async function handleConfiguration(
     case 'GET': case 'HEAD':
       if (parsed.steps.length === 0) return getConfigurationRoot(call, intended.current(), method === 'HEAD');
       return handleGet(call, method === 'HEAD');
-    case 'PUT': return handlePut(call);
+    case 'PUT':
+      if (parsed.steps.length === 0) return writeConfigurationRoot(call, 'PUT');
+      return handlePut(call);
     case 'POST': return handlePost(call);
     case 'DELETE': return handleDelete(call);
-    case 'PATCH': return requestType(req.headers['content-type'], true).yangPatch ? handleYangPatch(call) : handlePlainPatch(call);
+    case 'PATCH':
+      if (requestType(req.headers['content-type'], true).yangPatch) return handleYangPatch(call);
+      if (parsed.steps.length === 0) return writeConfigurationRoot(call, 'PATCH');
+      return handlePlainPatch(call);
     default: throw methodNotAllowed(method, ALLOW.config, `${method} is not a RESTCONF method`);
   }
 }
@@ -161,4 +168,39 @@ function getConfigurationRoot(call: DataCall, root: DataRoot, head: boolean): vo
   const res = call.res.status(200).type(typeof result === 'number' ? 'application/json' : call.responseType.type);
   if (head) res.setHeader('Content-Length', Buffer.byteLength(body)).end();
   else res.send(body);
+}
+
+/**
+ * The body of a PUT or PATCH of `configuration` itself without its wrapper: JSON
+ * `{"uniconfig-topology:configuration": {...}}` (or bare `configuration`), XML `<configuration ...>...`.
+ * A body without the wrapper (the device's top-level nodes) is taken as it is.
+ */
+export function unwrapConfiguration(text: string, encoding: 'json' | 'xml'): string {
+  if (encoding === 'json') {
+    let doc: unknown;
+    try { doc = JSON.parse(text); } catch { return text; } // the decoder names the syntax fault
+    if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return text;
+    const members = Object.keys(doc);
+    if (members.length !== 1 || (members[0] !== `${TOPOLOGY_MODULE}:configuration` && members[0] !== 'configuration')) return text;
+    const inner = (doc as Record<string, unknown>)[members[0]!];
+    return JSON.stringify(inner === null ? {} : inner);
+  }
+  const body = text.trim().replace(/^<\?xml[^>]*\?>\s*/, '');
+  if (/^<(?:[\w.-]+:)?configuration\b[^>]*\/>$/.test(body)) return '';
+  const m = /^<((?:[\w.-]+:)?configuration)\b[^>]*>([\s\S]*)<\/\1\s*>$/.exec(body);
+  return m === null ? text : m[2]!;
+}
+
+/** PUT (replace) or plain PATCH (merge) of the whole configuration; 204 / 200. */
+async function writeConfigurationRoot(call: DataCall, method: 'PUT' | 'PATCH'): Promise<void> {
+  const media = requestType(call.req.headers['content-type'], false);
+  const text = unwrapConfiguration(await readBody(call.req, call.ctx.options.bodyLimit), media.encoding);
+  const root: DataRoot = text.trim() === '' || text.trim() === '{}'
+    ? { kind: 'root', children: [] }
+    : decodeBody(text, media, call.ctx.schema, { allowState: false }).root;
+  await commitWrite(call.ctx, call.scope, {
+    operation: method === 'PUT' ? 'replace' : 'patch', steps: [], path: '/', checkReferences: call.query.checkReferences,
+    edits: [{ operation: method === 'PUT' ? 'replace' : 'merge', target: [], value: root }],
+  });
+  call.res.status(method === 'PUT' ? 204 : 200).end();
 }

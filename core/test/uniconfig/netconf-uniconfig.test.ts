@@ -113,6 +113,24 @@ test.serial('YANG Patch and plain writes in a transaction; diff paths; dry run e
   t.is(actual.json['acme-router:interface'][0].mtu, 9000);
 });
 
+test.serial('PUT and PATCH of configuration itself take the configuration wrapper (JSON and XML)', async (t) => {
+  const cookie = await transaction();
+  const put = await s.request('PUT', CONF, { 'uniconfig-topology:configuration': { 'acme-router:system': { hostname: 'whole' } } }, { cookie });
+  t.is(put.status, 204, put.text);
+  t.deepEqual((await s.request('GET', CONF, undefined, { cookie })).json, { 'uniconfig-topology:configuration': { 'acme-router:system': { hostname: 'whole' } } });
+  const patch = await s.request('PATCH', CONF, { configuration: { 'acme-router:system': { location: 'patched' } } }, { cookie });
+  t.is(patch.status, 200, patch.text);
+  t.deepEqual((await s.request('GET', `${CONF}/acme-router:system`, undefined, { cookie })).json, { 'acme-router:system': { hostname: 'whole', location: 'patched' } });
+  const xml = await s.request('PUT', CONF, '<?xml version="1.0"?><configuration xmlns="urn:rosetta:params:xml:ns:yang:uniconfig-topology"><system xmlns="urn:acme:router"><hostname>x</hostname></system></configuration>',
+    { cookie, 'content-type': 'application/yang-data+xml' });
+  t.is(xml.status, 204, xml.text);
+  t.deepEqual((await s.request('GET', `${CONF}/acme-router:system`, undefined, { cookie })).json, { 'acme-router:system': { hostname: 'x' } });
+  const bad = await s.request('PUT', CONF, { 'uniconfig-topology:configuration': { 'acme-router:nosuch': {} } }, { cookie });
+  t.is(bad.status, 400, bad.text);
+  t.is((await s.request('POST', `${OPS}/uniconfig-manager:close-transaction`, undefined, { cookie })).status, 204);
+  t.regex(device.runningXml(), /<name>ge1<\/name>/, 'nothing of the closed transaction reached the device');
+});
+
 test.serial('a refused immediate write leaves the device and both datastores as they were', async (t) => {
   const other = await openRawNetconf({ host: '127.0.0.1', port: device.port, username: 'admin', password: 'pw' });
   try {
