@@ -10,7 +10,6 @@
  * same edits, so what it shows is what a commit sends (CLI: the southbound's own dry-run RPC; NETCONF:
  * the lock / edit-config / commit / unlock RPCs built here from the device schema, as XML).
  */
-import type { Change } from '../data/diff';
 import { applyEdits, type Edit } from '../data/edit';
 import { toJsonValue } from '../data/json-encode';
 import type { DataNode, DataRoot } from '../data/tree';
@@ -132,8 +131,3 @@ function withAttributes(xml: string, attributes: string): string {
   return end < 0 ? xml : `${xml.slice(0, end)}${attributes}${xml.slice(end)}`;
 }
 
-/** The changes a diff found, counted by kind (for logs). */
-export function summarize(changes: readonly Change[]): string {
-  const count = (t: Change['type']) => changes.filter((c) => c.type === t).length;
-  return `${count('created')} created, ${count('updated')} updated, ${count('deleted')} deleted, ${count('reordered')} reordered`;
-}
