@@ -5,6 +5,12 @@
  * and YANG schemas are finite and not recursive, so its depth is bounded by the schema; anydata
  * content is kept as parsed, without walking it.
  *
+ * Speed (100,000-entry list, decode within ~2-3x JSON.parse before validation): each schema node's
+ * children are resolved through a `Members` table made once (shape, canonical order, compiled value
+ * codec; also used by xml-decode.ts), so a member costs one map lookup and one codec call; children
+ * are copied out of a per-depth scratch array at their exact size; and entries of a document parsed
+ * here are dropped from it once decoded, so they die young rather than being copied by every GC.
+ *
  * Attributes follow DESIGN.md §5.6: an `@` object on containers and list entries, `{"@":..,"#":v}` for
  * leaves, leaf-lists, lists and single leaf-list values.
  *
