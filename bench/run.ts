@@ -10,6 +10,7 @@ import { benchPlugins } from './plugins';
 import { benchCli } from './cli';
 import { benchRestconf } from './restconf';
 import { benchUniconfig } from './uniconfig';
+import { benchNetconf } from './netconf';
 
 const suites: Array<[string, () => BenchResult[] | Promise<BenchResult[]>]> = [
   ['YANG compile', benchYangCompile],
@@ -18,6 +19,7 @@ const suites: Array<[string, () => BenchResult[] | Promise<BenchResult[]>]> = [
   ['CLI devices (FRR peer, simulators)', benchCli],
   ['RESTCONF service', benchRestconf],
   ['uniconfig commit and diff', benchUniconfig],
+  ['NETCONF devices (netconfd peer)', benchNetconf],
 ];
 
 async function run(): Promise<void> {

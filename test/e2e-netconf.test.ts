@@ -127,7 +127,8 @@ const ACTION_MODEL = `module acme-ports {
 
 test.before(async () => {
   if (skip) return;
-  await peer('start');
+  // always a fresh netconfd: it crashes (double free) when one process serves get-schema of ietf-netconf twice
+  await peer('restart');
   raw = await openRawNetconf(PEER);
   await raw.rpc(`<create-subscription xmlns="urn:ietf:params:xml:ns:netconf:notification:1.0"/>`);
   sim = await startNetconfSimulator({

@@ -135,7 +135,10 @@ export interface DeviceWriteOutcome {
 export async function writeDevice(device: MountedDevice, scope: PluginScope, request: DeviceWriteRequest): Promise<DeviceWriteOutcome> {
   const hook = scope.hooks.device.write.get(device.node.protocol);
   if (hook === undefined || !hook.isUsed()) throw notServed(`no southbound plugin writes '${device.node.protocol}' devices`);
-  const touched = request.steps.slice(0, 1);
+  // A schema-driven southbound (NETCONF: it has a codec) sends the request's own edit, so only the target's
+  // configuration matters (existence for create/delete, 201 vs 204): read just that, not the whole top-level
+  // tree. A CLI unit computes commands from before/after of the whole top-level node.
+  const touched = device.codec !== undefined ? request.steps : request.steps.slice(0, 1);
   const before = await readDevice(device, scope, { steps: touched, content: 'config' });
   const existed = targetExists(before, request.steps);
   const after = applyEdits(before, [{ operation: request.operation, target: request.steps, ...(request.value ? { value: request.value } : {}) }], device.schema);

@@ -121,9 +121,18 @@ export async function writeEdits(session: OperationSession, edits: readonly Devi
   const errorOption = session.has(CAP_ROLLBACK_ON_ERROR) ? '<error-option>rollback-on-error</error-option>' : '';
   const edit = `<edit-config><target><${target}/></target>${errorOption}${config}</edit-config>`;
   const sent = [`lock ${target}`, edit];
-  await call(session, `<lock><target><${target}/></target></lock>`);
+  // lock and edit-config go out together (a session's requests are handled in order, so the edit runs
+  // under the lock, or is refused with the lock when another session holds it): one round trip less
+  const locked = call(session, `<lock><target><${target}/></target></lock>`);
+  const edited = call(session, edit);
   try {
-    await call(session, edit);
+    try {
+      await locked;
+    } catch (e) {
+      await edited.then(() => session.rpc('<discard-changes/>'), () => undefined).catch(() => undefined);
+      throw e;
+    }
+    await edited;
     if (target === 'candidate') {
       sent.push('commit');
       await call(session, '<commit/>');
@@ -135,7 +144,8 @@ export async function writeEdits(session: OperationSession, edits: readonly Devi
     await call(session, `<unlock><target><${target}/></target></unlock>`).catch(() => undefined);
     throw e;
   }
-  await call(session, `<unlock><target><${target}/></target></unlock>`).catch(() => undefined);
+  // not awaited: the change is committed; the unlock precedes any later request on this session anyway
+  void call(session, `<unlock><target><${target}/></target></unlock>`).catch(() => undefined);
   sent.push(`unlock ${target}`);
   return sent;
 }

@@ -82,6 +82,8 @@ async function openTransport(options: SessionOptions): Promise<Transport> {
       reject(new NetconfSessionError('connect', auth ? `SSH authentication to ${where} as ${options.username} failed` : `SSH connect to ${where} failed: ${e.message}`, e));
     }));
     client.once('ready', () => {
+      // requests are small, whole messages: send each at once rather than wait for the previous ACK (Nagle)
+      client.setNoDelay(true);
       client.subsys('netconf', (err, channel: ClientChannel) => {
         if (err) {
           settle(() => { client.end(); reject(new NetconfSessionError('connect', `${where} refused the netconf subsystem: ${err.message}`, err)); });

@@ -33,7 +33,7 @@ let device: NetconfDevice | undefined;
 
 test.before(async () => {
   if (skip) return;
-  await peer('start');
+  await peer('restart'); // fresh: netconfd crashes when one process serves get-schema of ietf-netconf twice
   await plugin.setup!({ hooks, settings: { schemaCacheDirectory: cache }, name: '@rosetta/plugin-netconf', version: '0.1.0', folder: '.', yangDir: undefined, log });
 });
 test.after.always(async () => {

@@ -40,7 +40,7 @@ export function openRawNetconf(options: RawNetconfOptions): Promise<RawNetconfSe
     const client = new Client();
     const timer = setTimeout(() => { client.end(); reject(new Error(`no NETCONF hello from ${options.host}:${options.port} within ${timeoutMs} ms`)); }, timeoutMs);
     client.on('error', (e) => { clearTimeout(timer); reject(e); });
-    client.once('ready', () => client.subsys('netconf', (err, channel: ClientChannel) => {
+    client.once('ready', () => client.setNoDelay(true).subsys('netconf', (err, channel: ClientChannel) => {
       if (err) { clearTimeout(timer); client.end(); reject(err); return; }
       const reader = new FrameReader();
       let framing: FramingMode = 'eom';

@@ -1,0 +1,150 @@
+/**
+ * NETCONF mount-point benchmark against the real yuma123 netconfd (test/peers/netconf-device.sh on its
+ * own port): install-node time including schema download (cold: empty cache, nothing compiled; warm: the
+ * module set on disk and compiled), then GET and PUT latency through the mount point beside a raw NETCONF
+ * session (the SDK's bare client) sending the same get-config, and edit-config + commit, straight to
+ * netconfd: the floor. Goal: within 1.5x of the raw session once connected. Bounded: a fixed number of
+ * requests, each suite under a minute. Skipped (no rows) when netconfd cannot run here.
+ */
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { openRawNetconf, type RawNetconfSession } from '@rosetta/sdk';
+import { openDatastores } from '@rosetta/core/dist/src/datastore';
+import { resolveConfig } from '@rosetta/core/dist/src/service/config';
+import { startService, type RunningService } from '@rosetta/core/dist/src/service/service';
+import { result, type BenchResult } from './results';
+
+const REPO = path.resolve(__dirname, '..', '..'); // from bench/dist
+const SCRIPT = path.join(REPO, 'test/peers/netconf-device.sh');
+const PEER = { host: '127.0.0.1', port: 10862, username: 'ncuser', password: 'ncpass', state: '/tmp/rosetta-bench-netconf' };
+const GETS = 200;
+const PUTS = 60;
+const SYSTEM_NS = 'urn:ietf:params:xml:ns:yang:ietf-system';
+const MOUNT = '/rests/data/network-topology:network-topology/topology=topology-netconf/node=B1/yang-ext:mount';
+
+function peer(command: 'start' | 'stop' | 'restart'): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile('bash', [SCRIPT, command], {
+      env: { ...process.env, NETCONF_PEER_PORT: String(PEER.port), NETCONF_PEER_STATE: PEER.state, NETCONF_PEER_NO_INSTALL: '1' }, timeout: 60_000,
+    }, (err, _out, stderr) => (err ? reject(new Error(`netconf-device.sh ${command}: ${stderr || err.message}`)) : resolve()));
+  });
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+async function timed(n: number, op: (i: number) => Promise<void>): Promise<number> {
+  for (let i = 0; i < Math.min(10, n); i++) await op(i); // warm up: JIT, caches, the device's own
+  const samples: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const start = performance.now();
+    await op(i);
+    samples.push(performance.now() - start);
+  }
+  return median(samples);
+}
+
+async function http(service: RunningService, method: string, p: string, body?: unknown): Promise<{ status: number; text: string }> {
+  const res = await fetch(service.url + p, { method, headers: body !== undefined ? { 'content-type': 'application/yang-data+json' } : {}, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  return { status: res.status, text: await res.text() };
+}
+
+async function check(r: Promise<{ status: number; text: string }>, ok: number[]): Promise<void> {
+  const { status, text } = await r;
+  if (!ok.includes(status)) throw new Error(`unexpected ${status}: ${text.slice(0, 300)}`);
+}
+
+function rawOk(reply: string): void {
+  if (reply.includes('<rpc-error')) throw new Error(`raw session: ${reply.slice(0, 300)}`);
+}
+
+const installInput = {
+  input: {
+    'node-id': 'B1',
+    netconf: {
+      'netconf-node-topology:host': PEER.host, 'netconf-node-topology:port': PEER.port,
+      'netconf-node-topology:username': PEER.username, 'netconf-node-topology:password': PEER.password,
+    },
+  },
+};
+
+export async function benchNetconf(): Promise<BenchResult[]> {
+  if (!fs.existsSync('/usr/sbin/netconfd') || process.getuid?.() !== 0) {
+    console.log('bench: netconfd is not installed or this is not root: NETCONF benchmark skipped');
+    return [];
+  }
+  // a fresh netconfd: it crashes (double free) when one process serves get-schema of ietf-netconf twice
+  await peer('restart');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-bench-netconf-'));
+  const plugins = path.join(dir, 'plugins.json');
+  fs.writeFileSync(plugins, JSON.stringify({ watch: false, plugins: [{ path: path.join(REPO, 'plugins/netconf'), enabled: true }] }));
+  let service: RunningService | undefined;
+  let raw: RawNetconfSession | undefined;
+  try {
+    service = await startService({
+      config: resolveConfig({ port: 0, dataDir: path.join(dir, 'data'), plugins }, dir),
+      openDatastores: (d, s) => openDatastores(d, s), log: { info: () => undefined, error: (m) => console.error(m) },
+    });
+    const svc = service;
+    const install = async (): Promise<number> => {
+      const start = performance.now();
+      await check(http(svc, 'POST', '/rests/operations/connection-manager:install-node', installInput), [204]);
+      return performance.now() - start;
+    };
+    const uninstall = () => check(http(svc, 'POST', '/rests/operations/connection-manager:uninstall-node', { input: { 'node-id': 'B1', 'connection-type': 'netconf' } }), [204]);
+    const cold = await install();
+    await uninstall();
+    const warm = await install();
+
+    // the floor: the same requests on a raw session of its own (connect + hello timed as install's floor)
+    const connectStart = performance.now();
+    raw = await openRawNetconf(PEER);
+    const rawConnect = performance.now() - connectStart;
+    const r = raw;
+    const filter = `<filter type="subtree"><system xmlns="${SYSTEM_NS}"/></filter>`;
+    await r.rpc(`<edit-config><target><candidate/></target><config><system xmlns="${SYSTEM_NS}"><contact>bench</contact><location>bench lab</location></system></config></edit-config>`).then(rawOk);
+    await r.rpc('<commit/>').then(rawOk);
+
+    const rawGet = await timed(GETS, async () => rawOk(await r.rpc(`<get-config><source><candidate/></source>${filter}</get-config>`)));
+    const mountGet = await timed(GETS, () => check(http(svc, 'GET', `${MOUNT}/ietf-system:system?content=config`), [200]));
+    const rawState = await timed(GETS, async () => rawOk(await r.rpc(`<get><filter type="subtree"><system-state xmlns="${SYSTEM_NS}"><clock/></system-state></filter></get>`)));
+    const mountState = await timed(GETS, () => check(http(svc, 'GET', `${MOUNT}/ietf-system:system-state/clock?content=nonconfig`), [200]));
+    const rawPut = await timed(PUTS, async (i) => {
+      rawOk(await r.rpc(`<edit-config><target><candidate/></target><config><system xmlns="${SYSTEM_NS}"><contact>raw ${i}</contact></system></config></edit-config>`));
+      rawOk(await r.rpc('<commit/>'));
+    });
+    const rawLockedPut = await timed(PUTS, async (i) => {
+      rawOk(await r.rpc('<lock><target><candidate/></target></lock>'));
+      rawOk(await r.rpc(`<edit-config><target><candidate/></target><config><system xmlns="${SYSTEM_NS}"><contact>locked ${i}</contact></system></config></edit-config>`));
+      rawOk(await r.rpc('<commit/>'));
+      rawOk(await r.rpc('<unlock><target><candidate/></target></unlock>'));
+    });
+    const httpFloor = await timed(GETS, () => check(http(svc, 'GET', '/rests/data/network-topology:network-topology/topology=topology-netconf?content=config'), [200, 404]));
+    const mountPut = await timed(PUTS, (i) => check(http(svc, 'PUT', `${MOUNT}/ietf-system:system/contact`, { 'ietf-system:contact': `rosetta ${i}` }), [201, 204]));
+    await uninstall();
+    const goal = 'within 1.5x of the raw session';
+    return [
+      result('NETCONF install-node, cold (26 modules downloaded, compiled)', cold, 'ms', rawConnect, 'baseline: raw connect + hello'),
+      result('NETCONF install-node, warm (schema cache on disk, compiled)', warm, 'ms', rawConnect, 'baseline: raw connect + hello'),
+      result('NETCONF mount GET config (get-config candidate, subtree)', mountGet, 'ms', rawGet, goal),
+      result('NETCONF mount GET state (get, subtree)', mountState, 'ms', rawState, goal),
+      result('NETCONF mount PUT leaf vs raw edit-config + commit', mountPut, 'ms', rawPut, goal),
+      result('NETCONF mount PUT leaf vs raw lock, edit-config, commit, unlock', mountPut, 'ms', rawLockedPut, goal),
+      result('HTTP floor: local GET on the same service (for scale)', httpFloor, 'ms'),
+    ];
+  } finally {
+    await raw?.close();
+    await service?.stop();
+    await peer('stop').catch(() => undefined);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  benchNetconf().then((rows) => { for (const row of rows) console.log(JSON.stringify(row)); }, (e: unknown) => { console.error(e); process.exitCode = 1; });
+}
