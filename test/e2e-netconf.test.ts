@@ -237,6 +237,25 @@ it('PUT, PATCH and DELETE on candidate + commit, each checked with a separate ge
   t.notRegex(await running(), /noc@example/);
 });
 
+it('leaf-list entries ([.=value] paths) in reads and deletes', async (t) => {
+  const dns = `${MOUNT}/ietf-system:system/dns-resolver`;
+  const put = await call('PUT', dns, { 'ietf-system:dns-resolver': { search: ['a.example', 'b.example'] } });
+  t.true(put.status === 201 || put.status === 204, put.text);
+  t.regex(await running(), /<search>a\.example<\/search>\s*<search>b\.example<\/search>/);
+  const mark = logs.length;
+  const one = await call('GET', `${dns}/search=b.example?content=config`);
+  t.is(one.status, 200, one.text);
+  t.deepEqual(one.json, { 'ietf-system:search': ['b.example'] });
+  t.regex(rpcsSince(mark).join('\n'), /<dns-resolver><search>b\.example<\/search><\/dns-resolver>/, 'the entry is a content-match node');
+  const del = await call('DELETE', `${dns}/search=a.example`);
+  t.is(del.status, 204, del.text);
+  const cfg = await running();
+  t.notRegex(cfg, /a\.example/);
+  t.regex(cfg, /<search>b\.example<\/search>/);
+  t.is((await call('DELETE', dns)).status, 204);
+  t.notRegex(await running(), /b\.example/);
+});
+
 it("the device's rpc-error becomes a RESTCONF error with its tag, path and message; nothing is left in candidate", async (t) => {
   // Rosetta's own checks pass (type is not mandatory to the data layer's edit), netconfd refuses it
   const r = await call('PUT', `${MOUNT}/ietf-interfaces:interfaces/interface=rbad0`, { 'ietf-interfaces:interface': [{ name: 'rbad0', description: 'no type' }] });

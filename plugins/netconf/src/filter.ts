@@ -3,7 +3,8 @@
  * list keys as content-match nodes, and the `fields` selection (RFC 8040 §4.8.3, as DESIGN.md §5.5 reads
  * it) becomes selection nodes under the target, so only what was asked crosses the wire.
  */
-import { escapeText, parseInstancePath } from '@rosetta/sdk';
+import { escapeText } from '@rosetta/sdk';
+import { parseDevicePath } from './path';
 import { XmlBuildError, type Namespaces } from './xml-build';
 
 /** One selected member and what is selected below it (empty: the whole subtree). */
@@ -95,7 +96,7 @@ function selections(fields: readonly FieldSelection[], parent: string, ns: Names
  * whole tree). Throws XmlBuildError for a bad path or an unknown module, FieldsSyntaxError for bad fields.
  */
 export function subtreeFilter(path: string, fields: string | undefined, ns: Namespaces): string | undefined {
-  const parsed = parseInstancePath(path);
+  const parsed = parseDevicePath(path);
   if (!parsed.ok) throw new XmlBuildError(path, parsed.error);
   const segs = parsed.path;
   const selected = fields === undefined || fields === '' ? [] : parseFields(fields);
@@ -114,7 +115,8 @@ export function subtreeFilter(path: string, fields: string | undefined, ns: Name
     const keys = Object.entries(seg.keys ?? {}).map(([k, v]) => `<${k}>${escapeText(v)}</${k}>`).join('');
     const isLast = index === segs.length - 1;
     if (isLast) {
-      const body = keys + (selected.length > 0 ? selections(selected, mod, ns, path) : '');
+      // a leaf-list entry ([.='x']) is a content-match node holding its value
+      const body = seg.value !== undefined ? escapeText(seg.value) : keys + (selected.length > 0 ? selections(selected, mod, ns, path) : '');
       inner = body === '' ? `${start}/>` : `${start}>${body}</${name}>`;
     } else {
       opens.push(`${start}>${keys}`);

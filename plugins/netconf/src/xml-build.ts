@@ -11,8 +11,9 @@
  * first, `nc:operation` on the target) and merges edits that share ancestors into one tree.
  */
 import {
-  escapeAttr, escapeText, NETCONF_NS, parseInstancePath, YANG_1_NS, type DeviceEdit, type InstanceSegment, type JsonValue,
+  escapeAttr, escapeText, NETCONF_NS, YANG_1_NS, type DeviceEdit, type InstanceSegment, type JsonValue,
 } from '@rosetta/sdk';
+import { parseDevicePath, type DeviceSegment } from './path';
 
 /** Module name -> XML namespace. */
 export type Namespaces = ReadonlyMap<string, string>;
@@ -119,8 +120,8 @@ export function jsonToXml(document: Readonly<Record<string, JsonValue>>, ns: Nam
 /** An edit-config operation (RFC 6241 §7.2). */
 export type EditOperation = DeviceEdit['operation'];
 
-function parsePath(path: string): InstanceSegment[] {
-  const r = parseInstancePath(path);
+function parsePath(path: string): DeviceSegment[] {
+  const r = parseDevicePath(path);
   if (!r.ok) throw new XmlBuildError(path, r.error);
   if (r.path.length === 0) throw new XmlBuildError(path, 'an edit needs a target below the root');
   return r.path;
@@ -161,7 +162,8 @@ export function editConfigXml(edits: readonly DeviceEdit[], ns: Namespaces): str
     const opAttr: [string, string] = ['nc:operation', edit.operation];
     let targets: Node[];
     if (edit.operation === 'delete' || edit.operation === 'remove') {
-      const node: Node = { name, module: mod, attrs: [], children: [] };
+      // a leaf-list entry is named by its value: <tag nc:operation="delete">value</tag>
+      const node: Node = { name, module: mod, attrs: [], children: [], ...(last.value !== undefined ? { text: last.value } : {}) };
       for (const [k, v] of Object.entries(last.keys ?? {})) node.children.push({ name: k, module: mod, attrs: [], children: [], text: v });
       targets = [node];
     } else {
