@@ -64,6 +64,8 @@ export interface MountedNode {
   connection: DeviceConnection | undefined;
   /** NETCONF: the compiled schema of the device's own modules (CLI schemas follow the units per request). */
   ownSchema: DeviceSchema | undefined;
+  /** The connection's `moduleSetId` that `ownSchema` was compiled from (a reconnect may change it). */
+  ownSchemaSet: string | undefined;
   /** Why the node has no connection (last failure), for `connected-message`. */
   problem: string | undefined;
   installing: boolean;
@@ -199,7 +201,7 @@ export class MountManager {
     const text = (v: JsonValue | undefined) => (typeof v === 'string' ? v : undefined);
     return {
       nodeId, protocol, settings, deviceType: text(settings['device-type']), deviceVersion: text(settings['device-version']),
-      connection: undefined, ownSchema: undefined, problem: undefined, installing: false, removed: false,
+      connection: undefined, ownSchema: undefined, ownSchemaSet: undefined, problem: undefined, installing: false, removed: false,
     };
   }
 
@@ -222,12 +224,17 @@ export class MountManager {
       await connection.close().catch(() => undefined);
       throw nodeMissing(node.nodeId, 'was uninstalled while connecting');
     }
-    if (connection.schemaSources !== undefined) {
-      node.ownSchema = this.schemas.forSources(connection.schemaSources, this.options.importDirs);
-      for (const f of node.ownSchema.failed) this.options.log.error(`node ${node.nodeId}: module ${f.module} left out: ${f.reason}`);
-    }
     node.connection = connection;
+    this.compileOwnSchema(node, connection);
     node.problem = undefined;
+  }
+
+  /** Compiles the modules the connection handed over (shared per module set); failures are logged. */
+  private compileOwnSchema(node: MountedNode, connection: DeviceConnection): void {
+    if (connection.schemaSources === undefined) return;
+    node.ownSchema = this.schemas.forSources(connection.schemaSources, this.options.importDirs);
+    node.ownSchemaSet = connection.moduleSetId;
+    for (const f of node.ownSchema.failed) this.options.log.error(`node ${node.nodeId}: module ${f.module} left out: ${f.reason}`);
   }
 
   private infoOf(scope: PluginScope, node: MountedNode): DeviceInfo {
@@ -257,6 +264,11 @@ export class MountManager {
     }
     const connection = node.connection;
     if (connection === undefined) throw noConnection(nodeId, node.problem ?? 'not connected yet');
+    if (node.ownSchema !== undefined && connection.moduleSetId !== node.ownSchemaSet) {
+      // the device came back from a reconnect with other modules (an upgrade): compile what it has now
+      this.options.log.info(`node ${nodeId}: module set changed (${node.ownSchemaSet ?? '?'} -> ${connection.moduleSetId ?? '?'}); compiling its schema again`);
+      this.compileOwnSchema(node, connection);
+    }
     const info = this.infoOf(scope, node);
     const schema = node.ownSchema ?? this.schemas.forUnits(info.units, this.options.southboundYangDirs?.() ?? [], this.options.importDirs);
     return { node, info, connection, schema: schema.schema, codec: node.ownSchema ? deviceCodec(schema.schema) : undefined, failed: schema.failed };

@@ -75,18 +75,42 @@ export class NetconfDevice implements DeviceConnection {
       }
     }
     try {
-      device.schemas = await discoverSchemas(device.session!, device.session!.capabilities, cacheRoot);
+      device.adopt(await discoverSchemas(device.session!, device.session!.capabilities, cacheRoot));
     } catch (e) {
       await device.close();
       throw e;
     }
-    for (const s of device.schemas.sources) {
-      const uri = s.namespace ?? namespaceOf(s.text);
-      if (uri) device.ns.set(s.name, uri);
-    }
-    const { sources, unavailable, cacheHit } = device.schemas;
+    const { sources, unavailable, cacheHit } = device.schemas!;
     log.info(`${nodeId}: connected, ${sources.length} modules (${cacheHit ? 'from the cache' : 'downloaded'})${unavailable.length ? `, ${unavailable.length} unavailable` : ''}`);
     return device;
+  }
+
+  /** Takes a discovered module set as the device's: its sources and the namespaces of its modules. */
+  private adopt(found: DiscoveredSchemas): void {
+    const ns = new Map<string, string>();
+    for (const s of found.sources) {
+      const uri = s.namespace ?? namespaceOf(s.text);
+      if (uri) ns.set(s.name, uri);
+    }
+    this.schemas = found;
+    this.ns = ns;
+  }
+
+  /**
+   * After a reconnect: the device may have been upgraded while away. Lists its modules again (from the
+   * disk cache when the set is known); a different set replaces the schemas (the core compiles the new set
+   * when it sees `moduleSetId` change). A failure keeps the old set, with a warning.
+   */
+  private async recheckModules(session: NetconfSession): Promise<void> {
+    try {
+      const found = await discoverSchemas(session, session.capabilities, this.cacheRoot);
+      const before = this.schemas?.moduleSetId;
+      if (found.moduleSetId === before) return;
+      this.adopt(found);
+      this.log.warn(`${this.nodeId}: the module set changed while reconnecting (${before ?? 'none'} -> ${found.moduleSetId}, ${found.sources.length} modules${found.unavailable.length ? `, ${found.unavailable.length} unavailable` : ''}); the schema follows the device`);
+    } catch (e) {
+      this.log.warn(`${this.nodeId}: could not re-check the module set after reconnecting (${e instanceof Error ? e.message : String(e)}); keeping the one from install`);
+    }
   }
 
   private async openSession(): Promise<void> {
@@ -127,7 +151,10 @@ export class NetconfDevice implements DeviceConnection {
       if (this.closing) return;
       attempt++;
       this.openSession().then(
-        () => this.log.info(`${this.nodeId}: reconnected after ${attempt} attempt(s)`),
+        async () => {
+          this.log.info(`${this.nodeId}: reconnected after ${attempt} attempt(s)`);
+          if (this.session) await this.recheckModules(this.session);
+        },
         (e: unknown) => {
           const max = this.settings.maxReconnectionAttempts;
           if (max !== 0 && attempt >= max) {
