@@ -4,15 +4,18 @@
  * envelope in the negotiated encoding. Each request leases the current plugin generation for its
  * whole life (released when the response is done), runs `uri.parse` over its path, and reads its
  * query through the query module. Paths crossing `yang-ext:mount` go to mount-routes.ts.
+ * `createRestconfHandler` puts direct-data.ts in front: it serves the common data requests without
+ * express and hands everything else to this app.
  */
+import type { RequestListener } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { PluginScope } from '../plugins/generation';
 import type { UriParseContext } from '../hooks';
 import type { RestconfContext } from './context';
 import { handleDelete } from './delete';
-import { ACCEPT_PATCH, ALLOW, HOST_META, apiRoot, wadl, yangLibraryVersion } from './discovery';
-import { renderErrorsJson, renderErrorsXml, toRestconfError, methodNotAllowed, unknownResource } from './errors';
-import { errorResponseType, requestType, responseType } from './media';
+import { ALLOW, HOST_META, apiRoot, wadl, yangLibraryVersion } from './discovery';
+import { methodNotAllowed, unknownResource } from './errors';
+import { requestType, responseType } from './media';
 import { invokeOperation, listOperations } from './operations';
 import { handlePlainPatch } from './patch';
 import { handlePost } from './post';
@@ -24,6 +27,8 @@ import { handleYangPatch } from './yang-patch';
 import { handleMountData, handleMountOperation } from './mount-routes';
 import type { DataCall } from './data-call';
 import { badUri } from './uri-segments';
+import { sendError } from './respond';
+import { answerDataOptions, withDirectData, type DirectDataOptions } from './direct-data';
 
 /** The scope of a request, leased once and released when the response is finished or aborted. */
 function scopeOf(ctx: RestconfContext, res: Response): PluginScope {
@@ -121,13 +126,7 @@ export function createRestconfApp(ctx: RestconfContext, extraRoutes?: (router: e
     const parsed = parseDataPath(raw, ctx.schema, { keyDelimiter: uri.keyDelimiter });
     if (parsed.mount !== undefined) return handleMountData(ctx, scope, req, res, parsed, uri.keyDelimiter);
     const method = req.method;
-    if (method === 'OPTIONS') {
-      const allow = parsed.operation ? ALLOW.operation : parsed.target !== undefined && !parsed.target.config ? ALLOW.state : ALLOW.config;
-      res.status(200).setHeader('Allow', allow.join(', '));
-      if (allow === ALLOW.config) res.setHeader('Accept-Patch', ACCEPT_PATCH);
-      res.end();
-      return;
-    }
+    if (method === 'OPTIONS') { answerDataOptions(parsed, res); return; }
     if (parsed.operation !== undefined) {
       if (method !== 'POST') throw methodNotAllowed(method, ALLOW.operation, 'actions are invoked with POST');
       rejectQuery(req);
@@ -151,18 +150,17 @@ export function createRestconfApp(ctx: RestconfContext, extraRoutes?: (router: e
     throw unknownResource(`${req.originalUrl.split('?')[0]!.slice(0, 200)} is not a RESTCONF resource`);
   }));
 
-  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const error = toRestconfError(err, (m) => ctx.log.error(`${req.method} ${req.originalUrl.slice(0, 300)}: ${m}`));
-    if (res.headersSent) { res.destroy(); return; }
-    const media = errorResponseType(req.headers.accept);
-    for (const [k, v] of Object.entries(error.headers)) res.setHeader(k, v);
-    if (error.status === 413 || !req.complete) res.setHeader('Connection', 'close');
-    const body = media.encoding === 'json'
-      ? renderErrorsJson(error.errors)
-      : renderErrorsXml(error.errors, (m) => ctx.schema.modules.get(m)?.namespace);
-    res.status(error.status).type(media.type).send(body);
-  });
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(ctx, req, res, err));
   return app;
+}
+
+/**
+ * The request listener serving RESTCONF for `ctx`: the direct data path (direct-data.ts) in front of
+ * the express app built by {@link createRestconfApp} with `extraRoutes`.
+ */
+export function createRestconfHandler(ctx: RestconfContext, options: DirectDataOptions & { extraRoutes?: (router: express.Router) => void }): RequestListener {
+  const app = createRestconfApp(ctx, options.extraRoutes);
+  return withDirectData(ctx, app as unknown as RequestListener, options);
 }
 
 /** The data handlers' view of a request (query parsed, response type negotiated up front). */

@@ -3,6 +3,7 @@
  * options the handlers use, the negotiated media types, and the body decoding every write method
  * shares (the body's root must be the target node, or a child of it for POST).
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, Response } from 'express';
 import type { PathStep } from '../data/edit';
 import { DataError, fault } from '../data/errors';
@@ -36,11 +37,16 @@ export interface DataQuery {
   readonly hideAttributes: boolean;
 }
 
-export interface DataCall {
+/**
+ * One data request. The request and response are express's by default (the uniconfig layer's routes
+ * build these); the core's data handlers take {@link PlainDataCall}, node's own types, because app.ts
+ * serves the common data requests without express (see respond.ts).
+ */
+export interface DataCall<Req extends IncomingMessage = Request, Res extends ServerResponse = Response> {
   readonly ctx: RestconfContext;
   readonly scope: PluginScope;
-  readonly req: Request;
-  readonly res: Response;
+  readonly req: Req;
+  readonly res: Res;
   readonly target: ParsedPath;
   /** The encoded path after `/rests/data` (after `uri.parse` taps), for YANG Patch edit targets. */
   readonly rawPath: string;
@@ -51,11 +57,14 @@ export interface DataCall {
   readonly rawQuery: Readonly<Record<string, string>>;
 }
 
+/** A data request with node's HTTP types: what handlers that never use express's helpers accept. */
+export type PlainDataCall = DataCall<IncomingMessage, ServerResponse>;
+
 /** Methods allowed on a resource of the Operational datastore only. */
 export const READ_ONLY_METHODS = ['GET', 'HEAD', 'OPTIONS'] as const;
 
 /** 405 for a write to a node that lives in the read-only Operational datastore (`config false`). */
-export function refuseStateWrite(call: DataCall, method: string): void {
+export function refuseStateWrite(call: PlainDataCall, method: string): void {
   const schema = call.target.target;
   if (schema !== undefined && !schema.config) {
     throw methodNotAllowed(method, READ_ONLY_METHODS, `${call.target.path} is operational (config false) data, which is read-only`);
@@ -77,7 +86,7 @@ const TAG_ATTRIBUTES: ReadonlySet<string> = new Set(['operation', 'template-tags
  * Reads and decodes the body of a write. `scope` 'target': the body's members are siblings of the
  * target (PUT, PATCH); 'child': they are children of the target (POST). Config only.
  */
-export async function readWriteBody(call: DataCall, scope: 'target' | 'child'): Promise<DataRoot> {
+export async function readWriteBody(call: PlainDataCall, scope: 'target' | 'child'): Promise<DataRoot> {
   const media = requestType(call.req.headers['content-type'], false);
   const text = await readBody(call.req, call.ctx.options.bodyLimit);
   const steps = call.target.steps;
@@ -97,7 +106,7 @@ export async function readWriteBody(call: DataCall, scope: 'target' | 'child'): 
  * The one node of a PUT/PATCH body, which must be the target node itself (400 otherwise). For the
  * datastore root the whole decoded root is the value.
  */
-export function bodyIsTarget(call: DataCall, root: DataRoot): DataNode | DataRoot {
+export function bodyIsTarget(call: PlainDataCall, root: DataRoot): DataNode | DataRoot {
   const target = call.target.target;
   if (target === undefined) return root;
   const only = root.children.length === 1 ? root.children[0]! : undefined;

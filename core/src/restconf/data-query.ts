@@ -3,7 +3,7 @@
  * parameter) and the data handlers: parses the request's query once and hands the handlers what they
  * act on (`DataQuery`). Parsing and every transformation of read data belong to query/.
  */
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { topTable } from '../data/children';
 import { mergeChildren } from '../data/edit';
 import type { DataNode, DataRoot } from '../data/tree';
@@ -15,22 +15,32 @@ import type { DataQuery } from './data-call';
 import { applyReadQuery, parseQuery, resolveInsert } from './query';
 import type { ParsedPath } from './uri';
 
-/** The query string of a request (without `?`), '' when there is none. */
-function queryText(req: Request): string {
-  const q = req.originalUrl.indexOf('?');
-  return q < 0 ? '' : req.originalUrl.slice(q + 1);
+/**
+ * The query string of a request (without `?`), '' when there is none. Express keeps the URL as
+ * received in `originalUrl` (it rewrites `url` under a mounted prefix); node's own request has `url`.
+ */
+export function queryText(req: IncomingMessage): string {
+  const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '';
+  const q = url.indexOf('?');
+  return q < 0 ? '' : url.slice(q + 1);
 }
 
 /** The parameters as received, for the read hooks' context (already checked by `parseQuery`). */
-export function rawQueryOf(req: Request): Record<string, string> {
+export function rawQueryOf(req: IncomingMessage): Record<string, string> {
+  const text = queryText(req);
   const out: Record<string, string> = {};
-  for (const [name, value] of new URLSearchParams(queryText(req))) if (name !== '') out[name] = value;
+  if (text === '') return out;
+  for (const [name, value] of new URLSearchParams(text)) if (name !== '') out[name] = value;
   return out;
 }
 
+/** The options of a request without query parameters: none of the read transformations apply. */
+const NO_OPTIONS = Object.freeze(parseQuery('', 'GET'));
+
 /** Reads the query of a data request into the handlers' options. Throws 400 naming a bad parameter. */
-export function dataQuery(req: Request, parsed: ParsedPath, ctx: RestconfContext): DataQuery {
-  const options = parseQuery(queryText(req), req.method);
+export function dataQuery(req: IncomingMessage, parsed: ParsedPath, ctx: RestconfContext): DataQuery {
+  const text = queryText(req);
+  const options = text === '' ? NO_OPTIONS : parseQuery(text, req.method ?? 'GET');
   const content = options.content ?? ctx.options.defaultContent;
   const request = options.insert;
   const insertInto = request === undefined

@@ -3,13 +3,14 @@
  * container, a leaf, a whole list); 204, or 404 `data-missing` when there is nothing there.
  */
 import { commitWrite } from './commit';
-import { refuseStateWrite, type DataCall } from './data-call';
+import { refuseStateWrite, type PlainDataCall } from './data-call';
+import { sendEmpty } from './respond';
 
-export async function handleDelete(call: DataCall): Promise<void> {
+export async function handleDelete(call: PlainDataCall): Promise<void> {
   refuseStateWrite(call, 'DELETE');
   await commitWrite(call.ctx, call.scope, {
     operation: 'delete', steps: call.target.steps, path: call.target.path,
     edits: [{ operation: 'delete', target: call.target.steps }], checkReferences: call.query.checkReferences,
   });
-  call.res.status(204).end();
+  sendEmpty(call.res, 204);
 }

@@ -7,9 +7,10 @@
 import type { Edit } from '../data/edit';
 import { tagEdits } from './apply-tags';
 import { commitWrite } from './commit';
-import { bodyIsTarget, readWriteBody, refuseStateWrite, type DataCall } from './data-call';
+import { bodyIsTarget, readWriteBody, refuseStateWrite, type PlainDataCall } from './data-call';
+import { sendEmpty } from './respond';
 
-export async function handlePlainPatch(call: DataCall): Promise<void> {
+export async function handlePlainPatch(call: PlainDataCall): Promise<void> {
   refuseStateWrite(call, 'PATCH');
   const root = await readWriteBody(call, 'target');
   const value = bodyIsTarget(call, root);
@@ -20,5 +21,5 @@ export async function handlePlainPatch(call: DataCall): Promise<void> {
     operation: 'patch', steps: call.target.steps, path: call.target.path, edits, checkReferences: call.query.checkReferences,
     ...(precheck ? { precheck } : {}),
   });
-  call.res.status(200).end();
+  sendEmpty(call.res, 200);
 }

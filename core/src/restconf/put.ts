@@ -5,9 +5,10 @@
  */
 import type { Edit } from '../data/edit';
 import { commitWrite } from './commit';
-import { bodyIsTarget, readWriteBody, refuseStateWrite, type DataCall } from './data-call';
+import { bodyIsTarget, readWriteBody, refuseStateWrite, type PlainDataCall } from './data-call';
+import { sendEmpty } from './respond';
 
-export async function handlePut(call: DataCall): Promise<void> {
+export async function handlePut(call: PlainDataCall): Promise<void> {
   refuseStateWrite(call, 'PUT');
   const root = await readWriteBody(call, 'target');
   const value = bodyIsTarget(call, root);
@@ -16,5 +17,5 @@ export async function handlePut(call: DataCall): Promise<void> {
   const outcome = await commitWrite(call.ctx, call.scope, {
     operation: 'replace', steps: call.target.steps, path: call.target.path, edits: [edit], checkReferences: call.query.checkReferences,
   });
-  call.res.status(outcome.existed ? 204 : 201).end();
+  sendEmpty(call.res, outcome.existed ? 204 : 201);
 }

@@ -16,11 +16,12 @@ import type { DataNode, DataRoot } from '../data/tree';
 import type { ReadContext } from '../hooks';
 import { dataMissing } from './errors';
 import { filterRead } from './filter-points';
-import type { DataCall } from './data-call';
+import type { PlainDataCall } from './data-call';
+import { sendText } from './respond';
 import { findTarget } from './target';
 
 /** The Operational datastore plus what `data.readState` taps compute for `modules`. */
-async function operationalRoot(call: DataCall, readCtx: ReadContext): Promise<DataRoot> {
+async function operationalRoot(call: PlainDataCall, readCtx: ReadContext): Promise<DataRoot> {
   const stored = call.ctx.datastores.operational.current();
   const first = call.target.steps[0];
   const modules = first !== undefined ? [first.schema.module.name] : [...call.ctx.schema.modules.keys()];
@@ -37,7 +38,7 @@ async function operationalRoot(call: DataCall, readCtx: ReadContext): Promise<Da
 }
 
 /** The data at the target, from the datastore(s) `content` selects; undefined when absent. */
-async function readTarget(call: DataCall, readCtx: ReadContext, content: 'config' | 'nonconfig' | 'all'): Promise<DataNode | DataRoot | undefined> {
+async function readTarget(call: PlainDataCall, readCtx: ReadContext, content: 'config' | 'nonconfig' | 'all'): Promise<DataNode | DataRoot | undefined> {
   const { hooks } = call.scope;
   const steps = call.target.steps;
   const pick = async (root: DataRoot) => findTarget(await filterRead(call.scope, root, steps, readCtx), steps);
@@ -54,7 +55,7 @@ async function readTarget(call: DataCall, readCtx: ReadContext, content: 'config
 }
 
 /** Writes a read result in the negotiated encoding. */
-function encodeResult(call: DataCall, result: DataNode | DataRoot): string {
+function encodeResult(call: PlainDataCall, result: DataNode | DataRoot): string {
   const attributes = !call.query.hideAttributes;
   if (call.responseType.encoding === 'json') {
     const text = encodeJson(result, { attributes });
@@ -63,7 +64,7 @@ function encodeResult(call: DataCall, result: DataNode | DataRoot): string {
   return encodeXml(result, call.ctx.schema, { attributes });
 }
 
-export async function handleGet(call: DataCall, head: boolean): Promise<void> {
+export async function handleGet(call: PlainDataCall, head: boolean): Promise<void> {
   const content = call.query.content ?? call.ctx.options.defaultContent;
   let readCtx: ReadContext = { datastore: content === 'nonconfig' ? 'operational' : 'config', path: call.target.path, query: call.rawQuery, schema: call.ctx.schema };
   if (call.scope.hooks.data.beforeRead.isUsed()) readCtx = await call.scope.hooks.data.beforeRead.promise(readCtx);
@@ -71,8 +72,6 @@ export async function handleGet(call: DataCall, head: boolean): Promise<void> {
   if (found === undefined) throw dataMissing(call.target.path);
   const result = call.query.applyRead(found, call.target.target);
   if (result === undefined) throw dataMissing(call.target.path);
-  const body = typeof result === 'number' ? String(result) : encodeResult(call, result);
-  const res = call.res.status(200).type(typeof result === 'number' ? 'application/json' : call.responseType.type);
-  if (head) res.setHeader('Content-Length', Buffer.byteLength(body)).end();
-  else res.send(body);
+  if (typeof result === 'number') sendText(call.res, 200, 'application/json', String(result), head);
+  else sendText(call.res, 200, call.responseType.type, encodeResult(call, result), head);
 }

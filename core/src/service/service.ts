@@ -14,10 +14,11 @@ import type { AddressInfo } from 'node:net';
 import type { Datastores } from '../datastore/datastore';
 import { MountManager } from '../mount';
 import { Uniconfig } from '../uniconfig';
+import { configurationPath } from '../uniconfig/data-route';
 import { PluginHost, builtinTaps, introspectionTaps } from '../plugins';
 import type { PluginScope } from '../plugins/generation';
 import { createHooks } from '../hooks';
-import { createRestconfApp } from '../restconf/app';
+import { createRestconfHandler } from '../restconf/app';
 import type { RestconfContext, RestconfLogger, ScopeSource } from '../restconf/context';
 import { renderErrorsJson } from '../restconf/errors';
 import { localDataAccess } from '../restconf/local-data';
@@ -126,9 +127,16 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const startScope = plugins.acquire();
   let server: http.Server;
   try {
-    const app = createRestconfApp(ctx, (router) => {
-      router.use(uniconfig.middleware());
-      startScope.hooks.server.routes.call({ routes: router, local: localDataAccess(ctx) });
+    // Plugins' routes are added once, here: when there are none, the common data requests skip express
+    // (restconf/direct-data.ts), except the uniconfig configuration paths its middleware serves.
+    const app = createRestconfHandler(ctx, {
+      extraRoutes: (router) => {
+        router.use(uniconfig.middleware());
+        startScope.hooks.server.routes.call({ routes: router, local: localDataAccess(ctx) });
+      },
+      pluginRoutes: startScope.hooks.server.routes.isUsed(),
+      // Its paths begin with network-topology:network-topology (the text, unless percent-encoded).
+      claimed: (raw, keyDelimiter) => (raw.startsWith('/network-topology:') || raw.includes('%')) && configurationPath(raw, keyDelimiter) !== undefined,
     });
     const handler = live.gated(authenticatingHandler(app, plugins, config.auth, log));
     // A TLS plugin refuses a bad tls object by throwing an error that names the field.

@@ -1,0 +1,63 @@
+/**
+ * Writing a RESTCONF answer with node's own `ServerResponse` API only, so that the same handler serves
+ * a request whether it came through express or straight from the HTTP server (app.ts's direct data
+ * path, which skips express: its per-request prototype swap and router cost more than the request).
+ *
+ * Headers are those express's `res.type(t).send(text)` wrote before (`<type>; charset=utf-8` and the
+ * byte length), and the body is handed to `end` as a string, which node writes together with the
+ * headers in one system call.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RestconfContext } from './context';
+import { renderErrorsJson, renderErrorsXml, toRestconfError } from './errors';
+import { errorResponseType } from './media';
+
+/** Content-Type values with the charset parameter, built once per media type. */
+const withCharset = new Map<string, string>();
+
+function contentType(type: string): string {
+  let value = withCharset.get(type);
+  if (value === undefined) {
+    value = `${type}; charset=utf-8`;
+    withCharset.set(type, value);
+  }
+  return value;
+}
+
+/**
+ * Answers `status` with a text body of media type `type`. With `head`, only the headers are sent
+ * (the Content-Length is still the body's, as RFC 9110 §9.3.2 asks of HEAD).
+ */
+export function sendText(res: ServerResponse, status: number, type: string, body: string, head = false): void {
+  res.statusCode = status;
+  res.setHeader('Content-Type', contentType(type));
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  if (head) res.end();
+  else res.end(body);
+}
+
+/** Answers `status` with no body (201/204 of writes, 200 of plain PATCH). */
+export function sendEmpty(res: ServerResponse, status: number): void {
+  res.statusCode = status;
+  res.end();
+}
+
+/**
+ * Answers whatever a handler threw as the RFC 8040 error envelope, in the type `Accept` asks for
+ * (JSON when it asks for nothing we write). Faults that are not RESTCONF or data errors are logged
+ * with the request line and answered 500 without detail. A body left unread (a refusal before the
+ * body, 413) closes the connection rather than draining it. After the headers went out, only
+ * closing the connection can tell the client something failed.
+ */
+export function sendError(ctx: RestconfContext, req: IncomingMessage, res: ServerResponse, err: unknown): void {
+  const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '';
+  const error = toRestconfError(err, (m) => ctx.log.error(`${req.method} ${url.slice(0, 300)}: ${m}`));
+  if (res.headersSent) { res.destroy(); return; }
+  const media = errorResponseType(req.headers.accept);
+  for (const [k, v] of Object.entries(error.headers)) res.setHeader(k, v);
+  if (error.status === 413 || !req.complete) res.setHeader('Connection', 'close');
+  const body = media.encoding === 'json'
+    ? renderErrorsJson(error.errors)
+    : renderErrorsXml(error.errors, (m) => ctx.schema.modules.get(m)?.namespace);
+  sendText(res, error.status, media.type, body);
+}
