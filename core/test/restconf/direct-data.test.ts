@@ -1,0 +1,149 @@
+/**
+ * The direct data path (restconf/direct-data.ts) against the express route it stands in for: two
+ * servers over the same schema, one with the direct path and one without (as when plugins add routes),
+ * each with its own in-memory datastores, are sent the same sequence of requests (writes, reads in both
+ * encodings, query parameters good and bad, every error kind); status, headers and bodies must be
+ * identical. Requests the direct path does not serve (POST, YANG Patch, mount points, actions, paths
+ * another layer claims, other resources) must reach express, and every plugin lease is released once.
+ */
+import test from 'ava';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+import { createHooks } from '../../src/hooks';
+import type { PluginScope } from '../../src/plugins/generation';
+import { createRestconfHandler } from '../../src/restconf/app';
+import type { RestconfContext } from '../../src/restconf/context';
+import { ModuleRepository } from '../../src/yang/repository';
+import { compileSchema } from '../../src/yang/compiler';
+import { OWN_YANG_DIR } from '../../src/service/schema';
+import { CORPUS, memoryDatastores } from './http-fixture';
+
+interface Server { url: string; close(): Promise<void>; toExpress: string[]; leases: { taken: number; released: number } }
+
+const repo = new ModuleRepository([path.join(CORPUS, 'ietf'), path.join(CORPUS, 'opendaylight/netconf'), OWN_YANG_DIR]);
+const schema = compileSchema(repo, { modules: ['ietf-interfaces', 'iana-if-type', 'example-jukebox', 'network-topology'] });
+
+async function serve(direct: boolean): Promise<Server> {
+  const leases = { taken: 0, released: 0 };
+  const hooks = createHooks();
+  const plugins = {
+    acquire(): PluginScope {
+      leases.taken++;
+      let released = false;
+      return { generation: 0, hooks, unitsFor: () => ({ units: [] }) as never, release: () => { if (!released) { released = true; leases.released++; } } };
+    },
+  };
+  const errors: string[] = [];
+  const ctx: RestconfContext = {
+    schema, datastores: await memoryDatastores('', schema), plugins,
+    options: { keyDelimiter: '%22', bodyLimit: 4096, defaultContent: 'all' }, log: { info: () => undefined, error: (m) => errors.push(m) },
+  };
+  const toExpress: string[] = [];
+  const handler = createRestconfHandler(ctx, {
+    pluginRoutes: !direct,
+    claimed: (raw) => raw.startsWith('/network-topology:network-topology/topology=uniconfig/'),
+    extraRoutes: (router) => router.use((req, _res, next) => { toExpress.push(`${req.method} ${req.originalUrl}`); next(); }),
+  });
+  const server = http.createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, toExpress, leases,
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+interface Sent { method: string; path: string; body?: string; headers?: Record<string, string> }
+
+/** Sends one request; answers what a client sees of it (status, the headers that matter, body). */
+function send(base: string, r: Sent): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const headers = { ...(r.body !== undefined ? { 'content-type': 'application/yang-data+json', 'content-length': String(Buffer.byteLength(r.body)) } : {}), ...r.headers };
+    const req = http.request(base + r.path, { method: r.method, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const shown = ['content-type', 'content-length', 'allow', 'accept-patch', 'location', 'connection'].map((h) => `${h}: ${String(res.headers[h])}`);
+        resolve(`${res.statusCode}\n${shown.join('\n')}\n${Buffer.concat(chunks).toString()}`);
+      });
+    });
+    req.on('error', reject);
+    req.end(r.body);
+  });
+}
+
+const IF = '/rests/data/ietf-interfaces:interfaces';
+const entry = (name: string, extra: Record<string, unknown> = {}) => JSON.stringify({ 'ietf-interfaces:interface': [{ name, type: 'iana-if-type:ethernetCsmacd', ...extra }] });
+
+/** Requests the direct path serves itself, in order (writes change what later reads see). */
+const DIRECT: Sent[] = [
+  { method: 'PUT', path: `${IF}/interface=eth0`, body: entry('eth0', { description: 'first' }) },
+  { method: 'PUT', path: `${IF}/interface=eth0`, body: entry('eth0', { description: 'second' }) },
+  { method: 'PUT', path: `${IF}/interface=eth1`, body: entry('eth1'), headers: { 'content-type': 'application/yang.data+json' } },
+  { method: 'GET', path: `${IF}/interface=eth0` },
+  { method: 'GET', path: `${IF}/interface=eth0`, headers: { accept: 'application/yang-data+xml' } },
+  { method: 'HEAD', path: `${IF}/interface=eth0` },
+  { method: 'GET', path: `${IF}?depth=2` },
+  { method: 'GET', path: `${IF}/interface?fetch=count` },
+  { method: 'GET', path: `${IF}/interface?fields=name&sortby=name` },
+  { method: 'GET', path: '/rests/data?content=config' },
+  { method: 'GET', path: '/rests/data' },
+  { method: 'GET', path: `${IF}/interface=eth0?bogus=1` },
+  { method: 'GET', path: `${IF}/interface=eth0?depth=0` },
+  { method: 'GET', path: `${IF}/interface=eth0&` },
+  { method: 'GET', path: `${IF}/interface=eth0`, headers: { accept: 'text/plain' } },
+  { method: 'GET', path: `${IF}/interface=eth0?bogus=1`, headers: { accept: 'text/plain' } },
+  { method: 'GET', path: `${IF}/interface=eth9` },
+  { method: 'GET', path: `${IF}/interface=eth9`, headers: { accept: 'application/yang-data+xml' } },
+  { method: 'GET', path: `${IF}/interface=a%2Fb` },
+  { method: 'GET', path: `${IF}/interface=%zz` },
+  { method: 'GET', path: '/rests/data/nowhere:nothing' },
+  { method: 'PUT', path: `${IF}/interface=eth2`, body: entry('eth3') },
+  { method: 'PUT', path: `${IF}/interface=eth2`, body: '{"ietf-interfaces:interface": [' },
+  { method: 'PUT', path: `${IF}/interface=eth2`, body: entry('eth2'), headers: { 'content-type': 'text/plain' } },
+  { method: 'PUT', path: `${IF}/interface=eth2`, body: entry('eth2', { description: 'x'.repeat(5000) }) },
+  { method: 'PUT', path: `${IF}/interface=eth2`, body: '' },
+  { method: 'PUT', path: '/rests/data/example-jukebox:jukebox', body: '<jukebox xmlns="http://example.com/ns/example-jukebox"/>', headers: { 'content-type': 'application/yang-data+xml' } },
+  { method: 'PATCH', path: `${IF}/interface=eth0`, body: entry('eth0', { enabled: false }) },
+  { method: 'GET', path: `${IF}/interface=eth0/enabled` },
+  { method: 'DELETE', path: `${IF}/interface=eth1` },
+  { method: 'DELETE', path: `${IF}/interface=eth1` },
+  { method: 'OPTIONS', path: `${IF}/interface=eth0` },
+  { method: 'OPTIONS', path: '/rests/data/ietf-interfaces:interfaces-state' },
+  { method: 'PUT', path: '/rests/data/ietf-interfaces:interfaces-state', body: '{"ietf-interfaces:interfaces-state":{}}' },
+  { method: 'GET', path: IF },
+];
+
+/** Requests the direct path hands to express. */
+const HANDED_OVER: Sent[] = [
+  { method: 'POST', path: IF, body: entry('eth5') },
+  { method: 'PATCH', path: IF, body: '{"ietf-yang-patch:yang-patch":{"patch-id":"p","edit":[{"edit-id":"1","operation":"delete","target":"/interface=eth5"}]}}', headers: { 'content-type': 'application/yang-patch+json' } },
+  { method: 'GET', path: '/rests/data/network-topology:network-topology/topology=t/node=n/yang-ext:mount' },
+  { method: 'GET', path: '/rests/data/network-topology:network-topology/topology=uniconfig/node=n/configuration' },
+  { method: 'TRACE', path: `${IF}/interface=eth0` },
+  { method: 'GET', path: '/rests/datax' },
+  { method: 'GET', path: '/rests/operations' },
+];
+
+test('the direct path answers exactly what the express route answers; other requests reach express', async (t) => {
+  const viaDirect = await serve(true);
+  const viaExpress = await serve(false);
+  try {
+    for (const r of [...DIRECT, ...HANDED_OVER]) {
+      const a = await send(viaDirect.url, r);
+      const b = await send(viaExpress.url, r);
+      t.is(a, b, `${r.method} ${r.path}`);
+    }
+    t.deepEqual(viaDirect.toExpress, HANDED_OVER.map((r) => `${r.method} ${r.path}`), 'only the handed-over requests went through express');
+    t.is(viaExpress.toExpress.length, DIRECT.length + HANDED_OVER.length, 'with plugin routes everything goes through express');
+    // Sanity of the comparison itself: the direct answers are the RESTCONF ones, not two identical failures.
+    t.regex(await send(viaDirect.url, { method: 'GET', path: `${IF}/interface=eth0` }), /^200\ncontent-type: application\/yang-data\+json; charset=utf-8\n[\s\S]*"description":"second"/);
+    t.regex(await send(viaDirect.url, { method: 'PUT', path: `${IF}/interface=eth7`, body: entry('eth7') }), /^201\n/);
+  } finally {
+    await viaDirect.close();
+    await viaExpress.close();
+  }
+  await new Promise((resolve) => setTimeout(resolve, 50)); // 'close' events of the last responses
+  t.is(viaDirect.leases.released, viaDirect.leases.taken, 'every lease taken by the direct path or express is released');
+  t.true(viaDirect.leases.taken >= DIRECT.length);
+});
