@@ -403,7 +403,11 @@ export interface RosettaHooks {
   readonly server: {
     /** At start-up: the first tap returning a server (the TLS plugin's HTTPS server) wins; else plain HTTP. */
     readonly create: SyncBailHook<[ServerCreateContext], Server | undefined>;
-    /** At start-up, before RESTCONF's routes: taps add their own routes. Return nothing. */
+    /**
+     * Once per plugin generation, at its first request, before RESTCONF's routes: taps add their own
+     * routes to that generation's router (a hot reload brings new routes with the new generation).
+     * Return nothing.
+     */
     readonly routes: SyncHook<[ServerRoutesContext]>;
     /**
      * Before every request on every route (plugins' routes included), when the configuration's `auth`

@@ -7,9 +7,9 @@
  *
  * Everything else goes to the express app unchanged: other resources, POST (creation and actions),
  * YANG Patch, paths through `yang-ext:mount`, paths another layer claims (`claimed`: the uniconfig
- * configuration routes), and every request when plugins added their own routes (`server.routes`),
- * since those may claim any path. A request handed over carries its plugin lease in `res.locals`,
- * where the express routes look for it, so it is leased once.
+ * configuration routes), and every request of a plugin generation that adds routes of its own
+ * (`server.routes`), since those may claim any path. A request handed over carries its plugin lease in
+ * `res.locals`, where the express routes look for it, so it is leased once.
  *
  * What a request sees is what the express route gives it: the same `uri.parse` taps, path parser,
  * query parser, handlers (which write through respond.ts) and error envelope.
@@ -32,7 +32,10 @@ import { parseDataPath, type ParsedPath } from './uri';
 
 /** When the direct path gives a request to the express app. */
 export interface DirectDataOptions {
-  /** True when plugins added routes of their own: everything then goes through express. */
+  /**
+   * True: everything goes through express. Otherwise a request goes there when the plugin generation it
+   * leased has `server.routes` taps (plugin routes may claim any path; they follow hot reload).
+   */
   readonly pluginRoutes: boolean;
   /** Whether another layer serves this data path (after `/rests/data`, `uri.parse` taps applied). */
   readonly claimed?: (rawPath: string, keyDelimiter: string | null) => boolean;
@@ -99,6 +102,7 @@ export function withDirectData(ctx: RestconfContext, app: RequestListener, optio
     // Leased for the whole life of the request, as the express routes do (released once it is answered).
     const scope = ctx.plugins.acquire();
     res.once('close', () => scope.release());
+    if (scope.hooks.server.routes.isUsed()) { handOver(req, res, scope); return; }
     const query = url.indexOf('?');
     const original = query < 0 ? url : url.slice(0, query);
     let uri: UriParseContext = { original, path: original, keyDelimiter: ctx.options.keyDelimiter };

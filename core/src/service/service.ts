@@ -1,7 +1,7 @@
 /**
  * Starting and stopping a Rosetta service: configuration -> schema -> datastores -> plugins -> HTTP.
  * The plugin host's hooks give the server (`server.create`, plain HTTP when no plugin answers) and
- * extra routes (`server.routes`); the Operational datastore is seeded with `ietf-yang-library`.
+ * extra routes (`server.routes`, per plugin generation); the Operational datastore is seeded with `ietf-yang-library`.
  * With an `auth` object, every request passes the `server.authenticate` gate first (authentication.ts);
  * TLS or authentication configured without the plugin that provides it stops start-up.
  *
@@ -22,6 +22,7 @@ import { createRestconfHandler } from '../restconf/app';
 import type { RestconfContext, RestconfLogger, ScopeSource } from '../restconf/context';
 import { renderErrorsJson } from '../restconf/errors';
 import { localDataAccess } from '../restconf/local-data';
+import { pluginRoutes } from '../restconf/plugin-routes';
 import type { SchemaContext } from '../yang/schema';
 import type { ServiceConfig } from './config';
 import { authenticatingHandler, checkSecurityAtStart } from './authentication';
@@ -127,14 +128,15 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const startScope = plugins.acquire();
   let server: http.Server;
   try {
-    // Plugins' routes are added once, here: when there are none, the common data requests skip express
-    // (restconf/direct-data.ts), except the uniconfig configuration paths its middleware serves.
+    // Plugins' routes follow their generation (restconf/plugin-routes.ts), so a hot reload adds or removes
+    // them; the direct data path hands a request to express when its generation has any
+    // (restconf/direct-data.ts), and always for the uniconfig configuration paths its middleware serves.
     const app = createRestconfHandler(ctx, {
       extraRoutes: (router) => {
         router.use(uniconfig.middleware());
-        startScope.hooks.server.routes.call({ routes: router, local: localDataAccess(ctx) });
+        router.use(pluginRoutes(ctx, localDataAccess(ctx)));
       },
-      pluginRoutes: startScope.hooks.server.routes.isUsed(),
+      pluginRoutes: false,
       // Its paths begin with network-topology:network-topology (the text, unless percent-encoded).
       claimed: (raw, keyDelimiter) => (raw.startsWith('/network-topology:') || raw.includes('%')) && configurationPath(raw, keyDelimiter) !== undefined,
     });
