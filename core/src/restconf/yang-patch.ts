@@ -25,6 +25,10 @@ import { decodeJson } from '../data/json-decode';
 import { decodeXml } from '../data/xml-decode';
 import { instancePath } from '../data/path';
 import { parseDataPath } from './uri';
+import { bodyDecodeOptions } from './filter-points';
+
+/** The decoding options the `data.decodeBody` taps give a request's bodies. */
+type BodyFilters = ReturnType<typeof bodyDecodeOptions>;
 
 const YANG_PATCH_NS = 'urn:ietf:params:xml:ns:yang:ietf-yang-patch';
 const OPERATIONS = new Set(['create', 'delete', 'insert', 'merge', 'move', 'replace', 'remove']);
@@ -142,7 +146,7 @@ function asRestconf(e: unknown): RestconfError | undefined {
 }
 
 /** Turns one raw edit into a data edit against the tree's schema. */
-function resolveEdit(call: DataCall, rawBase: string, raw: RawEdit, encoding: 'json' | 'xml', current: DataRoot): Edit {
+function resolveEdit(call: DataCall, rawBase: string, raw: RawEdit, encoding: 'json' | 'xml', current: DataRoot, filters: BodyFilters): Edit {
   if (!OPERATIONS.has(raw.operation)) throw malformed(`operation '${raw.operation}' is not one of ${[...OPERATIONS].join(', ')}`);
   const relative = raw.target === '/' ? '' : raw.target.startsWith('/') ? raw.target : `/${raw.target}`;
   const parsed = parseDataPath(rawBase + relative, call.ctx.schema, { keyDelimiter: call.ctx.options.keyDelimiter });
@@ -175,7 +179,7 @@ function resolveEdit(call: DataCall, rawBase: string, raw: RawEdit, encoding: 'j
       if (raw.value === undefined) throw RestconfError.of('missing-element', `${raw.operation} needs a value`, { path: parsed.path });
       const schema = parsed.target;
       const parent = schema === undefined ? undefined : dataParent(schema);
-      const options = { allowState: false, ...(parent ? { parent, parentPath: instancePath(steps.slice(0, -1)) } : {}) };
+      const options = { allowState: false, ...(parent ? { parent, parentPath: instancePath(steps.slice(0, -1)) } : {}), ...filters };
       const decoded = encoding === 'json' ? decodeJson(raw.value, call.ctx.schema, options) : decodeXml(String(raw.value), call.ctx.schema, options);
       const node = schema === undefined ? decoded.root : decoded.root.children.length === 1 && decoded.root.children[0]!.schema === schema ? decoded.root.children[0]! : undefined;
       if (node === undefined) throw RestconfError.of('invalid-value', `the value must hold exactly the target node of the edit`, { path: parsed.path });
@@ -226,6 +230,8 @@ export async function handleYangPatch(call: DataCall): Promise<void> {
     const json = call.responseType.encoding === 'json';
     call.res.status(status).type(json ? 'application/yang-data+json' : 'application/yang-data+xml').send(json ? JSON.stringify(body) : statusXml(body));
   };
+  // Edit values are write bodies too: the same data.decodeBody policy as PUT, POST and plain PATCH.
+  const filters = bodyDecodeOptions(call.scope, { method: 'PATCH', path: call.target.path, query: call.rawQuery, schema: call.ctx.schema });
   const seen = new Set<string>();
   const edits: Edit[] = [];
   let trial = call.ctx.datastores.config.current();
@@ -234,7 +240,7 @@ export async function handleYangPatch(call: DataCall): Promise<void> {
       try {
         if (seen.has(raw.id)) throw malformed(`edit-id '${raw.id}' appears twice`);
         seen.add(raw.id);
-        const edit = resolveEdit(call, rawBase, raw, media.encoding, trial);
+        const edit = resolveEdit(call, rawBase, raw, media.encoding, trial, filters);
         trial = applyEdit(trial, edit, call.ctx.schema);
         edits.push(edit);
       } catch (e) {

@@ -13,8 +13,8 @@
  *   only as `Authorization: Bearer`, never logged.
  * - Limits come from the service configuration's `callbacks` object (`timeoutMs`, `maxResponseBytes`).
  *
- * Answers are JSON only. Routes are added at start-up (`server.routes`), so switching the plugin off in
- * plugins.json while the service runs takes effect at the next start.
+ * Answers are JSON only. Routes are added per plugin generation (`server.routes`), so enabling, disabling
+ * or replacing the plugin in plugins.json while the service runs takes effect with the hot reload.
  */
 import { definePlugin, type DataNode, type DataRoot, type JsonValue, type LocalDataAccess } from '@rosetta/sdk';
 import { CallbackError, DEFAULT_LIMITS, SETTINGS_PATH, callRemote, remoteServer, type RemoteLimits } from './remote';

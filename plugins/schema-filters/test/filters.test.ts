@@ -227,3 +227,43 @@ test('a read of one entry of a large list costs the path, not the list', async (
   t.log(`one entry of 20,000 through the filter: ${perRead.toFixed(2)} ms per GET`);
   t.true(perRead < 50, `${perRead} ms per GET`);
 });
+
+test('YANG Patch edit values follow the same write policy: ignored definitions and unknown members dropped, unhide honoured', async (t) => {
+  const s = await startFilterService({ ignoredDataOnWriteByExtensions: ['rext:hidden full'], ignoreUnsupportedDefinitionsOnWrite: true });
+  t.teardown(() => s.stop());
+  const patch = (edits: unknown[]) => ({ 'ietf-yang-patch:yang-patch': { 'patch-id': 'p1', edit: edits } });
+  const yangPatch = (p: string, body: unknown) => s.request('PATCH', p, JSON.stringify(body), { 'content-type': 'application/yang-patch+json' });
+  const sent = await yangPatch(SYSTEM, patch([
+    { 'edit-id': 'e1', operation: 'merge', target: '/', value: { 'filters-test:system': { hostname: 'r1', 'secret-sauce': 'ketchup', bogus: 1, internal: { counter: 1 } } } },
+    { 'edit-id': 'e2', operation: 'create', target: '/user=alice', value: { 'filters-test:user': [{ name: 'alice', 'password-hint': 'cat', colour: 'red' }] } },
+  ]));
+  t.is(sent.status, 200, sent.text);
+  t.deepEqual(sent.json, { 'ietf-yang-patch:yang-patch-status': { 'patch-id': 'p1', ok: [null] } });
+  t.deepEqual((await s.request('GET', SYSTEM)).json, { 'filters-test:system': { hostname: 'r1', user: [{ name: 'alice' }] } });
+  // unhide on the PATCH request brings the ignored definitions back into the edits.
+  const unhidden = await yangPatch(`${SYSTEM}?unhide=all`, patch([
+    { 'edit-id': 'e1', operation: 'merge', target: '/', value: { 'filters-test:system': { 'secret-sauce': 'mayo', bogus: 2 } } },
+  ]));
+  t.is(unhidden.status, 200, unhidden.text);
+  t.is((await s.request('GET', `${SYSTEM}/secret-sauce`)).json['filters-test:secret-sauce'], 'mayo');
+  // XML edit values too.
+  const xml = `<yang-patch xmlns="urn:ietf:params:xml:ns:yang:ietf-yang-patch"><patch-id>p2</patch-id><edit><edit-id>e1</edit-id>`
+    + `<operation>merge</operation><target>/</target><value><system xmlns="urn:rosetta:test:filters-test"><hostname>r9</hostname>`
+    + `<secret-sauce>salt</secret-sauce><bogus>1</bogus></system></value></edit></yang-patch>`;
+  const x = await s.request('PATCH', SYSTEM, xml, { 'content-type': 'application/yang-patch+xml' });
+  t.is(x.status, 200, x.text);
+  const got = (await s.request('GET', SYSTEM)).json['filters-test:system'];
+  t.is(got.hostname, 'r9');
+  t.is(got['secret-sauce'], 'mayo');
+});
+
+test('YANG Patch with the plugin off: unknown members are refused in the failing edit\'s status', async (t) => {
+  const s = await startFilterService({ ignoreUnsupportedDefinitionsOnWrite: true }, false);
+  t.teardown(() => s.stop());
+  const body = { 'ietf-yang-patch:yang-patch': { 'patch-id': 'p1', edit: [{ 'edit-id': 'e1', operation: 'merge', target: '/', value: { 'filters-test:system': { hostname: 'r1', bogus: 1 } } }] } };
+  const sent = await s.request('PATCH', SYSTEM, JSON.stringify(body), { 'content-type': 'application/yang-patch+json' });
+  t.is(sent.status, 400, sent.text);
+  t.is(sent.json['ietf-yang-patch:yang-patch-status']['edit-status'].edit[0]['edit-id'], 'e1');
+  t.is(sent.json['ietf-yang-patch:yang-patch-status']['edit-status'].edit[0].errors.error[0]['error-tag'], 'unknown-element');
+  t.is((await s.request('GET', SYSTEM)).status, 404);
+});
