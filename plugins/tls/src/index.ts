@@ -29,6 +29,7 @@ export function buildServerOptions(raw: Readonly<Record<string, JsonValue>> | un
   if (!settings.enabledTls) return undefined;
   const selection = selectProtocolsAndSuites(settings);
   for (const w of selection.warnings) log?.warn(w);
+  for (const n of selection.notes) log?.info(n);
   const pfx = loadKeystore(settings.keystorePath!, settings.keystorePassword);
   let ca: string[] | undefined;
   if (settings.truststorePath !== undefined) {

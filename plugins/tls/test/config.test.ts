@@ -34,15 +34,47 @@ test('defaults: TLS off; protocols TLSv1.2+1.3, suites TLS_ECDHE.*/TLS_DHE_RSA.*
   t.is(buildServerOptions({ enabledTls: false, keystorePath: '/nonexistent' }), undefined);
   const sel = selectProtocolsAndSuites(readTlsSettings(good));
   t.true(sel.suites.length > 10);
-  for (const s of sel.suites) {
+  const tls12 = sel.suites.filter((s) => !s.versions.includes('TLSv1.3'));
+  for (const s of tls12) {
     t.regex(s.iana, /^(TLS_ECDHE|TLS_DHE_RSA)/);
     t.notRegex(s.iana, /MD5|RC4|DSS|NULL|DES/);
   }
   t.true(sel.suites.some((s) => s.iana === 'TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384' && s.openssl === 'ECDHE-RSA-AES256-GCM-SHA384'));
   t.true(sel.ciphers.split(':').includes('ECDHE-RSA-CHACHA20-POLY1305'));
-  // TLS 1.3 suites are named TLS_AES_... and TLS_CHACHA20_...: the default patterns select none, as they would on a JSSE server.
-  t.deepEqual(sel.versions, ['TLSv1.2']);
-  t.true(sel.warnings.some((w) => /TLSv1\.3 is enabled but no selected cipher suite/.test(w)));
+  // The default patterns name no TLS 1.3 suite (TLS_AES_..., TLS_CHACHA20_...): TLS 1.3 offers its standard set, and says so.
+  t.deepEqual(sel.versions, ['TLSv1.2', 'TLSv1.3']);
+  t.deepEqual(sel.suites.filter((s) => s.versions.includes('TLSv1.3')).map((s) => s.iana), ['TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256', 'TLS_AES_128_GCM_SHA256']);
+  t.deepEqual(sel.warnings, []);
+  t.true(sel.notes.some((n) => /TLSv1\.3 offers its standard suites TLS_AES_256_GCM_SHA384, TLS_CHACHA20_POLY1305_SHA256, TLS_AES_128_GCM_SHA256/.test(n)));
+});
+
+test('TLS 1.3 suites: named ones restrict TLS 1.3, exclusions win over the standard set, the protocol lists turn it off', (t) => {
+  const tls13 = (sel: { suites: readonly { iana: string; versions: readonly string[] }[] }) => sel.suites.filter((s) => s.versions.includes('TLSv1.3')).map((s) => s.iana);
+  // Naming one TLS 1.3 suite: exactly that one, no note.
+  const named = selectProtocolsAndSuites(readTlsSettings({ ...good, includedCipherSuites: ['TLS_ECDHE.*', 'TLS_AES_256_GCM_SHA384'] }));
+  t.deepEqual(tls13(named), ['TLS_AES_256_GCM_SHA384']);
+  t.deepEqual(named.notes, []);
+  // Named but all excluded: TLS 1.3 is off, with a warning (the operator named and removed them).
+  const namedExcluded = selectProtocolsAndSuites(readTlsSettings({ ...good, includedCipherSuites: ['TLS_ECDHE.*', 'TLS_AES_.*'], excludedCipherSuites: ['TLS_AES_.*'] }));
+  t.deepEqual(namedExcluded.versions, ['TLSv1.2']);
+  t.true(namedExcluded.warnings.some((w) => /TLSv1\.3 is enabled but no selected cipher suite/.test(w)));
+  // Exclusions apply to the standard set.
+  const noChacha = selectProtocolsAndSuites(readTlsSettings({ ...good, excludedCipherSuites: ['.*CHACHA20.*'] }));
+  t.deepEqual(tls13(noChacha), ['TLS_AES_256_GCM_SHA384', 'TLS_AES_128_GCM_SHA256']);
+  t.false(noChacha.ciphers.includes('CHACHA20'));
+  const none13 = selectProtocolsAndSuites(readTlsSettings({ ...good, excludedCipherSuites: ['TLS_AES_.*', 'TLS_CHACHA20_.*'] }));
+  t.deepEqual(none13.versions, ['TLSv1.2']);
+  // The protocols decide first: TLS 1.3 excluded or not included means no TLS 1.3 suite at all.
+  for (const protocols of [{ excludedProtocols: ['TLSv1.3'] }, { includedProtocols: ['TLSv1.2'] }]) {
+    const sel = selectProtocolsAndSuites(readTlsSettings({ ...good, ...protocols }));
+    t.deepEqual(sel.versions, ['TLSv1.2']);
+    t.deepEqual(tls13(sel), []);
+    t.deepEqual(sel.notes, []);
+  }
+  // TLS 1.3 only, by protocol, with the default patterns: served by the standard set.
+  const only13 = selectProtocolsAndSuites(readTlsSettings({ ...good, includedProtocols: ['TLSv1.3'] }));
+  t.deepEqual(only13.versions, ['TLSv1.3']);
+  t.is(only13.minVersion, 'TLSv1.3');
 });
 
 test('cipher patterns are whole-name regular expressions; exclusion wins; TLS 1.3 names pass through', (t) => {
@@ -94,7 +126,9 @@ test('every field: bad values are refused naming the field', (t) => {
     [{ ...good, excludedProtocols: ['TLSv1', 3] }, 'tls.excludedProtocols[1]'],
     [{ ...good, excludedProtocols: ['PCT1'] }, 'tls.excludedProtocols[0]'],
     [{ ...good, includedCipherSuites: ['TLS_(ECDHE'] }, 'tls.includedCipherSuites[0]'],
-    [{ ...good, includedCipherSuites: ['TLS_NO_SUCH_SUITE'] }, 'tls.includedCipherSuites'],
+    [{ ...good, includedCipherSuites: ['TLS_NO_SUCH_SUITE'] }, 'tls.includedCipherSuites[0]'],
+    [{ ...good, includedCipherSuites: ['TLS_ECDHE.*', 'TLS_ECDHE_RSA_WTH_AES_128_GCM_SHA256'] }, 'tls.includedCipherSuites[1]'],
+    [{ ...good, excludedCipherSuites: ['TLS_ECDHE.*', 'TLS_DHE.*'] }, 'tls.includedCipherSuites'],
     [{ ...good, includedCipherSuites: [''] }, 'tls.includedCipherSuites[0]'],
     [{ ...good, excludedCipherSuites: ['.*'] }, 'tls.includedCipherSuites'],
     [{ ...good, excludedCipherSuites: ['[a-'] }, 'tls.excludedCipherSuites[0]'],

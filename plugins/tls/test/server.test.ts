@@ -54,12 +54,22 @@ async function withService<T>(raw: Record<string, unknown>, run: (url: string, e
   }
 }
 
-test('TLS on: HTTPS from the key store, TLS 1.2 with a selected suite; plain HTTP is not answered', async (t) => {
+test('TLS on with defaults: HTTPS from the key store, TLS 1.3 and TLS 1.2 with selected suites; plain HTTP is not answered', async (t) => {
   await withService({ plugins: pluginsFile(true), tls: serverTls }, async (url) => {
     t.regex(url, /^https:\/\/127\.0\.0\.1:\d+$/);
-    const answer = await get(url);
+    // A TLS 1.3-only client is served with the defaults (includedProtocols lists TLSv1.3).
+    const tls13 = await get(url, { minVersion: 'TLSv1.3', maxVersion: 'TLSv1.3' });
+    t.is(tls13.status, 200);
+    t.regex(tls13.body, /yang-library-version/);
+    t.is(tls13.protocol, 'TLSv1.3');
+    t.is(tls13.cipher, 'TLS_AES_256_GCM_SHA384');
+    // Each standard TLS 1.3 suite is negotiable; one outside the standard set is not offered.
+    t.is((await get(url, { minVersion: 'TLSv1.3', ciphers: 'TLS_CHACHA20_POLY1305_SHA256' })).cipher, 'TLS_CHACHA20_POLY1305_SHA256');
+    t.is((await get(url, { minVersion: 'TLSv1.3', ciphers: 'TLS_AES_128_GCM_SHA256' })).cipher, 'TLS_AES_128_GCM_SHA256');
+    await t.throwsAsync(get(url, { minVersion: 'TLSv1.3', ciphers: 'TLS_AES_128_CCM_SHA256' }), { message: /handshake|cipher|alert/i });
+    // A TLS 1.2-only client gets TLS 1.2 with the strongest suite the RSA key allows.
+    const answer = await get(url, { maxVersion: 'TLSv1.2' });
     t.is(answer.status, 200);
-    t.regex(answer.body, /yang-library-version/);
     t.is(answer.protocol, 'TLSv1.2');
     t.is(answer.cipher, 'TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384', 'the strongest suite the RSA key allows');
     // A client offering only a DHE suite (included by TLS_DHE_RSA.*) is served too.
@@ -107,7 +117,9 @@ test('a TLS 1.1-only client is refused by default, and served only when TLS 1.1 
 test('cipher suites: the one included suite is negotiated; a client offering only excluded suites is refused', async (t) => {
   const tls = { ...serverTls, includedCipherSuites: ['TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256', 'TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA'], excludedCipherSuites: ['.*CBC.*'] };
   await withService({ plugins: pluginsFile(true), tls }, async (url) => {
-    t.is((await get(url)).cipher, 'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256');
+    t.is((await get(url, { maxVersion: 'TLSv1.2' })).cipher, 'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256');
+    // The patterns name no TLS 1.3 suite: TLS 1.3 serves its standard set (selection.ts says why).
+    t.is((await get(url)).cipher, 'TLS_AES_256_GCM_SHA384');
     await t.throwsAsync(get(url, { ciphers: 'ECDHE-RSA-AES256-SHA', maxVersion: 'TLSv1.2' }), { message: /handshake|cipher|alert/i });
   });
   await withService({ plugins: pluginsFile(true), tls: { ...serverTls, includedCipherSuites: ['TLS_AES_256_GCM_SHA384'] } }, async (url) => {
