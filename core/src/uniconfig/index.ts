@@ -10,6 +10,6 @@ export { UniconfigEngine, unknownNode } from './engine';
 export { NodeStore, UNICONFIG_TOPOLOGY, TOPOLOGY_MODULE, type NodeUpdate } from './node-store';
 export { TransactionRegistry, Transaction, COOKIE_NAME, transactionCookie, invalidTransaction, type NodeView } from './transactions';
 export { configurationPath, type ConfigurationPath } from './data-route';
-export { diffResult } from './diff-report';
+export { diffReport } from './diff-report';
 export { topLevelEdits, pushConfiguration, dryRunConfiguration, readConfiguration } from './device-io';
 export { SnapshotStore } from './snapshots';

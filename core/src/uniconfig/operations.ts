@@ -10,7 +10,7 @@ import type { JsonObject, JsonValue } from '../hooks';
 import type { PluginScope } from '../plugins/generation';
 import { RestconfError } from '../restconf/errors';
 import { dryRunConfiguration, readConfiguration } from './device-io';
-import { diffResult } from './diff-report';
+import { diffReport } from './diff-report';
 import type { UniconfigEngine } from './engine';
 import { missing, type SnapshotStore } from './snapshots';
 import { invalidTransaction, Transaction, type TransactionRegistry } from './transactions';
@@ -80,7 +80,7 @@ export class UniconfigOperations {
         return null;
       case 'uniconfig-manager:calculate-diff': {
         const ids = engine.targets(targetNodes(input), () => (tx !== undefined ? tx.writtenNodes() : allNodes()));
-        return perNode(ids, async (id) => diffResult(diffTrees(engine.read(scope, tx, id, 'actual'), engine.read(scope, tx, id, 'intended'))));
+        return perNode(ids, async (id) => diffReport(engine.read(scope, tx, id, 'actual'), engine.read(scope, tx, id, 'intended')));
       }
       case 'dryrun-manager:dryrun-commit': {
         const ids = engine.targets(targetNodes(input), () => (tx !== undefined ? tx.writtenNodes() : allNodes()));
