@@ -19,7 +19,7 @@ import type {
 import type { PluginScope } from '../plugins/generation';
 import type { SchemaContext } from '../yang/schema';
 import { deviceCodec } from './codec';
-import { DeviceSchemaCache, type DeviceSchema } from './device-schema';
+import { DeviceSchemaCache, type DeviceSchema, type SchemaSourceText } from './device-schema';
 import { badSetting, deviceFault, MountError, noConnection, nodeExists, nodeMissing, notServed } from './errors';
 import { SecretBox } from './secrets';
 import {
@@ -92,6 +92,8 @@ function message(e: unknown): string {
 export class MountManager {
   private readonly nodes = new Map<string, MountedNode>();
   private readonly schemas = new DeviceSchemaCache();
+  /** Per plugin generation (its hooks), the device schemas its `schema.loaded` taps were given, per node. */
+  private readonly announced = new WeakMap<RosettaHooks, WeakMap<SchemaContext, Set<string>>>();
   private readonly box: SecretBox;
   private readonly timers = new Set<NodeJS.Timeout>();
   private closed = false;
@@ -226,7 +228,29 @@ export class MountManager {
     }
     node.connection = connection;
     this.compileOwnSchema(node, connection);
+    if (node.ownSchema !== undefined) this.announce(scope, node.ownSchema.schema, node.nodeId);
     node.problem = undefined;
+  }
+
+  /**
+   * Runs `schema.loaded` for a device's schema, once per generation, schema and node: at install, and at
+   * a node's first request in a generation (a plugin swapped in later, a CLI device's unit set compiled
+   * per request, a module set that changed). Cheap when nothing taps the hook. A failing tap is logged.
+   */
+  private announce(scope: PluginScope, schema: SchemaContext, nodeId: string): void {
+    const hook = scope.hooks.schema.loaded;
+    if (!hook.isUsed()) return;
+    let bySchema = this.announced.get(scope.hooks);
+    if (bySchema === undefined) this.announced.set(scope.hooks, bySchema = new WeakMap());
+    let nodes = bySchema.get(schema);
+    if (nodes === undefined) bySchema.set(schema, nodes = new Set());
+    if (nodes.has(nodeId)) return;
+    nodes.add(nodeId);
+    try {
+      hook.call({ schema, scope: { kind: 'device', nodeId } });
+    } catch (e) {
+      this.options.log.error(`node ${nodeId}: a schema.loaded tap failed: ${message(e)}`);
+    }
   }
 
   /** Compiles the modules the connection handed over (shared per module set); failures are logged. */
@@ -271,7 +295,26 @@ export class MountManager {
     }
     const info = this.infoOf(scope, node);
     const schema = node.ownSchema ?? this.schemas.forUnits(info.units, this.options.southboundYangDirs?.() ?? [], this.options.importDirs);
+    this.announce(scope, schema.schema, nodeId);
     return { node, info, connection, schema: schema.schema, codec: node.ownSchema ? deviceCodec(schema.schema) : undefined, failed: schema.failed };
+  }
+
+  /**
+   * The schema of an installed node whether or not it is connected now (the uniconfig layer serves its
+   * stored copy of a device that is down): a connected node's is {@link device}'s; a CLI node's follows
+   * its units; a NETCONF node that has not connected since start-up compiles `sources` (modules its
+   * caller kept from an earlier connection) in the shared cache, so a later connection with the same
+   * modules yields the very same schema object. Undefined when nothing is known; MountError 404 for a
+   * node that is not installed.
+   */
+  schemaOf(scope: PluginScope, nodeId: string, sources?: () => readonly SchemaSourceText[] | undefined): SchemaContext | undefined {
+    const node = this.nodes.get(nodeId);
+    if (node === undefined || node.installing) throw nodeMissing(nodeId, 'is not installed');
+    if (node.connection !== undefined) return this.device(scope, UNIFIED, nodeId).schema;
+    if (node.ownSchema !== undefined) return node.ownSchema.schema;
+    if (node.protocol === 'cli') return this.schemas.forUnits(this.infoOf(scope, node).units, this.options.southboundYangDirs?.() ?? [], this.options.importDirs).schema;
+    const kept = sources?.();
+    return kept === undefined ? undefined : this.schemas.forSources(kept, this.options.importDirs).schema;
   }
 
   /** The status of a node now. */

@@ -25,6 +25,8 @@ const STRICT: BodyDecodePolicy = Object.freeze({ skipUnknown: false, skip: undef
  * subtree with `root` (hook taps must copy what they change).
  */
 export function sliceToTarget(root: DataRoot, steps: readonly PathStep[]): DataRoot {
+  // The datastore root is the target: its whole tree is the answer.
+  if (steps.length === 0) return root;
   const top: DataRoot = { kind: 'root', children: [] };
   let here: DataNode | DataRoot = root;
   let holder: { children: DataNode[] } = top;

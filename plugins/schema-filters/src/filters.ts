@@ -156,3 +156,17 @@ export class NodeFilter {
       this.listed.some((s) => matches(s, ext, this.schema)) && !unhide.some((u) => matches(u, ext, this.schema)));
   }
 }
+
+/** How many definitions of a schema a filter removes: the topmost filtered nodes (their subtrees go with them). */
+export function countFiltered(schema: SchemaContext, filter: NodeFilter): number {
+  if (!filter.active) return 0;
+  let count = 0;
+  // Iterative: a deep schema must not exhaust the stack. Each schema node is visited once.
+  const pending: SchemaNode[] = [...schema.data];
+  while (pending.length > 0) {
+    const node = pending.pop()!;
+    if (filter.filtered(node) && node.kind !== 'choice' && node.kind !== 'case') { count++; continue; }
+    if (filter.touches(node)) pending.push(...node.children);
+  }
+  return count;
+}

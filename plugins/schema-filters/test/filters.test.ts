@@ -267,3 +267,25 @@ test('YANG Patch with the plugin off: unknown members are refused in the failing
   t.is(sent.json['ietf-yang-patch:yang-patch-status']['edit-status'].edit[0].errors.error[0]['error-tag'], 'unknown-element');
   t.is((await s.request('GET', SYSTEM)).status, 404);
 });
+
+test('a GET of the datastore root is filtered, not emptied', async (t) => {
+  const s = await startFilterService({ hiddenDataOnReadByExtensions: ['rext:hidden full'] });
+  t.teardown(() => s.stop());
+  t.is((await s.request('PUT', SYSTEM, FULL)).status, 201);
+  const root = await s.request('GET', '/rests/data?content=config');
+  t.is(root.status, 200, root.text);
+  const system = root.json['ietf-restconf:data']['filters-test:system'];
+  t.is(system.hostname, 'r1');
+  t.is(system['secret-sauce'], undefined);
+  t.is(system.internal, undefined);
+  t.deepEqual(system.user, [{ name: 'alice', role: 'admin' }, { name: 'bob', role: 'viewer' }]);
+  // schema.loaded ran for the local schema: the plugin says what its settings hide there.
+  t.true(s.log.some((l) => /local schema: 3 definition\(s\) hidden on read, 0 ignored on write/.test(l)), s.log.join('\n'));
+});
+
+test('a listed extension that no local definition carries is announced at start-up (a likely typo)', async (t) => {
+  const s = await startFilterService({ hiddenDataOnReadByExtensions: ['rext:hiden full', 'rext:hidden full'] });
+  t.teardown(() => s.stop());
+  t.true(s.log.some((l) => /schemaFilters\.hiddenDataOnReadByExtensions: 'rext:hiden full' matches no definition of the local schema/.test(l)), s.log.join('\n'));
+  t.false(s.log.some((l) => /'rext:hidden full' matches no definition/.test(l)));
+});

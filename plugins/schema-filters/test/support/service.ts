@@ -29,11 +29,20 @@ export interface FilterService {
   stop(): Promise<void>;
 }
 
-/** Starts a service with `schemaFilters` (undefined: none) and the plugin `enabled` or not. */
-export async function startFilterService(schemaFilters: Record<string, unknown> | undefined, enabled = true): Promise<FilterService> {
+/** The repository's plugin folders beside this one (`plugins/<name>`). */
+export function siblingPlugin(name: string): string {
+  return path.resolve(PLUGIN_DIR, '..', name);
+}
+
+/**
+ * Starts a service with `schemaFilters` (undefined: none) and the plugin `enabled` or not; `others` are
+ * further plugin folders enabled beside it (a southbound, for mount points).
+ */
+export async function startFilterService(schemaFilters: Record<string, unknown> | undefined, enabled = true, others: readonly string[] = []): Promise<FilterService> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-filters-'));
   const pluginsFile = path.join(dir, 'plugins.json');
-  fs.writeFileSync(pluginsFile, JSON.stringify({ watch: false, plugins: [{ path: PLUGIN_DIR, enabled }] }));
+  const plugins = [...others.map((p) => ({ path: p, enabled: true })), { path: PLUGIN_DIR, enabled }];
+  fs.writeFileSync(pluginsFile, JSON.stringify({ watch: false, plugins }));
   const raw = {
     port: 0, dataDir: path.join(dir, 'data'), yangDirs: [PLUGIN_YANG, TEST_YANG], plugins: pluginsFile,
     ...(schemaFilters !== undefined ? { schemaFilters } : {}),
