@@ -90,8 +90,8 @@ export async function handleConfiguration(
   ctx: RestconfContext, engine: UniconfigEngine, scope: PluginScope, tx: Transaction | undefined, req: Request, res: Response, where: ConfigurationPath,
 ): Promise<void> {
   const { nodeId } = where;
-  const device = engine.device(scope, nodeId);
-  const parsed = parseDevicePath(where.rest, device.schema, { keyDelimiter: ctx.options.keyDelimiter }, 'data');
+  const deviceSchema = engine.schema(scope, nodeId); // the device may be down: its stored copy is still served
+  const parsed = parseDevicePath(where.rest, deviceSchema, { keyDelimiter: ctx.options.keyDelimiter }, 'data');
   if (parsed.mount !== undefined) throw unknownResource(`${MOUNT_SEGMENT} is not served under a uniconfig configuration`, MOUNT_SEGMENT);
   const method = req.method;
   if (method === 'OPTIONS') {
@@ -114,19 +114,19 @@ export async function handleConfiguration(
     apply: () => Promise.reject(methodNotAllowed(method, ALLOW.state, 'the actual configuration is read from the device, not written')),
   };
   const datastores: Datastores = { config: intended, operational: actual, close: async () => undefined };
-  const viewCtx: RestconfContext = { ...ctx, schema: device.schema, datastores, options: { ...ctx.options, defaultContent: 'config' } };
+  const viewCtx: RestconfContext = { ...ctx, schema: deviceSchema, datastores, options: { ...ctx.options, defaultContent: 'config' } };
   const query: DataQuery = {
     content: 'config',
     insertInto: (schema: SchemaNode): InsertPosition | undefined => {
       if (options.insert === undefined) return undefined;
       if (schema.kind !== 'list' && schema.kind !== 'leaf-list') throw badQuery('insert', `'${schema.name}' is a ${schema.kind}, not an ordered-by user list or leaf-list`);
-      return resolveInsert(options.insert, schema, device.schema, { keyDelimiter: ctx.options.keyDelimiter });
+      return resolveInsert(options.insert, schema, deviceSchema, { keyDelimiter: ctx.options.keyDelimiter });
     },
     checkReferences: options.checkForReferences === true,
     applyTags: options.applyTags === true,
     hideAttributes: false,
     applyRead: (found: DataNode | DataRoot, target: SchemaNode | undefined) => {
-      const result = applyReadQuery(found, target, { ...options, content: 'all' }, device.schema, intended.current());
+      const result = applyReadQuery(found, target, { ...options, content: 'all' }, deviceSchema, intended.current());
       return result.kind === 'count' ? result.count : result.data;
     },
   };

@@ -20,9 +20,12 @@ import { diffTrees } from '../data/diff';
 import { applyEdits, type Edit } from '../data/edit';
 import type { DataRoot } from '../data/tree';
 import { MountError, type MountedDevice, type MountManager } from '../mount';
+import { noConnection } from '../mount/errors';
 import type { PluginScope } from '../plugins/generation';
+import type { SchemaContext } from '../yang/schema';
 import { RestconfError } from '../restconf/errors';
 import { pushConfiguration, readChanged, readConfiguration, topLevelEdits } from './device-io';
+import type { DeviceModuleStore } from './device-modules';
 import type { NodeStore, NodeUpdate } from './node-store';
 import type { NodeView, Transaction } from './transactions';
 
@@ -59,19 +62,41 @@ export function unknownNode(nodeId: string): RestconfError {
 }
 
 export class UniconfigEngine {
-  constructor(readonly store: NodeStore, private readonly mount: MountManager, private readonly log: EngineLogger) {}
+  constructor(readonly store: NodeStore, private readonly mount: MountManager, private readonly log: EngineLogger, readonly modules: DeviceModuleStore) {}
 
-  /** The mounted device of a uniconfig node (404 unknown, 502 unreachable). */
+  /** The mounted device of a uniconfig node (404 unknown, 502 unreachable); its modules are kept for when it is down. */
   device(scope: PluginScope, nodeId: string): MountedDevice {
     if (!this.store.has(nodeId)) throw unknownNode(nodeId);
-    return this.mount.device(scope, 'unified', nodeId);
+    const device = this.mount.device(scope, 'unified', nodeId);
+    this.modules.remember(nodeId, device.connection.schemaSources).catch((e: unknown) => this.log.error(`node ${nodeId}: keeping its YANG modules failed: ${messageOf(e)}`));
+    return device;
+  }
+
+  /** A connected device: 502 before anything is sent when it is down (its session lost, reconnecting). */
+  private connectedDevice(scope: PluginScope, nodeId: string): MountedDevice {
+    const device = this.device(scope, nodeId);
+    const status = device.connection.status?.() ?? 'connected';
+    if (status !== 'connected') throw noConnection(nodeId, `its connection is ${status}`);
+    return device;
+  }
+
+  /**
+   * The device schema of a uniconfig node, whether or not the device is up: its stored configuration
+   * stays readable and editable in a transaction while it is down (404 unknown node; 502 only when a
+   * NETCONF device is down and its modules were never kept).
+   */
+  schema(scope: PluginScope, nodeId: string): SchemaContext {
+    if (!this.store.has(nodeId)) throw unknownNode(nodeId);
+    const schema = this.mount.schemaOf(scope, nodeId, () => this.modules.sources(nodeId));
+    if (schema === undefined) throw noConnection(nodeId, 'the device is down and its YANG modules are not known yet');
+    return schema;
   }
 
   /** A transaction's view of a node, taken from the stores the first time it looks. */
   view(scope: PluginScope, tx: Transaction, nodeId: string): NodeView {
     const existing = tx.views.get(nodeId);
     if (existing !== undefined) return existing;
-    const schema = this.device(scope, nodeId).schema;
+    const schema = this.schema(scope, nodeId);
     const view: NodeView = {
       nodeId, schema, written: false,
       intended: this.store.tree('config', nodeId, schema),
@@ -88,8 +113,7 @@ export class UniconfigEngine {
       const view = this.view(scope, tx, nodeId);
       return which === 'intended' ? view.intended : view.baseActual;
     }
-    const schema = this.device(scope, nodeId).schema;
-    return this.store.tree(which === 'intended' ? 'config' : 'operational', nodeId, schema);
+    return this.store.tree(which === 'intended' ? 'config' : 'operational', nodeId, this.schema(scope, nodeId));
   }
 
   /**
@@ -106,7 +130,7 @@ export class UniconfigEngine {
       return next;
     }
     return this.store.locked([nodeId], async () => {
-      const device = this.device(scope, nodeId);
+      const device = this.connectedDevice(scope, nodeId);
       const intended = this.store.tree('config', nodeId, device.schema);
       const actual = this.store.tree('operational', nodeId, device.schema);
       const next = applyEdits(intended, edits, device.schema);
@@ -143,11 +167,14 @@ export class UniconfigEngine {
         }
       }
       const items = nodeIds.map((nodeId): CommitItem => {
-        const device = this.device(scope, nodeId); // 502 for a device that is down, before anything is sent
+        const device = this.connectedDevice(scope, nodeId); // 502 for a device that is down, before anything is sent
         const view = tx?.views.get(nodeId);
-        const schema = view?.schema ?? device.schema;
+        const schema = device.schema;
         const actual = this.store.tree('operational', nodeId, schema);
-        return { nodeId, device, actual, intended: view?.intended ?? this.store.tree('config', nodeId, schema), base: view?.baseActual ?? actual, storeIntended: view?.written === true };
+        // a view taken while the device was down, or before it came back with other modules, is in another schema
+        const intended = view === undefined ? this.store.tree('config', nodeId, schema) : this.inSchema(view.intended, view.schema, schema);
+        const base = view === undefined ? actual : this.inSchema(view.baseActual, view.schema, schema);
+        return { nodeId, device, actual, intended, base, storeIntended: view?.written === true };
       });
       if (checked) await this.checkDevices(scope, items);
       const pushed = await this.pushAll(scope, items);
@@ -172,6 +199,11 @@ export class UniconfigEngine {
       }
       if (pushed.length > 0) this.log.info(`committed ${pushed.map((p) => p.nodeId).join(', ')}`);
     });
+  }
+
+  /** `tree` (of schema `from`) as a tree of schema `to`. */
+  private inSchema(tree: DataRoot, from: SchemaContext, to: SchemaContext): DataRoot {
+    return from === to ? tree : this.store.decode(this.store.encode(tree, from), to);
   }
 
   /** 409 unless every device still holds the actual configuration its transaction started from. */

@@ -117,7 +117,7 @@ export class UniconfigOperations {
         const ids = engine.targets(targetNodes(input), allNodes);
         const copies = new Map<string, JsonObject>();
         for (const id of ids) {
-          const schema = engine.device(scope, id).schema;
+          const schema = engine.schema(scope, id);
           copies.set(id, engine.store.encode(engine.read(scope, tx, id, 'intended'), schema));
         }
         await this.parts.snapshots.create(snapshotName, copies);
@@ -130,7 +130,7 @@ export class UniconfigOperations {
         const ids = engine.targets(targetNodes(input), () => [...copies.keys()]);
         const absent = ids.filter((id) => !copies.has(id));
         if (absent.length > 0) throw RestconfError.of('data-missing', `snapshot '${snapshotName}' holds no configuration of ${absent.join(', ')}`, { type: 'application' });
-        await this.replaceIntended(scope, tx, ids, (id) => engine.store.decode(copies.get(id)!, engine.device(scope, id).schema));
+        await this.replaceIntended(scope, tx, ids, (id) => engine.store.decode(copies.get(id)!, engine.schema(scope, id)));
         return null;
       }
       case 'snapshot-manager:delete-snapshot':

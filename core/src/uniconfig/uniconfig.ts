@@ -15,6 +15,7 @@ import type { JsonObject, JsonValue, OperationResult, RosettaHooks, RpcContext }
 import type { MountManager } from '../mount';
 import type { RestconfContext } from '../restconf/context';
 import { readConfiguration } from './device-io';
+import { DeviceModuleStore } from './device-modules';
 import { UniconfigEngine } from './engine';
 import { NodeStore, UNICONFIG_TOPOLOGY } from './node-store';
 import { UniconfigOperations } from './operations';
@@ -70,14 +71,15 @@ export class Uniconfig {
   constructor(private readonly options: UniconfigOptions) {
     const { ctx } = options;
     this.store = new NodeStore(ctx, options.dataDir);
-    this.engine = new UniconfigEngine(this.store, options.mount, ctx.log);
+    this.engine = new UniconfigEngine(this.store, options.mount, ctx.log, new DeviceModuleStore(options.dataDir, ctx.log));
     this.registry = new TransactionRegistry(ctx.log);
     this.snapshots = new SnapshotStore(ctx);
     this.operations = new UniconfigOperations({ engine: this.engine, registry: this.registry, snapshots: this.snapshots });
   }
 
   /** Loads the actual configurations kept before a restart; resolves with how many nodes. */
-  open(): Promise<number> {
+  async open(): Promise<number> {
+    await this.engine.modules.open();
     return this.store.open();
   }
 
@@ -113,10 +115,12 @@ export class Uniconfig {
       try {
         const device = this.options.mount.device(scope, 'unified', nodeId);
         const root = await readConfiguration(device, scope);
+        await this.engine.modules.remember(nodeId, device.connection.schemaSources);
         const json = this.store.encode(root, device.schema);
         await this.store.locked([nodeId], () => this.store.save([{ nodeId, intended: json, actual: json }]));
       } catch (e) {
         await this.options.mount.uninstall({ operation: 'connection-manager:uninstall-node', input: { 'node-id': nodeId } }).catch(() => undefined);
+        await this.engine.modules.forget(nodeId).catch(() => undefined);
         throw e;
       }
       return result;
@@ -131,6 +135,7 @@ export class Uniconfig {
     if (this.store.has(nodeId) || this.store.json('operational', nodeId) !== undefined) {
       await this.store.locked([nodeId], () => this.store.save([{ nodeId, intended: null, actual: null }]));
     }
+    await this.engine.modules.forget(nodeId);
     return result;
   }
 
