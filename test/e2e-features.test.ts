@@ -4,6 +4,9 @@
  * up): enabling the plugin brings its routes in, disabling takes them away, enabling again brings them
  * back, and the RESTCONF data routes answer throughout (the direct data path hands requests to express
  * only while a generation has plugin routes). A real HTTP server in this process is the remote server.
+ * And start-up as `rosetta start --config` does it (configuration file, then the service): a bad value in
+ * each feature object stops it naming the field; a section configured while its plugin is off is
+ * announced loudly.
  */
 import * as fs from 'node:fs/promises';
 import * as http from 'node:http';
@@ -12,7 +15,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import test from 'ava';
 import { openDatastores } from '@rosetta/core/dist/src/datastore';
-import { resolveConfig } from '@rosetta/core/dist/src/service/config';
+import { loadConfig, resolveConfig } from '@rosetta/core/dist/src/service/config';
 import { startService } from '@rosetta/core/dist/src/service/service';
 
 /** The repository root (from test/dist). */
@@ -100,4 +103,52 @@ test('callbacks routes follow plugins.json while the service runs: enabled -> se
   await writePlugins(true);
   await until(() => send(base, 'GET', CALL_POINT), 200, 'after enabling again');
   t.false(log.some((l) => /plugin routes of generation/.test(l)), log.join('\n'));
+});
+
+const plugin = (name: string) => path.join(ROOT, 'plugins', name);
+
+/** Writes a configuration file and a plugins.json (`enabled`: plugin folder names), and starts as `rosetta start` does. */
+async function startFromFile(dir: string, config: Record<string, unknown>, enabled: readonly string[]): Promise<{ stop(): Promise<void>; log: string[] }> {
+  const pluginsFile = path.join(dir, 'plugins.json');
+  await fs.writeFile(pluginsFile, JSON.stringify({ watch: false, plugins: ['schema-filters', 'callbacks', 'tls', 'auth'].map((p) => ({ path: plugin(p), enabled: enabled.includes(p) })) }));
+  const file = path.join(dir, 'rosetta.json');
+  await fs.writeFile(file, JSON.stringify({ port: 0, host: '127.0.0.1', dataDir: path.join(dir, `data-${Date.now()}-${Math.random()}`), plugins: pluginsFile, ...config }));
+  const log: string[] = [];
+  const service = await startService({ config: loadConfig(file), openDatastores, log: { info: (m) => log.push(m), error: (m) => log.push(m) } });
+  return { stop: () => service.stop(), log };
+}
+
+test('start-up refuses a bad value in each feature object, naming the field', async (t) => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'rosetta-e2e-startup-'));
+  t.teardown(() => fs.rm(dir, { recursive: true, force: true }));
+  const hash = 'scrypt$16384$8$1$c2FsdHNhbHRzYWx0c2FsdA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
+  const cases: Array<[Record<string, unknown>, readonly string[], RegExp]> = [
+    [{ schemaFilters: { hiddenDataOnReadByExtensions: ['hidden'] } }, ['schema-filters'], /^schemaFilters\.hiddenDataOnReadByExtensions\[0\]: /],
+    [{ schemaFilters: { hideDeprecatedDefinitionsOnRead: 'yes' } }, ['schema-filters'], /^schemaFilters\.hideDeprecatedDefinitionsOnRead: /],
+    [{ callbacks: { timeoutMs: 0 } }, ['callbacks'], /^callbacks\.timeoutMs: /],
+    [{ tls: { enabledTls: true } }, ['tls'], /^tls\.keystorePath: /],
+    [{ tls: { enabledTls: true, keystorePath: path.join(dir, 'missing.p12'), keystorePassword: 'x' } }, ['tls'], /^tls\.keystorePath: /],
+    [{ tls: { enabledTls: true, keystorePath: path.join(dir, 'missing.p12'), includedCipherSuites: ['TLS_ECDHE_RSA_WTH_AES'] } }, ['tls'], /^tls\.includedCipherSuites\[0\]: /],
+    [{ tls: { enabledTls: true, keystorePath: 'x.p12' } }, [], /^tls\.enabledTls: /],
+    [{ auth: { users: [{ name: 'a', role: 'admin', passwordHash: hash }] } }, ['auth'], /^auth\.users\[0\]\.role: /],
+    [{ auth: { users: [{ name: 'a', role: 'read', passwordHash: hash }] } }, [], /^auth: /],
+  ];
+  for (const [config, enabled, message] of cases) {
+    const error = await startFromFile(dir, config, enabled).then(async (s) => { await s.stop(); return undefined; }, (e: Error) => e);
+    t.truthy(error, `${JSON.stringify(config)} started`);
+    t.regex(error?.message ?? '', message, JSON.stringify(config));
+  }
+});
+
+test('schemaFilters or callbacks configured with their plugin off: start-up says so loudly, naming the section', async (t) => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'rosetta-e2e-unserved-'));
+  t.teardown(() => fs.rm(dir, { recursive: true, force: true }));
+  const config = { schemaFilters: { hiddenDataOnReadByExtensions: ['rext:hidden full'] }, callbacks: { timeoutMs: 1000 } };
+  const off = await startFromFile(dir, config, []);
+  await off.stop();
+  t.true(off.log.some((l) => /WARNING: schemaFilters is configured but no schema-filter plugin is loaded/.test(l)), off.log.join('\n'));
+  t.true(off.log.some((l) => /WARNING: callbacks is configured but no callbacks plugin is loaded/.test(l)), off.log.join('\n'));
+  const on = await startFromFile(dir, config, ['schema-filters', 'callbacks']);
+  await on.stop();
+  t.false(on.log.some((l) => /WARNING: (schemaFilters|callbacks) is configured/.test(l)), on.log.join('\n'));
 });

@@ -26,6 +26,7 @@ import { pluginRoutes } from '../restconf/plugin-routes';
 import type { SchemaContext } from '../yang/schema';
 import type { ServiceConfig } from './config';
 import { authenticatingHandler, checkSecurityAtStart } from './authentication';
+import { unservedSectionWarnings } from './feature-check';
 import { LiveSchema } from './live-schema';
 import { OWN_YANG_DIR } from './schema';
 
@@ -145,6 +146,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
     const secured = startScope.hooks.server.create.call({ handler, tls: config.tls });
     const warning = checkSecurityAtStart(config, secured !== undefined && 'setSecureContext' in secured, startScope.hooks.server.authenticate.isUsed());
     if (warning !== undefined) log.error(warning);
+    const loadedKinds = new Set<string>(host?.status().flatMap((p) => (p.state === 'loaded' && p.kind !== undefined ? [p.kind] : [])) ?? []);
+    for (const w of unservedSectionWarnings(config, loadedKinds)) log.error(w);
     server = secured ?? http.createServer(handler);
   } catch (e) {
     await mount.close();
