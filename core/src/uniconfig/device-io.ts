@@ -68,26 +68,69 @@ export function topLevelEdits(before: DataRoot, after: DataRoot): { edits: Devic
   return { edits, changed };
 }
 
+/** How a southbound undid its own partial write after refusing one (a commit's `rollback-status`). */
+export interface SouthboundRollback {
+  readonly status: 'complete' | 'fail' | 'unknown';
+  /** What was done, for the node's error message. */
+  readonly detail: string;
+}
+
+const rollbackReports = new WeakMap<object, SouthboundRollback>();
+
+/** The southbound's rollback report carried by a fault {@link pushConfiguration} threw; undefined for other faults. */
+export function southboundRollback(fault: unknown): SouthboundRollback | undefined {
+  return typeof fault === 'object' && fault !== null ? rollbackReports.get(fault) : undefined;
+}
+
+/**
+ * What the southbound did about its partial write: the CLI southbound's error carries its report
+ * (`rollback {sent, failed, incomplete?}`); the NETCONF southbound discards the candidate (or the device
+ * rolls back on error), but a device with neither leaves running changed up to the failing edit.
+ */
+function rollbackOf(device: MountedDevice, e: unknown): SouthboundRollback {
+  const report = typeof e === 'object' && e !== null ? (e as { rollback?: unknown }).rollback : undefined;
+  if (typeof report === 'object' && report !== null && Array.isArray((report as { sent?: unknown }).sent)) {
+    const r = report as { sent: unknown[]; failed?: unknown; incomplete?: unknown };
+    const failed = Array.isArray(r.failed) ? r.failed as Array<{ command?: unknown; message?: unknown }> : [];
+    const incomplete = typeof r.incomplete === 'string' && r.incomplete !== '' ? r.incomplete : undefined;
+    if (failed.length > 0 || incomplete !== undefined) {
+      const refused = failed.map((f) => `${JSON.stringify(String(f.command ?? '').trim())}: ${String(f.message ?? '')}`);
+      return { status: 'fail', detail: [refused.length > 0 ? `${refused.length} undo command(s) refused (${refused.join('; ')})` : '', incomplete ?? ''].filter((x) => x !== '').join('; ') };
+    }
+    return { status: 'complete', detail: r.sent.length === 0 ? 'nothing had been applied' : `undone with ${r.sent.length} command(s)` };
+  }
+  if (device.node.protocol === 'netconf') {
+    const capabilities = device.connection.capabilities ?? [];
+    if (capabilities.some((c) => c.startsWith(CAP_CANDIDATE))) return { status: 'complete', detail: 'the candidate was discarded' };
+    if (capabilities.some((c) => c.startsWith(CAP_ROLLBACK_ON_ERROR))) return { status: 'complete', detail: 'the device rolled the edit back (rollback-on-error)' };
+    return { status: 'fail', detail: 'the device has neither :candidate nor :rollback-on-error, so running may keep the edits before the failing one' };
+  }
+  return { status: 'unknown', detail: 'the southbound gave no rollback report' };
+}
+
 /**
  * Sends the change `before` -> `after` to the device; resolves with what was sent. Throws the
- * southbound's refusal as a MountError (the southbound has undone its own partial work).
+ * southbound's refusal as a MountError, carrying its rollback report ({@link southboundRollback}).
  */
 export async function pushConfiguration(device: MountedDevice, scope: PluginScope, before: DataRoot, after: DataRoot): Promise<readonly string[]> {
   const { edits } = topLevelEdits(before, after);
   if (edits.length === 0) return [];
   const hook = scope.hooks.device.write.get(device.node.protocol);
   if (hook === undefined || !hook.isUsed()) throw MountError.of(501, 'operation-not-supported', `no southbound plugin writes '${device.node.protocol}' devices`);
+  let result;
   try {
-    const result = await hook.promise({
+    result = await hook.promise({
       device: device.info, connection: device.connection,
       before: toJsonValue(before, { attributes: false }) as JsonObject, after: toJsonValue(after, { attributes: false }) as JsonObject,
       edits, ...(device.codec ? { codec: device.codec } : {}),
     });
-    if (result === undefined) throw MountError.of(501, 'operation-not-supported', `no southbound plugin accepted a write to '${device.node.nodeId}'`);
-    return result.commands;
   } catch (e) {
-    throw deviceFault(device.node.nodeId, e);
+    const fault = deviceFault(device.node.nodeId, e);
+    rollbackReports.set(fault, rollbackOf(device, e));
+    throw fault;
   }
+  if (result === undefined) throw MountError.of(501, 'operation-not-supported', `no southbound plugin accepted a write to '${device.node.nodeId}'`);
+  return result.commands;
 }
 
 /** What {@link pushConfiguration} would send for `before` -> `after`, sending nothing. */

@@ -24,7 +24,7 @@ import { noConnection } from '../mount/errors';
 import type { PluginScope } from '../plugins/generation';
 import type { SchemaContext } from '../yang/schema';
 import { RestconfError } from '../restconf/errors';
-import { pushConfiguration, readChanged, readConfiguration, topLevelEdits } from './device-io';
+import { pushConfiguration, readChanged, readConfiguration, southboundRollback, topLevelEdits } from './device-io';
 import type { DeviceModuleStore } from './device-modules';
 import type { NodeStore, NodeUpdate } from './node-store';
 import type { NodeView, Transaction } from './transactions';
@@ -249,20 +249,22 @@ export class UniconfigEngine {
     return failed;
   }
 
-  /** The answer to a failed commit: one entry per node saying how it fared. */
+  /**
+   * The answer to a failed commit: one entry per node saying how it fared. The failing node's
+   * `rollback-status` is its southbound's own report (device-io.ts): `complete`, `fail` or `unknown`.
+   */
   private failure(items: readonly CommitItem[], failedItem: CommitItem, cause: unknown, pushed: readonly CommitItem[], rollbackFailed: ReadonlySet<string>): RestconfError {
-    const status = isConnectionLoss(cause) && rollbackFailed.size === 0 ? 502 : 500;
+    const own = southboundRollback(cause);
+    const status = isConnectionLoss(cause) && rollbackFailed.size === 0 && own?.status !== 'fail' ? 502 : 500;
     const entries = items.map((item) => {
       const wasPushed = pushed.includes(item);
       const failedHere = item === failedItem;
       const configuration = failedHere ? 'fail' : wasPushed ? 'complete' : 'n/a';
-      // The failing node's southbound undoes its own partial write (CLI step-wise undo, NETCONF discard/rollback-on-error).
-      const rollback = failedHere ? 'complete' : wasPushed ? (rollbackFailed.has(item.nodeId) ? 'fail' : 'complete') : 'n/a';
-      const message = failedHere ? messageOf(cause) : wasPushed ? `rolled back because node '${failedItem.nodeId}' failed` : `not sent because node '${failedItem.nodeId}' failed`;
-      return {
-        type: 'application' as const, tag: failedHere ? (status === 502 ? 'southbound_no_connection' : 'operation-failed') : rollback === 'fail' ? 'rollback-failed' : 'operation-failed',
-        message, info: { 'node-id': item.nodeId, 'configuration-status': configuration, 'rollback-status': rollback },
-      };
+      const rollback = failedHere ? own?.status ?? 'complete' : wasPushed ? (rollbackFailed.has(item.nodeId) ? 'fail' : 'complete') : 'n/a';
+      const message = failedHere ? `${messageOf(cause)}${own ? `; rollback on the device: ${own.detail}` : ''}`
+        : wasPushed ? `rolled back because node '${failedItem.nodeId}' failed` : `not sent because node '${failedItem.nodeId}' failed`;
+      const tag = failedHere ? (status === 502 ? 'southbound_no_connection' : 'operation-failed') : rollback === 'fail' ? 'rollback-failed' : 'operation-failed';
+      return { type: 'application' as const, tag, message, info: { 'node-id': item.nodeId, 'configuration-status': configuration, 'rollback-status': rollback } };
     });
     return new RestconfError(status, entries);
   }

@@ -201,6 +201,26 @@ test.serial('a commit across two devices where the second refuses leaves both as
   t.is(await description('R1', 'eth0', undefined, 'nonconfig'), 'in a tx');
 });
 
+test.serial("a failing node's rollback-status is its southbound's report: an undo the device refuses too is rollback fail", async (t) => {
+  // the undo of eth0's new description is the old one, which mentions REFUSE: the device refuses it too
+  const r4 = await refusingDevice('r4', ['interface eth0', ' description REFUSE-kept', 'interface eth1', ' description one']);
+  try {
+    t.is((await s.request('POST', `${OPS}/connection-manager:install-node`, installBody('R4', r4.port))).status, 204);
+    const cookie = await createTransaction();
+    t.is((await setDescription('R4', 'eth0', 'fine', cookie)).status, 204);
+    t.is((await setDescription('R4', 'eth1', 'REFUSE now', cookie)).status, 204);
+    const commit = await s.request('POST', `${OPS}/uniconfig-manager:commit`, { input: { 'target-nodes': { node: ['R4'] } } }, { cookie });
+    t.is(commit.status, 500, commit.text);
+    const entry = commit.json.errors.error[0];
+    t.deepEqual(entry['error-info'], { 'node-id': 'R4', 'configuration-status': 'fail', 'rollback-status': 'fail' });
+    t.regex(entry['error-message'], /rollback on the device: 1 undo command\(s\) refused \("description REFUSE-kept"/);
+    t.regex(r4.view.runningConfig(), /description fine/, 'the device really kept the half-applied change');
+  } finally {
+    await s.request('POST', `${OPS}/connection-manager:uninstall-node`, { input: { 'node-id': 'R4' } });
+    await r4.close();
+  }
+});
+
 test.serial('a hand change on the device: checked-commit 409, is-in-sync false, sync-from-network picks it up', async (t) => {
   const cookie = await createTransaction();
   t.is((await setDescription('R1', 'eth1', 'checked', cookie)).status, 204);
