@@ -2,9 +2,15 @@
  * The write-ahead journal of one store: an append-only log of opaque records in a directory, plus
  * compacted snapshots of the owner's state. It knows durability, not what the bytes mean.
  *
- * - `append` resolves only once the record is fsync'ed. Group commit: appends arriving while a write +
- *   fsync is in flight are written together by the next one, so one fsync covers many writers; order of
- *   `append` calls is the order on disk and of resolution.
+ * - `append` resolves only once the record is fsync'ed. Group commit: the appends queued when a commit
+ *   starts are written by one write + fsync, so one fsync covers many writers. Several commits may be in
+ *   flight at once (`maxConcurrentCommits`): writers that arrive during an fsync get the next one started
+ *   at once instead of waiting for the first to finish, which matters when clients come back staggered
+ *   (HTTP) and the disk serves concurrent flushes in parallel. Each commit writes at offsets reserved in
+ *   append order, and commits are acknowledged in that order: a record is acknowledged only once it and
+ *   every record before it are durable. The order of `append` calls is the order on disk and of
+ *   resolution. A crash with a later commit on disk and an earlier one not leaves damage in the middle
+ *   of the tail, which recovery cuts with everything after it: none of that was acknowledged.
  * - `snapshot(state)` stores the owner's whole state as of every record appended so far: new records go
  *   to a fresh segment from that moment, the snapshot is written atomically once the records it covers
  *   are durable, and then the segments and snapshots it supersedes are removed.
@@ -78,6 +84,11 @@ export interface JournalOptions extends RecoveryHandlers {
   maxSnapshotBytes?: number;
   /** Most bytes written by one group commit; a larger single record is written alone. Default 4 MiB. */
   maxBatchBytes?: number;
+  /**
+   * Group commits (write + fsync) in flight at once; default 3. Each holds a libuv thread-pool thread
+   * (4 by default) while it runs, so the default leaves one to the rest of the process.
+   */
+  maxConcurrentCommits?: number;
   /** Where recovery and failures are reported; default stderr. */
   log?(message: string): void;
   /** Replaces the write and fsync of the append path (fault injection in tests). */
@@ -126,6 +137,12 @@ export class Journal {
   /** Segment size the compaction thresholds are counted from: 0, or where a failed snapshot left it. */
   private compactionBaseline = { bytes: 0, records: 0 };
   private batches = 0;
+  /** File offset where the next group commit writes (past every commit started, durable or not). */
+  private writeOffset: number;
+  /** Acknowledgements of the commits in flight, oldest first (each settles after the one before it). */
+  private readonly inFlight: Promise<void>[] = [];
+  /** The write + fsync of the commits in flight, so a failure can wait for them before cutting the file. */
+  private readonly inFlightIo = new Set<Promise<unknown>>();
 
   private constructor(
     /** Absolute path of the directory. */
@@ -135,12 +152,13 @@ export class Journal {
     private readonly lock: DirectoryLock,
     private active: ActiveSegment,
     private readonly io: JournalIo,
-    private readonly limits: { compactAfterBytes: number; compactAfterRecords: number; maxRecordBytes: number; maxBatchBytes: number },
+    private readonly limits: { compactAfterBytes: number; compactAfterRecords: number; maxRecordBytes: number; maxBatchBytes: number; maxConcurrentCommits: number },
     private readonly onCompactionDue: ((journal: Journal) => void) | undefined,
     private readonly log: (message: string) => void,
   ) {
     this.accepted = recovery.position;
     this.durable = recovery.position;
+    this.writeOffset = active.bytes;
   }
 
   /**
@@ -155,6 +173,7 @@ export class Journal {
       compactAfterRecords: positiveInteger('compactAfterRecords', options.compactAfterRecords, 100_000),
       maxRecordBytes: Math.min(positiveInteger('maxRecordBytes', options.maxRecordBytes, 512 << 20), 0xffff_ffff),
       maxBatchBytes: positiveInteger('maxBatchBytes', options.maxBatchBytes, 4 << 20),
+      maxConcurrentCommits: positiveInteger('maxConcurrentCommits', options.maxConcurrentCommits, 3),
     };
     const maxSnapshotBytes = positiveInteger('maxSnapshotBytes', options.maxSnapshotBytes, 2 ** 32);
     const log = options.log ?? ((message: string) => process.stderr.write(`[journal] ${message}\n`));
@@ -253,6 +272,7 @@ export class Journal {
   close(): Promise<void> {
     this.closing ??= (async () => {
       await this.flushing;
+      await this.inFlight.at(-1);
       await this.snapshotting;
       await this.active.file.close().catch(() => undefined);
       await this.lock.release();
@@ -272,7 +292,11 @@ export class Journal {
     this.flushing ??= this.flushLoop();
   }
 
-  /** Writes queued items until none are left; one iteration writes one group commit or one rotation. */
+  /**
+   * Starts group commits for queued items until none are left (at most `maxConcurrentCommits` in
+   * flight; when that many are, waits for the oldest). A rotation waits until every commit before it is
+   * acknowledged, so the records of the old segment are all durable when the new one starts.
+   */
   private async flushLoop(): Promise<void> {
     try {
       for (;;) {
@@ -285,11 +309,19 @@ export class Journal {
           break;
         }
         if (isRotation(head)) {
+          if (this.inFlight.length > 0) {
+            await this.inFlight.at(-1);
+            continue;
+          }
           this.queue.shift();
           await this.rotate(head.rotateAt).then(head.resolve, head.reject);
           continue;
         }
-        await this.commitBatch();
+        if (this.inFlight.length >= this.limits.maxConcurrentCommits) {
+          await this.inFlight[0];
+          continue;
+        }
+        this.startCommit();
       }
     } catch (error) {
       this.stop(error as Error); // a bug, not I/O: still never leave an append hanging
@@ -299,7 +331,8 @@ export class Journal {
     }
   }
 
-  private async commitBatch(): Promise<void> {
+  /** Takes the queued appends up to the batch limit and starts writing them as one group commit. */
+  private startCommit(): void {
     let count = 0;
     let bytes = 0;
     for (const item of this.queue) {
@@ -311,21 +344,50 @@ export class Journal {
     const batch = this.queue.splice(0, count) as QueuedAppend[];
     const data = count === 1 ? batch[0]!.frame : Buffer.concat(batch.map((item) => item.frame), bytes);
     const segment = this.active;
-    try {
-      await this.io.write(segment.file, data, segment.bytes);
+    const offset = this.writeOffset;
+    this.writeOffset += bytes;
+    const io = (async () => {
+      await this.io.write(segment.file, data, offset);
       await this.io.sync(segment.file);
-    } catch (error) {
-      const failure = new JournalError('io', `writing ${count} record(s) to ${segment.name} failed: ${(error as Error).message}`, { cause: error });
+    })();
+    this.inFlightIo.add(io);
+    const outcome = io.then((): { error?: unknown } => ({}), (error: unknown) => ({ error: error ?? new Error('unknown I/O failure') }));
+    const previous = this.inFlight.at(-1);
+    const acknowledged = (async () => {
+      const { error } = await outcome;
+      this.inFlightIo.delete(io);
+      await previous; // never rejects: acknowledgements go in append order
+      try {
+        await this.settleCommit(batch, segment, offset, bytes, error);
+      } finally {
+        this.inFlight.shift();
+      }
+    })();
+    this.inFlight.push(acknowledged);
+  }
+
+  /** Acknowledges (or rejects) one group commit, once every commit before it has been settled. */
+  private async settleCommit(batch: readonly QueuedAppend[], segment: ActiveSegment, offset: number, bytes: number, error: unknown): Promise<void> {
+    if (this.failure) {
+      // An earlier commit failed: this one is not acknowledged, whatever its own fsync said.
+      const refusal = this.refusal()!;
+      for (const item of batch) item.reject(refusal);
+      return;
+    }
+    if (error !== undefined) {
+      const failure = new JournalError('io', `writing ${batch.length} record(s) to ${segment.name} failed: ${(error as Error).message}`, { cause: error });
       this.stop(failure);
       for (const item of batch) item.reject(failure);
       this.rejectAllQueued(this.refusal()!);
-      // Best effort: cut what may have reached the file so its tail is clean; recovery would anyway.
-      await segment.file.truncate(segment.bytes).catch(() => undefined);
+      // Best effort, once the later commits' I/O is over: cut what may have reached the file so its tail
+      // is clean; recovery would anyway. Awaited, so that close() finds the file cut.
+      await Promise.allSettled([...this.inFlightIo]);
+      await segment.file.truncate(offset).catch(() => undefined);
       return;
     }
     segment.bytes += bytes;
-    segment.records += count;
-    this.durable += count;
+    segment.records += batch.length;
+    this.durable += batch.length;
     this.batches += 1;
     for (const item of batch) item.resolve();
     const sinceBaseline = { bytes: segment.bytes - this.compactionBaseline.bytes, records: segment.records - this.compactionBaseline.records };
@@ -359,6 +421,7 @@ export class Journal {
     }
     const previous = this.active;
     this.active = { start, name, file: handle, bytes: 0, records: 0 };
+    this.writeOffset = 0;
     this.compactionSignalled = false;
     this.compactionBaseline = { bytes: 0, records: 0 };
     await previous.file.close().catch(() => undefined);
