@@ -5,6 +5,11 @@
  * session (the SDK's bare client) sending the same get-config, and edit-config + commit, straight to
  * netconfd: the floor. Goal: within 1.5x of the raw session once connected. Bounded: a fixed number of
  * requests, each suite under a minute. Skipped (no rows) when netconfd cannot run here.
+ *
+ * The raw floor has no HTTP: a local RESTCONF GET on the same service is reported beside it, and the
+ * mount's latency minus that HTTP floor, so the table shows what the mount point itself adds. A mount PUT
+ * reads the target's configuration first (201 vs 204, create/delete checks), then sends lock and
+ * edit-config together and commit; the unlock goes out without waiting.
  */
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -136,6 +141,9 @@ export async function benchNetconf(): Promise<BenchResult[]> {
       result('NETCONF mount PUT leaf vs raw edit-config + commit', mountPut, 'ms', rawPut, goal),
       result('NETCONF mount PUT leaf vs raw lock, edit-config, commit, unlock', mountPut, 'ms', rawLockedPut, goal),
       result('HTTP floor: local GET on the same service (for scale)', httpFloor, 'ms'),
+      // what the mount point adds beyond any RESTCONF request's HTTP round trip
+      result('NETCONF mount GET config minus the HTTP floor', Math.max(0, mountGet - httpFloor), 'ms', rawGet, goal),
+      result('NETCONF mount PUT minus the HTTP floor vs raw lock, edit-config, commit, unlock', Math.max(0, mountPut - httpFloor), 'ms', rawLockedPut, goal),
     ];
   } finally {
     await raw?.close();
