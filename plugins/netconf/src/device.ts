@@ -28,6 +28,13 @@ export interface DeviceOptions {
 }
 
 const TRACED_CHARS = 2000;
+const SECRET_ELEMENT = /(<(?:[A-Za-z_][\w.-]*:)?(?:password|secret|key|passphrase|community)\b[^>]*>)[^<]*/gi;
+
+/** An RPC as the trace logs it: secrets in device data (`<password>`, `<key>`, ...) masked, then cut to size. */
+export function traceText(body: string): string {
+  const masked = body.replace(SECRET_ELEMENT, '$1***');
+  return masked.length > TRACED_CHARS ? `${masked.slice(0, TRACED_CHARS)}...` : masked;
+}
 
 /** A received notification: when, its event element's name, and the XML as sent. */
 export interface ReceivedNotification {
@@ -120,7 +127,7 @@ export class NetconfDevice implements DeviceConnection {
       connectTimeoutMs: s.initialConnectionTimeout, requestTimeoutMs: s.requestTransactionTimeout, keepaliveMs: s.keepaliveDelay * 1000,
       onNotification: (n, text) => this.received(n, text),
       onClose: (reason) => this.lost(session, reason),
-      ...(this.options.logRpcs ? { onSend: (body: string, id: string) => this.log.info(`${this.nodeId}: rpc ${id} ${body.length > TRACED_CHARS ? `${body.slice(0, TRACED_CHARS)}...` : body}`) } : {}),
+      ...(this.options.logRpcs ? { onSend: (body: string, id: string) => this.log.info(`${this.nodeId}: rpc ${id} ${traceText(body)}`) } : {}),
     });
     this.session = session;
     this.state = 'connected';

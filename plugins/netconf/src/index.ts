@@ -10,7 +10,7 @@ import { NetconfSessionError } from './errors';
 import { editsFromDocuments, invokeOperation, readData, writeEdits } from './operations';
 import { readNodeSettings } from './settings';
 
-export { NetconfDevice, isNetconfDevice, type ConnectionStatus, type ReceivedNotification } from './device';
+export { NetconfDevice, isNetconfDevice, traceText, type ConnectionStatus, type DeviceOptions, type ReceivedNotification } from './device';
 export { NetconfRpcError, NetconfSessionError, type NetconfFault, type SessionFailure } from './errors';
 export { parseFields, subtreeFilter, FieldsSyntaxError, type FieldSelection } from './filter';
 export { parseDevicePath, type DevicePathResult, type DeviceSegment } from './path';

@@ -4,7 +4,7 @@
  */
 import test from 'ava';
 import type { JsonObject } from '@rosetta/sdk';
-import { editConfigXml, mergeContent, parseDevicePath, subtreeFilter, XmlBuildError } from '../src';
+import { editConfigXml, mergeContent, parseDevicePath, subtreeFilter, traceText, XmlBuildError } from '../src';
 
 const SYS = 'urn:ietf:params:xml:ns:yang:ietf-system';
 const IF = 'urn:ietf:params:xml:ns:yang:ietf-interfaces';
@@ -59,4 +59,14 @@ test('content=all merge of large lists costs linear time', (t) => {
   t.true(Date.now() - start < 2000, `${Date.now() - start} ms`);
   t.is(merged['m:top'].entry.length, n);
   t.deepEqual(merged['m:top'].entry[0], { id: 0, label: 'e0', counter: String(n - 1) });
+});
+
+test('the RPC trace masks secrets in device data and stays bounded', (t) => {
+  const body = '<edit-config><config><system xmlns="urn:ietf:params:xml:ns:yang:ietf-system"><authentication><user><name>ops</name>'
+    + '<password>$6$salt$hash</password></user></authentication><snmp><community>public-ish</community></snmp><key-chain><key>k1</key></key-chain></system></config></edit-config>';
+  const traced = traceText(body);
+  t.notRegex(traced, /\$6\$salt|public-ish|k1/);
+  t.regex(traced, /<password>\*\*\*<\/password>/);
+  t.regex(traced, /<name>ops<\/name>/);
+  t.true(traceText('x'.repeat(10_000)).length < 2100);
 });
