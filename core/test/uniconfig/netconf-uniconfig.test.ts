@@ -125,6 +125,19 @@ test.serial('PUT and PATCH of configuration itself take the configuration wrappe
     { cookie, 'content-type': 'application/yang-data+xml' });
   t.is(xml.status, 204, xml.text);
   t.deepEqual((await s.request('GET', `${CONF}/acme-router:system`, undefined, { cookie })).json, { 'acme-router:system': { hostname: 'x' } });
+  // inner elements relying on prefixes (and a default namespace) declared on the wrapper only
+  const prefixed = await s.request('PUT', CONF, '<uc:configuration xmlns:uc="urn:rosetta:params:xml:ns:yang:uniconfig-topology" xmlns:ar="urn:acme:router">'
+    + '<ar:system><ar:hostname>p</ar:hostname></ar:system><!-- a > comment --><ar:interfaces><ar:interface><ar:name>x1</ar:name></ar:interface></ar:interfaces></uc:configuration>',
+  { cookie, 'content-type': 'application/yang-data+xml' });
+  t.is(prefixed.status, 204, prefixed.text);
+  t.deepEqual((await s.request('GET', CONF, undefined, { cookie })).json, { 'uniconfig-topology:configuration': {
+    'acme-router:system': { hostname: 'p' }, 'acme-router:interfaces': { interface: [{ name: 'x1' }] } } });
+  const defaulted = await s.request('PATCH', CONF, '<uc:configuration xmlns:uc="urn:rosetta:params:xml:ns:yang:uniconfig-topology" xmlns="urn:acme:router">'
+    + '<system><location>default-ns</location></system></uc:configuration>', { cookie, 'content-type': 'application/yang-data+xml' });
+  t.is(defaulted.status, 200, defaulted.text);
+  t.deepEqual((await s.request('GET', `${CONF}/acme-router:system`, undefined, { cookie })).json, { 'acme-router:system': { hostname: 'p', location: 'default-ns' } });
+  const undeclared = await s.request('PUT', CONF, '<configuration xmlns="urn:rosetta:params:xml:ns:yang:uniconfig-topology"><ar:system/></configuration>', { cookie, 'content-type': 'application/yang-data+xml' });
+  t.is(undeclared.status, 400, undeclared.text);
   const bad = await s.request('PUT', CONF, { 'uniconfig-topology:configuration': { 'acme-router:nosuch': {} } }, { cookie });
   t.is(bad.status, 400, bad.text);
   t.is((await s.request('POST', `${OPS}/uniconfig-manager:close-transaction`, undefined, { cookie })).status, 204);
@@ -148,4 +161,22 @@ test.serial('a refused immediate write leaves the device and both datastores as 
   const again = await s.request('PUT', `${CONF}/acme-router:system/location`, { 'acme-router:location': 'lab' });
   t.is(again.status, 201, again.text);
   t.regex(device.runningXml(), /<location>lab<\/location>/);
+});
+
+test.serial('DELETE of configuration itself: in a transaction it empties the view only; immediately it empties the device and both datastores', async (t) => {
+  const cookie = await transaction();
+  const inTx = await s.request('DELETE', CONF, undefined, { cookie });
+  t.is(inTx.status, 204, inTx.text);
+  t.deepEqual((await s.request('GET', CONF, undefined, { cookie })).json, { 'uniconfig-topology:configuration': {} });
+  t.is((await s.request('GET', `${CONF}/acme-router:system`)).status, 200, 'outside the transaction nothing changed');
+  t.regex(device.runningXml(), /<location>lab<\/location>/);
+  t.is((await s.request('POST', `${OPS}/uniconfig-manager:close-transaction`, undefined, { cookie })).status, 204);
+
+  const now = await s.request('DELETE', CONF);
+  t.is(now.status, 204, now.text);
+  t.notRegex(device.runningXml(), /<system|<interfaces/);
+  t.deepEqual((await s.request('GET', CONF)).json, { 'uniconfig-topology:configuration': {} });
+  t.deepEqual((await s.request('GET', `${CONF}?content=nonconfig`)).json, { 'uniconfig-topology:configuration': {} });
+  const again = await s.request('DELETE', CONF);
+  t.is(again.status, 404, `deleting an empty configuration is data-missing, as DELETE of absent data is: ${again.text}`);
 });
