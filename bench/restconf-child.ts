@@ -3,15 +3,34 @@
  * - `service <args...>`: the real `rosetta start` with the given flags; reports its URL once it listens.
  * - `trivial`: a bare Node `http` server answering a fixed 200-byte body, the ceiling for this machine.
  * On the message 'gc' it collects garbage twice and answers its heap use, so that the parent can
- * measure memory per stored entry without counting garbage.
+ * measure memory per stored entry without counting garbage. On 'fsyncs' it answers how many
+ * `FileHandle.datasync` calls (the journal's group commits) ran so far and their total time: a probe
+ * on node's FileHandle, which the service's own code does not know about.
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { promises as fsp } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { main } from '@rosetta/core/dist/src/cli/main';
 
 const send = (m: unknown) => process.send?.(m);
 
+const fsyncs = { count: 0, totalMs: 0 };
+
+/** Wraps FileHandle.prototype.datasync to count calls and time them. */
+async function probeFsyncs(): Promise<void> {
+  const handle = await fsp.open(__filename, 'r');
+  const proto = Object.getPrototypeOf(handle) as { datasync: () => Promise<void> };
+  await handle.close();
+  const original = proto.datasync;
+  proto.datasync = function (this: unknown) {
+    const started = performance.now();
+    return original.call(this).finally(() => { fsyncs.count += 1; fsyncs.totalMs += performance.now() - started; });
+  };
+}
+
 process.on('message', (m) => {
+  if (m === 'fsyncs') { send({ fsyncs: { ...fsyncs } }); return; }
   if (m !== 'gc') return;
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
@@ -37,5 +56,5 @@ if (role === 'trivial') {
     if (where) send({ url: where[1] });
     log(...parts);
   };
-  main(['start', ...args]).then((code) => process.exit(code), (e) => { console.error(e); process.exit(1); });
+  probeFsyncs().then(() => main(['start', ...args])).then((code) => process.exit(code), (e) => { console.error(e); process.exit(1); });
 }

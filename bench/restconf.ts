@@ -7,6 +7,9 @@
  * requests/s and p99 latency of GET and PUT of one list entry, with 1,000 and with 100,000 entries
  * stored; time and peak RSS of the service to PUT a 100,000-entry list in one request and to GET it
  * back, beside JSON.parse+JSON.stringify of the same body; heap per stored list entry (after gc).
+ * For the durable PUTs, the child counts the journal's fsyncs: records per fsync (group commit at work)
+ * and the mean fsync time under that load, which bounds what 8 connections can reach
+ * (8 / fsync time when every fsync covers all eight).
  * Goals are the issue's: GET >= 50% of the trivial server; PUT >= 2,000 durable writes/s and no slower
  * at 100k than at 1k; 100k PUT <= 5x and GET <= 3x of JSON.parse+JSON.stringify; < 1 KB per entry.
  */
@@ -46,6 +49,19 @@ async function stopChild(child: Child): Promise<void> {
   const timer = setTimeout(() => child.proc.kill('SIGKILL'), 15_000);
   await exited;
   clearTimeout(timer);
+}
+
+/** fsyncs the child ran so far and their total time. */
+function fsyncsOf(child: Child): Promise<{ count: number; totalMs: number }> {
+  return new Promise((resolve) => {
+    const onMessage = (m: { fsyncs?: { count: number; totalMs: number } }) => {
+      if (m.fsyncs === undefined) return;
+      child.proc.off('message', onMessage);
+      resolve(m.fsyncs);
+    };
+    child.proc.on('message', onMessage);
+    child.proc.send('fsyncs');
+  });
 }
 
 /** The child's heap after two full collections, in bytes. */
@@ -113,11 +129,23 @@ function entryBody(i: number, serial: number): string {
   return JSON.stringify({ 'ietf-interfaces:interface': [{ name: `eth${i}`, description: `write ${serial}`, type: 'iana-if-type:ethernetCsmacd', enabled: serial % 2 === 0 }] });
 }
 
+interface PutLoad extends Load {
+  /** Acknowledged writes per fsync during the load. */
+  readonly recordsPerFsync: number;
+  readonly fsyncMeanMs: number;
+}
+
 /** GET and PUT of single entries among `stored` entries. */
-async function singleEntryLoads(base: string, stored: number): Promise<{ get: Load; put: Load }> {
+async function singleEntryLoads(child: Child, stored: number): Promise<{ get: Load; put: PutLoad }> {
+  const base = child.url;
   const get = await load(base, (i) => ({ method: 'GET', path: `${ENTRY}eth${(i * 7919) % stored}` }), (s) => s === 200);
+  const before = await fsyncsOf(child);
+  const started = performance.now();
   const put = await load(base, (i) => { const k = (i * 7919) % stored; return { method: 'PUT', path: `${ENTRY}eth${k}`, body: entryBody(k, i) }; }, (s) => s === 204 || s === 201);
-  return { get, put };
+  const seconds = (performance.now() - started) / 1000;
+  const after = await fsyncsOf(child);
+  const count = after.count - before.count;
+  return { get, put: { ...put, recordsPerFsync: count === 0 ? 0 : (put.perSecond * seconds) / count, fsyncMeanMs: count === 0 ? 0 : (after.totalMs - before.totalMs) / count } };
 }
 
 /** One second of GETs and PUTs, not measured. */
@@ -177,12 +205,12 @@ export async function benchRestconf(): Promise<BenchResult[]> {
     const heap1k = await heapAfterGc(service);
     // Warm-up (JIT, connection set-up) so that the first measured phase is not also the coldest.
     await warmUp(service.url, 1000);
-    const at1k = await singleEntryLoads(service.url, 1000);
+    const at1k = await singleEntryLoads(service, 1000);
 
     const big = interfacesDocument(100_000);
     const bigPut = await putList(service, agent, big);
     const heap100k = await heapAfterGc(service);
-    const at100k = await singleEntryLoads(service.url, 100_000);
+    const at100k = await singleEntryLoads(service, 100_000);
 
     resetPeak(service.proc.pid!);
     const t = performance.now();
@@ -205,8 +233,12 @@ export async function benchRestconf(): Promise<BenchResult[]> {
       result('GET one entry, 100k stored p99', at100k.get.p99Ms, 'ms'),
       result('PUT one entry durable, 1k stored (8 conns)', at1k.put.perSecond, 'writes/s', 2000, '>= 2,000 writes/s'),
       result('PUT one entry durable, 1k stored p99', at1k.put.p99Ms, 'ms'),
+      result('PUT one entry durable, 1k stored: writes per fsync', at1k.put.recordsPerFsync, 'records', null, 'group commit: > 1'),
+      result('PUT one entry durable, 1k stored: fsync time (mean)', at1k.put.fsyncMeanMs, 'ms', null, `ceiling 8 conns / fsync = ${Math.round(8000 / Math.max(at1k.put.fsyncMeanMs, 0.001))}/s`),
       result('PUT one entry durable, 100k stored (8 conns)', at100k.put.perSecond, 'writes/s', at1k.put.perSecond, '>= 2,000/s and >= ~1x the 1k rate'),
       result('PUT one entry durable, 100k stored p99', at100k.put.p99Ms, 'ms'),
+      result('PUT one entry durable, 100k stored: writes per fsync', at100k.put.recordsPerFsync, 'records', null, 'group commit: > 1'),
+      result('PUT one entry durable, 100k stored: fsync time (mean)', at100k.put.fsyncMeanMs, 'ms', null, `ceiling 8 conns / fsync = ${Math.round(8000 / Math.max(at100k.put.fsyncMeanMs, 0.001))}/s`),
       result('PUT 100k-entry list, one request', bigPut.ms, 'ms', roundTrip, '<= 5x JSON.parse+stringify'),
       result('PUT 100k-entry list: service peak RSS', bigPut.peak / 2 ** 20, 'MB'),
       result('GET 100k-entry list', getMs, 'ms', roundTrip, '<= 3x JSON.parse+stringify'),

@@ -79,6 +79,16 @@ function serve(call: PlainDataCall, method: string): Promise<void> {
   }
 }
 
+/** sendError, which must not throw out of a promise callback (that would be an unhandled rejection). */
+function answerError(ctx: RestconfContext, req: IncomingMessage, res: ServerResponse, err: unknown): void {
+  try {
+    sendError(ctx, req, res, err);
+  } catch (failure) {
+    ctx.log.error(`${req.method} ${(req.url ?? '').slice(0, 300)}: the error answer failed: ${failure instanceof Error ? failure.message : String(failure)}`);
+    res.destroy();
+  }
+}
+
 /**
  * Wraps `app` (the express app serving everything) with the direct path. The returned listener is
  * what the HTTP server (behind the authentication and schema gates) calls for every request.
@@ -116,7 +126,7 @@ export function withDirectData(ctx: RestconfContext, app: RequestListener, optio
       if (claimed !== undefined && raw !== '' && claimed(raw, uri.keyDelimiter)) { handOver(req, res, scope); return; }
       parsed = parseDataPath(raw, ctx.schema, { keyDelimiter: uri.keyDelimiter });
     } catch (err) {
-      sendError(ctx, req, res, err);
+      answerError(ctx, req, res, err);
       return;
     }
     // Mount points and actions have their own routes behind express.
@@ -128,9 +138,9 @@ export function withDirectData(ctx: RestconfContext, app: RequestListener, optio
       const negotiated = responseType(req.headers.accept);
       call = { ctx, scope, req, res, target: parsed, rawPath: raw, query: dataQuery(req, parsed, ctx), responseType: negotiated, rawQuery: rawQueryOf(req) };
     } catch (err) {
-      sendError(ctx, req, res, err);
+      answerError(ctx, req, res, err);
       return;
     }
-    serve(call, method).catch((err: unknown) => sendError(ctx, req, res, err));
+    serve(call, method).catch((err: unknown) => answerError(ctx, req, res, err));
   };
 }
