@@ -23,6 +23,7 @@
 import type { CompiledModule, SchemaContext, SchemaNode, ListSchema, LeafSchema, LeafListSchema } from '../yang/schema';
 import { checkAttributes, type AttributeOptions } from './attributes';
 import { childTable, tableFor, type ChildTable } from './children';
+import { ListProof, listPlan, recordListProof, requiredCount, type ProofMode } from './decode-proof';
 import { DataError, fault, type ErrorTag } from './errors';
 import { jsonFaultOffset } from './json-syntax';
 import { leafCodec, type Codec } from './leaf-values';
@@ -119,6 +120,8 @@ export interface Member {
   readonly shape: Shape;
   readonly codec: Codec | undefined;
   readonly module: CompiledModule;
+  /** A mandatory leaf or anydata: decoders count these against their parent's `required*` (see decode-proof.ts). */
+  readonly mandatory: boolean;
   /** The members of this node's own children (containers, lists), filled in on first use. */
   children: Members | undefined;
 }
@@ -136,6 +139,12 @@ export interface Members {
   readonly byName: ReadonlyMap<string, Member>;
   readonly byNamespace: ReadonlyMap<string, ReadonlyMap<string, Member>>;
   readonly bySchema: ReadonlyMap<SchemaNode, Member>;
+  /**
+   * How many mandatory members every instance of the parent holds, validating as configuration / as
+   * data; -1 when a decoder cannot prove an instance of it (see decode-proof.ts `requiredCount`).
+   */
+  readonly requiredConfig: number;
+  readonly requiredData: number;
 }
 
 const memberTables = new WeakMap<ChildTable, Members>();
@@ -159,7 +168,8 @@ export function membersOf(table: ChildTable): Members {
     for (const [schema, slot] of table.bySchema) {
       const shape = shapeOf(schema);
       const codec = shape === Shape.Leaf || shape === Shape.LeafList ? leafCodec((schema as LeafSchema | LeafListSchema).type) : undefined;
-      bySchema.set(schema, { schema, order: slot.order, shape, codec, module: schema.module, children: undefined });
+      const mandatory = (shape === Shape.Leaf || shape === Shape.Any) && (schema as LeafSchema).mandatory;
+      bySchema.set(schema, { schema, order: slot.order, shape, codec, module: schema.module, mandatory, children: undefined });
     }
     const byName = new Map<string, Member>();
     for (const [name, slot] of table.byName) byName.set(name, bySchema.get(slot.schema)!);
@@ -167,7 +177,8 @@ export function membersOf(table: ChildTable): Members {
     for (const [ns, locals] of table.byNamespace) {
       byNamespace.set(ns, new Map([...locals].map(([local, slot]) => [local, bySchema.get(slot.schema)!])));
     }
-    members = { byName, byNamespace, bySchema };
+    const children = [...bySchema.keys()];
+    members = { byName, byNamespace, bySchema, requiredConfig: requiredCount(children, 'config'), requiredData: requiredCount(children, 'data') };
     memberTables.set(table, members);
   }
   return members;
@@ -182,6 +193,10 @@ class JsonDecoder {
   private readonly trailSchemas: SchemaNode[] = [];
   private readonly trailEntries: (JsonObject | undefined)[] = [];
   private readonly allowState: boolean;
+  /** The validation mode this decoder's proofs serve (see decode-proof.ts). */
+  private readonly mode: ProofMode;
+  /** Number of inner nodes decoded so far that lack a mandatory member (their lists get no complete proof). */
+  private unproven = 0;
   /** One reusable array per depth where an object's children gather (see `members`). */
   private readonly scratch: DataNode[][] = [];
 
@@ -192,6 +207,7 @@ class JsonDecoder {
    */
   constructor(private readonly ctx: SchemaContext, private readonly options: DecodeOptions, private readonly ownsDocument: boolean) {
     this.allowState = options.allowState ?? true;
+    this.mode = this.allowState ? 'data' : 'config';
   }
 
   decode(doc: unknown): Decoded {
@@ -247,6 +263,7 @@ class JsonDecoder {
     const depth = this.trailSchemas.length;
     const out = this.scratch[depth] ?? (this.scratch[depth] = []);
     let count = 0;
+    let mandatory = 0;
     for (const name in obj) {
       const raw = obj[name];
       const member = byName.get(name);
@@ -273,8 +290,10 @@ class JsonDecoder {
       if (node === undefined) continue;
       if (member.order < lastOrder) sorted = false;
       lastOrder = member.order;
+      if (member.mandatory) mandatory++;
       out[count++] = node;
     }
+    if (mandatory !== (this.allowState ? members.requiredData : members.requiredConfig)) this.unproven++;
     const children: DataNode[] = out.slice(0, count);
     out.fill(undefined as unknown as DataNode, 0, count); // the scratch must not keep the tree alive
     if (!sorted) children.sort((a, b) => members.bySchema.get(a.schema)!.order - members.bySchema.get(b.schema)!.order);
@@ -325,6 +344,7 @@ class JsonDecoder {
     const keys = schema.keys;
     const index = keys.length > 0 ? new Map<string, ListEntryNode>() : undefined;
     const level = this.trailEntries.length - 1;
+    const unprovenBefore = this.unproven;
     for (let i = 0; i < items.length; i++) {
       const item = items[i];
       if (!isObject(item)) throw this.fail('invalid-value', `${describe(item)} where a list entry (JSON object) is expected`);
@@ -334,14 +354,17 @@ class JsonDecoder {
       if (entryAttributes !== undefined) entry.attributes = entryAttributes;
       if (index !== undefined) {
         const key = this.entryKey(entry, keys);
-        if (index.has(key)) throw this.fail('invalid-value', `duplicate entry of list '${schema.name}' with key ${valueText(key)}`);
-        index.set(key, entry);
+        const size = index.size;
+        index.set(key, entry); // one hash lookup: the size tells whether the key was new
+        if (index.size === size) throw this.fail('invalid-value', `duplicate entry of list '${schema.name}' with key ${valueText(key)}`);
       }
       node.entries[i] = entry;
       if (this.ownsDocument) items[i] = undefined;
     }
     this.trailEntries[level] = undefined;
     if (index !== undefined) node.index = index;
+    const complete = this.unproven === unprovenBefore && listPlan(schema, this.mode).plain;
+    recordListProof(node, this.mode, complete ? ListProof.Complete : keys.length > 0 ? ListProof.Keys : ListProof.None);
     return node;
   }
 

@@ -9,6 +9,7 @@
  *
  * These functions mutate the list they are given: call them on a private copy (see edit.ts).
  */
+import { forgetListProof } from './decode-proof';
 import { DataError, fault } from './errors';
 import { EntrySequence } from './entry-sequence';
 import { KeyIndex } from './key-index';
@@ -71,6 +72,7 @@ function missingPoint(path: string, point: readonly LeafValue[]): DataError {
  * (and then leaves the list as it was).
  */
 export function putEntry(list: ListNode, entry: ListEntryNode, pos?: InsertPosition, path = '/'): void {
+  forgetListProof(list);
   const index = listIndex(list);
   const key = index ? entryKey(entry) : '';
   const existing = index?.get(key);
@@ -103,6 +105,7 @@ export function putEntry(list: ListNode, entry: ListEntryNode, pos?: InsertPosit
 
 /** Removes an entry (by identity) from the list; returns whether it was there. */
 export function removeEntry(list: ListNode, entry: ListEntryNode): boolean {
+  forgetListProof(list);
   const sequence = sequences.get(list);
   if (sequence !== undefined) {
     const key = entryKey(entry);

@@ -19,6 +19,7 @@ import { XNode, XPathSession, evaluateCondition, valueString } from '../yang/xpa
 import { type DataFault, type ErrorTag, fault } from './errors';
 import { instancePath, segmentOf, type PathSegment, entryKeyValues } from './path';
 import { keyString } from './list';
+import { ListProof, listPlan, listProof } from './decode-proof';
 import type { ContainerNode, DataNode, DataRoot, LeafValue, ListEntryNode, ListNode } from './tree';
 import { checkWhens, standIn } from './validate-when';
 import { ReferenceChecker } from './validate-refs';
@@ -177,12 +178,15 @@ class Validator {
     switch (child.kind) {
       case 'list': {
         this.checkListCounts(parent, child, slot);
+        // What the decoder proved while building the list need not be proved again (decode-proof.ts).
+        const proof = listProof(child, this.options.type);
+        if (proof === ListProof.Complete && !(this.options.checkLeafrefs && listPlan(child.schema, this.options.type).leafrefs)) return;
         child.entries.forEach((entry, j) => {
           const x = new XNode(entry, parent, slot, j);
           if (!this.checkInstance(child.schema, x, parent, whenCache)) return;
           this.validateInner(x, child.schema);
         });
-        if (child.schema.keys.length) this.checkKeys(parent, child, slot);
+        if (child.schema.keys.length && proof === ListProof.None) this.checkKeys(parent, child, slot);
         if (child.schema.unique.length) this.checkUnique(parent, child, slot);
         return;
       }

@@ -18,6 +18,7 @@
 import type { CompiledModule, LeafListSchema, LeafSchema, ListSchema, SchemaContext, SchemaNode } from '../yang/schema';
 import { checkAttribute } from './attributes';
 import { tableFor } from './children';
+import { ListProof, listPlan, recordListProof, type ProofMode } from './decode-proof';
 import { DataError, fault, type ErrorTag } from './errors';
 import { childMembers, membersOf, type DecodeOptions, type Decoded, type Member, type Members } from './json-decode';
 import { keyString } from './list';
@@ -110,18 +111,27 @@ class Frame {
   ns = '';
   anyMembers: Map<string, unknown> | undefined;
   repeated: Set<string> | undefined;
+  /** Inner: mandatory children met so far, and the decoder's `unproven` count when the element opened. */
+  mandatory = 0;
+  unprovenAtStart = 0;
 }
 
 /** A list or leaf-list being gathered under one parent, with what detects duplicates. */
 interface Group {
   readonly node: ListNode | LeafListNode;
   readonly seen: Set<string> | undefined;
+  /** A list entry lacks something its proof needs (see decode-proof.ts). */
+  unproven: boolean;
 }
 
 class XmlDecoder {
   private readonly frames: Frame[] = [];
   private depth = 0;
   private readonly allowState: boolean;
+  /** The validation mode this decoder's proofs serve (see decode-proof.ts). */
+  private readonly mode: ProofMode;
+  /** Number of inner nodes decoded so far that lack a mandatory child (their lists get no complete proof). */
+  private unproven = 0;
   private readonly root: DataRoot = { kind: 'root', children: [] };
   private readonly topTable: Members;
   private wrapped = false;
@@ -131,6 +141,7 @@ class XmlDecoder {
 
   constructor(private readonly ctx: SchemaContext, private readonly options: DecodeOptions, private readonly tok: XmlTokenizer) {
     this.allowState = options.allowState ?? true;
+    this.mode = this.allowState ? 'data' : 'config';
     this.topTable = membersOf(tableFor(options.parent, ctx));
   }
 
@@ -168,6 +179,8 @@ class XmlDecoder {
     f.anyMembers = undefined;
     f.slot = undefined;
     f.repeated = undefined;
+    f.mandatory = 0;
+    f.unprovenAtStart = this.unproven;
     return f;
   }
 
@@ -353,7 +366,7 @@ class XmlDecoder {
         : { kind: 'leaf-list', schema, values: [] };
       const seen = schema.kind === 'list' ? undefined : schema.config ? new Set<string>() : undefined;
       if (node.kind === 'list' && schema.kind === 'list' && schema.keys.length > 0) node.index = new Map();
-      group = { node, seen };
+      group = { node, seen, unproven: false };
       gathered.set(slot.schema, group);
       this.place(parent, slot, node);
     }
@@ -390,6 +403,7 @@ class XmlDecoder {
       case Kind.Any: {
         const node: AnyNode = { kind: 'any', schema: f.schema as AnyNode['schema'], value: anyValue(f) };
         if (f.attributes !== undefined) node.attributes = f.attributes;
+        if (f.slot!.mandatory) parent.mandatory++;
         this.place(parent, f.slot!, node);
         break;
       }
@@ -406,6 +420,7 @@ class XmlDecoder {
     if (group === undefined) {
       const node: LeafNode = { kind: 'leaf', schema: schema as LeafSchema, value };
       if (f.attributes !== undefined) node.attributes = f.attributes;
+      if (f.slot!.mandatory) parent.mandatory++;
       this.place(parent, f.slot!, node);
       return;
     }
@@ -422,19 +437,36 @@ class XmlDecoder {
 
   private endInner(f: Frame): void {
     this.finishInner(f);
+    const table = f.table!;
+    if (f.mandatory !== (this.allowState ? table.requiredData : table.requiredConfig)) this.unproven++;
     const entry = f.node;
     if (entry?.kind !== 'entry') return;
-    const list = f.group!.node as ListNode;
-    if (list.index !== undefined) {
+    const group = f.group!;
+    if (this.unproven !== f.unprovenAtStart) group.unproven = true;
+    const list = group.node as ListNode;
+    const index = list.index;
+    if (index !== undefined) {
       const key = this.entryKey(entry);
-      if (list.index.has(key)) throw this.fail('invalid-value', `duplicate entry of list '${entry.schema.name}' with key ${this.keysSoFar(entry).map(valueText).join(',')}`);
-      list.index.set(key, entry);
+      const size = index.size;
+      index.set(key, entry); // one hash lookup: the size tells whether the key was new
+      if (index.size === size) throw this.fail('invalid-value', `duplicate entry of list '${entry.schema.name}' with key ${this.keysSoFar(entry).map(valueText).join(',')}`);
     }
     list.entries.push(entry);
   }
 
-  /** Puts the children of an inner node (or the root) in canonical order if the document did not. */
+  /**
+   * Puts the children of an inner node (or the root) in canonical order if the document did not, and
+   * records what was proved about the lists among them, which are complete now.
+   */
   private finishInner(f: Frame): void {
+    if (f.gathered !== undefined) {
+      for (const group of f.gathered.values()) {
+        const list = group.node;
+        if (list.kind !== 'list') continue;
+        const complete = !group.unproven && listPlan(list.schema, this.mode).plain;
+        recordListProof(list, this.mode, complete ? ListProof.Complete : list.schema.keys.length > 0 ? ListProof.Keys : ListProof.None);
+      }
+    }
     if (f.sorted) return;
     const bySchema = f.table!.bySchema;
     f.out.sort((a, b) => bySchema.get(a.schema)!.order - bySchema.get(b.schema)!.order);
