@@ -20,7 +20,7 @@ import { checkAttribute } from './attributes';
 import { tableFor } from './children';
 import { ListProof, listPlan, recordListProof, type ProofMode } from './decode-proof';
 import { DataError, fault, type ErrorTag } from './errors';
-import { childMembers, membersOf, type DecodeOptions, type Decoded, type Member, type Members } from './json-decode';
+import { childMembers, membersOf, sharedLeaf, type DecodeOptions, type Decoded, type Member, type Members } from './json-decode';
 import { keyString } from './list';
 import { instancePath, valueText, type PathSegment } from './path';
 import type {
@@ -418,8 +418,9 @@ class XmlDecoder {
     const value = this.value(f.slot!, f.text, f.scope);
     const group = f.group;
     if (group === undefined) {
-      const node: LeafNode = { kind: 'leaf', schema: schema as LeafSchema, value };
-      if (f.attributes !== undefined) node.attributes = f.attributes;
+      let node: LeafNode;
+      if (f.attributes === undefined) node = sharedLeaf(f.slot!, value);
+      else node = { kind: 'leaf', schema: schema as LeafSchema, value, attributes: f.attributes };
       if (f.slot!.mandatory) parent.mandatory++;
       this.place(parent, f.slot!, node);
       return;
