@@ -5,9 +5,10 @@
  * the running config; state from `show bgp vrf all summary json` and `show bgp vrf all neighbors json`.
  * A neighbor's commands need its instance's AS, which its writer finds in the whole document.
  */
-import { parseJsonOutput, type CliSession, type Handler, type JsonObject, type Keys, type WriterContext } from '@rosetta/sdk';
+import { type CliSession, type Handler, type JsonObject, type Keys, type WriterContext } from '@rosetta/sdk';
 import { child, cliText, cliWord, flag, isObject, num, PROTOCOLS, protocolIn, protocolKind, text } from './model';
 import { DEFAULT_VRF, parseRunningConfig, RUNNING_CONFIG, type BgpConfig, type NeighborConfig } from './running-config';
+import { parsedJson } from './show-json';
 
 export const BGP = `${PROTOCOLS}/bgp`;
 const SUMMARY = 'show bgp vrf all summary json';
@@ -26,7 +27,7 @@ async function instance(session: CliSession, keys: readonly Keys[]): Promise<Bgp
 async function showJson(session: CliSession, command: string): Promise<JsonObject> {
   const out = await session.exec(command);
   if (out.trim() === '') return {};
-  const parsed = parseJsonOutput(out);
+  const parsed = parsedJson(command, out);
   return isObject(parsed) ? parsed : {};
 }
 

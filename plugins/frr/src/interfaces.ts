@@ -5,9 +5,10 @@
  * differs and `exit`; deleting an interface removes everything configured on it, after which FRR drops the
  * block (a kernel interface such as `lo` cannot be removed, only cleared).
  */
-import { parseJsonOutput, type CliSession, type Handler, type JsonObject, type Keys, type WriterContext } from '@rosetta/sdk';
+import { type CliSession, type Handler, type JsonObject, type Keys, type WriterContext } from '@rosetta/sdk';
 import { child, cliText, cliWord, entry, flag, IF_MODULE, INTERFACES, isObject, num, text } from './model';
 import { parseRunningConfig, RUNNING_CONFIG, type InterfaceConfig } from './running-config';
+import { parsedJson } from './show-json';
 
 const SHOW_INTERFACES = 'show interface json';
 
@@ -15,12 +16,18 @@ async function configured(session: CliSession): Promise<ReadonlyMap<string, Inte
   return parseRunningConfig(await session.exec(RUNNING_CONFIG)).interfaces;
 }
 
+// the facts of the last parsed output: every per-interface reader of a request asks for the same ones
+let lastParsed: unknown;
+let lastFacts: ReadonlyMap<string, JsonObject> = new Map();
+
 /** `show interface json`: name -> facts. */
-async function facts(session: CliSession): Promise<Record<string, JsonObject>> {
-  const parsed = parseJsonOutput(await session.exec(SHOW_INTERFACES));
-  if (!isObject(parsed)) return {};
-  const out: Record<string, JsonObject> = {};
-  for (const [name, v] of Object.entries(parsed)) if (isObject(v)) out[name] = v;
+async function facts(session: CliSession): Promise<ReadonlyMap<string, JsonObject>> {
+  const parsed = parsedJson(SHOW_INTERFACES, await session.exec(SHOW_INTERFACES));
+  if (parsed === lastParsed) return lastFacts;
+  const out = new Map<string, JsonObject>();
+  if (isObject(parsed)) for (const [name, v] of Object.entries(parsed)) if (isObject(v)) out.set(name, v);
+  lastParsed = parsed;
+  lastFacts = out;
   return out;
 }
 
@@ -99,7 +106,7 @@ export const interfacePaths: Record<string, Handler> = {
     keys: ['name'],
     async list({ session, content }) {
       const names = new Set((await configured(session)).keys());
-      if (content !== 'config') for (const name of Object.keys(await facts(session))) names.add(name);
+      if (content !== 'config') for (const name of (await facts(session)).keys()) names.add(name);
       return [...names].sort().map((name) => ({ name }));
     },
     async readConfig({ session, key }) {
@@ -110,7 +117,7 @@ export const interfacePaths: Record<string, Handler> = {
       return { name: c.name, config };
     },
     async readState({ session, key }) {
-      const f = (await facts(session))[key['name']!];
+      const f = (await facts(session)).get(key['name']!);
       if (!f) return undefined;
       const admin = f['administrativeStatus'];
       const state: JsonObject = { name: key['name']!, enabled: admin !== 'down' };
@@ -150,7 +157,7 @@ export const interfacePaths: Record<string, Handler> = {
     async list({ session, content, keys }) {
       const name = keys[0]!['name']!;
       const has = ((await configured(session)).get(name)?.addresses.length ?? 0) > 0
-        || (content !== 'config' && stateAddresses((await facts(session))[name]).length > 0);
+        || (content !== 'config' && stateAddresses((await facts(session)).get(name)).length > 0);
       return has ? [{ index: '0' }] : [];
     },
     async readConfig({ key }) {
@@ -186,7 +193,7 @@ export const interfacePaths: Record<string, Handler> = {
     async list({ session, content, keys }) {
       const name = keys[0]!['name']!;
       const ips = new Set((await configured(session)).get(name)?.addresses.map((a) => a.ip) ?? []);
-      if (content !== 'config') for (const a of stateAddresses((await facts(session))[name])) ips.add(a.ip);
+      if (content !== 'config') for (const a of stateAddresses((await facts(session)).get(name))) ips.add(a.ip);
       return [...ips].map((ip) => ({ ip }));
     },
     async readConfig({ session, keys, key }) {
@@ -194,7 +201,7 @@ export const interfacePaths: Record<string, Handler> = {
       return a ? { ip: a.ip, config: { ip: a.ip, 'prefix-length': a.prefixLength } } : undefined;
     },
     async readState({ session, keys, key }) {
-      const a = stateAddresses((await facts(session))[keys[0]!['name']!]).find((x) => x.ip === key['ip']);
+      const a = stateAddresses((await facts(session)).get(keys[0]!['name']!)).find((x) => x.ip === key['ip']);
       return a ? { ip: a.ip, state: { ip: a.ip, 'prefix-length': a.prefixLength } } : undefined;
     },
   },

@@ -15,6 +15,26 @@ async function routesOf(session: CliSession, vrf: string): Promise<readonly Stat
   return parseRunningConfig(await session.exec(RUNNING_CONFIG)).staticRoutes.get(vrf) ?? [];
 }
 
+// a VRF's route lines grouped by prefix, once per parsed configuration (the next-hop readers run once
+// per route: filtering every line for each would make reading 10,000 routes quadratic)
+const byPrefixOf = new WeakMap<readonly StaticRouteLine[], ReadonlyMap<string, readonly StaticRouteLine[]>>();
+
+/** The lines of one prefix in a VRF, in configuration order. */
+async function routeLinesOf(session: CliSession, vrf: string, prefix: string | undefined): Promise<readonly StaticRouteLine[]> {
+  const all = await routesOf(session, vrf);
+  let byPrefix = byPrefixOf.get(all);
+  if (!byPrefix) {
+    const grouped = new Map<string, StaticRouteLine[]>();
+    for (const line of all) {
+      const held = grouped.get(line.prefix);
+      if (held) held.push(line);
+      else grouped.set(line.prefix, [line]);
+    }
+    byPrefixOf.set(all, byPrefix = grouped);
+  }
+  return (prefix !== undefined ? byPrefix.get(prefix) : undefined) ?? [];
+}
+
 /** Whether the protocol entry on the path is this unit's static routing. */
 function isStatic(keys: readonly Keys[]): boolean {
   return protocolKind(keys[1]?.['identifier']) === 'STATIC';
@@ -109,17 +129,17 @@ export const staticRoutePaths: Record<string, Handler> = {
   [`${STATIC_ROUTES}/next-hops/next-hop`]: {
     keys: ['index'],
     async list({ session, keys }) {
-      const lines = (await routesOf(session, keys[0]!['name']!)).filter((r) => r.prefix === keys[2]!['prefix']);
+      const lines = await routeLinesOf(session, keys[0]!['name']!, keys[2]!['prefix']);
       return nextHopIndexes(lines).map(({ index }) => ({ index }));
     },
     async readConfig({ session, keys, key }) {
-      const lines = (await routesOf(session, keys[0]!['name']!)).filter((r) => r.prefix === keys[2]!['prefix']);
+      const lines = await routeLinesOf(session, keys[0]!['name']!, keys[2]!['prefix']);
       const found = nextHopIndexes(lines).find((h) => h.index === key['index']);
       return found ? { index: found.index, config: nextHopJson(found.index, found.line) } : undefined;
     },
     // static routes have no state of their own in FRR's configuration model: the applied line is the state
     async readState({ session, keys, key }) {
-      const lines = (await routesOf(session, keys[0]!['name']!)).filter((r) => r.prefix === keys[2]!['prefix']);
+      const lines = await routeLinesOf(session, keys[0]!['name']!, keys[2]!['prefix']);
       const found = nextHopIndexes(lines).find((h) => h.index === key['index']);
       return found ? { index: found.index, state: nextHopJson(found.index, found.line) } : undefined;
     },

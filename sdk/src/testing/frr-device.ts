@@ -3,6 +3,7 @@
  * (/work/shared/peers/REPORT.md): its banner, prompts, running-config preamble, `show version`,
  * `show interface json` computed from the configured interfaces, and `show vrf`. Tests and benchmarks start many of these.
  */
+import type { ConfigLine } from './running-config';
 import type { DeviceDefinition, DeviceView } from './simulator';
 
 export interface FrrDeviceOptions {
@@ -41,13 +42,14 @@ export function frrDevice(options: FrrDeviceOptions = {}): DeviceDefinition {
 /** FRR's `show interface json` for the configured interfaces plus `lo` (state as a fresh namespace has it). */
 function interfacesJson(device: DeviceView): string {
   const out: Record<string, Record<string, unknown>> = {};
-  const names = new Set(['lo']);
+  // name -> its block, in one pass: a 10,000-interface device must not cost a search per interface
+  const blocks = new Map<string, ConfigLine | undefined>([['lo', undefined]]);
   for (const line of device.config) {
     const m = /^interface (\S+)$/.exec(line.text);
-    if (m) names.add(m[1]!);
+    if (m && blocks.get(m[1]!) === undefined) blocks.set(m[1]!, line);
   }
-  for (const name of [...names].sort()) {
-    const block = device.config.find((l) => l.text === `interface ${name}`);
+  for (const name of [...blocks.keys()].sort()) {
+    const block = blocks.get(name);
     const shutdown = block?.children.some((c) => c.text === 'shutdown') ?? false;
     const description = block?.children.find((c) => c.text.startsWith('description '))?.text.slice('description '.length);
     const facts: Record<string, unknown> = { administrativeStatus: shutdown ? 'down' : 'up', vrfName: 'default' };

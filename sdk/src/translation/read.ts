@@ -2,11 +2,15 @@
  * The read side of the translation engine: runs the units' list enumerators and readers over a CLI session
  * and assembles one RFC 7951 JSON document. A target path limits the work to the registrations on it (and
  * the list entries it names); `content` picks config readers, state readers or both.
+ *
+ * Linear in the size of the answer: list enumerations are memoised per parent entry, and every list array
+ * the read builds is indexed by its entries' keys, so placing a reader's value never scans a list (a
+ * device with 10,000 interfaces would otherwise cost 10,000 x 10,000 key comparisons per registration).
  */
 import type { ContentFilter, JsonObject, JsonValue } from '@rosetta/core';
 import type { CliSession } from '../cli/session';
 import { formatInstancePath, parseInstancePath, type InstanceSegment } from './path';
-import { isListHandler, type Keys, type ListHandler, type Registration, type TranslationUnit } from './unit';
+import { isListHandler, type Keys, type ListHandler, type TranslationUnit } from './unit';
 
 /** A failure inside a unit's reader or writer, naming the instance path it was working on. */
 export class TranslationError extends Error {
@@ -38,10 +42,11 @@ export async function readUnits(units: readonly TranslationUnit[], session: CliS
   const target = parsed.path;
   const content = options.content ?? 'all';
   const tree: JsonObject = {};
+  const index: EntryIndex = new Map();
   for (const unit of units) {
     const lists = new Map<string, ListHandler>();
     for (const r of unit.registrations) if (isListHandler(r.handler)) lists.set(r.path.segments.join('/'), r.handler);
-    const memo = new Map<string, Promise<readonly Keys[]>>();
+    const expansion: Expansion = { target, lists, memo: new Map(), session, content };
     for (const reg of unit.registrations) {
       if (!onTarget(reg.path.segments, target)) continue;
       const readers = [
@@ -50,7 +55,7 @@ export async function readUnits(units: readonly TranslationUnit[], session: CliS
       ].filter((f): f is NonNullable<typeof f> => f !== undefined);
       const isList = isListHandler(reg.handler);
       if (readers.length === 0 && !isList) continue;
-      for (const inst of await expand(reg, target, lists, memo, session, content)) {
+      for (const inst of await instancesAt(reg.path.segments, reg.path.segments.length, expansion)) {
         const ctx = { session, content, keys: inst.keys, key: inst.keys[inst.keys.length - 1] ?? {} };
         let found = isList; // a listed entry exists even when its readers have nothing to add
         for (const read of readers) {
@@ -61,11 +66,11 @@ export async function readUnits(units: readonly TranslationUnit[], session: CliS
             throw new TranslationError(formatInstancePath(inst.segments), `reader failed: ${(err as Error).message}`);
           }
           if (value !== undefined) {
-            place(tree, inst.segments, value);
+            place(tree, index, inst.segments, value);
             found = true;
           }
         }
-        if (found && isList) place(tree, inst.segments, {});
+        if (found && isList) place(tree, index, inst.segments, {});
       }
     }
   }
@@ -79,41 +84,51 @@ function onTarget(segments: readonly string[], target: readonly InstanceSegment[
   return true;
 }
 
-/** Every instance of a registration: one per combination of list entries along its path. */
-async function expand(
-  reg: Registration, target: readonly InstanceSegment[], lists: Map<string, ListHandler>,
-  memo: Map<string, Promise<readonly Keys[]>>, session: CliSession, content: ContentFilter,
-): Promise<Instance[]> {
-  let instances: Instance[] = [{ keys: [], segments: [] }];
-  const segs = reg.path.segments;
-  for (let i = 0; i < segs.length; i++) {
-    const member = segs[i]!;
-    const prefix = segs.slice(0, i + 1).join('/');
-    const list = lists.get(prefix);
-    if (!list) {
-      instances = instances.map((inst) => ({ keys: inst.keys, segments: [...inst.segments, { member }] }));
-      continue;
-    }
-    const pinned = i < target.length ? target[i]!.keys : undefined;
-    const next: Instance[] = [];
-    for (const inst of instances) {
-      const memoKey = `${prefix}\0${JSON.stringify(inst.keys)}`;
-      let entries = memo.get(memoKey);
-      if (!entries) {
-        const ctx = { session, content, keys: inst.keys, key: inst.keys[inst.keys.length - 1] ?? {} };
-        entries = list.list(ctx).catch((err: unknown) => {
-          throw new TranslationError(formatInstancePath([...inst.segments, { member }]), `list failed: ${(err as Error).message}`);
-        });
-        memo.set(memoKey, entries);
-      }
-      for (const keys of await entries) {
-        if (pinned && !list.keys.every((k) => pinned[k] === undefined || String(pinned[k]) === String(keys[k]))) continue;
-        next.push({ keys: [...inst.keys, keys], segments: [...inst.segments, { member, keys: pick(keys, list.keys) }] });
-      }
-    }
-    instances = next;
+/** What `instancesAt` needs besides the path: fixed for one unit of one read. */
+interface Expansion {
+  readonly target: readonly InstanceSegment[];
+  readonly lists: ReadonlyMap<string, ListHandler>;
+  /** Instances by schema-path prefix: registrations sharing a prefix (parents, then children) share its work. */
+  readonly memo: Map<string, Promise<Instance[]>>;
+  readonly session: CliSession;
+  readonly content: ContentFilter;
+}
+
+/**
+ * Every instance of the first `depth` segments of a path: one per combination of list entries along it.
+ * Each list is enumerated once per parent entry per read (the memo holds the instances of every prefix).
+ */
+function instancesAt(segs: readonly string[], depth: number, x: Expansion): Promise<Instance[]> {
+  if (depth === 0) return Promise.resolve([{ keys: [], segments: [] }]);
+  const prefix = segs.slice(0, depth).join('/');
+  let held = x.memo.get(prefix);
+  if (!held) {
+    held = extend(prefix, segs[depth - 1]!, depth - 1, instancesAt(segs, depth - 1, x), x);
+    x.memo.set(prefix, held);
   }
-  return instances;
+  return held;
+}
+
+/** The instances of a prefix from those of its parent: one step down, through a list when it is one. */
+async function extend(prefix: string, member: string, at: number, parents: Promise<Instance[]>, x: Expansion): Promise<Instance[]> {
+  const list = x.lists.get(prefix);
+  if (!list) return (await parents).map((inst) => ({ keys: inst.keys, segments: [...inst.segments, { member }] }));
+  const pinned = at < x.target.length ? x.target[at]!.keys : undefined;
+  const next: Instance[] = [];
+  for (const inst of await parents) {
+    const ctx = { session: x.session, content: x.content, keys: inst.keys, key: inst.keys[inst.keys.length - 1] ?? {} };
+    let entries: readonly Keys[];
+    try {
+      entries = await list.list(ctx);
+    } catch (err) {
+      throw new TranslationError(formatInstancePath([...inst.segments, { member }]), `list failed: ${(err as Error).message}`);
+    }
+    for (const keys of entries) {
+      if (pinned && !list.keys.every((k) => pinned[k] === undefined || String(pinned[k]) === String(keys[k]))) continue;
+      next.push({ keys: [...inst.keys, keys], segments: [...inst.segments, { member, keys: pick(keys, list.keys) }] });
+    }
+  }
+  return next;
 }
 
 function pick(keys: Keys, names: readonly string[]): Record<string, string> {
@@ -122,16 +137,34 @@ function pick(keys: Keys, names: readonly string[]): Record<string, string> {
   return out;
 }
 
+/**
+ * The entries of each list array of the tree being built, by key: `entryKey` of the entry's key values.
+ * Only `place` creates entries, always with the keys in the list handler's key order, so one key string
+ * per entry suffices.
+ */
+type EntryIndex = Map<JsonValue[], Map<string, JsonObject>>;
+
+function entryKey(keys: Readonly<Record<string, string>>): string {
+  let out = '';
+  for (const k in keys) out += `${k}\u0000${keys[k]}\u0000`;
+  return out;
+}
+
 /** Merges `value` into the tree at the instance path, creating containers and list entries on the way. */
-function place(tree: JsonObject, segments: readonly InstanceSegment[], value: JsonObject): void {
+function place(tree: JsonObject, index: EntryIndex, segments: readonly InstanceSegment[], value: JsonObject): void {
   let node: JsonObject = tree;
   for (const seg of segments) {
     if (seg.keys) {
-      const list = Array.isArray(node[seg.member]) ? node[seg.member] as JsonValue[] : (node[seg.member] = []);
-      let entry = list.find((e) => isObject(e) && matches(e, seg.keys!)) as JsonObject | undefined;
+      let list = node[seg.member];
+      if (!Array.isArray(list)) list = node[seg.member] = [];
+      let entries = index.get(list);
+      if (!entries) index.set(list, entries = new Map());
+      const key = entryKey(seg.keys);
+      let entry = entries.get(key);
       if (!entry) {
         entry = { ...seg.keys };
         list.push(entry);
+        entries.set(key, entry);
       }
       node = entry;
     } else {
