@@ -326,8 +326,17 @@ export interface LocalDataAccess {
    * pass it to the route's `next` and the core answers it with the error envelope.
    */
   resolve(path: string): ResolvedDataPath;
-  /** The Config datastore's content at such a path, RFC 7951 JSON (`{"module:node": ...}`); undefined when absent. */
+  /**
+   * The Config datastore's content at such a path, RFC 7951 JSON (`{"module:node": ...}`); undefined when
+   * absent. Leaves marked `rosetta-secret:sensitive` are in their sealed form: see `readSecret`.
+   */
   readConfig(path: string): JsonObject | undefined;
+  /**
+   * The clear value of the leaf marked `rosetta-secret:sensitive` at such a path, for the plugin's own use
+   * (an outgoing request); never answer or log it. Undefined when the leaf is absent or its stored value
+   * does not open (sealed for another leaf, or with another data folder's key); throws as `resolve` does.
+   */
+  readSecret(path: string): string | undefined;
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -12,16 +12,18 @@
  * only state that can be trusted then.
  */
 import * as path from 'node:path';
-import { applyEdits, type Edit } from '../data/edit';
+import { applyEdits, type Edit, type PathStep } from '../data/edit';
 import { DataError, fault } from '../data/errors';
 import { encodeJson } from '../data/json-encode';
 import { emptyRoot, type DataRoot } from '../data/tree';
-import type { SchemaContext } from '../yang/schema';
+import type { SchemaContext, SchemaNode } from '../yang/schema';
 import type { Datastore } from './datastore';
 import { decodeEditRecord, decodeSnapshot, encodeEditRecord } from './edit-record';
 import { Journal, type JournalOptions } from './journal';
 import { JournalError } from './journal-error';
 import { WriteQueue } from './write-queue';
+import type { SecretBox } from './secrets';
+import { openStoredSecrets, revealSecret, schemaHoldsSensitive, sealEdits, sealTree, secretContext } from './sensitive';
 
 /** Journal settings the Config datastore passes through (recovery and compaction it handles itself). */
 export type ConfigJournalOptions = Omit<JournalOptions, 'onSnapshot' | 'onRecord' | 'onCompactionDue' | 'log'>;
@@ -31,6 +33,11 @@ export interface ConfigStoreOptions {
   /** Where recovery, dropped nodes and failures are reported; default stderr. */
   readonly log?: (message: string) => void;
   readonly journal?: ConfigJournalOptions;
+  /**
+   * Seals the values of leaves marked `rosetta-secret:sensitive` (sensitive.ts) before they are kept,
+   * in the tree, the journal and snapshots. Without it such values are kept as written.
+   */
+  readonly secrets?: SecretBox;
 }
 
 const DEFAULT_MAX_RECORD_BYTES = 512 << 20;
@@ -45,34 +52,53 @@ function storageFault(error: unknown): DataError {
 async function recover(directory: string, ctx: SchemaContext, options: ConfigStoreOptions, log: (m: string) => void,
   onCompactionDue: (journal: Journal) => void): Promise<{ journal: Journal; root: DataRoot }> {
   let root = emptyRoot();
+  // Stored secrets are opened before decoding (their type is checked on the clear value, as when
+  // written) and sealed again; the clear values opened are kept out of the log lines of recovery.
+  const box = options.secrets !== undefined && schemaHoldsSensitive(ctx) ? options.secrets : undefined;
+  const opened: string[] = [];
+  const quiet = box === undefined ? log : (message: string) => log(withheld(message, opened));
+  const prepare = box === undefined ? undefined
+    : (doc: Record<string, unknown>, parent: SchemaNode | undefined, steps: readonly PathStep[]) => { openStoredSecrets(doc, parent, secretContext(steps), ctx, box, opened); };
+  const reading = (where: string) => (prepare === undefined ? { ctx, log: quiet, where } : { ctx, log: quiet, where, prepare });
   const journal = await Journal.open(directory, {
     ...options.journal,
     log,
     onCompactionDue,
     onSnapshot: (state, position) => {
-      root = decodeSnapshot(state.toString('utf8'), { ctx, log, where: `snapshot at record ${position}` });
+      root = decodeSnapshot(state.toString('utf8'), reading(`snapshot at record ${position}`));
+      if (box !== undefined) root = sealTree(root, box);
+      opened.length = 0;
     },
     onRecord: (record, position) => {
-      const read = { ctx, log, where: `record ${position}` };
-      const edits = decodeEditRecord(record.toString('utf8'), read);
+      const read = reading(`record ${position}`);
+      let edits = decodeEditRecord(record.toString('utf8'), read);
+      if (box !== undefined) edits = sealEdits(edits, box) as Edit[];
       try {
         root = applyEdits(root, edits, ctx);
       } catch (error) {
         if (!(error instanceof DataError)) throw error;
         // Only possible when the schema changed since the record was written: keep what still applies.
-        log(`${read.where}: ${error.message}; applying its edits one by one`);
+        quiet(`${read.where}: ${error.message}; applying its edits one by one`);
         for (const edit of edits) {
           try {
             root = applyEdits(root, [edit], ctx);
           } catch (single) {
             if (!(single instanceof DataError)) throw single;
-            log(`${read.where}: dropping an edit: ${single.message}`);
+            quiet(`${read.where}: dropping an edit: ${single.message}`);
           }
         }
       }
+      opened.length = 0;
     },
   });
   return { journal, root };
+}
+
+/** `message` with every occurrence of the clear values in `secrets` replaced by `***`. */
+function withheld(message: string, secrets: readonly string[]): string {
+  let out = message;
+  for (const secret of secrets) if (secret !== '') out = out.split(secret).join('***');
+  return out;
 }
 
 /** The journal-backed Config datastore. Open with `ConfigStore.open`. */
@@ -126,13 +152,15 @@ export class ConfigStore implements Datastore {
       if (this.closing) throw storageFault(new JournalError('closed', 'the datastore is closed'));
       if (this.journal.failed) await this.reload();
       const previous = this.latest;
-      const next = applyEdits(previous, edits, this.ctx);
+      const box = this.options.secrets;
+      const stored = box === undefined ? edits : sealEdits(edits, box);
+      const next = applyEdits(previous, stored, this.ctx);
       check?.(next, previous);
       if (next === previous) {
         // Nothing to store; what it returns may still hold earlier writers' changes: wait for them.
         return { next, sequence: this.appended, durable: this.lastDurable };
       }
-      const record = encodeEditRecord(edits);
+      const record = encodeEditRecord(stored);
       const limit = this.options.journal?.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
       const bytes = Buffer.byteLength(record);
       if (bytes > limit) throw new DataError(fault('too-big', '/', `the change needs ${bytes} bytes of journal, more than the ${limit}-byte limit`));
@@ -154,6 +182,15 @@ export class ConfigStore implements Datastore {
       this.visible = next;
     }
     return next;
+  }
+
+  /**
+   * The clear value of the sensitive leaf that `steps` name in the current tree: for the parts of the
+   * service that must use it (a southbound login, a plugin's outgoing request), never for a response.
+   * Undefined when the leaf is absent or not sensitive, or no key was given to the store.
+   */
+  revealSecret(steps: readonly PathStep[]): string | undefined {
+    return this.options.secrets === undefined ? undefined : revealSecret(this.visible, steps, this.options.secrets);
   }
 
   /** Finishes queued writes, then closes the journal. Idempotent. */

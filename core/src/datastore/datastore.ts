@@ -5,7 +5,7 @@
  * beside this file; restconf/ and mount/ depend on this contract only.
  */
 import type { DataRoot } from '../data/tree';
-import type { Edit } from '../data/edit';
+import type { Edit, PathStep } from '../data/edit';
 
 export type DatastoreName = 'config' | 'operational';
 
@@ -23,6 +23,12 @@ export interface Datastore {
    * it is durable.
    */
   apply(edits: readonly Edit[], check?: (next: DataRoot, previous: DataRoot) => void): Promise<DataRoot>;
+  /**
+   * The clear value of a leaf marked `rosetta-secret:sensitive` that `steps` name (the store keeps it
+   * sealed, sensitive.ts), for the service's own use (a device login, a plugin's outgoing request),
+   * never for a response. Undefined when absent, or when the store does not seal secrets.
+   */
+  revealSecret?(steps: readonly PathStep[]): string | undefined;
 }
 
 /** The two datastores of a running service. */

@@ -60,6 +60,11 @@ export interface ReadContext {
   readonly log: (message: string) => void;
   /** Names the record in log lines (e.g. `record 17`). */
   readonly where: string;
+  /**
+   * Runs on stored data (parsed JSON, changed in place) before it is decoded, with the schema node it
+   * sits under and that node's path: the Config datastore opens sealed secrets here (sensitive.ts).
+   */
+  readonly prepare?: (doc: JsonObject, parent: SchemaNode | undefined, parentSteps: readonly PathStep[]) => void;
 }
 
 type JsonObject = Record<string, unknown>;
@@ -279,6 +284,7 @@ export function decodeEditRecord(text: string, read: ReadContext): Edit[] {
         // A list entry's or leaf-list value's data sits under the parent of the list.
         const parentSteps = target.slice(0, -1);
         const parent = parentSteps[parentSteps.length - 1]?.schema;
+        read.prepare?.(raw.d, target.length === 0 ? undefined : parent, target.length === 0 ? [] : parentSteps);
         const decoded = decodeStored(raw.d, target.length === 0 ? undefined : parent, parentSteps.length === 0 ? '/' : instancePath(parentSteps), read);
         if (target.length === 0) edit.value = decoded.root;
         else if (decoded.node !== undefined) edit.value = decoded.node;
@@ -303,6 +309,7 @@ export function decodeSnapshot(text: string, read: ReadContext): DataRoot {
     throw new Error(`${read.where} is not JSON: ${(error as Error).message}`);
   }
   if (!isObject(parsed)) throw new Error(`${read.where} is not a JSON object`);
+  read.prepare?.(parsed, undefined, []);
   try {
     return decodeStored(parsed, undefined, '/', read).root;
   } catch (error) {

@@ -8,5 +8,5 @@ export { readDevice, writeDevice, invokeDevice, deviceRoot, noModelsReason, type
 export { MountError, deviceFault, type MountErrorEntry } from './errors';
 export { deviceCodec, findOperation } from './codec';
 export { DeviceSchemaCache, type DeviceSchema, type SchemaSourceText } from './device-schema';
-export { SecretBox } from './secrets';
+export { SecretBox } from '../datastore/secrets';
 export { TOPOLOGY_OF, UNIFIED, type Protocol } from './topology';

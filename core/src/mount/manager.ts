@@ -17,11 +17,12 @@ import type {
   DeviceConnection, DeviceDataCodec, DeviceInfo, JsonObject, JsonValue, OperationResult, RosettaHooks, RpcContext,
 } from '../hooks';
 import type { PluginScope } from '../plugins/generation';
-import type { SchemaContext } from '../yang/schema';
+import { findDataChild, type SchemaContext } from '../yang/schema';
 import { deviceCodec } from './codec';
 import { DeviceSchemaCache, type DeviceSchema, type SchemaSourceText } from './device-schema';
 import { badSetting, deviceFault, MountError, noConnection, nodeExists, nodeMissing, notServed } from './errors';
-import { SecretBox } from './secrets';
+import { SecretBox } from '../datastore/secrets';
+import { isSensitive, revealSecret, sealTree } from '../datastore/sensitive';
 import {
   MODULE_OF, nodeConfigJson, nodeSteps, plainSettings, storedNodes, TOPOLOGY_OF, UNIFIED, type NodeSettings, type Protocol,
 } from './topology';
@@ -174,7 +175,14 @@ export class MountManager {
 
   /** Reconnects every node remembered in the Config datastore (in the background; status shows progress). */
   restore(): number {
-    const stored = storedNodes(this.options.datastores.config.current(), this.box);
+    const config = this.options.datastores.config.current();
+    const stored = storedNodes(config, {
+      isSecret: (protocol, name) => this.settingLeaf(protocol, name) !== undefined,
+      reveal: (protocol, nodeId, name) => {
+        const leaf = this.settingLeaf(protocol, name);
+        return leaf === undefined ? undefined : revealSecret(config, [...nodeSteps(this.options.schema, TOPOLOGY_OF[protocol], nodeId), { schema: leaf }], this.box);
+      },
+    });
     for (const s of stored) {
       if (this.nodes.has(s.nodeId)) continue;
       const node = this.newNode(s.nodeId, s.protocol, s.settings);
@@ -272,9 +280,19 @@ export class MountManager {
     };
   }
 
-  /** The Config datastore tree of a node's settings. */
+  /**
+   * The Config datastore tree of a node's settings, its sensitive leaves (password, secret) sealed here
+   * already: the Config datastore seals them too, but the mount layer does not rely on the store it is given.
+   */
   private configTree(node: MountedNode) {
-    return decodeJson(nodeConfigJson(node.protocol, node.nodeId, node.settings, this.box), this.options.schema, { allowState: false }).root;
+    return sealTree(decodeJson(nodeConfigJson(node.protocol, node.nodeId, node.settings), this.options.schema, { allowState: false }).root, this.box);
+  }
+
+  /** The sensitive leaf of a node's setting `name` in the local schema, if it is one. */
+  private settingLeaf(protocol: Protocol, name: string) {
+    const nodeList = nodeSteps(this.options.schema, TOPOLOGY_OF[protocol], '').at(-1)!.schema;
+    const leaf = findDataChild(nodeList.children, MODULE_OF[protocol], name);
+    return leaf !== undefined && isSensitive(leaf) ? leaf : undefined;
   }
 
   /**

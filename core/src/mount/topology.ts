@@ -1,7 +1,8 @@
 /**
  * The topologies devices are shown in (DESIGN.md §5.7), as data of the local schema:
  * - install-node settings become a node's configuration in the Config datastore, under topology `cli`
- *   (module cli-topology) or `topology-netconf` (netconf-node-topology), passwords sealed (secrets.ts);
+ *   (module cli-topology) or `topology-netconf` (netconf-node-topology); the leaves the modules mark
+ *   `rosetta-secret:sensitive` (password, secret) are sealed as every such leaf is (datastore/sensitive.ts);
  * - the live status of every node is operational data computed on demand (`data.readState` for
  *   network-topology): topologies `cli`, `unified` and `topology-netconf`, each node with its
  *   `connection-status`, `connected-message`, and for NETCONF its available/unavailable capabilities.
@@ -12,7 +13,6 @@ import { toJsonValue } from '../data/json-encode';
 import type { DataRoot } from '../data/tree';
 import type { JsonObject, JsonValue } from '../hooks';
 import type { ListSchema, SchemaContext, SchemaNode } from '../yang/schema';
-import { SecretBox } from './secrets';
 
 /** The southbound protocols the core knows a topology for. */
 export type Protocol = 'cli' | 'netconf';
@@ -21,9 +21,6 @@ export const TOPOLOGY_OF: Readonly<Record<Protocol, string>> = { cli: 'cli', net
 export const UNIFIED = 'unified';
 /** The module whose leaves describe a node of each protocol. */
 export const MODULE_OF: Readonly<Record<Protocol, string>> = { cli: 'cli-topology', netconf: 'netconf-node-topology' };
-/** Settings never kept or shown in clear text. */
-export const SECRET_SETTINGS: ReadonlySet<string> = new Set(['password', 'secret']);
-
 /** Install-node settings without module prefixes (`host`, `port`, ...), clear text, in memory only. */
 export type NodeSettings = Readonly<Record<string, JsonValue>>;
 
@@ -51,13 +48,11 @@ export function nodeSteps(schema: SchemaContext, topology: string, nodeId?: stri
   return steps;
 }
 
-/** The Config datastore document of one installed node (secrets sealed). */
-export function nodeConfigJson(protocol: Protocol, nodeId: string, settings: NodeSettings, box: SecretBox): JsonObject {
+/** The Config datastore document of one installed node (clear text: seal the decoded tree before keeping it). */
+export function nodeConfigJson(protocol: Protocol, nodeId: string, settings: NodeSettings): JsonObject {
   const module = MODULE_OF[protocol];
   const node: JsonObject = { 'node-id': nodeId };
-  for (const [name, value] of Object.entries(settings)) {
-    node[`${module}:${name}`] = SECRET_SETTINGS.has(name) && typeof value === 'string' ? box.seal(value) : value;
-  }
+  for (const [name, value] of Object.entries(settings)) node[`${module}:${name}`] = value;
   return { 'network-topology:network-topology': { topology: [{ 'topology-id': TOPOLOGY_OF[protocol], node: [node] }] } };
 }
 
@@ -70,8 +65,16 @@ export interface StoredNode {
   readonly unreadable: readonly string[];
 }
 
+/** How `storedNodes` tells a secret setting and gets its clear value. */
+export interface StoredSecrets {
+  /** Whether the setting `name` of a node of `protocol` is a sensitive leaf. */
+  isSecret(protocol: Protocol, name: string): boolean;
+  /** The setting's clear value; undefined when it cannot be opened. */
+  reveal(protocol: Protocol, nodeId: string, name: string): string | undefined;
+}
+
 /** Every installed node in a Config datastore tree, secrets opened. */
-export function storedNodes(config: DataRoot, box: SecretBox): StoredNode[] {
+export function storedNodes(config: DataRoot, secrets: StoredSecrets): StoredNode[] {
   const top = config.children.find((c) => c.schema.name === 'network-topology' && c.schema.module.name === 'network-topology');
   if (top === undefined) return [];
   const json = toJsonValue(top) as { 'network-topology:network-topology'?: { topology?: Array<{ 'topology-id'?: string; node?: JsonObject[] }> } };
@@ -88,8 +91,8 @@ export function storedNodes(config: DataRoot, box: SecretBox): StoredNode[] {
       for (const [member, value] of Object.entries(node)) {
         if (!member.startsWith(prefix)) continue;
         const name = member.slice(prefix.length);
-        if (SECRET_SETTINGS.has(name) && typeof value === 'string') {
-          const open = box.open(value);
+        if (secrets.isSecret(protocol, name) && typeof value === 'string') {
+          const open = secrets.reveal(protocol, nodeId, name);
           if (open === undefined) unreadable.push(name);
           else settings[name] = open;
         } else {

@@ -5,6 +5,7 @@
  * import the SDK only, so this read-only facade is all they see of the core's URI parser and datastore.
  */
 import { toJsonValue } from '../data/json-encode';
+import { isSensitive } from '../datastore/sensitive';
 import type { JsonObject, LocalDataAccess, ResolvedDataPath } from '../hooks';
 import type { RestconfContext } from './context';
 import { unknownResource } from './errors';
@@ -33,6 +34,11 @@ export function localDataAccess(ctx: RestconfContext): LocalDataAccess {
       if (parsed.operation !== undefined) return undefined;
       const found = findTarget(ctx.datastores.config.current(), parsed.steps);
       return found === undefined ? undefined : toJsonValue(found, { attributes: false }) as JsonObject;
+    },
+    readSecret(path: string): string | undefined {
+      const parsed = parse(path);
+      if (parsed.operation !== undefined || parsed.target === undefined || !isSensitive(parsed.target)) return undefined;
+      return ctx.datastores.config.revealSecret?.(parsed.steps);
     },
   };
 }

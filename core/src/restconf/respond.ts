@@ -10,6 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RestconfContext } from './context';
 import { renderErrorsJson, renderErrorsXml, toRestconfError } from './errors';
+import { withheldError } from './withheld-values';
 import { errorResponseType } from './media';
 
 /** Content-Type values with the charset parameter, built once per media type. */
@@ -51,7 +52,8 @@ export function sendEmpty(res: ServerResponse, status: number): void {
  */
 export function sendError(ctx: RestconfContext, req: IncomingMessage, res: ServerResponse, err: unknown): void {
   const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '';
-  const error = toRestconfError(err, (m) => ctx.log.error(`${req.method} ${url.slice(0, 300)}: ${m}`));
+  // No secret goes back in an error message (withheld-values.ts).
+  const error = withheldError(toRestconfError(err, (m) => ctx.log.error(`${req.method} ${url.slice(0, 300)}: ${m}`)), ctx.schema);
   if (res.headersSent) { res.destroy(); return; }
   const media = errorResponseType(req.headers.accept);
   for (const [k, v] of Object.entries(error.headers)) res.setHeader(k, v);

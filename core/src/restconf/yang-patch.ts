@@ -19,6 +19,7 @@ import { readBody } from './body';
 import { commitWrite } from './commit';
 import { refuseStateWrite, type DataCall } from './data-call';
 import { RestconfError, fromFaults, entryOfFault, malformed, renderErrorsJson, type RestconfErrorEntry } from './errors';
+import { withheldEntries } from './withheld-values';
 import { requestType } from './media';
 import { findTarget } from './target';
 import { decodeJson } from '../data/json-decode';
@@ -254,12 +255,13 @@ export async function handleYangPatch(call: DataCall): Promise<void> {
     }
   } catch (e) {
     if (e instanceof EditFailure) {
-      send(e.error.status, statusBody(patch.patchId, { editId: e.editId, errors: e.error.errors }));
+      // No secret goes back in an error message (withheld-values.ts).
+      send(e.error.status, statusBody(patch.patchId, { editId: e.editId, errors: withheldEntries(e.error.errors, call.ctx.schema) }));
       return;
     }
     const error = asRestconf(e);
     if (error === undefined) throw e;
-    send(error.status, statusBody(patch.patchId, undefined, error.errors.length ? error.errors : [entryOfFault(fault('operation-failed', '/', error.message))]));
+    send(error.status, statusBody(patch.patchId, undefined, error.errors.length ? withheldEntries(error.errors, call.ctx.schema) : [entryOfFault(fault('operation-failed', '/', error.message))]));
     return;
   }
   send(200, statusBody(patch.patchId, undefined));

@@ -9,15 +9,17 @@
  * - The node (for an action, the node it belongs to) must be in the Config datastore: 404 otherwise.
  * - The remote server and token are `callbacks:callbacks-settings` in the Config datastore; each one
  *   missing is 400 naming it. Remote errors are 502, time-outs 504, both in the error envelope.
- * - The access token is write-only: a GET of the settings leaves it out (`data.afterRead`); it is sent
- *   only as `Authorization: Bearer`, never logged.
+ * - The access token is a leaf marked `rosetta-secret:sensitive`: the core keeps it sealed (journal,
+ *   snapshots, any GET without this plugin show only `$rosetta$v2$...`) and the plugin reads its clear
+ *   value with `readSecret`. It is write-only: while the plugin runs, a GET of the settings leaves it
+ *   out altogether (`data.afterRead`); it is sent only as `Authorization: Bearer`, never logged.
  * - Limits come from the service configuration's `callbacks` object (`timeoutMs`, `maxResponseBytes`).
  *
  * Answers are JSON only. Routes are added per plugin generation (`server.routes`), so enabling, disabling
  * or replacing the plugin in plugins.json while the service runs takes effect with the hot reload.
  */
 import { definePlugin, type DataNode, type DataRoot, type JsonValue, type LocalDataAccess } from '@rosetta/sdk';
-import { CallbackError, DEFAULT_LIMITS, SETTINGS_PATH, callRemote, remoteServer, type RemoteLimits } from './remote';
+import { CallbackError, DEFAULT_LIMITS, SETTINGS_PATH, TOKEN_PATH, callRemote, remoteServer, type RemoteLimits } from './remote';
 
 export { CallbackError, callRemote, remoteServer, remoteUrl, DEFAULT_LIMITS, type RemoteLimits, type RemoteServer } from './remote';
 
@@ -81,7 +83,7 @@ async function serve(local: LocalDataAccess, limits: RemoteLimits, req: any, res
   }
   if (!target.stored) throw new CallbackError(404, 'data-missing', `${target.path} is not in the stored configuration`, target.path);
   const body = req.method === 'POST' ? actionBody(await readJsonBody(req)) : undefined;
-  const server = remoteServer(local.readConfig(SETTINGS_PATH));
+  const server = remoteServer(local.readConfig(SETTINGS_PATH), local.readSecret(TOKEN_PATH));
   const response = await callRemote(server, mark.arg, req.method, body, limits);
   res.status(200).type('application/yang-data+json').send(JSON.stringify({ response }));
 }

@@ -34,11 +34,15 @@ export class CallbackError extends Error {
 
 export const SETTINGS_PATH = '/callbacks:callbacks-settings';
 
+/** Where the token is: a leaf marked rosetta-secret:sensitive, stored sealed, read in clear with `readSecret`. */
+export const TOKEN_PATH = `${SETTINGS_PATH}/access-token`;
+
 /**
- * The remote server from the stored settings (`{"callbacks:callbacks-settings": {...}}` or undefined).
- * A missing setting is 400 naming it: the settings must be configured before a callback is used.
+ * The remote server from the stored settings (`{"callbacks:callbacks-settings": {...}}` or undefined)
+ * and the token's clear value (undefined when it is missing or its sealed form does not open). A missing
+ * setting is 400 naming it: the settings must be configured before a callback is used.
  */
-export function remoteServer(stored: JsonObject | undefined): RemoteServer {
+export function remoteServer(stored: JsonObject | undefined, accessToken: string | undefined): RemoteServer {
   const settings = (stored?.['callbacks:callbacks-settings'] ?? {}) as Record<string, JsonValue>;
   const server = (settings['remote-server'] ?? {}) as Record<string, JsonValue>;
   const missing = (name: string) => new CallbackError(400, 'invalid-value',
@@ -46,8 +50,11 @@ export function remoteServer(stored: JsonObject | undefined): RemoteServer {
   if (typeof server['host'] !== 'string') throw missing('remote-server/host');
   if (typeof server['port'] !== 'number') throw missing('remote-server/port');
   if (server['scheme'] !== 'http' && server['scheme'] !== 'https') throw missing('remote-server/scheme');
-  if (typeof settings['access-token'] !== 'string') throw missing('access-token');
-  return { scheme: server['scheme'], host: server['host'], port: server['port'], accessToken: settings['access-token'] };
+  if (settings['access-token'] === undefined) throw missing('access-token');
+  if (accessToken === undefined) {
+    throw new CallbackError(400, 'invalid-value', `the stored ${TOKEN_PATH} cannot be opened with this data folder's key: set it again`, TOKEN_PATH);
+  }
+  return { scheme: server['scheme'], host: server['host'], port: server['port'], accessToken };
 }
 
 /** The URL of `suffix` on the server (an IPv6 address is bracketed; the suffix starts with '/'). */
