@@ -4,26 +4,28 @@
  * from one configuration (actual) to another (intended), and saying what such a push would send
  * without sending it (dry run).
  *
- * A push hands the southbound the two whole documents plus edits computed here: each top-level node
- * that differs is replaced whole, each that disappeared is removed. The CLI southbound plans commands
- * from the documents; the NETCONF one sends the edits as one edit-config. The dry run derives from the
- * same edits, so what it shows is what a commit sends (CLI: the southbound's own dry-run RPC; NETCONF:
- * the lock / edit-config / commit / unlock RPCs built here from the device schema, as XML).
+ * A push hands the southbound the two whole documents plus the per-change edits of device-edits.ts
+ * (each change at its own path, so nothing else on the device is touched). The CLI southbound plans
+ * commands from the documents; the NETCONF one sends the edits as one edit-config. The dry run asks the
+ * same southbound what it would send for the same input, so what it shows is what a commit sends (CLI:
+ * its `cli-unit-generic:dry-run`; NETCONF: its `rosetta-netconf:dry-run-edit-config`, the lock /
+ * edit-config / commit / unlock RPCs its own builder makes). The core builds no device XML.
  */
 import { applyEdits, type Edit } from '../data/edit';
 import { toJsonValue } from '../data/json-encode';
-import type { DataNode, DataRoot } from '../data/tree';
-import { encodeXml } from '../data/xml-encode';
-import type { DeviceEdit, JsonObject } from '../hooks';
+import type { DataRoot } from '../data/tree';
+import type { JsonObject } from '../hooks';
 import { deviceFault, invokeDevice, MountError, readDevice, type MountedDevice } from '../mount';
 import type { PluginScope } from '../plugins/generation';
 import type { SchemaNode } from '../yang/schema';
+import { changeEdits } from './device-edits';
 
-const NETCONF_NS = 'urn:ietf:params:xml:ns:netconf:base:1.0';
 const CAP_CANDIDATE = 'urn:ietf:params:netconf:capability:candidate:1.0';
 const CAP_ROLLBACK_ON_ERROR = 'urn:ietf:params:netconf:capability:rollback-on-error:1.0';
 /** The CLI southbound's dry-run RPC (module cli-unit-generic). */
 const CLI_DRY_RUN = 'cli-unit-generic:dry-run';
+/** The NETCONF southbound's dry run of a write's edits (input `edits`, output `rpcs`). */
+const NETCONF_DRY_RUN = 'rosetta-netconf:dry-run-edit-config';
 
 /** The device's whole configuration now, as a tree of its schema. */
 export async function readConfiguration(device: MountedDevice, scope: PluginScope): Promise<DataRoot> {
@@ -47,25 +49,6 @@ export async function readChanged(device: MountedDevice, scope: PluginScope, bef
     edits.push(node === undefined ? { operation: 'remove', target: [{ schema }] } : { operation: 'replace', target: [{ schema }], value: node });
   }
   return applyEdits(before, edits, device.schema);
-}
-
-/** The edits that turn `before` into `after`: changed top-level nodes replaced, vanished ones removed. */
-export function topLevelEdits(before: DataRoot, after: DataRoot): { edits: DeviceEdit[]; changed: DataNode[] } {
-  const edits: DeviceEdit[] = [];
-  const changed: DataNode[] = [];
-  for (const node of after.children) {
-    const old = before.children.find((c) => c.schema === node.schema);
-    if (old === node) continue;
-    const value = toJsonValue(node, { attributes: false }) as JsonObject;
-    if (old !== undefined && JSON.stringify(toJsonValue(old, { attributes: false })) === JSON.stringify(value)) continue;
-    const member = `${node.schema.module.name}:${node.schema.name}`;
-    edits.push({ operation: 'replace', path: `/${member}`, value });
-    changed.push(node);
-  }
-  for (const node of before.children) {
-    if (!after.children.some((c) => c.schema === node.schema)) edits.push({ operation: 'remove', path: `/${node.schema.module.name}:${node.schema.name}` });
-  }
-  return { edits, changed };
 }
 
 /** How a southbound undid its own partial write after refusing one (a commit's `rollback-status`). */
@@ -113,7 +96,7 @@ function rollbackOf(device: MountedDevice, e: unknown): SouthboundRollback {
  * southbound's refusal as a MountError, carrying its rollback report ({@link southboundRollback}).
  */
 export async function pushConfiguration(device: MountedDevice, scope: PluginScope, before: DataRoot, after: DataRoot): Promise<readonly string[]> {
-  const { edits } = topLevelEdits(before, after);
+  const edits = changeEdits(before, after);
   if (edits.length === 0) return [];
   const hook = scope.hooks.device.write.get(device.node.protocol);
   if (hook === undefined || !hook.isUsed()) throw MountError.of(501, 'operation-not-supported', `no southbound plugin writes '${device.node.protocol}' devices`);
@@ -135,42 +118,16 @@ export async function pushConfiguration(device: MountedDevice, scope: PluginScop
 
 /** What {@link pushConfiguration} would send for `before` -> `after`, sending nothing. */
 export async function dryRunConfiguration(device: MountedDevice, scope: PluginScope, before: DataRoot, after: DataRoot): Promise<string[]> {
-  const { edits, changed } = topLevelEdits(before, after);
+  const edits = changeEdits(before, after);
   if (edits.length === 0) return [];
-  if (device.node.protocol === 'netconf') return netconfRpcs(device, edits, changed);
+  if (device.node.protocol === 'netconf') {
+    const result = await invokeDevice(device, scope, NETCONF_DRY_RUN, { edits: edits as unknown as JsonObject[] });
+    const rpcs = result.output?.['rpcs'];
+    return Array.isArray(rpcs) ? rpcs.map(String) : [];
+  }
   const result = await invokeDevice(device, scope, CLI_DRY_RUN, {
     before: toJsonValue(before, { attributes: false }) as JsonObject, after: toJsonValue(after, { attributes: false }) as JsonObject,
   });
   const commands = result.output?.['commands'];
   return Array.isArray(commands) ? commands.map(String) : [];
 }
-
-/** The NETCONF RPCs (XML) a write of `edits` sends: the same sequence as the NETCONF southbound's. */
-function netconfRpcs(device: MountedDevice, edits: readonly DeviceEdit[], changed: readonly DataNode[]): string[] {
-  const capabilities = device.connection.capabilities ?? [];
-  const target = capabilities.some((c) => c.startsWith(CAP_CANDIDATE)) ? 'candidate' : 'running';
-  const errorOption = capabilities.some((c) => c.startsWith(CAP_ROLLBACK_ON_ERROR)) ? '<error-option>rollback-on-error</error-option>' : '';
-  let config = '';
-  let next = 0;
-  for (const edit of edits) {
-    const operation = ` xmlns:nc="${NETCONF_NS}" nc:operation="${edit.operation}"`;
-    if (edit.operation === 'replace') {
-      config += withAttributes(encodeXml(changed[next++]!, device.schema, { attributes: false }), operation);
-    } else {
-      const [module, name] = edit.path.slice(1).split(':') as [string, string];
-      const ns = device.schema.modules.get(module)?.namespace ?? '';
-      config += `<${name} xmlns="${ns}"${operation}/>`;
-    }
-  }
-  const rpcs = [`<lock><target><${target}/></target></lock>`, `<edit-config><target><${target}/></target>${errorOption}<config>${config}</config></edit-config>`];
-  if (target === 'candidate') rpcs.push('<commit/>');
-  rpcs.push(`<unlock><target><${target}/></target></unlock>`);
-  return rpcs;
-}
-
-/** `xml` with `attributes` added to its root element's start tag. */
-function withAttributes(xml: string, attributes: string): string {
-  const end = xml.search(/\/?>/);
-  return end < 0 ? xml : `${xml.slice(0, end)}${attributes}${xml.slice(end)}`;
-}
-

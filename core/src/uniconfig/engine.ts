@@ -8,7 +8,8 @@
  *   intended configuration, the difference from the actual one is pushed to the device, and only once
  *   the device took it are both configurations stored; if the device refuses, the southbound has undone
  *   its own partial work and nothing is stored (the device's error is the answer).
- * - A commit pushes, node by node, actual -> intended through the mount point. When a node fails, every
+ * - A commit pushes, node by node, actual -> intended through the mount point, as per-change edits
+ *   (device-edits.ts: only what changed is sent). When a node fails, every
  *   node already changed gets intended -> actual pushed back, and the answer is 500 (502 when the failure
  *   was a lost connection) with one error entry per node: `node-id`, `configuration-status`,
  *   `rollback-status`. Before anything is sent: every node must be reachable (502), must not have been
@@ -24,7 +25,8 @@ import { noConnection } from '../mount/errors';
 import type { PluginScope } from '../plugins/generation';
 import type { SchemaContext } from '../yang/schema';
 import { RestconfError } from '../restconf/errors';
-import { pushConfiguration, readChanged, readConfiguration, southboundRollback, topLevelEdits } from './device-io';
+import { changeEdits } from './device-edits';
+import { pushConfiguration, readChanged, readConfiguration, southboundRollback } from './device-io';
 import type { DeviceModuleStore } from './device-modules';
 import type { NodeStore, NodeUpdate } from './node-store';
 import type { NodeView, Transaction } from './transactions';
@@ -223,7 +225,7 @@ export class UniconfigEngine {
     const pushed: CommitItem[] = [];
     for (let i = 0; i < items.length; i++) {
       const item = items[i]!;
-      if (topLevelEdits(item.actual, item.intended).edits.length === 0) continue;
+      if (changeEdits(item.actual, item.intended).length === 0) continue;
       try {
         await pushConfiguration(item.device, scope, item.actual, item.intended);
         pushed.push(item);

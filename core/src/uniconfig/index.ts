@@ -11,5 +11,6 @@ export { NodeStore, UNICONFIG_TOPOLOGY, TOPOLOGY_MODULE, type NodeUpdate } from 
 export { TransactionRegistry, Transaction, COOKIE_NAME, transactionCookie, invalidTransaction, type NodeView } from './transactions';
 export { configurationPath, type ConfigurationPath } from './data-route';
 export { diffReport } from './diff-report';
-export { topLevelEdits, pushConfiguration, dryRunConfiguration, readConfiguration } from './device-io';
+export { pushConfiguration, dryRunConfiguration, readConfiguration } from './device-io';
+export { changeEdits } from './device-edits';
 export { SnapshotStore } from './snapshots';

@@ -2,12 +2,17 @@
  * The uniconfig topology over the NETCONF southbound against the SDK's NETCONF simulator: install
  * fills intended and actual from get-config; query parameters on both datastores; YANG Patch and plain
  * writes inside a transaction; calculate-diff's created/updated/deleted paths; the dry run's
- * edit-config RPCs (nothing sent) and the same RPC sequence on the device at commit; a device that
- * refuses (its candidate locked by another session) leaves device and stores as they were.
+ * edit-config RPCs (nothing sent) equal, text for text, to the RPCs commit sends (the plugin's RPC
+ * trace); commits send per-change edits, so a change to one leaf leaves configuration the service does
+ * not know about untouched on the device; a device that refuses (its candidate locked by another
+ * session) leaves device and stores as they were.
  */
 import test from 'ava';
 import { openRawNetconf, startNetconfSimulator, type SimulatedNetconfDevice } from '@rosetta/sdk';
-import { pluginsFile, startMountService, type MountService } from '../mount/fixture';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { REPO, startMountService, type MountService } from '../mount/fixture';
 
 const MODEL = `module acme-router {
   yang-version 1.1;
@@ -32,6 +37,13 @@ const OPS = '/rests/operations';
 let device: SimulatedNetconfDevice;
 let s: MountService;
 
+const NC_NS = 'xmlns:nc="urn:ietf:params:xml:ns:netconf:base:1.0"';
+
+/** The RPC bodies the plugin sent to N1 since `mark` (its logRpcs trace), without reads. */
+function sentSince(mark: number): string[] {
+  return s.logs.slice(mark).flatMap((l) => /N1: rpc \S+ (.*)$/s.exec(l)?.[1] ?? []).filter((b) => !/^<get/.test(b));
+}
+
 async function transaction(): Promise<string> {
   const r = await s.request('POST', `${OPS}/uniconfig-manager:create-transaction`);
   return r.headers.get('set-cookie')!.split(';')[0]!;
@@ -43,7 +55,9 @@ test.before(async () => {
     config: '<system xmlns="urn:acme:router"><hostname>n1</hostname></system>'
       + '<interfaces xmlns="urn:acme:router"><interface><name>ge0</name><description>first</description><mtu>1500</mtu></interface></interfaces>',
   });
-  s = await startMountService(pluginsFile(['plugins/netconf']));
+  const plugins = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-plugins-')), 'plugins.json');
+  fs.writeFileSync(plugins, JSON.stringify({ watch: false, plugins: [{ path: path.join(REPO, 'plugins/netconf'), enabled: true, config: { logRpcs: true } }] }));
+  s = await startMountService(plugins);
   const r = await s.request('POST', `${OPS}/connection-manager:install-node`, { input: { 'node-id': 'N1', netconf: {
     'netconf-node-topology:host': '127.0.0.1', 'netconf-node-topology:port': device.port,
     'netconf-node-topology:username': 'admin', 'netconf-node-topology:password': 'pw' } } });
@@ -93,18 +107,24 @@ test.serial('YANG Patch and plain writes in a transaction; diff paths; dry run e
   const dry = await s.request('POST', `${OPS}/dryrun-manager:dryrun-commit`, { input: {} }, { cookie });
   t.is(dry.status, 200, dry.text);
   const commands: string[] = dry.json['dryrun-manager:output']['node-results']['node-result'][0].command;
-  t.is(commands.length, 4);
-  t.is(commands[0], '<lock><target><candidate/></target></lock>');
-  t.regex(commands[1]!, /^<edit-config><target><candidate\/><\/target><config><system xmlns="urn:acme:router" xmlns:nc="urn:ietf:params:xml:ns:netconf:base:1.0" nc:operation="replace"\/?>/);
-  t.regex(commands[1]!, /<interfaces xmlns="urn:acme:router" xmlns:nc="urn:ietf:params:xml:ns:netconf:base:1.0" nc:operation="replace"><interface><name>ge0<\/name><description>first<\/description><mtu>1400<\/mtu><\/interface><interface><name>ge1<\/name><mtu>9000<\/mtu><\/interface><\/interfaces>/);
-  t.is(commands[2], '<commit/>');
-  t.is(commands[3], '<unlock><target><candidate/></target></unlock>');
+  // each change at its own path: hostname removed, ge0's mtu replaced, ge1 created; description and the rest untouched
+  t.deepEqual(commands, [
+    '<lock><target><candidate/></target></lock>',
+    '<edit-config><target><candidate/></target><config xmlns="urn:ietf:params:xml:ns:netconf:base:1.0">'
+      + `<system xmlns="urn:acme:router"><hostname ${NC_NS} nc:operation="remove"/></system>`
+      + `<interfaces xmlns="urn:acme:router"><interface><name>ge0</name><mtu ${NC_NS} nc:operation="replace">1400</mtu></interface>`
+      + `<interface ${NC_NS} nc:operation="replace"><name>ge1</name><mtu>9000</mtu></interface></interfaces></config></edit-config>`,
+    '<commit/>',
+    '<unlock><target><candidate/></target></unlock>',
+  ]);
   t.false(device.operationLog.slice(sentBefore).includes('edit-config'), 'the dry run sent nothing');
 
   const mark = device.operationLog.length;
+  const logMark = s.logs.length;
   const commit = await s.request('POST', `${OPS}/uniconfig-manager:commit`, { input: {} }, { cookie });
   t.is(commit.status, 204, commit.text);
   t.deepEqual(device.operationLog.slice(mark).filter((o) => ['lock', 'edit-config', 'commit', 'unlock'].includes(o)), ['lock', 'edit-config', 'commit', 'unlock']);
+  t.deepEqual(sentSince(logMark), commands, 'commit sent exactly what the dry run showed');
   const running = device.runningXml();
   t.regex(running, /<name>ge1<\/name><mtu>9000<\/mtu>/);
   t.regex(running, /<mtu>1400<\/mtu>/);
@@ -161,6 +181,33 @@ test.serial('a refused immediate write leaves the device and both datastores as 
   const again = await s.request('PUT', `${CONF}/acme-router:system/location`, { 'acme-router:location': 'lab' });
   t.is(again.status, 201, again.text);
   t.regex(device.runningXml(), /<location>lab<\/location>/);
+});
+
+test.serial('a change to one leaf of one interface leaves every other interface and system leaf untouched on the device', async (t) => {
+  // configuration the service does not know about: added on the device by hand
+  const other = await openRawNetconf({ host: '127.0.0.1', port: device.port, username: 'admin', password: 'pw' });
+  try {
+    t.regex(await other.rpc('<edit-config><target><candidate/></target><config><system xmlns="urn:acme:router"><hostname>by-hand</hostname></system>'
+      + '<interfaces xmlns="urn:acme:router"><interface><name>hand9</name><mtu>1280</mtu></interface></interfaces></config></edit-config>'), /<ok\/>/);
+    t.regex(await other.rpc('<commit/>'), /<ok\/>/);
+    const logMark = s.logs.length;
+    const put = await s.request('PUT', `${CONF}/acme-router:interfaces/interface=ge0/description`, { 'acme-router:description': 'one leaf' });
+    t.is(put.status, 204, put.text);
+    t.deepEqual(sentSince(logMark), [
+      '<lock><target><candidate/></target></lock>',
+      '<edit-config><target><candidate/></target><config xmlns="urn:ietf:params:xml:ns:netconf:base:1.0"><interfaces xmlns="urn:acme:router">'
+        + `<interface><name>ge0</name><description ${NC_NS} nc:operation="replace">one leaf</description></interface></interfaces></config></edit-config>`,
+      '<commit/>',
+      '<unlock><target><candidate/></target></unlock>',
+    ]);
+    const running = await other.rpc('<get-config><source><running/></source></get-config>');
+    t.regex(running, /<system xmlns="urn:acme:router"><location>lab<\/location><hostname>by-hand<\/hostname><\/system>/, "system leaves untouched");
+    t.regex(running, /<interface><name>ge0<\/name><description>one leaf<\/description><mtu>1400<\/mtu><\/interface>/);
+    t.regex(running, /<interface><name>ge1<\/name><mtu>9000<\/mtu><\/interface>/, 'the other interface the service knows untouched');
+    t.regex(running, /<interface><name>hand9<\/name><mtu>1280<\/mtu><\/interface>/, 'the interface added by hand untouched');
+  } finally {
+    await other.close();
+  }
 });
 
 test.serial('DELETE of configuration itself: in a transaction it empties the view only; immediately it empties the device and both datastores', async (t) => {

@@ -1,7 +1,7 @@
 /**
  * The uniconfig layer's pure parts on real inputs: the UNICONFIGTXID cookie reader (well-formed,
  * absent, garbage, repeated, huge), which request paths reach a node's configuration (bare and
- * prefixed `configuration`, key delimiter, other topologies), the top-level edits a push sends, and the
+ * prefixed `configuration`, key delimiter, other topologies), the per-change edits a push sends, and the
  * calculate-diff report (created/updated/deleted/reordered, int64 and leaf-list values) over the data
  * tests' schema (ietf-interfaces, ietf-system and the data-kinds module).
  */
@@ -11,7 +11,7 @@ import { applyEdits } from '../../src/data/edit';
 import { decodeJson } from '../../src/data/json-decode';
 import type { DataRoot } from '../../src/data/tree';
 import { RestconfError } from '../../src/restconf/errors';
-import { configurationPath, diffReport, topLevelEdits, transactionCookie, TransactionRegistry } from '../../src/uniconfig';
+import { changeEdits, configurationPath, diffReport, transactionCookie, TransactionRegistry } from '../../src/uniconfig';
 import { MAX_OPEN_TRANSACTIONS } from '../../src/uniconfig/transactions';
 import { schema } from '../data/fixture';
 
@@ -74,14 +74,64 @@ const after = {
   'ietf-interfaces:interfaces': { interface: [{ name: 'eth0', type: 'iana-if-type:ethernetCsmacd' }] },
 };
 
-test('a push replaces the top-level nodes that changed and removes the ones that are gone', (t) => {
+const ops = (edits: ReturnType<typeof changeEdits>) => edits.map((e) => [e.operation, e.path, e.value]);
+
+test('a push sends each change at its own path: leaves replaced, entries and values added or removed, nothing else', (t) => {
   const ctx = schema();
-  const a = decodeJson(before, ctx).root;
-  const b = decodeJson(after, ctx).root;
-  const { edits } = topLevelEdits(a, b);
-  t.deepEqual(edits.map((e) => [e.operation, e.path]).sort(), [['remove', '/ietf-system:system'], ['replace', '/data-kinds:kinds'], ['replace', '/ietf-interfaces:interfaces']]);
-  t.deepEqual(edits.find((e) => e.path === '/ietf-interfaces:interfaces')!.value, { 'ietf-interfaces:interfaces': { interface: [{ name: 'eth0', type: 'iana-if-type:ethernetCsmacd' }] } });
-  t.deepEqual(topLevelEdits(a, decodeJson(before, ctx).root).edits, [], 'equal content (not the same objects) sends nothing');
+  const kinds = { big: '1', numbers: [1, 2], route: [{ prefix: '10.0.0.0/8', metric: 1, 'next-hop': 'a' }, { prefix: '12.0.0.0/8', metric: 3 }], rule: [{ name: 'r1' }, { name: 'r2' }] };
+  const a = decodeJson({ 'data-kinds:kinds': kinds, 'ietf-system:system': { hostname: 'h1', contact: 'c' } }, ctx).root;
+  const b = decodeJson({
+    'data-kinds:kinds': { ...kinds, big: '2', numbers: [2, 3], route: [{ prefix: '10.0.0.0/8', metric: 1 }, { prefix: '11.0.0.0/8', metric: 2, 'next-hop': 'b' }], rule: [{ name: 'r1', match: { port: 80 } }, { name: 'r2' }] },
+    'ietf-system:system': { hostname: 'h1' },
+    'ietf-interfaces:interfaces': { interface: [{ name: 'eth0', type: 'iana-if-type:ethernetCsmacd' }, { name: 'eth1', type: 'iana-if-type:ethernetCsmacd' }] },
+  }, ctx).root;
+  t.deepEqual(ops(changeEdits(a, b)), [
+    ['remove', '/ietf-system:system/contact', undefined], // the tree's order: module ietf-system first
+    ['replace', '/data-kinds:kinds/big', { 'data-kinds:big': '2' }],
+    ['remove', "/data-kinds:kinds/numbers[.='1']", undefined],
+    ['merge', "/data-kinds:kinds/numbers[.='3']", { 'data-kinds:numbers': [3] }],
+    ['remove', "/data-kinds:kinds/route[prefix='10.0.0.0/8'][metric='1']/next-hop", undefined],
+    ['remove', "/data-kinds:kinds/route[prefix='12.0.0.0/8'][metric='3']", undefined],
+    ['replace', "/data-kinds:kinds/route[prefix='11.0.0.0/8'][metric='2']", { 'data-kinds:route': [{ prefix: '11.0.0.0/8', metric: 2, 'next-hop': 'b' }] }],
+    ['replace', "/data-kinds:kinds/rule[name='r1']/match", { 'data-kinds:match': { port: 80 } }],
+    ['replace', '/ietf-interfaces:interfaces', { 'ietf-interfaces:interfaces': { interface: [{ name: 'eth0', type: 'iana-if-type:ethernetCsmacd' }, { name: 'eth1', type: 'iana-if-type:ethernetCsmacd' }] } }],
+  ]);
+  t.deepEqual(changeEdits(a, decodeJson({ 'data-kinds:kinds': kinds, 'ietf-system:system': { hostname: 'h1', contact: 'c' } }, ctx).root), [], 'equal content (not the same objects) sends nothing');
+  t.true(ops(changeEdits(b, a)).some(([op, path]) => op === 'remove' && path === '/ietf-interfaces:interfaces'), 'a vanished container: removed');
+  // a created or vanished list: one edit per entry, each naming its keys
+  const withRules = decodeJson({ 'data-kinds:kinds': { ...kinds, rule: [{ name: 'r1' }, { name: 'r2' }] } }, ctx).root;
+  const noRules = decodeJson({ 'data-kinds:kinds': { big: '1' } }, ctx).root;
+  const created = changeEdits(noRules, withRules).filter((e) => e.path.includes('rule'));
+  t.deepEqual(ops(created), [
+    ['replace', "/data-kinds:kinds/rule[name='r1']", { 'data-kinds:rule': [{ name: 'r1' }] }],
+    ['replace', "/data-kinds:kinds/rule[name='r2']", { 'data-kinds:rule': [{ name: 'r2' }] }],
+  ]);
+  t.deepEqual(ops(changeEdits(withRules, noRules).filter((e) => e.path.includes('rule'))),
+    [['remove', "/data-kinds:kinds/rule[name='r1']", undefined], ['remove', "/data-kinds:kinds/rule[name='r2']", undefined]]);
+});
+
+test('a push states a new order of an ordered-by-user list or leaf-list by replacing its parent whole', (t) => {
+  const ctx = schema();
+  const a = decodeJson({ 'data-kinds:kinds': { big: '1', tags: ['a', 'b'], rule: [{ name: 'r1' }, { name: 'r2' }] } }, ctx).root;
+  const rules = decodeJson({ 'data-kinds:kinds': { big: '1', tags: ['a', 'b'], rule: [{ name: 'r2' }, { name: 'r1' }] } }, ctx).root;
+  t.deepEqual(ops(changeEdits(a, rules)), [['replace', '/data-kinds:kinds', { 'data-kinds:kinds': { big: '1', tags: ['a', 'b'], rule: [{ name: 'r2' }, { name: 'r1' }] } }]]);
+  const tags = decodeJson({ 'data-kinds:kinds': { big: '1', tags: ['b', 'a', 'c'], rule: [{ name: 'r1' }, { name: 'r2' }] } }, ctx).root;
+  t.deepEqual(ops(changeEdits(a, tags)).map(([op, path]) => [op, path]), [['replace', '/data-kinds:kinds']]);
+  const added = decodeJson({ 'data-kinds:kinds': { big: '1', tags: ['a', 'b', 'c'], rule: [{ name: 'r1' }, { name: 'r2' }, { name: 'r0' }] } }, ctx).root;
+  t.deepEqual(ops(changeEdits(a, added)).map(([op, path]) => [op, path]), [['merge', "/data-kinds:kinds/tags[.='c']"], ['replace', "/data-kinds:kinds/rule[name='r0']"]],
+    'entries added at the end keep the order of the others: no replace of the parent');
+});
+
+test('per-change edits are linear: 10,000 entries decoded apart (nothing shared), one leaf changed', (t) => {
+  const ctx = schema();
+  const interfaces = Array.from({ length: 10_000 }, (_, i) => ({ name: `eth${i}`, type: 'iana-if-type:ethernetCsmacd', description: `d${i}` }));
+  const a = decodeJson({ 'ietf-interfaces:interfaces': { interface: interfaces } }, ctx).root;
+  const changed = decodeJson({ 'ietf-interfaces:interfaces': { interface: interfaces.map((x, i) => (i === 5000 ? { ...x, description: 'new' } : x)) } }, ctx).root;
+  const start = process.hrtime.bigint();
+  const edits = changeEdits(a, changed);
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  t.deepEqual(ops(edits), [['replace', "/ietf-interfaces:interfaces/interface[name='eth5000']/description", { 'ietf-interfaces:description': 'new' }]]);
+  t.true(ms < 200, `${ms} ms`);
 });
 
 test('calculate-diff report: created, updated (both values), deleted, reordered with paths', (t) => {

@@ -1,20 +1,25 @@
 /**
  * The NETCONF southbound plugin: claims install-node `netconf` containers (device.connect), serves reads,
- * writes and operations under their mount points (device.read/write/invoke). Everything here is wiring:
+ * writes and operations under their mount points (device.read/write/invoke), plus the plugin's own
+ * `rosetta-netconf:dry-run-edit-config` operation (device.invoke, never sent to the device: the RPCs a
+ * write of the given edits would send, for the uniconfig dry run). Everything here is wiring:
  * the protocol is in session.ts, the device's life in device.ts, the operations in operations.ts.
  */
 import path from 'node:path';
 import { definePlugin, defineSettings, type DeviceDataCodec, type PluginApi } from '@rosetta/sdk';
 import { isNetconfDevice, NetconfDevice } from './device';
 import { NetconfSessionError } from './errors';
-import { editsFromDocuments, invokeOperation, readData, writeEdits } from './operations';
+import { DRY_RUN_EDIT, dryRunEdit, editsFromDocuments, invokeOperation, readData, writeEdits } from './operations';
 import { readNodeSettings } from './settings';
 
 export { NetconfDevice, isNetconfDevice, traceText, type ConnectionStatus, type DeviceOptions, type ReceivedNotification } from './device';
 export { NetconfRpcError, NetconfSessionError, type NetconfFault, type SessionFailure } from './errors';
 export { parseFields, subtreeFilter, FieldsSyntaxError, type FieldSelection } from './filter';
 export { parseDevicePath, type DevicePathResult, type DeviceSegment } from './path';
-export { configSource, createSubscription, editsFromDocuments, invokeOperation, mergeContent, readData, writeEdits, type OperationSession, type ReadRequest } from './operations';
+export {
+  configSource, createSubscription, DRY_RUN_EDIT, dryRunEdit, DryRunInputError, editRpcs, editsFromDocuments, invokeOperation, mergeContent, readData, writeEdits,
+  type OperationSession, type ReadRequest,
+} from './operations';
 export { discoverSchemas, getSchema, listModules, moduleSetId, modulesFromCapabilities, type DiscoveredSchemas, type ModuleRef, type RpcSender, type SchemaSource } from './schemas';
 export { NetconfSession, type RpcReply, type SessionOptions } from './session';
 export { readNodeSettings, type NetconfNodeSettings } from './settings';
@@ -76,6 +81,7 @@ export default definePlugin<Settings>({
     api.hooks.device.invoke.for('netconf').tapPromise('netconf', async (ctx) => {
       if (!isNetconfDevice(ctx.connection)) return undefined;
       const device = ctx.connection;
+      if (ctx.operation === DRY_RUN_EDIT) return { output: dryRunEdit(device.current(), ctx.input, device.namespaces) };
       const output = await invokeOperation(device.current(), ctx.operation, ctx.input, device.namespaces, needCodec(ctx.codec, device.nodeId));
       return { output };
     });

@@ -2,8 +2,8 @@
  * The NETCONF operations a mount point needs, over one session: reads (get-config on candidate when the
  * device has `:candidate`, else running; get for state), writes (edit-config on candidate + commit inside
  * lock/unlock with discard-changes on failure, or on running when there is no candidate; never
- * `<validate>` before `<commit>`: netconfd then commits nothing), RPCs, YANG 1.1 actions, and
- * create-subscription. XML in, RFC 7951 JSON out through the core's codec for the device's schema.
+ * `<validate>` before `<commit>`: netconfd then commits nothing), the dry run of a write (the very RPCs
+ * it would send, built by the same function), RPCs, YANG 1.1 actions, and create-subscription. XML in, RFC 7951 JSON out through the core's codec for the device's schema.
  */
 import {
   CAP_CANDIDATE, CAP_WRITABLE_RUNNING, child, NOTIFICATION_NS, standaloneText,
@@ -23,7 +23,7 @@ export interface OperationSession {
 const CAP_ROLLBACK_ON_ERROR = 'urn:ietf:params:netconf:capability:rollback-on-error:1.0';
 
 /** The datastore holding intended configuration: candidate when offered, else running. */
-export function configSource(session: OperationSession): 'candidate' | 'running' {
+export function configSource(session: Pick<OperationSession, 'has'>): 'candidate' | 'running' {
   return session.has(CAP_CANDIDATE) ? 'candidate' : 'running';
 }
 
@@ -107,11 +107,13 @@ async function call(session: OperationSession, body: string): Promise<RpcReply> 
 }
 
 /**
- * Applies edits as one edit-config. On candidate: lock, edit-config, commit, unlock; on any failure,
- * discard-changes and unlock, then the device's error is thrown. On running (`:writable-running`): lock,
- * edit-config (rollback-on-error when offered), unlock. Returns the XML sent, for logs.
+ * The RPCs a write of `edits` sends, in order, exactly as they go on the wire (without the `<rpc>`
+ * envelope): on candidate lock, edit-config, commit, unlock; on running (`:writable-running`) lock,
+ * edit-config (rollback-on-error when offered), unlock. A dry run shows these; {@link writeEdits} sends
+ * them. Empty for no edits. Throws XmlBuildError for an edit that cannot be written as XML, and
+ * NetconfRpcError when the device offers no writable datastore.
  */
-export async function writeEdits(session: OperationSession, edits: readonly DeviceEdit[], ns: Namespaces): Promise<string[]> {
+export function editRpcs(session: Pick<OperationSession, 'has'>, edits: readonly DeviceEdit[], ns: Namespaces): string[] {
   if (edits.length === 0) return [];
   const config = editConfigXml(edits, ns);
   const target = configSource(session);
@@ -119,11 +121,26 @@ export async function writeEdits(session: OperationSession, edits: readonly Devi
     throw new NetconfRpcError('edit-config', [{ type: 'protocol', tag: 'operation-not-supported', severity: 'error', message: 'the device offers neither :candidate nor :writable-running' }]);
   }
   const errorOption = session.has(CAP_ROLLBACK_ON_ERROR) ? '<error-option>rollback-on-error</error-option>' : '';
-  const edit = `<edit-config><target><${target}/></target>${errorOption}${config}</edit-config>`;
-  const sent = [`lock ${target}`, edit];
+  const rpcs = [`<lock><target><${target}/></target></lock>`, `<edit-config><target><${target}/></target>${errorOption}${config}</edit-config>`];
+  if (target === 'candidate') rpcs.push('<commit/>');
+  rpcs.push(`<unlock><target><${target}/></target></unlock>`);
+  return rpcs;
+}
+
+/**
+ * Applies edits as one edit-config: the RPCs of {@link editRpcs}. On any failure on candidate,
+ * discard-changes and unlock, then the device's error is thrown; on running, unlock and throw. Returns
+ * the RPCs sent (the whole sequence once it succeeded).
+ */
+export async function writeEdits(session: OperationSession, edits: readonly DeviceEdit[], ns: Namespaces): Promise<string[]> {
+  const rpcs = editRpcs(session, edits, ns);
+  if (rpcs.length === 0) return [];
+  const [lock, edit] = rpcs as [string, string];
+  const unlock = rpcs[rpcs.length - 1]!;
+  const candidate = rpcs.length === 4;
   // lock and edit-config go out together (a session's requests are handled in order, so the edit runs
   // under the lock, or is refused with the lock when another session holds it): one round trip less
-  const locked = call(session, `<lock><target><${target}/></target></lock>`);
+  const locked = call(session, lock);
   const edited = call(session, edit);
   try {
     try {
@@ -133,21 +150,55 @@ export async function writeEdits(session: OperationSession, edits: readonly Devi
       throw e;
     }
     await edited;
-    if (target === 'candidate') {
-      sent.push('commit');
-      await call(session, '<commit/>');
-    }
+    if (candidate) await call(session, rpcs[2]!);
   } catch (e) {
-    if (target === 'candidate' && !(e instanceof NetconfSessionError)) {
+    if (candidate && !(e instanceof NetconfSessionError)) {
       await call(session, '<discard-changes/>').catch(() => undefined);
     }
-    await call(session, `<unlock><target><${target}/></target></unlock>`).catch(() => undefined);
+    await call(session, unlock).catch(() => undefined);
     throw e;
   }
   // not awaited: the change is committed; the unlock precedes any later request on this session anyway
-  void call(session, `<unlock><target><${target}/></target></unlock>`).catch(() => undefined);
-  sent.push(`unlock ${target}`);
-  return sent;
+  void call(session, unlock).catch(() => undefined);
+  return rpcs;
+}
+
+/** The plugin's own dry-run operation (device.invoke): never sent to the device. */
+export const DRY_RUN_EDIT = 'rosetta-netconf:dry-run-edit-config';
+
+const EDIT_OPERATIONS: ReadonlySet<string> = new Set(['create', 'merge', 'replace', 'delete', 'remove']);
+
+/** Why a dry-run input cannot be used (the core answers 400). */
+export class DryRunInputError extends Error {
+  readonly status = 400;
+  readonly tag = 'invalid-value';
+  constructor(message: string) {
+    super(`${DRY_RUN_EDIT}: ${message}`);
+    this.name = 'DryRunInputError';
+  }
+}
+
+/** The `edits` member of a dry-run input, checked to be DeviceEdits. */
+function editsOf(input: JsonObject): DeviceEdit[] {
+  const given = input['edits'];
+  if (!Array.isArray(given)) throw new DryRunInputError('input edits must be an array of {operation, path, value?}');
+  return given.map((e, i) => {
+    if (!isObject(e)) throw new DryRunInputError(`edits[${i}] is not an object`);
+    const { operation, path, value } = e;
+    if (typeof operation !== 'string' || !EDIT_OPERATIONS.has(operation)) throw new DryRunInputError(`edits[${i}].operation must be one of ${[...EDIT_OPERATIONS].join(', ')}`);
+    if (typeof path !== 'string') throw new DryRunInputError(`edits[${i}].path must be a string`);
+    if (value !== undefined && !isObject(value)) throw new DryRunInputError(`edits[${i}].value must be an object`);
+    return { operation: operation as DeviceEdit['operation'], path, ...(value !== undefined ? { value } : {}) };
+  });
+}
+
+/**
+ * `rosetta-netconf:dry-run-edit-config`: input `edits` (DeviceEdit[] as JSON), output `rpcs`: what a
+ * write of those edits would send ({@link editRpcs}), sending nothing. What the device offers decides
+ * the datastore, so the session's capabilities are read, not used.
+ */
+export function dryRunEdit(session: Pick<OperationSession, 'has'>, input: JsonObject, ns: Namespaces): JsonObject {
+  return { rpcs: editRpcs(session, editsOf(input), ns) };
 }
 
 /**
