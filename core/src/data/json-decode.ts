@@ -26,7 +26,7 @@ import { childTable, tableFor, type ChildTable } from './children';
 import { ListProof, listPlan, recordListProof, requiredCount, type ProofMode } from './decode-proof';
 import { DataError, fault, type ErrorTag } from './errors';
 import { jsonFaultOffset } from './json-syntax';
-import { leafCodec, type Codec } from './leaf-values';
+import { INVALID, leafCodec, type Codec } from './leaf-values';
 import { keyString } from './list';
 import { instancePath, valueText, type PathSegment } from './path';
 import type {
@@ -421,9 +421,15 @@ class JsonDecoder {
       this.trailEntries.pop();
       return node;
     }
+    const value = member.codec!.jsonValue(raw, this.ctx, member.module.name);
+    if (value === INVALID) throw this.failAt(schema, 'invalid-value', `invalid value ${describe(raw)} for '${schema.name}': ${this.refusal(member, raw)}`);
+    return sharedLeaf(member, value);
+  }
+
+  /** Why a leaf's codec refuses a value (asked only once it has). */
+  private refusal(member: Member, raw: unknown): string {
     const result = member.codec!.json(raw, this.ctx, member.module.name);
-    if (!result.ok) throw this.failAt(schema, 'invalid-value', `invalid value ${describe(raw)} for '${schema.name}': ${result.message}`);
-    return sharedLeaf(member, result.value);
+    return result.ok ? 'refused' : result.message;
   }
 
   private leafList(member: Member, raw: unknown): LeafListNode | undefined {
@@ -480,9 +486,9 @@ class JsonDecoder {
 
   /** A value of a leaf or leaf-list on the trail. */
   private value(member: Member, raw: unknown): LeafValue {
-    const result = member.codec!.json(raw, this.ctx, member.module.name);
-    if (!result.ok) throw this.fail('invalid-value', `invalid value ${describe(raw)} for '${member.schema.name}': ${result.message}`);
-    return result.value;
+    const value = member.codec!.jsonValue(raw, this.ctx, member.module.name);
+    if (value === INVALID) throw this.fail('invalid-value', `invalid value ${describe(raw)} for '${member.schema.name}': ${this.refusal(member, raw)}`);
+    return value;
   }
 }
 

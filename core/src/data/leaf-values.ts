@@ -4,11 +4,12 @@
  * type engine is laid out.
  */
 import type { CompiledModule, SchemaContext, YangType } from '../yang/schema';
-import { codecFor, type Codec } from '../yang/types/codecs';
+import { codecFor, INVALID, type Codec } from '../yang/types/codecs';
 import { valueFromJson, valueFromText, valueToText, type ValueResult } from '../yang/types/values';
 import type { LeafValue } from './tree';
 
 export type { ValueResult, Codec };
+export { INVALID };
 
 /**
  * The compiled value codec of a type, for decoders that keep it per schema node so that each value

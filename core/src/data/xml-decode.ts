@@ -23,6 +23,7 @@ import { DataError, fault, type ErrorTag } from './errors';
 import { childMembers, membersOf, sharedLeaf, type DecodeOptions, type Decoded, type Member, type Members } from './json-decode';
 import { keyString } from './list';
 import { instancePath, valueText, type PathSegment } from './path';
+import { INVALID } from './leaf-values';
 import type {
   AnyNode, Attributes, ContainerNode, DataNode, DataRoot, LeafListNode, LeafNode, LeafValue, ListEntryNode, ListNode,
 } from './tree';
@@ -493,12 +494,14 @@ class XmlDecoder {
 
   private value(member: Member, text: string, scope: Scope | undefined): LeafValue {
     const schema = member.schema;
-    const result = member.codec!.text(text, this.ctx, scope === undefined ? noPrefixes : scope.resolvePrefix, member.module.name);
-    if (!result.ok) {
+    const resolvePrefix = scope === undefined ? noPrefixes : scope.resolvePrefix;
+    const value = member.codec!.textValue(text, this.ctx, resolvePrefix, member.module.name);
+    if (value === INVALID) {
+      const result = member.codec!.text(text, this.ctx, resolvePrefix, member.module.name);
       const shown = text.length > 80 ? `${text.slice(0, 77)}...` : text;
-      throw this.fail('invalid-value', `invalid value '${shown}' for '${schema.name}': ${result.message}`);
+      throw this.fail('invalid-value', `invalid value '${shown}' for '${schema.name}': ${result.ok ? 'refused' : result.message}`);
     }
-    return result.value;
+    return value;
   }
 
   /** The RFC 7952 attributes of the current start tag (namespace declarations aside). */

@@ -17,12 +17,48 @@ export type ValueResult = { ok: true; value: LeafValue } | { ok: false; message:
 
 export type PrefixResolver = (prefix: string) => string | undefined;
 
+/** What `jsonValue`/`textValue` return for a value the type refuses (`json`/`text` then say why). */
+export const INVALID: unique symbol = Symbol('invalid value');
+
+/** A canonical value, or {@link INVALID}. */
+export type FastValue = LeafValue | typeof INVALID;
+
 /** What a compiled codec can do. Both parsers return canonical values. */
 export interface Codec {
   json(raw: unknown, ctx: SchemaContext, leafModule: string): ValueResult;
   text(text: string, ctx: SchemaContext, resolvePrefix: PrefixResolver, leafModule: string): ValueResult;
+  /**
+   * As `json`, returning the bare value or INVALID: no result object per value, for the decoders'
+   * hot path (a 100,000-entry list would otherwise allocate one per leaf). Call `json` for the reason.
+   */
+  jsonValue(raw: unknown, ctx: SchemaContext, leafModule: string): FastValue;
+  /**
+   * As `text`, returning the bare value or INVALID (see `jsonValue`). `resolvePrefix` must answer the
+   * same for a prefix every time it is passed (its answers may be remembered with it).
+   */
+  textValue(text: string, ctx: SchemaContext, resolvePrefix: PrefixResolver, leafModule: string): FastValue;
   /** True when a canonical value could have come from this type (no schema context needed). */
   accepts(value: LeafValue): boolean;
+}
+
+/** A codec as each type compiles it: the fast paths are optional (derived from `json`/`text` when absent). */
+type CodecParts = Omit<Codec, 'jsonValue' | 'textValue'> & Partial<Pick<Codec, 'jsonValue' | 'textValue'>>;
+
+function complete(parts: CodecParts): Codec {
+  const { json, text } = parts;
+  return {
+    json,
+    text,
+    accepts: parts.accepts,
+    jsonValue: parts.jsonValue ?? ((raw, ctx, leafModule) => {
+      const r = json(raw, ctx, leafModule);
+      return r.ok ? r.value : INVALID;
+    }),
+    textValue: parts.textValue ?? ((t, ctx, resolvePrefix, leafModule) => {
+      const r = text(t, ctx, resolvePrefix, leafModule);
+      return r.ok ? r.value : INVALID;
+    }),
+  };
 }
 
 const codecs = new WeakMap<YangType, Codec>();
@@ -83,6 +119,10 @@ function isXmlSpace(c: number): boolean {
 // Compilation per built-in type
 
 function compile(type: YangType, depth: number): Codec {
+  return complete(compileParts(type, depth));
+}
+
+function compileParts(type: YangType, depth: number): CodecParts {
   switch (type.builtin) {
     case 'int8': case 'int16': case 'int32': case 'uint8': case 'uint16': case 'uint32':
       return smallIntegerCodec(type);
@@ -115,17 +155,19 @@ function compile(type: YangType, depth: number): Codec {
 
 const INTEGER_TEXT = /^[+-]?[0-9]+$/;
 
-function smallIntegerCodec(type: YangType): Codec {
+function smallIntegerCodec(type: YangType): CodecParts {
   const intervals = type.range?.intervals ?? builtinRange(type.builtin)!;
   // Every bound of these types fits a double exactly, so the hot path compares numbers.
   const bounds = intervals.map((i) => [Number(i.min), Number(i.max)] as const);
   const single = bounds.length === 1 ? bounds[0]! : undefined;
   const rangeText = formatRange(intervals, type.builtin);
+  const inBounds = (n: number): boolean => (single ? n >= single[0] && n <= single[1] : bounds.some(([lo, hi]) => n >= lo && n <= hi));
   const check = (n: number): ValueResult => {
-    if (single ? n >= single[0] && n <= single[1] : bounds.some(([lo, hi]) => n >= lo && n <= hi)) return ok(n === 0 ? 0 : n);
+    if (inBounds(n)) return ok(n === 0 ? 0 : n);
     return restrictionFail(type.range, `value ${n} is out of range ${rangeText}`);
   };
   return {
+    jsonValue: (raw) => (typeof raw === 'number' && Number.isInteger(raw) && inBounds(raw) ? (raw === 0 ? 0 : raw) : INVALID),
     json(raw) {
       if (typeof raw !== 'number') return fail(`value ${show(raw)} is not a JSON number (${type.builtin} is encoded as a number)`);
       if (!Number.isInteger(raw)) return fail(`value ${show(raw)} is not an integer`);
@@ -142,7 +184,7 @@ function smallIntegerCodec(type: YangType): Codec {
   };
 }
 
-function bigIntegerCodec(type: YangType): Codec {
+function bigIntegerCodec(type: YangType): CodecParts {
   const intervals = type.range?.intervals ?? builtinRange(type.builtin)!;
   const rangeText = formatRange(intervals, type.builtin);
   const parse = (text: string, shown: string): ValueResult => {
@@ -162,7 +204,7 @@ function bigIntegerCodec(type: YangType): Codec {
   };
 }
 
-function decimalCodec(type: YangType): Codec {
+function decimalCodec(type: YangType): CodecParts {
   const fd = type.fractionDigits;
   const intervals = type.range?.intervals ?? builtinRange('decimal64', fd)!;
   const rangeText = formatRange(intervals, 'decimal64', fd);
@@ -221,10 +263,16 @@ function checkPatterns(patterns: readonly PatternRestriction[], s: string): Valu
   return undefined;
 }
 
-function stringCodec(type: YangType): Codec {
+function stringCodec(type: YangType): CodecParts {
   const length = type.length;
   const patterns = type.patterns;
   const lengthText = length ? formatLength(length.intervals) : '';
+  const restricted = length !== undefined || patterns.length > 0;
+  const valid = (s: string): boolean => {
+    if (length && !inLength(codePointLength(s), length.intervals)) return false;
+    for (const p of patterns) if (patternMatches(p, s) === p.inverted) return false;
+    return true;
+  };
   const check = (s: string): ValueResult => {
     if (length) {
       const n = codePointLength(s);
@@ -240,6 +288,8 @@ function stringCodec(type: YangType): Codec {
       return check(raw);
     },
     text: check,
+    jsonValue: (raw) => (typeof raw !== 'string' ? INVALID : !restricted || valid(raw) ? raw : INVALID),
+    textValue: (text) => (!restricted || valid(text) ? text : INVALID),
     accepts: (v) => typeof v === 'string' && check(v).ok,
   };
 }
@@ -248,17 +298,19 @@ function stringCodec(type: YangType): Codec {
 const TRUE = ok(true);
 const FALSE = ok(false);
 
-const booleanCodec: Codec = {
+const booleanCodec: CodecParts = {
   json(raw) {
     return raw === true ? TRUE : raw === false ? FALSE : fail(`value ${show(raw)} is not a JSON boolean`);
   },
   text(text) {
     return text === 'true' ? TRUE : text === 'false' ? FALSE : fail(`value ${show(text)} is not a boolean (true or false)`);
   },
+  jsonValue: (raw) => (raw === true || raw === false ? raw : INVALID),
+  textValue: (text) => (text === 'true' ? true : text === 'false' ? false : INVALID),
   accepts: (v) => typeof v === 'boolean',
 };
 
-const emptyCodec: Codec = {
+const emptyCodec: CodecParts = {
   json(raw) {
     return Array.isArray(raw) && raw.length === 1 && raw[0] === null ? ok(null) : fail(`value ${show(raw)} of an empty leaf must be [null]`);
   },
@@ -270,7 +322,7 @@ const emptyCodec: Codec = {
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-function binaryCodec(type: YangType): Codec {
+function binaryCodec(type: YangType): CodecParts {
   const length = type.length;
   const lengthText = length ? formatLength(length.intervals) : '';
   const check = (s: string, shown: string): ValueResult => {
@@ -298,7 +350,7 @@ function listNames(names: readonly string[]): string {
   return names.length <= 12 ? names.join(', ') : `${names.slice(0, 12).join(', ')}, ...`;
 }
 
-function enumerationCodec(type: YangType): Codec {
+function enumerationCodec(type: YangType): CodecParts {
   const names = new Set((type.enums ?? []).map((e) => e.name));
   const allowed = listNames([...names]);
   const check = (s: string): ValueResult => (names.has(s) ? ok(s) : fail(`value ${show(s)} is not one of the enumeration's names (${allowed})`));
@@ -308,11 +360,13 @@ function enumerationCodec(type: YangType): Codec {
       return check(raw);
     },
     text: check,
+    jsonValue: (raw) => (typeof raw === 'string' && names.has(raw) ? raw : INVALID),
+    textValue: (text) => (names.has(text) ? text : INVALID),
     accepts: (v) => typeof v === 'string' && names.has(v),
   };
 }
 
-function bitsCodec(type: YangType): Codec {
+function bitsCodec(type: YangType): CodecParts {
   const positions = new Map((type.bits ?? []).map((b) => [b.name, b.position]));
   const check = (s: string): ValueResult => {
     const words = s.split(/[ \t\r\n]+/);
@@ -339,7 +393,7 @@ function bitsCodec(type: YangType): Codec {
   };
 }
 
-function identityrefCodec(type: YangType): Codec {
+function identityrefCodec(type: YangType): CodecParts {
   const bases = type.identityBases ?? [];
   const basesText = bases.map((b) => `${b.module.name}:${b.name}`).join(', ');
   const check = (module: string | undefined, name: string, written: string, ctx: SchemaContext): ValueResult => {
@@ -382,18 +436,55 @@ function identityrefCodec(type: YangType): Codec {
     }
     return r;
   };
+  const json = (raw: unknown, ctx: SchemaContext, leafModule: string): ValueResult => {
+    if (typeof raw !== 'string') return fail(`value ${show(raw)} is not a JSON string (an identityref is "module:identity")`);
+    const colon = raw.indexOf(':');
+    // RFC 7951 §6.8: the simple form names an identity of the leaf's own module.
+    return colon < 0 ? check(leafModule, raw, raw, ctx) : checkQualified(raw.slice(0, colon), raw.slice(colon + 1), raw, ctx);
+  };
+  const text = (written: string, ctx: SchemaContext, resolvePrefix: PrefixResolver, leafModule: string): ValueResult => {
+    const t = trimXmlSpace(written);
+    const colon = t.indexOf(':');
+    if (colon < 0) return checkQualified(resolvePrefix('') ?? leafModule, t, written, ctx);
+    return checkQualified(resolvePrefix(t.slice(0, colon)), t.slice(colon + 1), written, ctx);
+  };
+  // Fast paths: accepted qualified JSON values by their text, per context (no slicing per value), and
+  // the last XML text with the resolver and module it was read with (a list repeats one identity).
+  const acceptedJson = new WeakMap<SchemaContext, Map<string, string>>();
+  let lastJsonCtx: SchemaContext | undefined;
+  let lastJson: Map<string, string> | undefined;
+  let lastText: string | undefined;
+  let lastTextCtx: SchemaContext | undefined;
+  let lastResolver: PrefixResolver | undefined;
+  let lastLeafModule: string | undefined;
+  let lastTextValue: LeafValue = null;
   return {
-    json(raw, ctx, leafModule) {
-      if (typeof raw !== 'string') return fail(`value ${show(raw)} is not a JSON string (an identityref is "module:identity")`);
-      const colon = raw.indexOf(':');
-      // RFC 7951 §6.8: the simple form names an identity of the leaf's own module.
-      return colon < 0 ? check(leafModule, raw, raw, ctx) : checkQualified(raw.slice(0, colon), raw.slice(colon + 1), raw, ctx);
+    json,
+    text,
+    jsonValue(raw, ctx, leafModule) {
+      if (typeof raw !== 'string') return INVALID;
+      if (ctx !== lastJsonCtx) {
+        lastJson = acceptedJson.get(ctx);
+        if (lastJson === undefined) acceptedJson.set(ctx, (lastJson = new Map()));
+        lastJsonCtx = ctx;
+      }
+      const hit = lastJson!.get(raw);
+      if (hit !== undefined) return hit;
+      const r = json(raw, ctx, leafModule);
+      if (!r.ok) return INVALID;
+      if (raw.includes(':')) lastJson!.set(raw, r.value as string); // the simple form depends on the leaf's module
+      return r.value;
     },
-    text(text, ctx, resolvePrefix, leafModule) {
-      const t = trimXmlSpace(text);
-      const colon = t.indexOf(':');
-      if (colon < 0) return checkQualified(resolvePrefix('') ?? leafModule, t, text, ctx);
-      return checkQualified(resolvePrefix(t.slice(0, colon)), t.slice(colon + 1), text, ctx);
+    textValue(written, ctx, resolvePrefix, leafModule) {
+      if (written === lastText && resolvePrefix === lastResolver && ctx === lastTextCtx && leafModule === lastLeafModule) return lastTextValue;
+      const r = text(written, ctx, resolvePrefix, leafModule);
+      if (!r.ok) return INVALID;
+      lastText = written;
+      lastResolver = resolvePrefix;
+      lastTextCtx = ctx;
+      lastLeafModule = leafModule;
+      lastTextValue = r.value;
+      return r.value;
     },
     accepts: (v) => typeof v === 'string' && /^[A-Za-z_][\w.-]*:[A-Za-z_][\w.-]*$/.test(v),
   };
@@ -422,7 +513,7 @@ export function canonicalText(value: LeafValue): string {
   return String(value);
 }
 
-const instanceIdentifierCodec: Codec = {
+const instanceIdentifierCodec: CodecParts = {
   json(raw, ctx, leafModule) {
     if (typeof raw !== 'string') return fail(`value ${show(raw)} is not a JSON string (an instance-identifier is a path)`);
     return parseInstanceIdentifierValue(raw, ctx, 'json', moduleNameAsPrefix, leafModule);
@@ -435,7 +526,7 @@ const instanceIdentifierCodec: Codec = {
 
 export { instanceIdentifierToXml };
 
-function unionCodec(type: YangType, depth: number): Codec {
+function unionCodec(type: YangType, depth: number): CodecParts {
   const members = (type.union ?? []).map((m) => (depth > 16 ? invalidCodec('union nested too deeply') : compileMember(m, depth + 1)));
   const combine = (results: ValueResult[], shown: string): ValueResult => {
     if (results.length === 1) return results[0]!;
@@ -461,6 +552,20 @@ function unionCodec(type: YangType, depth: number): Codec {
       }
       return combine(failures, show(text));
     },
+    jsonValue(raw, ctx, leafModule) {
+      for (const m of members) {
+        const v = m.jsonValue(raw, ctx, leafModule);
+        if (v !== INVALID) return v;
+      }
+      return INVALID;
+    },
+    textValue(text, ctx, resolvePrefix, leafModule) {
+      for (const m of members) {
+        const v = m.textValue(text, ctx, resolvePrefix, leafModule);
+        if (v !== INVALID) return v;
+      }
+      return INVALID;
+    },
     accepts: (v) => members.some((m) => m.accepts(v)),
   };
 }
@@ -476,11 +581,11 @@ function compileMember(member: YangType, depth: number): Codec {
 }
 
 function invalidCodec(reason: string): Codec {
-  return { json: () => fail(reason), text: () => fail(reason), accepts: () => false };
+  return complete({ json: () => fail(reason), text: () => fail(reason), accepts: () => false });
 }
 
 /** A leafref whose target the compiler could not resolve: takes any scalar as it is. */
-const unresolvedLeafrefCodec: Codec = {
+const unresolvedLeafrefCodec: CodecParts = {
   json(raw) {
     if (typeof raw === 'string' || typeof raw === 'boolean' || (typeof raw === 'number' && Number.isFinite(raw))) return ok(raw);
     return fail(`value ${show(raw)} is not a scalar`);
@@ -489,7 +594,7 @@ const unresolvedLeafrefCodec: Codec = {
   accepts: (v) => v !== null,
 };
 
-function leafrefCodec(type: YangType, depth: number): Codec {
+function leafrefCodec(type: YangType, depth: number): CodecParts {
   // A leafref takes the type of its target, which may itself be a leafref: follow the chain,
   // refusing a cycle rather than recursing forever.
   let target: YangType = type;
