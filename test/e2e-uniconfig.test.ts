@@ -5,6 +5,9 @@
  * - install-node fills intended and actual of both nodes;
  * - a transaction edits both, calculate-diff and dryrun-commit show the change (nothing sent), commit
  *   puts it on both devices (checked on the devices themselves: vtysh, a raw NETCONF session);
+ * - a change to one leaf of one interface on netconfd is sent as that one edit: every other interface
+ *   and system leaf, those added by hand included, stays as it was (a separate get-config), and the
+ *   dry run's RPCs are, text for text, what commit sent (the plugin's RPC trace);
  * - a commit across FRR and netconfd where netconfd refuses leaves both devices exactly as before;
  * - a hand change on FRR (vtysh on the device): checked-commit 409, sync-from-network picks it up;
  * - two transactions on one node: the second commit is refused;
@@ -78,6 +81,21 @@ const putDescription = (iface: string, text: string, cookie?: string) =>
   request('PUT', `${FRR_IFACE(iface)}/config`, { 'rosetta-openconfig-interfaces:config': { name: iface, description: text } }, cookie);
 const putLocation = (text: string, cookie?: string) => request('PUT', NC_LOCATION, { 'ietf-system:location': text }, cookie);
 const ncRunning = () => raw!.rpc('<get-config><source><running/></source></get-config>');
+const NC_IFACE = (name: string) => `${TOPO}/node=NC1/configuration/ietf-interfaces:interfaces/interface=${name}`;
+const ncInterface = (name: string, description: string) => ({ 'ietf-interfaces:interface': [{ name, type: 'iana-if-type:ethernetCsmacd', description }] });
+
+/** The RPC bodies the NETCONF plugin sent to NC1 since `mark` (its logRpcs trace), reads left out. */
+function ncSentSince(mark: number): string[] {
+  return logs.slice(mark).flatMap((l) => /NC1: rpc \S+ (.*)$/s.exec(l)?.[1] ?? []).filter((b) => !/^<get/.test(b));
+}
+
+/** Sends `body` then commit on the test's own NETCONF session (a change made on the device by hand). */
+async function ncByHand(body: string): Promise<void> {
+  const edit = await raw!.rpc(`<edit-config><target><candidate/></target><config>${body}</config></edit-config>`);
+  if (!/<ok\/>/.test(edit)) throw new Error(`edit by hand: ${edit}`);
+  const commit = await raw!.rpc('<commit/>');
+  if (!/<ok\/>/.test(commit)) throw new Error(`commit by hand: ${commit}`);
+}
 
 anyTest.before(async () => {
   if (skip) return;
@@ -86,7 +104,9 @@ anyTest.before(async () => {
   raw = await openRawNetconf(NC);
   const repoPlugins = JSON.parse(fs.readFileSync(path.join(REPO, 'plugins.json'), 'utf8')) as { plugins: Array<{ path: string; enabled: boolean }> };
   const plugins = path.join(dir, 'plugins.json');
-  fs.writeFileSync(plugins, JSON.stringify({ watch: false, plugins: repoPlugins.plugins.map((p) => ({ ...p, path: path.join(REPO, p.path) })) }));
+  // the NETCONF plugin traces every RPC it sends, so a test can compare what commit sent with the dry run
+  fs.writeFileSync(plugins, JSON.stringify({ watch: false, plugins: repoPlugins.plugins.map((p) => ({
+    ...p, path: path.join(REPO, p.path), ...(p.path === 'plugins/netconf' ? { config: { logRpcs: true } } : {}) })) }));
   config = resolveConfig({ port: 0, dataDir: path.join(dir, 'data'), plugins }, dir);
   await start();
 });
@@ -144,6 +164,49 @@ it('edit + calculate-diff + dryrun + commit: the change shows up on both devices
   t.regex(await ncRunning(), /<location>uniconfig rack<\/location>/);
   const actual = await request('GET', `${FRR_IFACE('uc0')}/config/description?content=nonconfig`);
   t.is(actual.json['rosetta-openconfig-interfaces:description'], 'uniconfig e2e');
+});
+
+it('a change to one leaf of one interface on netconfd touches nothing else; the dry run is what commit sends', async (t) => {
+  for (const name of ['ucA', 'ucB']) {
+    const put = await request('PUT', NC_IFACE(name), ncInterface(name, `${name} first`));
+    t.is(put.status, 201, put.text);
+  }
+  const IF_NS = 'urn:ietf:params:xml:ns:yang:ietf-interfaces';
+  await ncByHand(`<interfaces xmlns="${IF_NS}"><interface><name>ucHand</name><type xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type">ianaift:ethernetCsmacd</type><description>by hand</description></interface></interfaces>`
+    + '<system xmlns="urn:ietf:params:xml:ns:yang:ietf-system"><contact>hand contact</contact></system>');
+  const cookie = await transaction();
+  t.is((await request('PUT', `${NC_IFACE('ucA')}/description`, { 'ietf-interfaces:description': 'ucA second' }, cookie)).status, 204);
+  const dry = await request('POST', `${OPS}/dryrun-manager:dryrun-commit`, { input: { 'target-nodes': { node: ['NC1'] } } }, cookie);
+  t.is(dry.status, 200, dry.text);
+  const commands: string[] = dry.json['dryrun-manager:output']['node-results']['node-result'][0].command;
+  t.deepEqual(commands, [
+    '<lock><target><candidate/></target></lock>',
+    // netconfd offers :rollback-on-error, so the plugin asks for it
+    `<edit-config><target><candidate/></target><error-option>rollback-on-error</error-option><config xmlns="urn:ietf:params:xml:ns:netconf:base:1.0"><interfaces xmlns="${IF_NS}"><interface><name>ucA</name>`
+      + '<description xmlns:nc="urn:ietf:params:xml:ns:netconf:base:1.0" nc:operation="replace">ucA second</description></interface></interfaces></config></edit-config>',
+    '<commit/>',
+    '<unlock><target><candidate/></target></unlock>',
+  ], 'one edit, at the leaf that changed');
+  const before = await ncRunning();
+  const mark = logs.length;
+  const commit = await request('POST', `${OPS}/uniconfig-manager:commit`, { input: {} }, cookie);
+  t.is(commit.status, 204, commit.text);
+  t.deepEqual(ncSentSince(mark), commands, 'commit sent exactly the dry run');
+  const after = await ncRunning();
+  t.regex(after, /<name>ucA<\/name>[^]*?<description>ucA second<\/description>/);
+  // every other interface and every system leaf, read on the device itself, is as it was
+  const without = (xml: string) => xml.replace(/message-id="\d+"/, '').replace(/<description>ucA (first|second)<\/description>/, '');
+  t.is(without(after), without(before));
+  t.regex(after, /<name>ucB<\/name>[^]*?<description>ucB first<\/description>/);
+  t.regex(after, /<name>ucHand<\/name>[^]*?<description>by hand<\/description>/);
+  t.regex(after, /<contact>hand contact<\/contact>/);
+  t.regex(after, /<location>uniconfig rack<\/location>/);
+  // the hand changes go again, and the service re-reads the device, so later tests start in sync
+  await ncByHand(`<interfaces xmlns="${IF_NS}"><interface xmlns:nc="urn:ietf:params:xml:ns:netconf:base:1.0" nc:operation="remove"><name>ucHand</name></interface></interfaces>`
+    + '<system xmlns="urn:ietf:params:xml:ns:yang:ietf-system"><contact xmlns:nc="urn:ietf:params:xml:ns:netconf:base:1.0" nc:operation="remove"/></system>');
+  t.is((await request('POST', `${OPS}/uniconfig-manager:sync-from-network`, { input: { 'target-nodes': { node: ['NC1'] } } })).status, 200);
+  const inSync = await request('POST', `${OPS}/uniconfig-manager:is-in-sync`, { input: { 'target-nodes': { node: ['NC1'] } } });
+  t.true(inSync.json['uniconfig-manager:output']['node-results']['node-result'][0]['is-in-sync'], `${inSync.text}\n${await ncRunning()}\n${(await request('GET', `${TOPO}/node=NC1/configuration?content=nonconfig`)).text}`);
 });
 
 it('a commit across FRR and netconfd where netconfd refuses leaves both devices exactly as before', async (t) => {
