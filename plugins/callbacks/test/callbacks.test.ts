@@ -158,13 +158,16 @@ test('only stored, marked nodes are served; bad requests are refused before any 
   t.is(remote.seen.length, 0);
 });
 
-test('the plugin switched off: no http-client routes, the token reads back as stored', async (t) => {
+test('the plugin switched off: no http-client routes, the token reads back sealed only (rosetta-secret:sensitive)', async (t) => {
   const s = await startCallbackService(undefined, false);
   t.teardown(() => s.stop());
   t.is((await s.request('PUT', '/rests/data/callbacks-test:device', DEVICE)).status, 201);
   await configure(s, 9);
   t.is((await s.request('GET', '/rests/http-client/callbacks-test:device/status')).status, 404);
-  t.is((await s.request('GET', '/rests/data/callbacks:callbacks-settings/access-token')).status, 200);
+  const token = await s.request('GET', '/rests/data/callbacks:callbacks-settings/access-token');
+  t.is(token.status, 200);
+  t.regex(token.json['callbacks:access-token'], /^\$rosetta\$v2\$/);
+  t.false(token.text.includes(TOKEN));
 });
 
 test('callbacks configuration fields and their bad values stop start-up naming the field', (t) => {
