@@ -26,6 +26,7 @@ export function schemaAtPath(ctx: SchemaContext, path: string): SchemaNode | und
         const c = path[i]!;
         if (quote !== '') { if (c === quote) quote = ''; } else if (c === "'" || c === '"') quote = c; else if (c === ']') break;
       }
+      if (i >= path.length) return undefined; // an unclosed predicate
       i++;
     }
     if (path[i] === '/') i++;
