@@ -37,8 +37,11 @@ export interface DirectDataOptions {
    * leased has `server.routes` taps (plugin routes may claim any path; they follow hot reload).
    */
   readonly pluginRoutes: boolean;
-  /** Whether another layer serves this data path (after `/rests/data`, `uri.parse` taps applied). */
-  readonly claimed?: (rawPath: string, keyDelimiter: string | null) => boolean;
+  /**
+   * Whether another layer serves this data path (after `/rests/data`, `uri.parse` taps applied); the
+   * request is given for claims that depend on its headers (the uniconfig transaction cookie).
+   */
+  readonly claimed?: (rawPath: string, keyDelimiter: string | null, req: IncomingMessage) => boolean;
 }
 
 const DIRECT_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
@@ -123,7 +126,7 @@ export function withDirectData(ctx: RestconfContext, app: RequestListener, optio
       const rest = uri.path === DATA_PREFIX ? '' : uri.path.startsWith(`${DATA_PREFIX}/`) ? uri.path.slice(DATA_PREFIX.length) : undefined;
       if (rest === undefined) throw unknownResource(`${uri.path} is not a RESTCONF resource`);
       raw = rest;
-      if (claimed !== undefined && raw !== '' && claimed(raw, uri.keyDelimiter)) { handOver(req, res, scope); return; }
+      if (claimed !== undefined && raw !== '' && claimed(raw, uri.keyDelimiter, req)) { handOver(req, res, scope); return; }
       parsed = parseDataPath(raw, ctx.schema, { keyDelimiter: uri.keyDelimiter });
     } catch (err) {
       answerError(ctx, req, res, err);

@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import type { Datastores } from '../datastore/datastore';
 import { MountManager } from '../mount';
 import { Uniconfig } from '../uniconfig';
-import { configurationPath } from '../uniconfig/data-route';
+import { claimsRequest } from '../uniconfig/topology-view';
 import { PluginHost, builtinTaps, introspectionTaps } from '../plugins';
 import type { PluginScope } from '../plugins/generation';
 import { createHooks } from '../hooks';
@@ -138,8 +138,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
         router.use(pluginRoutes(ctx, localDataAccess(ctx)));
       },
       pluginRoutes: false,
-      // Its paths begin with network-topology:network-topology (the text, unless percent-encoded).
-      claimed: (raw, keyDelimiter) => (raw.startsWith('/network-topology:') || raw.includes('%')) && configurationPath(raw, keyDelimiter) !== undefined,
+      // A node's configuration, and topology reads in a transaction (uniconfig/topology-view.ts).
+      claimed: claimsRequest,
     });
     const handler = live.gated(authenticatingHandler(app, plugins, config.auth, log));
     // A TLS plugin refuses a bad tls object by throwing an error that names the field.

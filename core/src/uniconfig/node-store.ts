@@ -15,7 +15,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Datastores } from '../datastore/datastore';
 import { ensureDirectory, fsyncDirectory, removeIfPresent } from '../datastore/durable-file';
-import type { Edit } from '../data/edit';
+import { applyEdits, type Edit } from '../data/edit';
 import { decodeJson } from '../data/json-decode';
 import { findEntry } from '../data/list';
 import { toJsonValue } from '../data/json-encode';
@@ -228,17 +228,48 @@ export class NodeStore {
     return nodes?.kind === 'list' ? nodes : undefined;
   }
 
+  /**
+   * `root` (a version of one datastore's tree) with the configuration of some nodes replaced, changing
+   * no datastore: what a transaction sees of the whole topology. Nodes `root` does not hold are left out
+   * (a node uninstalled after the transaction looked at it stays gone).
+   */
+  overlaid(root: DataRoot, datastore: 'config' | 'operational', values: ReadonlyArray<{ nodeId: string; value: ConfigurationJson }>): DataRoot {
+    const list = this.nodeListIn(root);
+    const present = list === undefined ? [] : values.filter((v) => findEntry(list, [v.nodeId]) !== undefined);
+    if (present.length === 0) return root;
+    const value = decodeJson(this.topologyDocument(present), this.local.schema, { allowState: datastore === 'operational' }).root;
+    return applyEdits(root, [{ operation: 'merge', target: [], value }], this.local.schema);
+  }
+
+  /** `root` without the configuration of any uniconfig node, changing no datastore (see topology-view.ts). */
+  withoutConfigurations(root: DataRoot): DataRoot {
+    const list = this.nodeListIn(root);
+    if (list === undefined) return root;
+    const { configuration } = this.nodes();
+    const edits: Edit[] = [];
+    for (const entry of list.entries) {
+      const id = entry.children.find((c) => c.kind === 'leaf' && c.schema.name === 'node-id');
+      if (id?.kind !== 'leaf' || !entry.children.some((c) => c.schema === configuration)) continue;
+      edits.push({ operation: 'remove', target: [...nodeSteps(this.local.schema, UNICONFIG_TOPOLOGY, String(id.value)), { schema: configuration }] });
+    }
+    return edits.length === 0 ? root : applyEdits(root, edits, this.local.schema);
+  }
+
+  /** The network-topology document setting the configuration of each node in `values`. */
+  private topologyDocument(values: ReadonlyArray<{ nodeId: string; value: ConfigurationJson | null }>): JsonObject {
+    return {
+      'network-topology:network-topology': {
+        topology: [{ 'topology-id': UNICONFIG_TOPOLOGY, node: values.map((v) => ({ 'node-id': v.nodeId, [`${TOPOLOGY_MODULE}:configuration`]: v.value })) }],
+      },
+    };
+  }
+
   /** Sets (or with null removes) the configuration of nodes in one datastore, in one write. */
   private async apply(datastore: 'config' | 'operational', values: ReadonlyArray<{ nodeId: string; value: ConfigurationJson | null }>): Promise<void> {
     const edits: Edit[] = [];
     const put = values.filter((v) => v.value !== null);
     if (put.length > 0) {
-      const doc = {
-        'network-topology:network-topology': {
-          topology: [{ 'topology-id': UNICONFIG_TOPOLOGY, node: put.map((v) => ({ 'node-id': v.nodeId, [`${TOPOLOGY_MODULE}:configuration`]: v.value })) }],
-        },
-      };
-      edits.push({ operation: 'merge', target: [], value: decodeJson(doc, this.local.schema, { allowState: datastore === 'operational' }).root });
+      edits.push({ operation: 'merge', target: [], value: decodeJson(this.topologyDocument(put), this.local.schema, { allowState: datastore === 'operational' }).root });
     }
     for (const v of values) if (v.value === null) edits.push({ operation: 'remove', target: nodeSteps(this.local.schema, UNICONFIG_TOPOLOGY, v.nodeId) });
     await this.local.datastores[datastore].apply(edits);

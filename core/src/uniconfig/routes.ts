@@ -1,7 +1,8 @@
 /**
  * The HTTP entry of the uniconfig layer, mounted before RESTCONF's own routes: requests on a uniconfig
  * node's `configuration` (data-route.ts) and the operations of uniconfig-manager, dryrun-manager and
- * snapshot-manager. Everything else passes on untouched. The `UNICONFIGTXID` cookie picks the
+ * snapshot-manager, and reads of the uniconfig topology in a transaction (topology-view.ts). Everything
+ * else passes on untouched. The `UNICONFIGTXID` cookie picks the
  * transaction (422 `invalid-transaction` when it names none); `create-transaction` answers 201 with the
  * cookie. Errors go to RESTCONF's error handler, so they carry the usual envelope.
  */
@@ -23,6 +24,7 @@ import type { OperationSchema } from '../yang/schema';
 import { configurationPath, handleConfiguration } from './data-route';
 import type { UniconfigEngine } from './engine';
 import type { UniconfigOperations } from './operations';
+import { hasTransactionCookie, serveTopologyView, topologyViewPath } from './topology-view';
 import { COOKIE_NAME, DEFAULT_IDLE_SECONDS, MAX_IDLE_SECONDS, type TransactionRegistry } from './transactions';
 
 /** The modules whose operations this layer serves. */
@@ -62,10 +64,19 @@ export function uniconfigMiddleware(parts: RouteParts) {
       let uri: UriParseContext = { original, path: original, keyDelimiter: ctx.options.keyDelimiter };
       if (scope.hooks.uri.parse.isUsed()) uri = scope.hooks.uri.parse.call(uri);
       if (uri.path.startsWith('/rests/data/')) {
-        const where = configurationPath(uri.path.slice('/rests/data'.length), uri.keyDelimiter);
-        if (where === undefined) return false;
+        const raw = uri.path.slice('/rests/data'.length);
+        const uriCtx: RestconfContext = { ...ctx, options: { ...ctx.options, keyDelimiter: uri.keyDelimiter } };
+        const where = configurationPath(raw, uri.keyDelimiter);
+        if (where === undefined) {
+          // a read of the topology in a transaction shows the transaction's views (topology-view.ts)
+          if ((req.method !== 'GET' && req.method !== 'HEAD') || !hasTransactionCookie(req.headers.cookie) || !topologyViewPath(raw, uri.keyDelimiter)) return false;
+          const tx = parts.registry.fromCookieHeader(req.headers.cookie);
+          if (tx === undefined) return false;
+          await serveTopologyView(uriCtx, parts.engine, scope, tx, req, res, raw);
+          return true;
+        }
         const tx = parts.registry.fromCookieHeader(req.headers.cookie);
-        await handleConfiguration({ ...ctx, options: { ...ctx.options, keyDelimiter: uri.keyDelimiter } }, parts.engine, scope, tx, req, res, where);
+        await handleConfiguration(uriCtx, parts.engine, scope, tx, req, res, where);
         return true;
       }
       const op = operationOf(ctx, uri.path.slice('/rests/operations/'.length));

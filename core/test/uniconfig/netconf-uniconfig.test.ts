@@ -4,7 +4,8 @@
  * writes inside a transaction; calculate-diff's created/updated/deleted paths; the dry run's
  * edit-config RPCs (nothing sent) equal, text for text, to the RPCs commit sends (the plugin's RPC
  * trace); commits send per-change edits, so a change to one leaf leaves configuration the service does
- * not know about untouched on the device; a device that refuses (its candidate locked by another
+ * not know about untouched on the device; reads of the whole topology or a node in a transaction show
+ * its view; a device that refuses (its candidate locked by another
  * session) leaves device and stores as they were.
  */
 import test from 'ava';
@@ -208,6 +209,48 @@ test.serial('a change to one leaf of one interface leaves every other interface 
   } finally {
     await other.close();
   }
+});
+
+test.serial('reads of the whole topology and of a node carry the transaction cookie: that transaction\'s view, nothing stored', async (t) => {
+  const TOPOLOGY = '/rests/data/network-topology:network-topology/topology=uniconfig';
+  const locationIn = (json: any, node = 'N1') => {
+    const topology = json['network-topology:topology']?.[0] ?? json['network-topology:network-topology']?.topology.find((x: any) => x['topology-id'] === 'uniconfig');
+    const nodes = topology?.node ?? json['network-topology:node'];
+    return nodes.find((n: any) => n['node-id'] === node)['uniconfig-topology:configuration']['acme-router:system']?.location;
+  };
+  const cookie = await transaction();
+  t.is((await s.request('PUT', `${CONF}/acme-router:system/location`, { 'acme-router:location': 'tx view' }, { cookie })).status, 204);
+  for (const path of [`${TOPOLOGY}/node=N1`, TOPOLOGY, '/rests/data/network-topology:network-topology']) {
+    const inTx = await s.request('GET', `${path}?content=config`, undefined, { cookie });
+    t.is(inTx.status, 200, inTx.text);
+    t.is(locationIn(inTx.json), 'tx view', path);
+    const outside = await s.request('GET', `${path}?content=config`);
+    t.is(locationIn(outside.json), 'lab', `${path} without the cookie: as stored`);
+  }
+  // the default content (all) shows the intended configuration too (without the cookie, the actual one wins the merge)
+  const all = await s.request('GET', `${TOPOLOGY}/node=N1`, undefined, { cookie });
+  t.is(locationIn(all.json), 'tx view', all.text);
+  t.false(/hand9/.test(all.text), 'the intended interfaces, not the actual ones');
+  const whole = await s.request('GET', TOPOLOGY, undefined, { cookie });
+  t.is(locationIn(whole.json), 'tx view');
+  t.is((await s.request('GET', `${TOPOLOGY}?content=nonconfig`, undefined, { cookie })).status, (await s.request('GET', `${TOPOLOGY}?content=nonconfig`)).status,
+    'nonconfig as without the cookie');
+  const fields = await s.request('GET', `${TOPOLOGY}/node=N1?content=config&fields=node-id`, undefined, { cookie });
+  t.deepEqual(fields.json, { 'network-topology:node': [{ 'node-id': 'N1' }] });
+  const xml = await s.request('GET', `${TOPOLOGY}/node=N1?content=config`, undefined, { cookie, accept: 'application/yang-data+xml' });
+  t.regex(xml.text, /<location>tx view<\/location>/);
+  t.is((await s.request('HEAD', `${TOPOLOGY}/node=N1`, undefined, { cookie })).status, 200);
+  t.is((await s.request('GET', `${TOPOLOGY}/node=nosuch`, undefined, { cookie })).status, 404);
+  // garbage or unknown cookies: 422 as on configuration paths
+  for (const bad of ['UNICONFIGTXID=garbage', 'UNICONFIGTXID=3f2b8c1e-9a4d-4e7f-8b21-0c5d6e7f8a9b']) {
+    const r = await s.request('GET', TOPOLOGY, undefined, { cookie: bad });
+    t.is(r.status, 422, `${bad}: ${r.text}`);
+    t.is(r.json.errors.error[0]['error-tag'], 'invalid-transaction');
+  }
+  t.regex(device.runningXml(), /<location>lab<\/location>/, 'nothing sent');
+  t.is((await s.request('POST', `${OPS}/uniconfig-manager:close-transaction`, undefined, { cookie })).status, 204);
+  t.is((await s.request('GET', TOPOLOGY, undefined, { cookie })).status, 422, 'a closed transaction is invalid here too');
+  t.is(locationIn((await s.request('GET', `${TOPOLOGY}?content=config`)).json), 'lab');
 });
 
 test.serial('DELETE of configuration itself: in a transaction it empties the view only; immediately it empties the device and both datastores', async (t) => {

@@ -12,6 +12,7 @@ import { decodeJson } from '../../src/data/json-decode';
 import type { DataRoot } from '../../src/data/tree';
 import { RestconfError } from '../../src/restconf/errors';
 import { changeEdits, configurationPath, diffReport, transactionCookie, TransactionRegistry } from '../../src/uniconfig';
+import { claimsRequest, topologyViewPath } from '../../src/uniconfig/topology-view';
 import { MAX_OPEN_TRANSACTIONS } from '../../src/uniconfig/transactions';
 import { schema } from '../data/fixture';
 
@@ -63,6 +64,22 @@ test('configuration paths: bare or prefixed, the key delimiter honoured, anythin
   t.is(configurationPath(`${base}/configurationx`, '%22'), undefined);
   t.is(configurationPath('/network-topology:network-topology/topology=uniconfig/node/configuration', '%22'), undefined);
   t.is(configurationPath(`${base}/configuration%2Fx`, '%22'), undefined, 'a bad URI is left to the ordinary route');
+});
+
+test('topology reads a transaction answers: network-topology, topology=uniconfig, one node; only GET/HEAD with the cookie leave the direct path', (t) => {
+  const top = '/network-topology:network-topology';
+  for (const p of [top, `${top}/topology=uniconfig`, `${top}/topology=uniconfig/node=R1`, `${top}/topology=uniconfig/node=a%20b`]) t.true(topologyViewPath(p, ','), p);
+  for (const p of [`${top}/topology=cli`, `${top}/topology=uniconfig/node=R1/node-id`, `${top}/topology=uniconfig/node=R1,x`, '/ietf-system:system', `${top}/topology=uniconfig/node=%`]) {
+    t.false(topologyViewPath(p, ','), p);
+  }
+  const req = (method: string, cookie?: string) => ({ method, headers: cookie === undefined ? {} : { cookie } }) as unknown as import('node:http').IncomingMessage;
+  const node = `${top}/topology=uniconfig/node=R1`;
+  t.true(claimsRequest(node, ',', req('GET', `UNICONFIGTXID=${ID}`)));
+  t.true(claimsRequest(node, ',', req('HEAD', 'UNICONFIGTXID=garbage')), 'a bad cookie is answered (422) by the layer');
+  t.false(claimsRequest(node, ',', req('GET')), 'no cookie: the direct path');
+  t.false(claimsRequest(node, ',', req('PUT', `UNICONFIGTXID=${ID}`)), 'writes of the topology are not the layer\'s');
+  t.true(claimsRequest(`${node}/configuration`, ',', req('PUT')), 'a configuration path always is');
+  t.false(claimsRequest('/ietf-system:system', ',', req('GET', `UNICONFIGTXID=${ID}`)));
 });
 
 const before = {

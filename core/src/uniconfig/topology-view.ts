@@ -1,0 +1,95 @@
+/**
+ * Whole-topology reads inside a transaction: a GET (or HEAD) of `network-topology:network-topology`,
+ * `.../topology=uniconfig` or `.../topology=uniconfig/node=<id>` carrying `Cookie: UNICONFIGTXID=<id>`
+ * answers with that transaction's view of each node's configuration: its intended copy of the nodes it
+ * looked at, the stored intended configuration of the others, everything else as stored. The local
+ * read handler serves it (every query parameter works as on any local read), given datastores whose
+ * versions carry the view; no datastore changes.
+ *
+ * As on a node's `configuration` path (data-route.ts), `content=config` and `all` show the intended
+ * configuration: the Operational version the read merges in has no node configuration, so the actual one
+ * does not win the merge (without the cookie a topology read with `content=all` shows the actual one).
+ * `content=nonconfig` answers as without the cookie: configuration is config data, never state.
+ *
+ * The RESTCONF direct data path serves these paths itself unless told otherwise: {@link claimsRequest}
+ * is the predicate the service hands it (`claimed`), so exactly the requests this layer answers go
+ * through express to its middleware. Without the cookie these paths stay on the direct path.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Datastore, Datastores } from '../datastore/datastore';
+import type { PluginScope } from '../plugins/generation';
+import type { RestconfContext } from '../restconf/context';
+import type { PlainDataCall } from '../restconf/data-call';
+import { dataQuery, rawQueryOf } from '../restconf/data-query';
+import { responseType } from '../restconf/media';
+import { handleGet } from '../restconf/read';
+import { lexPath, parseDataPath } from '../restconf/uri';
+import { configurationPath } from './data-route';
+import type { UniconfigEngine } from './engine';
+import { UNICONFIG_TOPOLOGY } from './node-store';
+import { COOKIE_NAME, type Transaction } from './transactions';
+
+/**
+ * Whether `raw` (the path after `/rests/data`, `uri.parse` taps applied) is the network-topology
+ * container, the uniconfig topology or one of its nodes, nothing below.
+ */
+export function topologyViewPath(raw: string, keyDelimiter: string | null): boolean {
+  let lexed;
+  try {
+    lexed = lexPath(raw, keyDelimiter);
+  } catch {
+    return false;
+  }
+  const [top, topology, node, ...rest] = lexed.segments;
+  if (top === undefined || rest.length > 0) return false;
+  if (top.module !== 'network-topology' || top.name !== 'network-topology' || top.keys !== undefined) return false;
+  if (topology === undefined) return true;
+  if (topology.module !== undefined || topology.name !== 'topology' || topology.keys?.length !== 1 || topology.keys[0] !== UNICONFIG_TOPOLOGY) return false;
+  return node === undefined || (node.module === undefined && node.name === 'node' && node.keys?.length === 1);
+}
+
+/**
+ * Whether the uniconfig layer answers this data request rather than the direct data path: every
+ * request on a node's configuration, and reads of the topology (see {@link topologyViewPath}) that
+ * carry a transaction cookie. Cheap for other paths: they begin with anything but network-topology
+ * (the text, unless percent-encoded).
+ */
+export function claimsRequest(raw: string, keyDelimiter: string | null, req: IncomingMessage): boolean {
+  if (!raw.startsWith('/network-topology:') && !raw.includes('%')) return false;
+  if (configurationPath(raw, keyDelimiter) !== undefined) return true;
+  return (req.method === 'GET' || req.method === 'HEAD') && hasTransactionCookie(req.headers.cookie) && topologyViewPath(raw, keyDelimiter);
+}
+
+/** Whether a Cookie header names the transaction cookie at all (its value is checked when served). */
+export function hasTransactionCookie(header: string | string[] | undefined): boolean {
+  if (header === undefined) return false;
+  return (Array.isArray(header) ? header : [header]).some((h) => h.includes(COOKIE_NAME));
+}
+
+/** `store` with each version overlaid with the transaction's views of the nodes it looked at. */
+function viewOf(store: Datastore, overlay: (root: ReturnType<Datastore['current']>) => ReturnType<Datastore['current']>): Datastore {
+  return {
+    name: store.name,
+    current: () => overlay(store.current()),
+    apply: (edits, check, prepared) => store.apply(edits, check, prepared), // never reached: reads only
+  };
+}
+
+/** Serves a GET or HEAD of a topology path (see the top of this file) in transaction `tx`. */
+export async function serveTopologyView(
+  ctx: RestconfContext, engine: UniconfigEngine, scope: PluginScope, tx: Transaction, req: IncomingMessage, res: ServerResponse, raw: string,
+): Promise<void> {
+  const intended = [...tx.views.values()].map((v) => ({ nodeId: v.nodeId, value: engine.store.encode(v.intended, v.schema) }));
+  const datastores: Datastores = {
+    config: viewOf(ctx.datastores.config, (root) => engine.store.overlaid(root, 'config', intended)),
+    operational: viewOf(ctx.datastores.operational, (root) => engine.store.withoutConfigurations(root)),
+    close: async () => undefined,
+  };
+  const viewCtx: RestconfContext = { ...ctx, datastores };
+  const parsed = parseDataPath(raw, ctx.schema, { keyDelimiter: ctx.options.keyDelimiter });
+  const call: PlainDataCall = {
+    ctx: viewCtx, scope, req, res, target: parsed, rawPath: raw,
+    responseType: responseType(req.headers.accept), query: dataQuery(req, parsed, viewCtx), rawQuery: rawQueryOf(req),
+  };
+  await handleGet(call, req.method === 'HEAD');
+}
