@@ -115,7 +115,22 @@ class Frame {
   /** Inner: mandatory children met so far, and the decoder's `unproven` count when the element opened. */
   mandatory = 0;
   unprovenAtStart = 0;
+  /** Inner: child elements started so far (the position `start` predicts from). */
+  childCount = 0;
+  /**
+   * The children the last element of `seqTable` at this depth had, by position: name as written, scope
+   * and member. Not reset per element: sibling list entries repeat one sequence of children, and the
+   * tokenizer hands back the same name strings, so a child resolves by comparing pointers instead of
+   * splitting its name and looking up namespace and local name.
+   */
+  seqTable: Members | undefined;
+  readonly seqNames: string[] = [];
+  readonly seqScopes: (Scope | undefined)[] = [];
+  readonly seqSlots: Member[] = [];
 }
+
+/** How many leading children of an element `Frame.seq*` remembers. */
+const PREDICTED_CHILDREN = 64;
 
 /** A list or leaf-list being gathered under one parent, with what detects duplicates. */
 interface Group {
@@ -182,6 +197,7 @@ class XmlDecoder {
     f.repeated = undefined;
     f.mandatory = 0;
     f.unprovenAtStart = this.unproven;
+    f.childCount = 0;
     return f;
   }
 
@@ -246,14 +262,11 @@ class XmlDecoder {
     const parent = this.frames[this.depth - 1]!;
     const scope = tok.attrCount > 0 ? this.scopeOf(parent.scope) : parent.scope;
     const name = tok.name;
-    const colon = name.indexOf(':');
-    const local = colon < 0 ? name : name.slice(colon + 1);
-    const ns = colon < 0 ? scope?.defaultNs : scope?.lookup(name.slice(0, colon));
     switch (parent.kind) {
       case Kind.Leaf:
         throw this.fail('invalid-value', `element '${name}' inside a leaf`);
       case Kind.Any: case Kind.AnyChild:
-        this.anyChild(parent, scope, local, ns);
+        this.anyChild(parent, scope, localName(name), namespaceOf(name, scope));
         return;
       case Kind.Skip: // inside an element dropped by `skipUnknown` or `skip`: drop it all
         this.push(Kind.Skip, undefined, scope);
@@ -261,21 +274,40 @@ class XmlDecoder {
       default:
         break;
     }
-    if (parent.kind === Kind.Root && this.wrapped) throw this.fail('unknown-element', 'nothing may follow the <data> or <config> wrapper', local);
-    const slot = ns === undefined ? undefined : parent.table!.byNamespace.get(ns)?.get(local);
-    if (slot === undefined) {
-      if (parent.kind === Kind.Root && this.isWrapper(local, ns)) {
-        this.wrapped = true;
-        const f = this.push(Kind.Inner, undefined, scope);
-        f.table = this.topTable;
-        f.out = this.root.children;
-        return;
+    if (parent.kind === Kind.Root && this.wrapped) throw this.fail('unknown-element', 'nothing may follow the <data> or <config> wrapper', localName(name));
+    const position = parent.childCount++;
+    let slot: Member | undefined;
+    if (parent.seqTable === parent.table && parent.seqNames[position] === name && parent.seqScopes[position] === scope) {
+      slot = parent.seqSlots[position]!;
+    } else {
+      const local = localName(name);
+      const ns = namespaceOf(name, scope);
+      slot = ns === undefined ? undefined : parent.table!.byNamespace.get(ns)?.get(local);
+      if (slot === undefined) {
+        if (parent.kind === Kind.Root && this.isWrapper(local, ns)) {
+          this.wrapped = true;
+          const f = this.push(Kind.Inner, undefined, scope);
+          f.table = this.topTable;
+          f.out = this.root.children;
+          return;
+        }
+        if (this.options.skipUnknown === true) { this.push(Kind.Skip, undefined, scope); return; }
+        throw this.unknown(name, local, ns);
       }
-      if (this.options.skipUnknown === true) { this.push(Kind.Skip, undefined, scope); return; }
-      throw this.unknown(name, local, ns);
+      if (position < PREDICTED_CHILDREN) {
+        if (parent.seqTable !== parent.table) {
+          parent.seqTable = parent.table;
+          parent.seqNames.length = parent.seqScopes.length = parent.seqSlots.length = 0;
+        }
+        parent.seqNames[position] = name;
+        parent.seqScopes[position] = scope;
+        parent.seqSlots[position] = slot;
+      }
     }
     if (parent.kind === Kind.Root) this.topCount++;
     const schema = slot.schema;
+    // A resolved element's local name is its schema node's name, and its namespace its module's.
+    const local = schema.name;
     if (this.options.skip !== undefined && this.options.skip(schema)) { this.push(Kind.Skip, undefined, scope); return; }
     if (!this.allowState && !schema.config) throw this.fail('invalid-value', `state data '${local}' is not allowed here`, local);
     switch (schema.kind) {
@@ -328,7 +360,7 @@ class XmlDecoder {
         if (holds(parent.out, schema)) this.failTwice(schema, scope, local);
         const f = this.push(Kind.Any, schema, scope);
         f.slot = slot;
-        f.ns = ns ?? schema.module.namespace;
+        f.ns = schema.module.namespace;
         if (tok.attrCount > 0) f.attributes = this.attributes(scope);
         return;
       }
@@ -546,6 +578,18 @@ class XmlDecoder {
     f.anyName = module ? `${module.name}:${local}` : local;
     f.ns = ns ?? parent.ns;
   }
+}
+
+/** The local part of an element name as written. */
+function localName(name: string): string {
+  const colon = name.indexOf(':');
+  return colon < 0 ? name : name.slice(colon + 1);
+}
+
+/** The namespace of an element name as written, in a scope (undefined when its prefix is not declared). */
+function namespaceOf(name: string, scope: Scope | undefined): string | undefined {
+  const colon = name.indexOf(':');
+  return colon < 0 ? scope?.defaultNs : scope?.lookup(name.slice(0, colon));
 }
 
 /** Whether siblings already hold a node of `schema` (siblings are few: bounded by the schema). */

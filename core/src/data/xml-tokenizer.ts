@@ -99,6 +99,11 @@ export class XmlTokenizer {
    * object saves an allocation and lets every map lookup reuse the string's cached hash.
    */
   private readonly interned: string[] = new Array(INTERN_SLOTS).fill('');
+  /**
+   * Attribute values seen recently that decode to themselves (no reference, no line end): a value
+   * written the same again (a namespace declared in every list entry) is handed back without scanning it.
+   */
+  private readonly plainValues: string[] = new Array(INTERN_SLOTS).fill('');
   /** Next offset of '&' / '\r' at or after the scan position (-1: none left); kept so scans stay linear. */
   private nextAmp = -2;
   private nextCr = -2;
@@ -206,17 +211,36 @@ export class XmlTokenizer {
     this.pos = close + terminator.length;
   }
 
+  /** The slot of the text between `start` and `end` (not empty) in the intern tables. */
+  private slotOf(start: number, end: number): number {
+    const text = this.text;
+    const length = end - start;
+    return (length * 31 + text.charCodeAt(start) * 7 + text.charCodeAt(end - 1) * 3 + text.charCodeAt(start + (length >> 1))) & (INTERN_SLOTS - 1);
+  }
+
   /** The text between `start` and `end`, as the interned string when it was seen before. */
   private intern(start: number, end: number): string {
     const text = this.text;
     const length = end - start;
     if (length > INTERN_MAX_LENGTH || length === 0) return text.slice(start, end);
-    const slot = (length * 31 + text.charCodeAt(start) * 7 + text.charCodeAt(end - 1) * 3 + text.charCodeAt(start + (length >> 1))) & (INTERN_SLOTS - 1);
+    const slot = this.slotOf(start, end);
     const known = this.interned[slot]!;
     if (known.length === length && text.startsWith(known, start)) return known;
     const fresh = text.slice(start, end);
     this.interned[slot] = fresh;
     return fresh;
+  }
+
+  /** An attribute value's decoded text: a recent plain value written the same again, else decoded. */
+  private attributeValue(start: number, end: number): string {
+    const length = end - start;
+    if (length > INTERN_MAX_LENGTH || length === 0) return this.decode(start, end, true);
+    const slot = this.slotOf(start, end);
+    const known = this.plainValues[slot]!;
+    if (known.length === length && this.text.startsWith(known, start)) return known;
+    const value = this.decode(start, end, true);
+    if (value.length === length && this.text.startsWith(value, start)) this.plainValues[slot] = value; // it decodes to itself
+    return value;
   }
 
   /** Reads a name at `pos`; returns its end offset. */
@@ -265,7 +289,7 @@ export class XmlTokenizer {
         if (this.attrNames[k] === attrName) this.fail(`attribute '${attrName}' is repeated`, afterSpace);
       }
       this.attrNames[count] = attrName;
-      this.attrValues[count] = this.decode(p + 1, close, true);
+      this.attrValues[count] = this.attributeValue(p + 1, close);
       count++;
       pos = close + 1;
       if (count > 4096) this.fail('more than 4096 attributes on one element', afterSpace);
