@@ -28,7 +28,7 @@ import { DataError, fault, type ErrorTag } from './errors';
 import { jsonFaultOffset } from './json-syntax';
 import { INVALID, leafCodec, type Codec } from './leaf-values';
 import { keyString } from './list';
-import { instancePath, valueText, type PathSegment } from './path';
+import { entryKeyValues, instancePath, valueText, type PathSegment } from './path';
 import type {
   AnyNode, Attributes, ContainerNode, DataNode, DataRoot, LeafListNode, LeafNode, LeafValue, ListEntryNode, ListNode,
 } from './tree';
@@ -214,7 +214,7 @@ class JsonDecoder {
    * per node on the hot path. Leaves are not pushed; their faults name them explicitly.
    */
   private readonly trailSchemas: SchemaNode[] = [];
-  private readonly trailEntries: (JsonObject | undefined)[] = [];
+  private readonly trailEntries: (JsonObject | KnownKeys | undefined)[] = [];
   private readonly allowState: boolean;
   /** The validation mode this decoder's proofs serve (see decode-proof.ts). */
   private readonly mode: ProofMode;
@@ -245,7 +245,8 @@ class JsonDecoder {
   private path(extra?: string): string {
     const segments: PathSegment[] = this.trailSchemas.map((schema, i) => {
       const entry = this.trailEntries[i];
-      return entry ? { schema, keys: this.rawKeys(schema as ListSchema, entry) } : { schema };
+      if (entry === undefined) return { schema };
+      return { schema, keys: entry instanceof KnownKeys ? entry.values : this.rawKeys(schema as ListSchema, entry) };
     });
     const parentModule = this.options.parent?.module.name;
     let out = instancePath(segments, this.options.parentPath ?? '', parentModule);
@@ -365,30 +366,57 @@ class JsonDecoder {
     if (attributes !== undefined) node.attributes = attributes;
     const members = childMembers(member);
     const keys = schema.keys;
-    const index = keys.length > 0 ? new Map<string, ListEntryNode>() : undefined;
+    // Keys are gathered here and indexed once the list is read (see `index`).
+    const keyStrings: string[] | undefined = keys.length > 0 ? new Array(items.length) : undefined;
     const level = this.trailEntries.length - 1;
     const unprovenBefore = this.unproven;
-    for (let i = 0; i < items.length; i++) {
-      const item = items[i];
-      if (!isObject(item)) throw this.fail('invalid-value', `${describe(item)} where a list entry (JSON object) is expected`);
-      this.trailEntries[level] = item;
-      const entry: ListEntryNode = { kind: 'entry', schema, children: [] };
-      const entryAttributes = this.members(item, members, entry, true);
-      if (entryAttributes !== undefined) entry.attributes = entryAttributes;
-      if (index !== undefined) {
-        const key = this.entryKey(entry, keys);
-        const size = index.size;
-        index.set(key, entry); // one hash lookup: the size tells whether the key was new
-        if (index.size === size) throw this.fail('invalid-value', `duplicate entry of list '${schema.name}' with key ${valueText(key)}`);
+    let done = 0;
+    try {
+      for (let i = 0; i < items.length; i++) {
+        const item = items[i];
+        if (!isObject(item)) throw this.fail('invalid-value', `${describe(item)} where a list entry (JSON object) is expected`);
+        this.trailEntries[level] = item;
+        const entry: ListEntryNode = { kind: 'entry', schema, children: [] };
+        const entryAttributes = this.members(item, members, entry, true);
+        if (entryAttributes !== undefined) entry.attributes = entryAttributes;
+        if (keyStrings !== undefined) keyStrings[i] = this.entryKey(entry, keys);
+        node.entries[i] = entry;
+        if (this.ownsDocument) items[i] = undefined;
+        done = i + 1;
       }
-      node.entries[i] = entry;
-      if (this.ownsDocument) items[i] = undefined;
+    } catch (e) {
+      // A fault further on: a duplicate among the entries before it comes first in the document.
+      if (keyStrings !== undefined && e instanceof DataError) this.index(node, keyStrings, done, level);
+      throw e;
     }
     this.trailEntries[level] = undefined;
-    if (index !== undefined) node.index = index;
+    if (keyStrings !== undefined) node.index = this.index(node, keyStrings, items.length, level);
     const complete = this.unproven === unprovenBefore && listPlan(schema, this.mode).plain;
     recordListProof(node, this.mode, complete ? ListProof.Complete : keys.length > 0 ? ListProof.Keys : ListProof.None);
     return node;
+  }
+
+  /**
+   * The key index of the first `count` entries of a list whose trail level is `level`; throws the
+   * fault of the first entry whose key an earlier one has. Built once the entries are read rather
+   * than entry by entry: by then most entries and keys have left the young generation, so filling
+   * the (large, old) table records no old-to-young pointers for every scavenge to visit, which
+   * costs about as much again as the insertions.
+   */
+  private index(list: ListNode, keyStrings: readonly string[], count: number, level: number): Map<string, ListEntryNode> {
+    const index = new Map<string, ListEntryNode>();
+    const entries = list.entries;
+    for (let i = 0; i < count; i++) {
+      const key = keyStrings[i]!;
+      const size = index.size;
+      index.set(key, entries[i]!); // one hash lookup: the size tells whether the key was new
+      if (index.size === size) {
+        this.trailSchemas.length = this.trailEntries.length = level + 1;
+        this.trailEntries[level] = new KnownKeys(entryKeyValues(entries[i]!));
+        throw this.fail('invalid-value', `duplicate entry of list '${list.schema.name}' with key ${valueText(key)}`);
+      }
+    }
+    return index;
   }
 
   /** The key string of a decoded entry (its keys are first, in key order, once sorted). */
@@ -490,6 +518,11 @@ class JsonDecoder {
     if (value === INVALID) throw this.fail('invalid-value', `invalid value ${describe(raw)} for '${member.schema.name}': ${this.refusal(member, raw)}`);
     return value;
   }
+}
+
+/** A list entry on the trail named by its decoded key values (its JSON object is gone). */
+class KnownKeys {
+  constructor(readonly values: LeafValue[]) {}
 }
 
 /** A short description of a JSON value for messages (never the whole of a large value). */

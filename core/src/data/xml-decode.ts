@@ -22,7 +22,7 @@ import { ListProof, listPlan, recordListProof, type ProofMode } from './decode-p
 import { DataError, fault, type ErrorTag } from './errors';
 import { childMembers, membersOf, sharedLeaf, type DecodeOptions, type Decoded, type Member, type Members } from './json-decode';
 import { keyString } from './list';
-import { instancePath, valueText, type PathSegment } from './path';
+import { entryKeyValues, instancePath, valueText, type PathSegment } from './path';
 import { INVALID } from './leaf-values';
 import type {
   AnyNode, Attributes, ContainerNode, DataNode, DataRoot, LeafListNode, LeafNode, LeafValue, ListEntryNode, ListNode,
@@ -138,6 +138,8 @@ interface Group {
   readonly seen: Set<string> | undefined;
   /** A list entry lacks something its proof needs (see decode-proof.ts). */
   unproven: boolean;
+  /** A keyed list: the key strings of its entries so far, indexed once the list is complete (see `index`). */
+  readonly keys: string[] | undefined;
 }
 
 class XmlDecoder {
@@ -166,12 +168,18 @@ class XmlDecoder {
     top.table = this.topTable;
     top.out = this.root.children;
     const tok = this.tok;
-    for (;;) {
-      const t = tok.next();
-      if (t === XmlToken.Start) this.start();
-      else if (t === XmlToken.Text) this.content();
-      else if (t === XmlToken.End) this.end();
-      else break;
+    try {
+      for (;;) {
+        const t = tok.next();
+        if (t === XmlToken.Start) this.start();
+        else if (t === XmlToken.Text) this.content();
+        else if (t === XmlToken.End) this.end();
+        else break;
+      }
+    } catch (e) {
+      // A fault further on: a duplicate list entry before it comes first in the document.
+      if (e instanceof DataError) this.checkOpenLists();
+      throw e;
     }
     this.finishInner(top);
     const children = this.root.children;
@@ -204,7 +212,7 @@ class XmlDecoder {
   // ---------------------------------------------------------------------------------------------
   // Paths and faults
 
-  private path(extra?: string): string {
+  private path(extra?: string, last?: PathSegment): string {
     const segments: PathSegment[] = [];
     for (let i = 1; i < this.depth; i++) {
       const f = this.frames[i]!;
@@ -212,6 +220,7 @@ class XmlDecoder {
       if (f.node?.kind === 'entry') segments.push({ schema: f.schema, keys: this.keysSoFar(f.node) });
       else segments.push({ schema: f.schema });
     }
+    if (last !== undefined) segments.push(last);
     let out = instancePath(segments, this.options.parentPath ?? '', this.options.parent?.module.name);
     if (extra !== undefined) out = (out === '/' ? '' : out) + '/' + extra;
     return out;
@@ -398,8 +407,8 @@ class XmlDecoder {
         ? { kind: 'list', schema, entries: [] }
         : { kind: 'leaf-list', schema, values: [] };
       const seen = schema.kind === 'list' ? undefined : schema.config ? new Set<string>() : undefined;
-      if (node.kind === 'list' && schema.kind === 'list' && schema.keys.length > 0) node.index = new Map();
-      group = { node, seen, unproven: false };
+      const keys = schema.kind === 'list' && schema.keys.length > 0 ? [] : undefined;
+      group = { node, seen, unproven: false, keys };
       gathered.set(slot.schema, group);
       this.place(parent, slot, node);
     }
@@ -478,14 +487,42 @@ class XmlDecoder {
     const group = f.group!;
     if (this.unproven !== f.unprovenAtStart) group.unproven = true;
     const list = group.node as ListNode;
-    const index = list.index;
-    if (index !== undefined) {
-      const key = this.entryKey(entry);
-      const size = index.size;
-      index.set(key, entry); // one hash lookup: the size tells whether the key was new
-      if (index.size === size) throw this.fail('invalid-value', `duplicate entry of list '${entry.schema.name}' with key ${this.keysSoFar(entry).map(valueText).join(',')}`);
-    }
+    if (group.keys !== undefined) group.keys.push(this.entryKey(entry));
     list.entries.push(entry);
+  }
+
+  /**
+   * The key index of a list's entries so far; throws the fault of the first entry whose key an
+   * earlier one has, named under the element of frame `depth`. Built once the list is complete rather
+   * than entry by entry, for the reason json-decode.ts gives (`index`).
+   */
+  private index(list: ListNode, keys: readonly string[], depth: number): Map<string, ListEntryNode> {
+    const index = new Map<string, ListEntryNode>();
+    const entries = list.entries;
+    for (let i = 0; i < keys.length; i++) {
+      const size = index.size;
+      index.set(keys[i]!, entries[i]!); // one hash lookup: the size tells whether the key was new
+      if (index.size === size) {
+        const entry = entries[i]!;
+        const keyValues = entryKeyValues(entry);
+        this.depth = depth; // the fault names the entry under the element it is in
+        const at = this.path(undefined, { schema: list.schema, keys: keyValues });
+        throw new DataError(fault('invalid-value', at, `duplicate entry of list '${list.schema.name}' with key ${keyValues.map(valueText).join(',')}`));
+      }
+    }
+    return index;
+  }
+
+  /** The first duplicate entry among the lists still gathering in open elements, outermost first (they come first in the document). */
+  private checkOpenLists(): void {
+    const depth = this.depth;
+    for (let d = 0; d < depth; d++) {
+      const gathered = this.frames[d]!.gathered;
+      if (gathered === undefined) continue;
+      for (const group of gathered.values()) {
+        if (group.keys !== undefined) this.index(group.node as ListNode, group.keys, d + 1);
+      }
+    }
   }
 
   /**
@@ -497,6 +534,7 @@ class XmlDecoder {
       for (const group of f.gathered.values()) {
         const list = group.node;
         if (list.kind !== 'list') continue;
+        if (group.keys !== undefined) list.index = this.index(list, group.keys, this.frames.indexOf(f) + 1);
         const complete = !group.unproven && listPlan(list.schema, this.mode).plain;
         recordListProof(list, this.mode, complete ? ListProof.Complete : list.schema.keys.length > 0 ? ListProof.Keys : ListProof.None);
       }
