@@ -9,10 +9,10 @@
  *   members; `<ok/>` (or nothing) is `{}`. The operation is `module:rpc`, or an action's
  *   instance-identifier (`/m:interfaces/interface[name='eth0']/reset`).
  */
+import { cutContent } from '../data/content';
 import { DataError, fault } from '../data/errors';
 import { toJsonValue } from '../data/json-encode';
 import { decodeXml } from '../data/xml-decode';
-import type { DataNode, DataRoot } from '../data/tree';
 import type { ContentFilter, DeviceDataCodec, JsonObject } from '../hooks';
 import type { OperationSchema, SchemaContext, SchemaNode } from '../yang/schema';
 
@@ -104,44 +104,4 @@ function findChild(children: readonly SchemaNode[], module: string | undefined, 
     }
   }
   return undefined;
-}
-
-/** `config`: config nodes only; `nonconfig`: state nodes with the containers and list keys leading to them. */
-export function cutContent(root: DataRoot, mode: 'config' | 'nonconfig'): DataRoot {
-  return { kind: 'root', children: cutAll(root.children, mode) };
-}
-
-function cutAll(children: readonly DataNode[], mode: 'config' | 'nonconfig'): DataNode[] {
-  const out: DataNode[] = [];
-  for (const c of children) {
-    const kept = cut(c, mode);
-    if (kept !== undefined) out.push(kept);
-  }
-  return out;
-}
-
-function cut(node: DataNode, mode: 'config' | 'nonconfig'): DataNode | undefined {
-  if (!node.schema.config) return mode === 'nonconfig' ? node : undefined;
-  switch (node.kind) {
-    case 'leaf': case 'leaf-list': case 'any':
-      return mode === 'config' ? node : undefined;
-    case 'list': {
-      const entries = node.entries.flatMap((e) => {
-        const kept = cut(e, mode);
-        return kept === undefined ? [] : [kept as typeof e];
-      });
-      return entries.length === 0 ? undefined : { kind: 'list', schema: node.schema, entries };
-    }
-    case 'entry': {
-      const children = cutAll(node.children, mode);
-      if (mode === 'config') return { ...node, children };
-      if (children.length === 0) return undefined;
-      const keys = node.children.filter((c) => (node.schema.keys as readonly SchemaNode[]).includes(c.schema));
-      return { ...node, children: [...keys, ...children] };
-    }
-    case 'container': {
-      const children = cutAll(node.children, mode);
-      return children.length === 0 && mode === 'nonconfig' ? undefined : { ...node, children };
-    }
-  }
 }

@@ -1,0 +1,67 @@
+/**
+ * The config/state cut of a data tree (RFC 8040 §4.8.1 `content`), one rule for everyone who holds a
+ * tree with both kinds of data: RESTCONF's `content` parameter and the mount codec's device replies.
+ *
+ * - config: `config true` nodes only; a non-presence container left empty by the cut is dropped (it was
+ *   only a way to reach state), a container that was empty before stays.
+ * - nonconfig: `config false` nodes and the ancestors needed to reach them; a list entry on the way
+ *   keeps its key leaves so it still names its entry.
+ */
+import type { DataNode, DataRoot } from './tree';
+
+/** Which half of the tree a cut keeps. */
+export type ContentCut = 'config' | 'nonconfig';
+
+/**
+ * The part of `target` that `mode` keeps (the input is not changed); undefined when nothing of a node
+ * is left. A root always comes back, possibly with no children.
+ */
+export function cutContent(target: DataRoot, mode: ContentCut): DataRoot;
+export function cutContent<T extends DataRoot | DataNode>(target: T, mode: ContentCut): T | undefined;
+export function cutContent<T extends DataRoot | DataNode>(target: T, mode: ContentCut): T | undefined {
+  return (target.kind === 'root' ? { ...target, children: cutChildren(target.children, mode) } : cut(target, mode)) as T | undefined;
+}
+
+function cutChildren(children: readonly DataNode[], mode: ContentCut): DataNode[] {
+  const out: DataNode[] = [];
+  for (const c of children) {
+    const kept = cut(c, mode);
+    if (kept !== undefined) out.push(kept);
+  }
+  return out;
+}
+
+function cut(node: DataNode, mode: ContentCut): DataNode | undefined {
+  if (!node.schema.config) return mode === 'nonconfig' ? node : undefined; // everything below state is state
+  switch (node.kind) {
+    case 'leaf': case 'leaf-list': case 'any':
+      return mode === 'config' ? node : undefined;
+    case 'list': {
+      const entries = [];
+      for (const e of node.entries) {
+        const kept = cut(e, mode);
+        if (kept !== undefined) entries.push(kept as typeof e);
+      }
+      if (entries.length === 0) return undefined;
+      // the key index belongs to the old entries array (tree.ts): the copy builds its own
+      const { index: _dropped, ...rest } = node;
+      return { ...rest, entries };
+    }
+    case 'entry': {
+      const children = cutChildren(node.children, mode);
+      if (mode === 'config') return { ...node, children };
+      if (children.length === 0) return undefined;
+      const keys = node.schema.keys;
+      const keyLeaves = node.children.filter((c) => keys.includes(c.schema as never));
+      return { ...node, children: [...keyLeaves, ...children] };
+    }
+    case 'container': {
+      const children = cutChildren(node.children, mode);
+      if (children.length > 0) return { ...node, children };
+      if (mode === 'nonconfig') return undefined;
+      // A presence container's existence is configuration, so under content=config it stays.
+      const presence = node.schema.kind === 'container' && node.schema.presence !== undefined;
+      return node.children.length > 0 && !presence ? undefined : { ...node, children };
+    }
+  }
+}
