@@ -11,6 +11,7 @@ export type {
 } from '@rosetta/core';
 
 export { definePlugin, defineSettings, type PluginSpec, type SettingField, type SettingsOf } from './plugin';
+export { settingFlag, settingInteger, settingSecret, settingText, unknownSettings, MAX_SETTING_TEXT } from './node-settings';
 export {
   asTranslationUnit, defineTranslationUnit, isListHandler, type ContainerHandler, type Handler, type HandlerContext, type Keys,
   type ListHandler, type Registration, type TranslationUnit, type TranslationUnitSpec, type Writer, type WriterContext,

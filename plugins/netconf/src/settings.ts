@@ -2,8 +2,9 @@
  * The install-node `netconf` container (DESIGN.md §5.7) read into typed settings. Each bad member is named
  * with the reason; defaults follow OpenDaylight's netconf-node-topology where it has the same setting.
  * Units: the `*-timeout` settings are milliseconds; `keepalive-delay` is seconds (as in OpenDaylight).
+ * The member readers are the SDK's (node-settings.ts), so every southbound reports bad members alike.
  */
-import type { JsonValue } from '@rosetta/sdk';
+import { settingFlag, settingInteger, settingSecret, settingText, unknownSettings, type JsonValue } from '@rosetta/sdk';
 
 export interface NetconfNodeSettings {
   readonly host: string;
@@ -31,8 +32,8 @@ export interface NetconfNodeSettings {
 
 export type SettingsCheck = { ok: true; value: NetconfNodeSettings } | { ok: false; problems: string[] };
 
-const DEFAULTS = {
-  'tcp-only': false,
+/** The integer members' defaults (ms for the timeouts, s for keepalive-delay). */
+const COUNT_DEFAULTS = {
   'initial-connection-timeout': 20_000,
   'request-transaction-timeout': 60_000,
   'max-connection-attempts': 1,
@@ -41,51 +42,27 @@ const DEFAULTS = {
   'keepalive-delay': 120,
 };
 
-const KNOWN = new Set(['host', 'port', 'username', 'password', 'schema-cache-directory', 'notification-stream', ...Object.keys(DEFAULTS)]);
-
-function count(v: JsonValue | undefined, name: string, fallback: number, problems: string[], min = 0, max = 2 ** 31): number {
-  if (v === undefined) return fallback;
-  const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) {
-    problems.push(`${name}: must be an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
-    return fallback;
-  }
-  return n;
-}
-
-function text(v: JsonValue | undefined, name: string, problems: string[], required: boolean): string | undefined {
-  if (v === undefined) {
-    if (required) problems.push(`${name}: required`);
-    return undefined;
-  }
-  if (typeof v !== 'string' || v === '') { problems.push(`${name}: must be a non-empty string`); return undefined; }
-  return v;
-}
+const KNOWN = new Set(['host', 'port', 'username', 'password', 'tcp-only', 'schema-cache-directory', 'notification-stream', ...Object.keys(COUNT_DEFAULTS)]);
 
 /** Checks the container's members (module prefixes already removed by the core). */
 export function readNodeSettings(raw: Readonly<Record<string, JsonValue>>): SettingsCheck {
   const problems: string[] = [];
-  for (const k of Object.keys(raw)) if (!KNOWN.has(k)) problems.push(`${k}: unknown setting`);
-  const host = text(raw['host'], 'host', problems, true);
-  const port = count(raw['port'], 'port', 830, problems, 1, 65535);
-  const username = text(raw['username'], 'username', problems, true);
-  const password = typeof raw['password'] === 'string' ? raw['password'] : (problems.push('password: required string'), '');
-  const tcpOnly = raw['tcp-only'] ?? DEFAULTS['tcp-only'];
-  if (typeof tcpOnly !== 'boolean') problems.push('tcp-only: must be true or false');
+  unknownSettings(raw, KNOWN, problems);
+  const count = (name: keyof typeof COUNT_DEFAULTS, min = 0): number => settingInteger(raw[name], name, COUNT_DEFAULTS[name], problems, min, 2 ** 31);
   const value: NetconfNodeSettings = {
-    host: host ?? '',
-    port,
-    username: username ?? '',
-    password,
-    tcpOnly: tcpOnly === true,
-    initialConnectionTimeout: count(raw['initial-connection-timeout'], 'initial-connection-timeout', DEFAULTS['initial-connection-timeout'], problems, 1),
-    requestTransactionTimeout: count(raw['request-transaction-timeout'], 'request-transaction-timeout', DEFAULTS['request-transaction-timeout'], problems, 1),
-    maxConnectionAttempts: count(raw['max-connection-attempts'], 'max-connection-attempts', DEFAULTS['max-connection-attempts'], problems),
-    maxReconnectionAttempts: count(raw['max-reconnection-attempts'], 'max-reconnection-attempts', DEFAULTS['max-reconnection-attempts'], problems),
-    betweenAttemptsTimeout: count(raw['between-attempts-timeout'], 'between-attempts-timeout', DEFAULTS['between-attempts-timeout'], problems),
-    keepaliveDelay: count(raw['keepalive-delay'], 'keepalive-delay', DEFAULTS['keepalive-delay'], problems),
-    schemaCacheDirectory: text(raw['schema-cache-directory'], 'schema-cache-directory', problems, false),
-    notificationStream: text(raw['notification-stream'], 'notification-stream', problems, false),
+    host: settingText(raw['host'], 'host', problems, true) ?? '',
+    port: settingInteger(raw['port'], 'port', 830, problems, 1, 65535),
+    username: settingText(raw['username'], 'username', problems, true) ?? '',
+    password: settingSecret(raw['password'], 'password', problems, true) ?? '',
+    tcpOnly: settingFlag(raw['tcp-only'], 'tcp-only', false, problems),
+    initialConnectionTimeout: count('initial-connection-timeout', 1),
+    requestTransactionTimeout: count('request-transaction-timeout', 1),
+    maxConnectionAttempts: count('max-connection-attempts'),
+    maxReconnectionAttempts: count('max-reconnection-attempts'),
+    betweenAttemptsTimeout: count('between-attempts-timeout'),
+    keepaliveDelay: count('keepalive-delay'),
+    schemaCacheDirectory: settingText(raw['schema-cache-directory'], 'schema-cache-directory', problems, false),
+    notificationStream: settingText(raw['notification-stream'], 'notification-stream', problems, false),
   };
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value };
 }
