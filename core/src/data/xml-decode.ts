@@ -99,6 +99,12 @@ class Frame {
   /** The member this element was resolved to (undefined for the root, wrappers and anydata content). */
   slot: Member | undefined;
   out: DataNode[] = [];
+  /**
+   * Where an entry's or container's children gather while it is open (kept by the frame and reused):
+   * they are copied to the node at their exact size when it closes, since an array grown by push
+   * keeps room for 17, four times what a small list entry holds.
+   */
+  readonly gathering: DataNode[] = [];
   node: ContainerNode | ListEntryNode | undefined;
   gathered: Map<SchemaNode, Group> | undefined;
   lastOrder = -Infinity;
@@ -217,7 +223,7 @@ class XmlDecoder {
     for (let i = 1; i < this.depth; i++) {
       const f = this.frames[i]!;
       if (f.schema === undefined || f.kind === Kind.AnyChild) continue;
-      if (f.node?.kind === 'entry') segments.push({ schema: f.schema, keys: this.keysSoFar(f.node) });
+      if (f.node?.kind === 'entry') segments.push({ schema: f.schema, keys: this.keysSoFar(f.node, f.out) });
       else segments.push({ schema: f.schema });
     }
     if (last !== undefined) segments.push(last);
@@ -227,9 +233,9 @@ class XmlDecoder {
   }
 
   /** Key values of an entry still being read: those decoded so far (keys come first in XML). */
-  private keysSoFar(entry: ListEntryNode): LeafValue[] {
+  private keysSoFar(entry: ListEntryNode, children: readonly DataNode[]): LeafValue[] {
     return entry.schema.keys.map((k) => {
-      const child = entry.children.find((c) => c.schema === k);
+      const child = children.find((c) => c.schema === k);
       return child?.kind === 'leaf' ? child.value : '';
     });
   }
@@ -343,7 +349,7 @@ class XmlDecoder {
         f.group = group;
         f.slot = slot;
         f.table = childMembers(slot);
-        f.out = entry.children;
+        f.out = f.gathering;
         if (tok.attrCount > 0) {
           const attributes = this.attributes(scope);
           if (attributes !== undefined) entry.attributes = attributes;
@@ -357,7 +363,7 @@ class XmlDecoder {
         f.node = node;
         f.slot = slot;
         f.table = childMembers(slot);
-        f.out = node.children;
+        f.out = f.gathering;
         if (tok.attrCount > 0) {
           const attributes = this.attributes(scope);
           if (attributes !== undefined) node.attributes = attributes;
@@ -480,6 +486,10 @@ class XmlDecoder {
 
   private endInner(f: Frame): void {
     this.finishInner(f);
+    if (f.out === f.gathering) {
+      f.node!.children = f.gathering.slice();
+      f.gathering.length = 0; // the frame must not keep the tree alive
+    }
     const table = f.table!;
     if (f.mandatory !== (this.allowState ? table.requiredData : table.requiredConfig)) this.unproven++;
     const entry = f.node;
