@@ -9,7 +9,7 @@ import type { SchemaNode, ChoiceSchema } from '../schema';
 import type { CompileState, ModuleRecord, SourceUnit } from './model';
 import { resolveQName, subArg } from './model';
 import type { NodeBuild, NodeCompiler } from './nodes';
-import { elements, mustsOf, removeNode, setConfig } from './nodes';
+import { elements, mustsOf, removeNode, setConfig } from './node-properties';
 import { opt } from './types';
 
 /** An augment or deviation statement waiting for its target. */

@@ -3,12 +3,14 @@
  * expanding `uses` in place (with refine and augment inside uses), wrapping shorthand cases, and
  * inheriting config, status, if-feature and when from where a node is placed. A grouping is walked
  * once per `uses`, which is exactly the size of the output; everything that does not depend on the
- * place (types, scopes, parsed if-features) is cached per statement.
+ * place (types, scopes, parsed if-features) is cached per statement. What a node reads from its own
+ * statement regardless of the walk (must, min/max-elements, inherited when/if-feature, augment order)
+ * is node-properties.ts.
  */
 import type { SourcePosition, Statement } from '../statement';
 import { findSub, findSubs } from '../statement';
 import type {
-  CaseSchema, MustConstraint, OperationIOSchema, OperationSchema, SchemaNode, SchemaXPath, Status, LeafSchema, StructureSchema,
+  CaseSchema, OperationIOSchema, OperationSchema, SchemaNode, SchemaXPath, Status, LeafSchema, StructureSchema,
 } from '../schema';
 import type { CompileState, ModuleRecord, Scope, SourceUnit } from './model';
 import { innerScope, resolveQName, splitQName, subArg } from './model';
@@ -16,6 +18,7 @@ import type { FeatureTable } from './definitions';
 import { extensionInstances, status as statusOf } from './definitions';
 import type { TypeCompiler } from './types';
 import { instantiateLeafrefs, opt } from './types';
+import { connectAugmented, elements, ifFeatureArgs, inOperation, mustsOf, removeNode, setConfig, statusRank, whenOf } from './node-properties';
 
 /** Where a statement is being placed: the context every node inherits from. */
 export interface PlaceContext {
@@ -115,7 +118,7 @@ export class NodeCompiler {
       children: [], config, status: ownStatus ?? ctx.status,
       ...opt('description', subArg(stmt, 'description')), ...opt('reference', subArg(stmt, 'reference')),
       ifFeatures: ifFeatureArgs(stmt, ctx.ifFeatures),
-      when: whenOf(stmt, ctx), musts: mustsOf(stmt, ctx.scope),
+      when: whenOf(stmt, ctx.scope, ctx.when), musts: mustsOf(stmt, ctx.scope),
       extensions: extensionInstances(stmt, ctx.scope, this.state), position: stmt.position,
     } as NodeBuild;
     this.info.set(node as SchemaNode, { stmt, scope: ctx.scope });
@@ -170,7 +173,7 @@ export class NodeCompiler {
     const gctx: PlaceContext = {
       scope: innerScope(def.stmt, def.scope), record: ctx.record, parent: ctx.parent, config: ctx.config,
       inOperation: ctx.inOperation, status: ownStatus ?? ctx.status,
-      ifFeatures: ifFeatureArgs(stmt, ctx.ifFeatures), when: whenOf(stmt, ctx),
+      ifFeatures: ifFeatureArgs(stmt, ctx.ifFeatures), when: whenOf(stmt, ctx.scope, ctx.when),
       groupings: [...ctx.groupings, def.stmt],
     };
     const nodes = this.children(def.stmt.substatements, gctx);
@@ -205,7 +208,7 @@ export class NodeCompiler {
       // config statements are ignored in operations and in structures (RFC 8791), as in their own nodes.
       scope: innerScope(aug, scope), record, parent: target, config: target.config, inOperation: ignoreConfig || inOperation(target) || this.inStructure(target),
       status: (subArg(aug, 'status') as Status | undefined) ?? target.status,
-      ifFeatures: ifFeatureArgs(aug, []), when: whenOf(aug, { scope } as PlaceContext), groupings: [],
+      ifFeatures: ifFeatureArgs(aug, []), when: whenOf(aug, scope), groupings: [],
     };
     const added = this.children(aug.substatements, ctx);
     let into: SchemaNode = target;
@@ -447,94 +450,3 @@ export class NodeCompiler {
     this.state.sink.error(message, stmt.position, ctx.scope.unit.record.name);
   }
 }
-
-/**
- * Places a node an augment adds among its target's children where libyang 2.1 does
- * (lys_compile_node_connect), which is what tree diagrams and data output follow:
- * after the last child when that one is of the same module; a node of the target's own module
- * before the first node of another module; otherwise after the last node that is of the same
- * module, of a module whose name sorts before, or of the target's module. So augments of several
- * modules end up grouped per module, in module-name order, after the target's own children.
- */
-function connectAugmented(parent: SchemaNode, node: SchemaNode): void {
-  const children = parent.children as SchemaNode[];
-  const moduleName = node.module.name;
-  const last = children[children.length - 1];
-  if (!last || last.module.name === moduleName) { children.push(node); return; }
-  if (parent.module.name === moduleName) {
-    const at = children.findIndex((c) => c.module.name !== moduleName);
-    children.splice(at < 0 ? children.length : at, 0, node);
-    return;
-  }
-  for (let i = children.length - 1; i >= 0; i--) {
-    const other = children[i]!.module.name;
-    if (other === moduleName || other < moduleName || other === parent.module.name) { children.splice(i + 1, 0, node); return; }
-  }
-  children.unshift(node);
-}
-
-/** current < deprecated < obsolete. */
-export function statusRank(s: Status): number {
-  return s === 'current' ? 0 : s === 'deprecated' ? 1 : 2;
-}
-
-/** Whether a node lies inside an rpc, action or notification. */
-export function inOperation(node: SchemaNode | undefined): boolean {
-  for (let n = node; n; n = n.parent) {
-    if (n.kind === 'rpc' || n.kind === 'action' || n.kind === 'notification' || n.kind === 'input' || n.kind === 'output') return true;
-  }
-  return false;
-}
-
-/** Sets config on a node and every descendant (a refine or deviation of config). */
-export function setConfig(node: SchemaNode, value: boolean): void {
-  (node as NodeBuild).config = value;
-  for (const c of node.children) if (value === false || c.config !== false) setConfig(c, value);
-}
-
-/** Removes a node from its parent's children, or from `topList` when it has not been placed yet. */
-export function removeNode(node: SchemaNode, topList?: SchemaNode[]): void {
-  const i = topList ? topList.indexOf(node) : -1;
-  if (topList && i >= 0) { topList.splice(i, 1); return; }
-  if (node.parent) {
-    const siblings = node.parent.children as SchemaNode[];
-    const j = siblings.indexOf(node);
-    if (j >= 0) siblings.splice(j, 1);
-  }
-}
-
-function ifFeatureArgs(stmt: Statement, inherited: readonly string[]): string[] {
-  const own = findSubs(stmt, 'if-feature').map((s) => s.arg ?? '');
-  return own.length === 0 ? (inherited as string[]) : [...inherited, ...own];
-}
-
-function whenOf(stmt: Statement, ctx: PlaceContext): SchemaXPath[] {
-  const w = findSub(stmt, 'when');
-  const inherited = (ctx.when ?? []) as SchemaXPath[];
-  if (!w) return inherited;
-  return [...inherited, { source: w.arg ?? '', contextModule: ctx.scope.unit.record.module as never, position: w.position }];
-}
-
-/** The `must` constraints of a statement, keeping their error-message and error-app-tag. */
-export function mustsOf(stmt: Statement, scope: Scope): MustConstraint[] {
-  const musts = findSubs(stmt, 'must');
-  if (musts.length === 0) return [];
-  return musts.map((m) => ({
-    xpath: { source: m.arg ?? '', contextModule: scope.unit.record.module as never, position: m.position },
-    ...opt('errorMessage', subArg(m, 'error-message')), ...opt('errorAppTag', subArg(m, 'error-app-tag')),
-    ...opt('description', subArg(m, 'description')),
-  }));
-}
-
-/** min-elements / max-elements of a list or leaf-list (keeping `base` values not restated). */
-export function elements(stmt: Statement, base?: { minElements: number; maxElements: number }): { minElements: number; maxElements: number } {
-  const min = subArg(stmt, 'min-elements');
-  const max = subArg(stmt, 'max-elements');
-  return {
-    minElements: min !== undefined ? Number(min) || 0 : (base?.minElements ?? 0),
-    maxElements: max !== undefined ? (max === 'unbounded' ? Infinity : Number(max) || Infinity) : (base?.maxElements ?? Infinity),
-  };
-}
-
-export type { LeafSchema };
-export { statusOf };

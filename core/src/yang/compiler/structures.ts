@@ -32,7 +32,7 @@ import { status as statusOf } from './definitions';
 import type { CompileState, ModuleRecord, SourceUnit } from './model';
 import { innerScope, resolveQName, subArg } from './model';
 import type { NodeCompiler, PlaceContext } from './nodes';
-import { mustsOf } from './nodes';
+import { mustsOf } from './node-properties';
 import { opt } from './types';
 
 /** The modules that define the three extensions. */
