@@ -1,3 +1,7 @@
+/**
+ * The XPath parser (yang/xpath parseXPath): abbreviations expanded, leafref predicates, XPath 1.0
+ * precedence, operator-or-name tokenizing, errors with offset and reason, and hostile nesting refused.
+ */
 import test from 'ava';
 import { parseXPath, formatExpr } from '../../src/yang/xpath';
 

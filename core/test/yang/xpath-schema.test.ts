@@ -1,3 +1,7 @@
+/**
+ * Schema paths (yang/xpath resolveSchemaPath): leafref and deref paths resolved to their schema node,
+ * errors naming the step that fails, prefix fallback, and deref cycles reported.
+ */
 import test from 'ava';
 import { resolveSchemaPath } from '../../src/yang/xpath';
 import type { LeafSchema } from '../../src/yang/schema';
