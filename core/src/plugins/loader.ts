@@ -177,7 +177,7 @@ export async function fingerprintFolder(folder: string, maxFiles = 5000): Promis
 }
 
 /** Drops every cached module under `folder`, so the next require reads the files again. */
-export function forgetModulesUnder(folder: string): void {
+function forgetModulesUnder(folder: string): void {
   const prefixes = [path.resolve(folder) + path.sep];
   try {
     prefixes.push(require('node:fs').realpathSync(folder) + path.sep);

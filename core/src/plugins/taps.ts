@@ -80,7 +80,7 @@ export function replayTaps(target: RosettaHooks, recorded: readonly RecordedTap[
 }
 
 /** Every hook and HookMap of a hooks object with its dotted name (`data.beforeRead`). */
-export function walkHooks(hooks: RosettaHooks): Array<[string, unknown]> {
+function walkHooks(hooks: RosettaHooks): Array<[string, unknown]> {
   const found: Array<[string, unknown]> = [];
   for (const [group, members] of Object.entries(hooks)) {
     for (const [name, hook] of Object.entries(members as Record<string, unknown>)) found.push([`${group}.${name}`, hook]);

@@ -175,7 +175,7 @@ function getConfigurationRoot(call: DataCall, root: DataRoot, head: boolean): vo
  * `{"uniconfig-topology:configuration": {...}}` (or bare `configuration`), XML `<configuration ...>...`.
  * A body without the wrapper (the device's top-level nodes) is taken as it is.
  */
-export function unwrapConfiguration(text: string, encoding: 'json' | 'xml'): string {
+function unwrapConfiguration(text: string, encoding: 'json' | 'xml'): string {
   if (encoding === 'json') {
     let doc: unknown;
     try { doc = JSON.parse(text); } catch { return text; } // the decoder names the syntax fault

@@ -20,7 +20,7 @@ const NODE_FILE = /^node-((?:[0-9a-f]{2})+)\.json$/;
 const SET_NAME = /^[0-9a-f]{64}$/;
 
 /** The hash naming a module set (order-independent). */
-export function moduleSetHash(sources: readonly SchemaSourceText[]): string {
+function moduleSetHash(sources: readonly SchemaSourceText[]): string {
   const hash = createHash('sha256');
   const sorted = [...sources].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : (a.revision ?? '') < (b.revision ?? '') ? -1 : 1));
   for (const s of sorted) hash.update(`${s.name}@${s.revision ?? ''}\0${s.text}\0`);

@@ -28,7 +28,7 @@ import { hasTransactionCookie, serveTopologyView, topologyViewPath } from './top
 import { COOKIE_NAME, DEFAULT_IDLE_SECONDS, MAX_IDLE_SECONDS, type TransactionRegistry } from './transactions';
 
 /** The modules whose operations this layer serves. */
-export const OPERATION_MODULES: ReadonlySet<string> = new Set(['uniconfig-manager', 'dryrun-manager', 'snapshot-manager']);
+const OPERATION_MODULES: ReadonlySet<string> = new Set(['uniconfig-manager', 'dryrun-manager', 'snapshot-manager']);
 
 export interface RouteParts {
   readonly ctx: RestconfContext;

@@ -14,7 +14,7 @@ import { findTarget } from '../restconf/target';
 import type { ContainerSchema, ListSchema, SchemaContext } from '../yang/schema';
 import type { LocalStores } from './node-store';
 
-export const SNAPSHOT_MODULE = 'snapshot-manager';
+const SNAPSHOT_MODULE = 'snapshot-manager';
 
 export class SnapshotStore {
   private found: { schema: SchemaContext; top: ContainerSchema; list: ListSchema } | undefined;

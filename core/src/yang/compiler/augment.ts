@@ -22,7 +22,7 @@ export interface PendingTarget {
  * Resolves `/a:x/a:y` written in `unit`. `implement` is called for a module whose data is needed
  * but not compiled yet (libyang implements the targets of augments and deviations).
  */
-export function resolveAbsolute(path: string, unit: SourceUnit, implement: (r: ModuleRecord) => void, nodes?: NodeCompiler): { node: SchemaNode } | { error: string } | { disabled: true } {
+function resolveAbsolute(path: string, unit: SourceUnit, implement: (r: ModuleRecord) => void, nodes?: NodeCompiler): { node: SchemaNode } | { error: string } | { disabled: true } {
   const steps = path.split('/').map((s) => s.trim());
   if (steps[0] !== '' || steps.length < 2) return { error: `Invalid absolute-schema-nodeid value "${path}" - missing starting "/".` };
   let current: readonly SchemaNode[] | undefined;

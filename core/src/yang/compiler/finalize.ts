@@ -89,7 +89,7 @@ export function finalizeStructure(nodes: NodeCompiler, state: CompileState): voi
  * list or leaf-list with min-elements, or a non-presence container holding one; looking through
  * choice and case only where the choice itself is mandatory.
  */
-export function firstMandatory(nodes: readonly SchemaNode[], depth = 0): SchemaNode | undefined {
+function firstMandatory(nodes: readonly SchemaNode[], depth = 0): SchemaNode | undefined {
   if (depth > 1000) return undefined;
   for (const n of nodes) {
     const m = n as unknown as { mandatory?: boolean; minElements?: number; presence?: string };

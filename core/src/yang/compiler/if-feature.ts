@@ -61,14 +61,6 @@ export function parseFeatureExpr(text: string): { expr: FeatureExpr } | { error:
   return { expr };
 }
 
-/** Every feature name (as written, possibly prefixed) an expression refers to. */
-export function featureRefs(expr: FeatureExpr, into: string[] = []): string[] {
-  if (expr.op === 'ref') into.push(expr.name);
-  else if (expr.op === 'not') featureRefs(expr.arg, into);
-  else { featureRefs(expr.left, into); featureRefs(expr.right, into); }
-  return into;
-}
-
 /** Evaluates an expression given whether each referenced feature is enabled. */
 export function evalFeatureExpr(expr: FeatureExpr, enabled: (name: string) => boolean): boolean {
   switch (expr.op) {

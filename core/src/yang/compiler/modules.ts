@@ -159,7 +159,7 @@ function addDefinition(map: Map<string, Definition>, stmt: Statement, unit: Sour
 }
 
 /** The newest `revision` of a module text (revisions may be listed in any order). */
-export function newestRevision(stmt: Statement): string | undefined {
+function newestRevision(stmt: Statement): string | undefined {
   let best: string | undefined;
   for (const r of findSubs(stmt, 'revision')) if (r.arg && (!best || r.arg > best)) best = r.arg;
   return best;

@@ -298,7 +298,7 @@ export function instantiateLeafrefs(type: YangType): YangType {
 }
 
 /** Whether a type is or contains (through union members) a leafref. */
-export function hasLeafref(type: YangType): boolean {
+function hasLeafref(type: YangType): boolean {
   return type.leafref !== undefined || (type.union?.some(hasLeafref) ?? false);
 }
 

@@ -80,7 +80,7 @@ export function formatDecimal(scaled: bigint, fractionDigits: number): string {
 }
 
 /** A range bound as the model writes it, for messages: integers plain, decimal64 unscaled. */
-export function formatRangeBound(value: bigint, builtin: BuiltinTypeName, fractionDigits?: number): string {
+function formatRangeBound(value: bigint, builtin: BuiltinTypeName, fractionDigits?: number): string {
   return builtin === 'decimal64' ? formatDecimal(value, fractionDigits ?? 0) : value.toString();
 }
 

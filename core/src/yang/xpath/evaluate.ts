@@ -383,7 +383,7 @@ const FOCUS_FUNCTIONS = new Set(['position', 'last']);
 const DEFAULTS_TO_CONTEXT = new Set(['string', 'number', 'string-length', 'normalize-space', 'local-name', 'name', 'namespace-uri']);
 
 /** Whether an expression's value is the same at every focus (it reads only the root and current()). */
-export function contextFree(e: Expr): boolean {
+function contextFree(e: Expr): boolean {
   const cached = contextFreeCache.get(e);
   if (cached !== undefined) return cached;
   let r: boolean;
