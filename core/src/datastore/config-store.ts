@@ -17,7 +17,7 @@ import { DataError, fault } from '../data/errors';
 import { encodeJson } from '../data/json-encode';
 import { emptyRoot, type DataRoot } from '../data/tree';
 import type { SchemaContext, SchemaNode } from '../yang/schema';
-import type { Datastore } from './datastore';
+import type { Datastore, PreparedWrite } from './datastore';
 import { decodeEditRecord, decodeSnapshot, encodeEditRecord } from './edit-record';
 import { Journal, type JournalOptions } from './journal';
 import { JournalError } from './journal-error';
@@ -147,14 +147,21 @@ export class ConfigStore implements Datastore {
     return this.visible;
   }
 
-  async apply(edits: readonly Edit[], check?: (next: DataRoot, previous: DataRoot) => void): Promise<DataRoot> {
+  newest(): DataRoot {
+    return this.latest;
+  }
+
+  async apply(edits: readonly Edit[], check?: (next: DataRoot, previous: DataRoot) => void, prepared?: PreparedWrite): Promise<DataRoot> {
     const { next, sequence, durable } = await this.writers.run(async () => {
       if (this.closing) throw storageFault(new JournalError('closed', 'the datastore is closed'));
       if (this.journal.failed) await this.reload();
       const previous = this.latest;
       const box = this.options.secrets;
       const stored = box === undefined ? edits : sealEdits(edits, box);
-      const next = applyEdits(previous, stored, this.ctx);
+      // Applying edits is pure (copy-on-write): the caller's result on this very version, with nothing
+      // sealed, is the same tree.
+      const reuse = prepared !== undefined && prepared.base === previous && stored === edits;
+      const next = reuse ? prepared.next : applyEdits(previous, stored, this.ctx);
       check?.(next, previous);
       if (next === previous) {
         // Nothing to store; what it returns may still hold earlier writers' changes: wait for them.

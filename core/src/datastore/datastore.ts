@@ -9,6 +9,16 @@ import type { Edit, PathStep } from '../data/edit';
 
 export type DatastoreName = 'config' | 'operational';
 
+/**
+ * The result of applying a write's edits to one version of the tree, computed by the caller (the
+ * RESTCONF commit computes it for the `data.beforeWrite` taps). The datastore uses it instead of
+ * applying the edits again when `base` is still the version the write builds on.
+ */
+export interface PreparedWrite {
+  readonly base: DataRoot;
+  readonly next: DataRoot;
+}
+
 export interface Datastore {
   readonly name: DatastoreName;
   /**
@@ -22,7 +32,12 @@ export interface Datastore {
    * changes and the error propagates (DataError for data faults). Resolves with the new version once
    * it is durable.
    */
-  apply(edits: readonly Edit[], check?: (next: DataRoot, previous: DataRoot) => void): Promise<DataRoot>;
+  apply(edits: readonly Edit[], check?: (next: DataRoot, previous: DataRoot) => void, prepared?: PreparedWrite): Promise<DataRoot>;
+  /**
+   * The version the next write builds on: `current()` plus the writes applied but not yet durable
+   * (absent: the same as `current()`). What a caller should prepare a write against.
+   */
+  newest?(): DataRoot;
   /**
    * The clear value of a leaf marked `rosetta-secret:sensitive` that `steps` name (the store keeps it
    * sealed, sensitive.ts), for the service's own use (a device login, a plugin's outgoing request),

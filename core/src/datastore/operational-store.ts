@@ -6,7 +6,7 @@
 import { applyEdits, type Edit } from '../data/edit';
 import { emptyRoot, type DataRoot } from '../data/tree';
 import type { SchemaContext } from '../yang/schema';
-import type { Datastore } from './datastore';
+import type { Datastore, PreparedWrite } from './datastore';
 import { WriteQueue } from './write-queue';
 
 /** The in-memory Operational datastore. */
@@ -21,10 +21,10 @@ export class OperationalStore implements Datastore {
     return this.root;
   }
 
-  apply(edits: readonly Edit[], check?: (next: DataRoot, previous: DataRoot) => void): Promise<DataRoot> {
+  apply(edits: readonly Edit[], check?: (next: DataRoot, previous: DataRoot) => void, prepared?: PreparedWrite): Promise<DataRoot> {
     return this.writers.run(() => {
       const previous = this.root;
-      const next = applyEdits(previous, edits, this.ctx);
+      const next = prepared !== undefined && prepared.base === previous ? prepared.next : applyEdits(previous, edits, this.ctx);
       check?.(next, previous);
       this.root = next;
       return next;

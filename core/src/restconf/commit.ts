@@ -5,10 +5,12 @@
  * Validation runs inside the datastore's check, on the real base tree, so a concurrent writer can
  * never slip an unvalidated combination in; `data.afterCommit` runs once the change is durable.
  *
- * `beforeWrite` is asynchronous while the datastore's check is not, so taps see the tree as of the
- * request's start (a concurrent write may land between); schema validation always sees the real base.
+ * `beforeWrite` is asynchronous while the datastore's check is not, so taps see the newest tree as of
+ * the request's start (writes applied but not yet durable included; a concurrent write may land
+ * between); schema validation always sees the real base. The tree computed for the taps is handed to
+ * the datastore, which uses it when no write landed between, rather than applying the edits twice.
  */
-import type { Datastore } from '../datastore/datastore';
+import type { Datastore, PreparedWrite } from '../datastore/datastore';
 import { applyEdits, type Edit, type PathStep } from '../data/edit';
 import { DataError, type DataFault } from '../data/errors';
 import { diffTrees } from '../data/diff';
@@ -42,12 +44,14 @@ export interface WriteOutcome {
 export async function commitWrite(ctx: RestconfContext, scope: PluginScope, write: WriteRequest): Promise<WriteOutcome> {
   const store: Datastore = ctx.datastores.config;
   const hooks = scope.hooks.data;
+  let prepared: PreparedWrite | undefined;
   if (hooks.beforeWrite.isUsed()) {
-    const before = store.current();
+    const before = store.newest?.() ?? store.current();
     const after = applyEdits(before, write.edits, ctx.schema);
     const faults: DataFault[] = [];
     await hooks.beforeWrite.promise({ datastore: 'config', operation: write.operation, path: write.path, before, after, faults });
     if (faults.length > 0) throw fromFaults(faults);
+    prepared = { base: before, next: after };
   }
   let existed = false;
   let base: DataRoot | undefined;
@@ -59,7 +63,7 @@ export async function commitWrite(ctx: RestconfContext, scope: PluginScope, writ
     // A reference to missing data is a fault of the request (400 invalid-value, DESIGN.md §5.5), not a
     // missing resource (404), which is what `data-missing` would answer.
     if (faults.length > 0) throw new DataError(faults.map((f) => (f.tag === 'data-missing' ? { ...f, tag: 'invalid-value' as const } : f)));
-  });
+  }, prepared);
   if (hooks.afterCommit.isUsed() && base !== undefined) {
     const before = base;
     const changed = diffTrees(before, tree).map((c) => c.path);
