@@ -160,14 +160,17 @@ export class ConfigStore implements Datastore {
       const stored = box === undefined ? edits : sealEdits(edits, box);
       // Applying edits is pure (copy-on-write): the caller's result on this very version, with nothing
       // sealed, is the same tree.
-      const reuse = prepared !== undefined && prepared.base === previous && stored === edits;
-      const next = reuse ? prepared.next : applyEdits(previous, stored, this.ctx);
+      const tree = prepared?.tree;
+      const next = tree !== undefined && tree.base === previous && stored === edits ? tree.next : applyEdits(previous, stored, this.ctx);
       check?.(next, previous);
       if (next === previous) {
         // Nothing to store; what it returns may still hold earlier writers' changes: wait for them.
         return { next, sequence: this.appended, durable: this.lastDurable };
       }
-      const record = encodeEditRecord(stored);
+      // The body text the value came from, when decoding it here gives the value back (same schema) and
+      // keeping it keeps no secret in the clear (nothing was sealed).
+      const source = prepared?.source;
+      const record = encodeEditRecord(stored, source !== undefined && source.schema === this.ctx && stored === edits ? source.json : undefined);
       const limit = this.options.journal?.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
       const bytes = Buffer.byteLength(record);
       if (bytes > limit) throw new DataError(fault('too-big', '/', `the change needs ${bytes} bytes of journal, more than the ${limit}-byte limit`));

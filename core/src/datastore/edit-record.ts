@@ -7,6 +7,9 @@
  * `{"n": "module:name", "k"?: [key values], "v"?: leaf-list value}` and values as RFC 7951 JSON scalars.
  * Steps and values name schema nodes by module-qualified name, so they resolve again after a restart.
  * Only the edited subtree is stored, so a one-entry PUT writes a record of a few hundred bytes.
+ * Instead of `d`, an edit may hold `"b"`: a JSON string holding the RFC 7951 text the value was decoded
+ * from (a PUT body, see `ValueSource` in datastore.ts), decoded again with the same parser and scope
+ * (datastore.ts's `valueDecodeScope`) on replay: a large PUT is then not encoded a second time for the journal.
  *
  * Reading back never throws on a schema change: an edit whose target no longer exists, or data naming
  * nodes that no longer exist, is dropped (the node, or the edit) with a log line naming the path.
@@ -21,6 +24,7 @@ import type { InsertPosition } from '../data/list';
 import { instancePath } from '../data/path';
 import type { DataNode, DataRoot, LeafValue } from '../data/tree';
 import type { LeafListSchema, LeafSchema, ListSchema, SchemaContext, SchemaNode } from '../yang/schema';
+import { valueDecodeScope } from './datastore';
 
 /** RFC 7951 JSON text of one canonical leaf value (64-bit numbers as strings, `empty` as `[null]`). */
 function scalarJson(value: LeafValue): string {
@@ -41,12 +45,16 @@ function insertJson(insert: InsertPosition): string {
   return `{"w":"${insert.where}","p":[${insert.point.map(scalarJson).join(',')}]}`;
 }
 
-/** The record text of one apply(): its edits, each with only its own target and value. */
-export function encodeEditRecord(edits: readonly Edit[]): string {
+/**
+ * The record text of one apply(): its edits, each with only its own target and value. `valueJson`
+ * (one edit only) is the text the value was decoded from, kept instead of encoding the value.
+ */
+export function encodeEditRecord(edits: readonly Edit[], valueJson?: string): string {
   const parts: string[] = [];
   for (const edit of edits) {
     let out = `{"o":"${edit.operation}","t":[${edit.target.map(stepJson).join(',')}]`;
-    if (edit.value !== undefined) out += `,"d":${encodeJson(edit.value as DataRoot | DataNode)}`;
+    if (edit.value !== undefined && valueJson !== undefined && edits.length === 1) out += `,"b":${JSON.stringify(valueJson)}`;
+    else if (edit.value !== undefined) out += `,"d":${encodeJson(edit.value as DataRoot | DataNode)}`;
     if (edit.insert !== undefined) out += `,"i":${insertJson(edit.insert)}`;
     parts.push(`${out}}`);
   }
@@ -279,7 +287,8 @@ export function decodeEditRecord(text: string, read: ReadContext): Edit[] {
         operation: raw.o as Edit['operation'],
         target,
       };
-      if (raw.d !== undefined) {
+      if (typeof raw.b === 'string') edit.value = decodeKeptText(raw.b, target, read);
+      else if (raw.d !== undefined) {
         if (!isObject(raw.d)) throw new Unreadable('the data is not a JSON object');
         // A list entry's or leaf-list value's data sits under the parent of the list.
         const parentSteps = target.slice(0, -1);
@@ -298,6 +307,32 @@ export function decodeEditRecord(text: string, read: ReadContext): Edit[] {
     }
   }
   return edits;
+}
+
+/**
+ * The value of a kept body text (`"b"`): decoded as the request decoded it (same parser, same scope);
+ * when that fails, the schema changed since, and the parsed text goes the lenient way `"d"` goes.
+ */
+function decodeKeptText(text: string, target: readonly PathStep[], read: ReadContext): DataNode | DataRoot {
+  const scope = valueDecodeScope(target);
+  try {
+    const decoded = decodeJson(text, read.ctx, scope.parent === undefined ? {} : { parent: scope.parent, parentPath: scope.parentPath });
+    if (target.length === 0) return decoded.root;
+    if (decoded.root.children.length === 1) return decoded.root.children[0]!;
+  } catch (error) {
+    if (!(error instanceof DataError)) throw error;
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    throw new Unreadable(`${instancePath(target)}: the kept body is not JSON`);
+  }
+  if (!isObject(doc)) throw new Unreadable('the data is not a JSON object');
+  const decoded = decodeStored(doc, scope.parent, scope.parentPath === '' ? '/' : scope.parentPath, read);
+  if (target.length === 0) return decoded.root;
+  if (decoded.node !== undefined) return decoded.node;
+  throw new Unreadable(`${instancePath(target)}: nothing of the data is left`);
 }
 
 /** Reads a snapshot (encodeJson of the whole tree) back, dropping what the schema no longer has. */

@@ -24,7 +24,8 @@ export class OperationalStore implements Datastore {
   apply(edits: readonly Edit[], check?: (next: DataRoot, previous: DataRoot) => void, prepared?: PreparedWrite): Promise<DataRoot> {
     return this.writers.run(() => {
       const previous = this.root;
-      const next = prepared !== undefined && prepared.base === previous ? prepared.next : applyEdits(previous, edits, this.ctx);
+      const tree = prepared?.tree;
+      const next = tree !== undefined && tree.base === previous ? tree.next : applyEdits(previous, edits, this.ctx);
       check?.(next, previous);
       this.root = next;
       return next;

@@ -10,7 +10,7 @@
  * between); schema validation always sees the real base. The tree computed for the taps is handed to
  * the datastore, which uses it when no write landed between, rather than applying the edits twice.
  */
-import type { Datastore, PreparedWrite } from '../datastore/datastore';
+import type { Datastore, PreparedWrite, ValueSource } from '../datastore/datastore';
 import { applyEdits, type Edit, type PathStep } from '../data/edit';
 import { DataError, type DataFault } from '../data/errors';
 import { diffTrees } from '../data/diff';
@@ -30,6 +30,8 @@ export interface WriteRequest {
   readonly path: string;
   readonly edits: readonly Edit[];
   readonly checkReferences: boolean;
+  /** The text the one edit's value was decoded from, for the journal to keep (see ValueSource). */
+  readonly source?: ValueSource;
   /** Extra checks on the real base tree (e.g. apply-tags `update` needs existing data). */
   readonly precheck?: (previous: DataRoot) => void;
 }
@@ -44,18 +46,20 @@ export interface WriteOutcome {
 export async function commitWrite(ctx: RestconfContext, scope: PluginScope, write: WriteRequest): Promise<WriteOutcome> {
   const store: Datastore = ctx.datastores.config;
   const hooks = scope.hooks.data;
-  let prepared: PreparedWrite | undefined;
+  let tree: PreparedWrite['tree'];
   if (hooks.beforeWrite.isUsed()) {
     const before = store.newest?.() ?? store.current();
     const after = applyEdits(before, write.edits, ctx.schema);
     const faults: DataFault[] = [];
     await hooks.beforeWrite.promise({ datastore: 'config', operation: write.operation, path: write.path, before, after, faults });
     if (faults.length > 0) throw fromFaults(faults);
-    prepared = { base: before, next: after };
+    tree = { base: before, next: after };
   }
+  const prepared: PreparedWrite | undefined = tree === undefined && write.source === undefined ? undefined
+    : { ...(tree !== undefined ? { tree } : {}), ...(write.source !== undefined ? { source: write.source } : {}) };
   let existed = false;
   let base: DataRoot | undefined;
-  const tree = await store.apply(write.edits, (next, previous) => {
+  const stored = await store.apply(write.edits, (next, previous) => {
     base = previous;
     existed = findTarget(previous, write.steps) !== undefined;
     write.precheck?.(previous);
@@ -66,10 +70,10 @@ export async function commitWrite(ctx: RestconfContext, scope: PluginScope, writ
   }, prepared);
   if (hooks.afterCommit.isUsed() && base !== undefined) {
     const before = base;
-    const changed = diffTrees(before, tree).map((c) => c.path);
-    hooks.afterCommit.promise({ datastore: 'config', before, after: tree, changed }).catch((e: unknown) => {
+    const changed = diffTrees(before, stored).map((c) => c.path);
+    hooks.afterCommit.promise({ datastore: 'config', before, after: stored, changed }).catch((e: unknown) => {
       ctx.log.error(`data.afterCommit tap failed: ${e instanceof Error ? e.message : String(e)}`);
     });
   }
-  return { existed, tree };
+  return { existed, tree: stored };
 }

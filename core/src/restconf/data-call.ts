@@ -8,10 +8,10 @@ import type { Request, Response } from 'express';
 import type { PathStep } from '../data/edit';
 import { DataError, fault } from '../data/errors';
 import type { InsertPosition } from '../data/list';
-import { instancePath } from '../data/path';
 import type { DataNode, DataRoot } from '../data/tree';
 import type { PluginScope } from '../plugins/generation';
-import { dataParent, type SchemaNode } from '../yang/schema';
+import { valueDecodeScope, type ValueSource } from '../datastore/datastore';
+import type { SchemaNode } from '../yang/schema';
 import { decodeBody, readBody } from './body';
 import type { RestconfContext } from './context';
 import { methodNotAllowed } from './errors';
@@ -71,14 +71,6 @@ export function refuseStateWrite(call: PlainDataCall, method: string): void {
   }
 }
 
-/** The schema node whose children a body's top-level members are, and its instance path. */
-function bodyParent(steps: readonly PathStep[]): { parent: SchemaNode | undefined; parentPath: string } {
-  if (steps.length === 0) return { parent: undefined, parentPath: '' };
-  const parentSteps = steps.slice(0, -1);
-  const last = steps[steps.length - 1]!.schema;
-  return { parent: dataParent(last) ?? (parentSteps.length > 0 ? parentSteps[parentSteps.length - 1]!.schema : undefined), parentPath: parentSteps.length > 0 ? instancePath(parentSteps) : '' };
-}
-
 /** Attribute names `apply-tags` accepts on nodes (DESIGN.md §5.5). */
 const TAG_ATTRIBUTES: ReadonlySet<string> = new Set(['operation', 'template-tags:operation']);
 
@@ -87,19 +79,30 @@ const TAG_ATTRIBUTES: ReadonlySet<string> = new Set(['operation', 'template-tags
  * target (PUT, PATCH); 'child': they are children of the target (POST). Config only.
  */
 export async function readWriteBody(call: PlainDataCall, scope: 'target' | 'child'): Promise<DataRoot> {
+  return (await readWriteBodySource(call, scope)).root;
+}
+
+/**
+ * As {@link readWriteBody}, and the body text as a `ValueSource` when decoding it again in the target's
+ * scope gives the same tree: a JSON body in the target's scope, decoded with nothing but the schema
+ * (no apply-tags attributes, no plugin's decode policy). The journal then keeps the text.
+ */
+export async function readWriteBodySource(call: PlainDataCall, scope: 'target' | 'child'): Promise<{ root: DataRoot; source?: ValueSource }> {
   const media = requestType(call.req.headers['content-type'], false);
   const text = await readBody(call.req, call.ctx.options.bodyLimit);
   const steps = call.target.steps;
-  const where = scope === 'target' ? bodyParent(steps) : { parent: call.target.target, parentPath: steps.length > 0 ? call.target.path : '' };
+  const where = scope === 'target' ? valueDecodeScope(steps) : { parent: call.target.target, parentPath: steps.length > 0 ? call.target.path : '' };
+  const policy = bodyDecodeOptions(call.scope, {
+    method: call.req.method as 'PUT' | 'POST' | 'PATCH', path: call.target.path, query: call.rawQuery, schema: call.ctx.schema,
+  });
   const decoded = decodeBody(text, media, call.ctx.schema, {
     ...(where.parent !== undefined ? { parent: where.parent, parentPath: where.parentPath } : {}),
     allowState: false,
     ...(call.query.applyTags ? { extraAttributes: TAG_ATTRIBUTES } : {}),
-    ...bodyDecodeOptions(call.scope, {
-      method: call.req.method as 'PUT' | 'POST' | 'PATCH', path: call.target.path, query: call.rawQuery, schema: call.ctx.schema,
-    }),
+    ...policy,
   });
-  return decoded.root;
+  const plain = scope === 'target' && media.encoding === 'json' && !call.query.applyTags && Object.keys(policy).length === 0;
+  return plain ? { root: decoded.root, source: { json: text, schema: call.ctx.schema } } : { root: decoded.root };
 }
 
 /**

@@ -18,7 +18,7 @@ test('Config: a prepared tree on the newest version is used as is; a stale one i
   const edits = [entryEdit(ctx, { name: 'eth1', description: 'prepared' })];
   const base = store.newest();
   const next = applyEdits(base, edits, ctx);
-  const stored = await store.apply(edits, undefined, { base, next });
+  const stored = await store.apply(edits, undefined, { tree: { base, next } });
   t.is(stored, next, 'the caller\'s tree became the stored version, not a second copy');
   t.is(store.current(), next);
 
@@ -27,7 +27,7 @@ test('Config: a prepared tree on the newest version is used as is; a stale one i
   const late = [entryEdit(ctx, { name: 'eth2', description: 'late' })];
   const staleNext = applyEdits(staleBase, late, ctx);
   await store.apply([entryEdit(ctx, { name: 'eth3', description: 'in between' })]);
-  const result = await store.apply(late, undefined, { base: staleBase, next: staleNext });
+  const result = await store.apply(late, undefined, { tree: { base: staleBase, next: staleNext } });
   t.not(result, staleNext);
   t.deepEqual(readEntry(result, 'eth3'), { name: 'eth3', description: 'in between' }, 'the write in between is kept');
   t.deepEqual(readEntry(result, 'eth2'), { name: 'eth2', description: 'late' });
@@ -58,9 +58,9 @@ test('Operational: the same rule (prepared tree used only on its own base)', asy
   const edits = [entryEdit(ctx, { name: 'eth0', description: 'state' })];
   const base = store.current();
   const next = applyEdits(base, edits, ctx);
-  t.is(await store.apply(edits, undefined, { base, next }), next);
+  t.is(await store.apply(edits, undefined, { tree: { base, next } }), next);
   const other = applyEdits(base, [entryEdit(ctx, { name: 'eth9' })], ctx);
-  const result = await store.apply([entryEdit(ctx, { name: 'eth9' })], undefined, { base, next: other });
+  const result = await store.apply([entryEdit(ctx, { name: 'eth9' })], undefined, { tree: { base, next: other } });
   t.not(result, other);
   t.true(encodeJson(result).includes('"eth0"') && encodeJson(result).includes('"eth9"'));
 });
