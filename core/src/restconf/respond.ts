@@ -13,6 +13,9 @@ import { renderErrorsJson, renderErrorsXml, toRestconfError } from './errors';
 import { withheldError } from './withheld-values';
 import { errorResponseType } from './media';
 
+/** Bodies up to this many characters go to `end` as strings (one write with the headers). */
+const INLINE_TEXT_CHARS = 64 * 1024;
+
 /** Content-Type values with the charset parameter, built once per media type. */
 const withCharset = new Map<string, string>();
 
@@ -32,9 +35,18 @@ function contentType(type: string): string {
 export function sendText(res: ServerResponse, status: number, type: string, body: string, head = false): void {
   res.statusCode = status;
   res.setHeader('Content-Type', contentType(type));
-  res.setHeader('Content-Length', Buffer.byteLength(body));
+  if (body.length <= INLINE_TEXT_CHARS) {
+    res.setHeader('Content-Length', Buffer.byteLength(body));
+    if (head) res.end();
+    else res.end(body);
+    return;
+  }
+  // A large body is encoded once, here: handed over as a string, node would prepend the headers to it
+  // (flattening a copy of the whole text) before encoding it again for the socket.
+  const bytes = Buffer.from(body, 'utf8');
+  res.setHeader('Content-Length', bytes.length);
   if (head) res.end();
-  else res.end(body);
+  else res.end(bytes);
 }
 
 /** Answers `status` with no body (201/204 of writes, 200 of plain PATCH). */
