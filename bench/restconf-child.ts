@@ -3,9 +3,9 @@
  * - `service <args...>`: the real `rosetta start` with the given flags; reports its URL once it listens.
  * - `trivial`: a bare Node `http` server answering a fixed 200-byte body, the ceiling for this machine.
  * On the message 'gc' it collects garbage twice and answers its heap use, so that the parent can
- * measure memory per stored entry without counting garbage. On 'fsyncs' it answers how many
- * `FileHandle.datasync` calls (the journal's group commits) ran so far and their total time: a probe
- * on node's FileHandle, which the service's own code does not know about.
+ * measure memory per stored entry without counting garbage. On 'fsyncs' it answers how many durable
+ * commits (file writes) ran so far and their total time with any datasync: a probe on node's
+ * FileHandle, which the service's own code does not know about.
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,16 +17,25 @@ const send = (m: unknown) => process.send?.(m);
 
 const fsyncs = { count: 0, totalMs: 0 };
 
-/** Wraps FileHandle.prototype.datasync to count calls and time them. */
+/**
+ * Wraps FileHandle.prototype.write and .datasync to count and time them. During a PUT load the only
+ * file writes are the journal's group commits: one write each (through an O_DSYNC descriptor, durable
+ * when it returns), or one write and one datasync where the journal syncs explicitly.
+ */
 async function probeFsyncs(): Promise<void> {
   const handle = await fsp.open(__filename, 'r');
-  const proto = Object.getPrototypeOf(handle) as { datasync: () => Promise<void> };
+  const proto = Object.getPrototypeOf(handle) as Record<'write' | 'datasync', (...args: unknown[]) => Promise<unknown>>;
   await handle.close();
-  const original = proto.datasync;
-  proto.datasync = function (this: unknown) {
-    const started = performance.now();
-    return original.call(this).finally(() => { fsyncs.count += 1; fsyncs.totalMs += performance.now() - started; });
-  };
+  for (const name of ['write', 'datasync'] as const) {
+    const original = proto[name];
+    proto[name] = function (this: unknown, ...args: unknown[]) {
+      const started = performance.now();
+      return original.apply(this, args).finally(() => {
+        if (name === 'write') fsyncs.count += 1;
+        fsyncs.totalMs += performance.now() - started;
+      });
+    };
+  }
 }
 
 process.on('message', (m) => {

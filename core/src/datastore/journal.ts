@@ -2,7 +2,8 @@
  * The write-ahead journal of one store: an append-only log of opaque records in a directory, plus
  * compacted snapshots of the owner's state. It knows durability, not what the bytes mean.
  *
- * - `append` resolves only once the record is fsync'ed. Group commit: the appends queued when a commit
+ * - `append` resolves only once the record is durable (written through an O_DSYNC descriptor, or
+ *   written and fdatasync'ed when I/O is injected or the platform has no O_DSYNC). Group commit: the appends queued when a commit
  *   starts are written by one write + fsync, so one fsync covers many writers. Several commits may be in
  *   flight at once (`maxConcurrentCommits`): writers that arrive during an fsync get the next one started
  *   at once instead of waiting for the first to finish, which matters when clients come back staggered
@@ -39,7 +40,7 @@
  *     journal.snapshot(serialize(latest)).catch(report);          // so the state matches the position
  *   });
  */
-import { promises as fs } from 'node:fs';
+import { constants as fsConstants, promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -65,6 +66,14 @@ const defaultIo: JournalIo = {
   write: writeFully,
   sync: (file) => file.datasync(), // the size change is metadata fdatasync covers
 };
+
+/**
+ * Without injected I/O, a group commit is one write on a second descriptor of the segment opened with
+ * O_DSYNC (the write returns once its data is durable, as write + fdatasync would): one thread-pool
+ * round trip per commit instead of two. Each round trip costs the event loop a submission and a
+ * completion, and on a loaded machine a pool thread woken to compete with it for a core.
+ */
+const DSYNC_FLAGS = fsConstants.O_DSYNC === undefined ? undefined : fsConstants.O_WRONLY | fsConstants.O_DSYNC;
 
 /** How a journal behaves; every field is optional. */
 export interface JournalOptions extends RecoveryHandlers {
@@ -143,6 +152,8 @@ export class Journal {
   private readonly inFlight: Promise<void>[] = [];
   /** The write + fsync of the commits in flight, so a failure can wait for them before cutting the file. */
   private readonly inFlightIo = new Set<Promise<unknown>>();
+  /** With the default I/O: the O_DSYNC descriptor of the active segment, opened on first use. */
+  private dsync: { readonly segment: ActiveSegment; readonly file: Promise<FileHandle> } | undefined;
 
   private constructor(
     /** Absolute path of the directory. */
@@ -155,6 +166,8 @@ export class Journal {
     private readonly limits: { compactAfterBytes: number; compactAfterRecords: number; maxRecordBytes: number; maxBatchBytes: number; maxConcurrentCommits: number },
     private readonly onCompactionDue: ((journal: Journal) => void) | undefined,
     private readonly log: (message: string) => void,
+    /** True with the default I/O: commits write through the segment's O_DSYNC descriptor. */
+    private readonly dsyncWrites: boolean,
   ) {
     this.accepted = recovery.position;
     this.durable = recovery.position;
@@ -183,7 +196,9 @@ export class Journal {
     try {
       const { report, active } = await recoverDirectory(absolute, options, { maxRecordBytes: limits.maxRecordBytes, maxSnapshotBytes }, log);
       const io: JournalIo = { ...defaultIo, ...options.io };
-      return new Journal(absolute, report, lock, active, io, limits, options.onCompactionDue, log);
+      // Where the platform has no O_DSYNC (Windows), the write + fdatasync pair it is.
+      const dsyncWrites = DSYNC_FLAGS !== undefined && options.io?.write === undefined && options.io?.sync === undefined;
+      return new Journal(absolute, report, lock, active, io, limits, options.onCompactionDue, log, dsyncWrites);
     } catch (error) {
       await lock.release().catch(() => undefined);
       throw error;
@@ -274,6 +289,7 @@ export class Journal {
       await this.flushing;
       await this.inFlight.at(-1);
       await this.snapshotting;
+      await this.closeDsync();
       await this.active.file.close().catch(() => undefined);
       await this.lock.release();
     })();
@@ -347,6 +363,10 @@ export class Journal {
     const offset = this.writeOffset;
     this.writeOffset += bytes;
     const io = (async () => {
+      if (this.dsyncWrites) {
+        await writeFully(await this.dsyncFile(segment), data, offset);
+        return;
+      }
       await this.io.write(segment.file, data, offset);
       await this.io.sync(segment.file);
     })();
@@ -420,11 +440,29 @@ export class Journal {
       throw new JournalError('io', `starting journal segment ${name} failed: ${(error as Error).message}`, { cause: error });
     }
     const previous = this.active;
+    await this.closeDsync();
     this.active = { start, name, file: handle, bytes: 0, records: 0 };
     this.writeOffset = 0;
     this.compactionSignalled = false;
     this.compactionBaseline = { bytes: 0, records: 0 };
     await previous.file.close().catch(() => undefined);
+  }
+
+  /** The O_DSYNC descriptor of `segment`, opened once (a failure rejects the commits that need it). */
+  private dsyncFile(segment: ActiveSegment): Promise<FileHandle> {
+    if (this.dsync?.segment !== segment) {
+      const file = fs.open(path.join(this.directory, segment.name), DSYNC_FLAGS!);
+      file.catch(() => undefined); // each commit awaiting it handles the failure
+      this.dsync = { segment, file };
+    }
+    return this.dsync.file;
+  }
+
+  /** Closes the O_DSYNC descriptor (called with no commit in flight: rotation, close). */
+  private async closeDsync(): Promise<void> {
+    const open = this.dsync;
+    this.dsync = undefined;
+    if (open !== undefined) await open.file.then((file) => file.close()).catch(() => undefined);
   }
 
   /** Removes segments and snapshots that the durable snapshot at `position` makes redundant. */

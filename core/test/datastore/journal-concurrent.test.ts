@@ -1,9 +1,12 @@
-// Concurrent group commits: appends that arrive while an fsync is in flight get their own commit started
+// Concurrent group commits (and, last, the O_DSYNC descriptor the default I/O commits through): appends that arrive while an fsync is in flight get their own commit started
 // at once (up to maxConcurrentCommits), yet acknowledgements keep append order, a failed commit takes every
 // later one down with it, and a snapshot's rotation waits for the commits before it. The fsyncs are held
 // open by the tests (gates), so the interleavings are forced, not hoped for.
 import test from 'ava';
+import * as fs from 'node:fs';
+import { constants as fsConstants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
+import * as path from 'node:path';
 import { JournalError } from '../../src/datastore/journal-error';
 import { journalFiles, openCollecting, temporaryDirectory } from './journal-fixture';
 
@@ -139,4 +142,25 @@ test('maxConcurrentCommits must be a positive integer', async (t) => {
     const error = await t.throwsAsync(openCollecting(t, temporaryDirectory(t), { maxConcurrentCommits: bad }), { instanceOf: JournalError });
     t.is(error?.code, 'bad-argument');
   }
+});
+
+test('with the default I/O, commits go through an O_DSYNC descriptor of the segment (Linux /proc)', async (t) => {
+  if (!fs.existsSync('/proc/self/fdinfo') || fsConstants.O_DSYNC === undefined) { t.pass('no /proc or no O_DSYNC here'); return; }
+  const directory = temporaryDirectory(t);
+  const { journal } = await openCollecting(t, directory);
+  await journal.append('durable when written');
+  const segment = path.join(directory, 'journal-0000000000000000.log');
+  const flags = fs.readdirSync('/proc/self/fd').flatMap((fd) => {
+    try {
+      if (fs.readlinkSync(`/proc/self/fd/${fd}`) !== segment) return [];
+      return [Number.parseInt(/flags:\s+(\d+)/.exec(fs.readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))![1]!, 8)];
+    } catch {
+      return [];
+    }
+  });
+  t.true(flags.some((f) => (f & fsConstants.O_DSYNC) === fsConstants.O_DSYNC && (f & 3) === fsConstants.O_WRONLY), flags.map((f) => f.toString(8)).join(' '));
+  await journal.close();
+  const still = fs.readdirSync('/proc/self/fd').filter((fd) => { try { return fs.readlinkSync(`/proc/self/fd/${fd}`) === segment; } catch { return false; } });
+  t.deepEqual(still, [], 'closing the journal closes both descriptors');
+  t.deepEqual((await openCollecting(t, directory)).records, ['durable when written']);
 });
