@@ -7,9 +7,10 @@
  *
  * Everything else goes to the express app unchanged: other resources, POST (creation and actions),
  * YANG Patch, paths through `yang-ext:mount`, paths another layer claims (`claimed`: the uniconfig
- * configuration routes), and every request of a plugin generation that adds routes of its own
- * (`server.routes`), since those may claim any path. A request handed over carries its plugin lease in
- * `res.locals`, where the express routes look for it, so it is leased once.
+ * configuration routes), and the paths a route added by a plugin (`server.routes`) of the request's
+ * generation may take (`pluginRouteClaims`; without it, every request of a generation that has route
+ * taps). A request handed over carries its plugin lease in `res.locals`, where the express routes look
+ * for it, so it is leased once.
  *
  * What a request sees is what the express route gives it: the same `uri.parse` taps, path parser,
  * query parser, handlers (which write through respond.ts) and error envelope.
@@ -33,10 +34,16 @@ import { parseDataPath, type ParsedPath } from './uri';
 /** When the direct path gives a request to the express app. */
 export interface DirectDataOptions {
   /**
-   * True: everything goes through express. Otherwise a request goes there when the plugin generation it
-   * leased has `server.routes` taps (plugin routes may claim any path; they follow hot reload).
+   * True: everything goes through express. Otherwise a request goes there when a route added by its
+   * plugin generation may take it: see `pluginRouteClaims`.
    */
   readonly pluginRoutes: boolean;
+  /**
+   * Whether a `server.routes` route of `scope`'s generation may take a request for `pathname` (the path
+   * as received, without the query): restconf/plugin-routes.ts `PluginRoutes.claims`. Absent: any
+   * generation with route taps takes every request through express (plugin routes may claim any path).
+   */
+  readonly pluginRouteClaims?: (scope: PluginScope, pathname: string) => boolean;
   /**
    * Whether another layer serves this data path (after `/rests/data`, `uri.parse` taps applied); the
    * request is given for claims that depend on its headers (the uniconfig transaction cookie).
@@ -99,6 +106,7 @@ function answerError(ctx: RestconfContext, req: IncomingMessage, res: ServerResp
 export function withDirectData(ctx: RestconfContext, app: RequestListener, options: DirectDataOptions): RequestListener {
   if (options.pluginRoutes) return app;
   const claimed = options.claimed;
+  const pluginRouteClaims = options.pluginRouteClaims ?? ((scope: PluginScope) => scope.hooks.server.routes.isUsed());
 
   const handOver = (req: IncomingMessage, res: ServerResponse, scope: PluginScope): void => {
     (res as { locals?: object }).locals = { scope };
@@ -115,9 +123,9 @@ export function withDirectData(ctx: RestconfContext, app: RequestListener, optio
     // Leased for the whole life of the request, as the express routes do (released once it is answered).
     const scope = ctx.plugins.acquire();
     res.once('close', () => scope.release());
-    if (scope.hooks.server.routes.isUsed()) { handOver(req, res, scope); return; }
     const query = url.indexOf('?');
     const original = query < 0 ? url : url.slice(0, query);
+    if (pluginRouteClaims(scope, original)) { handOver(req, res, scope); return; }
     let uri: UriParseContext = { original, path: original, keyDelimiter: ctx.options.keyDelimiter };
     let parsed: ParsedPath;
     let raw: string;

@@ -22,7 +22,7 @@ import { createRestconfHandler } from '../restconf/app';
 import type { RestconfContext, RestconfLogger, ScopeSource } from '../restconf/context';
 import { renderErrorsJson } from '../restconf/errors';
 import { localDataAccess } from '../restconf/local-data';
-import { pluginRoutes } from '../restconf/plugin-routes';
+import { createPluginRoutes } from '../restconf/plugin-routes';
 import type { SchemaContext } from '../yang/schema';
 import type { ServiceConfig } from './config';
 import { authenticatingHandler, checkSecurityAtStart } from './authentication';
@@ -130,14 +130,17 @@ export async function startService(options: StartOptions): Promise<RunningServic
   let server: http.Server;
   try {
     // Plugins' routes follow their generation (restconf/plugin-routes.ts), so a hot reload adds or removes
-    // them; the direct data path hands a request to express when its generation has any
-    // (restconf/direct-data.ts), and always for the uniconfig configuration paths its middleware serves.
+    // them; the direct data path hands a request to express when one of its generation's plugin routes
+    // may take its path (restconf/direct-data.ts), and always for the uniconfig configuration paths its
+    // middleware serves.
+    const pluginRoutes = createPluginRoutes(ctx, localDataAccess(ctx));
     const app = createRestconfHandler(ctx, {
       extraRoutes: (router) => {
         router.use(uniconfig.middleware());
-        router.use(pluginRoutes(ctx, localDataAccess(ctx)));
+        router.use(pluginRoutes.middleware);
       },
       pluginRoutes: false,
+      pluginRouteClaims: pluginRoutes.claims,
       // A node's configuration, and topology reads in a transaction (uniconfig/topology-view.ts).
       claimed: claimsRequest,
     });
