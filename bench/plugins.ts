@@ -16,19 +16,22 @@ import { resolveConfig } from '@rosetta/core/dist/src/service/config';
 import { startService, type RunningService } from '@rosetta/core/dist/src/service/service';
 import { result, type BenchResult } from './results';
 
-/** A no-op plugin tapping every hook (waterfalls pass their value on, bails pass). */
+/**
+ * A no-op plugin tapping every hook the way a real no-op would: a synchronous `tap` (tapable calls it
+ * inline, even on async hooks) that hands waterfalls their value back unchanged and lets bails pass.
+ */
 const NOOP_PLUGIN = `
 module.exports = { rosettaPlugin: 1, setup({ hooks, name }) {
   hooks.uri.parse.tap(name, (u) => u);
   hooks.schema.loaded.tap(name, () => {});
-  hooks.data.beforeRead.tapPromise(name, async (r) => r);
-  hooks.data.afterRead.tapPromise(name, async (d) => d);
-  hooks.data.beforeWrite.tapPromise(name, async () => {});
+  hooks.data.beforeRead.tap(name, (r) => r);
+  hooks.data.afterRead.tap(name, (d) => d);
+  hooks.data.beforeWrite.tap(name, () => {});
   hooks.data.decodeBody.tap(name, (p) => p);
-  hooks.data.afterCommit.tapPromise(name, async () => {});
-  hooks.data.readState.for('bench').tapPromise(name, async (s) => s);
-  for (const h of ['connect', 'read', 'write', 'invoke']) hooks.device[h].for('cli').tapPromise(name, async () => undefined);
-  hooks.rpc.invoke.for('bench:op').tapPromise(name, async () => undefined);
+  hooks.data.afterCommit.tap(name, () => {});
+  hooks.data.readState.for('bench').tap(name, (s) => s);
+  for (const h of ['connect', 'read', 'write', 'invoke']) hooks.device[h].for('cli').tap(name, () => undefined);
+  hooks.rpc.invoke.for('bench:op').tap(name, () => undefined);
   hooks.server.create.tap(name, () => undefined);
   hooks.server.routes.tap(name, () => {});
 } };`;
