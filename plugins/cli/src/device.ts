@@ -4,11 +4,14 @@
  * at install (up to max-connection-attempts), reconnects with back-off after a drop (up to
  * max-reconnection-attempts, status `connecting` meanwhile, `unable-to-connect` when it gives up), tries
  * once more on demand when a request arrives while disconnected, and sends a keepalive when idle.
+ * A device that answers but says it cannot serve (a command's output matched the serving units' unusable
+ * patterns: FRR's vtysh without its daemons) is treated like a lost session: the request fails with 502,
+ * the session is closed and reconnected with back-off, and the status says why meanwhile.
  * The password and secret live only in the settings it holds; nothing it prints or returns shows them.
  */
 import { inspect } from 'node:util';
 import type { DeviceConnection, PluginLogger } from '@rosetta/sdk';
-import { CliConnectionError } from './errors';
+import { CliConnectionError, CliDeviceUnusableError } from './errors';
 import { CliSession } from './session';
 import type { CliNodeSettings } from './settings';
 import { CliShell } from './shell';
@@ -37,19 +40,30 @@ export class CliDevice implements DeviceConnection {
   private queued = 0;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private keepaliveTimer: NodeJS.Timeout | undefined;
+  /** Why the last session ended or the last attempt failed, for the status message; cleared on connect. */
+  private problem: string | undefined;
+  /** The serving units' unusable patterns (every command's output is checked against them). */
+  private unusablePatterns: readonly RegExp[];
   /** Sessions opened so far (1 after install; more after reconnects). */
   connects = 0;
   /** Keepalives sent so far. */
   keepalives = 0;
 
-  private constructor(readonly nodeId: string, private readonly settings: CliNodeSettings, private readonly log: PluginLogger, private readonly backoff: Backoff) {}
+  private constructor(
+    readonly nodeId: string, private readonly settings: CliNodeSettings, private readonly log: PluginLogger, private readonly backoff: Backoff,
+    unusablePatterns: readonly RegExp[],
+  ) {
+    this.unusablePatterns = unusablePatterns;
+  }
 
   /**
    * Logs in (up to max-connection-attempts, 0 meaning until it works; a refused login is not retried)
    * and resolves with the device. Rejects with CliConnectionError when the device cannot be reached.
    */
-  static async install(nodeId: string, settings: CliNodeSettings, log: PluginLogger, backoff: Backoff = DEFAULT_BACKOFF): Promise<CliDevice> {
-    const device = new CliDevice(nodeId, settings, log, backoff);
+  static async install(
+    nodeId: string, settings: CliNodeSettings, log: PluginLogger, backoff: Backoff = DEFAULT_BACKOFF, unusablePatterns: readonly RegExp[] = [],
+  ): Promise<CliDevice> {
+    const device = new CliDevice(nodeId, settings, log, backoff, unusablePatterns);
     let wait = backoff.initialMs;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -76,9 +90,13 @@ export class CliDevice implements DeviceConnection {
   run<T>(work: (session: CliSession) => Promise<T>): Promise<T> {
     this.queued++;
     const job = this.tail.then(async () => {
+      let session: CliSession | undefined;
       try {
-        const session = this.session?.isOpen ? this.session : await this.connectNow();
+        session = this.session?.isOpen ? this.session : await this.connectNow();
         return await work(session);
+      } catch (e) {
+        if (e instanceof CliDeviceUnusableError && session) this.unusable(session, e);
+        throw e;
       } finally {
         this.queued--;
         this.armKeepalive();
@@ -93,7 +111,13 @@ export class CliDevice implements DeviceConnection {
     const type = s.deviceType ? `, device-type ${s.deviceType}${s.deviceVersion ? ` ${s.deviceVersion}` : ''}` : '';
     const where = `${s.username}@${s.host}:${s.port} over SSH${type}`;
     if (this.session?.isOpen) return `connected to ${where}, prompt ${JSON.stringify(this.session.basePrompt)}`;
-    return this.state === 'connecting' ? `connecting to ${where}` : `unable to connect to ${where}`;
+    const why = this.problem !== undefined && !this.closing ? ` (${this.problem})` : '';
+    return this.state === 'connecting' ? `connecting to ${where}${why}` : `unable to connect to ${where}${why}`;
+  }
+
+  /** The serving units' unusable patterns changed (the plugin passes the current ones with each request). */
+  useUnusablePatterns(patterns: readonly RegExp[]): void {
+    this.unusablePatterns = patterns;
   }
 
   status(): ConnectionStatus {
@@ -135,7 +159,9 @@ export class CliDevice implements DeviceConnection {
       connectTimeoutMs: s.connectionEstablishTimeout * 1000,
       onLost: (reason) => { if (session) this.lost(session, reason); },
     });
-    session = new CliSession(shell, { commandTimeoutMs: s.commandTimeout * 1000, secret: s.secret, deviceType: s.deviceType });
+    session = new CliSession(shell, {
+      commandTimeoutMs: s.commandTimeout * 1000, secret: s.secret, deviceType: s.deviceType, unusablePatterns: () => this.unusablePatterns,
+    });
     try {
       await session.prepare();
     } catch (e) {
@@ -149,9 +175,19 @@ export class CliDevice implements DeviceConnection {
     clearTimeout(this.reconnectTimer);
     this.session = session;
     this.state = 'connected';
+    this.problem = undefined;
     this.connects++;
     this.armKeepalive();
     return session;
+  }
+
+  /**
+   * The device said it cannot serve: what it prints is not its data. Drop the session (a new login finds
+   * out whether the device is back) and reconnect as after a loss.
+   */
+  private unusable(session: CliSession, e: CliDeviceUnusableError): void {
+    this.lost(session, `the device was not usable: ${e.deviceMessage}`);
+    session.close();
   }
 
   /** The session ended without close(): reconnect in the background with back-off. */
@@ -159,6 +195,7 @@ export class CliDevice implements DeviceConnection {
     if (this.closing || session !== this.session) return;
     this.session = undefined;
     this.state = 'connecting';
+    this.problem = reason;
     clearTimeout(this.keepaliveTimer);
     this.log.warn(`${this.nodeId}: session lost (${reason}); reconnecting`);
     let attempt = 0;
@@ -170,6 +207,7 @@ export class CliDevice implements DeviceConnection {
         () => this.log.info(`${this.nodeId}: reconnected after ${attempt} attempt(s)`),
         (e: unknown) => {
           if (this.session?.isOpen || this.closing) return;
+          this.problem = `reconnection attempt ${attempt} failed: ${(e as Error).message}`;
           const max = this.settings.maxReconnectionAttempts;
           if (max !== 0 && attempt >= max) {
             this.state = 'unable-to-connect';

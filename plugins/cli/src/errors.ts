@@ -7,6 +7,9 @@
  *   mount point has no translated models, so reads there answer an empty tree.
  * - CliConnectionError: the device cannot be reached, refused the login, or the session broke (502,
  *   `southbound_no_connection` in DESIGN.md §5.3).
+ * - CliDeviceUnusableError: the session works but the device says it cannot serve commands (FRR's vtysh
+ *   without its daemons), by the serving units' unusable patterns (502, `southbound_no_connection`): its
+ *   output is not the device's data, and a write would not be applied.
  * - CliTimeoutError: the device did not finish a command within `command-timeout` (504).
  * - CliCommandError: the device printed an error for a command of a write; names the command, the
  *   device's message and what the rollback sent (502: the device refused it; the request itself was valid).
@@ -40,6 +43,15 @@ export class CliConnectionError extends Error {
   constructor(readonly failure: ConnectionFailure, message: string) {
     super(message);
     this.name = 'CliConnectionError';
+  }
+}
+
+export class CliDeviceUnusableError extends Error {
+  readonly status = 502;
+  readonly tag = 'southbound_no_connection';
+  constructor(readonly command: string, readonly deviceMessage: string) {
+    super(`the device is not usable: it answered ${JSON.stringify(command.trim())} with ${JSON.stringify(deviceMessage)} (the session is reset and reconnected)`);
+    this.name = 'CliDeviceUnusableError';
   }
 }
 

@@ -6,14 +6,16 @@
  * node status) and yang/cli-unit-generic (execute-and-read, dry-run).
  */
 import { definePlugin, type PluginApi } from '@rosetta/sdk';
-import { CliDevice, isCliDevice } from './device';
+import { CliDevice, DEFAULT_BACKOFF, isCliDevice } from './device';
 import { CliSettingsError } from './errors';
-import { DRY_RUN, EXECUTE_AND_READ, dryRunRpc, executeAndRead, noUnitsReason, readDevice, unitsOf, writeDevice } from './operations';
+import { DRY_RUN, EXECUTE_AND_READ, dryRunRpc, executeAndRead, noUnitsReason, readDevice, unitsOf, unusablePatternsOf, writeDevice } from './operations';
 import { readCliSettings } from './settings';
 
 export { CliDevice, isCliDevice, DEFAULT_BACKOFF, type Backoff, type ConnectionStatus } from './device';
-export { CliCommandError, CliConnectionError, CliNoModelsError, CliRequestError, CliSettingsError, CliTimeoutError, type RollbackReport } from './errors';
-export { DRY_RUN, EXECUTE_AND_READ, dryRun, dryRunRpc, executeAndRead, noUnitsReason, readDevice, unitsOf, writeDevice } from './operations';
+export { CliCommandError, CliConnectionError, CliDeviceUnusableError, CliNoModelsError, CliRequestError, CliSettingsError, CliTimeoutError, type RollbackReport } from './errors';
+export {
+  DRY_RUN, EXECUTE_AND_READ, dryRun, dryRunRpc, executeAndRead, noUnitsReason, readDevice, unitsOf, unusablePatternsOf, writeDevice,
+} from './operations';
 export { planSteps, undoFor, type PlanStep, type SteppedPlan } from './plan';
 export { learnPrompt, type LearnedPrompt, type PromptMatch } from './prompt';
 export { CliSession, DEFAULT_ERROR_PATTERNS, findDeviceError, pagingCommands } from './session';
@@ -28,7 +30,8 @@ export default definePlugin({
       // A device no unit serves is still installed (execute-and-read works on it); its mount point has
       // no translated models, which the core's connected-message and the mount point's reads say.
       if (ctx.device.units.length === 0) api.log.warn(`${ctx.device.nodeId}: ${noUnitsReason(ctx.device)}; installing it without translated models`);
-      return CliDevice.install(ctx.device.nodeId, checked.value, api.log);
+      const unusable = ctx.device.units.length > 0 ? unusablePatternsOf(unitsOf(ctx.device)) : [];
+      return CliDevice.install(ctx.device.nodeId, checked.value, api.log, DEFAULT_BACKOFF, unusable);
     });
 
     api.hooks.device.read.for('cli').tapPromise('cli', async (ctx) => {

@@ -10,7 +10,9 @@ import {
   type TranslationUnit,
 } from '@rosetta/sdk';
 import type { CliDevice } from './device';
-import { CliCommandError, CliConnectionError, CliNoModelsError, CliRequestError, CliTimeoutError, type RollbackReport } from './errors';
+import {
+  CliCommandError, CliConnectionError, CliDeviceUnusableError, CliNoModelsError, CliRequestError, CliTimeoutError, type RollbackReport,
+} from './errors';
 import { planSteps, undoFor, type SteppedPlan } from './plan';
 import { findDeviceError, type CliSession } from './session';
 
@@ -37,6 +39,16 @@ export function errorPatternsOf(units: readonly TranslationUnit[]): RegExp[] {
   return units.flatMap((u) => u.errorPatterns);
 }
 
+/** The device-unusable patterns of every serving unit (none: no such check). */
+export function unusablePatternsOf(units: readonly TranslationUnit[]): RegExp[] {
+  return units.flatMap((u) => u.unusablePatterns);
+}
+
+/** A session failure the caller must get as such (its status), not as a reader's or writer's fault. */
+function sessionFailure(e: unknown): e is CliTimeoutError | CliConnectionError | CliDeviceUnusableError {
+  return e instanceof CliTimeoutError || e instanceof CliConnectionError || e instanceof CliDeviceUnusableError;
+}
+
 /**
  * Reads the target (RFC 7951 instance path under the mount point); `{}` when it has no data. The units'
  * readers see exec-mode commands only. When the session itself failed (a timeout, a broken connection),
@@ -44,20 +56,21 @@ export function errorPatternsOf(units: readonly TranslationUnit[]): RegExp[] {
  * (504, 502) survives the engine's wrapping.
  */
 export async function readDevice(device: CliDevice, units: readonly TranslationUnit[], path: string, content: 'config' | 'nonconfig' | 'all'): Promise<JsonObject> {
+  device.useUnusablePatterns(unusablePatternsOf(units));
   return device.run(async (session) => {
-    let sessionFailure: Error | undefined;
+    let failure: Error | undefined;
     const reader: UnitSession = {
       exec: (command) => session.exec(command).catch((e: unknown) => {
-        if (e instanceof CliTimeoutError || e instanceof CliConnectionError) sessionFailure ??= e;
+        if (sessionFailure(e)) failure ??= e;
         throw e;
       }),
     };
     try {
       return (await readUnits(units, cachingSession(reader), { path, content })) ?? {};
     } catch (e) {
-      if (sessionFailure === undefined) throw e;
-      sessionFailure.message = e instanceof Error ? e.message : sessionFailure.message;
-      throw sessionFailure;
+      if (failure === undefined) throw e;
+      failure.message = e instanceof Error ? e.message : failure.message;
+      throw failure;
     }
   });
 }
@@ -72,6 +85,7 @@ export async function writeDevice(device: CliDevice, units: readonly Translation
   const plan = planSteps(units, before, after);
   if (plan.commands.length === 0) return [];
   const patterns = errorPatternsOf(units);
+  device.useUnusablePatterns(unusablePatternsOf(units));
   return device.run(async (session) => {
     const sent: string[] = [];
     try {
@@ -87,7 +101,7 @@ export async function writeDevice(device: CliDevice, units: readonly Translation
       await session.leaveConfig();
     } catch (e) {
       // the session broke or hung mid-write: nothing can be undone on it; say what had gone through
-      if (sent.length > 0 && (e instanceof CliConnectionError || e instanceof CliTimeoutError)) {
+      if (sent.length > 0 && sessionFailure(e)) {
         e.message = `${e.message}; commands sent before the failure, not rolled back: ${sent.map((c) => JSON.stringify(c.trim())).join(', ')}`;
       }
       throw e;
@@ -123,7 +137,8 @@ export async function executeAndRead(device: CliDevice, input: JsonObject): Prom
   if (typeof command !== 'string' || command.trim() === '') throw new CliRequestError('execute-and-read: input command must be a non-empty string');
   if (/[\r\n]/.test(command)) throw new CliRequestError('execute-and-read: input command must be one line (no line breaks)');
   if (command.length > 4096) throw new CliRequestError('execute-and-read: input command is longer than 4096 characters');
-  const output = await device.run((session) => session.exec(command));
+  // the device's answer as printed, whatever it says (a device that cannot serve says so in it)
+  const output = await device.run((session) => session.execRaw(command));
   return { output };
 }
 

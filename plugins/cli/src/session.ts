@@ -3,7 +3,7 @@
  * lands at `>`), paging off, exec mode versus configuration mode (read from the prompt, never assumed),
  * and recognising a device's error message by the serving units' error patterns.
  */
-import { CliConnectionError } from './errors';
+import { CliConnectionError, CliDeviceUnusableError } from './errors';
 import type { CliShell, Reply } from './shell';
 
 /** The patterns used when the serving units declare none: Cisco-like `% ...` lines. */
@@ -38,6 +38,11 @@ export interface CliSessionOptions {
   readonly commandTimeoutMs: number;
   readonly secret: string | undefined;
   readonly deviceType: string | undefined;
+  /**
+   * The serving units' unusable patterns, asked for at each command (units can change while the session
+   * lives). Output matching one fails the command with CliDeviceUnusableError.
+   */
+  readonly unusablePatterns?: () => readonly RegExp[];
 }
 
 const PASSWORD_QUESTION = /[Pp]ass(?:word|code)?:\s*$/;
@@ -75,6 +80,15 @@ export class CliSession {
     return (await this.send(command)).output;
   }
 
+  /**
+   * One command in exec mode, its output as printed, not checked against the unusable patterns (for
+   * execute-and-read, whose caller wants to see what the device says, whatever it is).
+   */
+  async execRaw(command: string): Promise<string> {
+    if (this.inConfigMode) await this.send('end');
+    return (await this.send(command, false)).output;
+  }
+
   /** Enters configuration mode (`configure terminal`) unless the device is in it already. */
   async enterConfig(): Promise<void> {
     if (this.inConfigMode) return;
@@ -104,9 +118,15 @@ export class CliSession {
     this.shell.close();
   }
 
-  private send(command: string): Promise<Reply> {
+  private async send(command: string, checked = true): Promise<Reply> {
     this.sent.push(command);
-    return this.shell.send(command, this.options.commandTimeoutMs);
+    const reply = await this.shell.send(command, this.options.commandTimeoutMs);
+    const patterns = checked ? this.options.unusablePatterns?.() : undefined;
+    if (patterns !== undefined && patterns.length > 0 && reply.output !== '') {
+      const line = findDeviceError(reply.output, patterns);
+      if (line !== undefined) throw new CliDeviceUnusableError(command, line);
+    }
+    return reply;
   }
 
   private async enable(): Promise<void> {

@@ -207,7 +207,10 @@ export class CliShell {
   private ended(reason: string): void {
     if (!this.open) return;
     this.open = false;
-    this.waiter?.fail(new CliConnectionError('closed', `session to ${this.options.host}:${this.options.port} ended: ${reason}`));
+    // what the device printed last says why it went (vtysh: `Exiting: failed to connect to any daemons.`)
+    const last = this.closedByUs ? '' : normalise(this.buffer).trim().slice(-300);
+    const said = last !== '' ? ` (it printed ${JSON.stringify(last)})` : '';
+    this.waiter?.fail(new CliConnectionError('closed', `session to ${this.options.host}:${this.options.port} ended: ${reason}${said}`));
     if (!this.closedByUs) this.options.onLost?.(reason);
   }
 }

@@ -18,9 +18,22 @@ export const FRR_ERROR_PATTERNS: readonly RegExp[] = [
   /^BGP is already running; AS is \d+.*$/m,
 ];
 
+/**
+ * What vtysh prints when the daemons behind it are gone (checked on FRR 8.4.4 by killing them under a
+ * logged-in session): every command that needs a daemon prints `Warning: connecting to zebra...failed!`
+ * (then `zebra is not running` for a show), and `show running-config` prints only vtysh's own lines, so
+ * the device would read as empty. A fresh login with no daemon at all prints `Exiting: failed to connect to
+ * any daemons.` and closes.
+ */
+export const FRR_UNUSABLE_PATTERNS: readonly RegExp[] = [
+  /^Warning: connecting to \S+\.\.\.failed!.*$/m,
+  /^Exiting: failed to connect to any daemons.*$/m,
+];
+
 export const unit = defineTranslationUnit({
   paths: { ...interfacePaths, ...networkInstancePaths },
   errorPatterns: FRR_ERROR_PATTERNS,
+  unusablePatterns: FRR_UNUSABLE_PATTERNS,
 });
 
 export default definePlugin({ translationUnit: unit });

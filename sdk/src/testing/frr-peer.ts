@@ -48,6 +48,12 @@ export interface FrrPeerLease extends FrrPeerLogin {
   configure(lines: readonly string[]): void;
   /** Stops the peer (it stays this lease's: a later start() brings it back at its baseline). */
   stop(): Promise<void>;
+  /**
+   * Stops FRR's daemons (zebra, staticd, bgpd), only those, by the pids the script recorded, and waits for
+   * them to exit: sshd keeps serving and vtysh keeps answering, with nothing behind it (what a device
+   * whose routing daemons crashed looks like). `start()` brings the whole peer back (stopping the rest).
+   */
+  stopDaemons(): Promise<void>;
   /** Starts the peer at its baseline configuration (no-op output when running already). */
   start(): Promise<void>;
   /** Leaves the peer as it was found (stopped if this lease started it) and releases the lock. Never throws. */
@@ -112,6 +118,7 @@ async function lease(options: FrrPeerOptions): Promise<{ lease: FrrPeerLease; re
       runningConfig: () => execFileSync('vtysh', ['-c', 'show running-config'], { encoding: 'utf8', timeout: 30_000 }),
       configure: (lines) => configureOnDevice(lines),
       stop: async () => { await peerScript(script, 'stop'); },
+      stopDaemons: () => stopDaemons(),
       start: async () => {
         const r = await peerScript(script, 'start');
         if (!r.ok) throw new Error(`the FRR peer did not start: ${r.out.trim().slice(-2000)}`);
@@ -143,6 +150,42 @@ function peerScript(script: string, command: 'start' | 'stop' | 'status' | 'rest
       resolve({ ok: error === null, out: `${stdout}${stderr}` });
     });
   });
+}
+
+const DAEMONS = ['bgpd', 'staticd', 'zebra'] as const;
+
+/** The script's state directory, where it records the daemons' pids. */
+function stateDir(): string {
+  return process.env.FRR_PEER_STATE ?? '/tmp/peer-frr';
+}
+
+async function stopDaemons(): Promise<void> {
+  const pids: number[] = [];
+  for (const daemon of DAEMONS) {
+    let pid: number;
+    try {
+      pid = Number(fs.readFileSync(path.join(stateDir(), `${daemon}.pid`), 'utf8').trim());
+    } catch {
+      continue; // not running
+    }
+    // only a process that is that daemon (the pid file may be stale and the pid reused)
+    let exe = '';
+    try { exe = fs.readlinkSync(`/proc/${pid}/exe`); } catch { continue; }
+    if (!Number.isInteger(pid) || pid <= 1 || path.basename(exe) !== daemon) continue;
+    try { process.kill(pid, 'SIGTERM'); pids.push(pid); } catch { /* gone already */ }
+  }
+  const deadline = Date.now() + 10_000;
+  while (pids.some((pid) => isRunning(pid)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  for (const pid of pids) if (isRunning(pid)) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+}
+
+/** Alive and not a zombie. */
+function isRunning(pid: number): boolean {
+  try {
+    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0] !== 'Z';
+  } catch {
+    return false;
+  }
 }
 
 function configureOnDevice(lines: readonly string[]): void {

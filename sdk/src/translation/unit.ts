@@ -74,6 +74,13 @@ export interface TranslationUnitSpec {
    * southbound checks each command's output against the patterns of every unit serving the device.
    */
   readonly errorPatterns?: readonly RegExp[];
+  /**
+   * Output lines by which the device says it cannot serve commands at all, whatever the command (FRR's
+   * vtysh with its daemons gone: `Warning: connecting to zebra...failed!`). A CLI southbound checks every
+   * command's output against them, reads included, and answers that the device is not usable (502) instead
+   * of taking what it printed as the device's data (an empty configuration).
+   */
+  readonly unusablePatterns?: readonly RegExp[];
 }
 
 /** One registered path, parsed. */
@@ -89,6 +96,8 @@ export interface TranslationUnit extends TranslationUnitDefinition {
   readonly registrations: readonly Registration[];
   /** The spec's error patterns (empty when it gave none). */
   readonly errorPatterns: readonly RegExp[];
+  /** The spec's device-unusable patterns (empty when it gave none). */
+  readonly unusablePatterns: readonly RegExp[];
 }
 
 export function isListHandler(h: Handler): h is ListHandler {
@@ -114,7 +123,9 @@ export function defineTranslationUnit(spec: TranslationUnitSpec): TranslationUni
   registrations.sort((a, b) => a.path.segments.length - b.path.segments.length);
   const errorPatterns = [...(spec.errorPatterns ?? [])];
   if (!errorPatterns.every((p) => p instanceof RegExp)) throw new Error('translation unit errorPatterns must be regular expressions');
-  return Object.freeze({ kind: 'rosetta-translation-unit' as const, registrations, errorPatterns });
+  const unusablePatterns = [...(spec.unusablePatterns ?? [])];
+  if (!unusablePatterns.every((p) => p instanceof RegExp)) throw new Error('translation unit unusablePatterns must be regular expressions');
+  return Object.freeze({ kind: 'rosetta-translation-unit' as const, registrations, errorPatterns, unusablePatterns });
 }
 
 /** Checks that something the core handed over is a unit this SDK built. */
@@ -123,6 +134,7 @@ export function asTranslationUnit(definition: TranslationUnitDefinition): Transl
   if (definition.kind !== 'rosetta-translation-unit' || !Array.isArray(unit.registrations)) {
     throw new Error('not a translation unit built by @rosetta/sdk defineTranslationUnit');
   }
-  // a unit built by an older SDK has no errorPatterns member
-  return Array.isArray(unit.errorPatterns) ? unit as TranslationUnit : { ...(unit as TranslationUnit), errorPatterns: [] };
+  // a unit built by an older SDK lacks the pattern members
+  if (Array.isArray(unit.errorPatterns) && Array.isArray(unit.unusablePatterns)) return unit as TranslationUnit;
+  return { ...(unit as TranslationUnit), errorPatterns: unit.errorPatterns ?? [], unusablePatterns: unit.unusablePatterns ?? [] };
 }
