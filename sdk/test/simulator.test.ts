@@ -76,7 +76,10 @@ test('exec channels, wrong passwords, and `no` commands', async (t) => {
     c.once('error', reject).once('ready', () => c.exec(command, (err, stream) => {
       if (err) return reject(err);
       let out = '';
-      stream.on('data', (d: Buffer) => { out += d.toString(); }).on('exit', (code: number) => { c.end(); resolve({ out, code }); });
+      let code = -1;
+      // the exit status may be seen before the output's last data event: the output is whole at close
+      stream.on('data', (d: Buffer) => { out += d.toString(); }).on('exit', (status: number) => { code = status; })
+        .on('close', () => { c.end(); resolve({ out, code }); });
     })).connect({ host: '127.0.0.1', port: device.port, username: creds.username, password });
   });
   try {

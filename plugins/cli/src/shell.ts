@@ -69,6 +69,9 @@ export class CliShell {
         client.once('close', () => reject(new CliConnectionError('unreachable', `${where}: no SSH session within ${options.connectTimeoutMs} ms`)));
         client.on('keyboard-interactive', (_name, _instructions, _lang, prompts, finish) => finish(prompts.map(() => options.password)));
         client.once('ready', () => {
+          // one short command line per round trip: Nagle would hold it for the previous segment's ACK,
+          // which the device delays (40 ms per command on Linux loopback)
+          client.setNoDelay(true);
           client.shell({ term: 'vt100', rows: 0, cols: 511 }, (err, channel) => {
             if (err) reject(new CliConnectionError('login', `${where}: the device refused a shell: ${err.message}`));
             else resolve(channel);

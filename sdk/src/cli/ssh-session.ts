@@ -35,6 +35,7 @@ export function connectSshCli(options: SshCliOptions): Promise<SshCliSession> {
     const timer = setTimeout(() => { client.end(); reject(new Error(`no prompt from ${options.host}:${options.port} within ${timeoutMs} ms`)); }, timeoutMs);
     client.once('error', (err) => { clearTimeout(timer); reject(err); });
     client.once('ready', () => {
+      client.setNoDelay(true); // no Nagle delay on each short command line
       client.shell({ term: 'vt100', rows: 0, cols: 512 }, (err, stream) => {
         if (err) { clearTimeout(timer); client.end(); reject(err); return; }
         let buffer = '';

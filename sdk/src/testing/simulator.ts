@@ -232,13 +232,17 @@ export async function startSimulator(def: DeviceDefinition, options: SimulatorOp
       if (out.startsWith('% ')) failed = true;
       if (out !== '') outputs.push(out.endsWith('\n') ? out : `${out}\n`);
     }
-    stream.write(outputs.join(''));
-    stream.exit(failed ? 1 : 0);
-    stream.end();
+    // the exit status after the output has gone out: a client may stop reading at `exit`
+    const done = () => { stream.exit(failed ? 1 : 0); stream.end(); };
+    if (outputs.length === 0) done();
+    else stream.write(outputs.join(''), done);
   };
 
   const server = new Server({ hostKeys: [options.hostKey ?? simulatorHostKey()] }, (client) => {
     clients.add(client);
+    // a prompt is a few bytes after the output: without this, Nagle holds it for the client's delayed ACK
+    // (ssh2's server connection has setNoDelay; its type declarations omit it)
+    (client as unknown as { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true);
     client.on('close', () => clients.delete(client));
     client.on('error', () => clients.delete(client));
     client.on('authentication', (ctx) => {
