@@ -44,7 +44,7 @@ test.after.always(async () => {
 
 /** A separate raw session, as an operator would check the device. */
 async function runningConfig(): Promise<string> {
-  const s = await NetconfSession.open({ ...PEER, connectTimeoutMs: 5000, requestTimeoutMs: 5000, keepaliveMs: 0 });
+  const s = await NetconfSession.open({ ...PEER, connectTimeoutMs: 20_000, requestTimeoutMs: 20_000, keepaliveMs: 0 }); // generous: a loaded CI machine runs several peers at once
   try {
     return (await s.rpc('<get-config><source><running/></source></get-config>')).text;
   } finally {
