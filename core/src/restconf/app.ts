@@ -12,6 +12,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { PluginScope } from '../plugins/generation';
 import type { UriParseContext } from '../hooks';
 import type { RestconfContext } from './context';
+import { requestScope } from './request-scope';
 import { handleDelete } from './delete';
 import { ALLOW, HOST_META, apiRoot, wadl, yangLibraryVersion } from './discovery';
 import { methodNotAllowed, unknownResource } from './errors';
@@ -30,16 +31,6 @@ import { badUri } from './uri-segments';
 import { sendError } from './respond';
 import { answerDataOptions, withDirectData, type DirectDataOptions } from './direct-data';
 
-/** The scope of a request, leased once and released when the response is finished or aborted. */
-function scopeOf(ctx: RestconfContext, res: Response): PluginScope {
-  const locals = res.locals as { scope?: PluginScope };
-  if (locals.scope === undefined) {
-    const scope = ctx.plugins.acquire();
-    locals.scope = scope;
-    res.once('close', () => scope.release());
-  }
-  return locals.scope;
-}
 
 /** The encoded path of a request (no query), from `/rests/` on, after `uri.parse` taps. */
 function rewrittenPath(ctx: RestconfContext, scope: PluginScope, req: Request): UriParseContext {
@@ -99,7 +90,7 @@ export function createRestconfApp(ctx: RestconfContext, extraRoutes?: (router: e
 
   // `use` with a plain prefix: wildcard routes would decode the path themselves and fail on bad escapes.
   app.use('/rests/operations', wrap(async (req, res) => {
-    const scope = scopeOf(ctx, res);
+    const scope = requestScope(ctx, res);
     const uri = rewrittenPath(ctx, scope, req);
     const raw = after(uri.path, '/rests/operations');
     if (raw === undefined) throw unknownResource(`${uri.path} is not a RESTCONF resource`);
@@ -119,7 +110,7 @@ export function createRestconfApp(ctx: RestconfContext, extraRoutes?: (router: e
   }));
 
   app.use('/rests/data', wrap(async (req, res) => {
-    const scope = scopeOf(ctx, res);
+    const scope = requestScope(ctx, res);
     const uri = rewrittenPath(ctx, scope, req);
     const raw = after(uri.path, '/rests/data');
     if (raw === undefined) throw unknownResource(`${uri.path} is not a RESTCONF resource`);

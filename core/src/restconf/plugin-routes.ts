@@ -19,17 +19,8 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { LocalDataAccess, RosettaHooks } from '../hooks';
 import type { PluginScope } from '../plugins/generation';
 import type { RestconfContext } from './context';
+import { requestScope } from './request-scope';
 
-/** The request's lease on the current plugin generation, taken once and released when the response closes. */
-function leaseOf(ctx: RestconfContext, res: Response): PluginScope {
-  const locals = res.locals as { scope?: PluginScope };
-  if (locals.scope === undefined) {
-    const scope = ctx.plugins.acquire();
-    locals.scope = scope;
-    res.once('close', () => scope.release());
-  }
-  return locals.scope;
-}
 
 /**
  * One layer of an express 5 router (the `router` package): `match(path)` answers false or the match,
@@ -96,7 +87,7 @@ export function createPluginRoutes(ctx: RestconfContext, local: LocalDataAccess)
     middleware: (req, res, next) => {
       let scope: PluginScope;
       try {
-        scope = leaseOf(ctx, res);
+        scope = requestScope(ctx, res);
       } catch (e) {
         next(e);
         return;
