@@ -17,6 +17,7 @@ import { openDatastores } from '@rosetta/core/dist/src/datastore';
 import { resolveConfig } from '@rosetta/core/dist/src/service/config';
 import { startService, type RunningService } from '@rosetta/core/dist/src/service/service';
 import { acquireFrrPeer, frrDevice, frrPeerUnavailable, startSimulator, type FrrPeerLease, type SimulatedDevice } from '@rosetta/sdk';
+import { benchClient, type BenchClient, type Reply } from './http-client';
 import { result, type BenchResult } from './results';
 
 const REPO = path.resolve(__dirname, '..', '..');
@@ -87,11 +88,13 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
   return Number(process.hrtime.bigint() - t0) / 1e6;
 }
 
-async function call(service: RunningService, method: string, p: string, body?: unknown): Promise<{ status: number; text: string }> {
-  const res = await fetch(service.url + p, {
-    method, headers: body !== undefined ? { 'content-type': 'application/yang-data+json' } : {}, ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, text: await res.text() };
+/** One keep-alive client per service (up to 64 sockets: the scale rows install 50 devices at once). */
+const clients = new WeakMap<RunningService, BenchClient>();
+
+function call(service: RunningService, method: string, p: string, body?: unknown): Promise<Reply> {
+  let client = clients.get(service);
+  if (client === undefined) clients.set(service, (client = benchClient(service.url, 64)));
+  return client.request(method, p, body);
 }
 
 async function must(service: RunningService, method: string, p: string, body?: unknown): Promise<void> {

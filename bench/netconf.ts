@@ -20,6 +20,7 @@ import { openRawNetconf, type RawNetconfSession } from '@rosetta/sdk';
 import { openDatastores } from '@rosetta/core/dist/src/datastore';
 import { resolveConfig } from '@rosetta/core/dist/src/service/config';
 import { startService, type RunningService } from '@rosetta/core/dist/src/service/service';
+import { benchClient, type BenchClient } from './http-client';
 import { result, type BenchResult } from './results';
 
 const REPO = path.resolve(__dirname, '..', '..'); // from bench/dist
@@ -43,7 +44,7 @@ function median(values: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-async function timed(n: number, op: (i: number) => Promise<void>): Promise<number> {
+async function timed(n: number, op: (i: number) => Promise<unknown>): Promise<number> {
   for (let i = 0; i < Math.min(10, n); i++) await op(i); // warm up: JIT, caches, the device's own
   const samples: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -52,16 +53,6 @@ async function timed(n: number, op: (i: number) => Promise<void>): Promise<numbe
     samples.push(performance.now() - start);
   }
   return median(samples);
-}
-
-async function http(service: RunningService, method: string, p: string, body?: unknown): Promise<{ status: number; text: string }> {
-  const res = await fetch(service.url + p, { method, headers: body !== undefined ? { 'content-type': 'application/yang-data+json' } : {}, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-  return { status: res.status, text: await res.text() };
-}
-
-async function check(r: Promise<{ status: number; text: string }>, ok: number[]): Promise<void> {
-  const { status, text } = await r;
-  if (!ok.includes(status)) throw new Error(`unexpected ${status}: ${text.slice(0, 300)}`);
 }
 
 function rawOk(reply: string): void {
@@ -90,18 +81,19 @@ export async function benchNetconf(): Promise<BenchResult[]> {
   fs.writeFileSync(plugins, JSON.stringify({ watch: false, plugins: [{ path: path.join(REPO, 'plugins/netconf'), enabled: true }] }));
   let service: RunningService | undefined;
   let raw: RawNetconfSession | undefined;
+  let client: BenchClient | undefined;
   try {
     service = await startService({
       config: resolveConfig({ port: 0, dataDir: path.join(dir, 'data'), plugins }, dir),
       openDatastores: (d, s) => openDatastores(d, s), log: { info: () => undefined, error: (m) => console.error(m) },
     });
-    const svc = service;
+    const http = (client = benchClient(service.url));
     const install = async (): Promise<number> => {
       const start = performance.now();
-      await check(http(svc, 'POST', '/rests/operations/connection-manager:install-node', installInput), [204]);
+      await http.must('POST', '/rests/operations/connection-manager:install-node', installInput, [204]);
       return performance.now() - start;
     };
-    const uninstall = () => check(http(svc, 'POST', '/rests/operations/connection-manager:uninstall-node', { input: { 'node-id': 'B1', 'connection-type': 'netconf' } }), [204]);
+    const uninstall = () => http.must('POST', '/rests/operations/connection-manager:uninstall-node', { input: { 'node-id': 'B1', 'connection-type': 'netconf' } }, [204]);
     const cold = await install();
     await uninstall();
     const warm = await install();
@@ -116,9 +108,9 @@ export async function benchNetconf(): Promise<BenchResult[]> {
     await r.rpc('<commit/>').then(rawOk);
 
     const rawGet = await timed(GETS, async () => rawOk(await r.rpc(`<get-config><source><candidate/></source>${filter}</get-config>`)));
-    const mountGet = await timed(GETS, () => check(http(svc, 'GET', `${MOUNT}/ietf-system:system?content=config`), [200]));
+    const mountGet = await timed(GETS, () => http.must('GET', `${MOUNT}/ietf-system:system?content=config`, [200]));
     const rawState = await timed(GETS, async () => rawOk(await r.rpc(`<get><filter type="subtree"><system-state xmlns="${SYSTEM_NS}"><clock/></system-state></filter></get>`)));
-    const mountState = await timed(GETS, () => check(http(svc, 'GET', `${MOUNT}/ietf-system:system-state/clock?content=nonconfig`), [200]));
+    const mountState = await timed(GETS, () => http.must('GET', `${MOUNT}/ietf-system:system-state/clock?content=nonconfig`, [200]));
     const rawPut = await timed(PUTS, async (i) => {
       rawOk(await r.rpc(`<edit-config><target><candidate/></target><config><system xmlns="${SYSTEM_NS}"><contact>raw ${i}</contact></system></config></edit-config>`));
       rawOk(await r.rpc('<commit/>'));
@@ -129,8 +121,8 @@ export async function benchNetconf(): Promise<BenchResult[]> {
       rawOk(await r.rpc('<commit/>'));
       rawOk(await r.rpc('<unlock><target><candidate/></target></unlock>'));
     });
-    const httpFloor = await timed(GETS, () => check(http(svc, 'GET', '/rests/data/network-topology:network-topology/topology=topology-netconf?content=config'), [200, 404]));
-    const mountPut = await timed(PUTS, (i) => check(http(svc, 'PUT', `${MOUNT}/ietf-system:system/contact`, { 'ietf-system:contact': `rosetta ${i}` }), [201, 204]));
+    const httpFloor = await timed(GETS, () => http.must('GET', '/rests/data/network-topology:network-topology/topology=topology-netconf?content=config', [200, 404]));
+    const mountPut = await timed(PUTS, (i) => http.must('PUT', `${MOUNT}/ietf-system:system/contact`, { 'ietf-system:contact': `rosetta ${i}` }, [201, 204]));
     await uninstall();
     const goal = 'within 1.5x of the raw session';
     return [
@@ -146,6 +138,7 @@ export async function benchNetconf(): Promise<BenchResult[]> {
       result('NETCONF mount PUT minus the HTTP floor vs raw lock, edit-config, commit, unlock', Math.max(0, mountPut - httpFloor), 'ms', rawLockedPut, goal),
     ];
   } finally {
+    client?.close();
     await raw?.close();
     await service?.stop();
     await peer('stop').catch(() => undefined);
