@@ -148,6 +148,8 @@ export interface DeviceDataCodec {
    * are top-level nodes; returns `{"module:top": ...}`), or the `<rpc-reply>` of an RPC or action when
    * `operation` names it (`module:rpc`, or the action's instance-identifier; returns the output members,
    * `{}` for `<ok/>`). `content` drops config (`nonconfig`) or state (`config`) nodes. Throws DataError.
+   * A data answer is read-only (frozen): returned unchanged from `device.read`, the core reuses the tree
+   * it was decoded into instead of decoding it again.
    */
   fromXml(xml: string, options?: { readonly content?: ContentFilter; readonly operation?: string }): JsonObject;
 }

@@ -8,13 +8,29 @@
  * - Operation replies (`<rpc-reply>` of an RPC or action): the wrapper's children are the output
  *   members; `<ok/>` (or nothing) is `{}`. The operation is `module:rpc`, or an action's
  *   instance-identifier (`/m:interfaces/interface[name='eth0']/reset`).
+ * A data answer is frozen (its top level) and remembered with the tree it was made from, so the core
+ * need not decode it again when the southbound hands it back unchanged.
  */
 import { cutContent } from '../data/content';
 import { DataError, fault } from '../data/errors';
 import { toJsonValue } from '../data/json-encode';
 import { decodeXml } from '../data/xml-decode';
 import type { ContentFilter, DeviceDataCodec, JsonObject } from '../hooks';
+import type { DataRoot } from '../data/tree';
 import type { OperationSchema, SchemaContext, SchemaNode } from '../yang/schema';
+
+/**
+ * The data tree each answer of a codec was made from. A southbound usually hands the codec's answer
+ * straight back to the core as its read result; the core then takes the tree instead of decoding the
+ * JSON again (that second decode cost as much as a fifth of a large read). An answer the southbound
+ * built itself (a merge of two answers) is not here and is decoded as usual.
+ */
+const treeOfAnswer = new WeakMap<JsonObject, DataRoot>();
+
+/** The tree a codec's data answer was made from, if `answer` is one (see treeOfAnswer). */
+export function decodedAnswer(answer: JsonObject): DataRoot | undefined {
+  return treeOfAnswer.get(answer);
+}
 
 /** The XML codec of one device schema. */
 export function deviceCodec(schema: SchemaContext): DeviceDataCodec {
@@ -23,7 +39,10 @@ export function deviceCodec(schema: SchemaContext): DeviceDataCodec {
       if (options.operation !== undefined) return operationOutput(xml, schema, options.operation);
       const decoded = decodeXml(asDataWrapper(xml), schema, {});
       const root = options.content === undefined || options.content === 'all' ? decoded.root : cutContent(decoded.root, options.content);
-      return toJsonValue(root) as JsonObject;
+      // frozen: the tree stays the truth of this answer only if nobody edits the answer
+      const answer = Object.freeze(toJsonValue(root) as JsonObject);
+      treeOfAnswer.set(answer, root);
+      return answer;
     },
   };
 }

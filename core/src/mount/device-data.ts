@@ -21,6 +21,7 @@ import type { DataNode, DataRoot, LeafNode } from '../data/tree';
 import type { ContentFilter, DeviceEdit, JsonObject, OperationResult } from '../hooks';
 import type { PluginScope } from '../plugins/generation';
 import { dataParent, type LeafSchema, type SchemaContext } from '../yang/schema';
+import { decodedAnswer } from './codec';
 import { deviceFault, MountError, notServed } from './errors';
 import type { MountedDevice } from './manager';
 
@@ -45,9 +46,16 @@ export async function readDevice(device: MountedDevice, scope: PluginScope, requ
       ...(request.fields !== undefined ? { fields: request.fields } : {}), ...(device.codec ? { codec: device.codec } : {}),
     });
   } catch (e) {
-    throw deviceFault(device.node.nodeId, e);
+    // the device codec refusing the device's reply is the device's fault, not the client's
+    throw e instanceof DataError ? unfitAnswer(device, e) : deviceFault(device.node.nodeId, e);
   }
   return deviceRoot(device, json ?? {}, request.steps);
+}
+
+/** The 502 of a device answer that does not fit the device's schema (or is not well-formed). */
+function unfitAnswer(device: MountedDevice, e: DataError): MountError {
+  const f = e.faults[0];
+  return MountError.of(502, 'operation-failed', `device '${device.node.nodeId}' answered data that does not fit its schema: ${f ? `${f.path}: ${f.message}` : e.message}`);
 }
 
 /**
@@ -64,6 +72,8 @@ export function noModelsReason(device: MountedDevice): string | undefined {
 export function deviceRoot(device: MountedDevice, json: JsonObject, steps: readonly PathStep[]): DataRoot {
   const members = Object.keys(json);
   if (members.length === 0) return { kind: 'root', children: [] };
+  const decoded = decodedAnswer(json);
+  if (decoded !== undefined) return decoded;
   const schema = device.schema;
   const target = steps.at(-1)?.schema;
   try {
@@ -76,11 +86,7 @@ export function deviceRoot(device: MountedDevice, json: JsonObject, steps: reado
     }
     return decodeJson(json, schema, {}).root;
   } catch (e) {
-    if (e instanceof DataError) {
-      const f = e.faults[0];
-      throw MountError.of(502, 'operation-failed', `device '${device.node.nodeId}' answered data that does not fit its schema: ${f ? `${f.path}: ${f.message}` : e.message}`);
-    }
-    throw e;
+    throw e instanceof DataError ? unfitAnswer(device, e) : e;
   }
 }
 

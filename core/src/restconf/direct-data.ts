@@ -5,8 +5,11 @@
  * on a one-entry GET that costs more than the RESTCONF work itself (about 100 us of the request's
  * CPU, against 40 us for a bare `http` answer).
  *
+ * The same methods under `yang-ext:mount` go straight to mount-routes.ts (a device read is latency the
+ * client waits for on top of the device's own).
+ *
  * Everything else goes to the express app unchanged: other resources, POST (creation and actions),
- * YANG Patch, paths through `yang-ext:mount`, paths another layer claims (`claimed`: the uniconfig
+ * YANG Patch, paths another layer claims (`claimed`: the uniconfig
  * configuration routes), and the paths a route added by a plugin (`server.routes`) of the request's
  * generation may take (`pluginRouteClaims`; without it, every request of a generation that has route
  * taps). A request handed over carries its plugin lease in `res.locals`, where the express routes look
@@ -25,6 +28,7 @@ import { handleDelete } from './delete';
 import { ACCEPT_PATCH, ALLOW } from './discovery';
 import { unknownResource } from './errors';
 import { bareType, responseType } from './media';
+import { handleMountData } from './mount-routes';
 import { handlePlainPatch } from './patch';
 import { handlePut } from './put';
 import { handleGet } from './read';
@@ -140,8 +144,12 @@ export function withDirectData(ctx: RestconfContext, app: RequestListener, optio
       answerError(ctx, req, res, err);
       return;
     }
-    // Mount points and actions have their own routes behind express.
-    if (parsed.mount !== undefined || parsed.operation !== undefined) { handOver(req, res, scope); return; }
+    if (parsed.mount !== undefined) {
+      handleMountData(ctx, scope, req, res, parsed, uri.keyDelimiter).catch((err: unknown) => answerError(ctx, req, res, err));
+      return;
+    }
+    // Actions have their own route behind express.
+    if (parsed.operation !== undefined) { handOver(req, res, scope); return; }
     if (method === 'OPTIONS') { answerDataOptions(parsed, res); return; }
     let call: PlainDataCall;
     try {

@@ -7,7 +7,7 @@
  * Device RPCs resolve in the device schema, which for a CLI device also holds the CLI southbound's own
  * modules (`cli-unit-generic:execute-and-read`, dry-run).
  */
-import type { Request, Response } from 'express';
+import type { IncomingMessage as Request, ServerResponse as Response } from 'node:http';
 import type { PathStep } from '../data/edit';
 import { DataError, fault } from '../data/errors';
 import { decodeJson } from '../data/json-decode';
@@ -28,7 +28,8 @@ import { requestType, responseType } from './media';
 import { applyReadQuery, checkReadTarget, parseQuery } from './query';
 import { findTarget } from './target';
 import { bodyDecodeOptions, filterRead } from './filter-points';
-import { rawQueryOf } from './data-query';
+import { queryText, rawQueryOf } from './data-query';
+import { sendEmpty, sendText } from './respond';
 import { MOUNT_SEGMENT, parseDevicePath, type ParsedPath } from './uri';
 
 /** The device a mounted path reaches, and where its path starts (for messages). */
@@ -45,21 +46,23 @@ function mountedDevice(ctx: RestconfContext, scope: PluginScope, parsed: ParsedP
   return { device, base: `${parsed.mount!.outerPath}/${MOUNT_SEGMENT}` };
 }
 
-function queryText(req: Request): string {
-  const q = req.originalUrl.indexOf('?');
-  return q < 0 ? '' : req.originalUrl.slice(q + 1);
+/** The path as received, without the query (express keeps it in `originalUrl`; node's request has `url`). */
+function pathText(req: Request): string {
+  const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '';
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
 }
 
 /** `/rests/data/.../yang-ext:mount[/...]`: every method on a device's data, and its actions. */
 export async function handleMountData(ctx: RestconfContext, scope: PluginScope, req: Request, res: Response, parsed: ParsedPath, keyDelimiter: string | null): Promise<void> {
   const { device, base } = mountedDevice(ctx, scope, parsed);
   const target = parseDevicePath(parsed.mount!.devicePath, device.schema, { keyDelimiter }, 'data', base);
-  const method = req.method;
+  const method = req.method ?? '';
   if (method === 'OPTIONS') {
     const allow = target.operation ? ALLOW.operation : target.target !== undefined && !target.target.config ? ALLOW.state : ALLOW.config;
-    res.status(200).setHeader('Allow', allow.join(', '));
+    res.setHeader('Allow', allow.join(', '));
     if (allow === ALLOW.config) res.setHeader('Accept-Patch', ACCEPT_PATCH);
-    res.end();
+    sendEmpty(res, 200);
     return;
   }
   if (target.operation !== undefined) {
@@ -90,9 +93,7 @@ export async function handleMountData(ctx: RestconfContext, scope: PluginScope, 
       if (result.kind === 'data' && result.data === undefined) throw dataMissing(target.path);
       const media = responseType(req.headers.accept);
       const body = result.kind === 'count' ? String(result.count) : encode(result.data!, device.schema, media.encoding);
-      const out = res.status(200).type(result.kind === 'count' ? 'application/json' : media.type);
-      if (method === 'HEAD') out.setHeader('Content-Length', Buffer.byteLength(body)).end();
-      else out.send(body);
+      sendText(res, 200, result.kind === 'count' ? 'application/json' : media.type, body, method === 'HEAD');
       return;
     }
     case 'PUT': case 'PATCH': case 'POST': case 'DELETE':
@@ -119,7 +120,7 @@ function encode(data: DataNode | DataRoot, schema: SchemaContext, encoding: 'jso
 async function writeMounted(ctx: RestconfContext, scope: PluginScope, req: Request, res: Response, device: MountedDevice, target: ParsedPath, method: string): Promise<void> {
   if (method === 'DELETE') {
     await writeDevice(device, scope, { operation: 'delete', steps: target.steps });
-    res.status(204).end();
+    sendEmpty(res, 204);
     return;
   }
   const media = requestType(req.headers['content-type'], method === 'PATCH');
@@ -136,8 +137,8 @@ async function writeMounted(ctx: RestconfContext, scope: PluginScope, req: Reque
     if (decoded.root.children.length !== 1) throw new DataError(fault('invalid-value', target.path, `the body of a POST must hold exactly one child of the target, not ${decoded.root.children.length}`));
     const { step, value } = childStep(decoded.root.children[0]!, target.path);
     await writeDevice(device, scope, { operation: 'create', steps: [...steps, step], value });
-    const url = req.originalUrl.split('?')[0]!.replace(/\/+$/, '');
-    res.status(201).location(`${url}/${resourceSegment(step, schema?.module.name)}`).end();
+    res.setHeader('Location', `${pathText(req).replace(/\/+$/, '')}/${resourceSegment(step, schema?.module.name)}`);
+    sendEmpty(res, 201);
     return;
   }
   const parent = schema === undefined ? undefined : dataParent(schema) ?? steps.at(-2)?.schema;
@@ -145,7 +146,7 @@ async function writeMounted(ctx: RestconfContext, scope: PluginScope, req: Reque
   const decoded = decodeBody(text, media, device.schema, { ...(parent !== undefined ? { parent } : {}), parentPath, allowState: false, ...filters });
   const value = bodyIsTarget(decoded.root, schema, target.path);
   const outcome = await writeDevice(device, scope, { operation: method === 'PUT' ? 'replace' : 'merge', steps, value });
-  res.status(method === 'PATCH' ? 200 : outcome.existed ? 204 : 201).end();
+  sendEmpty(res, method === 'PATCH' ? 200 : outcome.existed ? 204 : 201);
 }
 
 function bodyIsTarget(root: DataRoot, target: SchemaNode | undefined, path: string): DataNode | DataRoot {
@@ -173,9 +174,10 @@ export async function handleMountOperation(ctx: RestconfContext, scope: PluginSc
   const { device, base } = mountedDevice(ctx, scope, parsed);
   const schema = device.schema;
   const target = parseDevicePath(parsed.mount!.devicePath, schema, { keyDelimiter }, 'operations', base);
-  if (req.method === 'OPTIONS') { res.status(200).setHeader('Allow', ALLOW.operation.join(', ')); res.end(); return; }
+  const method = req.method ?? '';
+  if (method === 'OPTIONS') { res.setHeader('Allow', ALLOW.operation.join(', ')); sendEmpty(res, 200); return; }
   if (target.operation === undefined) throw unknownResource(`${base}: name an operation of the device (<module>:<rpc>)`, MOUNT_SEGMENT);
-  if (req.method !== 'POST') throw methodNotAllowed(req.method, ALLOW.operation, 'operations are invoked with POST');
+  if (method !== 'POST') throw methodNotAllowed(method, ALLOW.operation, 'operations are invoked with POST');
   const op = target.operation;
   await runOperation(req, res, scope, device, schema, op, target.path, `${op.module.name}:${op.name}`, ctx);
 }
@@ -195,7 +197,7 @@ async function runOperation(
   const missing = op.input.children.filter((c) => c.kind === 'leaf' && c.mandatory && input[c.name] === undefined && input[`${c.module.name}:${c.name}`] === undefined);
   if (missing.length > 0) throw new DataError(missing.map((c) => fault('missing-element', `${path}/input/${c.name}`, `mandatory input '${c.name}' is missing`)));
   const result = await invokeDevice(device, scope, operation, input);
-  if (result.output === null || Object.keys(result.output).length === 0) { res.status(204).end(); return; }
+  if (result.output === null || Object.keys(result.output).length === 0) { sendEmpty(res, 204); return; }
   let output: DataNode | undefined;
   try {
     output = decodeJson({ [`${op.module.name}:output`]: result.output }, schema, { parent: op, parentPath: path }).node;
@@ -204,5 +206,5 @@ async function runOperation(
     throw RestconfError.of('operation-failed', `device '${device.node.nodeId}' answered '${op.name}' with an output that does not match its schema`, { type: 'application' });
   }
   const media = responseType(req.headers.accept);
-  res.status(200).type(media.type).send(media.encoding === 'json' ? encodeJson(output!) : encodeXml(output!, schema));
+  sendText(res, 200, media.type, media.encoding === 'json' ? encodeJson(output!) : encodeXml(output!, schema));
 }

@@ -147,6 +147,20 @@ test.serial('device RPC and action; an rpc-error keeps its tag and message', asy
   t.deepEqual(action.json, { 'acme-router:output': { 'done-at': 'ge0' } });
 });
 
+test.serial('a device answer that does not fit the device schema is a 502 naming the fault, not the client\'s 400', async (t) => {
+  // the same model, but the device holds an element its own module does not define
+  const odd = await startNetconfSimulator({ yang: MODEL, config: '<system xmlns="urn:acme:router"><hostname>n2</hostname><colour>red</colour></system>' });
+  t.teardown(() => odd.close());
+  const r = await s.request('POST', '/rests/operations/connection-manager:install-node', {
+    input: { 'node-id': 'ODD', netconf: { 'netconf-node-topology:host': '127.0.0.1', 'netconf-node-topology:port': odd.port, 'netconf-node-topology:username': 'u', 'netconf-node-topology:password': 'p', 'netconf-node-topology:schema-cache-directory': cache } },
+  });
+  // install reads the device's configuration (the uniconfig copy): the device's fault, so 502
+  t.is(r.status, 502, r.text);
+  t.regex(r.json.errors.error[0]['error-message'], /device 'ODD' answered data that does not fit its schema: .*colour/);
+  const still = await s.request('GET', `${MOUNT}/acme-router:system?content=config`);
+  t.is(still.status, 200, still.text);
+});
+
 test.serial('uninstall-node closes the session and removes the node', async (t) => {
   const wrongType = await s.request('POST', '/rests/operations/connection-manager:uninstall-node', { input: { 'node-id': 'N1', 'connection-type': 'cli' } });
   t.is(wrongType.status, 404);

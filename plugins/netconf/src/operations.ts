@@ -6,7 +6,7 @@
  * it would send, built by the same function), RPCs, YANG 1.1 actions, and create-subscription. XML in, RFC 7951 JSON out through the core's codec for the device's schema.
  */
 import {
-  CAP_CANDIDATE, CAP_WRITABLE_RUNNING, child, NOTIFICATION_NS, standaloneText,
+  CAP_CANDIDATE, CAP_WRITABLE_RUNNING, NOTIFICATION_NS, standaloneText,
   type ContentFilter, type DeviceDataCodec, type DeviceEdit, type JsonObject, type JsonValue,
 } from '@rosetta/sdk';
 import { NetconfRpcError, NetconfSessionError } from './errors';
@@ -17,6 +17,8 @@ import { actionXml, editConfigXml, rpcXml, type Namespaces } from './xml-build';
 /** The part of a session the operations use (a NetconfSession; fakes in unit tests). */
 export interface OperationSession {
   rpc(body: string): Promise<RpcReply>;
+  /** A get/get-config's `<data>` as a standalone document, undefined when empty (NetconfSession.rpcData). */
+  rpcData(body: string): Promise<string | undefined>;
   has(capability: string): boolean;
 }
 
@@ -44,10 +46,8 @@ export async function readData(session: OperationSession, request: ReadRequest, 
   const filter = subtreeFilter(request.path, request.fields, ns) ?? '';
   const read = async (content: 'config' | 'nonconfig'): Promise<JsonObject> => {
     const body = content === 'config' ? `<get-config><source><${configSource(session)}/></source>${filter}</get-config>` : `<get>${filter}</get>`;
-    const reply = await session.rpc(body);
-    const data = child(reply.root, 'data');
-    if (!data || data.children.length === 0) return {};
-    return codec.fromXml(standaloneText(reply.text, data), { content });
+    const data = await session.rpcData(body);
+    return data === undefined ? {} : codec.fromXml(data, { content });
   };
   if (request.content !== 'all') return read(request.content);
   const [config, state] = await Promise.all([read('config'), read('nonconfig')]);

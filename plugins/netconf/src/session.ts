@@ -9,9 +9,10 @@ import { connect as tcpConnect, type Socket } from 'node:net';
 import { Client, type ClientChannel } from 'ssh2';
 import {
   BASE_1_0, BASE_1_1, FrameReader, frameMessage, helloMessage, NETCONF_NS, NOTIFICATION_NS, parseHello, parseRpcErrors,
-  parseXml, type FramingMode, type RpcErrorInfo, type XmlElement,
+  child, parseXml, standaloneText, type FramingMode, type RpcErrorInfo, type XmlElement,
 } from '@rosetta/sdk';
 import { NetconfRpcError, NetconfSessionError } from './errors';
+import { isRpcReply, loneDataText, readEnvelope } from './reply';
 
 export interface SessionOptions {
   readonly host: string;
@@ -44,9 +45,17 @@ export interface RpcReply {
 
 interface Pending {
   readonly operation: string;
-  readonly resolve: (reply: RpcReply) => void;
+  /** Asked by rpcData: answered with the data's text, not a parsed reply. */
+  readonly dataOnly: boolean;
+  readonly resolve: (reply: RpcReply | string | undefined) => void;
   readonly reject: (error: Error) => void;
   readonly timer: NodeJS.Timeout;
+}
+
+/** The `<data>` of a parsed reply as a standalone document, undefined when it is absent or empty. */
+function dataText(text: string, root: XmlElement): string | undefined {
+  const data = child(root, 'data');
+  return data === undefined || data.children.length === 0 ? undefined : standaloneText(text, data);
 }
 
 /** Capabilities this client advertises. */
@@ -199,15 +208,28 @@ export class NetconfSession {
    * error, with NetconfSessionError on timeout or when the session ends first.
    */
   rpc(body: string, timeoutMs = this.options.requestTimeoutMs): Promise<RpcReply> {
+    return this.request(body, timeoutMs, false) as Promise<RpcReply>;
+  }
+
+  /**
+   * Sends a get or get-config and resolves with its `<data>` as a standalone document (prefix
+   * declarations in scope kept), or undefined when the data is empty; rejects as `rpc` does. A reply
+   * holding only data is not parsed here (see reply.ts): the caller's decoder parses it once, strictly.
+   */
+  rpcData(body: string, timeoutMs = this.options.requestTimeoutMs): Promise<string | undefined> {
+    return this.request(body, timeoutMs, true) as Promise<string | undefined>;
+  }
+
+  private request(body: string, timeoutMs: number, dataOnly: boolean): Promise<RpcReply | string | undefined> {
     const operation = operationName(body);
     if (this.ended !== null) return Promise.reject(this.ended ?? new NetconfSessionError('closed', 'the session is closed'));
     const id = String(this.nextId++);
-    return new Promise<RpcReply>((resolve, reject) => {
+    return new Promise<RpcReply | string | undefined>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         reject(new NetconfSessionError('timeout', `${operation} (message-id ${id}) got no reply within ${timeoutMs} ms`));
       }, timeoutMs);
-      this.pending.set(id, { operation, resolve, reject, timer });
+      this.pending.set(id, { operation, dataOnly, resolve, reject, timer });
       this.options.onSend?.(body, id);
       this.send(`<rpc xmlns="${NETCONF_NS}" message-id="${id}">${body}</rpc>`);
     });
@@ -221,6 +243,18 @@ export class NetconfSession {
   /** Handles one framed message after the hello. */
   private receive(text: string): void {
     this.lastTraffic = Date.now();
+    const envelope = readEnvelope(text);
+    if (envelope !== undefined && isRpcReply(envelope)) {
+      const id = envelope.attrs.get('message-id');
+      const entry = id === undefined ? undefined : this.pending.get(id);
+      const data = entry?.dataOnly ? loneDataText(text, envelope) : undefined;
+      if (data !== undefined) {
+        this.pending.delete(id!);
+        clearTimeout(entry!.timer);
+        entry!.resolve(data === '' ? undefined : data);
+        return;
+      }
+    }
     let root: XmlElement;
     try {
       root = parseXml(text);
@@ -244,6 +278,7 @@ export class NetconfSession {
     const errors = parseRpcErrors(root);
     const failures = errors.filter((e) => e.severity === 'error');
     if (failures.length > 0) entry.reject(new NetconfRpcError(entry.operation, failures));
+    else if (entry.dataOnly) entry.resolve(dataText(text, root));
     else entry.resolve({ root, text, warnings: errors });
   }
 
