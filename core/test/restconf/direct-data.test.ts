@@ -112,13 +112,15 @@ const DIRECT: Sent[] = [
   { method: 'OPTIONS', path: '/rests/data/ietf-interfaces:interfaces-state' },
   { method: 'PUT', path: '/rests/data/ietf-interfaces:interfaces-state', body: '{"ietf-interfaces:interfaces-state":{}}' },
   { method: 'GET', path: IF },
+  { method: 'GET', path: '/rests/data/network-topology:network-topology/topology=t/node=n/yang-ext:mount' },
+  { method: 'OPTIONS', path: '/rests/data/network-topology:network-topology/topology=t/node=n/yang-ext:mount' },
 ];
 
 /** Requests the direct path hands to express. */
 const HANDED_OVER: Sent[] = [
   { method: 'POST', path: IF, body: entry('eth5') },
   { method: 'PATCH', path: IF, body: '{"ietf-yang-patch:yang-patch":{"patch-id":"p","edit":[{"edit-id":"1","operation":"delete","target":"/interface=eth5"}]}}', headers: { 'content-type': 'application/yang-patch+json' } },
-  { method: 'GET', path: '/rests/data/network-topology:network-topology/topology=t/node=n/yang-ext:mount' },
+  { method: 'POST', path: '/rests/data/network-topology:network-topology/topology=t/node=n/yang-ext:mount/m:reset' },
   { method: 'GET', path: '/rests/data/network-topology:network-topology/topology=uniconfig/node=n/configuration' },
   { method: 'TRACE', path: `${IF}/interface=eth0` },
   { method: 'GET', path: '/rests/datax' },
