@@ -128,9 +128,10 @@ export function editRpcs(session: Pick<OperationSession, 'has'>, edits: readonly
 }
 
 /**
- * Applies edits as one edit-config: the RPCs of {@link editRpcs}. On any failure on candidate,
- * discard-changes and unlock, then the device's error is thrown; on running, unlock and throw. Returns
- * the RPCs sent (the whole sequence once it succeeded).
+ * Applies edits as one edit-config: the RPCs of {@link editRpcs}, pipelined where the order on the
+ * session keeps them safe (lock with edit-config; commit with unlock). On any failure on candidate the
+ * edit is discarded (discard-changes) and the lock released, then the device's error is thrown; on
+ * running, unlock and throw. Returns the RPCs sent (the whole sequence once it succeeded).
  */
 export async function writeEdits(session: OperationSession, edits: readonly DeviceEdit[], ns: Namespaces): Promise<string[]> {
   const rpcs = editRpcs(session, edits, ns);
@@ -143,23 +144,35 @@ export async function writeEdits(session: OperationSession, edits: readonly Devi
   const locked = call(session, lock);
   const edited = call(session, edit);
   try {
-    try {
-      await locked;
-    } catch (e) {
-      await edited.then(() => session.rpc('<discard-changes/>'), () => undefined).catch(() => undefined);
-      throw e;
-    }
-    await edited;
-    if (candidate) await call(session, rpcs[2]!);
+    await locked;
   } catch (e) {
-    if (candidate && !(e instanceof NetconfSessionError)) {
-      await call(session, '<discard-changes/>').catch(() => undefined);
-    }
+    await edited.then(() => session.rpc('<discard-changes/>'), () => undefined).catch(() => undefined);
+    throw e;
+  }
+  try {
+    await edited;
+  } catch (e) {
+    if (candidate && !(e instanceof NetconfSessionError)) await call(session, '<discard-changes/>').catch(() => undefined);
     await call(session, unlock).catch(() => undefined);
     throw e;
   }
-  // not awaited: the change is committed; the unlock precedes any later request on this session anyway
-  void call(session, unlock).catch(() => undefined);
+  if (!candidate) {
+    // not awaited: the change is made; the unlock precedes any later request on this session anyway
+    void call(session, unlock).catch(() => undefined);
+    return rpcs;
+  }
+  // commit and unlock go out together: the device releases the lock right after committing, so the
+  // next request on this session does not queue behind an unlock sent one round trip later
+  const committed = call(session, rpcs[2]!);
+  const unlocked = call(session, unlock).catch(() => undefined);
+  try {
+    await committed;
+  } catch (e) {
+    // the unlock is already queued behind the refused commit: drop the edit, then make sure it is released
+    if (!(e instanceof NetconfSessionError)) await call(session, '<discard-changes/>').catch(() => undefined);
+    await unlocked;
+    throw e;
+  }
   return rpcs;
 }
 

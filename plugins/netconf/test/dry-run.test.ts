@@ -54,6 +54,20 @@ test('a write sends exactly what its dry run shows', async (t) => {
   }
 });
 
+test('a commit the device refuses: the edit is discarded, the lock released, the device\'s error thrown', async (t) => {
+  const session = recording([CAP_CANDIDATE]);
+  const refusing: OperationSession = {
+    ...session,
+    rpc: (body) => (body === '<commit/>'
+      ? (session.sent.push(body), Promise.reject(new NetconfRpcError('commit', [{ type: 'application', tag: 'operation-failed', severity: 'error', message: 'must violated' }])))
+      : session.rpc(body)),
+  };
+  const error = await t.throwsAsync(writeEdits(refusing, EDITS, NS), { instanceOf: NetconfRpcError });
+  t.regex(error!.message, /must violated/);
+  // commit and unlock went out together; discard-changes follows the refused commit
+  t.deepEqual(session.sent.map((b) => /^<([\w-]+)/.exec(b)![1]), ['lock', 'edit-config', 'commit', 'unlock', 'discard-changes']);
+});
+
 test('dry-run input that is not a list of edits: 400 naming the member, nothing sent', (t) => {
   const session = recording([CAP_CANDIDATE]);
   for (const [input, what] of [

@@ -67,7 +67,7 @@ test('schema from the simulator compiles; read, write + commit, YANG 1.1 action 
 
   await writeEdits(session, [{ operation: 'create', path: "/sim-interfaces:interfaces/interface[name='eth1']", value: { 'sim-interfaces:interface': [{ name: 'eth1', mtu: 9000 }] } }], ns);
   t.regex(sim.runningXml(), /<name>eth1<\/name><mtu>9000<\/mtu>/);
-  // the unlock is sent once the commit succeeded, without waiting for its reply
+  // the unlock goes out together with the commit; its reply is not waited for
   for (let i = 0; i < 100 && sim.operationLog.at(-1) !== 'unlock'; i++) await new Promise((r) => setTimeout(r, 10));
   t.deepEqual(sim.operationLog.slice(-4), ['lock', 'edit-config', 'commit', 'unlock'], 'candidate: lock, edit, commit, unlock; never validate');
 
