@@ -70,3 +70,7 @@ export function benchDataCodecs(): BenchResult[] {
     result(`XML encode ${n}`, xmlEncodeMs, 'ms', stringifyMs, '<= 3x JSON.stringify'),
   ];
 }
+
+if (require.main === module) {
+  for (const row of benchDataCodecs()) console.log(JSON.stringify(row));
+}

@@ -133,9 +133,14 @@ class Frame {
   readonly seqNames: string[] = [];
   readonly seqScopes: (Scope | undefined)[] = [];
   readonly seqSlots: Member[] = [];
+  /** The start tags' text, where it can be matched whole (see `XmlDecoder.predicted`). */
+  readonly seqTags: (string | undefined)[] = [];
 }
 
-/** How many leading children of an element `Frame.seq*` remembers. */
+/**
+ * How many leading children of an element `Frame.seq*` remember by position; the one after holds the
+ * last child resolved past them (the next entry of a long list, the next value of a long leaf-list).
+ */
 const PREDICTED_CHILDREN = 64;
 
 /** A list or leaf-list being gathered under one parent, with what detects duplicates. */
@@ -152,6 +157,8 @@ class XmlDecoder {
   private readonly frames: Frame[] = [];
   private depth = 0;
   private readonly allowState: boolean;
+  /** Whether elements may take the fast path (`predicted`): not when the caller skips some by schema. */
+  private readonly predicting: boolean;
   /** The validation mode this decoder's proofs serve (see decode-proof.ts). */
   private readonly mode: ProofMode;
   /** Number of inner nodes decoded so far that lack a mandatory child (their lists get no complete proof). */
@@ -166,6 +173,7 @@ class XmlDecoder {
   constructor(private readonly ctx: SchemaContext, private readonly options: DecodeOptions, private readonly tok: XmlTokenizer) {
     this.allowState = options.allowState ?? true;
     this.mode = this.allowState ? 'data' : 'config';
+    this.predicting = options.skip === undefined;
     this.topTable = membersOf(tableFor(options.parent, ctx));
   }
 
@@ -176,6 +184,8 @@ class XmlDecoder {
     const tok = this.tok;
     try {
       for (;;) {
+        const f = this.frames[this.depth - 1]!;
+        if (f.kind === Kind.Inner && f.seqTable === f.table && this.predicting && this.predicted(f)) continue;
         const t = tok.next();
         if (t === XmlToken.Start) this.start();
         else if (t === XmlToken.Text) this.content();
@@ -290,7 +300,7 @@ class XmlDecoder {
         break;
     }
     if (parent.kind === Kind.Root && this.wrapped) throw this.fail('unknown-element', 'nothing may follow the <data> or <config> wrapper', localName(name));
-    const position = parent.childCount++;
+    const position = Math.min(parent.childCount++, PREDICTED_CHILDREN);
     let slot: Member | undefined;
     if (parent.seqTable === parent.table && parent.seqNames[position] === name && parent.seqScopes[position] === scope) {
       slot = parent.seqSlots[position]!;
@@ -309,17 +319,75 @@ class XmlDecoder {
         if (this.options.skipUnknown === true) { this.push(Kind.Skip, undefined, scope); return; }
         throw this.unknown(name, local, ns);
       }
-      if (position < PREDICTED_CHILDREN) {
-        if (parent.seqTable !== parent.table) {
-          parent.seqTable = parent.table;
-          parent.seqNames.length = parent.seqScopes.length = parent.seqSlots.length = 0;
-        }
-        parent.seqNames[position] = name;
-        parent.seqScopes[position] = scope;
-        parent.seqSlots[position] = slot;
-      }
+      this.remember(parent, position, name, scope, slot);
     }
     if (parent.kind === Kind.Root) this.topCount++;
+    this.open(parent, slot, scope, tok.attrCount > 0);
+  }
+
+  /**
+   * Notes how the child at `position` of `parent` was written and what it resolved to, for the next
+   * element of this shape at this depth (see `Frame.seqNames`): the start tag's text too, where it
+   * holds no attribute but namespace declarations, so the element can be matched whole (`predicted`).
+   */
+  private remember(parent: Frame, position: number, name: string, scope: Scope | undefined, slot: Member): void {
+    if (parent.seqTable !== parent.table) {
+      parent.seqTable = parent.table;
+      parent.seqNames.length = parent.seqScopes.length = parent.seqSlots.length = parent.seqTags.length = 0;
+    }
+    const tok = this.tok;
+    let tag = tok.rawTag();
+    for (let i = 0; i < tok.attrCount && tag !== undefined; i++) {
+      const attribute = tok.attrNames[i]!;
+      if (attribute !== 'xmlns' && !attribute.startsWith('xmlns:')) tag = undefined;
+    }
+    parent.seqNames[position] = name;
+    parent.seqScopes[position] = scope;
+    parent.seqSlots[position] = slot;
+    parent.seqTags[position] = tag;
+  }
+
+  /**
+   * The fast path for an element under `parent` written exactly as the one remembered at its position
+   * (list entries and their children repeat one shape): matched as a whole start tag, or for a leaf as
+   * a whole element, without tokenizing it, resolving its name or reading its namespace declarations.
+   * Whatever the fast path does not take (another shape, a reference, a fault to report) is left to
+   * the general path: false, and nothing read.
+   */
+  private predicted(parent: Frame): boolean {
+    const position = Math.min(parent.childCount, PREDICTED_CHILDREN);
+    const tag = parent.seqTags[position];
+    if (tag === undefined) return false;
+    const name = parent.seqNames[position]!;
+    const scope = parent.seqScopes[position];
+    // With no attributes the element is in its parent's scope; with namespace declarations, in the
+    // scope they made under it (the same declarations written again make the same scope).
+    if (tag === name ? scope !== parent.scope : scope?.parent !== parent.scope) return false;
+    const slot = parent.seqSlots[position]!;
+    const schema = slot.schema;
+    if (!this.allowState && !schema.config) return false;
+    const tok = this.tok;
+    if (schema.kind === 'leaf') {
+      const text = tok.leafMatches(tag, name);
+      if (text === undefined || holds(parent.out, schema)) return false;
+      const value = this.textValue(slot, text, scope);
+      if (value === INVALID) return false;
+      tok.skipMatched();
+      parent.childCount++;
+      if (slot.mandatory) parent.mandatory++;
+      this.place(parent, slot, sharedLeaf(slot, value));
+      return true;
+    }
+    if (schema.kind !== 'list' && schema.kind !== 'container') return false;
+    if (!tok.startMatches(tag)) return false;
+    tok.enterMatched(name);
+    parent.childCount++;
+    this.open(parent, slot, scope, false);
+    return true;
+  }
+
+  /** Opens the element resolved to `slot` under `parent`; `metadata`: its start tag has attributes besides namespaces. */
+  private open(parent: Frame, slot: Member, scope: Scope | undefined, metadata: boolean): void {
     const schema = slot.schema;
     // A resolved element's local name is its schema node's name, and its namespace its module's.
     const local = schema.name;
@@ -330,7 +398,7 @@ class XmlDecoder {
         if (holds(parent.out, schema)) this.failTwice(schema, scope, local);
         const f = this.push(Kind.Leaf, schema, scope);
         f.slot = slot;
-        if (tok.attrCount > 0) f.attributes = this.attributes(scope);
+        if (metadata) f.attributes = this.attributes(scope);
         return;
       }
       case 'leaf-list': {
@@ -338,7 +406,7 @@ class XmlDecoder {
         const f = this.push(Kind.Leaf, schema, scope);
         f.slot = slot;
         f.group = group;
-        if (tok.attrCount > 0) f.attributes = this.attributes(scope);
+        if (metadata) f.attributes = this.attributes(scope);
         return;
       }
       case 'list': {
@@ -350,7 +418,7 @@ class XmlDecoder {
         f.slot = slot;
         f.table = childMembers(slot);
         f.out = f.gathering;
-        if (tok.attrCount > 0) {
+        if (metadata) {
           const attributes = this.attributes(scope);
           if (attributes !== undefined) entry.attributes = attributes;
         }
@@ -364,7 +432,7 @@ class XmlDecoder {
         f.slot = slot;
         f.table = childMembers(slot);
         f.out = f.gathering;
-        if (tok.attrCount > 0) {
+        if (metadata) {
           const attributes = this.attributes(scope);
           if (attributes !== undefined) node.attributes = attributes;
         }
@@ -376,7 +444,7 @@ class XmlDecoder {
         const f = this.push(Kind.Any, schema, scope);
         f.slot = slot;
         f.ns = schema.module.namespace;
-        if (tok.attrCount > 0) f.attributes = this.attributes(scope);
+        if (metadata) f.attributes = this.attributes(scope);
         return;
       }
       default:
@@ -572,11 +640,16 @@ class XmlDecoder {
     return keyString(values);
   }
 
+  /** The value of a leaf's text, or INVALID. */
+  private textValue(member: Member, text: string, scope: Scope | undefined): LeafValue | typeof INVALID {
+    return member.codec!.textValue(text, this.ctx, scope === undefined ? noPrefixes : scope.resolvePrefix, member.module.name);
+  }
+
   private value(member: Member, text: string, scope: Scope | undefined): LeafValue {
     const schema = member.schema;
-    const resolvePrefix = scope === undefined ? noPrefixes : scope.resolvePrefix;
-    const value = member.codec!.textValue(text, this.ctx, resolvePrefix, member.module.name);
+    const value = this.textValue(member, text, scope);
     if (value === INVALID) {
+      const resolvePrefix = scope === undefined ? noPrefixes : scope.resolvePrefix;
       const result = member.codec!.text(text, this.ctx, resolvePrefix, member.module.name);
       const shown = text.length > 80 ? `${text.slice(0, 77)}...` : text;
       throw this.fail('invalid-value', `invalid value '${shown}' for '${schema.name}': ${result.ok ? 'refused' : result.message}`);

@@ -119,6 +119,9 @@ export class XmlTokenizer {
   /** Next offset of '&' / '\r' at or after the scan position (-1: none left); kept so scans stay linear. */
   private nextAmp = -2;
   private nextCr = -2;
+  /** Where the last predicted element matched (see `startMatches`). */
+  private matchStart = 0;
+  private matchEnd = 0;
 
   constructor(private readonly text: string, private readonly maxDepth: number) {
     if (text.charCodeAt(0) === 0xfeff) this.pos = 1;
@@ -177,6 +180,71 @@ export class XmlTokenizer {
       }
       return this.startTag(start);
     }
+  }
+
+  // -----------------------------------------------------------------------------------------------
+  // Predicted elements: a caller that knows how the next element was written last time (list entries
+  // and their children repeat one shape) checks for exactly that text instead of tokenizing it. A
+  // match is text the general path has already accepted once, so it is well-formed; anything else
+  // (a reference, a comment, another name, an attribute more) fails the match and nothing moves.
+
+  /**
+   * Whether `<` + `tag` + `>` is next (whitespace before it allowed), `tag` being a start tag's text
+   * as `rawTag` gave it. Remembers where the match ends for `enterMatched`.
+   */
+  startMatches(tag: string): boolean {
+    const text = this.text;
+    let pos = this.pos;
+    while (isSpace(text.charCodeAt(pos))) pos++;
+    const end = pos + tag.length + 1;
+    if (text.charCodeAt(pos) !== LT || text.charCodeAt(end) !== GT || !holdsAt(text, tag, pos + 1)) return false;
+    this.matchStart = pos;
+    this.matchEnd = end + 1;
+    return true;
+  }
+
+  /** Opens the element `name` whose start tag `startMatches` found: as `next()` returning its Start. */
+  enterMatched(name: string): void {
+    this.tokenStart = this.matchStart;
+    if (this.depth >= this.maxDepth) this.fail(`elements nest deeper than ${this.maxDepth} levels`, this.matchStart);
+    this.open[this.depth] = name;
+    this.depth++;
+    this.pos = this.matchEnd;
+  }
+
+  /**
+   * The text of a whole element `<tag>text</name>` if it is next: `tag` as in `startMatches`, text
+   * without markup, references or CR (taken as is). Undefined if not; `skipMatched` then reads past it.
+   */
+  leafMatches(tag: string, name: string): string | undefined {
+    if (this.depth >= this.maxDepth || !this.startMatches(tag)) return undefined;
+    const text = this.text;
+    const textStart = this.matchEnd;
+    const textEnd = text.indexOf('<', textStart);
+    if (textEnd < 0 || text.charCodeAt(textEnd + 1) !== SLASH) return undefined;
+    const end = textEnd + 2 + name.length;
+    if (text.charCodeAt(end) !== GT || !holdsAt(text, name, textEnd + 2)) return undefined;
+    if (this.nextAmp !== -1 && this.nextAmp < textStart) this.nextAmp = text.indexOf('&', textStart);
+    if (this.nextAmp >= 0 && this.nextAmp < textEnd) return undefined;
+    if (this.nextCr !== -1 && this.nextCr < textStart) this.nextCr = text.indexOf('\r', textStart);
+    if (this.nextCr >= 0 && this.nextCr < textEnd) return undefined;
+    this.matchEnd = end + 1;
+    return text.slice(textStart, textEnd);
+  }
+
+  /** Reads past the element `leafMatches` found: as `next()` returning its Start, Text and End. */
+  skipMatched(): void {
+    this.tokenStart = this.matchStart;
+    this.pos = this.matchEnd;
+  }
+
+  /**
+   * The text of the current Start token between `<` and `>` (the name if it has no attributes), for
+   * `startMatches` to compare later; undefined for a self-closing tag.
+   */
+  rawTag(): string | undefined {
+    if (this.pendingEnd) return undefined;
+    return this.attrCount === 0 && this.pos === this.tokenStart + this.name.length + 2 ? this.name : this.text.slice(this.tokenStart + 1, this.pos - 1);
   }
 
   /** The decoded text of the current Text token. */
