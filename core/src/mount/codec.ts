@@ -53,21 +53,33 @@ const START = /^\s*(?:<\?xml[^>]*\?>\s*)?<([A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)
 function asDataWrapper(xml: string): string {
   const m = START.exec(xml);
   if (m === undefined || m === null) throw new DataError(fault('malformed-message', '/', 'the device reply has no element'));
-  const decls = prefixDeclarations(m[3] ?? '');
+  const attributes = m[3] ?? '';
+  const decls = prefixDeclarations(attributes);
   if (m[4] === '/') return `<data${decls}/>`;
-  const close = new RegExp(`</${escape(m[1] ?? '')}${escape(m[2]!)}\\s*>\\s*$`).exec(xml);
-  if (close === null) throw new DataError(fault('malformed-message', '/', `the device reply's <${m[2]}> is not closed`));
-  return `<data${decls}>${xml.slice(m[0].length, close.index)}</data>`;
+  const close = closingTag(xml, m[1], m[2]!);
+  if (close === undefined) throw new DataError(fault('malformed-message', '/', `the device reply's <${m[2]}> is not closed`));
+  // already the wrapper (a NETCONF session hands <data> over as it came): nothing to copy
+  if (m[1] === undefined && m[2] === 'data' && attributes.replace(PREFIX_DECLARATION, '').trim() === '') return xml;
+  return `<data${decls}>${xml.slice(m[0].length, close)}</data>`;
 }
+
+/** Where `</prefix:name>` starts when it ends the text (white space aside); undefined otherwise. */
+function closingTag(xml: string, prefix: string | undefined, name: string): number | undefined {
+  const tag = `</${prefix ?? ''}${name}`;
+  let end = xml.length;
+  while (end > 0 && /\s/.test(xml[end - 1]!)) end--;
+  if (xml[end - 1] !== '>') return undefined;
+  let i = end - 1;
+  while (i > 0 && /\s/.test(xml[i - 1]!)) i--;
+  return xml.startsWith(tag, i - tag.length) ? i - tag.length : undefined;
+}
+
+const PREFIX_DECLARATION = /\s(xmlns:[A-Za-z_][\w.-]*)\s*=\s*("[^"]*"|'[^']*')/g;
 
 function prefixDeclarations(attributes: string): string {
   let out = '';
-  for (const d of attributes.matchAll(/\s(xmlns:[A-Za-z_][\w.-]*)\s*=\s*("[^"]*"|'[^']*')/g)) out += ` ${d[1]}=${d[2]}`;
+  for (const d of attributes.matchAll(PREFIX_DECLARATION)) out += ` ${d[1]}=${d[2]}`;
   return out;
-}
-
-function escape(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** The output members of an rpc-reply for `operation`. */
@@ -77,9 +89,9 @@ function operationOutput(xml: string, schema: SchemaContext, operation: string):
   const m = START.exec(xml);
   if (m === null) throw new DataError(fault('malformed-message', '/', 'the device reply has no element'));
   if (m[4] === '/') return {};
-  const close = new RegExp(`</${escape(m[1] ?? '')}${escape(m[2]!)}\\s*>\\s*$`).exec(xml);
-  if (close === null) throw new DataError(fault('malformed-message', '/', `the device reply's <${m[2]}> is not closed`));
-  const inner = xml.slice(m[0].length, close.index);
+  const close = closingTag(xml, m[1], m[2]!);
+  if (close === undefined) throw new DataError(fault('malformed-message', '/', `the device reply's <${m[2]}> is not closed`));
+  const inner = xml.slice(m[0].length, close);
   if (/^\s*(<([A-Za-z_][\w.-]*:)?ok(\s[^>]*)?\/>\s*)?$/.test(inner)) return {};
   const wrapped = `<output xmlns="${op.module.namespace}"${prefixDeclarations(m[3] ?? '')}>${inner}</output>`;
   const decoded = decodeXml(wrapped, schema, { parent: op, parentPath: operation });
