@@ -6,6 +6,7 @@
  * netconfd: the floor. Goal: within 1.5x of the raw session once connected. Bounded: a fixed number of
  * requests, each suite under a minute. Skipped (no rows) when netconfd cannot run here.
  *
+ * Beside the one-leaf reads, a read of 500 interfaces (about 136 KB of XML) shows the per-byte costs.
  * The raw floor has no HTTP: a local RESTCONF GET on the same service is reported beside it, and the
  * mount's latency minus that HTTP floor, so the table shows what the mount point itself adds. A mount PUT
  * reads the target's configuration first (201 vs 204, create/delete checks), then sends lock and
@@ -28,7 +29,11 @@ const SCRIPT = path.join(REPO, 'test/peers/netconf-device.sh');
 const PEER = { host: '127.0.0.1', port: 10862, username: 'ncuser', password: 'ncpass', state: '/tmp/rosetta-bench-netconf' };
 const GETS = 200;
 const PUTS = 60;
+const BIG_GETS = 40;
+/** Interfaces in the large read (about 136 KB of XML from netconfd). */
+const INTERFACES = 500;
 const SYSTEM_NS = 'urn:ietf:params:xml:ns:yang:ietf-system';
+const INTERFACES_NS = 'urn:ietf:params:xml:ns:yang:ietf-interfaces';
 const MOUNT = '/rests/data/network-topology:network-topology/topology=topology-netconf/node=B1/yang-ext:mount';
 
 function peer(command: 'start' | 'stop' | 'restart'): Promise<void> {
@@ -123,6 +128,17 @@ export async function benchNetconf(): Promise<BenchResult[]> {
     });
     const httpFloor = await timed(GETS, () => http.must('GET', '/rests/data/network-topology:network-topology/topology=topology-netconf?content=config', [200, 404]));
     const mountPut = await timed(PUTS, (i) => http.must('PUT', `${MOUNT}/ietf-system:system/contact`, { 'ietf-system:contact': `rosetta ${i}` }, [201, 204]));
+    // a realistic read: 500 interfaces, where the per-byte work (the device's, the decode, the encode) counts;
+    // last, since netconfd's commits slow down with a larger configuration
+    let interfaces = '';
+    for (let i = 0; i < INTERFACES; i++) {
+      interfaces += `<interface><name>eth${i}</name><description>uplink number ${i} to the core</description>`
+        + `<type xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type">ianaift:ethernetCsmacd</type><enabled>true</enabled></interface>`;
+    }
+    rawOk(await r.rpc(`<edit-config><target><candidate/></target><config><interfaces xmlns="${INTERFACES_NS}">${interfaces}</interfaces></config></edit-config>`));
+    rawOk(await r.rpc('<commit/>'));
+    const rawBig = await timed(BIG_GETS, async () => rawOk(await r.rpc(`<get-config><source><candidate/></source><filter type="subtree"><interfaces xmlns="${INTERFACES_NS}"/></filter></get-config>`)));
+    const mountBig = await timed(BIG_GETS, () => http.must('GET', `${MOUNT}/ietf-interfaces:interfaces?content=config`, [200]));
     await uninstall();
     const goal = 'within 1.5x of the raw session';
     return [
@@ -130,6 +146,7 @@ export async function benchNetconf(): Promise<BenchResult[]> {
       result('NETCONF install-node, warm (schema cache on disk, compiled)', warm, 'ms', rawConnect, 'baseline: raw connect + hello'),
       result('NETCONF mount GET config (get-config candidate, subtree)', mountGet, 'ms', rawGet, goal),
       result('NETCONF mount GET state (get, subtree)', mountState, 'ms', rawState, goal),
+      result(`NETCONF mount GET config of ${INTERFACES} interfaces (136 KB of XML)`, mountBig, 'ms', rawBig, goal),
       result('NETCONF mount PUT leaf vs raw edit-config + commit', mountPut, 'ms', rawPut, goal),
       result('NETCONF mount PUT leaf vs raw lock, edit-config, commit, unlock', mountPut, 'ms', rawLockedPut, goal),
       result('HTTP floor: local GET on the same service (for scale)', httpFloor, 'ms'),
