@@ -8,12 +8,12 @@
  * Both services run in this process, beside the client; what is compared is the difference.
  */
 import * as fs from 'node:fs';
-import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { openDatastores } from '@rosetta/core/dist/src/datastore';
 import { resolveConfig } from '@rosetta/core/dist/src/service/config';
 import { startService, type RunningService } from '@rosetta/core/dist/src/service/service';
+import { benchClient } from './http-client';
 import { result, type BenchResult } from './results';
 
 /**
@@ -44,19 +44,10 @@ const BENCH_YANG = `module bench {
 }
 `;
 
-/** A keep-alive client for one service: one socket, requests one after another. */
+/** A keep-alive client for one service (one socket, requests one after another), answering statuses. */
 function client(url: string) {
-  const { hostname, port } = new URL(url);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const request = (method: string, p: string, body?: string) => new Promise<number>((resolve, reject) => {
-    const req = http.request({ host: hostname, port, path: p, method, agent, headers: body ? { 'content-type': 'application/yang-data+json', 'content-length': Buffer.byteLength(body) } : {} }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-  return { request, close: () => agent.destroy() };
+  const c = benchClient(url);
+  return { request: async (method: string, p: string, body?: string) => (await c.request(method, p, body)).status, close: () => c.close() };
 }
 
 type Request = (c: ReturnType<typeof client>) => Promise<number>;

@@ -19,12 +19,12 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { interfacesDocument } from './data-codecs';
 import { sharedYang } from './paths';
+import { benchClient, type BenchClient } from './http-client';
 import { result, type BenchResult } from './results';
 
 const CONNECTIONS = 8;
@@ -85,26 +85,11 @@ function resetPeak(pid: number): void {
   try { fs.writeFileSync(`/proc/${pid}/clear_refs`, '5'); } catch { /* older kernels: peak since start */ }
 }
 
-interface Reply { status: number; body: string }
-
-function request(agent: http.Agent, url: string, method: string, body?: string, headers: Record<string, string> = {}): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, agent, headers: { ...(body !== undefined ? { 'Content-Type': 'application/yang-data+json', 'Content-Length': Buffer.byteLength(body) } : {}), ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 interface Load { perSecond: number; p99Ms: number; errors: number }
 
 /** `CONNECTIONS` loops, each sending `make(i)` one after another for RUN_MS; counts 2xx answers. */
 async function load(base: string, make: (i: number) => { method: string; path: string; body?: string }, expect: (status: number) => boolean, runMs = RUN_MS): Promise<Load> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const client = benchClient(base, CONNECTIONS);
   const latencies: number[] = [];
   let errors = 0;
   let counter = 0;
@@ -114,17 +99,17 @@ async function load(base: string, make: (i: number) => { method: string; path: s
     while (performance.now() < end) {
       const r = make(counter++);
       const t = performance.now();
-      const reply = await request(agent, base + r.path, r.method, r.body);
+      const reply = await client.request(r.method, r.path, r.body);
       latencies.push(performance.now() - t);
       if (!expect(reply.status)) {
         errors += 1;
-        if (errors === 1) console.error(`bench: ${r.method} ${r.path} answered ${reply.status}: ${reply.body.slice(0, 300)}`);
+        if (errors === 1) console.error(`bench: ${r.method} ${r.path} answered ${reply.status}: ${reply.text.slice(0, 300)}`);
       }
     }
   };
   await Promise.all(Array.from({ length: CONNECTIONS }, loop));
   const elapsed = performance.now() - started;
-  agent.destroy();
+  client.close();
   latencies.sort((a, b) => a - b);
   return { perSecond: (latencies.length - errors) / (elapsed / 1000), p99Ms: latencies[Math.floor(latencies.length * 0.99)] ?? 0, errors };
 }
@@ -160,17 +145,17 @@ async function singleEntryLoads(child: Child, stored: number, trivial: Child): P
 
 /** One second of GETs and PUTs, not measured. */
 async function warmUp(base: string, stored: number): Promise<void> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const client = benchClient(base, CONNECTIONS);
   const end = performance.now() + 1000;
   let i = 0;
   await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
     while (performance.now() < end) {
       const k = (i++ * 7919) % stored;
-      await request(agent, `${base}${ENTRY}eth${k}`, 'GET');
-      await request(agent, `${base}${ENTRY}eth${k}`, 'PUT', entryBody(k, i));
+      await client.request('GET', `${ENTRY}eth${k}`);
+      await client.request('PUT', `${ENTRY}eth${k}`, entryBody(k, i));
     }
   }));
-  agent.destroy();
+  client.close();
 }
 
 function median(values: readonly number[]): number {
@@ -186,12 +171,12 @@ function medianMs(runs: number, fn: () => void): number {
 }
 
 /** Replaces the whole list with `entries` entries; returns wall time and the service's peak RSS. */
-async function putList(child: Child, agent: http.Agent, text: string): Promise<{ ms: number; peak: number }> {
+async function putList(child: Child, client: BenchClient, text: string): Promise<{ ms: number; peak: number }> {
   resetPeak(child.proc.pid!);
   const t = performance.now();
-  const reply = await request(agent, child.url + LIST, 'PUT', text);
+  const reply = await client.request('PUT', LIST, text);
   const ms = performance.now() - t;
-  if (reply.status !== 201 && reply.status !== 204) throw new Error(`PUT of the list answered ${reply.status}: ${reply.body.slice(0, 300)}`);
+  if (reply.status !== 201 && reply.status !== 204) throw new Error(`PUT of the list answered ${reply.status}: ${reply.text.slice(0, 300)}`);
   return { ms, peak: peakRss(child.proc.pid!) };
 }
 
@@ -210,9 +195,9 @@ export async function benchRestconf(): Promise<BenchResult[]> {
     // The same unmeasured second as the service gets: the client's own HTTP code is JIT-cold at first,
     // and a cold first phase would understate the ceiling.
     await load(trivial.url, () => ({ method: 'GET', path: '/' }), (s) => s === 200, 1000);
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const client = benchClient(service.url);
     const heapEmpty = await heapAfterGc(service);
-    await putList(service, agent, interfacesDocument(1000));
+    await putList(service, client, interfacesDocument(1000));
     const heap1k = await heapAfterGc(service);
     // Warm-up (JIT, connection set-up) so that the first measured phase is not also the coldest.
     await warmUp(service.url, 1000);
@@ -222,7 +207,7 @@ export async function benchRestconf(): Promise<BenchResult[]> {
     const parsed = JSON.parse(big) as unknown;
     const roundTripMs = () => medianMs(3, () => JSON.parse(big)) + medianMs(3, () => JSON.stringify(parsed));
     const putRoundTrip = roundTripMs();
-    const bigPuts = [await putList(service, agent, big), await putList(service, agent, big), await putList(service, agent, big)];
+    const bigPuts = [await putList(service, client, big), await putList(service, client, big), await putList(service, client, big)];
     const bigPut = { ms: median(bigPuts.map((p) => p.ms)), peak: Math.max(...bigPuts.map((p) => p.peak)) };
     const heap100k = await heapAfterGc(service);
     const at100k = await singleEntryLoads(service, 100_000, trivial);
@@ -232,13 +217,13 @@ export async function benchRestconf(): Promise<BenchResult[]> {
     for (let i = 0; i < 3; i++) {
       resetPeak(service.proc.pid!);
       const t = performance.now();
-      const got = await request(agent, service.url + LIST, 'GET');
+      const got = await client.request('GET', LIST);
       gets.push({ ms: performance.now() - t, peak: peakRss(service.proc.pid!) });
-      if (got.status !== 200 || got.body.length < big.length / 2) throw new Error(`GET of the list answered ${got.status} with ${got.body.length} bytes`);
+      if (got.status !== 200 || got.text.length < big.length / 2) throw new Error(`GET of the list answered ${got.status} with ${got.text.length} bytes`);
     }
     const getMs = median(gets.map((g) => g.ms));
     const getPeak = Math.max(...gets.map((g) => g.peak));
-    agent.destroy();
+    client.close();
 
     const errors = at1k.get.errors + at1k.put.errors + at100k.get.errors + at100k.put.errors;
 
