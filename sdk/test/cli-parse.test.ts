@@ -1,13 +1,13 @@
 /**
  * CLI output helpers on output recorded from FRR 8.4.4 (the example's transcript) and on FRR's BGP
- * running-config layout from the peer report; per-request caching of show commands; definePlugin and
- * defineSettings.
+ * running-config layout from the peer report; per-request caching of show commands and their prefetch
+ * (typed ahead in one call), a unit's typeAhead flag; definePlugin and defineSettings.
  */
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  cachingSession, cliError, CliOutputError, definePlugin, defineSettings, field, fields, parseBlocks, parseJsonOutput, parseSessionLog,
+  asTranslationUnit, cachingSession, cliError, defineTranslationUnit, CliOutputError, definePlugin, defineSettings, field, fields, parseBlocks, parseJsonOutput, parseSessionLog,
   records, sections,
 } from '@rosetta/sdk';
 
@@ -57,6 +57,44 @@ test('a request session asks the device once per show command; config commands a
   await t.throwsAsync(session.exec('show fail'));
   await t.throwsAsync(session.exec('show fail')); // a failure is not cached
   t.deepEqual(calls, ['show running-config', 'interface lo', 'interface lo', 'show fail', 'show fail']);
+});
+
+test('prefetch types the show commands ahead in one call; readers get those outputs; others wait for them', async (t) => {
+  const calls: string[][] = [];
+  let answer!: () => void;
+  const typedAhead = new Promise<void>((r) => { answer = r; });
+  const session = cachingSession({
+    exec: async (c) => { calls.push([c]); return `out of ${c}`; },
+    execAll: (cs) => {
+      calls.push([...cs]);
+      return cs.map(async (c) => { await typedAhead; if (c === 'show fail') throw new Error('refused'); return `typed ${c}`; });
+    },
+  });
+  const prefetched = session.prefetch(['show a', 'configure terminal', 'show b', 'show a', 'show fail']);
+  t.deepEqual(calls, [['show a', 'show b', 'show fail']], 'only show commands, each once, in one call');
+  const later = session.exec('show c'); // not prefetched: sent once the typed-ahead commands are answered
+  t.deepEqual(calls.length, 1);
+  answer();
+  t.is(await session.exec('show b'), 'typed show b');
+  t.is(await later, 'out of show c');
+  await prefetched;
+  t.is(await session.exec('show a'), 'typed show a');
+  t.is(await session.exec('show fail'), 'out of show fail', 'a failed prefetch is not cached: the reader asks again');
+  await session.prefetch(['show a']); // cached already: nothing sent
+  t.deepEqual(calls, [['show a', 'show b', 'show fail'], ['show c'], ['show fail']]);
+  t.deepEqual(session.commandsSent, ['show a', 'show b', 'show fail', 'show c', 'show fail']);
+  t.deepEqual(session.commandsAsked, ['show c', 'show b', 'show a', 'show fail'], 'what readers asked for, not what was prefetched');
+  const plain = cachingSession({ exec: async (c) => `out of ${c}` });
+  await plain.prefetch(['show a']);
+  t.deepEqual(plain.commandsSent, [], 'a session that cannot type ahead prefetches nothing');
+});
+
+test('typeAhead: false unless the unit says so; a unit from an older SDK gets it', (t) => {
+  t.false(defineTranslationUnit({ paths: {} }).typeAhead);
+  t.true(defineTranslationUnit({ paths: {}, typeAhead: true }).typeAhead);
+  t.throws(() => defineTranslationUnit({ paths: {}, typeAhead: 'yes' as never }), { message: /typeAhead must be a boolean/ });
+  const older = { kind: 'rosetta-translation-unit' as const, registrations: [], errorPatterns: [], unusablePatterns: [] };
+  t.false(asTranslationUnit(older).typeAhead);
 });
 
 test('definePlugin builds what the core loads; defineSettings names each bad field', (t) => {

@@ -49,30 +49,64 @@ function sessionFailure(e: unknown): e is CliTimeoutError | CliConnectionError |
   return e instanceof CliTimeoutError || e instanceof CliConnectionError || e instanceof CliDeviceUnusableError;
 }
 
+/** Most reads (target and content) whose show commands a device remembers for type-ahead. */
+const READ_PLANS_PER_DEVICE = 32;
+/** Most commands typed ahead at once (a device's input buffer is finite). */
+const MAX_TYPE_AHEAD = 64;
+
+/** Per device: the show commands the last read of a target and content asked for. */
+const readPlans = new WeakMap<CliDevice, Map<string, readonly string[]>>();
+
 /**
  * Reads the target (RFC 7951 instance path under the mount point); `{}` when it has no data. The units'
  * readers see exec-mode commands only. When the session itself failed (a timeout, a broken connection),
  * that error is what the caller gets, with the engine's message naming the node being read, so its status
  * (504, 502) survives the engine's wrapping.
+ *
+ * When every serving unit says the device takes typed-ahead commands, the show commands the previous read
+ * of the same target and content asked for are sent in one write before the readers run (each is still
+ * sent and answered now, never taken from an earlier request): the device answers them back to back
+ * instead of waiting a round trip for each. A command the readers no longer ask for (the configuration
+ * changed) costs its output once; one they newly ask for is sent as usual; the next read uses what this
+ * one asked for.
  */
 export async function readDevice(device: CliDevice, units: readonly TranslationUnit[], path: string, content: 'config' | 'nonconfig' | 'all'): Promise<JsonObject> {
   device.useUnusablePatterns(unusablePatternsOf(units));
+  const typeAhead = units.every((u) => u.typeAhead);
+  const plans = typeAhead ? readPlans.get(device) ?? new Map<string, readonly string[]>() : undefined;
+  if (plans) readPlans.set(device, plans);
+  const planKey = `${content} ${path}`;
   return device.run(async (session) => {
     let failure: Error | undefined;
-    const reader: UnitSession = {
-      exec: (command) => session.exec(command).catch((e: unknown) => {
-        if (sessionFailure(e)) failure ??= e;
-        throw e;
-      }),
+    const noteFailure = (e: unknown) => {
+      if (sessionFailure(e)) failure ??= e;
+      throw e;
     };
+    const reader: UnitSession = {
+      exec: (command) => session.exec(command).catch(noteFailure),
+      ...(typeAhead ? { execAll: (commands: readonly string[]) => session.execAll(commands).map((p) => p.catch(noteFailure)) } : {}),
+    };
+    const cached = cachingSession(reader);
+    const prefetched = cached.prefetch(plans?.get(planKey) ?? []);
     try {
-      return (await readUnits(units, cachingSession(reader), { path, content })) ?? {};
+      const tree = (await readUnits(units, cached, { path, content })) ?? {};
+      if (plans) remember(plans, planKey, cached.commandsAsked.slice(0, MAX_TYPE_AHEAD));
+      return tree;
     } catch (e) {
       if (failure === undefined) throw e;
       failure.message = e instanceof Error ? e.message : failure.message;
       throw failure;
+    } finally {
+      // the job owns the shell until the device has answered every command typed ahead
+      await prefetched;
     }
   });
+}
+
+function remember(plans: Map<string, readonly string[]>, key: string, commands: readonly string[]): void {
+  plans.delete(key);
+  if (plans.size >= READ_PLANS_PER_DEVICE) plans.delete(plans.keys().next().value!);
+  plans.set(key, commands);
 }
 
 /** The commands a write would send and their undo, without touching the device. */

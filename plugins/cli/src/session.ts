@@ -89,6 +89,24 @@ export class CliSession {
     return (await this.send(command, false)).output;
   }
 
+  /**
+   * Exec-mode commands typed ahead in one write, for a device that reads typed-ahead input in order (the
+   * serving units say so): each output checked as `exec` checks it, each promise settling as soon as the
+   * device has answered that command. Out of configuration mode first, which the device must finish before
+   * it takes the commands.
+   */
+  execAll(commands: readonly string[]): Promise<string>[] {
+    if (commands.length === 0) return [];
+    const ready = this.inConfigMode ? this.send('end') : undefined;
+    if (ready) {
+      // the prompt after `end` must come first; then the same, from exec mode
+      const typed = ready.then(() => this.execAll(commands));
+      return commands.map((_, i) => typed.then((outputs) => outputs[i]!));
+    }
+    this.sent.push(...commands);
+    return this.shell.sendAll(commands, this.options.commandTimeoutMs).map((reply, i) => reply.then((r) => this.checked(commands[i]!, r).output));
+  }
+
   /** Enters configuration mode (`configure terminal`) unless the device is in it already. */
   async enterConfig(): Promise<void> {
     if (this.inConfigMode) return;
@@ -121,7 +139,12 @@ export class CliSession {
   private async send(command: string, checked = true): Promise<Reply> {
     this.sent.push(command);
     const reply = await this.shell.send(command, this.options.commandTimeoutMs);
-    const patterns = checked ? this.options.unusablePatterns?.() : undefined;
+    return checked ? this.checked(command, reply) : reply;
+  }
+
+  /** The reply, unless its output says the device cannot serve (CliDeviceUnusableError). */
+  private checked(command: string, reply: Reply): Reply {
+    const patterns = this.options.unusablePatterns?.();
     if (patterns !== undefined && patterns.length > 0 && reply.output !== '') {
       const line = findDeviceError(reply.output, patterns);
       if (line !== undefined) throw new CliDeviceUnusableError(command, line);

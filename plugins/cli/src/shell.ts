@@ -29,6 +29,8 @@ export interface Reply {
 
 /** Largest output of one command kept; a device printing more is treated as broken. */
 const MAX_OUTPUT = 64 * 1024 * 1024;
+const CR = 13;
+const LF = 10;
 /** How many times login may see a different last line before giving up learning the prompt. */
 const LEARN_ROUNDS = 6;
 
@@ -123,6 +125,24 @@ export class CliShell {
     return reply;
   }
 
+  /**
+   * Types several lines ahead in one write, for a device that reads typed-ahead input in order (vtysh
+   * does: each line is echoed after the previous line's prompt). A line's reply ends where the prompt is
+   * followed by the next line's echo, the last one at the final prompt. Each promise settles as soon as
+   * its reply is complete, so a caller can work on the first output while the device answers the rest.
+   * The timeout counts from the previous reply; on a timeout every pending reply fails and the shell
+   * closes, as with `send`.
+   */
+  sendAll(lines: readonly string[], timeoutMs: number): Promise<Reply>[] {
+    if (lines.length === 1) return [this.send(lines[0]!, timeoutMs)];
+    if (!this.open) return lines.map(() => Promise.reject(new CliConnectionError('closed', `session to ${this.options.host}:${this.options.port} is closed`)));
+    if (this.waiter) return lines.map(() => Promise.reject(new Error('a command is already running on this shell')));
+    this.buffer = '';
+    const replies = this.waitAll(lines, timeoutMs);
+    this.stream.write(lines.map((l) => `${l}\n`).join(''));
+    return replies;
+  }
+
   /** Ends the session; pending commands fail. Never throws. */
   close(): void {
     this.closedByUs = true;
@@ -156,6 +176,80 @@ export class CliShell {
       };
       this.waiter.check();
     });
+  }
+
+  private waitAll(lines: readonly string[], timeoutMs: number): Promise<Reply>[] {
+    const settlers: Array<{ resolve: (r: Reply) => void; reject: (e: Error) => void }> = [];
+    const replies = lines.map(() => new Promise<Reply>((resolve, reject) => { settlers.push({ resolve, reject }); }));
+    let done = 0; // replies settled
+    let from = 0; // where reply `done` starts in the buffer (at its echo)
+    let scanFrom = 0; // text before this holds no boundary not yet found
+    let timer: NodeJS.Timeout;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        this.waiter = undefined;
+        const command = lines[done]!;
+        settlers[done]!.reject(new CliTimeoutError(command, timeoutMs, normalise(this.buffer.slice(from)).slice(0, 2000)));
+        for (const s of settlers.slice(done + 1)) s.reject(new CliTimeoutError(command, timeoutMs, ''));
+        this.close();
+        this.closedByUs = false;
+        this.options.onLost?.(`no prompt after ${JSON.stringify(command)} within ${timeoutMs} ms`);
+      }, timeoutMs);
+    };
+    const settle = (end: number, prompt: PromptMatch | undefined) => {
+      settlers[done]!.resolve({ output: dropEcho(normalise(this.buffer.slice(from, end)), lines[done]!), prompt });
+      done++;
+    };
+    this.waiter = {
+      check: () => {
+        while (done < lines.length - 1) {
+          const next = this.echoAfterPrompt(lines[done + 1]!, Math.max(from, scanFrom));
+          if (next === undefined) {
+            scanFrom = this.buffer.lastIndexOf('\n') + 1;
+            return false;
+          }
+          settle(next.promptAt, next.prompt);
+          from = next.echoAt;
+          arm();
+        }
+        const found = this.learned?.find(this.buffer);
+        if (!found || found.index < from) return false;
+        clearTimeout(timer);
+        this.waiter = undefined;
+        this.lastPrompt = found;
+        settle(found.index, found);
+        return true;
+      },
+      fail: (e) => {
+        clearTimeout(timer);
+        this.waiter = undefined;
+        for (const s of settlers.slice(done)) s.reject(e);
+      },
+    };
+    arm();
+    this.waiter.check();
+    return replies;
+  }
+
+  /**
+   * The first line at or after `from` that is a prompt followed by the echo of `line` and a line end (the
+   * device has started on a typed-ahead line): where the prompt and the echo begin.
+   */
+  private echoAfterPrompt(line: string, from: number): { promptAt: number; echoAt: number; prompt: PromptMatch } | undefined {
+    const echo = line.trim();
+    for (let at = this.buffer.indexOf(echo, from); at >= 0; at = this.buffer.indexOf(echo, at + 1)) {
+      const end = at + echo.length;
+      const lineStart = this.buffer.lastIndexOf('\n', at - 1) + 1;
+      if (lineStart < from) continue;
+      const after = this.buffer.charCodeAt(end);
+      // the echo's line end has not (fully) arrived yet: this may still be the boundary
+      if (Number.isNaN(after) || (after === CR && end + 1 === this.buffer.length)) return undefined;
+      if (after !== LF && !(after === CR && this.buffer.charCodeAt(end + 1) === LF)) continue;
+      const prompt = this.learned?.find(this.buffer.slice(lineStart, at));
+      if (prompt) return { promptAt: lineStart, echoAt: at, prompt: { ...prompt, index: lineStart } };
+    }
+    return undefined;
   }
 
   /**

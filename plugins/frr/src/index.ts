@@ -34,6 +34,8 @@ export const unit = defineTranslationUnit({
   paths: { ...interfacePaths, ...networkInstancePaths },
   errorPatterns: FRR_ERROR_PATTERNS,
   unusablePatterns: FRR_UNUSABLE_PATTERNS,
+  // vtysh reads typed-ahead lines in order, each echoed after the previous prompt (checked on FRR 8.4.4)
+  typeAhead: true,
 });
 
 export default definePlugin({ translationUnit: unit });

@@ -81,6 +81,12 @@ export interface TranslationUnitSpec {
    * of taking what it printed as the device's data (an empty configuration).
    */
   readonly unusablePatterns?: readonly RegExp[];
+  /**
+   * The device's CLI reads typed-ahead lines in order, echoing each after the previous line's prompt
+   * (FRR's vtysh does). A CLI southbound may then send a read's show commands in one write instead of one
+   * round trip each. Default false: one command at a time.
+   */
+  readonly typeAhead?: boolean;
 }
 
 /** One registered path, parsed. */
@@ -98,6 +104,8 @@ export interface TranslationUnit extends TranslationUnitDefinition {
   readonly errorPatterns: readonly RegExp[];
   /** The spec's device-unusable patterns (empty when it gave none). */
   readonly unusablePatterns: readonly RegExp[];
+  /** Whether the device takes typed-ahead commands (the spec's `typeAhead`, default false). */
+  readonly typeAhead: boolean;
 }
 
 export function isListHandler(h: Handler): h is ListHandler {
@@ -125,7 +133,8 @@ export function defineTranslationUnit(spec: TranslationUnitSpec): TranslationUni
   if (!errorPatterns.every((p) => p instanceof RegExp)) throw new Error('translation unit errorPatterns must be regular expressions');
   const unusablePatterns = [...(spec.unusablePatterns ?? [])];
   if (!unusablePatterns.every((p) => p instanceof RegExp)) throw new Error('translation unit unusablePatterns must be regular expressions');
-  return Object.freeze({ kind: 'rosetta-translation-unit' as const, registrations, errorPatterns, unusablePatterns });
+  if (spec.typeAhead !== undefined && typeof spec.typeAhead !== 'boolean') throw new Error('translation unit typeAhead must be a boolean');
+  return Object.freeze({ kind: 'rosetta-translation-unit' as const, registrations, errorPatterns, unusablePatterns, typeAhead: spec.typeAhead ?? false });
 }
 
 /** Checks that something the core handed over is a unit this SDK built. */
@@ -134,7 +143,9 @@ export function asTranslationUnit(definition: TranslationUnitDefinition): Transl
   if (definition.kind !== 'rosetta-translation-unit' || !Array.isArray(unit.registrations)) {
     throw new Error('not a translation unit built by @rosetta/sdk defineTranslationUnit');
   }
-  // a unit built by an older SDK lacks the pattern members
-  if (Array.isArray(unit.errorPatterns) && Array.isArray(unit.unusablePatterns)) return unit as TranslationUnit;
-  return { ...(unit as TranslationUnit), errorPatterns: unit.errorPatterns ?? [], unusablePatterns: unit.unusablePatterns ?? [] };
+  // a unit built by an older SDK lacks the pattern members and typeAhead
+  if (Array.isArray(unit.errorPatterns) && Array.isArray(unit.unusablePatterns) && typeof unit.typeAhead === 'boolean') return unit as TranslationUnit;
+  return {
+    ...(unit as TranslationUnit), errorPatterns: unit.errorPatterns ?? [], unusablePatterns: unit.unusablePatterns ?? [], typeAhead: unit.typeAhead ?? false,
+  };
 }
