@@ -1,6 +1,7 @@
 /**
  * What a request does on a CLI device, each run as one job of the device's command stream:
- * - read: the serving units' readers over a per-request caching session (each show command once);
+ * - read: the serving units' readers over a per-request caching session (each show command once), the
+ *   show commands typed ahead in one write when the units say the device takes that;
  * - write: the units' plan for before -> after, sent in one configuration session; on the first command the
  *   device refuses, the steps already sent are undone in reverse and the error names the command;
  * - execute-and-read and dry-run (module cli-unit-generic).

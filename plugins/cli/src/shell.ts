@@ -1,8 +1,9 @@
 /**
  * One interactive SSH shell (ssh2, with a PTY) to a CLI device: login, the prompt learned from what the
- * device prints after it, and `send`: one command in, the text between its echo and the next prompt out.
- * The shell knows nothing of modes or errors (session.ts) or of reconnecting (device.ts); callers send one
- * command at a time. A command that gets no prompt within its timeout closes the shell, because what the
+ * device prints after it, and `send`: one command in, the text between its echo and the next prompt out
+ * (`sendAll`: several typed ahead in one write, for devices that take that). The shell knows nothing of
+ * modes or errors (session.ts) or of reconnecting (device.ts); callers send one command, or one batch, at
+ * a time. A command that gets no prompt within its timeout closes the shell, because what the
  * device does with the next bytes is then unknown.
  */
 import { Client, type ClientChannel } from 'ssh2';
