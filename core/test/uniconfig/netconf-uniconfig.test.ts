@@ -10,8 +10,6 @@
  */
 import test from 'ava';
 import { openRawNetconf, startNetconfSimulator, type SimulatedNetconfDevice } from '@rosetta/sdk';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { REPO, startMountService, type MountService } from '../mount/fixture';
 
@@ -56,8 +54,7 @@ test.before(async () => {
     config: '<system xmlns="urn:acme:router"><hostname>n1</hostname></system>'
       + '<interfaces xmlns="urn:acme:router"><interface><name>ge0</name><description>first</description><mtu>1500</mtu></interface></interfaces>',
   });
-  const plugins = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-plugins-')), 'plugins.json');
-  fs.writeFileSync(plugins, JSON.stringify({ watch: false, plugins: [{ path: path.join(REPO, 'plugins/netconf'), enabled: true, config: { logRpcs: true } }] }));
+  const plugins = [{ path: path.join(REPO, 'plugins/netconf'), config: { logRpcs: true } }];
   s = await startMountService(plugins);
   const r = await s.request('POST', `${OPS}/connection-manager:install-node`, { input: { 'node-id': 'N1', netconf: {
     'netconf-node-topology:host': '127.0.0.1', 'netconf-node-topology:port': device.port,

@@ -74,7 +74,7 @@ test('call-point GET and remote-action POST reach the remote server with the bea
   t.deepEqual(settings.json, { 'callbacks:callbacks-settings': { 'remote-server': { host: '127.0.0.1', port: remote.port, scheme: 'http' } } });
   t.is((await s.request('GET', '/rests/data/callbacks:callbacks-settings/access-token')).status, 404);
   t.false((await s.request('GET', '/rests/data?content=config')).text.includes(TOKEN));
-  t.false(s.log.some((l) => l.includes(TOKEN)));
+  t.false(s.logs.some((l) => l.includes(TOKEN)));
 });
 
 test('remote errors are 502, time-outs 504, in the error envelope', async (t) => {

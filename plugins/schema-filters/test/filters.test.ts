@@ -176,7 +176,7 @@ test('no schemaFilters object: the plugin on filters nothing and says so', async
   t.teardown(() => s.stop());
   t.is((await s.request('PUT', SYSTEM, FULL)).status, 201);
   t.deepEqual((await s.request('GET', SYSTEM)).json, FULL);
-  t.true(s.log.some((l) => /nothing is filtered/.test(l)));
+  t.true(s.logs.some((l) => /nothing is filtered/.test(l)));
 });
 
 /** Writes a configuration file and loads it as `rosetta start --config` does. */
@@ -280,12 +280,12 @@ test('a GET of the datastore root is filtered, not emptied', async (t) => {
   t.is(system.internal, undefined);
   t.deepEqual(system.user, [{ name: 'alice', role: 'admin' }, { name: 'bob', role: 'viewer' }]);
   // schema.loaded ran for the local schema: the plugin says what its settings hide there.
-  t.true(s.log.some((l) => /local schema: 3 definition\(s\) hidden on read, 0 ignored on write/.test(l)), s.log.join('\n'));
+  t.true(s.logs.some((l) => /local schema: 3 definition\(s\) hidden on read, 0 ignored on write/.test(l)), s.logs.join('\n'));
 });
 
 test('a listed extension that no local definition carries is announced at start-up (a likely typo)', async (t) => {
   const s = await startFilterService({ hiddenDataOnReadByExtensions: ['rext:hiden full', 'rext:hidden full'] });
   t.teardown(() => s.stop());
-  t.true(s.log.some((l) => /schemaFilters\.hiddenDataOnReadByExtensions: 'rext:hiden full' matches no definition of the local schema/.test(l)), s.log.join('\n'));
-  t.false(s.log.some((l) => /'rext:hidden full' matches no definition/.test(l)));
+  t.true(s.logs.some((l) => /schemaFilters\.hiddenDataOnReadByExtensions: 'rext:hiden full' matches no definition of the local schema/.test(l)), s.logs.join('\n'));
+  t.false(s.logs.some((l) => /'rext:hidden full' matches no definition/.test(l)));
 });

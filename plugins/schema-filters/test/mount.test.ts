@@ -98,7 +98,7 @@ test('GET under a mount point leaves hidden definitions out; query parameters se
     t.deepEqual((await s.request('GET', `${SYSTEM}/secret?unhide=all`)).json, { 'acme-box:secret': 's3' });
 
     // schema.loaded ran for the device's schema (the plugin reports what its settings hide there).
-    t.true(s.log.some((l) => /device B1: 4 definition\(s\) hidden on read, 2 ignored on write/.test(l)), s.log.join('\n'));
+    t.true(s.logs.some((l) => /device B1: 4 definition\(s\) hidden on read, 2 ignored on write/.test(l)), s.logs.join('\n'));
   });
 });
 
@@ -129,6 +129,6 @@ test('the plugin switched off: the device tree as it is, writes as sent', async 
     t.is((await s.request('GET', `${USERS}/user=ann?fetch=count`)).text, '3');
     t.is((await s.request('PATCH', SYSTEM, { 'acme-box:system': { secret: 'sent' } })).status, 200);
     t.regex(device.runningXml(), /<secret>sent<\/secret>/);
-    t.false(s.log.some((l) => /device B1: .* hidden on read/.test(l)));
+    t.false(s.logs.some((l) => /device B1: .* hidden on read/.test(l)));
   });
 });
