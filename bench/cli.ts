@@ -1,6 +1,7 @@
 /**
  * CLI devices through Rosetta against the floor of a raw SSH session (ssh2 directly, a shell, wait for
- * the prompt after each command) sending the same commands straight to the real FRR peer:
+ * the prompt after each command, or after the last of commands typed ahead) sending the same commands
+ * straight to the real FRR peer:
  * - install-node of the FRR peer vs. SSH connect + shell + first prompt;
  * - GET of the whole mount point (content=config and content=all) vs. the same show commands raw (the
  *   list is learned from an FRR simulator that records what a whole read sends). The FRR unit lets the
