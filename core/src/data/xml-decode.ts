@@ -23,11 +23,12 @@ import { DataError, fault, type ErrorTag } from './errors';
 import { childMembers, membersOf, sharedLeaf, type DecodeOptions, type Decoded, type Member, type Members } from './json-decode';
 import { keyString } from './list';
 import { entryKeyValues, instancePath, valueText, type PathSegment } from './path';
-import { INVALID } from './leaf-values';
+// From where it is defined: the re-export in leaf-values.ts compiles to a getter, called per leaf.
+import { INVALID } from '../yang/types/codecs';
 import type {
   AnyNode, Attributes, ContainerNode, DataNode, DataRoot, LeafListNode, LeafNode, LeafValue, ListEntryNode, ListNode,
 } from './tree';
-import { XmlSyntaxError, XmlToken, XmlTokenizer } from './xml-tokenizer';
+import { elementPattern, XmlSyntaxError, XmlToken, XmlTokenizer } from './xml-tokenizer';
 
 /** Deepest element nesting accepted. */
 export const MAX_XML_DEPTH = 512;
@@ -135,6 +136,9 @@ class Frame {
   readonly seqSlots: Member[] = [];
   /** The start tags' text, where it can be matched whole (see `XmlDecoder.predicted`). */
   readonly seqTags: (string | undefined)[] = [];
+  /** How often each was matched since it was remembered, and its compiled matcher once that is worth it. */
+  readonly seqHits: number[] = [];
+  readonly seqPatterns: (RegExp | undefined)[] = [];
 }
 
 /**
@@ -142,6 +146,16 @@ class Frame {
  * last child resolved past them (the next entry of a long list, the next value of a long leaf-list).
  */
 const PREDICTED_CHILDREN = 64;
+
+/**
+ * Matches of one remembered element after which it gets a compiled matcher (`elementPattern`): its
+ * ~20 µs compile pays back after some hundreds of matches, and a document whose shapes change more
+ * often than this never pays it.
+ */
+const COMPILE_AFTER = 512;
+
+/** The children of an entry or container until it closes (`endInner` sets them): one array for all, none allocated per node. */
+const NOT_YET = Object.freeze([]) as unknown as DataNode[];
 
 /** A list or leaf-list being gathered under one parent, with what detects duplicates. */
 interface Group {
@@ -334,6 +348,7 @@ class XmlDecoder {
     if (parent.seqTable !== parent.table) {
       parent.seqTable = parent.table;
       parent.seqNames.length = parent.seqScopes.length = parent.seqSlots.length = parent.seqTags.length = 0;
+      parent.seqHits.length = parent.seqPatterns.length = 0;
     }
     const tok = this.tok;
     let tag = tok.rawTag();
@@ -345,6 +360,8 @@ class XmlDecoder {
     parent.seqScopes[position] = scope;
     parent.seqSlots[position] = slot;
     parent.seqTags[position] = tag;
+    parent.seqHits[position] = 0;
+    parent.seqPatterns[position] = undefined;
   }
 
   /**
@@ -367,8 +384,9 @@ class XmlDecoder {
     const schema = slot.schema;
     if (!this.allowState && !schema.config) return false;
     const tok = this.tok;
+    const pattern = parent.seqPatterns[position];
     if (schema.kind === 'leaf') {
-      const text = tok.leafMatches(tag, name);
+      const text = tok.leafMatches(tag, name, pattern);
       if (text === undefined || holds(parent.out, schema)) return false;
       const value = this.textValue(slot, text, scope);
       if (value === INVALID) return false;
@@ -376,13 +394,14 @@ class XmlDecoder {
       parent.childCount++;
       if (slot.mandatory) parent.mandatory++;
       this.place(parent, slot, sharedLeaf(slot, value));
-      return true;
+    } else {
+      if (schema.kind !== 'list' && schema.kind !== 'container') return false;
+      if (!tok.startMatches(tag, pattern)) return false;
+      tok.enterMatched(name);
+      parent.childCount++;
+      this.open(parent, slot, scope, false);
     }
-    if (schema.kind !== 'list' && schema.kind !== 'container') return false;
-    if (!tok.startMatches(tag)) return false;
-    tok.enterMatched(name);
-    parent.childCount++;
-    this.open(parent, slot, scope, false);
+    if (++parent.seqHits[position]! === COMPILE_AFTER) parent.seqPatterns[position] = elementPattern(tag, schema.kind === 'leaf' ? name : undefined);
     return true;
   }
 
@@ -412,7 +431,7 @@ class XmlDecoder {
       case 'list': {
         const group = this.group(parent, slot);
         const f = this.push(Kind.Inner, schema, scope);
-        const entry: ListEntryNode = { kind: 'entry', schema, children: [] };
+        const entry: ListEntryNode = { kind: 'entry', schema, children: NOT_YET };
         f.node = entry;
         f.group = group;
         f.slot = slot;
@@ -427,7 +446,7 @@ class XmlDecoder {
       case 'container': case 'input': case 'output': case 'notification': {
         if (holds(parent.out, schema)) this.failTwice(schema, scope, local);
         const f = this.push(Kind.Inner, schema, scope);
-        const node: ContainerNode = { kind: 'container', schema, children: [] };
+        const node: ContainerNode = { kind: 'container', schema, children: NOT_YET };
         f.node = node;
         f.slot = slot;
         f.table = childMembers(slot);
