@@ -381,8 +381,8 @@ class XmlDecoder {
     // scope they made under it (the same declarations written again make the same scope).
     if (tag === name ? scope !== parent.scope : scope?.parent !== parent.scope) return false;
     const slot = parent.seqSlots[position]!;
+    // Its slot passed `open` when it was remembered (state data in a config document is a fault there).
     const schema = slot.schema;
-    if (!this.allowState && !schema.config) return false;
     const tok = this.tok;
     const pattern = parent.seqPatterns[position];
     if (schema.kind === 'leaf') {

@@ -66,3 +66,78 @@ test('attribute values: a plain value repeated comes back as one string; values 
   t.deepEqual(values, [['x&y', '1 2', 'urn:z'], ['x&y', '1 2', 'urn:z'], ['x&y']]);
   t.true(Object.is(values[0]![2], values[1]![2]));
 });
+
+// Elements written like the one before them at their position are matched whole (a leaf as
+// `<tag>text</name>`), after 512 matches by a compiled pattern; whatever differs must still be read
+// by the general path. These documents repeat one shape long enough for both, then vary it.
+
+const ENTRIES = 1200;
+const plainEntry = (i: number): string =>
+  `<interface><name>e${i}</name><description>d${i}</description>`
+  + `<type xmlns:ianaift="${IANA_NS}">ianaift:ethernetCsmacd</type><enabled>true</enabled></interface>`;
+
+function longDocument(vary: (i: number) => string | undefined): string {
+  const entries: string[] = [];
+  for (let i = 0; i < ENTRIES; i++) entries.push(vary(i) ?? plainEntry(i));
+  return `<interfaces xmlns="${IF_NS}">${entries.join('')}</interfaces>`;
+}
+
+function entriesOf(xml: string): Array<Record<string, unknown>> {
+  const { node } = decodeXml(xml, schema());
+  return (JSON.parse(encodeJson(node!)) as { 'ietf-interfaces:interfaces': { interface: Array<Record<string, unknown>> } })['ietf-interfaces:interfaces'].interface;
+}
+
+test('repeated entries, matched whole, decode as the general path reads them, and variations among them are read afresh', (t) => {
+  const variations: Record<number, string> = {
+    // early (character comparison) and late (compiled pattern): references, CR, CDATA, a comment, whitespace
+    10: `<interface><name>e10</name><description>a &amp; b</description><type xmlns:ianaift="${IANA_NS}">ianaift:ethernetCsmacd</type><enabled>true</enabled></interface>`,
+    700: `<interface><name>e700</name><description>a &amp; b&#x21;</description><type xmlns:ianaift="${IANA_NS}">ianaift:ethernetCsmacd</type><enabled>true</enabled></interface>`,
+    701: `<interface><name>e701</name><description>x\r\ny</description><type xmlns:ianaift="${IANA_NS}">ianaift:ethernetCsmacd</type><enabled>true</enabled></interface>`,
+    702: `<interface><name>e702</name><description><![CDATA[<c>]]></description><type xmlns:ianaift="${IANA_NS}">ianaift:ethernetCsmacd</type><enabled>true</enabled></interface>`,
+    703: `<interface><name>e703</name><description>p<!-- note -->q</description><type xmlns:ianaift="${IANA_NS}">ianaift:ethernetCsmacd</type><enabled >false</enabled ></interface>`,
+    704: `\n  <interface>\n    <name>e704</name>\n    <description>d704</description>\n    <type xmlns:ianaift="${IANA_NS}">ianaift:ethernetCsmacd</type>\n    <enabled>true</enabled>\n  </interface>\n`,
+    // another prefix, another identity, a self-closing leaf, a missing leaf, another order
+    705: `<interface><name>e705</name><description/><type xmlns:x="${IANA_NS}">x:softwareLoopback</type><enabled>true</enabled></interface>`,
+    706: `<interface><name>e706</name><type xmlns:ianaift="${IANA_NS}">ianaift:ethernetCsmacd</type><enabled>true</enabled></interface>`,
+    707: `<interface><enabled>false</enabled><name>e707</name><description>d707</description><type xmlns:ianaift="${IANA_NS}">ianaift:ethernetCsmacd</type></interface>`,
+    // the default namespace declared again on a child (same namespace: the same node)
+    708: `<interface><name>e708</name><description xmlns="${IF_NS}">d708</description><type xmlns:ianaift="${IANA_NS}">ianaift:ethernetCsmacd</type><enabled>true</enabled></interface>`,
+  };
+  const got = entriesOf(longDocument((i) => variations[i]));
+  t.is(got.length, ENTRIES);
+  const expected = (i: number): Record<string, unknown> => ({ name: `e${i}`, description: `d${i}`, type: 'iana-if-type:ethernetCsmacd', enabled: true });
+  const differing: Record<number, Record<string, unknown>> = {
+    10: { ...expected(10), description: 'a & b' },
+    700: { ...expected(700), description: 'a & b!' },
+    701: { ...expected(701), description: 'x\ny' },
+    702: { ...expected(702), description: '<c>' },
+    703: { ...expected(703), description: 'pq', enabled: false },
+    705: { ...expected(705), description: '', type: 'iana-if-type:softwareLoopback' },
+    706: { name: 'e706', type: 'iana-if-type:ethernetCsmacd', enabled: true },
+    707: { ...expected(707), enabled: false },
+  };
+  for (let i = 0; i < ENTRIES; i++) t.deepEqual(got[i], differing[i] ?? expected(i), `entry ${i}`);
+});
+
+test('faults in elements shaped like the remembered ones name the element as the general path does', (t) => {
+  const entryWith = (i: number, body: string): string => `<interface><name>e${i}</name>${body}</interface>`;
+  const typeAndEnabled = (enabled: string): string => `<type xmlns:ianaift="${IANA_NS}">ianaift:ethernetCsmacd</type><enabled>${enabled}</enabled>`;
+  for (const at of [20, 900]) {
+    const invalid = faultOf(() => decodeXml(longDocument((i) => (i === at ? entryWith(i, `<description>d</description>${typeAndEnabled('maybe')}`) : undefined)), schema()));
+    t.is(invalid.tag, 'invalid-value');
+    t.is(invalid.path, `/ietf-interfaces:interfaces/interface[name='e${at}']/enabled`);
+
+    const twice = faultOf(() => decodeXml(longDocument((i) => (i === at ? entryWith(i, `<description>d</description><description>d</description>${typeAndEnabled('true')}`) : undefined)), schema()));
+    t.is(twice.tag, 'invalid-value');
+    t.regex(twice.message, /'description' appears twice/);
+
+    const unbound = faultOf(() => decodeXml(longDocument((i) => (i === at ? entryWith(i, `<type xmlns:ianaift="urn:example:nowhere">ianaift:ethernetCsmacd</type>`) : undefined)), schema()));
+    t.is(unbound.path, `/ietf-interfaces:interfaces/interface[name='e${at}']/type`);
+
+    const duplicate = faultOf(() => decodeXml(longDocument((i) => (i === at ? plainEntry(3) : undefined)), schema()));
+    t.regex(duplicate.message, /duplicate entry of list 'interface' with key e3/);
+
+    const malformed = faultOf(() => decodeXml(longDocument((i) => (i === at ? plainEntry(i).replace('</description>', '</descriptio>') : undefined)), schema()));
+    t.is(malformed.tag, 'malformed-message');
+  }
+});
