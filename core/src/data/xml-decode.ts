@@ -11,6 +11,11 @@
  * ~40x JSON.parse on a 100,000-entry list; streaming from a dedicated tokenizer is about 10x faster.
  * The open elements are an explicit stack of reusable frames, so nesting costs no recursion.
  *
+ * Repeated shapes take a fast path (`predicted`): each depth remembers, by position, how its children
+ * were written and what they resolved to, and an element written exactly the same again is matched
+ * whole by the tokenizer (a leaf as `<tag>text</name>`) and placed without a token, frame or lookup.
+ * A 100,000-entry list decodes about twice as fast; anything that differs takes the general path.
+ *
  * Faults are those of the JSON decoder (see json-decode.ts), plus `unknown-namespace` for an element
  * or attribute whose namespace no module has. Malformed text (including a DOCTYPE, which RESTCONF and
  * NETCONF forbid) is `malformed-message` with line and column. Nesting is capped at 512 levels.

@@ -72,36 +72,38 @@ test('attribute values: a plain value repeated comes back as one string; values 
 // by the general path. These documents repeat one shape long enough for both, then vary it.
 
 const ENTRIES = 1200;
-const plainEntry = (i: number): string =>
-  `<interface><name>e${i}</name><description>d${i}</description>`
-  + `<type xmlns:ianaift="${IANA_NS}">ianaift:ethernetCsmacd</type><enabled>true</enabled></interface>`;
+const TYPE = `<type xmlns:ianaift="${IANA_NS}">ianaift:ethernetCsmacd</type>`;
+/** Entry `e${i}`: its name, then `body` (by default the description, type and enabled of every other entry). */
+const shaped = (i: number, body = `<description>d${i}</description>${TYPE}<enabled>true</enabled>`): string =>
+  `<interface><name>e${i}</name>${body}</interface>`;
 
 function longDocument(vary: (i: number) => string | undefined): string {
   const entries: string[] = [];
-  for (let i = 0; i < ENTRIES; i++) entries.push(vary(i) ?? plainEntry(i));
+  for (let i = 0; i < ENTRIES; i++) entries.push(vary(i) ?? shaped(i));
   return `<interfaces xmlns="${IF_NS}">${entries.join('')}</interfaces>`;
 }
 
 function entriesOf(xml: string): Array<Record<string, unknown>> {
-  const { node } = decodeXml(xml, schema());
-  return (JSON.parse(encodeJson(node!)) as { 'ietf-interfaces:interfaces': { interface: Array<Record<string, unknown>> } })['ietf-interfaces:interfaces'].interface;
+  const json = JSON.parse(encodeJson(decodeXml(xml, schema()).node!)) as { 'ietf-interfaces:interfaces': { interface: Array<Record<string, unknown>> } };
+  return json['ietf-interfaces:interfaces'].interface;
 }
 
 test('repeated entries, matched whole, decode as the general path reads them, and variations among them are read afresh', (t) => {
+  const rest = `${TYPE}<enabled>true</enabled>`;
   const variations: Record<number, string> = {
     // early (character comparison) and late (compiled pattern): references, CR, CDATA, a comment, whitespace
-    10: `<interface><name>e10</name><description>a &amp; b</description><type xmlns:ianaift="${IANA_NS}">ianaift:ethernetCsmacd</type><enabled>true</enabled></interface>`,
-    700: `<interface><name>e700</name><description>a &amp; b&#x21;</description><type xmlns:ianaift="${IANA_NS}">ianaift:ethernetCsmacd</type><enabled>true</enabled></interface>`,
-    701: `<interface><name>e701</name><description>x\r\ny</description><type xmlns:ianaift="${IANA_NS}">ianaift:ethernetCsmacd</type><enabled>true</enabled></interface>`,
-    702: `<interface><name>e702</name><description><![CDATA[<c>]]></description><type xmlns:ianaift="${IANA_NS}">ianaift:ethernetCsmacd</type><enabled>true</enabled></interface>`,
-    703: `<interface><name>e703</name><description>p<!-- note -->q</description><type xmlns:ianaift="${IANA_NS}">ianaift:ethernetCsmacd</type><enabled >false</enabled ></interface>`,
-    704: `\n  <interface>\n    <name>e704</name>\n    <description>d704</description>\n    <type xmlns:ianaift="${IANA_NS}">ianaift:ethernetCsmacd</type>\n    <enabled>true</enabled>\n  </interface>\n`,
+    10: shaped(10, `<description>a &amp; b</description>${rest}`),
+    700: shaped(700, `<description>a &amp; b&#x21;</description>${rest}`),
+    701: shaped(701, `<description>x\r\ny</description>${rest}`),
+    702: shaped(702, `<description><![CDATA[<c>]]></description>${rest}`),
+    703: shaped(703, `<description>p<!-- note -->q</description>${TYPE}<enabled >false</enabled >`),
+    704: `\n  <interface>\n    <name>e704</name>\n    <description>d704</description>\n    ${TYPE}\n    <enabled>true</enabled>\n  </interface>\n`,
     // another prefix, another identity, a self-closing leaf, a missing leaf, another order
-    705: `<interface><name>e705</name><description/><type xmlns:x="${IANA_NS}">x:softwareLoopback</type><enabled>true</enabled></interface>`,
-    706: `<interface><name>e706</name><type xmlns:ianaift="${IANA_NS}">ianaift:ethernetCsmacd</type><enabled>true</enabled></interface>`,
-    707: `<interface><enabled>false</enabled><name>e707</name><description>d707</description><type xmlns:ianaift="${IANA_NS}">ianaift:ethernetCsmacd</type></interface>`,
-    // the default namespace declared again on a child (same namespace: the same node)
-    708: `<interface><name>e708</name><description xmlns="${IF_NS}">d708</description><type xmlns:ianaift="${IANA_NS}">ianaift:ethernetCsmacd</type><enabled>true</enabled></interface>`,
+    705: shaped(705, `<description/><type xmlns:x="${IANA_NS}">x:softwareLoopback</type><enabled>true</enabled>`),
+    706: shaped(706, rest),
+    707: `<interface><enabled>false</enabled><name>e707</name><description>d707</description>${TYPE}</interface>`,
+    // the default namespace declared again on a child (the same namespace: the same node)
+    708: shaped(708, `<description xmlns="${IF_NS}">d708</description>${rest}`),
   };
   const got = entriesOf(longDocument((i) => variations[i]));
   t.is(got.length, ENTRIES);
@@ -120,24 +122,21 @@ test('repeated entries, matched whole, decode as the general path reads them, an
 });
 
 test('faults in elements shaped like the remembered ones name the element as the general path does', (t) => {
-  const entryWith = (i: number, body: string): string => `<interface><name>e${i}</name>${body}</interface>`;
-  const typeAndEnabled = (enabled: string): string => `<type xmlns:ianaift="${IANA_NS}">ianaift:ethernetCsmacd</type><enabled>${enabled}</enabled>`;
+  const faultAt = (at: number, entry: string): ReturnType<typeof faultOf> =>
+    faultOf(() => decodeXml(longDocument((i) => (i === at ? entry : undefined)), schema()));
   for (const at of [20, 900]) {
-    const invalid = faultOf(() => decodeXml(longDocument((i) => (i === at ? entryWith(i, `<description>d</description>${typeAndEnabled('maybe')}`) : undefined)), schema()));
+    const invalid = faultAt(at, shaped(at, `<description>d</description>${TYPE}<enabled>maybe</enabled>`));
     t.is(invalid.tag, 'invalid-value');
     t.is(invalid.path, `/ietf-interfaces:interfaces/interface[name='e${at}']/enabled`);
 
-    const twice = faultOf(() => decodeXml(longDocument((i) => (i === at ? entryWith(i, `<description>d</description><description>d</description>${typeAndEnabled('true')}`) : undefined)), schema()));
+    const twice = faultAt(at, shaped(at, `<description>d</description><description>d</description>${TYPE}`));
     t.is(twice.tag, 'invalid-value');
     t.regex(twice.message, /'description' appears twice/);
 
-    const unbound = faultOf(() => decodeXml(longDocument((i) => (i === at ? entryWith(i, `<type xmlns:ianaift="urn:example:nowhere">ianaift:ethernetCsmacd</type>`) : undefined)), schema()));
+    const unbound = faultAt(at, shaped(at, `<type xmlns:ianaift="urn:example:nowhere">ianaift:ethernetCsmacd</type>`));
     t.is(unbound.path, `/ietf-interfaces:interfaces/interface[name='e${at}']/type`);
 
-    const duplicate = faultOf(() => decodeXml(longDocument((i) => (i === at ? plainEntry(3) : undefined)), schema()));
-    t.regex(duplicate.message, /duplicate entry of list 'interface' with key e3/);
-
-    const malformed = faultOf(() => decodeXml(longDocument((i) => (i === at ? plainEntry(i).replace('</description>', '</descriptio>') : undefined)), schema()));
-    t.is(malformed.tag, 'malformed-message');
+    t.regex(faultAt(at, shaped(3)).message, /duplicate entry of list 'interface' with key e3/);
+    t.is(faultAt(at, shaped(at).replace('</description>', '</descriptio>')).tag, 'malformed-message');
   }
 });
