@@ -223,17 +223,30 @@ export interface DeviceReadContext {
 export interface DeviceWriteContext {
   readonly device: DeviceInfo;
   readonly connection: DeviceConnection;
-  /** The device configuration the request touches, before and after it (RFC 7951 JSON documents). */
-  readonly before: JsonObject;
-  readonly after: JsonObject;
+  /**
+   * The device configuration the request touches, before and after it (RFC 7951 JSON documents).
+   * Absent for a mount-point write to a schema-driven southbound (one given `codec`): it sends `edits`
+   * as they are and the device itself refuses a create of existing data or a delete of missing data
+   * (RFC 6241 §7.2), so the core reads nothing from the device first.
+   */
+  readonly before?: JsonObject;
+  readonly after?: JsonObject;
   /** The request's own edits, in order (NETCONF sends them as edit-config operations). */
   readonly edits?: readonly DeviceEdit[];
+  /**
+   * Set with a single edit and no before/after: read the edit's target just before writing (in the same
+   * exchange, no round trip of its own) and return what it held as the result's `before`; a PUT answers
+   * 201 or 204 by it.
+   */
+  readonly probeTarget?: boolean;
   readonly codec?: DeviceDataCodec;
 }
 
 /** What a southbound sent to apply a write, for logs and for the response. */
 export interface DeviceWriteResult {
   readonly commands: readonly string[];
+  /** The configuration at the edit's target before the write (RFC 7951, from the top), when `probeTarget` asked. */
+  readonly before?: JsonObject;
 }
 
 export interface DeviceInvokeContext {

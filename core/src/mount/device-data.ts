@@ -4,9 +4,11 @@
  * - read: `device.read` answers RFC 7951 JSON, either from the top (`{"mod:top": ...}`, NETCONF) or the
  *   target alone (`{"mod:target": ...}`, the SDK's CLI engine); both become one DataRoot of the device
  *   schema in which the target sits at its path.
- * - write: the device's configuration under the touched top-level node is read, the request's edit is
- *   applied to it (the same edit code as local data, so create/delete check existence the same way),
- *   and the before/after documents plus the request's own edit go to `device.write`.
+ * - write: a schema-driven southbound (NETCONF) gets the request's own edit and nothing read first (the
+ *   device checks create/delete; the southbound reports whether a PUT's target existed); for a CLI
+ *   device the configuration under the touched top-level node is read, the edit applied to it (the same
+ *   edit code as local data, so create/delete check existence the same way), and the before/after
+ *   documents plus the edit go to `device.write`.
  * - invoke: `device.invoke` with the operation's input, its output checked later against the schema.
  * Southbound errors come back as MountErrors (errors.ts); a device answer that does not fit the device
  * schema is a 502 naming the fault.
@@ -18,7 +20,7 @@ import { findEntry } from '../data/list';
 import { toJsonValue } from '../data/json-encode';
 import { instancePath } from '../data/path';
 import type { DataNode, DataRoot, LeafNode } from '../data/tree';
-import type { ContentFilter, DeviceEdit, JsonObject, OperationResult } from '../hooks';
+import type { ContentFilter, DeviceEdit, DeviceWriteResult, JsonObject, OperationResult } from '../hooks';
 import type { PluginScope } from '../plugins/generation';
 import { dataParent, type LeafSchema, type SchemaContext } from '../yang/schema';
 import { decodedAnswer } from './codec';
@@ -135,31 +137,57 @@ export interface DeviceWriteOutcome {
 }
 
 /**
- * Applies a write to the device: reads its configuration under the target's top-level node, applies the
- * edit (DataError 409/404/400 as for local data), and sends before/after and the edit to `device.write`.
+ * Applies a write to the device. A schema-driven southbound (it has a codec: NETCONF) is given the
+ * request's edit alone: the device refuses a create of existing data or a delete of missing data
+ * itself, and for a PUT the southbound reports whether the target existed (its probe travels with the
+ * edit, so no round trip is spent on a read first; the core finds the target in what it returns). Otherwise (a CLI unit computes commands from
+ * before/after of the whole top-level node) the core reads the device's configuration under the
+ * target's top-level node, applies the edit (DataError 409/404/400 as for local data), and sends
+ * before/after and the edit to `device.write`.
  */
 export async function writeDevice(device: MountedDevice, scope: PluginScope, request: DeviceWriteRequest): Promise<DeviceWriteOutcome> {
   const hook = scope.hooks.device.write.get(device.node.protocol);
   if (hook === undefined || !hook.isUsed()) throw notServed(`no southbound plugin writes '${device.node.protocol}' devices`);
-  // A schema-driven southbound (NETCONF: it has a codec) sends the request's own edit, so only the target's
-  // configuration matters (existence for create/delete, 201 vs 204): read just that, not the whole top-level
-  // tree. A CLI unit computes commands from before/after of the whole top-level node.
-  const touched = device.codec !== undefined ? request.steps : request.steps.slice(0, 1);
-  const before = await readDevice(device, scope, { steps: touched, content: 'config' });
-  const existed = targetExists(before, request.steps);
-  const after = applyEdits(before, [{ operation: request.operation, target: request.steps, ...(request.value ? { value: request.value } : {}) }], device.schema);
   const path = request.steps.length === 0 ? '/' : instancePath(request.steps);
   const edit: DeviceEdit = { operation: request.operation, path, ...(request.value ? { value: toJsonValue(request.value) as JsonObject } : {}) };
+  if (device.codec !== undefined) {
+    const result = await runWrite(device, () => hook.promise({
+      device: device.info, connection: device.connection, edits: [edit], probeTarget: request.operation === 'replace', codec: device.codec,
+    }));
+    return { existed: probedExistence(device, result.before, request.steps), commands: result.commands };
+  }
+  const before = await readDevice(device, scope, { steps: request.steps.slice(0, 1), content: 'config' });
+  const existed = targetExists(before, request.steps);
+  const after = applyEdits(before, [{ operation: request.operation, target: request.steps, ...(request.value ? { value: request.value } : {}) }], device.schema);
+  const result = await runWrite(device, () => hook.promise({
+    device: device.info, connection: device.connection, before: toJsonValue(before) as JsonObject, after: toJsonValue(after) as JsonObject, edits: [edit],
+  }));
+  return { existed, commands: result.commands };
+}
+
+/**
+ * Whether a southbound's probe of the target found it. The write is done by now, so a probe that is
+ * missing or does not fit the schema cannot fail the request: the PUT is answered as a replacement (204).
+ */
+function probedExistence(device: MountedDevice, before: JsonObject | undefined, steps: readonly PathStep[]): boolean {
+  if (before === undefined) return true;
   try {
-    const result = await hook.promise({
-      device: device.info, connection: device.connection, before: toJsonValue(before) as JsonObject, after: toJsonValue(after) as JsonObject,
-      edits: [edit], ...(device.codec ? { codec: device.codec } : {}),
-    });
-    if (result === undefined) throw notServed(`no southbound plugin accepted a write to '${device.node.nodeId}'`);
-    return { existed, commands: result.commands };
+    return targetExists(deviceRoot(device, before, steps), steps);
+  } catch {
+    return true;
+  }
+}
+
+/** Runs a write hook: its refusal as a device fault, no answer as 501. */
+async function runWrite(device: MountedDevice, write: () => Promise<DeviceWriteResult | undefined>): Promise<DeviceWriteResult> {
+  let result: DeviceWriteResult | undefined;
+  try {
+    result = await write();
   } catch (e) {
     throw deviceFault(device.node.nodeId, e);
   }
+  if (result === undefined) throw notServed(`no southbound plugin accepted a write to '${device.node.nodeId}'`);
+  return result;
 }
 
 function targetExists(root: DataRoot, steps: readonly PathStep[]): boolean {

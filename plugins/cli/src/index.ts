@@ -44,6 +44,8 @@ export default definePlugin({
 
     api.hooks.device.write.for('cli').tapPromise('cli', async (ctx) => {
       if (!isCliDevice(ctx.connection)) return undefined;
+      // the core gives a CLI device (no codec) the documents its units plan commands from
+      if (ctx.before === undefined || ctx.after === undefined) throw new Error(`a write to ${ctx.device.nodeId} came without before/after documents`);
       const commands = await writeDevice(ctx.connection, unitsOf(ctx.device), ctx.before, ctx.after);
       return { commands };
     });

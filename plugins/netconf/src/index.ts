@@ -18,7 +18,7 @@ export { parseFields, subtreeFilter, FieldsSyntaxError, type FieldSelection } fr
 export { parseDevicePath, type DevicePathResult, type DeviceSegment } from './path';
 export {
   configSource, createSubscription, DRY_RUN_EDIT, dryRunEdit, DryRunInputError, editRpcs, editsFromDocuments, invokeOperation, mergeContent, readData, writeEdits,
-  type OperationSession, type ReadRequest,
+  type OperationSession, type ReadRequest, type TargetProbe, type WriteOutcome,
 } from './operations';
 export { discoverSchemas, getSchema, listModules, moduleSetId, modulesFromCapabilities, type DiscoveredSchemas, type ModuleRef, type RpcSender, type SchemaSource } from './schemas';
 export { NetconfSession, type RpcReply, type SessionOptions } from './session';
@@ -73,9 +73,12 @@ export default definePlugin<Settings>({
     api.hooks.device.write.for('netconf').tapPromise('netconf', async (ctx) => {
       if (!isNetconfDevice(ctx.connection)) return undefined;
       const device = ctx.connection;
-      const edits = ctx.edits ?? editsFromDocuments(ctx.before, ctx.after);
-      const commands = await device.serializeWrite(() => writeEdits(device.current(), edits, device.namespaces));
-      return { commands };
+      const edits = ctx.edits ?? (ctx.before && ctx.after ? editsFromDocuments(ctx.before, ctx.after) : undefined);
+      if (edits === undefined) throw new NetconfSessionError('malformed', `a write to ${device.nodeId} came with neither edits nor before/after documents`);
+      const codec = ctx.codec;
+      const probe = ctx.probeTarget && edits.length === 1 && codec ? { path: edits[0]!.path, decode: (xml: string) => codec.fromXml(xml, { content: 'config' }) } : undefined;
+      const written = await device.serializeWrite(() => writeEdits(device.current(), edits, device.namespaces, probe));
+      return { commands: written.rpcs, ...(written.before !== undefined ? { before: written.before } : {}) };
     });
 
     api.hooks.device.invoke.for('netconf').tapPromise('netconf', async (ctx) => {

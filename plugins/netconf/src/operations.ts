@@ -131,14 +131,21 @@ export function editRpcs(session: Pick<OperationSession, 'has'>, edits: readonly
  * Applies edits as one edit-config: the RPCs of {@link editRpcs}, pipelined where the order on the
  * session keeps them safe (lock with edit-config; commit with unlock). On any failure on candidate the
  * edit is discarded (discard-changes) and the lock released, then the device's error is thrown; on
- * running, unlock and throw. Returns the RPCs sent (the whole sequence once it succeeded).
+ * running, unlock and throw. With `probe`, a get-config of its target goes out just before the lock
+ * and the outcome holds what it found (decoded). Returns the RPCs of the
+ * write (the whole sequence once it succeeded; the probe is not part of it).
  */
-export async function writeEdits(session: OperationSession, edits: readonly DeviceEdit[], ns: Namespaces): Promise<string[]> {
+export async function writeEdits(session: OperationSession, edits: readonly DeviceEdit[], ns: Namespaces, probe?: TargetProbe): Promise<WriteOutcome> {
   const rpcs = editRpcs(session, edits, ns);
-  if (rpcs.length === 0) return [];
+  if (rpcs.length === 0) return { rpcs };
   const [lock, edit] = rpcs as [string, string];
   const unlock = rpcs[rpcs.length - 1]!;
   const candidate = rpcs.length === 4;
+  // the probe goes out first, so it sees the configuration before this write; what it finds matters
+  // only once the write succeeded (a failed probe leaves it unknown)
+  const probed = probe === undefined ? undefined
+    : session.rpcData(`<get-config><source><${configSource(session)}/></source>${subtreeFilter(probe.path, undefined, ns) ?? ''}</get-config>`)
+      .then((data) => (data === undefined ? {} : probe.decode(data)), () => undefined);
   // lock and edit-config go out together (a session's requests are handled in order, so the edit runs
   // under the lock, or is refused with the lock when another session holds it): one round trip less
   const locked = call(session, lock);
@@ -159,7 +166,7 @@ export async function writeEdits(session: OperationSession, edits: readonly Devi
   if (!candidate) {
     // not awaited: the change is made; the unlock precedes any later request on this session anyway
     void call(session, unlock).catch(() => undefined);
-    return rpcs;
+    return outcome(rpcs, await probed);
   }
   // commit and unlock go out together: the device releases the lock right after committing, so the
   // next request on this session does not queue behind an unlock sent one round trip later
@@ -173,7 +180,23 @@ export async function writeEdits(session: OperationSession, edits: readonly Devi
     await unlocked;
     throw e;
   }
-  return rpcs;
+  return outcome(rpcs, await probed);
+}
+
+/** A target to read just before a write: its instance-identifier, and how to decode the data read. */
+export interface TargetProbe {
+  readonly path: string;
+  readonly decode: (data: string) => JsonObject;
+}
+
+/** What a write sent, and what its probed target held before it. */
+export interface WriteOutcome {
+  readonly rpcs: string[];
+  readonly before?: JsonObject;
+}
+
+function outcome(rpcs: string[], before: JsonObject | undefined): WriteOutcome {
+  return before === undefined ? { rpcs } : { rpcs, before };
 }
 
 /** The plugin's own dry-run operation (device.invoke): never sent to the device. */
