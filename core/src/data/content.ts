@@ -19,29 +19,44 @@ export type ContentCut = 'config' | 'nonconfig';
 export function cutContent(target: DataRoot, mode: ContentCut): DataRoot;
 export function cutContent<T extends DataRoot | DataNode>(target: T, mode: ContentCut): T | undefined;
 export function cutContent<T extends DataRoot | DataNode>(target: T, mode: ContentCut): T | undefined {
-  return (target.kind === 'root' ? { ...target, children: cutChildren(target.children, mode) } : cut(target, mode)) as T | undefined;
+  if (target.kind !== 'root') return cut(target, mode) as T | undefined;
+  const children = cutChildren(target.children, mode);
+  return (children === target.children ? target : { ...target, children: [...children] }) as T;
 }
 
-function cutChildren(children: readonly DataNode[], mode: ContentCut): DataNode[] {
-  const out: DataNode[] = [];
-  for (const c of children) {
+/** The kept children; the very array given when the cut keeps every child as it is (nothing copied). */
+function cutChildren(children: readonly DataNode[], mode: ContentCut): readonly DataNode[] {
+  let out: DataNode[] | undefined;
+  for (let i = 0; i < children.length; i++) {
+    const c = children[i]!;
     const kept = cut(c, mode);
+    if (out === undefined) {
+      if (kept === c) continue;
+      out = children.slice(0, i);
+    }
     if (kept !== undefined) out.push(kept);
   }
-  return out;
+  return out ?? children;
 }
 
+/** What the cut keeps of a node: the node itself when it keeps all of it (a config-only reply cut to config is not copied). */
 function cut(node: DataNode, mode: ContentCut): DataNode | undefined {
   if (!node.schema.config) return mode === 'nonconfig' ? node : undefined; // everything below state is state
   switch (node.kind) {
     case 'leaf': case 'leaf-list': case 'any':
       return mode === 'config' ? node : undefined;
     case 'list': {
-      const entries = [];
-      for (const e of node.entries) {
+      let entries: typeof node.entries | undefined;
+      for (let i = 0; i < node.entries.length; i++) {
+        const e = node.entries[i]!;
         const kept = cut(e, mode);
+        if (entries === undefined) {
+          if (kept === e) continue;
+          entries = node.entries.slice(0, i);
+        }
         if (kept !== undefined) entries.push(kept as typeof e);
       }
+      if (entries === undefined) return node.entries.length === 0 ? undefined : node;
       if (entries.length === 0) return undefined;
       // the key index belongs to the old entries array (tree.ts): the copy builds its own
       const { index: _dropped, ...rest } = node;
@@ -49,7 +64,7 @@ function cut(node: DataNode, mode: ContentCut): DataNode | undefined {
     }
     case 'entry': {
       const children = cutChildren(node.children, mode);
-      if (mode === 'config') return { ...node, children };
+      if (mode === 'config') return children === node.children ? node : { ...node, children: [...children] };
       if (children.length === 0) return undefined;
       const keys = node.schema.keys;
       const keyLeaves = node.children.filter((c) => keys.includes(c.schema as never));
@@ -57,11 +72,12 @@ function cut(node: DataNode, mode: ContentCut): DataNode | undefined {
     }
     case 'container': {
       const children = cutChildren(node.children, mode);
-      if (children.length > 0) return { ...node, children };
+      if (children.length > 0) return children === node.children ? node : { ...node, children: [...children] };
       if (mode === 'nonconfig') return undefined;
       // A presence container's existence is configuration, so under content=config it stays.
       const presence = node.schema.kind === 'container' && node.schema.presence !== undefined;
-      return node.children.length > 0 && !presence ? undefined : { ...node, children };
+      if (node.children.length === 0) return node;
+      return presence ? { ...node, children: [] } : undefined;
     }
   }
 }

@@ -17,3 +17,4 @@ export { decodeXml, MAX_XML_DEPTH } from './xml-decode';
 export { encodeXml, RESTCONF_NS, type EncodeXmlOptions } from './xml-encode';
 export { applyEdit, applyEdits, mergeNodes, mergeChildren, type Edit, type EditOperation, type PathStep } from './edit';
 export { diffTrees, type Change, type ChangeType } from './diff';
+export { cutContent, type ContentCut } from './content';

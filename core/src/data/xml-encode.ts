@@ -22,7 +22,17 @@ export interface EncodeXmlOptions {
 }
 
 function escapeText(s: string): string {
-  return /[&<>\r]/.test(s) ? s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r/g, '&#13;') : s;
+  return needsEscape(s) ? s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r/g, '&#13;') : s;
+}
+
+/** Whether text holds `&`, `<`, `>` or CR; a plain loop: on the short values of a tree it beats RegExp.test. */
+function needsEscape(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    // '&' 38, '<' 60, '>' 62, CR 13; everything above '>' and the rest below need nothing
+    if (c <= 62 && (c === 38 || c === 60 || c === 62 || c === 13)) return true;
+  }
+  return false;
 }
 
 function escapeAttr(s: string): string {
@@ -61,28 +71,42 @@ class Declarations {
   }
 }
 
-/** Tag texts of one schema node, made once: building them per element was most of the encoder's garbage. */
+/**
+ * Tag texts of one schema node, made once: building them per element was most of the encoder's garbage.
+ * Opening tags come with their `>` already joined: the final join costs per piece, so fewer, longer
+ * pieces are what makes the writer fast.
+ */
 interface Tags {
   /** `<name` */
   readonly open: string;
   /** `<name xmlns="namespace"` (where the module changes from the parent's) */
   readonly openNs: string;
+  /** `<name>` */
+  readonly start: string;
+  /** `<name xmlns="namespace">` */
+  readonly startNs: string;
   /** `</name>` */
   readonly close: string;
+  /**
+   * Whole elements of a leaf whose values come from a small set (boolean, enumeration, identityref),
+   * written without a namespace change and without attributes: value -> `<name ...>text</name>`.
+   */
+  whole: Map<LeafValue, string> | undefined;
   /** identityref leaves: value -> what follows the tag name (` xmlns:p="ns">p:id</name>`). */
   identities: Map<string, string> | undefined;
 }
 
 const tagCache = new WeakMap<object, Tags>();
 
-/** Identity values kept per schema node; beyond this a leaf is written without the cache. */
-const MAX_CACHED_IDENTITIES = 1024;
+/** Whole elements kept per schema node; beyond this a leaf is written piece by piece. */
+const MAX_CACHED_ELEMENTS = 1024;
 
 function tagsOf(schema: DataNode['schema']): Tags {
   let tags = tagCache.get(schema);
   if (tags === undefined) {
     const name = schema.name;
-    tags = { open: `<${name}`, openNs: `<${name} xmlns="${escapeAttr(schema.module.namespace)}"`, close: `</${name}>`, identities: undefined };
+    const openNs = `<${name} xmlns="${escapeAttr(schema.module.namespace)}"`;
+    tags = { open: `<${name}`, openNs, start: `<${name}>`, startNs: `${openNs}>`, close: `</${name}>`, whole: undefined, identities: undefined };
     tagCache.set(schema, tags);
   }
   return tags;
@@ -190,17 +214,22 @@ class XmlWriter {
     const tags = tagsOf(schema);
     const module = schema.module.name;
     const parts = this.parts;
-    parts.push(module === parentModule ? tags.open : tags.openNs);
-    if (attrs !== undefined && this.withAttributes) {
-      const decl = new Declarations(this.ctx);
-      const written = this.attributes(attrs, decl);
-      parts.push(decl.write() + written);
+    const sameModule = module === parentModule;
+    if ((attrs === undefined || !this.withAttributes) && children.length > 0) {
+      parts.push(sameModule ? tags.start : tags.startNs);
+    } else {
+      parts.push(sameModule ? tags.open : tags.openNs);
+      if (attrs !== undefined && this.withAttributes) {
+        const decl = new Declarations(this.ctx);
+        const written = this.attributes(attrs, decl);
+        parts.push(decl.write() + written);
+      }
+      if (children.length === 0) {
+        parts.push('/>');
+        return;
+      }
+      parts.push('>');
     }
-    if (children.length === 0) {
-      parts.push('/>');
-      return;
-    }
-    parts.push('>');
     this.nodes(children, module);
     parts.push(tags.close);
   }
@@ -208,29 +237,55 @@ class XmlWriter {
   private leaf(schema: LeafSchema | LeafListSchema, parentModule: string | undefined, value: LeafValue, attrs: Attributes | undefined): void {
     const tags = tagsOf(schema);
     const parts = this.parts;
-    const open = schema.module.name === parentModule ? tags.open : tags.openNs;
+    const sameModule = schema.module.name === parentModule;
+    const plain = attrs === undefined || !this.withAttributes;
+    if (plain && sameModule && tags.whole !== undefined) {
+      const element = tags.whole.get(value);
+      if (element !== undefined) {
+        parts.push(element);
+        return;
+      }
+    }
+    const open = sameModule ? tags.open : tags.openNs;
     const type = schema.type;
     const builtin = type.builtin;
     if (typeof value === 'string' && (builtin === 'identityref' || builtin === 'instance-identifier' || builtin === 'union' || builtin === 'leafref')) {
-      if (builtin === 'identityref' && (attrs === undefined || !this.withAttributes)) {
-        parts.push(open, this.identity(tags, type, value));
+      if (builtin === 'identityref' && plain) {
+        const rest = this.identity(tags, type, value);
+        if (sameModule) this.remember(tags, value, open + rest);
+        parts.push(open, rest);
         return;
       }
       const decl = new Declarations(this.ctx);
       const text = leafToText(type, value, decl.prefixFor);
-      const written = attrs !== undefined && this.withAttributes ? this.attributes(attrs, decl) : '';
+      const written = plain ? '' : this.attributes(attrs, decl);
       this.finishLeaf(tags, open, decl.empty ? written : decl.write() + written, text);
       return;
     }
     const text = value === null ? '' : typeof value === 'string' ? value : typeof value === 'boolean' ? (value ? 'true' : 'false') : String(value);
-    if (attrs !== undefined && this.withAttributes) {
+    if (!plain) {
       const decl = new Declarations(this.ctx);
       const written = this.attributes(attrs, decl);
       this.finishLeaf(tags, open, decl.write() + written, text);
       return;
     }
-    if (text === '') parts.push(open, '/>');
-    else parts.push(open, '>', escapeText(text), tags.close);
+    if (text === '') {
+      parts.push(open, '/>');
+      return;
+    }
+    if (sameModule && (builtin === 'boolean' || builtin === 'enumeration')) {
+      const element = `${tags.start}${escapeText(text)}${tags.close}`;
+      this.remember(tags, value, element);
+      parts.push(element);
+      return;
+    }
+    parts.push(sameModule ? tags.start : tags.startNs, escapeText(text), tags.close);
+  }
+
+  /** Keeps a leaf's whole element for its value (see Tags.whole), up to the cache's size. */
+  private remember(tags: Tags, value: LeafValue, element: string): void {
+    const cache = (tags.whole ??= new Map());
+    if (cache.size < MAX_CACHED_ELEMENTS) cache.set(value, element);
   }
 
   private finishLeaf(tags: Tags, open: string, declarations: string, text: string): void {
@@ -250,7 +305,7 @@ class XmlWriter {
       const head = decl.empty ? '' : decl.write();
       text = written === '' ? `${head}/>` : `${head}>${escapeText(written)}${tags.close}`;
       const cache = (tags.identities ??= new Map());
-      if (cache.size < MAX_CACHED_IDENTITIES) cache.set(value, text);
+      if (cache.size < MAX_CACHED_ELEMENTS) cache.set(value, text);
     }
     return text;
   }

@@ -115,3 +115,27 @@ test('RFC 7952 attributes in XML are attributes in their module namespace', (t) 
   const back = decodeXml(xml, ctx).node as ContainerNode;
   t.deepEqual((back.children[0] as LeafNode).attributes, { 'data-kinds:weight': 7, 'ietf-origin:origin': 'ietf-origin:learned' });
 });
+
+test('leaves of few values (boolean, enumeration, identityref) written from the element cache stay exact: attributes, other modules, escaping', (t) => {
+  const ctx = schema();
+  // the same values again and again (cached whole), with attributes on some (never from the cache), and
+  // ietf-ip's boolean `enabled` under ipv4 (a leaf of the same name in another module)
+  const doc = {
+    'ietf-interfaces:interfaces': {
+      interface: Array.from({ length: 40 }, (_, i) => ({
+        name: `eth${i}`, type: i % 2 ? 'iana-if-type:ethernetCsmacd' : 'iana-if-type:softwareLoopback',
+        enabled: i % 5 === 0 ? { '@': { 'ietf-origin:origin': 'ietf-origin:learned' }, '#': i % 3 !== 0 } : i % 3 !== 0,
+        'ietf-ip:ipv4': { enabled: i % 2 === 0, forwarding: true },
+      })),
+    },
+    'data-kinds:kinds': { color: 'green', tags: ['a&b', 'c>d'] },
+  };
+  const root = decodeJson(doc, ctx).root;
+  for (let round = 0; round < 2; round++) { // the second round writes from the caches the first filled
+    const xml = encodeXml(root, ctx);
+    t.regex(xml, /<ipv4 xmlns="urn:ietf:params:xml:ns:yang:ietf-ip"><enabled>true<\/enabled>/);
+    t.regex(xml, /<enabled xmlns:or="urn:ietf:params:xml:ns:yang:ietf-origin" or:origin="or:learned">false<\/enabled>/);
+    t.regex(xml, /<color>green<\/color><tags>a&amp;b<\/tags><tags>c&gt;d<\/tags>/);
+    t.deepEqual(JSON.parse(encodeJson(decodeXml(xml, ctx).root)), JSON.parse(encodeJson(root)));
+  }
+});
