@@ -154,10 +154,14 @@ const PREDICTED_CHILDREN = 64;
 
 /**
  * Matches of one remembered element after which it gets a compiled matcher (`elementPattern`): its
- * ~20 µs compile pays back after some hundreds of matches, and a document whose shapes change more
- * often than this never pays it.
+ * ~20 µs compile pays back after some hundreds of matches; matchers are kept for later documents, so
+ * a shape a device sends read after read pays it once. A document whose shapes change more often than
+ * this never compiles.
  */
-const COMPILE_AFTER = 512;
+const COMPILE_AFTER = 64;
+
+/** Matches after which an element takes a matcher an earlier document made, when there is one. */
+const REUSE_AFTER = 4;
 
 /** The children of an entry or container until it closes (`endInner` sets them): one array for all, none allocated per node. */
 const NOT_YET = Object.freeze([]) as unknown as DataNode[];
@@ -406,7 +410,10 @@ class XmlDecoder {
       parent.childCount++;
       this.open(parent, slot, scope, false);
     }
-    if (++parent.seqHits[position]! === COMPILE_AFTER) parent.seqPatterns[position] = elementPattern(tag, schema.kind === 'leaf' ? name : undefined);
+    const hits = ++parent.seqHits[position]!;
+    if (hits === REUSE_AFTER || hits === COMPILE_AFTER) {
+      parent.seqPatterns[position] = elementPattern(tag, schema.kind === 'leaf' ? name : undefined, hits === COMPILE_AFTER);
+    }
     return true;
   }
 

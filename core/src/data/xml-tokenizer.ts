@@ -80,12 +80,26 @@ function holdsAt(text: string, known: string, start: number): boolean {
  * The matcher of a predicted element (see `XmlTokenizer.startMatches`): `<tag>`, or with `name` the
  * whole `<tag>text</name>` of `leafMatches`. One call into the regular expression engine instead of
  * a character loop, ~8x faster on a 60-character tag (a namespace declaration) and ~2x on a short
- * leaf; but compiling one costs ~20 µs, so callers make one only for a shape matched many times.
+ * leaf; but compiling one costs ~20 µs, so callers make one only for a shape matched many times
+ * (`compile`). Matchers are kept across documents: a device answers the same shapes read after read,
+ * so a later document finds them made (without `compile`, only a kept one is returned).
  */
-export function elementPattern(tag: string, name?: string): RegExp {
-  const literal = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  return new RegExp(name === undefined ? `<${literal(tag)}>` : `<${literal(tag)}>[^<&\r]*</${literal(name)}>`, 'y');
+export function elementPattern(tag: string, name: string | undefined, compile: boolean): RegExp | undefined {
+  const key = name === undefined ? tag : `${tag}\u0000${name}`;
+  let pattern = patterns.get(key);
+  if (pattern === undefined && compile) {
+    const literal = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    pattern = new RegExp(name === undefined ? `<${literal(tag)}>` : `<${literal(tag)}>[^<&\r]*</${literal(name)}>`, 'y');
+    // bounded: documents of ever new shapes start the cache afresh rather than grow it
+    if (patterns.size >= MAX_PATTERNS) patterns.clear();
+    patterns.set(key, pattern);
+  }
+  return pattern;
 }
+
+/** Compiled element matchers by tag (and leaf name); sticky, so sharing them is safe in synchronous decoding. */
+const patterns = new Map<string, RegExp>();
+const MAX_PATTERNS = 4096;
 
 /** Line and column (1-based) of an offset. */
 export function xmlLineColumn(text: string, offset: number): { line: number; column: number } {
