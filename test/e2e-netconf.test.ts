@@ -202,7 +202,7 @@ it('PUT, PATCH and DELETE on candidate + commit, each checked with a separate ge
   });
   t.is(put.status, 201, put.text);
   const sent = rpcsSince(mark).join('\n');
-  t.regex(sent, /<get-config><source><candidate\/><\/source>/, 'the before-image is read from candidate');
+  t.regex(sent, /<get-config><source><candidate\/><\/source>/, 'the target is probed on candidate (201 or 204)');
   t.regex(sent, /<lock><target><candidate\/><\/target><\/lock>[\s\S]*<edit-config><target><candidate\/><\/target>[\s\S]*nc:operation="replace"[\s\S]*<commit\/>[\s\S]*<unlock>/);
   let cfg = await running();
   t.regex(cfg, /<name>rtest0<\/name>/);
@@ -219,6 +219,15 @@ it('PUT, PATCH and DELETE on candidate + commit, each checked with a separate ge
   cfg = await running();
   t.regex(cfg, /<description>patched<\/description>/);
   t.regex(cfg, /<ip>192\.0\.2\.1<\/ip>/, 'PATCH merges: the address stays');
+
+  // the device itself decides existence: a PUT of what exists is 204 (its probe read travels with the
+  // edit), a POST of it is 409 data-exists and changes nothing
+  const again = await call('PUT', `${iface}/description`, { 'ietf-interfaces:description': 'patched' });
+  t.is(again.status, 204, again.text);
+  const dup = await call('POST', `${MOUNT}/ietf-interfaces:interfaces`, { 'ietf-interfaces:interface': [{ name: 'rtest0', type: 'iana-if-type:ethernetCsmacd' }] });
+  t.is(dup.status, 409, dup.text);
+  t.is(dup.json.errors.error[0]['error-tag'], 'data-exists');
+  t.regex(await running(), /<description>patched<\/description>/);
 
   const sys = await call('PATCH', `${MOUNT}/ietf-system:system`, { 'ietf-system:system': { contact: 'noc@example.net', location: 'lab 3' } });
   t.is(sys.status, 200, sys.text);
