@@ -108,9 +108,13 @@ class Frame {
   /**
    * Where an entry's or container's children gather while it is open (kept by the frame and reused):
    * they are copied to the node at their exact size when it closes, since an array grown by push
-   * keeps room for 17, four times what a small list entry holds.
+   * keeps room for 17, four times what a small list entry holds. Only the first `filled` slots are
+   * this element's; the array is cleared slot by slot, never truncated: V8 drops the storage of an
+   * array whose length is set to 0, and growing it again for every list entry was a third of the
+   * decoder's garbage.
    */
   readonly gathering: DataNode[] = [];
+  filled = 0;
   node: ContainerNode | ListEntryNode | undefined;
   gathered: Map<SchemaNode, Group> | undefined;
   lastOrder = -Infinity;
@@ -245,6 +249,7 @@ class XmlDecoder {
     f.mandatory = 0;
     f.unprovenAtStart = this.unproven;
     f.childCount = 0;
+    f.filled = 0;
     return f;
   }
 
@@ -256,7 +261,7 @@ class XmlDecoder {
     for (let i = 1; i < this.depth; i++) {
       const f = this.frames[i]!;
       if (f.schema === undefined || f.kind === Kind.AnyChild) continue;
-      if (f.node?.kind === 'entry') segments.push({ schema: f.schema, keys: this.keysSoFar(f.node, f.out) });
+      if (f.node?.kind === 'entry') segments.push({ schema: f.schema, keys: this.keysSoFar(f.node, f.out.slice(0, childrenSoFar(f))) });
       else segments.push({ schema: f.schema });
     }
     if (last !== undefined) segments.push(last);
@@ -396,7 +401,7 @@ class XmlDecoder {
     const pattern = parent.seqPatterns[position];
     if (schema.kind === 'leaf') {
       const text = tok.leafMatches(tag, name, pattern);
-      if (text === undefined || holds(parent.out, schema)) return false;
+      if (text === undefined || holds(parent, schema)) return false;
       const value = this.textValue(slot, text, scope);
       if (value === INVALID) return false;
       tok.skipMatched();
@@ -426,7 +431,7 @@ class XmlDecoder {
     if (!this.allowState && !schema.config) throw this.fail('invalid-value', `state data '${local}' is not allowed here`, local);
     switch (schema.kind) {
       case 'leaf': {
-        if (holds(parent.out, schema)) this.failTwice(schema, scope, local);
+        if (holds(parent, schema)) this.failTwice(schema, scope, local);
         const f = this.push(Kind.Leaf, schema, scope);
         f.slot = slot;
         if (metadata) f.attributes = this.attributes(scope);
@@ -456,7 +461,7 @@ class XmlDecoder {
         return;
       }
       case 'container': case 'input': case 'output': case 'notification': {
-        if (holds(parent.out, schema)) this.failTwice(schema, scope, local);
+        if (holds(parent, schema)) this.failTwice(schema, scope, local);
         const f = this.push(Kind.Inner, schema, scope);
         const node: ContainerNode = { kind: 'container', schema, children: NOT_YET };
         f.node = node;
@@ -471,7 +476,7 @@ class XmlDecoder {
         return;
       }
       case 'anydata': case 'anyxml': {
-        if (holds(parent.out, schema)) this.failTwice(schema, scope, local);
+        if (holds(parent, schema)) this.failTwice(schema, scope, local);
         const f = this.push(Kind.Any, schema, scope);
         f.slot = slot;
         f.ns = schema.module.namespace;
@@ -524,7 +529,8 @@ class XmlDecoder {
   private place(parent: Frame, slot: { readonly order: number }, node: DataNode): void {
     if (slot.order < parent.lastOrder) parent.sorted = false;
     parent.lastOrder = slot.order;
-    parent.out.push(node);
+    if (parent.out === parent.gathering) parent.gathering[parent.filled++] = node;
+    else parent.out.push(node);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -586,8 +592,12 @@ class XmlDecoder {
   private endInner(f: Frame): void {
     this.finishInner(f);
     if (f.out === f.gathering) {
-      f.node!.children = f.gathering.slice();
-      f.gathering.length = 0; // the frame must not keep the tree alive
+      const gathering = f.gathering;
+      const count = f.filled;
+      const children = gathering.slice(0, count);
+      for (let i = 0; i < count; i++) gathering[i] = undefined as unknown as DataNode; // the frame must not keep the tree alive
+      if (!f.sorted) this.sortChildren(f, children);
+      f.node!.children = children;
     }
     const table = f.table!;
     if (f.mandatory !== (this.allowState ? table.requiredData : table.requiredConfig)) this.unproven++;
@@ -635,8 +645,9 @@ class XmlDecoder {
   }
 
   /**
-   * Puts the children of an inner node (or the root) in canonical order if the document did not, and
-   * records what was proved about the lists among them, which are complete now.
+   * Records what was proved about the lists among an inner node's (or the root's) children, which are
+   * complete now, and puts the root's children in canonical order if the document did not (an entry's or
+   * container's are sorted as they leave the gathering array, in endInner).
    */
   private finishInner(f: Frame): void {
     if (f.gathered !== undefined) {
@@ -648,9 +659,13 @@ class XmlDecoder {
         recordListProof(list, this.mode, complete ? ListProof.Complete : list.schema.keys.length > 0 ? ListProof.Keys : ListProof.None);
       }
     }
-    if (f.sorted) return;
+    if (!f.sorted && f.out !== f.gathering) this.sortChildren(f, f.out);
+  }
+
+  /** Puts an element's children in canonical (schema) order. */
+  private sortChildren(f: Frame, children: DataNode[]): void {
     const bySchema = f.table!.bySchema;
-    f.out.sort((a, b) => bySchema.get(a.schema)!.order - bySchema.get(b.schema)!.order);
+    children.sort((a, b) => bySchema.get(a.schema)!.order - bySchema.get(b.schema)!.order);
   }
 
   /** The key string of a finished entry, whose keys are first in key order once sorted. */
@@ -745,9 +760,17 @@ function namespaceOf(name: string, scope: Scope | undefined): string | undefined
 }
 
 /** Whether siblings already hold a node of `schema` (siblings are few: bounded by the schema). */
-function holds(siblings: readonly DataNode[], schema: SchemaNode): boolean {
-  for (let i = 0; i < siblings.length; i++) if (siblings[i]!.schema === schema) return true;
+/** Whether the children placed so far under `parent` hold a node of `schema`. */
+function holds(parent: Frame, schema: SchemaNode): boolean {
+  const siblings = parent.out;
+  const count = childrenSoFar(parent);
+  for (let i = 0; i < count; i++) if (siblings[i]!.schema === schema) return true;
   return false;
+}
+
+/** How many children `parent.out` holds for the element (see Frame.gathering). */
+function childrenSoFar(parent: Frame): number {
+  return parent.out === parent.gathering ? parent.filled : parent.out.length;
 }
 
 /**

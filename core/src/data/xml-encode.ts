@@ -98,6 +98,9 @@ interface Tags {
 
 const tagCache = new WeakMap<object, Tags>();
 
+/** Pieces joined into one chunk at a time. */
+const CHUNK_PIECES = 4096;
+
 /** Whole elements kept per schema node; beyond this a leaf is written piece by piece. */
 const MAX_CACHED_ELEMENTS = 1024;
 
@@ -118,8 +121,13 @@ function tagsOf(schema: DataNode['schema']): Tags {
  * of millions of cons cells that every garbage collection had to copy (~70% of the time).
  */
 class XmlWriter {
-  /** Pieces not yet joined; every few thousand they are joined into one chunk (cheaper than one huge join). */
-  readonly parts: string[] = [];
+  /**
+   * Pieces not yet joined; every few thousand they are joined into one chunk (cheaper than one huge
+   * join). The array is reused by position (`count`) and never truncated to empty: V8 drops the storage
+   * of an array whose length is set to 0, and growing it back for every chunk was garbage of its own.
+   */
+  private readonly parts: string[] = [];
+  private count = 0;
   private readonly chunks: string[] = [];
 
   constructor(private readonly ctx: SchemaContext, private readonly withAttributes: boolean) {}
@@ -153,18 +161,31 @@ class XmlWriter {
     for (let i = 0; i < nodes.length; i++) this.node(nodes[i]!, parentModule);
   }
 
+  /** Appends one piece. */
+  put(piece: string): void {
+    this.parts[this.count++] = piece;
+  }
+
   /** Joins what is pending into a chunk once there is enough of it. */
   private flush(): void {
-    if (this.parts.length < 4096) return;
-    this.chunks.push(this.parts.join(''));
-    this.parts.length = 0;
+    if (this.count < CHUNK_PIECES) return;
+    this.chunks.push(this.pending());
+  }
+
+  /** The pieces written since the last chunk, joined; the array keeps its storage for the next ones. */
+  private pending(): string {
+    const parts = this.parts;
+    // a longer earlier chunk leaves pieces past `count`: cut them off (only ever a few, so V8 keeps the storage)
+    if (parts.length !== this.count) parts.length = this.count;
+    this.count = 0;
+    return parts.join('');
   }
 
   /** The whole text written. */
   text(): string {
-    this.chunks.push(this.parts.join(''));
-    this.parts.length = 0;
-    return this.chunks.length === 1 ? this.chunks[0]! : this.chunks.join('');
+    if (this.chunks.length === 0) return this.pending();
+    this.chunks.push(this.pending());
+    return this.chunks.join('');
   }
 
   node(node: DataNode, parentModule: string | undefined): void {
@@ -213,36 +234,34 @@ class XmlWriter {
   private inner(schema: DataNode['schema'], parentModule: string | undefined, children: readonly DataNode[], attrs: Attributes | undefined): void {
     const tags = tagsOf(schema);
     const module = schema.module.name;
-    const parts = this.parts;
     const sameModule = module === parentModule;
     if ((attrs === undefined || !this.withAttributes) && children.length > 0) {
-      parts.push(sameModule ? tags.start : tags.startNs);
+      this.put(sameModule ? tags.start : tags.startNs);
     } else {
-      parts.push(sameModule ? tags.open : tags.openNs);
+      this.put(sameModule ? tags.open : tags.openNs);
       if (attrs !== undefined && this.withAttributes) {
         const decl = new Declarations(this.ctx);
         const written = this.attributes(attrs, decl);
-        parts.push(decl.write() + written);
+        this.put(decl.write() + written);
       }
       if (children.length === 0) {
-        parts.push('/>');
+        this.put('/>');
         return;
       }
-      parts.push('>');
+      this.put('>');
     }
     this.nodes(children, module);
-    parts.push(tags.close);
+    this.put(tags.close);
   }
 
   private leaf(schema: LeafSchema | LeafListSchema, parentModule: string | undefined, value: LeafValue, attrs: Attributes | undefined): void {
     const tags = tagsOf(schema);
-    const parts = this.parts;
     const sameModule = schema.module.name === parentModule;
     const plain = attrs === undefined || !this.withAttributes;
     if (plain && sameModule && tags.whole !== undefined) {
       const element = tags.whole.get(value);
       if (element !== undefined) {
-        parts.push(element);
+        this.put(element);
         return;
       }
     }
@@ -253,7 +272,8 @@ class XmlWriter {
       if (builtin === 'identityref' && plain) {
         const rest = this.identity(tags, type, value);
         if (sameModule) this.remember(tags, value, open + rest);
-        parts.push(open, rest);
+        this.put(open);
+        this.put(rest);
         return;
       }
       const decl = new Declarations(this.ctx);
@@ -270,16 +290,19 @@ class XmlWriter {
       return;
     }
     if (text === '') {
-      parts.push(open, '/>');
+      this.put(open);
+      this.put('/>');
       return;
     }
     if (sameModule && (builtin === 'boolean' || builtin === 'enumeration')) {
       const element = `${tags.start}${escapeText(text)}${tags.close}`;
       this.remember(tags, value, element);
-      parts.push(element);
+      this.put(element);
       return;
     }
-    parts.push(sameModule ? tags.start : tags.startNs, escapeText(text), tags.close);
+    this.put(sameModule ? tags.start : tags.startNs);
+    this.put(escapeText(text));
+    this.put(tags.close);
   }
 
   /** Keeps a leaf's whole element for its value (see Tags.whole), up to the cache's size. */
@@ -289,8 +312,8 @@ class XmlWriter {
   }
 
   private finishLeaf(tags: Tags, open: string, declarations: string, text: string): void {
-    if (text === '') this.parts.push(open, declarations, '/>');
-    else this.parts.push(open, declarations, '>', escapeText(text), tags.close);
+    if (text === '') { this.put(open); this.put(declarations); this.put('/>'); }
+    else { this.put(open); this.put(declarations); this.put('>'); this.put(escapeText(text)); this.put(tags.close); }
   }
 
   /**
@@ -316,28 +339,29 @@ class XmlWriter {
       for (const v of value) this.anyElement(name, module, parentModule, v, attrs);
       return;
     }
-    const parts = this.parts;
-    parts.push(this.open(name, module, parentModule));
+    this.put(this.open(name, module, parentModule));
     if (attrs !== undefined && this.withAttributes) {
       const decl = new Declarations(this.ctx);
       const written = this.attributes(attrs, decl);
-      parts.push(decl.write() + written);
+      this.put(decl.write() + written);
     }
     if (value === null || value === undefined || Array.isArray(value)) {
-      parts.push('/>');
+      this.put('/>');
       return;
     }
     if (typeof value !== 'object') {
-      parts.push('>', escapeText(String(value)), `</${name}>`);
+      this.put('>');
+      this.put(escapeText(String(value)));
+      this.put(`</${name}>`);
       return;
     }
-    parts.push('>');
+    this.put('>');
     for (const [member, v] of Object.entries(value as Record<string, unknown>)) {
       const colon = member.indexOf(':');
       const childModule = colon >= 0 ? member.slice(0, colon) : module;
       this.anyElement(colon >= 0 ? member.slice(colon + 1) : member, childModule, module, v, undefined);
     }
-    parts.push(`</${name}>`);
+    this.put(`</${name}>`);
   }
 }
 
@@ -355,9 +379,9 @@ export function encodeXml(target: DataRoot | DataNode | readonly DataNode[], ctx
   const t = target as DataRoot | DataNode;
   if (t.kind === 'root') {
     if (t.children.length === 0) return `<data xmlns="${RESTCONF_NS}"/>`;
-    writer.parts.push(`<data xmlns="${RESTCONF_NS}">`);
+    writer.put(`<data xmlns="${RESTCONF_NS}">`);
     writer.nodes(t.children, undefined);
-    writer.parts.push('</data>');
+    writer.put('</data>');
     return writer.text();
   }
   writer.node(t, undefined);
