@@ -9,13 +9,14 @@
  *   members; `<ok/>` (or nothing) is `{}`. The operation is `module:rpc`, or an action's
  *   instance-identifier (`/m:interfaces/interface[name='eth0']/reset`).
  * A data answer is frozen (its top level) and remembered with the tree it was made from, so the core
- * need not decode it again when the southbound hands it back unchanged.
+ * need not decode it again when the southbound hands it back unchanged; the JSON of each of its members
+ * is made when the member is first read, so a southbound that hands it back unread never pays for it.
  */
 import { cutContent } from '../data/content';
 import { DataError, fault } from '../data/errors';
 import { toJsonValue } from '../data/json-encode';
 import { decodeXml } from '../data/xml-decode';
-import type { ContentFilter, DeviceDataCodec, JsonObject } from '../hooks';
+import type { ContentFilter, DeviceDataCodec, JsonObject, JsonValue } from '../hooks';
 import type { DataRoot } from '../data/tree';
 import type { OperationSchema, SchemaContext, SchemaNode } from '../yang/schema';
 
@@ -39,12 +40,25 @@ export function deviceCodec(schema: SchemaContext): DeviceDataCodec {
       if (options.operation !== undefined) return operationOutput(xml, schema, options.operation);
       const decoded = decodeXml(asDataWrapper(xml), schema, {});
       const root = options.content === undefined || options.content === 'all' ? decoded.root : cutContent(decoded.root, options.content);
-      // frozen: the tree stays the truth of this answer only if nobody edits the answer
-      const answer = Object.freeze(toJsonValue(root) as JsonObject);
+      const answer = lazyAnswer(root);
       treeOfAnswer.set(answer, root);
       return answer;
     },
   };
+}
+
+/**
+ * The RFC 7951 JSON of a tree's top-level nodes, each member's value made when first read (a getter
+ * that keeps what it made). Frozen: the tree stays the truth of this answer only if nobody edits it.
+ */
+function lazyAnswer(root: DataRoot): JsonObject {
+  const answer: JsonObject = {};
+  for (const node of root.children) {
+    const member = `${node.schema.module.name}:${node.schema.name}`;
+    let value: JsonValue | undefined;
+    Object.defineProperty(answer, member, { enumerable: true, get: () => (value ??= toJsonValue([node])[member] as JsonValue) });
+  }
+  return Object.freeze(answer);
 }
 
 const START = /^\s*(?:<\?xml[^>]*\?>\s*)?<([A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)((?:\s+[^>]*?)?)(\/?)>/;

@@ -49,6 +49,19 @@ test('the codec turns get replies into RFC 7951 JSON with content filtering; mal
     <interfaces-state xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces"><interface><name>eth0</name><oper-status>up</oper-status></interface></interfaces-state></data>`;
   const all = codec.fromXml(data);
   t.deepEqual((all['ietf-interfaces:interfaces'] as any).interface[0], { name: 'eth0', description: 'up', enabled: true });
+  // members are made when first read, and the answer reads as plain frozen JSON every way
+  const expected = {
+    'ietf-interfaces:interfaces': { interface: [{ name: 'eth0', description: 'up', enabled: true }] },
+    'ietf-interfaces:interfaces-state': { interface: [{ name: 'eth0', 'oper-status': 'up' }] },
+  };
+  const fresh = codec.fromXml(data);
+  t.deepEqual(Object.keys(fresh), Object.keys(expected));
+  t.deepEqual(JSON.parse(JSON.stringify(fresh)), expected);
+  t.deepEqual({ ...codec.fromXml(data) }, expected);
+  t.deepEqual(Object.fromEntries(Object.entries(codec.fromXml(data))), expected);
+  t.is(fresh['ietf-interfaces:interfaces'], fresh['ietf-interfaces:interfaces'], 'made once');
+  t.true(Object.isFrozen(fresh));
+  t.throws(() => { (fresh as Record<string, unknown>)['ietf-interfaces:interfaces'] = {}; }, { instanceOf: TypeError });
   const config = codec.fromXml(data, { content: 'config' });
   t.deepEqual(Object.keys(config), ['ietf-interfaces:interfaces']);
   const state = codec.fromXml(data, { content: 'nonconfig' });
