@@ -210,6 +210,31 @@ serial('static routes: PUT static=%22<prefix>%22 under protocol=STATIC,static, P
   t.notRegex(onDevice(), /ip route 10\.61\./);
 });
 
+serial('static routes through an interface, alone and with a gateway: PUT, read back as interface-ref, DELETE, checked with vtysh', async (t) => {
+  const route = `${STATIC}/static-routes/static=%2210.63.0.0/16%22`;
+  const put = await request('PUT', route, { 'rosetta-openconfig-network-instance:static': [{
+    prefix: '10.63.0.0/16', config: { prefix: '10.63.0.0/16' },
+    'next-hops': { 'next-hop': [
+      { index: 'lo', config: { index: 'lo' }, 'interface-ref': { config: { interface: 'lo' } } },
+      { index: 'gw', config: { index: 'gw', 'next-hop': '127.0.0.2', metric: 40 }, 'interface-ref': { config: { interface: 'lo' } } },
+    ] },
+  }] });
+  t.is(put.status, 201, put.text);
+  const config = onDevice();
+  t.regex(config, /\nip route 10\.63\.0\.0\/16 lo\n/);
+  t.regex(config, /\nip route 10\.63\.0\.0\/16 127\.0\.0\.2 lo 40\n/);
+
+  const read = await request('GET', `${route}/next-hops?content=config`);
+  t.is(read.status, 200, read.text);
+  t.deepEqual(read.json['rosetta-openconfig-network-instance:next-hops']['next-hop'], [
+    { index: 'lo', config: { index: 'lo' }, 'interface-ref': { config: { interface: 'lo' } } },
+    { index: '127.0.0.2+lo', config: { index: '127.0.0.2+lo', 'next-hop': '127.0.0.2', metric: 40 }, 'interface-ref': { config: { interface: 'lo' } } },
+  ]);
+  const del = await request('DELETE', route);
+  t.is(del.status, 204, del.text);
+  t.notRegex(onDevice(), /ip route 10\.63\./);
+});
+
 serial('BGP: PUT global and a neighbor, PATCH enabled, POST an internal neighbor, DELETE, checked with vtysh', async (t) => {
   const put = await request('PUT', BGP, { 'rosetta-openconfig-network-instance:bgp': {
     global: { config: { as: 65061, 'router-id': '10.61.0.1' } },

@@ -2,8 +2,8 @@
  * FRR's `show running-config`, read into the few facts the units serve: interfaces (description,
  * shutdown, IPv4 addresses), static routes per VRF, and BGP instances with their neighbors. FRR has no
  * JSON form of its configuration, so this is the one place that reads configuration text. Lines it does
- * not know (other protocols, route maps, `ip route` forms with interfaces or tags) are left out, never
- * guessed at.
+ * not know (other protocols, route maps, `ip route` forms with tags, labels or next-hop VRFs) are left
+ * out, never guessed at.
  */
 import { parseBlocks, type Block } from '@rosetta/sdk';
 
@@ -21,11 +21,13 @@ export interface InterfaceConfig {
   readonly addresses: readonly { ip: string; prefixLength: number }[];
 }
 
-/** One `ip route PREFIX NEXT-HOP [DISTANCE]` line. */
+/** One `ip route PREFIX [GATEWAY] [INTERFACE] [DISTANCE]` line (a gateway, an interface or both). */
 export interface StaticRouteLine {
   readonly prefix: string;
-  /** An IPv4 address, or `DROP` for Null0 / blackhole. */
-  readonly nextHop: string;
+  /** An IPv4 address, or `DROP` for Null0 / blackhole; absent for a route through an interface alone. */
+  readonly nextHop?: string;
+  /** The interface the route goes out of. */
+  readonly interface?: string;
   /** Absent when the line gives none (FRR's default, 1). */
   readonly distance?: number;
 }
@@ -55,7 +57,11 @@ export interface FrrConfig {
 }
 
 const IPV4 = String.raw`(?:\d{1,3}\.){3}\d{1,3}`;
-const ROUTE = new RegExp(String.raw`^ip route (${IPV4}/\d{1,2}) (${IPV4}|Null0|blackhole)(?: (\d{1,3}))?$`);
+/** Words of FRR's other `ip route` forms, which an interface name in a route line is not. */
+export const ROUTE_KEYWORDS = ['reject', 'tag', 'label', 'table', 'nexthop-vrf', 'onlink', 'color', 'segments', 'bfd', 'vrf', 'Null0', 'blackhole'];
+// an interface name: a letter first (not the distance), and none of those words
+const IFNAME = String.raw`(?!(?:${ROUTE_KEYWORDS.join('|')})\b)[A-Za-z][\w.:/-]*`;
+const ROUTE = new RegExp(String.raw`^ip route (${IPV4}/\d{1,2}) (?:(Null0|blackhole)|(${IPV4})(?: (${IFNAME}))?|(${IFNAME}))(?: (\d{1,3}))?$`);
 const ADDRESS = new RegExp(String.raw`^ip address (${IPV4})/(\d{1,2})$`);
 const NEIGHBOR = new RegExp(String.raw`^neighbor (${IPV4}) (.*)$`);
 
@@ -89,8 +95,12 @@ export function parseRunningConfig(text: string): FrrConfig {
 }
 
 function routeLine(m: RegExpExecArray): StaticRouteLine {
-  const nextHop = m[2] === 'Null0' || m[2] === 'blackhole' ? 'DROP' : m[2]!;
-  return m[3] === undefined ? { prefix: m[1]!, nextHop } : { prefix: m[1]!, nextHop, distance: Number(m[3]) };
+  const nextHop = m[2] !== undefined ? 'DROP' : m[3];
+  const iface = m[4] ?? m[5];
+  return {
+    prefix: m[1]!, ...(nextHop !== undefined ? { nextHop } : {}), ...(iface !== undefined ? { interface: iface } : {}),
+    ...(m[6] !== undefined ? { distance: Number(m[6]) } : {}),
+  };
 }
 
 function interfaceOf(name: string, block: Block): InterfaceConfig {

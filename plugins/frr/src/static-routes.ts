@@ -1,13 +1,14 @@
 /**
  * Static routes of a network instance (`protocol=STATIC,static`): each `static[prefix]` with its
- * `next-hops/next-hop[index]` is a set of FRR lines `ip route PREFIX NEXT-HOP [DISTANCE]`, at the top level
+ * `next-hops/next-hop[index]` is a set of FRR lines `ip route PREFIX [GATEWAY] [INTERFACE] [DISTANCE]`
+ * (the gateway is `config/next-hop`, the interface `interface-ref/config/interface`), at the top level
  * for the default instance and inside `vrf NAME` ... `exit-vrf` for a VRF. The route's writer owns its
  * next hops and compares lines, not indexes: FRR keeps no index, so a next hop read back is indexed by its
  * value, and a client's own indexes cost no commands when the lines are the same.
  */
 import type { CliSession, Handler, JsonObject, Keys } from '@rosetta/sdk';
 import { child, cliWord, isObject, num, PROTOCOLS, protocolKind, text } from './model';
-import { DEFAULT_VRF, parseRunningConfig, RUNNING_CONFIG, type StaticRouteLine } from './running-config';
+import { DEFAULT_VRF, parseRunningConfig, ROUTE_KEYWORDS, RUNNING_CONFIG, type StaticRouteLine } from './running-config';
 
 export const STATIC_ROUTES = `${PROTOCOLS}/static-routes/static`;
 
@@ -40,18 +41,30 @@ function isStatic(keys: readonly Keys[]): boolean {
   return protocolKind(keys[1]?.['identifier']) === 'STATIC';
 }
 
+/** What a next hop goes to: its gateway, its interface, or `GATEWAY+INTERFACE`. */
+function nextHopValue(line: StaticRouteLine): string {
+  if (line.interface === undefined) return line.nextHop!;
+  return line.nextHop === undefined ? line.interface : `${line.nextHop}+${line.interface}`;
+}
+
 /** The index a next hop reads back with: its value, plus `@distance` when the same value repeats. */
 export function nextHopIndexes(lines: readonly StaticRouteLine[]): Array<{ index: string; line: StaticRouteLine }> {
   const seen = new Set<string>();
   return lines.map((line) => {
-    const index = seen.has(line.nextHop) ? `${line.nextHop}@${line.distance ?? 1}` : line.nextHop;
-    seen.add(line.nextHop);
+    const value = nextHopValue(line);
+    const index = seen.has(value) ? `${value}@${line.distance ?? 1}` : value;
+    seen.add(value);
     return { index, line };
   });
 }
 
-function nextHopJson(index: string, line: StaticRouteLine): JsonObject {
-  return { index, 'next-hop': line.nextHop, ...(line.distance !== undefined ? { metric: line.distance } : {}) };
+/** A next hop entry as read: `config` or `state` (`as`) with its interface reference beside it. */
+function nextHopJson(index: string, line: StaticRouteLine, as: 'config' | 'state'): JsonObject {
+  const hop: JsonObject = {
+    index, [as]: { index, ...(line.nextHop !== undefined ? { 'next-hop': line.nextHop } : {}), ...(line.distance !== undefined ? { metric: line.distance } : {}) },
+  };
+  if (line.interface !== undefined) hop['interface-ref'] = { [as]: { interface: line.interface } };
+  return hop;
 }
 
 // ---- writers -------------------------------------------------------------------------------------
@@ -82,13 +95,18 @@ export function routeLines(staticEntry: JsonObject, key: Keys): string[] {
   for (const hop of Array.isArray(hops) ? hops.filter(isObject) : []) {
     const config = child(hop, 'config');
     const nh = text(config, 'next-hop');
-    if (nh === undefined) throw new Error(`next hop ${JSON.stringify(hop['index'])} of ${prefix} needs config/next-hop`);
-    const target = nh === 'DROP' ? 'Null0' : cliWord(nh, 'next-hop');
-    if (target !== 'Null0' && !IPV4.test(target)) throw new Error(`next-hop ${JSON.stringify(nh)} is neither an IPv4 address nor DROP`);
+    const iface = text(child(child(hop, 'interface-ref'), 'config'), 'interface');
+    const which = JSON.stringify(hop['index']);
+    if (nh === undefined && iface === undefined) throw new Error(`next hop ${which} of ${prefix} needs config/next-hop, interface-ref/config/interface or both`);
+    const target = nh === undefined ? undefined : nh === 'DROP' ? 'Null0' : cliWord(nh, 'next-hop');
+    if (target !== undefined && target !== 'Null0' && !IPV4.test(target)) throw new Error(`next-hop ${JSON.stringify(nh)} is neither an IPv4 address nor DROP`);
+    if (target === 'Null0' && iface !== undefined) throw new Error(`next hop ${which} of ${prefix}: DROP goes out of no interface (interface ${JSON.stringify(iface)} given)`);
+    if (iface !== undefined && ROUTE_KEYWORDS.includes(iface)) throw new Error(`interface ${JSON.stringify(iface)} of ${prefix} is a word of FRR's route syntax, not an interface`);
+    const via = [target, iface === undefined ? undefined : cliWord(iface, 'interface')].filter((w) => w !== undefined).join(' ');
     const metric = num(config, 'metric');
-    if (metric !== undefined && (metric < 1 || metric > 255)) throw new Error(`metric ${metric} of ${prefix} via ${nh} is outside 1..255`);
+    if (metric !== undefined && (metric < 1 || metric > 255)) throw new Error(`metric ${metric} of ${prefix} via ${via} is outside 1..255`);
     // distance 1 is FRR's default and never shown: writing it would not read back
-    out.add(`${prefix} ${target}${metric !== undefined && metric !== 1 ? ` ${metric}` : ''}`);
+    out.add(`${prefix} ${via}${metric !== undefined && metric !== 1 ? ` ${metric}` : ''}`);
   }
   return [...out];
 }
@@ -135,13 +153,13 @@ export const staticRoutePaths: Record<string, Handler> = {
     async readConfig({ session, keys, key }) {
       const lines = await routeLinesOf(session, keys[0]!['name']!, keys[2]!['prefix']);
       const found = nextHopIndexes(lines).find((h) => h.index === key['index']);
-      return found ? { index: found.index, config: nextHopJson(found.index, found.line) } : undefined;
+      return found ? nextHopJson(found.index, found.line, 'config') : undefined;
     },
     // static routes have no state of their own in FRR's configuration model: the applied line is the state
     async readState({ session, keys, key }) {
       const lines = await routeLinesOf(session, keys[0]!['name']!, keys[2]!['prefix']);
       const found = nextHopIndexes(lines).find((h) => h.index === key['index']);
-      return found ? { index: found.index, state: nextHopJson(found.index, found.line) } : undefined;
+      return found ? nextHopJson(found.index, found.line, 'state') : undefined;
     },
   },
 };

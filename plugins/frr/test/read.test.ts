@@ -192,17 +192,30 @@ test('error patterns catch every message FRR printed for a refused command, and 
 test('odd and garbage device output: unknown lines are left out, errors are named, nothing hangs', async (t) => {
   const odd = [
     'Building configuration...', '', 'Current configuration:', '!',
-    'ip route 10.0.0.0/8 eth0', // an interface next hop: not in the model, left out
+    'ip route 10.0.0.0/8 eth0', // an interface next hop (interface-ref)
     'ip route 10.1.0.0/16 127.0.0.2 tag 7', // a tag: left out rather than read wrong
     'ip route 10.2.0.0/16 blackhole 9',
+    'ip route 10.3.0.0/16 reject', // reject is not an interface: left out
+    'ip route 10.4.0.0/16 192.0.2.1 eth1 20', // a gateway through an interface
+    'ip route 10.4.0.0/16 eth2',
     'router bgp 65001', ' neighbor PG peer-group', ' neighbor PG remote-as 65002', ' neighbor 127.0.0.8 description before remote-as',
     ' address-family ipv4 unicast', '  neighbor 127.0.0.9 remote-as 1', ' exit-address-family', 'exit', 'end',
   ].join('\n');
-  const h = unitHarness(plugin, { 'show running-config': odd, 'show vrf': '' });
+  const h = unitHarness(plugin, { 'show running-config': odd, 'show vrf': '', 'show interface json': '{}' });
   const doc = await h.read('/', 'config');
   const def = instances(doc)[0];
-  t.deepEqual(def.protocols.protocol[0]['static-routes'].static.map((s: any) => s.prefix), ['10.2.0.0/16']);
-  t.deepEqual(def.protocols.protocol[0]['static-routes'].static[0]['next-hops']['next-hop'][0].config, { index: 'DROP', 'next-hop': 'DROP', metric: 9 });
+  const statics = def.protocols.protocol[0]['static-routes'].static;
+  t.deepEqual(statics.map((s: any) => s.prefix), ['10.0.0.0/8', '10.2.0.0/16', '10.4.0.0/16']);
+  t.deepEqual(statics[0]['next-hops']['next-hop'], [{ index: 'eth0', config: { index: 'eth0' }, 'interface-ref': { config: { interface: 'eth0' } } }]);
+  t.deepEqual(statics[1]['next-hops']['next-hop'][0].config, { index: 'DROP', 'next-hop': 'DROP', metric: 9 });
+  t.deepEqual(statics[2]['next-hops']['next-hop'], [
+    { index: '192.0.2.1+eth1', config: { index: '192.0.2.1+eth1', 'next-hop': '192.0.2.1', metric: 20 }, 'interface-ref': { config: { interface: 'eth1' } } },
+    { index: 'eth2', config: { index: 'eth2' }, 'interface-ref': { config: { interface: 'eth2' } } },
+  ]);
+  const route = "/rosetta-openconfig-network-instance:network-instances/network-instance[name='default']/protocols"
+    + "/protocol[identifier='rosetta-openconfig-policy-types:STATIC'][name='static']/static-routes/static[prefix='10.4.0.0/16']";
+  const read = await h.read(route, 'all') as any;
+  t.deepEqual(read['rosetta-openconfig-network-instance:static'][0]['next-hops']['next-hop'][0]['interface-ref'], { config: { interface: 'eth1' }, state: { interface: 'eth1' } });
   t.is(def.protocols.protocol[1].bgp.neighbors, undefined); // peer groups and address-family lines are no neighbors
 
   const junk = '\u0000\u001b[2J% \u00ff'.repeat(20_000) + '\n'.repeat(50_000) + ' '.repeat(100_000) + 'interface'.repeat(10_000);

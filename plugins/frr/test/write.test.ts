@@ -111,6 +111,27 @@ test('static routes: next hops with distance and DROP, in the default instance a
   t.deepEqual(h.write(before, renamed).commands, []);
 });
 
+test('static routes through an interface: alone, with a gateway, with a distance; DROP through an interface and route keywords are refused', async (t) => {
+  const { h, before } = await device('empty');
+  const after: any = structuredClone(before);
+  const viaInterface = (index: string, iface: string, nh?: string, metric?: number): JsonObject => ({
+    index, config: { index, ...(nh ? { 'next-hop': nh } : {}), ...(metric ? { metric } : {}) }, 'interface-ref': { config: { interface: iface } },
+  });
+  const hops = [viaInterface('a', 'eth1'), viaInterface('b', 'eth2', '192.0.2.1', 20)];
+  instance(after, 'default').protocols = { protocol: [staticProtocol([{ prefix: '10.5.0.0/16', config: { prefix: '10.5.0.0/16' }, 'next-hops': { 'next-hop': hops } }])] };
+  const plan = h.write(before, after);
+  t.deepEqual(plan.commands, ['ip route 10.5.0.0/16 eth1', 'ip route 10.5.0.0/16 192.0.2.1 eth2 20']);
+  t.deepEqual(plan.undo, ['no ip route 10.5.0.0/16 eth1', 'no ip route 10.5.0.0/16 192.0.2.1 eth2 20']);
+  for (const [hop, message] of [
+    [viaInterface('c', 'eth1', 'DROP'), /DROP goes out of no interface/],
+    [viaInterface('d', 'tag'), /"tag" of 10\.5\.0\.0\/16 is a word of FRR's route syntax/],
+    [{ index: 'e', config: { index: 'e' } }, /needs config\/next-hop, interface-ref\/config\/interface or both/],
+  ] as const) {
+    instance(after, 'default').protocols.protocol[0]['static-routes'].static[0]['next-hops']['next-hop'] = [hop];
+    t.throws(() => h.write(before, after), { message }, String(message));
+  }
+});
+
 test('static routes the device would store differently are refused with their path', async (t) => {
   const { h, before } = await device('empty');
   const after: any = structuredClone(before);
