@@ -18,6 +18,7 @@
  * The peer is leased through the SDK's acquireFrrPeer (one per machine; other files wait). Without FRR
  * the suite is skipped, loudly.
  */
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -131,6 +132,19 @@ serial('install-node: connected, served by the FRR units', async (t) => {
   t.is(s.status, 'connected', s.message);
   t.regex(s.message, /connected to frruser@127\.0\.0\.1:\d+ over SSH, device-type frr 8\.4\.4, prompt "frr-peer#"; served by @rosetta\/plugin-frr@/);
   t.is((await install('FRR1')).status, 409);
+});
+
+serial('host keys: the node shows the key the device presented, as ssh-keygen -lf prints it; pinned to it another node connects', async (t) => {
+  const stateDir = process.env.FRR_PEER_STATE ?? '/tmp/peer-frr';
+  const fingerprints = fs.readdirSync(stateDir).filter((f) => /^ssh_host_\w+_key\.pub$/.test(f))
+    .map((f) => execFileSync('ssh-keygen', ['-lf', path.join(stateDir, f)], { encoding: 'utf8' }).split(' ')[1]!);
+  const r = await request('GET', `${NODES}/topology=cli/node=FRR1?content=nonconfig`);
+  const shown = r.json['network-topology:node'][0]['cli-topology:host-key-fingerprint'];
+  t.true(fingerprints.includes(shown), `${shown} among ${fingerprints.join(', ')}`);
+  const pinned = await install('PINNED', { 'host-key': shown });
+  t.is(pinned.status, 204, pinned.text);
+  t.is((await nodeStatus('PINNED')).status, 'connected');
+  t.is((await uninstall('PINNED')).status, 204);
 });
 
 serial('GET the whole mount point and subtrees in both contents, with fields and depth', async (t) => {

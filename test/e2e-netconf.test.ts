@@ -13,7 +13,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import anyTest, { type TestFn } from 'ava';
 import { openRawNetconf, startNetconfSimulator, type RawNetconfSession, type SimulatedNetconfDevice } from '@rosetta/sdk';
 import { openDatastores } from '@rosetta/core/dist/src/datastore';
@@ -316,6 +316,21 @@ it('an action against the SDK simulator installed as a second node', async (t) =
   t.deepEqual(action.json, { 'acme-ports:output': { bounced: 'p1 after 3s' } });
   const unknown = await call('POST', `${TOPO}/node=SIM1/yang-ext:mount/acme-ports:ports/port=p1/explode`, { 'acme-ports:input': {} });
   t.is(unknown.status, 404, unknown.text);
+});
+
+it('host keys: the node shows the key netconfd\'s sshd presented (as ssh-keygen -lf prints it); another pinned key is refused before login', async (t) => {
+  const fingerprints = fs.readdirSync(PEER.state).filter((f) => /^ssh_host_\w+_key\.pub$/.test(f))
+    .map((f) => execFileSync('ssh-keygen', ['-lf', path.join(PEER.state, f)], { encoding: 'utf8' }).split(' ')[1]!);
+  const node = await call('GET', `${TOPO}/node=NC1?content=nonconfig`);
+  const shown = node.json['network-topology:node'][0]['netconf-node-topology:host-key-fingerprint'];
+  t.true(fingerprints.includes(shown), `${shown} among ${fingerprints.join(', ')}`);
+  const other = `SHA256:${'B'.repeat(43)}`;
+  const refused = await call('POST', '/rests/operations/connection-manager:install-node', netconfInput('IMPOSTOR', { 'netconf-node-topology:host-key': other }));
+  t.is(refused.status, 502, refused.text);
+  t.true(refused.json.errors.error[0]['error-message'].includes(`presented host key ${shown}, not the pinned ${other}`), refused.text);
+  t.is((await call('GET', `${TOPO}/node=IMPOSTOR`)).status, 404);
+  const malformed = await call('POST', '/rests/operations/connection-manager:install-node', netconfInput('BADKEY', { 'netconf-node-topology:host-key': 'SHA256:short' }));
+  t.is(malformed.status, 400, malformed.text);
 });
 
 it('bad devices: wrong credentials, no hello, malformed XML, a broken chunk each give a clear 502; the service keeps serving', async (t) => {

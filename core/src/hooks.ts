@@ -136,6 +136,8 @@ export interface DeviceConnection {
   readonly unavailableSchemas?: ReadonlyArray<{ readonly name: string; readonly revision?: string; readonly reason: string }>;
   /** The connection's state now, for `connection-status` (a plugin that reconnects changes it). */
   status?(): 'connecting' | 'connected' | 'unable-to-connect';
+  /** The SHA256 fingerprint of the SSH host key the device presented at its last login: the node's `host-key-fingerprint`. */
+  readonly hostKey?: string;
 }
 
 /**

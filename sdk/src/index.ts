@@ -12,6 +12,7 @@ export type {
 
 export { definePlugin, defineSettings, type PluginSpec, type SettingField, type SettingsOf } from './plugin';
 export { settingFlag, settingInteger, settingSecret, settingText, unknownSettings, MAX_SETTING_TEXT } from './node-settings';
+export { HostKeyCheck, hostKeyFingerprint, settingHostKey, HOST_KEY_FINGERPRINT } from './ssh-host-key';
 export {
   asTranslationUnit, defineTranslationUnit, isListHandler, type ContainerHandler, type Handler, type HandlerContext, type Keys,
   type ListHandler, type Registration, type TranslationUnit, type TranslationUnitSpec, type Writer, type WriterContext,
@@ -28,7 +29,7 @@ export { connectSshCli, type SshCliOptions, type SshCliSession } from './cli/ssh
 export {
   parseSessionLog, transcriptSession, TranscriptMissError, unitHarness, type Transcript, type UnitHarness,
 } from './testing/harness';
-export { simulatorHostKey, startSimulator, type DeviceDefinition, type DeviceView, type SimulatedDevice, type SimulatorOptions } from './testing/simulator';
+export { simulatorHostKey, simulatorHostKeyFingerprint, startSimulator, type DeviceDefinition, type DeviceView, type SimulatedDevice, type SimulatorOptions } from './testing/simulator';
 export { FRR_MODES, FRR_SINGLE_VALUE, type ConfigLine, type ModeRule } from './testing/running-config';
 export { frrDevice, type FrrDeviceOptions } from './testing/frr-device';
 export { acquireFrrPeer, frrPeerLogin, frrPeerUnavailable, type FrrPeerLease, type FrrPeerLogin, type FrrPeerOptions } from './testing/frr-peer';

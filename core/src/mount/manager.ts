@@ -367,11 +367,16 @@ export class MountManager {
       const status = this.statusOf(node);
       const msg = this.messageOf(node);
       unified.push({ 'node-id': node.nodeId, 'unified-topology:connection-status': status, 'unified-topology:connection-type': node.protocol });
+      const hostKey = node.connection?.hostKey;
       if (node.protocol === 'cli') {
-        cli.push({ 'node-id': node.nodeId, 'cli-topology:connection-status': status, 'cli-topology:connected-message': msg });
+        cli.push({
+          'node-id': node.nodeId, 'cli-topology:connection-status': status, 'cli-topology:connected-message': msg,
+          ...(hostKey !== undefined ? { 'cli-topology:host-key-fingerprint': hostKey } : {}),
+        });
         continue;
       }
       const entry: JsonObject = { 'node-id': node.nodeId, 'netconf-node-topology:connection-status': status, 'netconf-node-topology:connected-message': msg };
+      if (hostKey !== undefined) entry['netconf-node-topology:host-key-fingerprint'] = hostKey;
       const caps = [...new Set(node.connection?.capabilities ?? [])];
       if (caps.length > 0) entry['netconf-node-topology:available-capabilities'] = { 'available-capability': caps.map((c) => ({ capability: c })) };
       const unavailable = new Map<string, string>();

@@ -5,7 +5,7 @@
  * PUT/PATCH/POST/DELETE checked in the simulator's running configuration; errors; restart reconnects.
  */
 import test from 'ava';
-import { frrDevice, startSimulator, type SimulatedDevice } from '@rosetta/sdk';
+import { frrDevice, simulatorHostKeyFingerprint, startSimulator, type SimulatedDevice } from '@rosetta/sdk';
 import { eventually, pluginsFile, startMountService, type MountService } from './fixture';
 
 const NODES = '/rests/data/network-topology:network-topology';
@@ -162,6 +162,35 @@ test.serial('unreachable device: 502 and nothing installed; unknown nodes 404', 
   t.is(direct.status, 400, direct.text);
   const other = await s.request('PUT', `${NODES}/topology=my-own`, { 'network-topology:topology': [{ 'topology-id': 'my-own' }] });
   t.is(other.status, 201, other.text);
+});
+
+test.serial('host-key pins the device\'s SSH host key: the right one connects and shows as host-key-fingerprint, another is refused, a malformed one is 400', async (t) => {
+  const fingerprint = simulatorHostKeyFingerprint();
+  const install = (nodeId: string, hostKey: string) => {
+    const body = installBody(device.port, { 'cli-topology:host-key': hostKey });
+    body.input['node-id'] = nodeId;
+    return s.request('POST', '/rests/operations/connection-manager:install-node', body);
+  };
+  const pinned = await install('PINNED', fingerprint);
+  t.is(pinned.status, 204, pinned.text);
+  const node = await s.request('GET', `${NODES}/topology=cli/node=PINNED?content=nonconfig`);
+  t.is(node.json['network-topology:node'][0]['cli-topology:host-key-fingerprint'], fingerprint, node.text);
+  const unpinned = await s.request('GET', `${NODES}/topology=cli/node=R1?content=nonconfig`);
+  t.is(unpinned.json['network-topology:node'][0]['cli-topology:host-key-fingerprint'], fingerprint, 'shown for pinning when none is pinned');
+
+  const other = `SHA256:${'A'.repeat(43)}`;
+  const refused = await install('IMPOSTOR', other);
+  t.is(refused.status, 502, refused.text);
+  const message = refused.json.errors.error[0]['error-message'];
+  t.true(message.includes(`presented host key ${fingerprint}, not the pinned ${other}`), message);
+  t.false(refused.text.includes('S3cret-pw'));
+  t.is((await s.request('GET', `${NODES}/topology=cli/node=IMPOSTOR`)).status, 404, 'nothing installed');
+
+  const malformed = await install('BADKEY', 'md5:00:11');
+  t.is(malformed.status, 400, malformed.text);
+  t.regex(malformed.text, /host-key/);
+  const un = await s.request('POST', '/rests/operations/connection-manager:uninstall-node', { input: { 'node-id': 'PINNED', 'connection-type': 'cli' } });
+  t.is(un.status, 204, un.text);
 });
 
 test.serial('installed nodes survive a restart and reconnect; uninstall removes them', async (t) => {

@@ -10,7 +10,7 @@
  * The password and secret live only in the settings it holds; nothing it prints or returns shows them.
  */
 import { inspect } from 'node:util';
-import type { DeviceConnection, PluginLogger } from '@rosetta/sdk';
+import { HostKeyCheck, type DeviceConnection, type PluginLogger } from '@rosetta/sdk';
 import { CliConnectionError, CliDeviceUnusableError } from './errors';
 import { CliSession } from './session';
 import type { CliNodeSettings } from './settings';
@@ -48,6 +48,8 @@ export class CliDevice implements DeviceConnection {
   connects = 0;
   /** Keepalives sent so far. */
   keepalives = 0;
+  /** The fingerprint of the SSH host key the device presented at the last login attempt. */
+  hostKey: string | undefined;
 
   private constructor(
     readonly nodeId: string, private readonly settings: CliNodeSettings, private readonly log: PluginLogger, private readonly backoff: Backoff,
@@ -72,7 +74,8 @@ export class CliDevice implements DeviceConnection {
         return device;
       } catch (e) {
         const last = settings.maxConnectionAttempts !== 0 && attempt >= settings.maxConnectionAttempts;
-        if (last || (e instanceof CliConnectionError && e.failure === 'authentication')) {
+        // a refused password or host key is not retried: another attempt gets the same answer
+        if (last || (e instanceof CliConnectionError && (e.failure === 'authentication' || e.failure === 'host-key'))) {
           await device.close();
           throw e;
         }
@@ -154,11 +157,12 @@ export class CliDevice implements DeviceConnection {
   private async openSession(): Promise<CliSession> {
     const s = this.settings;
     let session: CliSession | undefined;
+    const hostKey = new HostKeyCheck(s.hostKey);
     const shell = await CliShell.open({
       host: s.host, port: s.port, username: s.username, password: s.password,
-      connectTimeoutMs: s.connectionEstablishTimeout * 1000,
+      connectTimeoutMs: s.connectionEstablishTimeout * 1000, hostKey,
       onLost: (reason) => { if (session) this.lost(session, reason); },
-    });
+    }).finally(() => { if (hostKey.presented !== undefined) this.hostKey = hostKey.presented; });
     session = new CliSession(shell, {
       commandTimeoutMs: s.commandTimeout * 1000, secret: s.secret, deviceType: s.deviceType, unusablePatterns: () => this.unusablePatterns,
     });

@@ -17,7 +17,7 @@
  * No message ever contains the password or the enable secret.
  */
 
-export type ConnectionFailure = 'unreachable' | 'authentication' | 'login' | 'closed';
+export type ConnectionFailure = 'unreachable' | 'authentication' | 'host-key' | 'login' | 'closed';
 
 export class CliSettingsError extends Error {
   readonly status = 400;

@@ -7,6 +7,7 @@
  * device does with the next bytes is then unknown.
  */
 import { Client, type ClientChannel } from 'ssh2';
+import { HostKeyCheck } from '@rosetta/sdk';
 import { CliConnectionError, CliTimeoutError } from './errors';
 import { lastLine, learnPrompt, stripEscapes, type LearnedPrompt, type PromptMatch } from './prompt';
 
@@ -17,6 +18,8 @@ export interface ShellOptions {
   readonly password: string;
   /** TCP + SSH + login + learning the prompt. */
   readonly connectTimeoutMs: number;
+  /** This login's host key check (a pinned key, and the key the device presents); default: any key. */
+  readonly hostKey?: HostKeyCheck;
   /** Called once when the shell ends for any reason other than close(). */
   readonly onLost?: (reason: string) => void;
 }
@@ -60,6 +63,7 @@ export class CliShell {
   /** Connects, logs in, learns the prompt. Rejects with CliConnectionError (never naming the password). */
   static async open(options: ShellOptions): Promise<CliShell> {
     const where = `${options.username}@${options.host}:${options.port}`;
+    const hostKey = options.hostKey ?? new HostKeyCheck(undefined);
     const client = new Client();
     // ssh2 may emit a second error while tearing down a failed connection; never let it go unhandled
     client.on('error', () => undefined);
@@ -68,7 +72,10 @@ export class CliShell {
     const timer = setTimeout(() => client.end(), options.connectTimeoutMs);
     try {
       const stream = await new Promise<ClientChannel>((resolve, reject) => {
-        client.once('error', (e: Error & { level?: string; code?: string }) => reject(connectError(e, where)));
+        client.once('error', (e: Error & { level?: string; code?: string }) => {
+          const refusal = hostKey.refusal(where);
+          reject(refusal !== undefined ? new CliConnectionError('host-key', refusal) : connectError(e, where));
+        });
         client.once('close', () => reject(new CliConnectionError('unreachable', `${where}: no SSH session within ${options.connectTimeoutMs} ms`)));
         client.on('keyboard-interactive', (_name, _instructions, _lang, prompts, finish) => finish(prompts.map(() => options.password)));
         client.once('ready', () => {
@@ -82,7 +89,7 @@ export class CliShell {
         });
         client.connect({
           host: options.host, port: options.port, username: options.username, password: options.password,
-          tryKeyboard: true, readyTimeout: options.connectTimeoutMs, keepaliveInterval: 0,
+          tryKeyboard: true, readyTimeout: options.connectTimeoutMs, keepaliveInterval: 0, hostVerifier: hostKey.verify,
         });
       });
       shell = new CliShell(client, stream, options);

@@ -5,7 +5,7 @@
  * up. Schemas are discovered once, at install; writes are serialized per device (one lock holder at a
  * time); notifications are logged per node and the last ones kept for the event streams.
  */
-import { CAP_NOTIFICATION, type DeviceConnection, type PluginLogger, type XmlElement } from '@rosetta/sdk';
+import { CAP_NOTIFICATION, HostKeyCheck, type DeviceConnection, type PluginLogger, type XmlElement } from '@rosetta/sdk';
 import { NetconfSessionError } from './errors';
 import { createSubscription } from './operations';
 import { discoverSchemas, type DiscoveredSchemas } from './schemas';
@@ -56,6 +56,8 @@ export class NetconfDevice implements DeviceConnection {
   readonly notifications: ReceivedNotification[] = [];
   /** Sessions opened so far (1 after install; more after reconnects). */
   connects = 0;
+  /** The fingerprint of the SSH host key the device presented at the last login attempt (none over tcp-only). */
+  hostKey: string | undefined;
 
   private constructor(
     readonly nodeId: string, private readonly settings: NetconfNodeSettings, private readonly cacheRoot: string | undefined,
@@ -75,7 +77,8 @@ export class NetconfDevice implements DeviceConnection {
         await device.openSession();
         break;
       } catch (e) {
-        if (attempts !== 0 && attempt >= attempts) throw e;
+        // a refused host key is not retried: another attempt meets the same key
+        if ((attempts !== 0 && attempt >= attempts) || (e instanceof NetconfSessionError && e.failure === 'host-key')) throw e;
         log.warn(`${nodeId}: connection attempt ${attempt} failed (${e instanceof Error ? e.message : String(e)}); next in ${wait} ms`);
         await new Promise((r) => setTimeout(r, wait));
         wait = Math.min(MAX_BACKOFF_MS, Math.round(wait * 1.5));
@@ -122,13 +125,14 @@ export class NetconfDevice implements DeviceConnection {
 
   private async openSession(): Promise<void> {
     const s = this.settings;
+    const hostKey = new HostKeyCheck(s.hostKey);
     const session = await NetconfSession.open({
-      host: s.host, port: s.port, username: s.username, password: s.password, tcpOnly: s.tcpOnly,
+      host: s.host, port: s.port, username: s.username, password: s.password, tcpOnly: s.tcpOnly, hostKey,
       connectTimeoutMs: s.initialConnectionTimeout, requestTimeoutMs: s.requestTransactionTimeout, keepaliveMs: s.keepaliveDelay * 1000,
       onNotification: (n, text) => this.received(n, text),
       onClose: (reason) => this.lost(session, reason),
       ...(this.options.logRpcs ? { onSend: (body: string, id: string) => this.log.info(`${this.nodeId}: rpc ${id} ${traceText(body)}`) } : {}),
-    });
+    }).finally(() => { if (hostKey.presented !== undefined) this.hostKey = hostKey.presented; });
     this.session = session;
     this.state = 'connected';
     this.connects++;

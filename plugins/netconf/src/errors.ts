@@ -42,6 +42,7 @@ export class NetconfRpcError extends Error {
 /** Why a session failed. */
 export type SessionFailure =
   | 'connect' // TCP/SSH could not be established (refused, DNS, SSH handshake, auth)
+  | 'host-key' // the device presented another SSH host key than the pinned one
   | 'hello' // no or bad hello within the initial connection timeout
   | 'timeout' // a request got no reply within request-transaction-timeout
   | 'closed' // the session ended (peer closed, close() called, keepalive failed)

@@ -9,7 +9,7 @@ import { connect as tcpConnect, type Socket } from 'node:net';
 import { Client, type ClientChannel } from 'ssh2';
 import {
   BASE_1_0, BASE_1_1, FrameReader, frameMessage, helloMessage, NETCONF_NS, NOTIFICATION_NS, parseHello, parseRpcErrors,
-  child, parseXml, standaloneText, type FramingMode, type RpcErrorInfo, type XmlElement,
+  child, HostKeyCheck, parseXml, standaloneText, type FramingMode, type RpcErrorInfo, type XmlElement,
 } from '@rosetta/sdk';
 import { NetconfRpcError, NetconfSessionError } from './errors';
 import { isRpcReply, loneDataText, readEnvelope } from './reply';
@@ -21,6 +21,8 @@ export interface SessionOptions {
   readonly password: string;
   /** Plain TCP instead of SSH (a device that speaks NETCONF straight on a socket). */
   readonly tcpOnly?: boolean;
+  /** This login's SSH host key check (a pinned key, and the key the device presents); default: any key. */
+  readonly hostKey?: HostKeyCheck;
   /** TCP + SSH + hello must complete within this (ms). */
   readonly connectTimeoutMs: number;
   /** Each request fails if no reply comes within this (ms). */
@@ -78,6 +80,7 @@ async function openTransport(options: SessionOptions): Promise<Transport> {
       socket.once('connect', () => { clearTimeout(timer); resolve({ stream: socket, end: () => socket.destroy() }); });
     });
   }
+  const hostKey = options.hostKey ?? new HostKeyCheck(undefined);
   return new Promise((resolve, reject) => {
     const client = new Client();
     let settled = false;
@@ -87,6 +90,11 @@ async function openTransport(options: SessionOptions): Promise<Transport> {
       reject(new NetconfSessionError('connect', `SSH connect to ${where} timed out after ${options.connectTimeoutMs} ms`));
     }), options.connectTimeoutMs);
     client.on('error', (e: Error & { level?: string }) => settle(() => {
+      const refusal = hostKey.refusal(where);
+      if (refusal !== undefined) {
+        reject(new NetconfSessionError('host-key', refusal, e));
+        return;
+      }
       const auth = e.level === 'client-authentication';
       reject(new NetconfSessionError('connect', auth ? `SSH authentication to ${where} as ${options.username} failed` : `SSH connect to ${where} failed: ${e.message}`, e));
     }));
@@ -103,7 +111,7 @@ async function openTransport(options: SessionOptions): Promise<Transport> {
         settle(() => resolve({ stream: channel, end: () => { channel.end(); client.end(); } }));
       });
     });
-    client.connect({ host: options.host, port: options.port, username: options.username, password: options.password, readyTimeout: options.connectTimeoutMs, tryKeyboard: false });
+    client.connect({ host: options.host, port: options.port, username: options.username, password: options.password, readyTimeout: options.connectTimeoutMs, tryKeyboard: false, hostVerifier: hostKey.verify });
   });
 }
 

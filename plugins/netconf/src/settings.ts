@@ -4,7 +4,7 @@
  * Units: the `*-timeout` settings are milliseconds; `keepalive-delay` is seconds (as in OpenDaylight).
  * The member readers are the SDK's (node-settings.ts), so every southbound reports bad members alike.
  */
-import { settingFlag, settingInteger, settingSecret, settingText, unknownSettings, type JsonValue } from '@rosetta/sdk';
+import { settingFlag, settingHostKey, settingInteger, settingSecret, settingText, unknownSettings, type JsonValue } from '@rosetta/sdk';
 
 export interface NetconfNodeSettings {
   readonly host: string;
@@ -28,6 +28,8 @@ export interface NetconfNodeSettings {
   readonly schemaCacheDirectory: string | undefined;
   /** Open an RFC 5277 subscription to this stream when the device offers `:notification`. */
   readonly notificationStream: string | undefined;
+  /** The pinned SHA256 fingerprint of the device's SSH host key; undefined: any key is accepted. */
+  readonly hostKey: string | undefined;
 }
 
 export type SettingsCheck = { ok: true; value: NetconfNodeSettings } | { ok: false; problems: string[] };
@@ -42,7 +44,7 @@ const COUNT_DEFAULTS = {
   'keepalive-delay': 120,
 };
 
-const KNOWN = new Set(['host', 'port', 'username', 'password', 'tcp-only', 'schema-cache-directory', 'notification-stream', ...Object.keys(COUNT_DEFAULTS)]);
+const KNOWN = new Set(['host', 'port', 'username', 'password', 'tcp-only', 'schema-cache-directory', 'notification-stream', 'host-key', ...Object.keys(COUNT_DEFAULTS)]);
 
 /** Checks the container's members (module prefixes already removed by the core). */
 export function readNodeSettings(raw: Readonly<Record<string, JsonValue>>): SettingsCheck {
@@ -63,6 +65,7 @@ export function readNodeSettings(raw: Readonly<Record<string, JsonValue>>): Sett
     keepaliveDelay: count('keepalive-delay'),
     schemaCacheDirectory: settingText(raw['schema-cache-directory'], 'schema-cache-directory', problems, false),
     notificationStream: settingText(raw['notification-stream'], 'notification-stream', problems, false),
+    hostKey: settingHostKey(raw['host-key'], 'host-key', problems),
   };
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value };
 }

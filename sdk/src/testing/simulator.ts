@@ -7,7 +7,8 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { Server, type Connection, type ServerChannel } from 'ssh2';
+import { Server, utils, type Connection, type ServerChannel } from 'ssh2';
+import { hostKeyFingerprint } from '../ssh-host-key';
 import {
   FRR_MODES, FRR_SINGLE_VALUE, addLine, parseConfig, removeLine, renderRunningConfig, type ConfigLine, type ModeRule,
 } from './running-config';
@@ -83,6 +84,13 @@ export function simulatorHostKey(): string {
     publicKeyEncoding: { type: 'spki', format: 'pem' },
   }).privateKey;
   return sharedHostKey;
+}
+
+/** The SHA256 fingerprint of the simulators' shared host key, as a client pins it (install-node `host-key`). */
+export function simulatorHostKeyFingerprint(): string {
+  const key = utils.parseKey(simulatorHostKey());
+  if (key instanceof Error) throw key;
+  return hostKeyFingerprint(key.getPublicSSH());
 }
 
 const FRR_BANNER = (version: string) => `\r\nHello, this is FRRouting (version ${version}).\r\nCopyright 1996-2005 Kunihiro Ishiguro, et al.\r\n\r\n`;

@@ -1,0 +1,40 @@
+/**
+ * SSH host key pinning (ssh-host-key.ts): fingerprints in ssh-keygen's form, the install-node member's
+ * checks, and the verifier a login uses with and without a pinned key.
+ */
+import test from 'ava';
+import { createHash } from 'node:crypto';
+import { HostKeyCheck, hostKeyFingerprint, settingHostKey } from '../src';
+
+const blob = Buffer.from('ssh-ed25519 key blob for the test');
+const fingerprint = `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
+
+test('a fingerprint is SHA256: and the unpadded base64 of the key blob, 43 characters', (t) => {
+  t.is(hostKeyFingerprint(blob), fingerprint);
+  t.regex(fingerprint, /^SHA256:[A-Za-z0-9+/]{43}$/);
+});
+
+test('the host-key member: a fingerprint or nothing; anything else is a problem naming the member', (t) => {
+  const problems: string[] = [];
+  t.is(settingHostKey(undefined, 'host-key', problems), undefined);
+  t.is(settingHostKey(fingerprint, 'host-key', problems), fingerprint);
+  t.deepEqual(problems, []);
+  for (const bad of ['MD5:aa:bb', `SHA256:${'a'.repeat(42)}`, `sha256:${'a'.repeat(43)}`, 42, '']) {
+    t.is(settingHostKey(bad, 'host-key', problems), undefined);
+  }
+  t.is(problems.length, 5);
+  t.true(problems.every((p) => p.startsWith('host-key: must be a SHA256 host key fingerprint')));
+});
+
+test('the verifier: any key without a pin, only the pinned one with; the presented key is remembered and a refusal names both', (t) => {
+  const open = new HostKeyCheck(undefined);
+  t.true(open.verify(blob));
+  t.is(open.presented, fingerprint);
+  t.is(open.refusal('r1'), undefined);
+  const pinned = new HostKeyCheck(fingerprint);
+  t.true(pinned.verify(blob));
+  t.is(pinned.refusal('r1'), undefined);
+  const other = new HostKeyCheck(`SHA256:${'A'.repeat(43)}`);
+  t.false(other.verify(blob));
+  t.regex(other.refusal('r1:22')!, new RegExp(`^r1:22: the device presented host key ${fingerprint.replace(/[+/]/g, '\\$&')}, not the pinned SHA256:A{43}`));
+});
