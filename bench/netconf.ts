@@ -9,7 +9,7 @@
  * Beside the one-leaf reads, a read of 500 interfaces (about 136 KB of XML) shows the per-byte costs.
  * The raw floor has no HTTP: a local RESTCONF GET on the same service is reported beside it, and the
  * mount's latency minus that HTTP floor, so the table shows what the mount point itself adds. A mount PUT
- * sends a get-config of its target (201 vs 204), lock and edit-config together, then commit and unlock
+ * sends lock, a get-config of its target (201 vs 204) and edit-config together, then commit and unlock
  * together: two round trips, five RPCs for the device to run, against the raw rows' two and four.
  */
 import { execFile } from 'node:child_process';

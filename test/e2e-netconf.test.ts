@@ -202,7 +202,7 @@ it('PUT, PATCH and DELETE on candidate + commit, each checked with a separate ge
   });
   t.is(put.status, 201, put.text);
   const sent = rpcsSince(mark).join('\n');
-  t.regex(sent, /<get-config><source><candidate\/><\/source>/, 'the target is probed on candidate (201 or 204)');
+  t.regex(sent, /<lock><target><candidate\/><\/target><\/lock>\n[^\n]*rpc \d+ <get-config><source><candidate\/><\/source>[^\n]*\n[^\n]*rpc \d+ <edit-config>/, 'the target is probed on candidate under the lock, before the edit (201 or 204)');
   t.regex(sent, /<lock><target><candidate\/><\/target><\/lock>[\s\S]*<edit-config><target><candidate\/><\/target>[\s\S]*nc:operation="replace"[\s\S]*<commit\/>[\s\S]*<unlock>/);
   let cfg = await running();
   t.regex(cfg, /<name>rtest0<\/name>/);

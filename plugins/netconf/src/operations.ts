@@ -131,8 +131,8 @@ export function editRpcs(session: Pick<OperationSession, 'has'>, edits: readonly
  * Applies edits as one edit-config: the RPCs of {@link editRpcs}, pipelined where the order on the
  * session keeps them safe (lock with edit-config; commit with unlock). On any failure on candidate the
  * edit is discarded (discard-changes) and the lock released, then the device's error is thrown; on
- * running, unlock and throw. With `probe`, a get-config of its target goes out just before the lock
- * and the outcome holds what it found (decoded). Returns the RPCs of the
+ * running, unlock and throw. With `probe`, a get-config of its target goes out between the lock and
+ * the edit-config and the outcome holds what it found (decoded). Returns the RPCs of the
  * write (the whole sequence once it succeeded; the probe is not part of it).
  */
 export async function writeEdits(session: OperationSession, edits: readonly DeviceEdit[], ns: Namespaces, probe?: TargetProbe): Promise<WriteOutcome> {
@@ -141,14 +141,14 @@ export async function writeEdits(session: OperationSession, edits: readonly Devi
   const [lock, edit] = rpcs as [string, string];
   const unlock = rpcs[rpcs.length - 1]!;
   const candidate = rpcs.length === 4;
-  // the probe goes out first, so it sees the configuration before this write; what it finds matters
-  // only once the write succeeded (a failed probe leaves it unknown)
+  // lock and edit-config go out together (a session's requests are handled in order, so the edit runs
+  // under the lock, or is refused with the lock when another session holds it): one round trip less.
+  // The probe goes between them: under the lock, so no other session's change lands between what it
+  // sees and the edit; what it finds matters only once the write succeeded (a failed probe leaves it unknown)
+  const locked = call(session, lock);
   const probed = probe === undefined ? undefined
     : session.rpcData(`<get-config><source><${configSource(session)}/></source>${subtreeFilter(probe.path, undefined, ns) ?? ''}</get-config>`)
       .then((data) => (data === undefined ? {} : probe.decode(data)), () => undefined);
-  // lock and edit-config go out together (a session's requests are handled in order, so the edit runs
-  // under the lock, or is refused with the lock when another session holds it): one round trip less
-  const locked = call(session, lock);
   const edited = call(session, edit);
   try {
     await locked;
