@@ -9,9 +9,9 @@
  * resolved through a `Members` table made once (shape, canonical order, compiled value codec; also
  * used by xml-decode.ts), so a member costs one map lookup and one allocation-free codec call
  * (`jsonValue`); children are copied out of a per-depth scratch array at their exact size; leaves of
- * types with few values share one frozen node per value (`sharedLeaf`); list keys are indexed once a
- * list is read (`index`); entries of a document parsed here are dropped from it once decoded, so
- * they die young. While building, the decoder counts what validation would otherwise re-check per
+ * types with few values share one frozen node per value (`sharedLeaf`); list keys are checked for
+ * repeats once a list is read (`checkKeys`: a table of positions; the index is left for the first
+ * lookup); entries of a document parsed here are dropped from it once decoded, so they die young. While building, the decoder counts what validation would otherwise re-check per
  * entry and records what it proved (decode-proof.ts), so validating the result skips those entries.
  *
  * Attributes follow DESIGN.md §5.6: an `@` object on containers and list entries, `{"@":..,"#":v}` for
@@ -30,7 +30,7 @@ import { ListProof, listPlan, recordListProof, requiredCount, type ProofMode } f
 import { DataError, fault, type ErrorTag } from './errors';
 import { jsonFaultOffset } from './json-syntax';
 import { INVALID, leafCodec, type Codec } from './leaf-values';
-import { keyString } from './list';
+import { firstRepeatedKey, keyString } from './list';
 import { entryKeyValues, instancePath, valueText, type PathSegment } from './path';
 import type {
   AnyNode, Attributes, ContainerNode, DataNode, DataRoot, LeafListNode, LeafNode, LeafValue, ListEntryNode, ListNode,
@@ -369,7 +369,7 @@ class JsonDecoder {
     if (attributes !== undefined) node.attributes = attributes;
     const members = childMembers(member);
     const keys = schema.keys;
-    // Keys are gathered here and indexed once the list is read (see `index`).
+    // Keys are gathered here and checked for repeats once the list is read (see `checkKeys`).
     const keyStrings: string[] | undefined = keys.length > 0 ? new Array(items.length) : undefined;
     const level = this.trailEntries.length - 1;
     const unprovenBefore = this.unproven;
@@ -389,37 +389,26 @@ class JsonDecoder {
       }
     } catch (e) {
       // A fault further on: a duplicate among the entries before it comes first in the document.
-      if (keyStrings !== undefined && e instanceof DataError) this.index(node, keyStrings, done, level);
+      if (keyStrings !== undefined && e instanceof DataError) this.checkKeys(node, keyStrings, done, level);
       throw e;
     }
     this.trailEntries[level] = undefined;
-    if (keyStrings !== undefined) node.index = this.index(node, keyStrings, items.length, level);
+    if (keyStrings !== undefined) this.checkKeys(node, keyStrings, items.length, level);
     const complete = this.unproven === unprovenBefore && listPlan(schema, this.mode).plain;
     recordListProof(node, this.mode, complete ? ListProof.Complete : keys.length > 0 ? ListProof.Keys : ListProof.None);
     return node;
   }
 
   /**
-   * The key index of the first `count` entries of a list whose trail level is `level`; throws the
-   * fault of the first entry whose key an earlier one has. Built once the entries are read rather
-   * than entry by entry: by then most entries and keys have left the young generation, so filling
-   * the (large, old) table records no old-to-young pointers for every scavenge to visit, which
-   * costs about as much again as the insertions.
+   * Throws the fault of the first of a list's first `count` entries (trail level `level`) whose key an
+   * earlier one has. The list's index is left for its first lookup to build (see `firstRepeatedKey`).
    */
-  private index(list: ListNode, keyStrings: readonly string[], count: number, level: number): Map<string, ListEntryNode> {
-    const index = new Map<string, ListEntryNode>();
-    const entries = list.entries;
-    for (let i = 0; i < count; i++) {
-      const key = keyStrings[i]!;
-      const size = index.size;
-      index.set(key, entries[i]!); // one hash lookup: the size tells whether the key was new
-      if (index.size === size) {
-        this.trailSchemas.length = this.trailEntries.length = level + 1;
-        this.trailEntries[level] = new KnownKeys(entryKeyValues(entries[i]!));
-        throw this.fail('invalid-value', `duplicate entry of list '${list.schema.name}' with key ${valueText(key)}`);
-      }
-    }
-    return index;
+  private checkKeys(list: ListNode, keyStrings: readonly string[], count: number, level: number): void {
+    const at = firstRepeatedKey(keyStrings, count);
+    if (at < 0) return;
+    this.trailSchemas.length = this.trailEntries.length = level + 1;
+    this.trailEntries[level] = new KnownKeys(entryKeyValues(list.entries[at]!));
+    throw this.fail('invalid-value', `duplicate entry of list '${list.schema.name}' with key ${valueText(keyStrings[at]!)}`);
   }
 
   /** The key string of a decoded entry (its keys are first, in key order, once sorted). */

@@ -40,15 +40,70 @@ export function entryKey(entry: ListEntryNode): string {
   return keyString(entryKeyValues(entry));
 }
 
+/** Seeds the duplicate check's hash per process, so no fixed set of keys collides everywhere. */
+const HASH_SEED = (Math.random() * 0x100000000) >>> 0;
+/** Probes one key may take in the duplicate check's table before the check falls back to a Map. */
+const MAX_PROBES = 64;
+
+/**
+ * The position of the first of `keys[0..count)` equal to an earlier one, or -1: what a decoder needs to
+ * refuse a list with a repeated key. The index itself (a Map of every entry) is left for the first
+ * lookup to build (`listIndex`): a list read from a device or a client and written out again never
+ * needs one, and a table of positions is a tenth of its memory. The table hashes the key text with a
+ * per-process seed and probes linearly; a key that probes past MAX_PROBES (keys made to collide) sends
+ * the whole check to a Map, whose hashing V8 seeds itself, so no input makes it quadratic.
+ */
+export function firstRepeatedKey(keys: readonly string[], count: number): number {
+  if (count < 2) return -1;
+  let size = 16;
+  while (size < count * 2) size *= 2;
+  const table = new Int32Array(size); // 0: empty; else the key's position + 1
+  const mask = size - 1;
+  for (let i = 0; i < count; i++) {
+    const key = keys[i]!;
+    let h = HASH_SEED;
+    for (let c = 0; c < key.length; c++) h = Math.imul(h ^ key.charCodeAt(c), 0x01000193);
+    h ^= h >>> 16;
+    let slot = Math.imul(h, 0x85ebca6b) & mask;
+    for (let probes = 0; ; probes++) {
+      const at = table[slot]!;
+      if (at === 0) {
+        table[slot] = i + 1;
+        break;
+      }
+      if (keys[at - 1] === key) return i;
+      if (probes === MAX_PROBES) return firstRepeatedKeyByMap(keys, count);
+      slot = (slot + 1) & mask;
+    }
+  }
+  return -1;
+}
+
+function firstRepeatedKeyByMap(keys: readonly string[], count: number): number {
+  const seen = new Set<string>();
+  for (let i = 0; i < count; i++) {
+    const size = seen.size;
+    seen.add(keys[i]!);
+    if (seen.size === size) return i;
+  }
+  return -1;
+}
+
+/** Indexes built for lists that were frozen without one (a stored tree is frozen; it cannot take `index`). */
+const frozenIndexes = new WeakMap<ListNode, Map<string, ListEntryNode>>();
+
 /** The index of a keyed list (built now if it was not). Keyless lists have none. */
 export function listIndex(list: ListNode): Map<string, ListEntryNode> | undefined {
   if (list.schema.keys.length === 0) return undefined;
-  if (list.index === undefined) {
-    const index = new Map<string, ListEntryNode>();
+  if (list.index !== undefined) return list.index;
+  let index = frozenIndexes.get(list);
+  if (index === undefined) {
+    index = new Map<string, ListEntryNode>();
     for (const e of list.entries) index.set(entryKey(e), e);
-    list.index = index;
+    if (Object.isExtensible(list)) list.index = index;
+    else frozenIndexes.set(list, index);
   }
-  return list.index;
+  return index;
 }
 
 /** The entry with the given key values, if present. */
@@ -175,7 +230,7 @@ export function copyList(list: ListNode): ListNode {
     let shared: KeyIndex<ListEntryNode>;
     if (list.index instanceof KeyIndex) shared = list.index as KeyIndex<ListEntryNode>;
     else {
-      shared = KeyIndex.from(list.index ?? list.entries.map((e) => [entryKey(e), e] as const));
+      shared = KeyIndex.from(list.index ?? frozenIndexes.get(list) ?? list.entries.map((e) => [entryKey(e), e] as const));
       if (Object.isExtensible(list)) list.index = shared; // a cache, equal in content: readers of the original see no difference
     }
     copy.index = shared.fork();

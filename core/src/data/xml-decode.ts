@@ -26,7 +26,7 @@ import { tableFor } from './children';
 import { ListProof, listPlan, recordListProof, type ProofMode } from './decode-proof';
 import { DataError, fault, type ErrorTag } from './errors';
 import { childMembers, membersOf, sharedLeaf, type DecodeOptions, type Decoded, type Member, type Members } from './json-decode';
-import { keyString } from './list';
+import { firstRepeatedKey, keyString } from './list';
 import { entryKeyValues, instancePath, valueText, type PathSegment } from './path';
 // From where it is defined: the re-export in leaf-values.ts compiles to a getter, called per leaf.
 import { INVALID } from '../yang/types/codecs';
@@ -611,25 +611,17 @@ class XmlDecoder {
   }
 
   /**
-   * The key index of a list's entries so far; throws the fault of the first entry whose key an
-   * earlier one has, named under the element of frame `depth`. Built once the list is complete rather
-   * than entry by entry, for the reason json-decode.ts gives (`index`).
+   * Throws the fault of the first of a list's entries so far whose key an earlier one has, named under
+   * the element of frame `depth`. The list's index is left for its first lookup to build (see
+   * `firstRepeatedKey`).
    */
-  private index(list: ListNode, keys: readonly string[], depth: number): Map<string, ListEntryNode> {
-    const index = new Map<string, ListEntryNode>();
-    const entries = list.entries;
-    for (let i = 0; i < keys.length; i++) {
-      const size = index.size;
-      index.set(keys[i]!, entries[i]!); // one hash lookup: the size tells whether the key was new
-      if (index.size === size) {
-        const entry = entries[i]!;
-        const keyValues = entryKeyValues(entry);
-        this.depth = depth; // the fault names the entry under the element it is in
-        const at = this.path(undefined, { schema: list.schema, keys: keyValues });
-        throw new DataError(fault('invalid-value', at, `duplicate entry of list '${list.schema.name}' with key ${keyValues.map(valueText).join(',')}`));
-      }
-    }
-    return index;
+  private checkKeys(list: ListNode, keys: readonly string[], depth: number): void {
+    const at = firstRepeatedKey(keys, keys.length);
+    if (at < 0) return;
+    const keyValues = entryKeyValues(list.entries[at]!);
+    this.depth = depth; // the fault names the entry under the element it is in
+    const path = this.path(undefined, { schema: list.schema, keys: keyValues });
+    throw new DataError(fault('invalid-value', path, `duplicate entry of list '${list.schema.name}' with key ${keyValues.map(valueText).join(',')}`));
   }
 
   /** The first duplicate entry among the lists still gathering in open elements, outermost first (they come first in the document). */
@@ -639,7 +631,7 @@ class XmlDecoder {
       const gathered = this.frames[d]!.gathered;
       if (gathered === undefined) continue;
       for (const group of gathered.values()) {
-        if (group.keys !== undefined) this.index(group.node as ListNode, group.keys, d + 1);
+        if (group.keys !== undefined) this.checkKeys(group.node as ListNode, group.keys, d + 1);
       }
     }
   }
@@ -654,7 +646,7 @@ class XmlDecoder {
       for (const group of f.gathered.values()) {
         const list = group.node;
         if (list.kind !== 'list') continue;
-        if (group.keys !== undefined) list.index = this.index(list, group.keys, this.frames.indexOf(f) + 1);
+        if (group.keys !== undefined) this.checkKeys(list, group.keys, this.frames.indexOf(f) + 1);
         const complete = !group.unproven && listPlan(list.schema, this.mode).plain;
         recordListProof(list, this.mode, complete ? ListProof.Complete : list.schema.keys.length > 0 ? ListProof.Keys : ListProof.None);
       }

@@ -4,7 +4,7 @@
  * it had been found entry by entry. JSON and XML, on the real ietf-interfaces + ietf-ip models.
  */
 import test from 'ava';
-import { decodeJson, decodeXml, DataError, findEntry, type ListNode, type ContainerNode } from '../../src/data';
+import { decodeJson, decodeXml, DataError, findEntry, firstRepeatedKey, listIndex, type ListNode, type ContainerNode } from '../../src/data';
 import { schema } from './fixture';
 
 const IF_NS = 'urn:ietf:params:xml:ns:yang:ietf-interfaces';
@@ -65,14 +65,42 @@ test('a nested list: a duplicate address inside an entry is named under that ent
   "invalid-value /ietf-interfaces:interfaces/interface[name='a']: duplicate entry of list 'interface' with key a");
 });
 
-test('the index built after reading finds every entry', (t) => {
+test('the index, built at the first lookup after reading, finds every entry, frozen lists too', (t) => {
   const ctx = schema();
   const names = Array.from({ length: 500 }, (_, i) => `eth${i}`);
   const json = decodeJson({ 'ietf-interfaces:interfaces': { interface: names.map((n) => eth(n)) } }, ctx).node as ContainerNode;
   const xml = decodeXml(`<interfaces xmlns="${IF_NS}">${names.map((n) => xmlEntry(n)).join('')}</interfaces>`, ctx).node as ContainerNode;
   for (const root of [json, xml]) {
     const list = root.children[0] as ListNode;
-    t.is(list.index?.size, 500);
+    t.is(list.index, undefined, 'a decoder checks keys without building the index');
+    t.is(listIndex(list)?.size, 500);
     t.is(findEntry(list, ['eth321']), list.entries[321]);
+    const frozen = Object.freeze({ ...list, index: undefined });
+    t.is(findEntry(frozen, ['eth7']), list.entries[7]);
+    t.is(listIndex(frozen), listIndex(frozen), 'built once for a frozen list');
   }
+});
+
+test('firstRepeatedKey finds the first key equal to an earlier one, as a Set would, for any keys', (t) => {
+  const bySet = (keys: readonly string[], count: number): number => {
+    const seen = new Set<string>();
+    for (let i = 0; i < count; i++) {
+      if (seen.has(keys[i]!)) return i;
+      seen.add(keys[i]!);
+    }
+    return -1;
+  };
+  let seed = 7;
+  const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const alphabet = ['a', 'b', 'é', '中', '😀', '0', ' ', ''];
+  for (let round = 0; round < 300; round++) {
+    const n = Math.floor(random() * 200);
+    const keys = Array.from({ length: n }, () => Array.from({ length: Math.floor(random() * 4) }, () => alphabet[Math.floor(random() * alphabet.length)]).join(''));
+    const count = Math.floor(random() * (n + 1));
+    t.is(firstRepeatedKey(keys, count), bySet(keys, count), JSON.stringify(keys.slice(0, count)));
+  }
+  const distinct = Array.from({ length: 50_000 }, (_, i) => `eth${i}`);
+  t.is(firstRepeatedKey(distinct, distinct.length), -1);
+  t.is(firstRepeatedKey([...distinct, 'eth49999'], distinct.length + 1), distinct.length);
+  t.is(firstRepeatedKey([...distinct, 'eth49999'], distinct.length), -1, 'only the first count keys count');
 });
