@@ -3,8 +3,10 @@
  * own port): install-node time including schema download (cold: empty cache, nothing compiled; warm: the
  * module set on disk and compiled), then GET and PUT latency through the mount point beside a raw NETCONF
  * session (the SDK's bare client) sending the same get-config, and edit-config + commit, straight to
- * netconfd: the floor. Goal: within 1.5x of the raw session once connected. Bounded: a fixed number of
- * requests, each suite under a minute. Skipped (no rows) when netconfd cannot run here.
+ * netconfd: the floor. Goal: within 1.5x of the raw session once connected. Each mount row is timed in
+ * alternation with its raw rows (and the HTTP floor), request by request, so the machine's drift falls on
+ * both sides of a ratio. Bounded: a fixed number of requests, each suite under a minute. Skipped (no rows)
+ * when netconfd cannot run here.
  *
  * Beside the one-leaf reads, a read of 500 interfaces (about 136 KB of XML) shows the per-byte costs.
  * The raw floor has no HTTP: a local RESTCONF GET on the same service is reported beside it, and the
@@ -49,15 +51,22 @@ function median(values: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-async function timed(n: number, op: (i: number) => Promise<unknown>): Promise<number> {
-  for (let i = 0; i < Math.min(10, n); i++) await op(i); // warm up: JIT, caches, the device's own
-  const samples: number[] = [];
+/**
+ * Median latency (ms) of each operation, timed in turn within every round (after a warm-up of each:
+ * JIT, caches, the device's own), so a drift of this machine's speed during the run falls on all of them
+ * alike; timed one after the other, a raw row and its mount row were minutes apart.
+ */
+async function timedTogether(n: number, ops: ReadonlyArray<(i: number) => Promise<unknown>>): Promise<number[]> {
+  for (let i = 0; i < Math.min(10, n); i++) for (const op of ops) await op(i);
+  const samples = ops.map((): number[] => []);
   for (let i = 0; i < n; i++) {
-    const start = performance.now();
-    await op(i);
-    samples.push(performance.now() - start);
+    for (let k = 0; k < ops.length; k++) {
+      const start = performance.now();
+      await ops[k]!(i);
+      samples[k]!.push(performance.now() - start);
+    }
   }
-  return median(samples);
+  return samples.map(median);
 }
 
 function rawOk(reply: string): void {
@@ -112,22 +121,28 @@ export async function benchNetconf(): Promise<BenchResult[]> {
     await r.rpc(`<edit-config><target><candidate/></target><config><system xmlns="${SYSTEM_NS}"><contact>bench</contact><location>bench lab</location></system></config></edit-config>`).then(rawOk);
     await r.rpc('<commit/>').then(rawOk);
 
-    const rawGet = await timed(GETS, async () => rawOk(await r.rpc(`<get-config><source><candidate/></source>${filter}</get-config>`)));
-    const mountGet = await timed(GETS, () => http.must('GET', `${MOUNT}/ietf-system:system?content=config`, [200]));
-    const rawState = await timed(GETS, async () => rawOk(await r.rpc(`<get><filter type="subtree"><system-state xmlns="${SYSTEM_NS}"><clock/></system-state></filter></get>`)));
-    const mountState = await timed(GETS, () => http.must('GET', `${MOUNT}/ietf-system:system-state/clock?content=nonconfig`, [200]));
-    const rawPut = await timed(PUTS, async (i) => {
-      rawOk(await r.rpc(`<edit-config><target><candidate/></target><config><system xmlns="${SYSTEM_NS}"><contact>raw ${i}</contact></system></config></edit-config>`));
-      rawOk(await r.rpc('<commit/>'));
-    });
-    const rawLockedPut = await timed(PUTS, async (i) => {
-      rawOk(await r.rpc('<lock><target><candidate/></target></lock>'));
-      rawOk(await r.rpc(`<edit-config><target><candidate/></target><config><system xmlns="${SYSTEM_NS}"><contact>locked ${i}</contact></system></config></edit-config>`));
-      rawOk(await r.rpc('<commit/>'));
-      rawOk(await r.rpc('<unlock><target><candidate/></target></unlock>'));
-    });
-    const httpFloor = await timed(GETS, () => http.must('GET', '/rests/data/network-topology:network-topology/topology=topology-netconf?content=config', [200, 404]));
-    const mountPut = await timed(PUTS, (i) => http.must('PUT', `${MOUNT}/ietf-system:system/contact`, { 'ietf-system:contact': `rosetta ${i}` }, [201, 204]));
+    const [rawGet, mountGet, httpFloor] = await timedTogether(GETS, [
+      async () => rawOk(await r.rpc(`<get-config><source><candidate/></source>${filter}</get-config>`)),
+      () => http.must('GET', `${MOUNT}/ietf-system:system?content=config`, [200]),
+      () => http.must('GET', '/rests/data/network-topology:network-topology/topology=topology-netconf?content=config', [200, 404]),
+    ]) as [number, number, number];
+    const [rawState, mountState] = await timedTogether(GETS, [
+      async () => rawOk(await r.rpc(`<get><filter type="subtree"><system-state xmlns="${SYSTEM_NS}"><clock/></system-state></filter></get>`)),
+      () => http.must('GET', `${MOUNT}/ietf-system:system-state/clock?content=nonconfig`, [200]),
+    ]) as [number, number];
+    const [rawPut, rawLockedPut, mountPut] = await timedTogether(PUTS, [
+      async (i) => {
+        rawOk(await r.rpc(`<edit-config><target><candidate/></target><config><system xmlns="${SYSTEM_NS}"><contact>raw ${i}</contact></system></config></edit-config>`));
+        rawOk(await r.rpc('<commit/>'));
+      },
+      async (i) => {
+        rawOk(await r.rpc('<lock><target><candidate/></target></lock>'));
+        rawOk(await r.rpc(`<edit-config><target><candidate/></target><config><system xmlns="${SYSTEM_NS}"><contact>locked ${i}</contact></system></config></edit-config>`));
+        rawOk(await r.rpc('<commit/>'));
+        rawOk(await r.rpc('<unlock><target><candidate/></target></unlock>'));
+      },
+      (i) => http.must('PUT', `${MOUNT}/ietf-system:system/contact`, { 'ietf-system:contact': `rosetta ${i}` }, [201, 204]),
+    ]) as [number, number, number];
     // a realistic read: 500 interfaces, where the per-byte work (the device's, the decode, the encode) counts;
     // last, since netconfd's commits slow down with a larger configuration
     let interfaces = '';
@@ -137,8 +152,10 @@ export async function benchNetconf(): Promise<BenchResult[]> {
     }
     rawOk(await r.rpc(`<edit-config><target><candidate/></target><config><interfaces xmlns="${INTERFACES_NS}">${interfaces}</interfaces></config></edit-config>`));
     rawOk(await r.rpc('<commit/>'));
-    const rawBig = await timed(BIG_GETS, async () => rawOk(await r.rpc(`<get-config><source><candidate/></source><filter type="subtree"><interfaces xmlns="${INTERFACES_NS}"/></filter></get-config>`)));
-    const mountBig = await timed(BIG_GETS, () => http.must('GET', `${MOUNT}/ietf-interfaces:interfaces?content=config`, [200]));
+    const [rawBig, mountBig] = await timedTogether(BIG_GETS, [
+      async () => rawOk(await r.rpc(`<get-config><source><candidate/></source><filter type="subtree"><interfaces xmlns="${INTERFACES_NS}"/></filter></get-config>`)),
+      () => http.must('GET', `${MOUNT}/ietf-interfaces:interfaces?content=config`, [200]),
+    ]) as [number, number];
     await uninstall();
     const goal = 'within 1.5x of the raw session';
     return [
