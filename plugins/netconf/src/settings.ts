@@ -67,5 +67,6 @@ export function readNodeSettings(raw: Readonly<Record<string, JsonValue>>): Sett
     notificationStream: settingText(raw['notification-stream'], 'notification-stream', problems, false),
     hostKey: settingHostKey(raw['host-key'], 'host-key', problems),
   };
+  if (value.tcpOnly && value.hostKey !== undefined) problems.push('host-key: a plain TCP session (tcp-only) has no SSH host key to pin');
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value };
 }

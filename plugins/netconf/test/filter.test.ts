@@ -98,4 +98,9 @@ test('settings: defaults, numeric strings, every bad member named', (t) => {
     t.true(bad.problems.some((p) => p.startsWith('keepalive-delay')));
     t.true(bad.problems.some((p) => p.startsWith('colour')));
   }
+  const key = `SHA256:${'k'.repeat(43)}`;
+  const pinned = readNodeSettings({ host: 'h', username: 'u', password: 'p', 'host-key': key });
+  t.true(pinned.ok && pinned.value.hostKey === key);
+  const tcp = readNodeSettings({ host: 'h', username: 'u', password: 'p', 'tcp-only': true, 'host-key': key });
+  t.deepEqual(tcp.ok ? [] : tcp.problems, ['host-key: a plain TCP session (tcp-only) has no SSH host key to pin']);
 });
