@@ -11,8 +11,9 @@
  * (`jsonValue`); children are copied out of a per-depth scratch array at their exact size; leaves of
  * types with few values share one frozen node per value (`sharedLeaf`); list keys are checked for
  * repeats once a list is read (`checkKeys`: a table of positions; the index is left for the first
- * lookup); entries of a document parsed here are dropped from it once decoded, so they die young. While building, the decoder counts what validation would otherwise re-check per
- * entry and records what it proved (decode-proof.ts), so validating the result skips those entries.
+ * lookup); entries of a document parsed here are dropped from it once decoded, so they die young.
+ * While building, the decoder counts what validation would otherwise re-check per entry and records
+ * what it proved (decode-proof.ts), so validating the result skips those entries.
  *
  * Attributes follow DESIGN.md §5.6: an `@` object on containers and list entries, `{"@":..,"#":v}` for
  * leaves, leaf-lists, lists and single leaf-list values.

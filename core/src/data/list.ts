@@ -42,7 +42,7 @@ export function entryKey(entry: ListEntryNode): string {
 
 /** Seeds the duplicate check's hash per process, so no fixed set of keys collides everywhere. */
 const HASH_SEED = (Math.random() * 0x100000000) >>> 0;
-/** Probes one key may take in the duplicate check's table before the check falls back to a Map. */
+/** Probes one key may take in the duplicate check's table before the check falls back to a Set. */
 const MAX_PROBES = 64;
 
 /**
@@ -51,7 +51,7 @@ const MAX_PROBES = 64;
  * lookup to build (`listIndex`): a list read from a device or a client and written out again never
  * needs one, and a table of positions is a tenth of its memory. The table hashes the key text with a
  * per-process seed and probes linearly; a key that probes past MAX_PROBES (keys made to collide) sends
- * the whole check to a Map, whose hashing V8 seeds itself, so no input makes it quadratic.
+ * the whole check to a Set, whose hashing V8 seeds itself, so no input makes it quadratic.
  */
 export function firstRepeatedKey(keys: readonly string[], count: number): number {
   if (count < 2) return -1;
@@ -92,11 +92,15 @@ function firstRepeatedKeyByMap(keys: readonly string[], count: number): number {
 /** Indexes built for lists that were frozen without one (a stored tree is frozen; it cannot take `index`). */
 const frozenIndexes = new WeakMap<ListNode, Map<string, ListEntryNode>>();
 
+/** The index a list has already, on itself or beside it (frozen); undefined when none was built. */
+function builtIndex(list: ListNode): Map<string, ListEntryNode> | undefined {
+  return list.index ?? frozenIndexes.get(list);
+}
+
 /** The index of a keyed list (built now if it was not). Keyless lists have none. */
 export function listIndex(list: ListNode): Map<string, ListEntryNode> | undefined {
   if (list.schema.keys.length === 0) return undefined;
-  if (list.index !== undefined) return list.index;
-  let index = frozenIndexes.get(list);
+  let index = builtIndex(list);
   if (index === undefined) {
     index = new Map<string, ListEntryNode>();
     for (const e of list.entries) index.set(entryKey(e), e);
@@ -230,7 +234,7 @@ export function copyList(list: ListNode): ListNode {
     let shared: KeyIndex<ListEntryNode>;
     if (list.index instanceof KeyIndex) shared = list.index as KeyIndex<ListEntryNode>;
     else {
-      shared = KeyIndex.from(list.index ?? frozenIndexes.get(list) ?? list.entries.map((e) => [entryKey(e), e] as const));
+      shared = KeyIndex.from(builtIndex(list) ?? list.entries.map((e) => [entryKey(e), e] as const));
       if (Object.isExtensible(list)) list.index = shared; // a cache, equal in content: readers of the original see no difference
     }
     copy.index = shared.fork();

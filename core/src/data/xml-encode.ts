@@ -312,8 +312,15 @@ class XmlWriter {
   }
 
   private finishLeaf(tags: Tags, open: string, declarations: string, text: string): void {
-    if (text === '') { this.put(open); this.put(declarations); this.put('/>'); }
-    else { this.put(open); this.put(declarations); this.put('>'); this.put(escapeText(text)); this.put(tags.close); }
+    this.put(open);
+    this.put(declarations);
+    if (text === '') {
+      this.put('/>');
+      return;
+    }
+    this.put('>');
+    this.put(escapeText(text));
+    this.put(tags.close);
   }
 
   /**

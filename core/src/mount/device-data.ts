@@ -140,8 +140,8 @@ export interface DeviceWriteOutcome {
  * Applies a write to the device. A schema-driven southbound (it has a codec: NETCONF) is given the
  * request's edit alone: the device refuses a create of existing data or a delete of missing data
  * itself, and for a PUT the southbound reports whether the target existed (its probe travels with the
- * edit, so no round trip is spent on a read first; the core finds the target in what it returns). Otherwise (a CLI unit computes commands from
- * before/after of the whole top-level node) the core reads the device's configuration under the
+ * edit, so no round trip is spent on a read first; the core finds the target in what it returns).
+ * Otherwise (a CLI unit computes commands from before/after of the whole top-level node) the core reads the device's configuration under the
  * target's top-level node, applies the edit (DataError 409/404/400 as for local data), and sends
  * before/after and the edit to `device.write`.
  */
