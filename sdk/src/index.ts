@@ -39,7 +39,7 @@ export {
 } from './netconf/xml';
 export { FrameReader, FramingError, frameMessage, EOM_MARKER, BASE_1_0, BASE_1_1, DEFAULT_MAX_MESSAGE, type FramingMode } from './netconf/framing';
 export {
-  NETCONF_NS, MONITORING_NS, YANG_LIBRARY_NS, YANG_1_NS, NOTIFICATION_NS, CAP_CANDIDATE, CAP_WRITABLE_RUNNING, CAP_NOTIFICATION,
+  NETCONF_NS, MONITORING_NS, YANG_LIBRARY_NS, YANG_1_NS, NOTIFICATION_NS, CAP_CANDIDATE, CAP_WRITABLE_RUNNING, CAP_NOTIFICATION, EMPTY_GET_CONFIG, FIRST_REPLY_NUDGE_MS,
   helloMessage, parseHello, parseRpcErrors, renderRpcError, replyMessage, type Hello, type RpcErrorInfo,
 } from './netconf/messages';
 export {

@@ -8,7 +8,7 @@
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { Client, type ClientChannel } from 'ssh2';
 import {
-  BASE_1_0, BASE_1_1, FrameReader, frameMessage, helloMessage, NETCONF_NS, NOTIFICATION_NS, parseHello, parseRpcErrors,
+  BASE_1_0, BASE_1_1, EMPTY_GET_CONFIG, FIRST_REPLY_NUDGE_MS, FrameReader, frameMessage, helloMessage, NETCONF_NS, NOTIFICATION_NS, parseHello, parseRpcErrors,
   child, HostKeyCheck, parseXml, standaloneText, type FramingMode, type RpcErrorInfo, type XmlElement,
 } from '@rosetta/sdk';
 import { NetconfRpcError, NetconfSessionError } from './errors';
@@ -122,6 +122,9 @@ export class NetconfSession {
   private framing: FramingMode = 'eom';
   private ended: NetconfSessionError | undefined | null = null; // null while open
   private keepaliveTimer: NodeJS.Timeout | undefined;
+  /** Armed by the first request; see FIRST_REPLY_NUDGE_MS. */
+  private firstReplyWatch: NodeJS.Timeout | undefined;
+  private heardSinceHello = false;
   private lastTraffic = Date.now();
 
   private constructor(
@@ -228,7 +231,8 @@ export class NetconfSession {
     return this.request(body, timeoutMs, true) as Promise<string | undefined>;
   }
 
-  private request(body: string, timeoutMs: number, dataOnly: boolean): Promise<RpcReply | string | undefined> {
+  /** `traced: false` for the session's own requests (the first-reply nudge), which no caller asked for. */
+  private request(body: string, timeoutMs: number, dataOnly: boolean, traced = true): Promise<RpcReply | string | undefined> {
     const operation = operationName(body);
     if (this.ended !== null) return Promise.reject(this.ended ?? new NetconfSessionError('closed', 'the session is closed'));
     const id = String(this.nextId++);
@@ -238,9 +242,18 @@ export class NetconfSession {
         reject(new NetconfSessionError('timeout', `${operation} (message-id ${id}) got no reply within ${timeoutMs} ms`));
       }, timeoutMs);
       this.pending.set(id, { operation, dataOnly, resolve, reject, timer });
-      this.options.onSend?.(body, id);
+      if (traced) this.options.onSend?.(body, id);
       this.send(`<rpc xmlns="${NETCONF_NS}" message-id="${id}">${body}</rpc>`);
+      if (this.firstReplyWatch === undefined) this.watchFirstReply();
     });
+  }
+
+  /** A device that has not said a word by FIRST_REPLY_NUDGE_MS after the first request gets one more. */
+  private watchFirstReply(): void {
+    this.firstReplyWatch = setTimeout(() => {
+      if (this.ended !== null || this.heardSinceHello) return;
+      this.request(EMPTY_GET_CONFIG, this.options.requestTimeoutMs, true, false).catch(() => undefined);
+    }, FIRST_REPLY_NUDGE_MS).unref();
   }
 
   private send(message: string): void {
@@ -251,6 +264,7 @@ export class NetconfSession {
   /** Handles one framed message after the hello. */
   private receive(text: string): void {
     this.lastTraffic = Date.now();
+    this.heardSinceHello = true;
     const envelope = readEnvelope(text);
     if (envelope !== undefined && isRpcReply(envelope)) {
       const id = envelope.attrs.get('message-id');
@@ -304,8 +318,7 @@ export class NetconfSession {
         this.keepaliveTimer = setTimeout(tick, Math.max(10, every - idle)).unref();
         return;
       }
-      // an empty subtree filter selects nothing: the cheapest request every server answers
-      this.rpc('<get-config><source><running/></source><filter type="subtree"></filter></get-config>').then(
+      this.rpc(EMPTY_GET_CONFIG).then(
         () => { this.keepaliveTimer = setTimeout(tick, every).unref(); },
         (e: unknown) => {
           if (e instanceof NetconfSessionError) this.terminate(new NetconfSessionError('closed', `keepalive to ${this.where} failed: ${e.message}`, e));
@@ -321,6 +334,7 @@ export class NetconfSession {
     if (this.ended !== null) return;
     this.ended = reason;
     clearTimeout(this.keepaliveTimer);
+    clearTimeout(this.firstReplyWatch);
     const error = reason ?? new NetconfSessionError('closed', `session to ${this.where} closed`);
     for (const [, p] of this.pending) { clearTimeout(p.timer); p.reject(error); }
     this.pending.clear();

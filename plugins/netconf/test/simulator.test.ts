@@ -4,7 +4,7 @@
  * chunk, wrong password): each a clear error, never a crash or a hang.
  */
 import test from 'ava';
-import { EditFault, startNetconfSimulator, type NetconfDeviceDefinition } from '@rosetta/sdk';
+import { EditFault, FIRST_REPLY_NUDGE_MS, openRawNetconf, startNetconfSimulator, type NetconfDeviceDefinition } from '@rosetta/sdk';
 import { discoverSchemas, invokeOperation, NetconfDevice, NetconfRpcError, NetconfSession, NetconfSessionError, readData, readNodeSettings, writeEdits } from '../src';
 import { compileSources, testCodec } from './support/codec';
 
@@ -105,6 +105,33 @@ test('a request timeout fails that request only; the session keeps serving', asy
   t.is(e!.failure, 'timeout');
   t.true(session.isOpen);
   t.truthy(await session.rpc('<get/>'));
+});
+
+test('a device that reads the hello together with the first request and stalls (netconfd under load) answers after one nudge', async (t) => {
+  const sim = await startNetconfSimulator(device({ misbehave: 'hello-stall' }));
+  t.teardown(() => sim.close());
+  const sent: string[] = [];
+  const session = await NetconfSession.open(options(sim.port, { requestTimeoutMs: 5000, onSend: (body: string) => sent.push(body) }));
+  t.teardown(() => session.close());
+  const start = Date.now();
+  const reply = await session.rpc('<get-config><source><running/></source></get-config>');
+  t.regex(reply.text, /<name>eth0<\/name>/);
+  t.true(Date.now() - start >= FIRST_REPLY_NUDGE_MS, 'answered only once the nudge arrived');
+  t.deepEqual(sim.operationLog, ['get-config', 'get-config'], 'the request, then the empty get-config that pushed it through');
+  t.is(sent.length, 1, 'the nudge is the session\'s own: not traced as a caller\'s request');
+  t.truthy(await session.rpc('<get/>'), 'later requests are answered at once');
+
+  const raw = await openRawNetconf({ host: '127.0.0.1', port: sim.port, username: 'admin', password: 'secret', timeoutMs: 5000 });
+  t.teardown(() => raw.close());
+  t.regex(await raw.rpc('<get-config><source><running/></source></get-config>'), /<name>eth0<\/name>/, 'the SDK\'s raw client nudges too');
+
+  const healthy = await startNetconfSimulator(device());
+  t.teardown(() => healthy.close());
+  const prompt = await NetconfSession.open(options(healthy.port));
+  t.teardown(() => prompt.close());
+  await prompt.rpc('<get/>');
+  await new Promise((r) => setTimeout(r, FIRST_REPLY_NUDGE_MS + 100));
+  t.deepEqual(healthy.operationLog, ['get'], 'a device that answers gets no nudge');
 });
 
 test('bad devices: no hello, malformed XML, broken chunk, wrong password, base:1.0 only', async (t) => {

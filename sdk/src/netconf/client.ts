@@ -7,7 +7,7 @@
  */
 import { Client, type ClientChannel } from 'ssh2';
 import { BASE_1_0, BASE_1_1, FrameReader, frameMessage, type FramingMode } from './framing';
-import { helloMessage, NETCONF_NS, NOTIFICATION_NS, parseHello } from './messages';
+import { EMPTY_GET_CONFIG, FIRST_REPLY_NUDGE_MS, helloMessage, NETCONF_NS, NOTIFICATION_NS, parseHello } from './messages';
 
 export interface RawNetconfOptions {
   readonly host: string;
@@ -49,8 +49,10 @@ export function openRawNetconf(options: RawNetconfOptions): Promise<RawNetconfSe
       const waiting = new Map<string, { resolve: (t: string) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
       const watchers = new Set<{ pattern: RegExp; resolve: (t: string) => void }>();
       let session: RawNetconfSession | undefined;
+      let heardSinceHello = false;
+      let firstReplyWatch: NodeJS.Timeout | undefined;
       const failAll = (e: Error) => { for (const w of waiting.values()) { clearTimeout(w.timer); w.reject(e); } waiting.clear(); };
-      channel.on('close', () => failAll(new Error('the NETCONF session closed')));
+      channel.on('close', () => { clearTimeout(firstReplyWatch); failAll(new Error('the NETCONF session closed')); });
       channel.on('data', (data: Buffer) => {
         try {
           reader.push(data, (message) => {
@@ -63,6 +65,7 @@ export function openRawNetconf(options: RawNetconfOptions): Promise<RawNetconfSe
               resolve(session);
               return;
             }
+            heardSinceHello = true;
             if (message.includes(`xmlns="${NOTIFICATION_NS}"`) && /^\s*(<\?xml[^>]*>\s*)?<(\w+:)?notification\b/.test(message)) {
               notifications.push(message);
               for (const w of watchers) if (w.pattern.test(message)) { watchers.delete(w); w.resolve(message); }
@@ -87,6 +90,7 @@ export function openRawNetconf(options: RawNetconfOptions): Promise<RawNetconfSe
             const t = setTimeout(() => { waiting.delete(id); rej(new Error(`no reply to message-id ${id} within ${timeoutMs} ms`)); }, timeoutMs);
             waiting.set(id, { resolve: res, reject: rej, timer: t });
             channel.write(frameMessage(`<rpc xmlns="${NETCONF_NS}" message-id="${id}">${body}</rpc>`, framing));
+            firstReplyWatch ??= setTimeout(() => { if (!heardSinceHello) session!.rpc(EMPTY_GET_CONFIG).catch(() => undefined); }, FIRST_REPLY_NUDGE_MS).unref();
           });
         },
         waitForNotification(pattern: RegExp, ms: number) {

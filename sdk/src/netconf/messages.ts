@@ -20,6 +20,18 @@ export const CAP_CANDIDATE = 'urn:ietf:params:netconf:capability:candidate:1.0';
 export const CAP_WRITABLE_RUNNING = 'urn:ietf:params:netconf:capability:writable-running:1.0';
 export const CAP_NOTIFICATION = 'urn:ietf:params:netconf:capability:notification:1.0';
 
+/** The cheapest request every server answers: an empty subtree filter selects nothing (RFC 6241 §6.4.2). */
+export const EMPTY_GET_CONFIG = '<get-config><source><running/></source><filter type="subtree"></filter></get-config>';
+
+/**
+ * How long a client waits for the first reply of a session before it sends EMPTY_GET_CONFIG once.
+ * yuma123 netconfd leaves bytes that arrive in the same read as the client's hello unparsed until more
+ * bytes arrive; a busy server reads the hello and the first request together and answers neither until
+ * the next request (seen on a loaded CI machine: a 60 s timeout). A slow device merely gets one small
+ * extra request.
+ */
+export const FIRST_REPLY_NUDGE_MS = 500;
+
 /** A server's or client's hello. */
 export interface Hello {
   readonly capabilities: readonly string[];

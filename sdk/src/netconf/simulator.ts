@@ -4,14 +4,15 @@
  * datastores in memory and answers hello, get, get-config (subtree filters), edit-config, lock, unlock,
  * commit, discard-changes, close-session, get-schema (the model's own text), netconf-state/schemas, the
  * model's RPCs and YANG 1.1 `<action>`s (netconfd supports neither actions nor, hence, these tests). A
- * `misbehave` mode makes it a bad device: no hello, malformed XML replies, or a broken chunk header.
+ * `misbehave` mode makes it a bad device: no hello, malformed XML replies, a broken chunk header, or
+ * yuma123 netconfd's stall after the hello.
  * Many simulators can run in one process; they share the CLI simulator's host key.
  */
 import type { AddressInfo } from 'node:net';
 import { Server, type Connection, type ServerChannel } from 'ssh2';
 import { simulatorHostKey } from '../testing/simulator';
 import { applyEdit, cloneNode, EditFault, filterNodes, renderNodes, store, type StoredNode } from './datastore';
-import { BASE_1_0, BASE_1_1, FrameReader, frameMessage, type FramingMode } from './framing';
+import { BASE_1_0, BASE_1_1, EOM_MARKER, FrameReader, frameMessage, type FramingMode } from './framing';
 import {
   CAP_CANDIDATE, CAP_NOTIFICATION, helloMessage, MONITORING_NS, NETCONF_NS, parseHello, renderRpcError, replyMessage, YANG_1_NS,
   type RpcErrorInfo,
@@ -46,8 +47,12 @@ export interface NetconfDeviceDefinition {
   readonly candidate?: boolean;
   /** Offer base:1.1 (default true); without it only base:1.0 end-of-message framing. */
   readonly base11?: boolean;
-  /** A bad device: never says hello, answers malformed XML, or frames a reply with a broken chunk. */
-  readonly misbehave?: 'no-hello' | 'malformed-xml' | 'broken-chunk';
+  /**
+   * A bad device: never says hello, answers malformed XML, frames a reply with a broken chunk, or
+   * (`hello-stall`, yuma123 netconfd's quirk made certain) reads the client's hello only together with
+   * the bytes after it and leaves those unparsed until more bytes arrive.
+   */
+  readonly misbehave?: 'no-hello' | 'malformed-xml' | 'broken-chunk' | 'hello-stall';
   /** Delay before every reply (ms), to test timeouts and requests in flight. */
   readonly replyDelayMs?: number | ((operation: string) => number);
 }
@@ -223,7 +228,23 @@ export async function startNetconfSimulator(def: NetconfDeviceDefinition, option
       return fault('unknown-element', `no action at ${at}`, at, 'protocol');
     };
 
+    let helloAndAfter: Buffer | undefined = def.misbehave === 'hello-stall' ? Buffer.alloc(0) : undefined;
+    let stalled: Buffer | undefined;
     stream.on('data', (data: Buffer) => {
+      if (stalled !== undefined) {
+        const held = stalled;
+        stalled = undefined;
+        consume(Buffer.concat([held, data]));
+      } else if (helloAndAfter !== undefined) {
+        helloAndAfter = Buffer.concat([helloAndAfter, data]);
+        const end = helloAndAfter.indexOf(EOM_MARKER);
+        if (end < 0 || end + EOM_MARKER.length === helloAndAfter.length) return; // the hello alone: read later
+        consume(helloAndAfter.subarray(0, end + EOM_MARKER.length));
+        stalled = helloAndAfter.subarray(end + EOM_MARKER.length);
+        helloAndAfter = undefined;
+      } else consume(data);
+    });
+    const consume = (data: Buffer) => {
       try {
         reader.push(data, (message) => {
           const msg = parseXml(message);
@@ -246,7 +267,7 @@ export async function startNetconfSimulator(def: NetconfDeviceDefinition, option
       } catch {
         stream.end(); // malformed framing or XML from the client: RFC 6242 says close the session
       }
-    });
+    };
   };
 
   const server = new Server({ hostKeys: [simulatorHostKey()] }, (client) => {
