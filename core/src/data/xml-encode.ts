@@ -77,6 +77,9 @@ class Declarations {
  * pieces are what makes the writer fast.
  */
 interface Tags {
+  /** The schema node's module name and built-in type: read here, one object shape, not from the schema's many. */
+  readonly module: string;
+  readonly builtin: string | undefined;
   /** `<name` */
   readonly open: string;
   /** `<name xmlns="namespace"` (where the module changes from the parent's) */
@@ -109,11 +112,30 @@ function tagsOf(schema: DataNode['schema']): Tags {
   if (tags === undefined) {
     const name = schema.name;
     const openNs = `<${name} xmlns="${escapeAttr(schema.module.namespace)}"`;
-    tags = { open: `<${name}`, openNs, start: `<${name}>`, startNs: `${openNs}>`, close: `</${name}>`, whole: undefined, identities: undefined };
+    const builtin = 'type' in schema ? schema.type.builtin : undefined;
+    tags = { module: schema.module.name, builtin, open: `<${name}`, openNs, start: `<${name}>`, startNs: `${openNs}>`, close: `</${name}>`, whole: undefined, identities: undefined };
     tagCache.set(schema, tags);
   }
   return tags;
 }
+
+/**
+ * A run of pieces from bounded sets (tags, cached whole elements) that follow one another, as one
+ * string: `</name><description>`, or `</type><enabled>true</enabled></interface><interface><name>`.
+ * Runs are found again by walking from the root one piece at a time (a Map lookup costs less than the
+ * final join pays per piece, and a list entry's runs are the same for every entry). Shared by every
+ * writer and bounded: a run stops growing at MAX_RUN_TEXT characters, and beyond MAX_RUN_NODES runs
+ * a piece is written on its own.
+ */
+interface Run {
+  readonly text: string;
+  next: Map<string, Run> | undefined;
+}
+
+const NO_RUN: Run = { text: '', next: undefined };
+const MAX_RUN_NODES = 16_384;
+const MAX_RUN_TEXT = 512;
+let runNodes = 0;
 
 /**
  * Writes into an array of pieces joined once at the end. Most pieces are strings the tree or the tag
@@ -129,6 +151,8 @@ class XmlWriter {
   private readonly parts: string[] = [];
   private count = 0;
   private readonly chunks: string[] = [];
+  /** The constant pieces written since the last other piece (see Run). */
+  private run: Run = NO_RUN;
 
   constructor(private readonly ctx: SchemaContext, private readonly withAttributes: boolean) {}
 
@@ -163,7 +187,36 @@ class XmlWriter {
 
   /** Appends one piece. */
   put(piece: string): void {
+    if (this.run !== NO_RUN) this.endRun();
     this.parts[this.count++] = piece;
+  }
+
+  /** Appends a piece from a bounded set (a tag, a cached whole element): joined with its neighbours of that kind. */
+  constant(piece: string): void {
+    let next = this.run.next?.get(piece);
+    if (next === undefined) {
+      if (this.run !== NO_RUN && this.run.text.length + piece.length > MAX_RUN_TEXT) {
+        this.endRun();
+        next = NO_RUN.next?.get(piece);
+      }
+      if (next === undefined) {
+        if (runNodes >= MAX_RUN_NODES) {
+          this.put(piece);
+          return;
+        }
+        const run = this.run;
+        // joined: a flat string (`+` would make a rope that every join walks again)
+        next = { text: run === NO_RUN ? piece : [run.text, piece].join(''), next: undefined };
+        (run.next ??= new Map()).set(piece, next);
+        runNodes++;
+      }
+    }
+    this.run = next;
+  }
+
+  private endRun(): void {
+    this.parts[this.count++] = this.run.text;
+    this.run = NO_RUN;
   }
 
   /** Joins what is pending into a chunk once there is enough of it. */
@@ -174,6 +227,7 @@ class XmlWriter {
 
   /** The pieces written since the last chunk, joined; the array keeps its storage for the next ones. */
   private pending(): string {
+    if (this.run !== NO_RUN) this.endRun();
     const parts = this.parts;
     // a longer earlier chunk leaves pieces past `count`: cut them off (only ever a few, so V8 keeps the storage)
     if (parts.length !== this.count) parts.length = this.count;
@@ -233,47 +287,47 @@ class XmlWriter {
 
   private inner(schema: DataNode['schema'], parentModule: string | undefined, children: readonly DataNode[], attrs: Attributes | undefined): void {
     const tags = tagsOf(schema);
-    const module = schema.module.name;
+    const module = tags.module;
     const sameModule = module === parentModule;
     if ((attrs === undefined || !this.withAttributes) && children.length > 0) {
-      this.put(sameModule ? tags.start : tags.startNs);
+      this.constant(sameModule ? tags.start : tags.startNs);
     } else {
-      this.put(sameModule ? tags.open : tags.openNs);
+      this.constant(sameModule ? tags.open : tags.openNs);
       if (attrs !== undefined && this.withAttributes) {
         const decl = new Declarations(this.ctx);
         const written = this.attributes(attrs, decl);
         this.put(decl.write() + written);
       }
       if (children.length === 0) {
-        this.put('/>');
+        this.constant('/>');
         return;
       }
-      this.put('>');
+      this.constant('>');
     }
     this.nodes(children, module);
-    this.put(tags.close);
+    this.constant(tags.close);
   }
 
   private leaf(schema: LeafSchema | LeafListSchema, parentModule: string | undefined, value: LeafValue, attrs: Attributes | undefined): void {
     const tags = tagsOf(schema);
-    const sameModule = schema.module.name === parentModule;
+    const sameModule = tags.module === parentModule;
     const plain = attrs === undefined || !this.withAttributes;
     if (plain && sameModule && tags.whole !== undefined) {
       const element = tags.whole.get(value);
       if (element !== undefined) {
-        this.put(element);
+        this.constant(element);
         return;
       }
     }
     const open = sameModule ? tags.open : tags.openNs;
-    const type = schema.type;
-    const builtin = type.builtin;
+    const builtin = tags.builtin;
     if (typeof value === 'string' && (builtin === 'identityref' || builtin === 'instance-identifier' || builtin === 'union' || builtin === 'leafref')) {
+      const type = schema.type;
       if (builtin === 'identityref' && plain) {
         const rest = this.identity(tags, type, value);
         if (sameModule) this.remember(tags, value, open + rest);
-        this.put(open);
-        this.put(rest);
+        this.constant(open);
+        this.constant(rest);
         return;
       }
       const decl = new Declarations(this.ctx);
@@ -290,37 +344,39 @@ class XmlWriter {
       return;
     }
     if (text === '') {
-      this.put(open);
-      this.put('/>');
+      this.constant(open);
+      this.constant('/>');
       return;
     }
     if (sameModule && (builtin === 'boolean' || builtin === 'enumeration')) {
       const element = `${tags.start}${escapeText(text)}${tags.close}`;
-      this.remember(tags, value, element);
-      this.put(element);
+      if (this.remember(tags, value, element)) this.constant(element);
+      else this.put(element);
       return;
     }
-    this.put(sameModule ? tags.start : tags.startNs);
+    this.constant(sameModule ? tags.start : tags.startNs);
     this.put(escapeText(text));
-    this.put(tags.close);
+    this.constant(tags.close);
   }
 
-  /** Keeps a leaf's whole element for its value (see Tags.whole), up to the cache's size. */
-  private remember(tags: Tags, value: LeafValue, element: string): void {
+  /** Keeps a leaf's whole element for its value (see Tags.whole), up to the cache's size; false when full. */
+  private remember(tags: Tags, value: LeafValue, element: string): boolean {
     const cache = (tags.whole ??= new Map());
-    if (cache.size < MAX_CACHED_ELEMENTS) cache.set(value, element);
+    if (cache.size >= MAX_CACHED_ELEMENTS) return false;
+    cache.set(value, element);
+    return true;
   }
 
   private finishLeaf(tags: Tags, open: string, declarations: string, text: string): void {
-    this.put(open);
+    this.constant(open);
     this.put(declarations);
     if (text === '') {
-      this.put('/>');
+      this.constant('/>');
       return;
     }
-    this.put('>');
+    this.constant('>');
     this.put(escapeText(text));
-    this.put(tags.close);
+    this.constant(tags.close);
   }
 
   /**
@@ -386,9 +442,9 @@ export function encodeXml(target: DataRoot | DataNode | readonly DataNode[], ctx
   const t = target as DataRoot | DataNode;
   if (t.kind === 'root') {
     if (t.children.length === 0) return `<data xmlns="${RESTCONF_NS}"/>`;
-    writer.put(`<data xmlns="${RESTCONF_NS}">`);
+    writer.constant(`<data xmlns="${RESTCONF_NS}">`);
     writer.nodes(t.children, undefined);
-    writer.put('</data>');
+    writer.constant('</data>');
     return writer.text();
   }
   writer.node(t, undefined);

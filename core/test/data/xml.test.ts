@@ -48,6 +48,21 @@ test('encodes XML: xmlns where the module changes, identityref prefixes declared
     + `<ipv4 xmlns="${IP_NS}"><mtu>1500</mtu></ipv4></interface></interfaces>`);
 });
 
+test('encodes runs of tags and cached elements as they are, however long, and the same again on the next document', (t) => {
+  const ctx = schema();
+  const entries = Array.from({ length: 3000 }, (_, i) => ({ name: `e${i}`, enabled: i % 3 !== 0, type: i % 2 ? 'iana-if-type:ethernetCsmacd' : 'iana-if-type:softwareLoopback' }));
+  const { node } = decodeJson({ 'ietf-interfaces:interfaces': { interface: entries } }, ctx);
+  const expected = `<interfaces xmlns="${IF_NS}">` + entries.map((e) => `<interface><name>${e.name}</name>`
+    + `<type xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type">ianaift:${e.type.split(':')[1]}</type>`
+    + `<enabled>${e.enabled}</enabled></interface>`).join('') + '</interfaces>';
+  t.is(encodeXml(node!, ctx), expected);
+  t.is(encodeXml(node!, ctx), expected, 'the runs remembered from the first document');
+  // 400 empty values: one run of constant pieces far past the bound on a run's length
+  const kinds = decodeJson({ 'data-kinds:kinds': { tags: ['x'] } }, ctx).node as ContainerNode;
+  const tags = { ...kinds.children[0]!, values: Array.from({ length: 400 }, () => '') } as typeof kinds.children[0];
+  t.is(encodeXml({ ...kinds, children: [tags] }, ctx), `<kinds xmlns="urn:rosetta:test:data-kinds">${'<tags/>'.repeat(400)}</kinds>`);
+});
+
 test('round trip JSON -> tree -> XML -> tree -> JSON keeps every node kind and attribute', (t) => {
   const ctx = schema();
   const doc = {
