@@ -7,6 +7,7 @@
  * - nonconfig: `config false` nodes and the ancestors needed to reach them; a list entry on the way
  *   keeps its key leaves so it still names its entry.
  */
+import type { SchemaNode } from '../yang/schema';
 import type { DataNode, DataRoot } from './tree';
 
 /** Which half of the tree a cut keeps. */
@@ -39,9 +40,23 @@ function cutChildren(children: readonly DataNode[], mode: ContentCut): readonly 
   return out ?? children;
 }
 
+const stateBelow = new WeakMap<SchemaNode, boolean>();
+
+/** Whether the schema has a `config false` node anywhere below `schema` (known once per schema node). */
+function holdsState(schema: SchemaNode): boolean {
+  let known = stateBelow.get(schema);
+  if (known === undefined) {
+    known = 'children' in schema && (schema.children as readonly SchemaNode[]).some((c) => !c.config || holdsState(c));
+    stateBelow.set(schema, known);
+  }
+  return known;
+}
+
 /** What the cut keeps of a node: the node itself when it keeps all of it (a config-only reply cut to config is not copied). */
 function cut(node: DataNode, mode: ContentCut): DataNode | undefined {
   if (!node.schema.config) return mode === 'nonconfig' ? node : undefined; // everything below state is state
+  // a subtree whose schema has no state: config keeps all of it, nonconfig none, without a walk
+  if (!holdsState(node.schema)) return mode === 'config' ? node : undefined;
   switch (node.kind) {
     case 'leaf': case 'leaf-list': case 'any':
       return mode === 'config' ? node : undefined;

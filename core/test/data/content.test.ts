@@ -52,3 +52,15 @@ test('a non-presence container emptied by the config cut goes; one that was empt
   t.deepEqual(JSON.parse(encodeJson(cutContent(mixed, 'config'))), { 'data-kinds:kinds': { color: 'red' } });
   t.deepEqual(JSON.parse(encodeJson(cutContent(mixed, 'nonconfig'))), { 'data-kinds:kinds': { state: { uptime: 5 } } });
 });
+
+test('a subtree whose schema holds no state is kept whole by the config cut and dropped by the nonconfig cut, unwalked', (t) => {
+  // data-kinds route entries: all config, while their parent container holds state elsewhere
+  const root = tree({ 'data-kinds:kinds': { route: [{ prefix: '10.0.0.0/8', metric: 10, 'next-hop': '192.0.2.9' }], state: { uptime: 5 } } });
+  const kinds = root.children[0]! as { children: ListNode[] };
+  const route = kinds.children.find((c) => c.schema.name === 'route')!;
+  const config = cutContent(root, 'config').children[0]! as { children: ListNode[] };
+  t.is(config.children.find((c) => c.schema.name === 'route'), route, 'the very list, not a copy');
+  t.deepEqual(JSON.parse(encodeJson(cutContent(root, 'nonconfig'))), { 'data-kinds:kinds': { state: { uptime: 5 } } });
+  t.is(cutContent(route, 'nonconfig'), undefined);
+  t.is(cutContent(route, 'config'), route);
+});
