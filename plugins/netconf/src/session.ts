@@ -125,6 +125,8 @@ export class NetconfSession {
   /** Armed by the first request; see FIRST_REPLY_NUDGE_MS. */
   private firstReplyWatch: NodeJS.Timeout | undefined;
   private heardSinceHello = false;
+  /** Framed messages waiting for the end of this turn (see send). */
+  private readonly outbox: string[] = [];
   private lastTraffic = Date.now();
 
   private constructor(
@@ -256,10 +258,21 @@ export class NetconfSession {
     }, FIRST_REPLY_NUDGE_MS).unref();
   }
 
+  /**
+   * Queues a message; the messages of one turn of the event loop go out in one write (one SSH packet,
+   * one read for the device) instead of one each: a PUT's lock, probe and edit-config, its commit and
+   * unlock, or a content=all read's get-config and get.
+   */
   private send(message: string): void {
     this.lastTraffic = Date.now();
-    this.transport.stream.write(frameMessage(message, this.framing));
+    if (this.outbox.push(frameMessage(message, this.framing)) === 1) queueMicrotask(this.flush);
   }
+
+  private readonly flush = (): void => {
+    const text = this.outbox.length === 1 ? this.outbox[0]! : this.outbox.join('');
+    this.outbox.length = 0;
+    if (this.ended === null) this.transport.stream.write(text);
+  };
 
   /** Handles one framed message after the hello. */
   private receive(text: string): void {
