@@ -249,6 +249,41 @@ serial('static routes through an interface, alone and with a gateway: PUT, read 
   t.notRegex(onDevice(), /ip route 10\.63\./);
 });
 
+serial('route tags and REJECT: PUT a tagged route with a reject next hop, read back, PATCH the tag, DELETE, checked with vtysh', async (t) => {
+  const route = `${STATIC}/static-routes/static=%2210.64.0.0/16%22`;
+  const put = await request('PUT', route, { 'rosetta-openconfig-network-instance:static': [{
+    prefix: '10.64.0.0/16', config: { prefix: '10.64.0.0/16', 'set-tag': 64 },
+    'next-hops': { 'next-hop': [
+      { index: 'gw', config: { index: 'gw', 'next-hop': '127.0.0.2' } },
+      { index: 'last', config: { index: 'last', 'next-hop': 'REJECT', metric: 250 } },
+    ] },
+  }] });
+  t.is(put.status, 201, put.text);
+  let config = onDevice();
+  t.regex(config, /\nip route 10\.64\.0\.0\/16 127\.0\.0\.2 tag 64\n/);
+  t.regex(config, /\nip route 10\.64\.0\.0\/16 reject tag 64 250\n/);
+
+  const read = await request('GET', `${route}?content=config`);
+  t.is(read.status, 200, read.text);
+  const entry = read.json['rosetta-openconfig-network-instance:static'][0];
+  t.deepEqual(entry.config, { prefix: '10.64.0.0/16', 'set-tag': 64 });
+  t.deepEqual(entry['next-hops']['next-hop'].map((h: any) => h.config), [
+    { index: '127.0.0.2', 'next-hop': '127.0.0.2' }, { index: 'REJECT', 'next-hop': 'REJECT', metric: 250 },
+  ]);
+  const patch = await request('PATCH', `${route}/config`, { 'rosetta-openconfig-network-instance:config': { 'set-tag': 65 } });
+  t.is(patch.status, 200, patch.text);
+  config = onDevice();
+  t.regex(config, /\nip route 10\.64\.0\.0\/16 127\.0\.0\.2 tag 65\n/);
+  t.regex(config, /\nip route 10\.64\.0\.0\/16 reject tag 65 250\n/);
+  t.notRegex(config, /tag 64/);
+  const bad = await request('PATCH', `${route}/config`, { 'rosetta-openconfig-network-instance:config': { 'set-tag': 0 } });
+  t.is(bad.status, 400, bad.text);
+  t.regex(bad.text, /set-tag/);
+  const del = await request('DELETE', route);
+  t.is(del.status, 204, del.text);
+  t.notRegex(onDevice(), /ip route 10\.64\./);
+});
+
 serial('BGP: PUT global and a neighbor, PATCH enabled, POST an internal neighbor, DELETE, checked with vtysh', async (t) => {
   const put = await request('PUT', BGP, { 'rosetta-openconfig-network-instance:bgp': {
     global: { config: { as: 65061, 'router-id': '10.61.0.1' } },

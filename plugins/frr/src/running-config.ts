@@ -2,8 +2,8 @@
  * FRR's `show running-config`, read into the few facts the units serve: interfaces (description,
  * shutdown, IPv4 addresses), static routes per VRF, and BGP instances with their neighbors. FRR has no
  * JSON form of its configuration, so this is the one place that reads configuration text. Lines it does
- * not know (other protocols, route maps, `ip route` forms with tags, labels or next-hop VRFs) are left
- * out, never guessed at.
+ * not know (other protocols, route maps, `ip route` forms with labels, tables, `onlink` or next-hop VRFs)
+ * are left out, never guessed at.
  */
 import { parseBlocks, type Block } from '@rosetta/sdk';
 
@@ -21,13 +21,21 @@ export interface InterfaceConfig {
   readonly addresses: readonly { ip: string; prefixLength: number }[];
 }
 
-/** One `ip route PREFIX [GATEWAY] [INTERFACE] [DISTANCE]` line (a gateway, an interface or both). */
+/**
+ * One `ip route PREFIX NEXT-HOP [tag TAG] [DISTANCE]` line, the next hop a gateway, an interface, both,
+ * `Null0`/`blackhole` or `reject` (FRR prints them in this order).
+ */
 export interface StaticRouteLine {
   readonly prefix: string;
-  /** An IPv4 address, or `DROP` for Null0 / blackhole; absent for a route through an interface alone. */
+  /**
+   * An IPv4 address, `DROP` for Null0 / blackhole or `REJECT` for reject; absent for a route through an
+   * interface alone.
+   */
   readonly nextHop?: string;
   /** The interface the route goes out of. */
   readonly interface?: string;
+  /** The route tag (1..4294967295); absent when the line has none. */
+  readonly tag?: number;
   /** Absent when the line gives none (FRR's default, 1). */
   readonly distance?: number;
 }
@@ -61,7 +69,7 @@ const IPV4 = String.raw`(?:\d{1,3}\.){3}\d{1,3}`;
 export const ROUTE_KEYWORDS = ['reject', 'tag', 'label', 'table', 'nexthop-vrf', 'onlink', 'color', 'segments', 'bfd', 'vrf', 'Null0', 'blackhole'];
 // an interface name: a letter first (not the distance), and none of those words
 const IFNAME = String.raw`(?!(?:${ROUTE_KEYWORDS.join('|')})\b)[A-Za-z][\w.:/-]*`;
-const ROUTE = new RegExp(String.raw`^ip route (${IPV4}/\d{1,2}) (?:(Null0|blackhole)|(${IPV4})(?: (${IFNAME}))?|(${IFNAME}))(?: (\d{1,3}))?$`);
+const ROUTE = new RegExp(String.raw`^ip route (${IPV4}/\d{1,2}) (?:(Null0|blackhole)|(reject)|(${IPV4})(?: (${IFNAME}))?|(${IFNAME}))(?: tag (\d{1,10}))?(?: (\d{1,3}))?$`);
 const ADDRESS = new RegExp(String.raw`^ip address (${IPV4})/(\d{1,2})$`);
 const NEIGHBOR = new RegExp(String.raw`^neighbor (${IPV4}) (.*)$`);
 
@@ -95,11 +103,11 @@ export function parseRunningConfig(text: string): FrrConfig {
 }
 
 function routeLine(m: RegExpExecArray): StaticRouteLine {
-  const nextHop = m[2] !== undefined ? 'DROP' : m[3];
-  const iface = m[4] ?? m[5];
+  const nextHop = m[2] !== undefined ? 'DROP' : m[3] !== undefined ? 'REJECT' : m[4];
+  const iface = m[5] ?? m[6];
   return {
     prefix: m[1]!, ...(nextHop !== undefined ? { nextHop } : {}), ...(iface !== undefined ? { interface: iface } : {}),
-    ...(m[6] !== undefined ? { distance: Number(m[6]) } : {}),
+    ...(m[7] !== undefined ? { tag: Number(m[7]) } : {}), ...(m[8] !== undefined ? { distance: Number(m[8]) } : {}),
   };
 }
 

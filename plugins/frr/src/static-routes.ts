@@ -1,10 +1,12 @@
 /**
  * Static routes of a network instance (`protocol=STATIC,static`): each `static[prefix]` with its
- * `next-hops/next-hop[index]` is a set of FRR lines `ip route PREFIX [GATEWAY] [INTERFACE] [DISTANCE]`
- * (the gateway is `config/next-hop`, the interface `interface-ref/config/interface`), at the top level
- * for the default instance and inside `vrf NAME` ... `exit-vrf` for a VRF. The route's writer owns its
- * next hops and compares lines, not indexes: FRR keeps no index, so a next hop read back is indexed by its
- * value, and a client's own indexes cost no commands when the lines are the same.
+ * `next-hops/next-hop[index]` is a set of FRR lines `ip route PREFIX NEXT-HOP [tag TAG] [DISTANCE]`
+ * (the gateway, DROP or REJECT is `config/next-hop`, the interface `interface-ref/config/interface`),
+ * at the top level for the default instance and inside `vrf NAME` ... `exit-vrf` for a VRF. The route's
+ * `config/set-tag` goes on each of its lines (FRR tags lines; OpenConfig tags the route), and reads back
+ * when all its lines carry the same tag. The route's writer owns its next hops and compares lines, not
+ * indexes: FRR keeps no index, so a next hop read back is indexed by its value, and a client's own indexes
+ * cost no commands when the lines are the same.
  */
 import type { CliSession, Handler, JsonObject, Keys } from '@rosetta/sdk';
 import { child, cliWord, isObject, num, PROTOCOLS, protocolKind, text } from './model';
@@ -41,6 +43,13 @@ function isStatic(keys: readonly Keys[]): boolean {
   return protocolKind(keys[1]?.['identifier']) === 'STATIC';
 }
 
+/** A route's own leaves: its prefix, and the tag when every line of it carries the same one. */
+async function routeConfig(session: CliSession, vrf: string, prefix: string): Promise<JsonObject> {
+  const tags = new Set((await routeLinesOf(session, vrf, prefix)).map((l) => l.tag));
+  const [tag] = tags;
+  return tags.size === 1 && tag !== undefined ? { prefix, 'set-tag': tag } : { prefix };
+}
+
 /** What a next hop goes to: its gateway, its interface, or `GATEWAY+INTERFACE`. */
 function nextHopValue(line: StaticRouteLine): string {
   if (line.interface === undefined) return line.nextHop!;
@@ -71,6 +80,9 @@ function nextHopJson(index: string, line: StaticRouteLine, as: 'config' | 'state
 
 const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 
+/** The next hops that discard traffic, as FRR writes them: silently (DROP) or with an ICMP unreachable (REJECT). */
+const DISCARDS: ReadonlyMap<string, string> = new Map([['DROP', 'Null0'], ['REJECT', 'reject']]);
+
 /** Refuses a prefix the device would store differently (host bits set), so what is written reads back. */
 function canonicalPrefix(prefix: string): string {
   const m = /^([\d.]+)\/(\d{1,2})$/.exec(prefix);
@@ -90,6 +102,10 @@ function canonicalPrefix(prefix: string): string {
 /** The `ip route` line bodies (without `ip route`/`no ip route`) a static entry stands for. */
 export function routeLines(staticEntry: JsonObject, key: Keys): string[] {
   const prefix = canonicalPrefix(key['prefix'] ?? text(child(staticEntry, 'config'), 'prefix') ?? '');
+  const setTag = child(staticEntry, 'config')['set-tag'];
+  const tag = setTag === undefined ? undefined : num(child(staticEntry, 'config'), 'set-tag');
+  if (setTag !== undefined && (tag === undefined || tag < 1 || tag > 4294967295)) throw new Error(`set-tag ${JSON.stringify(setTag)} of ${prefix} is outside 1..4294967295`);
+  const tagged = tag === undefined ? '' : ` tag ${tag}`;
   const hops = child(staticEntry, 'next-hops')['next-hop'];
   const out = new Set<string>();
   for (const hop of Array.isArray(hops) ? hops.filter(isObject) : []) {
@@ -98,15 +114,16 @@ export function routeLines(staticEntry: JsonObject, key: Keys): string[] {
     const iface = text(child(child(hop, 'interface-ref'), 'config'), 'interface');
     const which = JSON.stringify(hop['index']);
     if (nh === undefined && iface === undefined) throw new Error(`next hop ${which} of ${prefix} needs config/next-hop, interface-ref/config/interface or both`);
-    const target = nh === undefined ? undefined : nh === 'DROP' ? 'Null0' : cliWord(nh, 'next-hop');
-    if (target !== undefined && target !== 'Null0' && !IPV4.test(target)) throw new Error(`next-hop ${JSON.stringify(nh)} is neither an IPv4 address nor DROP`);
-    if (target === 'Null0' && iface !== undefined) throw new Error(`next hop ${which} of ${prefix}: DROP goes out of no interface (interface ${JSON.stringify(iface)} given)`);
+    const discard = nh === undefined ? undefined : DISCARDS.get(nh);
+    const target = nh === undefined ? undefined : discard ?? cliWord(nh, 'next-hop');
+    if (target !== undefined && discard === undefined && !IPV4.test(target)) throw new Error(`next-hop ${JSON.stringify(nh)} is neither an IPv4 address nor DROP or REJECT`);
+    if (discard !== undefined && iface !== undefined) throw new Error(`next hop ${which} of ${prefix}: ${nh} goes out of no interface (interface ${JSON.stringify(iface)} given)`);
     if (iface !== undefined && ROUTE_KEYWORDS.includes(iface)) throw new Error(`interface ${JSON.stringify(iface)} of ${prefix} is a word of FRR's route syntax, not an interface`);
     const via = [target, iface === undefined ? undefined : cliWord(iface, 'interface')].filter((w) => w !== undefined).join(' ');
     const metric = num(config, 'metric');
     if (metric !== undefined && (metric < 1 || metric > 255)) throw new Error(`metric ${metric} of ${prefix} via ${via} is outside 1..255`);
     // distance 1 is FRR's default and never shown: writing it would not read back
-    out.add(`${prefix} ${via}${metric !== undefined && metric !== 1 ? ` ${metric}` : ''}`);
+    out.add(`${prefix} ${via}${tagged}${metric !== undefined && metric !== 1 ? ` ${metric}` : ''}`);
   }
   return [...out];
 }
@@ -127,11 +144,11 @@ export const staticRoutePaths: Record<string, Handler> = {
       if (!isStatic(keys)) return [];
       return [...new Set((await routesOf(session, keys[0]!['name']!)).map((r) => r.prefix))].map((prefix) => ({ prefix }));
     },
-    async readConfig({ key }) {
-      return { prefix: key['prefix']!, config: { prefix: key['prefix']! } };
+    async readConfig({ session, keys, key }) {
+      return { prefix: key['prefix']!, config: await routeConfig(session, keys[0]!['name']!, key['prefix']!) };
     },
-    async readState({ key }) {
-      return { prefix: key['prefix']!, state: { prefix: key['prefix']! } };
+    async readState({ session, keys, key }) {
+      return { prefix: key['prefix']!, state: await routeConfig(session, keys[0]!['name']!, key['prefix']!) };
     },
     write: {
       create: (after, { keys, key }) => inInstance(keys[0]!['name']!, routeLines(after, key).map(add)),

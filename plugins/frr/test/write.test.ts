@@ -132,6 +132,29 @@ test('static routes through an interface: alone, with a gateway, with a distance
   }
 });
 
+test('route tags and REJECT: set-tag goes on every line of the route, a changed tag replaces the lines, a bad tag is refused', async (t) => {
+  const { h, before } = await device('empty');
+  const after: any = structuredClone(before);
+  const tagged = { ...route('10.6.0.0/16', [['1', '127.0.0.2'], ['2', 'REJECT', 200]]), config: { prefix: '10.6.0.0/16', 'set-tag': 77 } };
+  instance(after, 'default').protocols = { protocol: [staticProtocol([tagged])] };
+  const plan = h.write(before, after);
+  t.deepEqual(plan.commands, ['ip route 10.6.0.0/16 127.0.0.2 tag 77', 'ip route 10.6.0.0/16 reject tag 77 200']);
+  t.deepEqual(plan.undo, ['no ip route 10.6.0.0/16 127.0.0.2 tag 77', 'no ip route 10.6.0.0/16 reject tag 77 200']);
+  const retagged: any = structuredClone(after);
+  retagged[NIS]['network-instance'][0].protocols.protocol[0]['static-routes'].static[0].config['set-tag'] = 78;
+  t.deepEqual(h.write(after, retagged).commands, [
+    'no ip route 10.6.0.0/16 127.0.0.2 tag 77', 'no ip route 10.6.0.0/16 reject tag 77 200',
+    'ip route 10.6.0.0/16 127.0.0.2 tag 78', 'ip route 10.6.0.0/16 reject tag 78 200',
+  ]);
+  for (const [bad, message] of [[0, /set-tag 0 of 10\.6\.0\.0\/16 is outside 1\.\.4294967295/], ['x', /set-tag "x"/], [4294967296, /outside/]] as const) {
+    retagged[NIS]['network-instance'][0].protocols.protocol[0]['static-routes'].static[0].config['set-tag'] = bad;
+    t.throws(() => h.write(after, retagged), { message }, String(bad));
+  }
+  const rejectOut = { ...route('10.7.0.0/16', []), 'next-hops': { 'next-hop': [{ index: 'r', config: { index: 'r', 'next-hop': 'REJECT' }, 'interface-ref': { config: { interface: 'eth0' } } }] } };
+  instance(after, 'default').protocols = { protocol: [staticProtocol([rejectOut])] };
+  t.throws(() => h.write(before, after), { message: /REJECT goes out of no interface/ });
+});
+
 test('static routes the device would store differently are refused with their path', async (t) => {
   const { h, before } = await device('empty');
   const after: any = structuredClone(before);
