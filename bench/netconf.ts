@@ -10,12 +10,15 @@
  *
  * Beside the one-leaf reads, a read of 500 interfaces (about 136 KB of XML) shows the per-byte costs.
  * The raw floor has no HTTP: a local RESTCONF GET on the same service is reported beside it, and the
- * mount's latency minus that HTTP floor, so the table shows what the mount point itself adds. A mount PUT
+ * mount's latency minus that HTTP floor, so the table shows what the mount point itself adds. A bare
+ * node:http server answering `{}` (timed in the same rounds) shows what any HTTP front pays: the raw
+ * read plus that round trip is the least a RESTCONF service could answer in, whatever it does inside. A mount PUT
  * sends lock, a get-config of its target (201 vs 204) and edit-config together, then commit and unlock
  * together: two round trips, five RPCs for the device to run, against the raw rows' two and four.
  */
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as nodeHttp from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -96,6 +99,8 @@ export async function benchNetconf(): Promise<BenchResult[]> {
   let service: RunningService | undefined;
   let raw: RawNetconfSession | undefined;
   let client: BenchClient | undefined;
+  let bare: nodeHttp.Server | undefined;
+  let bareHttp: BenchClient | undefined;
   try {
     service = await startService({
       config: resolveConfig({ port: 0, dataDir: path.join(dir, 'data'), plugins }, dir),
@@ -121,11 +126,15 @@ export async function benchNetconf(): Promise<BenchResult[]> {
     await r.rpc(`<edit-config><target><candidate/></target><config><system xmlns="${SYSTEM_NS}"><contact>bench</contact><location>bench lab</location></system></config></edit-config>`).then(rawOk);
     await r.rpc('<commit/>').then(rawOk);
 
-    const [rawGet, mountGet, httpFloor] = await timedTogether(GETS, [
+    bare = nodeHttp.createServer((_req, res) => { res.setHeader('content-type', 'application/json'); res.end('{}'); });
+    await new Promise<void>((resolve) => bare!.listen(0, '127.0.0.1', resolve));
+    const bareClient = (bareHttp = benchClient(`http://127.0.0.1:${(bare.address() as { port: number }).port}`));
+    const [rawGet, mountGet, httpFloor, bareRoundTrip] = await timedTogether(GETS, [
       async () => rawOk(await r.rpc(`<get-config><source><candidate/></source>${filter}</get-config>`)),
       () => http.must('GET', `${MOUNT}/ietf-system:system?content=config`, [200]),
       () => http.must('GET', '/rests/data/network-topology:network-topology/topology=topology-netconf?content=config', [200, 404]),
-    ]) as [number, number, number];
+      () => bareClient.must('GET', '/'),
+    ]) as [number, number, number, number];
     const [rawState, mountState] = await timedTogether(GETS, [
       async () => rawOk(await r.rpc(`<get><filter type="subtree"><system-state xmlns="${SYSTEM_NS}"><clock/></system-state></filter></get>`)),
       () => http.must('GET', `${MOUNT}/ietf-system:system-state/clock?content=nonconfig`, [200]),
@@ -167,11 +176,15 @@ export async function benchNetconf(): Promise<BenchResult[]> {
       result('NETCONF mount PUT leaf vs raw edit-config + commit', mountPut, 'ms', rawPut, goal),
       result('NETCONF mount PUT leaf vs raw lock, edit-config, commit, unlock', mountPut, 'ms', rawLockedPut, goal),
       result('HTTP floor: local GET on the same service (for scale)', httpFloor, 'ms'),
+      result('bare node:http round trip in this process (what any HTTP front pays)', bareRoundTrip, 'ms'),
+      result('raw get-config + bare HTTP round trip: the least any RESTCONF service could answer in', rawGet + bareRoundTrip, 'ms', rawGet, goal),
       // what the mount point adds beyond any RESTCONF request's HTTP round trip
       result('NETCONF mount GET config minus the HTTP floor', Math.max(0, mountGet - httpFloor), 'ms', rawGet, goal),
       result('NETCONF mount PUT minus the HTTP floor vs raw lock, edit-config, commit, unlock', Math.max(0, mountPut - httpFloor), 'ms', rawLockedPut, goal),
     ];
   } finally {
+    bareHttp?.close();
+    bare?.close();
     client?.close();
     await raw?.close();
     await service?.stop();
