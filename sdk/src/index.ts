@@ -32,7 +32,7 @@ export {
 export { simulatorHostKey, simulatorHostKeyFingerprint, startSimulator, type DeviceDefinition, type DeviceView, type SimulatedDevice, type SimulatorOptions } from './testing/simulator';
 export { FRR_MODES, FRR_SINGLE_VALUE, type ConfigLine, type ModeRule } from './testing/running-config';
 export { frrDevice, type FrrDeviceOptions } from './testing/frr-device';
-export { acquireFrrPeer, frrPeerLogin, frrPeerUnavailable, type FrrPeerLease, type FrrPeerLogin, type FrrPeerOptions } from './testing/frr-peer';
+export { acquireFrrPeer, frrPeerLogin, frrPeerUnavailable, type FrrDaemon, type FrrPeerLease, type FrrPeerLogin, type FrrPeerOptions } from './testing/frr-peer';
 export {
   parseXml, child, childrenNamed, standaloneText, innerText, escapeText, escapeAttr, decodeEntities, XmlSyntaxError, MAX_XML_DEPTH,
   type XmlElement,

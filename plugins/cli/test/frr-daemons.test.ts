@@ -74,6 +74,42 @@ if (why || !unit) {
     }
   });
 
+  test('bgpd alone gone, logged in after it died: a BGP write fails naming the daemon and changes nothing; the rest is served', async (t) => {
+    t.timeout(120_000);
+    const peer = await acquireFrrPeer({ who: 'plugins/cli frr-daemons.test (bgpd)' });
+    const h = await harness();
+    let device: CliDevice | undefined;
+    try {
+      await peer.stopDaemons(['bgpd']);
+      // a login made now: vtysh connects to the daemons that run and says nothing of bgpd
+      const node = await h.connect('frr-no-bgpd', cliSettings(PEER.port, { username: PEER.username, password: PEER.password }), [unit]);
+      device = node.connection as CliDevice;
+      t.is(device.status(), 'connected');
+      const before = await h.read(node, '/', 'config') as JsonObject;
+      const deviceBefore = peer.runningConfig();
+      const bgp = {
+        identifier: 'rosetta-openconfig-policy-types:BGP', name: 'default', config: { identifier: 'rosetta-openconfig-policy-types:BGP', name: 'default' },
+        bgp: { global: { config: { as: 65077 } } },
+      };
+      const after = structuredClone(before) as any;
+      const def = after['rosetta-openconfig-network-instance:network-instances']['network-instance'].find((n: any) => n.name === 'default');
+      def.protocols = { protocol: [...(def.protocols?.protocol ?? []), bgp] };
+      const write = await t.throwsAsync(h.write(node, before, after));
+      t.regex(write!.message, /router bgp 65077.*bgpd is not running/s);
+      t.is(peer.runningConfig(), deviceBefore, 'nothing changed on the device');
+      t.is(device.status(), 'connected', 'the device itself still serves');
+
+      const withIface = structuredClone(before) as any;
+      const ifaces = (withIface['rosetta-openconfig-interfaces:interfaces'] ??= { interface: [] });
+      (ifaces.interface ??= []).push({ name: 'eth7', config: { name: 'eth7', enabled: true, description: 'served' } });
+      await h.write(node, before, withIface);
+      t.regex(peer.runningConfig(), /interface eth7\n description served/);
+    } finally {
+      await device?.close();
+      await peer.release(); // the lease leaves the peer at its baseline for the next holder
+    }
+  });
+
   test('a read on a session opened before the daemons died answers 502, not an empty configuration', async (t) => {
     t.timeout(120_000);
     const peer = await acquireFrrPeer({ who: 'plugins/cli frr-daemons.test (read)' });

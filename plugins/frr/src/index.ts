@@ -16,6 +16,9 @@ export const FRR_ERROR_PATTERNS: readonly RegExp[] = [
   /^% .*$/m,
   // a second `router bgp` with another AS (no `%` in front)
   /^BGP is already running; AS is \d+.*$/m,
+  // a command for a daemon that is not running, on a login made while it was down (`bgpd is not running`):
+  // vtysh then sends nothing, and a write must not pass for done
+  /^\w+ is not running$/m,
 ];
 
 /**

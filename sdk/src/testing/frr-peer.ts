@@ -49,11 +49,12 @@ export interface FrrPeerLease extends FrrPeerLogin {
   /** Stops the peer (it stays this lease's: a later start() brings it back at its baseline). */
   stop(): Promise<void>;
   /**
-   * Stops FRR's daemons (zebra, staticd, bgpd), only those, by the pids the script recorded, and waits for
-   * them to exit: sshd keeps serving and vtysh keeps answering, with nothing behind it (what a device
-   * whose routing daemons crashed looks like). `start()` brings the whole peer back (stopping the rest).
+   * Stops FRR's daemons (zebra, staticd, bgpd, or the ones named), only those, by the pids the script
+   * recorded, and waits for them to exit: sshd keeps serving and vtysh keeps answering, with nothing (or
+   * less) behind it (what a device whose routing daemons crashed looks like). `start()` brings the whole
+   * peer back (stopping the rest).
    */
-  stopDaemons(): Promise<void>;
+  stopDaemons(only?: readonly FrrDaemon[]): Promise<void>;
   /** Starts the peer at its baseline configuration (no-op output when running already). */
   start(): Promise<void>;
   /** Leaves the peer as it was found (stopped if this lease started it) and releases the lock. Never throws. */
@@ -118,7 +119,7 @@ async function lease(options: FrrPeerOptions): Promise<{ lease: FrrPeerLease; re
       runningConfig: () => execFileSync('vtysh', ['-c', 'show running-config'], { encoding: 'utf8', timeout: 30_000 }),
       configure: (lines) => configureOnDevice(lines),
       stop: async () => { await peerScript(script, 'stop'); },
-      stopDaemons: () => stopDaemons(),
+      stopDaemons: (only) => stopDaemons(only),
       start: async () => {
         const r = await peerScript(script, 'start');
         if (!r.ok) throw new Error(`the FRR peer did not start: ${r.out.trim().slice(-2000)}`);
@@ -154,14 +155,17 @@ function peerScript(script: string, command: 'start' | 'stop' | 'status' | 'rest
 
 const DAEMONS = ['bgpd', 'staticd', 'zebra'] as const;
 
+/** The routing daemons the peer runs. */
+export type FrrDaemon = (typeof DAEMONS)[number];
+
 /** The script's state directory, where it records the daemons' pids. */
 function stateDir(): string {
   return process.env.FRR_PEER_STATE ?? '/tmp/peer-frr';
 }
 
-async function stopDaemons(): Promise<void> {
+async function stopDaemons(only: readonly FrrDaemon[] = DAEMONS): Promise<void> {
   const pids: number[] = [];
-  for (const daemon of DAEMONS) {
+  for (const daemon of only) {
     let pid: number;
     try {
       pid = Number(fs.readFileSync(path.join(stateDir(), `${daemon}.pid`), 'utf8').trim());
