@@ -54,7 +54,7 @@ const MAX_PROBES = 64;
  * the whole check to a Set, whose hashing V8 seeds itself, so no input makes it quadratic.
  */
 export function firstRepeatedKey(keys: readonly string[], count: number): number {
-  if (count < 2) return -1;
+  if (count < 2 || ascending(keys, count)) return -1;
   let size = 16;
   while (size < count * 2) size *= 2;
   const table = new Int32Array(size); // 0: empty; else the key's position + 1
@@ -77,6 +77,21 @@ export function firstRepeatedKey(keys: readonly string[], count: number): number
     }
   }
   return -1;
+}
+
+/**
+ * Whether the keys come strictly ascending (shorter first, then by code units), so that no two are
+ * equal: one comparison of neighbours per key and no table. Devices mostly answer lists in key order
+ * (`eth0` .. `eth99999` ascends so); any other order costs the comparisons up to its first step back.
+ */
+function ascending(keys: readonly string[], count: number): boolean {
+  let previous = keys[0]!;
+  for (let i = 1; i < count; i++) {
+    const key = keys[i]!;
+    if (key.length < previous.length || (key.length === previous.length && key <= previous)) return false;
+    previous = key;
+  }
+  return true;
 }
 
 function firstRepeatedKeyByMap(keys: readonly string[], count: number): number {

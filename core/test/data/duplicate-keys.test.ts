@@ -103,4 +103,16 @@ test('firstRepeatedKey finds the first key equal to an earlier one, as a Set wou
   t.is(firstRepeatedKey(distinct, distinct.length), -1);
   t.is(firstRepeatedKey([...distinct, 'eth49999'], distinct.length + 1), distinct.length);
   t.is(firstRepeatedKey([...distinct, 'eth49999'], distinct.length), -1, 'only the first count keys count');
+  // ascending keys (shorter first) are known distinct without a table; a step back sends them to it
+  t.is(firstRepeatedKey(['a', 'b', 'aa', 'ab', 'ba'], 5), -1);
+  t.is(firstRepeatedKey(['a', 'b', 'aa', 'ab', 'b'], 5), 4);
+  t.is(firstRepeatedKey(['eth0', 'eth1', 'eth1'], 3), 2);
+  t.is(firstRepeatedKey(['eth2', 'eth10', 'eth3', 'eth10'], 4), 3);
+  // sorted runs with repeats, as a device could send them: every answer agrees with the Set's
+  for (let round = 0; round < 100; round++) {
+    const keys = Array.from({ length: 100 }, (_, i) => `k${i}`);
+    const at = 1 + Math.floor(random() * 99);
+    keys[at] = keys[Math.floor(random() * at)]!;
+    t.is(firstRepeatedKey(keys, keys.length), bySet(keys, keys.length), `repeat at ${at}`);
+  }
 });
