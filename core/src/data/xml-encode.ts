@@ -11,7 +11,7 @@
 import type { LeafListSchema, LeafSchema, SchemaContext } from '../yang/schema';
 import { annotationOf } from './attributes';
 import { leafToText } from './leaf-values';
-import type { Attributes, DataNode, DataRoot, LeafValue, ListEntryNode } from './tree';
+import type { Attributes, DataNode, DataRoot, LeafNode, LeafValue, ListEntryNode } from './tree';
 
 /** Namespace of RESTCONF's `<data>` wrapper for a whole tree. */
 export const RESTCONF_NS = 'urn:ietf:params:xml:ns:yang:ietf-restconf';
@@ -97,6 +97,14 @@ interface Tags {
   whole: Map<LeafValue, string> | undefined;
   /** identityref leaves: value -> what follows the tag name (` xmlns:p="ns">p:id</name>`). */
   identities: Map<string, string> | undefined;
+  /** List entries: the children of the last entry written that held only leaves, keys first (see XmlWriter.entry). */
+  shape: EntryShape | undefined;
+}
+
+/** A list entry's leaves by schema, in order, with their tags: the entries of a list mostly repeat one. */
+interface EntryShape {
+  readonly schemas: readonly DataNode['schema'][];
+  readonly tags: readonly Tags[];
 }
 
 const tagCache = new WeakMap<object, Tags>();
@@ -113,7 +121,7 @@ function tagsOf(schema: DataNode['schema']): Tags {
     const name = schema.name;
     const openNs = `<${name} xmlns="${escapeAttr(schema.module.namespace)}"`;
     const builtin = 'type' in schema ? schema.type.builtin : undefined;
-    tags = { module: schema.module.name, builtin, open: `<${name}`, openNs, start: `<${name}>`, startNs: `${openNs}>`, close: `</${name}>`, whole: undefined, identities: undefined };
+    tags = { module: schema.module.name, builtin, open: `<${name}`, openNs, start: `<${name}>`, startNs: `${openNs}>`, close: `</${name}>`, whole: undefined, identities: undefined, shape: undefined };
     tagCache.set(schema, tags);
   }
   return tags;
@@ -136,6 +144,14 @@ const NO_RUN: Run = { text: '', next: undefined };
 const MAX_RUN_NODES = 16_384;
 const MAX_RUN_TEXT = 512;
 let runNodes = 0;
+
+/** Whether `children` are the leaves of `shape`, one for one (a schema of the shape is a leaf's). */
+function sameShape(shape: EntryShape, children: readonly DataNode[]): boolean {
+  const schemas = shape.schemas;
+  if (children.length !== schemas.length) return false;
+  for (let i = 0; i < children.length; i++) if (children[i]!.schema !== schemas[i]) return false;
+  return true;
+}
 
 /**
  * Writes into an array of pieces joined once at the end. Most pieces are strings the tree or the tag
@@ -245,14 +261,16 @@ class XmlWriter {
   node(node: DataNode, parentModule: string | undefined): void {
     switch (node.kind) {
       case 'leaf':
-        this.leaf(node.schema, parentModule, node.value, node.attributes);
+        this.leaf(tagsOf(node.schema), node.schema, parentModule, node.value, node.attributes);
         return;
-      case 'leaf-list':
+      case 'leaf-list': {
+        const tags = tagsOf(node.schema);
         for (let i = 0; i < node.values.length; i++) {
-          this.leaf(node.schema, parentModule, node.values[i]!, node.valueAttributes?.[i]);
+          this.leaf(tags, node.schema, parentModule, node.values[i]!, node.valueAttributes?.[i]);
           this.flush();
         }
         return;
+      }
       case 'container':
         this.inner(node.schema, parentModule, node.children, node.attributes);
         return;
@@ -273,14 +291,33 @@ class XmlWriter {
     }
   }
 
+  /**
+   * A list entry, keys first. An entry of leaves only, the same leaves as the entry before (the usual
+   * case in a long list), is written straight from the remembered shape: no tag lookup, no dispatch.
+   */
   entry(entry: ListEntryNode, parentModule: string | undefined): void {
-    const keys = entry.schema.keys;
+    const tags = tagsOf(entry.schema);
     let children = entry.children;
+    const shape = tags.shape;
+    if (shape !== undefined && (entry.attributes === undefined || !this.withAttributes) && sameShape(shape, children)) {
+      const module = tags.module;
+      this.constant(module === parentModule ? tags.start : tags.startNs);
+      for (let i = 0; i < children.length; i++) {
+        const leaf = children[i] as LeafNode;
+        this.leaf(shape.tags[i]!, leaf.schema, module, leaf.value, leaf.attributes);
+      }
+      this.constant(tags.close);
+      return;
+    }
+    const keys = entry.schema.keys;
     let keysFirst = true;
     for (let i = 0; i < keys.length; i++) if (children[i]?.schema !== keys[i]) keysFirst = false;
     if (!keysFirst) {
       const keyNodes = keys.map((k) => children.find((c) => c.schema === k)).filter((c): c is DataNode => c !== undefined);
       children = [...keyNodes, ...children.filter((c) => !keyNodes.includes(c))];
+    }
+    if (children.length > 0 && children.every((c) => c.kind === 'leaf')) {
+      tags.shape = { schemas: children.map((c) => c.schema), tags: children.map((c) => tagsOf(c.schema)) };
     }
     this.inner(entry.schema, parentModule, children, entry.attributes);
   }
@@ -308,8 +345,7 @@ class XmlWriter {
     this.constant(tags.close);
   }
 
-  private leaf(schema: LeafSchema | LeafListSchema, parentModule: string | undefined, value: LeafValue, attrs: Attributes | undefined): void {
-    const tags = tagsOf(schema);
+  private leaf(tags: Tags, schema: LeafSchema | LeafListSchema, parentModule: string | undefined, value: LeafValue, attrs: Attributes | undefined): void {
     const sameModule = tags.module === parentModule;
     const plain = attrs === undefined || !this.withAttributes;
     if (plain && sameModule && tags.whole !== undefined) {

@@ -63,6 +63,27 @@ test('encodes runs of tags and cached elements as they are, however long, and th
   t.is(encodeXml({ ...kinds, children: [tags] }, ctx), `<kinds xmlns="urn:rosetta:test:data-kinds">${'<tags/>'.repeat(400)}</kinds>`);
 });
 
+test('list entries of changing shapes (leaves coming and going, attributes, keys given last, inner nodes) round-trip exactly', (t) => {
+  const ctx = schema();
+  let seed = 11;
+  const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const entries = Array.from({ length: 300 }, (_, i) => {
+    const entry: Record<string, unknown> = {};
+    if (random() < 0.3) entry['description'] = `d&<${i}>`;
+    if (random() < 0.5) entry['enabled'] = random() < 0.5;
+    if (random() < 0.2) entry['enabled'] = { '@': { 'ietf-origin:origin': 'ietf-origin:learned' }, '#': random() < 0.5 };
+    if (random() < 0.3) entry['ietf-ip:ipv4'] = { mtu: 1280 + i };
+    entry['name'] = `if${i}`; // the key last, as a client may send it
+    if (random() < 0.7) entry['type'] = 'iana-if-type:ethernetCsmacd';
+    return entry;
+  });
+  const doc = { 'ietf-interfaces:interfaces': { interface: entries } };
+  const { root } = decodeJson(doc, ctx);
+  const xml = encodeXml(root, ctx);
+  t.deepEqual(JSON.parse(encodeJson(decodeXml(xml, ctx).root)), JSON.parse(encodeJson(root)));
+  t.is(encodeXml(root, ctx), xml, 'the same text again, shapes remembered');
+});
+
 test('round trip JSON -> tree -> XML -> tree -> JSON keeps every node kind and attribute', (t) => {
   const ctx = schema();
   const doc = {
