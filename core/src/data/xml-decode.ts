@@ -30,6 +30,7 @@ import { firstRepeatedKey, keyString } from './list';
 import { entryKeyValues, instancePath, valueText, type PathSegment } from './path';
 // From where it is defined: the re-export in leaf-values.ts compiles to a getter, called per leaf.
 import { INVALID } from '../yang/types/codecs';
+import { detached } from '../yang/types/detached';
 import type {
   AnyNode, Attributes, ContainerNode, DataNode, DataRoot, LeafListNode, LeafNode, LeafValue, ListEntryNode, ListNode,
 } from './tree';
@@ -296,12 +297,14 @@ class XmlDecoder {
     let defaultNs = parent?.defaultNs;
     let prefixes: Map<string, string> | undefined;
     let declarations: string[] | undefined;
+    // detached: a scope can outlive its document (a codec remembers the last prefix resolver it was given)
     for (let i = 0; i < tok.attrCount; i++) {
       const name = tok.attrNames[i]!;
-      if (name === 'xmlns') defaultNs = tok.attrValues[i]!;
-      else if (name.startsWith('xmlns:')) (prefixes ??= new Map()).set(name.slice(6), tok.attrValues[i]!);
+      const value = tok.attrValues[i]!;
+      if (name === 'xmlns') defaultNs = detached(value);
+      else if (name.startsWith('xmlns:')) (prefixes ??= new Map()).set(detached(name.slice(6)), detached(value));
       else continue;
-      (declarations ??= []).push(name, tok.attrValues[i]!);
+      (declarations ??= []).push(detached(name), detached(value));
     }
     if (declarations === undefined) return parent;
     const scope = new Scope(parent, defaultNs, prefixes, this.ctx, declarations);
@@ -678,9 +681,13 @@ class XmlDecoder {
     return keyString(values);
   }
 
-  /** The value of a leaf's text, or INVALID. */
+  /**
+   * The value of a leaf's text, or INVALID. A value that is the text itself (a string, an enum name) is
+   * cut from the document: it goes into the tree `detached`, or the tree would keep the whole document.
+   */
   private textValue(member: Member, text: string, scope: Scope | undefined): LeafValue | typeof INVALID {
-    return member.codec!.textValue(text, this.ctx, scope === undefined ? noPrefixes : scope.resolvePrefix, member.module.name);
+    const value = member.codec!.textValue(text, this.ctx, scope === undefined ? noPrefixes : scope.resolvePrefix, member.module.name);
+    return value === text ? detached(text) : value;
   }
 
   private value(member: Member, text: string, scope: Scope | undefined): LeafValue {
@@ -716,7 +723,7 @@ class XmlDecoder {
       const resolvePrefix = scope === undefined ? noPrefixes : scope.resolvePrefix;
       const checked = checkAttribute(written, tok.attrValues[i]!, undefined, this.ctx, this.options, { resolvePrefix });
       if ('tag' in checked) throw this.failHere(checked.tag, checked.message);
-      (out ??= {})[checked.name] = checked.value;
+      (out ??= {})[checked.name] = typeof checked.value === 'string' ? detached(checked.value) : checked.value;
     }
     return out;
   }
@@ -771,7 +778,7 @@ function childrenSoFar(parent: Frame): number {
  * is dropped).
  */
 function anyValue(f: Frame): unknown {
-  return f.anyMembers === undefined ? f.text : Object.fromEntries(f.anyMembers);
+  return f.anyMembers === undefined ? detached(f.text) : Object.fromEntries(f.anyMembers);
 }
 
 function addMember(parent: Frame, member: string, value: unknown): void {

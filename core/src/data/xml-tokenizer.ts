@@ -17,6 +17,7 @@
  * a bound (no recursion anywhere, so depth only costs an array slot). A fault throws `XmlSyntaxError`
  * with the line and column of the offending character, computed only when a fault happens.
  */
+import { detached } from '../yang/types/detached';
 
 /** What {@link XmlTokenizer.next} found. */
 export const enum XmlToken {
@@ -92,7 +93,7 @@ export function elementPattern(tag: string, name: string | undefined, compile: b
     pattern = new RegExp(name === undefined ? `<${literal(tag)}>` : `<${literal(tag)}>[^<&\r]*</${literal(name)}>`, 'y');
     // bounded: documents of ever new shapes start the cache afresh rather than grow it
     if (patterns.size >= MAX_PATTERNS) patterns.clear();
-    patterns.set(key, pattern);
+    patterns.set(detached(key), pattern); // the key is cut from a document this cache outlives
   }
   return pattern;
 }

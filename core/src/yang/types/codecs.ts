@@ -6,6 +6,7 @@
  */
 import type { LeafValue } from '../../data/tree';
 import type { PatternRestriction, RestrictionError, SchemaContext, YangType } from '../schema';
+import { detached } from './detached';
 import { linearMatcher } from './xsd-nfa';
 import { instanceIdentifierToXml, parseInstanceIdentifier, resolveInstanceIdentifier } from './instance-identifier';
 import {
@@ -406,7 +407,8 @@ function identityrefCodec(type: YangType): CodecParts {
     for (const base of bases) {
       if (!base.derived.has(identity)) return fail(`identity ${show(`${module}:${name}`)} is not derived from ${basesText}`);
     }
-    return ok(`${module}:${name}`);
+    // detached: the value is kept in trees and in the caches below, `name` may be cut from a document
+    return ok(detached(`${module}:${name}`));
   };
   // Accepted values by how they were written (`module:identity`), per schema context: a list of
   // 100,000 interfaces names a handful of identities, so each is checked once and every entry shares
@@ -431,8 +433,8 @@ function identityrefCodec(type: YangType): CodecParts {
     if (hit !== undefined) return hit;
     const r = check(module, name, written, ctx);
     if (r.ok) {
-      if (byName === undefined) cache.set(module, (byName = new Map()));
-      byName.set(name, r);
+      if (byName === undefined) cache.set(detached(module), (byName = new Map()));
+      byName.set(detached(name), r);
     }
     return r;
   };
@@ -479,7 +481,7 @@ function identityrefCodec(type: YangType): CodecParts {
       if (written === lastText && resolvePrefix === lastResolver && ctx === lastTextCtx && leafModule === lastLeafModule) return lastTextValue;
       const r = text(written, ctx, resolvePrefix, leafModule);
       if (!r.ok) return INVALID;
-      lastText = written;
+      lastText = detached(written);
       lastResolver = resolvePrefix;
       lastTextCtx = ctx;
       lastLeafModule = leafModule;
