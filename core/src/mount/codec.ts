@@ -108,7 +108,8 @@ function operationOutput(xml: string, schema: SchemaContext, operation: string):
   const inner = xml.slice(m[0].length, close);
   if (/^\s*(<([A-Za-z_][\w.-]*:)?ok(\s[^>]*)?\/>\s*)?$/.test(inner)) return {};
   const wrapped = `<output xmlns="${op.module.namespace}"${prefixDeclarations(m[3] ?? '')}>${inner}</output>`;
-  const decoded = decodeXml(wrapped, schema, { parent: op, parentPath: operation });
+  // an operation's output is answered and dropped: its values may stay views into the reply
+  const decoded = decodeXml(wrapped, schema, { parent: op, parentPath: operation, views: true });
   const node = decoded.node;
   if (node === undefined) return {};
   const json = toJsonValue(node) as Record<string, JsonObject>;

@@ -7,7 +7,7 @@
 import test from 'ava';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
-import { decodeXml, type DataRoot } from '../../src/data';
+import { decodeXml, encodeJson, type DataRoot } from '../../src/data';
 import { schema } from './fixture';
 
 function collect(): () => void {
@@ -42,4 +42,10 @@ test('a decoded tree keeps none of its document: dropping the text frees it, dro
   tree = undefined;
   const none = heap();
   t.true(none - base < size * 0.2, `${none - base} bytes stay after the text and the tree are dropped (the text was ${size})`);
+});
+
+test('views: the same tree, its values left as views into the text (for a tree dropped with its document)', (t) => {
+  const ctx = schema();
+  const xml = document(200);
+  t.is(encodeJson(decodeXml(xml, ctx, { views: true }).root), encodeJson(decodeXml(xml, ctx).root));
 });

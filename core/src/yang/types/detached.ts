@@ -7,10 +7,10 @@
  */
 
 /** V8's shortest sliced string (`SlicedString::kMinLength`): shorter substrings are copies already. */
-const SHORTEST_VIEW = 13;
+const VIEW_LENGTH = 13;
 
 /** `text` as a string of its own: the same characters, sharing no memory with a longer string. */
 export function detached(text: string): string {
   // a one-character prefix makes a rope; slicing it flattens the rope into a new string and cuts from that
-  return text.length < SHORTEST_VIEW ? text : (' ' + text).slice(1);
+  return text.length < VIEW_LENGTH ? text : (' ' + text).slice(1);
 }
