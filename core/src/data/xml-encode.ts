@@ -9,6 +9,7 @@
  * attributes are written.
  */
 import type { LeafListSchema, LeafSchema, SchemaContext } from '../yang/schema';
+import { detached } from '../yang/types/detached';
 import { annotationOf } from './attributes';
 import { leafToText } from './leaf-values';
 import type { Attributes, DataNode, DataRoot, LeafNode, LeafValue, ListEntryNode } from './tree';
@@ -386,7 +387,7 @@ class XmlWriter {
     }
     if (sameModule && (builtin === 'boolean' || builtin === 'enumeration')) {
       const element = `${tags.start}${escapeText(text)}${tags.close}`;
-      if (this.remember(tags, value, element)) this.constant(element);
+      if (this.remember(tags, value, element)) this.constant(tags.whole!.get(value)!);
       else this.put(element);
       return;
     }
@@ -395,11 +396,14 @@ class XmlWriter {
     this.constant(tags.close);
   }
 
-  /** Keeps a leaf's whole element for its value (see Tags.whole), up to the cache's size; false when full. */
+  /**
+   * Keeps a leaf's whole element for its value (see Tags.whole), up to the cache's size; false when full.
+   * The cache lives as long as the schema: what it keeps is `detached` from the tree's strings.
+   */
   private remember(tags: Tags, value: LeafValue, element: string): boolean {
     const cache = (tags.whole ??= new Map());
     if (cache.size >= MAX_CACHED_ELEMENTS) return false;
-    cache.set(value, element);
+    cache.set(typeof value === 'string' ? detached(value) : value, detached(element));
     return true;
   }
 
@@ -426,8 +430,9 @@ class XmlWriter {
       const written = leafToText(type, value, decl.prefixFor);
       const head = decl.empty ? '' : decl.write();
       text = written === '' ? `${head}/>` : `${head}>${escapeText(written)}${tags.close}`;
+      text = detached(text); // kept as long as the schema, like Tags.whole
       const cache = (tags.identities ??= new Map());
-      if (cache.size < MAX_CACHED_ELEMENTS) cache.set(value, text);
+      if (cache.size < MAX_CACHED_ELEMENTS) cache.set(detached(value), text);
     }
     return text;
   }

@@ -7,7 +7,7 @@
 import test from 'ava';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
-import { decodeXml, encodeJson, type DataRoot } from '../../src/data';
+import { decodeXml, encodeJson, encodeXml, type DataRoot } from '../../src/data';
 import { schema } from './fixture';
 
 function collect(): () => void {
@@ -42,6 +42,28 @@ test('a decoded tree keeps none of its document: dropping the text frees it, dro
   tree = undefined;
   const none = heap();
   t.true(none - base < size * 0.2, `${none - base} bytes stay after the text and the tree are dropped (the text was ${size})`);
+});
+
+test('the encoder\'s caches keep nothing of the trees they wrote: a tree of views written as XML, then dropped with its text, frees both', (t) => {
+  const gc = collect();
+  const ctx = schema();
+  const heap = (): number => { /y/.exec('y'); gc(); gc(); return process.memoryUsage().heapUsed; };
+  // enum-like values long enough to be views: the element cache and the runs of constant pieces keep them
+  const doc = (n: number): string => `<interfaces xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces">${
+    Array.from({ length: n }, (_, i) => `<interface><name>interface-number-${i}</name><description>${'d'.repeat(40)}${i}</description>`
+      + '<type xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type">ianaift:softwareLoopback</type><enabled>false</enabled></interface>').join('')}</interfaces>`;
+  encodeXml(decodeXml(doc(10), ctx, { views: true }).root, ctx);
+  const base = heap();
+  let xml: string | undefined = doc(20_000);
+  const size = xml.length;
+  let tree: DataRoot | undefined = decodeXml(xml, ctx, { views: true }).root;
+  let written: string | undefined = encodeXml(tree, ctx);
+  t.true(written.length > size / 2);
+  xml = undefined;
+  tree = undefined;
+  written = undefined;
+  const after = heap();
+  t.true(after - base < size * 0.2, `${after - base} bytes stay after writing and dropping a ${size}-byte document's tree`);
 });
 
 test('views: the same tree, its values left as views into the text (for a tree dropped with its document)', (t) => {
