@@ -106,7 +106,8 @@ if (why || !unit) {
       t.regex(peer.runningConfig(), /interface eth7\n description served/);
     } finally {
       await device?.close();
-      await peer.release(); // the lease leaves the peer at its baseline for the next holder
+      await peer.start().catch(() => undefined); // bgpd back: the whole peer restarts at its baseline
+      await peer.release();
     }
   });
 
