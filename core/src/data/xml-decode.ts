@@ -293,8 +293,8 @@ class XmlDecoder {
   private scopeOf(parent: Scope | undefined): Scope | undefined {
     const tok = this.tok;
     // Siblings often declare the same namespaces (a prefix for an identity value in every list
-    // entry): reuse the scope the previous such element made under the same parent. The tokenizer
-    // interns names and values, so comparing them is mostly comparing pointers.
+    // entry): reuse the scope the previous such element made under the same parent. A scope holds
+    // copies of its declarations (it may outlive the document), so this compares their text.
     const cached = parent === undefined ? this.topScope : parent.lastChild;
     if (cached !== undefined && cached.declaredBy(tok)) return cached;
     let defaultNs = parent?.defaultNs;

@@ -101,9 +101,10 @@ function canonicalPrefix(prefix: string): string {
 
 /** The `ip route` line bodies (without `ip route`/`no ip route`) a static entry stands for. */
 export function routeLines(staticEntry: JsonObject, key: Keys): string[] {
-  const prefix = canonicalPrefix(key['prefix'] ?? text(child(staticEntry, 'config'), 'prefix') ?? '');
-  const setTag = child(staticEntry, 'config')['set-tag'];
-  const tag = setTag === undefined ? undefined : num(child(staticEntry, 'config'), 'set-tag');
+  const entryConfig = child(staticEntry, 'config');
+  const prefix = canonicalPrefix(key['prefix'] ?? text(entryConfig, 'prefix') ?? '');
+  const setTag = entryConfig['set-tag'];
+  const tag = setTag === undefined ? undefined : num(entryConfig, 'set-tag');
   if (setTag !== undefined && (tag === undefined || tag < 1 || tag > 4294967295)) throw new Error(`set-tag ${JSON.stringify(setTag)} of ${prefix} is outside 1..4294967295`);
   const tagged = tag === undefined ? '' : ` tag ${tag}`;
   const hops = child(staticEntry, 'next-hops')['next-hop'];

@@ -228,6 +228,8 @@ export async function startNetconfSimulator(def: NetconfDeviceDefinition, option
       return fault('unknown-element', `no action at ${at}`, at, 'protocol');
     };
 
+    // hello-stall: hold the client's bytes until the hello and what follows it are in hand, read the hello,
+    // and leave the rest until more bytes arrive (netconfd's stall, made certain instead of timing-bound)
     let helloAndAfter: Buffer | undefined = def.misbehave === 'hello-stall' ? Buffer.alloc(0) : undefined;
     let stalled: Buffer | undefined;
     stream.on('data', (data: Buffer) => {
