@@ -265,7 +265,7 @@ class XmlDecoder {
     for (let i = 1; i < this.depth; i++) {
       const f = this.frames[i]!;
       if (f.schema === undefined || f.kind === Kind.AnyChild) continue;
-      if (f.node?.kind === 'entry') segments.push({ schema: f.schema, keys: this.keysSoFar(f.node, f.out.slice(0, childrenSoFar(f))) });
+      if (f.node?.kind === 'entry') segments.push({ schema: f.schema, keys: this.keysSoFar(f.node, childrenOf(f)) });
       else segments.push({ schema: f.schema });
     }
     if (last !== undefined) segments.push(last);
@@ -774,6 +774,13 @@ function holds(parent: Frame, schema: SchemaNode): boolean {
 /** How many children `parent.out` holds for the element (see Frame.gathering). */
 function childrenSoFar(parent: Frame): number {
   return parent.out === parent.gathering ? parent.filled : parent.out.length;
+}
+
+/** The children of an open element so far; of an entry or container closing, those it was given (the gathering array is cleared then). */
+function childrenOf(f: Frame): readonly DataNode[] {
+  const node = f.node;
+  if (node !== undefined && node.children !== NOT_YET) return node.children;
+  return f.out.slice(0, childrenSoFar(f));
 }
 
 /**

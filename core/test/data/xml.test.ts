@@ -175,3 +175,10 @@ test('leaves of few values (boolean, enumeration, identityref) written from the 
     t.deepEqual(JSON.parse(encodeJson(decodeXml(xml, ctx).root)), JSON.parse(encodeJson(root)));
   }
 });
+
+test('a list entry without its key is missing-element at the entry, not a crash', (t) => {
+  const e = t.throws(() => decodeXml('<interfaces xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces"><interface><description>d</description></interface></interfaces>', schema()), { instanceOf: DataError })!;
+  t.is(e.first.tag, 'missing-element');
+  t.is(e.first.path, "/ietf-interfaces:interfaces/interface[name='']");
+  t.regex(e.first.message, /lacks its key 'name'/);
+});
