@@ -14,7 +14,9 @@
  * Repeated shapes take a fast path (`predicted`): each depth remembers, by position, how its children
  * were written and what they resolved to, and an element written exactly the same again is matched
  * whole by the tokenizer (a leaf as `<tag>text</name>`) and placed without a token, frame or lookup.
- * A 100,000-entry list decodes about twice as fast; anything that differs takes the general path.
+ * A list entry made only of such leaves is, after 64 alike, matched whole by one pattern that captures
+ * its leaves' texts (`wholeEntry`). A 100,000-entry list decodes about twice as fast per element, and
+ * whole entries take another 15–30% off; anything that differs takes the general path.
  *
  * Faults are those of the JSON decoder (see json-decode.ts), plus `unknown-namespace` for an element
  * or attribute whose namespace no module has. Malformed text (including a DOCTYPE, which RESTCONF and
@@ -34,7 +36,7 @@ import { detached } from '../yang/types/detached';
 import type {
   AnyNode, Attributes, ContainerNode, DataNode, DataRoot, LeafListNode, LeafNode, LeafValue, ListEntryNode, ListNode,
 } from './tree';
-import { elementPattern, XmlSyntaxError, XmlToken, XmlTokenizer } from './xml-tokenizer';
+import { elementPattern, entryPattern, XmlSyntaxError, XmlToken, XmlTokenizer } from './xml-tokenizer';
 
 /** Deepest element nesting accepted. */
 export const MAX_XML_DEPTH = 512;
@@ -149,6 +151,21 @@ class Frame {
   /** How often each was matched since it was remembered, and its compiled matcher once that is worth it. */
   readonly seqHits: number[] = [];
   readonly seqPatterns: (RegExp | undefined)[] = [];
+  /** For a list remembered at a position: how its entries were written, when that can be matched whole (see `wholeEntry`). */
+  readonly seqEntries: (EntryShape | undefined)[] = [];
+  /** Inner: how many children the last element that closed at this depth had (what `seq*` then describe). */
+  shapeCount = 0;
+}
+
+/**
+ * A list entry written as a run of leaves, each matched whole with its text captured: one match of
+ * `pattern` reads the entry, its elements' slots and scopes (the leaves' namespace declarations) known
+ * in advance. Each list entry otherwise costs six predicted elements and an end tag.
+ */
+interface EntryShape {
+  readonly pattern: RegExp;
+  readonly slots: readonly Member[];
+  readonly scopes: readonly (Scope | undefined)[];
 }
 
 /**
@@ -199,6 +216,8 @@ class XmlDecoder {
   private topCount = 0;
   /** The last scope a top-level element made (see scopeOf). */
   private topScope: Scope | undefined;
+  /** The leaf values of an entry `wholeEntry` reads, before it places them (reused). */
+  private readonly entryValues: LeafValue[] = [];
 
   constructor(private readonly ctx: SchemaContext, private readonly options: DecodeOptions, private readonly tok: XmlTokenizer) {
     this.allowState = options.allowState ?? true;
@@ -368,7 +387,7 @@ class XmlDecoder {
     if (parent.seqTable !== parent.table) {
       parent.seqTable = parent.table;
       parent.seqNames.length = parent.seqScopes.length = parent.seqSlots.length = parent.seqTags.length = 0;
-      parent.seqHits.length = parent.seqPatterns.length = 0;
+      parent.seqHits.length = parent.seqPatterns.length = parent.seqEntries.length = 0;
     }
     const tok = this.tok;
     let tag = tok.rawTag();
@@ -382,6 +401,7 @@ class XmlDecoder {
     parent.seqTags[position] = tag;
     parent.seqHits[position] = 0;
     parent.seqPatterns[position] = undefined;
+    parent.seqEntries[position] = undefined;
   }
 
   /**
@@ -405,6 +425,11 @@ class XmlDecoder {
     const schema = slot.schema;
     const tok = this.tok;
     const pattern = parent.seqPatterns[position];
+    const shape = parent.seqEntries[position];
+    if (shape !== undefined) {
+      const match = tok.entryMatches(shape.pattern);
+      if (match !== null && this.wholeEntry(parent, slot, scope, shape, match)) return true;
+    }
     if (schema.kind === 'leaf') {
       const text = tok.leafMatches(tag, name, pattern);
       if (text === undefined || holds(parent, schema)) return false;
@@ -424,7 +449,63 @@ class XmlDecoder {
     const hits = ++parent.seqHits[position]!;
     if (hits === REUSE_AFTER || hits === COMPILE_AFTER) {
       parent.seqPatterns[position] = elementPattern(tag, schema.kind === 'leaf' ? name : undefined, hits === COMPILE_AFTER);
+      // the entry just opened is the next frame; its seq* still describe the entry before it
+      if (schema.kind === 'list') parent.seqEntries[position] = this.entryShape(this.frames[this.depth - 1]!, tag, name, hits === COMPILE_AFTER);
     }
+    return true;
+  }
+
+  /**
+   * How the entries of a list have been written, if as leaves only, each matchable whole (see
+   * `remember`): from the entry that closed last at the depth of `entry`, the one just opened with
+   * start tag `tag`.
+   */
+  private entryShape(entry: Frame, tag: string, name: string, compile: boolean): EntryShape | undefined {
+    const count = entry.shapeCount;
+    if (count === 0 || count > PREDICTED_CHILDREN || entry.seqTable !== entry.table) return undefined;
+    const leaves: { tag: string; name: string }[] = [];
+    const slots: Member[] = [];
+    const scopes: (Scope | undefined)[] = [];
+    for (let i = 0; i < count; i++) {
+      const leafTag = entry.seqTags[i];
+      const leafName = entry.seqNames[i]!;
+      const slot = entry.seqSlots[i]!;
+      const scope = entry.seqScopes[i];
+      if (leafTag === undefined || slot.schema.kind !== 'leaf' || slots.includes(slot)) return undefined;
+      if (leafTag === leafName ? scope !== entry.scope : scope?.parent !== entry.scope) return undefined;
+      leaves.push({ tag: leafTag, name: leafName });
+      slots.push(slot);
+      scopes.push(scope);
+    }
+    const pattern = entryPattern(tag, name, leaves, compile);
+    return pattern === undefined ? undefined : { pattern, slots, scopes };
+  }
+
+  /**
+   * Places the list entry of `slot` whose text `match` holds, as the general path would have read it;
+   * false, and nothing read, if a leaf's text is not a valid value (the general path then reports it).
+   */
+  private wholeEntry(parent: Frame, slot: Member, scope: Scope | undefined, shape: EntryShape, match: RegExpExecArray): boolean {
+    const { slots, scopes } = shape;
+    const values = this.entryValues;
+    for (let i = 0; i < slots.length; i++) {
+      const value = this.textValue(slots[i]!, match[i + 1]!, scopes[i]);
+      if (value === INVALID) return false;
+      values[i] = value;
+    }
+    this.tok.skipMatched();
+    parent.childCount++;
+    this.open(parent, slot, scope, false);
+    const entry = this.frames[this.depth - 1]!;
+    for (let i = 0; i < slots.length; i++) {
+      const leaf = slots[i]!;
+      entry.childCount++;
+      if (leaf.mandatory) entry.mandatory++;
+      this.place(entry, leaf, sharedLeaf(leaf, values[i]!));
+      values[i] = ''; // the decoder must not keep the tree's values alive
+    }
+    this.endInner(entry);
+    this.depth--;
     return true;
   }
 
@@ -596,6 +677,7 @@ class XmlDecoder {
   }
 
   private endInner(f: Frame): void {
+    f.shapeCount = f.childCount;
     this.finishInner(f);
     if (f.out === f.gathering) {
       const gathering = f.gathering;

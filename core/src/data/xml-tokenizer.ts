@@ -9,8 +9,8 @@
  * that hands the decoder names and text as it goes (see xml-decode.ts), about 10x faster.
  *
  * A caller that knows how the next element was written last time can have it matched whole instead
- * (`startMatches`, `leafMatches`): list entries repeat one shape, and comparing text the general path
- * accepted once costs a fraction of tokenizing it again.
+ * (`startMatches`, `leafMatches`, `entryMatches`): list entries repeat one shape, and comparing text the
+ * general path accepted once costs a fraction of tokenizing it again.
  *
  * Well-formedness is checked as it goes: names, quoting, duplicate attributes, matching end tags,
  * entity and character references, unterminated constructs, text outside the root, nesting deeper than
@@ -87,10 +87,34 @@ function holdsAt(text: string, known: string, start: number): boolean {
  */
 export function elementPattern(tag: string, name: string | undefined, compile: boolean): RegExp | undefined {
   const key = name === undefined ? tag : `${tag}\u0000${name}`;
+  return keptPattern(key, compile, () => name === undefined ? `<${literal(tag)}>` : `<${literal(tag)}>${LEAF_TEXT}</${literal(name)}>`);
+}
+
+/**
+ * The matcher of a whole predicted list entry (see `XmlTokenizer.entryMatches`): `<tag>`, then each
+ * leaf of `leaves` as `<tag>text</name>` with its text captured, white space allowed between
+ * elements, then `</name>`. Kept and compiled as `elementPattern`'s.
+ */
+export function entryPattern(tag: string, name: string, leaves: readonly { readonly tag: string; readonly name: string }[], compile: boolean): RegExp | undefined {
+  let key = `${tag}\u0001${name}`;
+  for (const leaf of leaves) key += `\u0001${leaf.tag}\u0000${leaf.name}`;
+  return keptPattern(key, compile, () => {
+    let source = `<${literal(tag)}>`;
+    for (const leaf of leaves) source += `${SPACE}<${literal(leaf.tag)}>(${LEAF_TEXT})</${literal(leaf.name)}>`;
+    return `${source}${SPACE}</${literal(name)}>`;
+  });
+}
+
+/** A leaf's text that decodes to itself: no markup, no reference, no CR (which would be normalized). */
+const LEAF_TEXT = '[^<&\\r]*';
+const SPACE = '[ \\t\\n\\r]*';
+
+const literal = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+function keptPattern(key: string, compile: boolean, source: () => string): RegExp | undefined {
   let pattern = patterns.get(key);
   if (pattern === undefined && compile) {
-    const literal = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-    pattern = new RegExp(name === undefined ? `<${literal(tag)}>` : `<${literal(tag)}>[^<&\r]*</${literal(name)}>`, 'y');
+    pattern = new RegExp(source(), 'y');
     // bounded: documents of ever new shapes start the cache afresh rather than grow it
     if (patterns.size >= MAX_PATTERNS) patterns.clear();
     patterns.set(detached(key), pattern); // the key is cut from a document this cache outlives
@@ -276,7 +300,23 @@ export class XmlTokenizer {
     return text.slice(textStart, textEnd);
   }
 
-  /** Reads past the element `leafMatches` found: as `next()` returning its Start, Text and End. */
+  /**
+   * The leaves' texts of a whole list entry `pattern` (an `entryPattern`) matches next (whitespace
+   * before it allowed), as the match's groups; null if it does not match. `skipMatched` then reads
+   * past the entry.
+   */
+  entryMatches(pattern: RegExp): RegExpExecArray | null {
+    if (this.depth + 2 > this.maxDepth) return null;
+    const pos = this.skipSpace(this.pos);
+    pattern.lastIndex = pos;
+    const match = pattern.exec(this.text);
+    if (match === null) return null;
+    this.matchStart = pos;
+    this.matchEnd = pattern.lastIndex;
+    return match;
+  }
+
+  /** Reads past the element `leafMatches` or `entryMatches` found: as `next()` returning its tokens. */
   skipMatched(): void {
     this.tokenStart = this.matchStart;
     this.pos = this.matchEnd;

@@ -144,3 +144,48 @@ test('faults in elements shaped like the remembered ones name the element as the
     t.is(faultAt(at, shaped(at).replace('</description>', '</descriptio>')).tag, 'malformed-message');
   }
 });
+
+// After 64 entries of one shape, a list entry made only of leaves is matched whole, by one pattern
+// that captures each leaf's text; these documents check that reading against the general path.
+
+test('whole entries: pretty-printed entries, a changed shape and back, and an entry holding more than leaves read as the general path reads them', (t) => {
+  const indent = (i: number, body: string): string => `\n  <interface>\n    <name>e${i}</name>${body}\n  </interface>`;
+  const leaves = (i: number): string => `\n    <description>d${i}</description>\n    ${TYPE}\r\n    <enabled>${i % 2 === 0}</enabled>`;
+  const variations: Record<number, string> = {
+    // one leaf more, one less, then a leaf whose value needs a reference: each leaves the whole match
+    300: indent(300, `${leaves(300)}\n    <mtu>1500</mtu>`.replace('<mtu>1500</mtu>', '<link-up-down-trap-enable>enabled</link-up-down-trap-enable>')),
+    301: indent(301, `\n    <description>d301</description>`),
+    302: indent(302, leaves(302).replace('>d302<', '>d&lt;302<')),
+    // a value the shape matches but its type refuses is read by the general path, which reports it (see below)
+  };
+  const document = `<interfaces xmlns="${IF_NS}">${Array.from({ length: ENTRIES }, (_, i) => variations[i] ?? indent(i, leaves(i))).join('')}\n</interfaces>`;
+  const got = entriesOf(document);
+  t.deepEqual(entriesOf(document), got); // the second document takes the kept matchers early
+  t.is(got.length, ENTRIES);
+  for (let i = 0; i < ENTRIES; i++) {
+    let want: Record<string, unknown> = { name: `e${i}`, description: `d${i}`, type: 'iana-if-type:ethernetCsmacd', enabled: i % 2 === 0 };
+    if (i === 300) want = { ...want, 'link-up-down-trap-enable': 'enabled' };
+    if (i === 301) want = { name: 'e301', description: 'd301' };
+    if (i === 302) want = { ...want, description: 'd<302' };
+    t.deepEqual(got[i], want, `entry ${i}`);
+  }
+  const refusing = document.replace(indent(999, leaves(999)), indent(999, leaves(999).replace('<enabled>false<', '<enabled>yes<')));
+  t.not(refusing, document);
+  const refused = faultOf(() => decodeXml(refusing, schema()));
+  t.is(refused.path, "/ietf-interfaces:interfaces/interface[name='e999']/enabled");
+  t.regex(refused.message, /invalid value 'yes'/);
+});
+
+test('whole entries: duplicate keys, a missing key and a list in a container at the entries depth are found as on the general path', (t) => {
+  const doc = (vary: (i: number) => string | undefined): string => longDocument(vary);
+  t.regex(faultOf(() => decodeXml(doc((i) => (i === 1100 ? shaped(1000) : undefined)), schema())).message, /duplicate entry of list 'interface' with key e1000/);
+  const keyless = faultOf(() => decodeXml(doc((i) => (i === 1100 ? `<interface><description>d</description>${TYPE}<enabled>true</enabled></interface>` : undefined)), schema()));
+  t.is(keyless.tag, 'missing-element'); // was a TypeError: the path read the entry's children after they were handed over
+  t.is(keyless.path, "/ietf-interfaces:interfaces/interface[name='']");
+  // entries of another shape (a container among the leaves) interleaved with whole-matched ones
+  const statistics = (i: number): string => `<interface><name>s${i}</name><description>d</description>${TYPE}<enabled>true</enabled><higher-layer-if>x</higher-layer-if></interface>`;
+  const mixed = entriesOf(doc((i) => (i > 600 && i % 50 === 0 ? statistics(i) : undefined)));
+  t.is(mixed.length, ENTRIES);
+  t.deepEqual(mixed[650], { name: 's650', description: 'd', type: 'iana-if-type:ethernetCsmacd', enabled: true, 'higher-layer-if': ['x'] });
+  t.deepEqual(mixed[651], { name: 'e651', description: 'd651', type: 'iana-if-type:ethernetCsmacd', enabled: true });
+});
