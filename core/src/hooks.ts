@@ -154,6 +154,19 @@ export interface DeviceDataCodec {
    * it was decoded into instead of decoding it again.
    */
   fromXml(xml: string, options?: { readonly content?: ContentFilter; readonly operation?: string }): JsonObject;
+  /**
+   * The data of a get/get-config reply decoded as it arrives: `push` the `<data>` document in pieces,
+   * each cut just after an end tag's `>`, then `end` with the rest; the answer is `fromXml`'s. Throws
+   * (DataError, or any error for text cut elsewhere) whenever `fromXml` of the whole text might say
+   * something else: the caller then hands the whole text to `fromXml`, which reports it.
+   */
+  dataReader(options?: { readonly content?: ContentFilter }): DeviceDataReader;
+}
+
+/** See DeviceDataCodec.dataReader. */
+export interface DeviceDataReader {
+  push(piece: string): void;
+  end(rest: string): JsonObject;
 }
 
 /** One change of a mount-point write, as the RESTCONF request states it (NETCONF edit-config needs it). */

@@ -3,7 +3,7 @@
  * internals; the hook context types come from the core's public types and are re-exported here.
  */
 export type {
-  CommitContext, ContentFilter, DatastoreName, DeviceConnectContext, DeviceConnection, DeviceDataCodec, DeviceEdit, DeviceInfo, DeviceInvokeContext,
+  CommitContext, ContentFilter, DatastoreName, DeviceConnectContext, DeviceConnection, DeviceDataCodec, DeviceDataReader, DeviceEdit, DeviceInfo, DeviceInvokeContext,
   DeviceReadContext, DeviceWriteContext, DeviceWriteResult, JsonObject, JsonValue, OperationResult, ReadContext,
   AuthenticateContext, AuthenticateVerdict, RosettaHooks, RouteRegistrar, RpcContext, SchemaLoadedContext, SchemaScope, ServerCreateContext, ServerRoutesContext,
   ServingUnit, StateReadContext, UriParseContext, WriteContext, PluginApi, PluginDefinition, PluginLogger, SettingsProblem,

@@ -228,9 +228,17 @@ class XmlDecoder {
   }
 
   decode(): Decoded {
-    const top = this.push(Kind.Root, undefined, undefined);
-    top.table = this.topTable;
-    top.out = this.root.children;
+    this.read();
+    return this.finish();
+  }
+
+  /** Reads the tokens the tokenizer has: to the end of the document, or of a partial one's text so far. */
+  read(): void {
+    if (this.depth === 0) {
+      const top = this.push(Kind.Root, undefined, undefined);
+      top.table = this.topTable;
+      top.out = this.root.children;
+    }
     const tok = this.tok;
     try {
       for (;;) {
@@ -247,7 +255,11 @@ class XmlDecoder {
       if (e instanceof DataError) this.checkOpenLists();
       throw e;
     }
-    this.finishInner(top);
+  }
+
+  /** The tree, once `read` has reached the end of the document. */
+  finish(): Decoded {
+    this.finishInner(this.frames[0]!);
     const children = this.root.children;
     return { root: this.root, node: children.length === 1 ? children[0] : undefined };
   }
@@ -903,4 +915,33 @@ export function decodeXml(text: string, ctx: SchemaContext, options: DecodeOptio
     if (e instanceof XmlSyntaxError) throw new DataError(fault('malformed-message', '/', e.message));
     throw e;
   }
+}
+
+/**
+ * A decoder fed a document in pieces as they arrive (a device's reply decoded while the rest of it is
+ * still on the wire), each piece cut just after the `>` of an end tag (see XmlTokenizer.extend). It
+ * makes the tree decodeXml makes of the whole text. A fault may read differently (positions count from
+ * the last cut, and a cut elsewhere is a fault of its own), so a caller that gets one decodes the whole
+ * text to report it.
+ */
+export interface XmlPieceDecoder {
+  push(piece: string): void;
+  /** The rest of the document; the tree. */
+  end(rest: string): Decoded;
+}
+
+export function xmlPieceDecoder(ctx: SchemaContext, options: DecodeOptions = {}): XmlPieceDecoder {
+  const tok = new XmlTokenizer('', MAX_XML_DEPTH, true);
+  const decoder = new XmlDecoder(ctx, options, tok);
+  return {
+    push(piece) {
+      tok.extend(piece, false);
+      decoder.read();
+    },
+    end(rest) {
+      tok.extend(rest, true);
+      decoder.read();
+      return decoder.finish();
+    },
+  };
 }

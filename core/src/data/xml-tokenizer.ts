@@ -29,6 +29,8 @@ export const enum XmlToken {
   Text = 3,
   /** End of the document (checked complete). */
   Eof = 4,
+  /** End of the text given so far, when more is to come (see `XmlTokenizer.extend`). */
+  More = 5,
 }
 
 /** A well-formedness fault, with its place in the text. */
@@ -179,8 +181,26 @@ export class XmlTokenizer {
   private matchStart = 0;
   private matchEnd = 0;
 
-  constructor(private readonly text: string, private readonly maxDepth: number) {
+  /**
+   * `partial`: `text` is the start of a document whose rest comes through `extend`; `next` then answers
+   * More where the text ends, instead of Eof or a fault.
+   */
+  constructor(private text: string, private readonly maxDepth: number, private partial = false) {
     if (text.charCodeAt(0) === 0xfeff) this.pos = 1;
+  }
+
+  /**
+   * Appends the next piece of a partial document (`last`: the rest of it). The text so far must end just
+   * after a `>` that ends an end tag: every token is then whole. A token cut elsewhere is at worst a
+   * fault that the whole document would not have (offsets and lines count from the last cut), never
+   * another reading of the text.
+   */
+  extend(more: string, last: boolean): void {
+    this.text = this.text.slice(this.pos) + more;
+    this.pos = 0;
+    this.tokenStart = 0;
+    this.nextAmp = this.nextCr = -2;
+    this.partial = !last;
   }
 
   /** Offset just past the current token. */
@@ -211,6 +231,7 @@ export class XmlTokenizer {
       const start = this.pos;
       this.tokenStart = start;
       if (start >= n) {
+        if (this.partial) return XmlToken.More;
         if (this.depth > 0) this.fail(`element <${this.open[this.depth - 1]}> is not closed`, n);
         if (!this.rootSeen) this.fail('the document has no element', n);
         return XmlToken.Eof;
@@ -347,7 +368,10 @@ export class XmlTokenizer {
   private charData(start: number): XmlToken {
     const text = this.text;
     let end = text.indexOf('<', start);
-    if (end < 0) end = text.length;
+    if (end < 0) {
+      if (this.partial) return XmlToken.More; // the text may go on in the next piece
+      end = text.length;
+    }
     this.textStart = start;
     this.textEnd = end;
     this.cdata = false;

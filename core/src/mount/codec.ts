@@ -15,8 +15,8 @@
 import { cutContent } from '../data/content';
 import { DataError, fault } from '../data/errors';
 import { toJsonValue } from '../data/json-encode';
-import { decodeXml } from '../data/xml-decode';
-import type { ContentFilter, DeviceDataCodec, JsonObject, JsonValue } from '../hooks';
+import { decodeXml, xmlPieceDecoder } from '../data/xml-decode';
+import type { ContentFilter, DeviceDataCodec, DeviceDataReader, JsonObject, JsonValue } from '../hooks';
 import type { DataRoot } from '../data/tree';
 import type { OperationSchema, SchemaContext, SchemaNode } from '../yang/schema';
 
@@ -38,13 +38,32 @@ export function deviceCodec(schema: SchemaContext): DeviceDataCodec {
   return {
     fromXml(xml: string, options: { readonly content?: ContentFilter; readonly operation?: string } = {}): JsonObject {
       if (options.operation !== undefined) return operationOutput(xml, schema, options.operation);
-      const decoded = decodeXml(asDataWrapper(xml), schema, {});
-      const root = options.content === undefined || options.content === 'all' ? decoded.root : cutContent(decoded.root, options.content);
-      const answer = lazyAnswer(root);
-      treeOfAnswer.set(answer, root);
-      return answer;
+      return dataAnswer(decodeXml(asDataWrapper(xml), schema, {}).root, options.content);
+    },
+    dataReader(options: { readonly content?: ContentFilter } = {}): DeviceDataReader {
+      const decoder = xmlPieceDecoder(schema, {});
+      let started = false;
+      return {
+        push(piece) {
+          // the wrapper must be `<data>` itself: fromXml renames another outer element, a piece cannot
+          if (!started && piece.trim() !== '') {
+            if (!/^\s*<data[\s>]/.test(piece)) throw new Error('a data reader takes a document whose element is <data>');
+            started = true;
+          }
+          decoder.push(piece);
+        },
+        end: (rest) => dataAnswer(decoder.end(rest).root, options.content),
+      };
     },
   };
+}
+
+/** A codec's answer for a decoded `<data>`: its content cut as asked, remembered with its tree. */
+function dataAnswer(decoded: DataRoot, content: ContentFilter | undefined): JsonObject {
+  const root = content === undefined || content === 'all' ? decoded : cutContent(decoded, content);
+  const answer = lazyAnswer(root);
+  treeOfAnswer.set(answer, root);
+  return answer;
 }
 
 /**

@@ -53,6 +53,8 @@ export class FrameReader {
   private chunk: ChunkState = { kind: 'lf' };
   private offset = 0;
   private broken: FramingError | undefined;
+  /** The current `push` call's `onPart`. */
+  private onPart: ((bytes: Buffer) => void) | undefined;
 
   constructor(private readonly maxMessage = DEFAULT_MAX_MESSAGE) {}
 
@@ -66,11 +68,14 @@ export class FrameReader {
   }
 
   /**
-   * Feeds bytes; calls `onMessage` for each complete message, in order. Throws FramingError (and
-   * keeps throwing it) once the stream is malformed.
+   * Feeds bytes; calls `onMessage` for each complete message, in order, and `onPart` (if given) with
+   * each run of a message's bytes as it arrives, before that message is complete (a reader may start
+   * on a long message while the rest is on the wire). Throws FramingError (and keeps throwing it) once
+   * the stream is malformed.
    */
-  push(data: Buffer, onMessage: (message: string) => void): void {
+  push(data: Buffer, onMessage: (message: string) => void, onPart?: (bytes: Buffer) => void): void {
     if (this.broken) throw this.broken;
+    this.onPart = onPart;
     let buf = data;
     while (buf.length > 0) {
       const before = this.mode;
@@ -91,6 +96,7 @@ export class FrameReader {
     this.pendingBytes += part.length;
     if (this.pendingBytes > this.maxMessage) this.fail(`message larger than ${this.maxMessage} bytes`, at);
     this.pending.push(part);
+    this.onPart?.(part);
   }
 
   private takeMessage(): string {
