@@ -8,7 +8,8 @@
  * both sides of a ratio. Bounded: a fixed number of requests, each suite under a minute. Skipped (no rows)
  * when netconfd cannot run here.
  *
- * Beside the one-leaf reads, a read of 500 interfaces (about 136 KB of XML) shows the per-byte costs.
+ * Beside the one-leaf reads, a read of 500 interfaces (about 136 KB of XML) shows the per-byte costs;
+ * the mount decodes such a reply while it arrives (netconfd sends it over ~3 ms), the raw row only waits.
  * The raw floor has no HTTP: a local RESTCONF GET on the same service is reported beside it, and the
  * mount's latency minus that HTTP floor, so the table shows what the mount point itself adds. A bare
  * node:http server answering `{}` (timed in the same rounds) shows what any HTTP front pays: the raw

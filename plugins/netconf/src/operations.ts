@@ -11,14 +11,15 @@ import {
 } from '@rosetta/sdk';
 import { NetconfRpcError, NetconfSessionError } from './errors';
 import { subtreeFilter } from './filter';
+import type { DataRead } from './data-stream';
 import type { RpcReply } from './session';
 import { actionXml, editConfigXml, rpcXml, type Namespaces } from './xml-build';
 
 /** The part of a session the operations use (a NetconfSession; fakes in unit tests). */
 export interface OperationSession {
   rpc(body: string): Promise<RpcReply>;
-  /** A get/get-config's `<data>` as a standalone document, undefined when empty (NetconfSession.rpcData). */
-  rpcData(body: string): Promise<string | undefined>;
+  /** What `read` makes of a get/get-config's `<data>` (NetconfSession.rpcData). */
+  rpcData<T>(body: string, read: DataRead<T>): Promise<T>;
   has(capability: string): boolean;
 }
 
@@ -46,8 +47,8 @@ export async function readData(session: OperationSession, request: ReadRequest, 
   const filter = subtreeFilter(request.path, request.fields, ns) ?? '';
   const read = async (content: 'config' | 'nonconfig'): Promise<JsonObject> => {
     const body = content === 'config' ? `<get-config><source><${configSource(session)}/></source>${filter}</get-config>` : `<get>${filter}</get>`;
-    const data = await session.rpcData(body);
-    return data === undefined ? {} : codec.fromXml(data, { content });
+    // a long reply is decoded as it arrives (data-stream.ts)
+    return session.rpcData(body, { whole: (data) => (data === undefined ? {} : codec.fromXml(data, { content })), pieces: () => codec.dataReader({ content }) });
   };
   if (request.content !== 'all') return read(request.content);
   const [config, state] = await Promise.all([read('config'), read('nonconfig')]);
@@ -147,8 +148,9 @@ export async function writeEdits(session: OperationSession, edits: readonly Devi
   // sees and the edit; what it finds matters only once the write succeeded (a failed probe leaves it unknown)
   const locked = call(session, lock);
   const probed = probe === undefined ? undefined
-    : session.rpcData(`<get-config><source><${configSource(session)}/></source>${subtreeFilter(probe.path, undefined, ns) ?? ''}</get-config>`)
-      .then((data) => (data === undefined ? {} : probe.decode(data)), () => undefined);
+    : session.rpcData(`<get-config><source><${configSource(session)}/></source>${subtreeFilter(probe.path, undefined, ns) ?? ''}</get-config>`, {
+      whole: (data) => (data === undefined ? {} : probe.decode(data)),
+    }).catch(() => undefined); // unknown, as when the probe fails: the write itself succeeded
   const edited = call(session, edit);
   try {
     await locked;

@@ -63,7 +63,42 @@ export function isRpcReply(envelope: Envelope): boolean {
  * `<data>`. Undefined when the reply is anything else, or may hold an rpc-error: parse it whole then.
  */
 export function loneDataText(text: string, envelope: Envelope): string | undefined {
+  const data = loneData(text, envelope);
+  if (data === undefined || data === '') return data;
+  return `${data.start}${text.slice(data.contentStart, data.contentEnd)}</data>`;
+}
+
+/** Where a reply's `<data>` content is, and the start tag that makes it a standalone document. */
+export interface DataRange {
+  /** `<data xmlns:p="...">`: the reply's and data's prefix declarations, data in no namespace. */
+  readonly start: string;
+  readonly contentStart: number;
+  readonly contentEnd: number;
+  /** `</data>` as the reply writes it (with its prefix), for a reader that must not read past it. */
+  readonly endTag: string;
+}
+
+/** See loneDataText: the range of the content; '' for an empty `<data>`, undefined for another reply. */
+export function loneData(text: string, envelope: Envelope): DataRange | '' | undefined {
   if (envelope.selfClosing || text.includes('rpc-error')) return undefined;
+  const start = dataStart(text, envelope);
+  if (start === undefined) return undefined;
+  // the reply's end tag, then (unless <data/>) data's own end tag just before it
+  const replyClose = closingTagAt(text, envelope.prefix, 'rpc-reply', text.length);
+  if (replyClose === undefined) return undefined;
+  if (start.selfClosing) return text.slice(start.contentStart, replyClose).trim() === '' ? '' : undefined;
+  const dataClose = closingTagAt(text, start.prefix, 'data', replyClose);
+  if (dataClose === undefined || dataClose < start.contentStart) return undefined;
+  if (text.slice(start.contentStart, dataClose).trim() === '') return '';
+  return { start: start.start, contentStart: start.contentStart, contentEnd: dataClose, endTag: start.endTag };
+}
+
+/**
+ * The `<data>` start tag right after the envelope's, if the reply's text so far holds it whole and it
+ * is NETCONF's: what a reader of the data as it arrives needs before the rest of the reply is in.
+ */
+export function dataStart(text: string, envelope: Envelope): (Omit<DataRange, 'contentEnd'> & { readonly prefix: string | undefined; readonly selfClosing: boolean }) | undefined {
+  if (envelope.selfClosing) return undefined;
   DATA.lastIndex = envelope.contentStart;
   const open = DATA.exec(text);
   if (open === null) return undefined;
@@ -73,23 +108,18 @@ export function loneDataText(text: string, envelope: Envelope): string | undefin
   } catch {
     return undefined;
   }
-  const dataNs = open[1] === undefined ? dataAttrs.get('xmlns') ?? envelope.attrs.get('xmlns') : dataAttrs.get(`xmlns:${open[1]}`) ?? envelope.attrs.get(`xmlns:${open[1]}`);
+  const prefix = open[1];
+  const dataNs = prefix === undefined ? dataAttrs.get('xmlns') ?? envelope.attrs.get('xmlns') : dataAttrs.get(`xmlns:${prefix}`) ?? envelope.attrs.get(`xmlns:${prefix}`);
   if (dataNs !== NETCONF_NS) return undefined;
-  // the reply's end tag, then (unless <data/>) data's own end tag just before it
-  const replyClose = closingTagAt(text, envelope.prefix, 'rpc-reply', text.length);
-  if (replyClose === undefined) return undefined;
-  const contentEnd = DATA.lastIndex;
-  if (open[3] === '/') return text.slice(contentEnd, replyClose).trim() === '' ? '' : undefined;
-  const dataClose = closingTagAt(text, open[1], 'data', replyClose);
-  if (dataClose === undefined || dataClose < contentEnd) return undefined;
-  const content = text.slice(contentEnd, dataClose);
-  if (content.trim() === '') return '';
   let declarations = '';
   const declared = new Map([...envelope.attrs, ...dataAttrs]);
   for (const [name, value] of declared) {
     if (name.startsWith('xmlns:')) declarations += ` ${name}="${escapeAttr(value)}"`;
   }
-  return `<data${declarations}>${content}</data>`;
+  return {
+    start: `<data${declarations}>`, contentStart: DATA.lastIndex, endTag: `</${prefix === undefined ? '' : `${prefix}:`}data`,
+    prefix, selfClosing: open[3] === '/',
+  };
 }
 
 /**

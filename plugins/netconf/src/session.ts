@@ -12,6 +12,7 @@ import {
   child, HostKeyCheck, parseXml, standaloneText, type FramingMode, type RpcErrorInfo, type XmlElement,
 } from '@rosetta/sdk';
 import { NetconfRpcError, NetconfSessionError } from './errors';
+import { IncomingMessage, type DataPieces, type DataRead } from './data-stream';
 import { isRpcReply, loneDataText, readEnvelope } from './reply';
 
 export interface SessionOptions {
@@ -47,9 +48,9 @@ export interface RpcReply {
 
 interface Pending {
   readonly operation: string;
-  /** Asked by rpcData: answered with the data's text, not a parsed reply. */
-  readonly dataOnly: boolean;
-  readonly resolve: (reply: RpcReply | string | undefined) => void;
+  /** Asked by rpcData: answered with what this makes of the data, not a parsed reply. */
+  readonly data: DataRead<unknown> | undefined;
+  readonly resolve: (reply: unknown) => void;
   readonly reject: (error: Error) => void;
   readonly timer: NodeJS.Timeout;
 }
@@ -125,6 +126,8 @@ export class NetconfSession {
   /** Armed by the first request; see FIRST_REPLY_NUDGE_MS. */
   private firstReplyWatch: NodeJS.Timeout | undefined;
   private heardSinceHello = false;
+  /** The message arriving, while it is not complete (see data-stream.ts). */
+  private incoming: IncomingMessage | undefined;
   /** Framed messages waiting for the end of this turn (see send). */
   private readonly outbox: string[] = [];
   private lastTraffic = Date.now();
@@ -184,7 +187,7 @@ export class NetconfSession {
             else if (!hello.capabilities.includes(BASE_1_0)) throw new NetconfSessionError('hello', `${where} advertises neither base:1.0 nor base:1.1`);
             session.armKeepalive();
             resolve(session);
-          });
+          }, (bytes) => session?.part(bytes));
         } catch (e) {
           const error = e instanceof NetconfSessionError ? e
             : new NetconfSessionError('framing', `${where}: ${e instanceof Error ? e.message : String(e)}`, e);
@@ -221,29 +224,30 @@ export class NetconfSession {
    * error, with NetconfSessionError on timeout or when the session ends first.
    */
   rpc(body: string, timeoutMs = this.options.requestTimeoutMs): Promise<RpcReply> {
-    return this.request(body, timeoutMs, false) as Promise<RpcReply>;
+    return this.request(body, timeoutMs, undefined) as Promise<RpcReply>;
   }
 
   /**
-   * Sends a get or get-config and resolves with its `<data>` as a standalone document (prefix
-   * declarations in scope kept), or undefined when the data is empty; rejects as `rpc` does. A reply
-   * holding only data is not parsed here (see reply.ts): the caller's decoder parses it once, strictly.
+   * Sends a get or get-config and resolves with what `read` makes of its `<data>`: given as a standalone
+   * document (prefix declarations in scope kept), undefined when the data is empty, or in pieces as the
+   * reply arrives (see data-stream.ts); rejects as `rpc` does, or with what `read` throws. A reply holding
+   * only data is not parsed here (see reply.ts): the caller's decoder parses it once, strictly.
    */
-  rpcData(body: string, timeoutMs = this.options.requestTimeoutMs): Promise<string | undefined> {
-    return this.request(body, timeoutMs, true) as Promise<string | undefined>;
+  rpcData<T>(body: string, read: DataRead<T>, timeoutMs = this.options.requestTimeoutMs): Promise<T> {
+    return this.request(body, timeoutMs, read) as Promise<T>;
   }
 
   /** `traced: false` for the session's own requests (the first-reply nudge), which no caller asked for. */
-  private request(body: string, timeoutMs: number, dataOnly: boolean, traced = true): Promise<RpcReply | string | undefined> {
+  private request(body: string, timeoutMs: number, data: DataRead<unknown> | undefined, traced = true): Promise<unknown> {
     const operation = operationName(body);
     if (this.ended !== null) return Promise.reject(this.ended ?? new NetconfSessionError('closed', 'the session is closed'));
     const id = String(this.nextId++);
-    return new Promise<RpcReply | string | undefined>((resolve, reject) => {
+    return new Promise<unknown>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         reject(new NetconfSessionError('timeout', `${operation} (message-id ${id}) got no reply within ${timeoutMs} ms`));
       }, timeoutMs);
-      this.pending.set(id, { operation, dataOnly, resolve, reject, timer });
+      this.pending.set(id, { operation, data, resolve, reject, timer });
       if (traced) this.options.onSend?.(body, id);
       this.send(`<rpc xmlns="${NETCONF_NS}" message-id="${id}">${body}</rpc>`);
       if (this.firstReplyWatch === undefined) this.watchFirstReply();
@@ -254,7 +258,7 @@ export class NetconfSession {
   private watchFirstReply(): void {
     this.firstReplyWatch = setTimeout(() => {
       if (this.ended !== null || this.heardSinceHello) return;
-      this.request(EMPTY_GET_CONFIG, this.options.requestTimeoutMs, true, false).catch(() => undefined);
+      this.request(EMPTY_GET_CONFIG, this.options.requestTimeoutMs, { whole: () => undefined }, false).catch(() => undefined);
     }, FIRST_REPLY_NUDGE_MS).unref();
   }
 
@@ -274,19 +278,34 @@ export class NetconfSession {
     if (this.ended === null) this.transport.stream.write(text);
   };
 
+  /** The next bytes of a message not yet complete (see data-stream.ts). */
+  private readonly part = (bytes: Buffer): void => {
+    (this.incoming ??= new IncomingMessage(this.piecesOf)).part(bytes);
+  };
+
+  private readonly piecesOf = (messageId: string): (() => DataPieces<unknown>) | undefined => {
+    const read = this.pending.get(messageId)?.data;
+    return read?.pieces === undefined ? undefined : () => read.pieces!();
+  };
+
   /** Handles one framed message after the hello. */
   private receive(text: string): void {
     this.lastTraffic = Date.now();
     this.heardSinceHello = true;
+    const incoming = this.incoming;
+    this.incoming = undefined;
     const envelope = readEnvelope(text);
     if (envelope !== undefined && isRpcReply(envelope)) {
       const id = envelope.attrs.get('message-id');
       const entry = id === undefined ? undefined : this.pending.get(id);
-      const data = entry?.dataOnly ? loneDataText(text, envelope) : undefined;
-      if (data !== undefined) {
+      const read = entry?.data;
+      const streamed = read === undefined ? undefined : incoming?.finish(text, envelope);
+      const data = read === undefined || streamed !== undefined ? undefined : loneDataText(text, envelope);
+      if (streamed !== undefined || data !== undefined) {
         this.pending.delete(id!);
         clearTimeout(entry!.timer);
-        entry!.resolve(data === '' ? undefined : data);
+        if (streamed !== undefined) entry!.resolve(streamed.value);
+        else this.answerData(entry!, data === '' ? undefined : data);
         return;
       }
     }
@@ -313,8 +332,19 @@ export class NetconfSession {
     const errors = parseRpcErrors(root);
     const failures = errors.filter((e) => e.severity === 'error');
     if (failures.length > 0) entry.reject(new NetconfRpcError(entry.operation, failures));
-    else if (entry.dataOnly) entry.resolve(dataText(text, root));
+    else if (entry.data !== undefined) this.answerData(entry, dataText(text, root));
     else entry.resolve({ root, text, warnings: errors });
+  }
+
+  private answerData(entry: Pending, data: string | undefined): void {
+    let value: unknown;
+    try {
+      value = entry.data!.whole(data);
+    } catch (e) {
+      entry.reject(e instanceof Error ? e : new Error(String(e)));
+      return;
+    }
+    entry.resolve(value);
   }
 
   private get where(): string {

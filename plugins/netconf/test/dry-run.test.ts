@@ -26,7 +26,7 @@ function recording(capabilities: readonly string[]): OperationSession & { sent: 
     sent,
     has: (c) => capabilities.includes(c),
     rpc: async (body) => { sent.push(body); const text = '<rpc-reply xmlns="urn:ietf:params:xml:ns:netconf:base:1.0"><ok/></rpc-reply>'; return { text, root: parseXml(text) } as never; },
-    rpcData: async (body) => { sent.push(body); return undefined; },
+    rpcData: async (body, read) => { sent.push(body); return read.whole(undefined); },
   };
 }
 

@@ -22,7 +22,12 @@ function plain(e: XmlElement): JsonValue {
 }
 
 export function testCodec(ctx: yang.SchemaContext): DeviceDataCodec {
-  return {
+  const codec: DeviceDataCodec = {
+    // the pieces gathered and decoded whole at the end (the core's codec decodes them as they come)
+    dataReader(options = {}) {
+      let text = '';
+      return { push: (piece) => { text += piece; }, end: (rest) => codec.fromXml(text + rest, options) };
+    },
     fromXml(xml: string, options = {}): JsonObject {
       const root = parseXml(xml);
       if (options.operation) return plain(root) as JsonObject;
@@ -34,4 +39,5 @@ export function testCodec(ctx: yang.SchemaContext): DeviceDataCodec {
       return out;
     },
   };
+  return codec;
 }

@@ -1,0 +1,97 @@
+/**
+ * A data reply handed to its reader as it arrives (data-stream.ts): the reader gets the data as a
+ * standalone `<data>` document in pieces cut after end tags, never past a `</data`, and its answer is
+ * used only when the whole reply turned out to be nothing but data; anything else (an rpc-error, a
+ * comment, a reader that throws, a reply of another request) leaves the reply to be read whole.
+ */
+import test from 'ava';
+import { NETCONF_NS, startNetconfSimulator } from '@rosetta/sdk';
+import { cutPoint, IncomingMessage, type DataPieces } from '../src/data-stream';
+import { readEnvelope } from '../src/reply';
+import { NetconfSession } from '../src';
+
+const IF_NS = 'urn:example:if';
+
+function reply(id: string, data: string): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<rpc-reply message-id="${id}" xmlns:nc="${NETCONF_NS}"\n  xmlns="${NETCONF_NS}">\n  <data>${data}</data>\n</rpc-reply>`;
+}
+
+const entries = (n: number): string => Array.from({ length: n }, (_, i) => `\n    <interface><name>e${i}</name><descr>d ä ${i}</descr></interface>`).join('');
+
+/** A reader that records its pieces and answers the text they make. */
+function recorder(): { pieces: string[]; factory: () => DataPieces<unknown> } {
+  const pieces: string[] = [];
+  return { pieces, factory: () => ({ push: (p) => { pieces.push(p); }, end: (rest) => { pieces.push(rest); return pieces.join(''); } }) };
+}
+
+/** Feeds `text` to a message in byte runs of `size` (splitting UTF-8 characters too), then finishes it. */
+function feed(text: string, size: number, factory: (() => DataPieces<unknown>) | undefined, id = '7'): { readonly value: unknown } | undefined {
+  const message = new IncomingMessage((messageId) => (messageId === id ? factory : undefined));
+  const bytes = Buffer.from(text);
+  for (let i = 0; i < bytes.length; i += size) message.part(bytes.subarray(i, i + size));
+  return message.finish(text, readEnvelope(text)!);
+}
+
+test('the data goes to the reader in pieces cut after end tags, as the standalone document', (t) => {
+  const data = `<interfaces xmlns="${IF_NS}">${entries(200)}\n  </interfaces>`;
+  const text = reply('7', data);
+  for (const size of [1, 3, 64, 1500, 1 << 20]) {
+    const r = recorder();
+    const answer = feed(text, size, r.factory);
+    t.is(answer?.value, `<data xmlns:nc="${NETCONF_NS}">${data}</data>`, `runs of ${size} bytes`);
+    for (const piece of r.pieces.slice(1, -1)) t.true(piece === '' || piece.endsWith('>'), 'cut just after a tag');
+    if (size < 1000) t.true(r.pieces.length > 10, 'handed over while arriving');
+    t.false(r.pieces.slice(0, -1).some((p) => p.includes('</data')), 'nothing at or past </data before the end');
+  }
+});
+
+test('replies that are not data alone are left to be read whole', (t) => {
+  const data = `<interfaces xmlns="${IF_NS}">${entries(20)}</interfaces>`;
+  const error = `<rpc-error><error-type>application</error-type><error-tag>operation-failed</error-tag><error-severity>error</error-severity></rpc-error>`;
+  const cases: Record<string, string> = {
+    'an rpc-error after the data': reply('7', data).replace('</data>', `</data>${error}`),
+    'a comment in the data': reply('7', data.replace('<interface>', '<!-- x --><interface>')),
+    'CDATA in the data': reply('7', data.replace('d ä 3', '<![CDATA[</x>]]>')),
+    'an empty data': reply('7', ''),
+    'data self-closed': reply('7', '').replace('<data></data>', '<data/>'),
+    'data in another namespace': reply('7', data).replace('<data>', '<data xmlns="urn:other">'),
+    'an ok': `<rpc-reply message-id="7" xmlns="${NETCONF_NS}"><ok/></rpc-reply>`,
+  };
+  for (const [name, text] of Object.entries(cases)) t.is(feed(text, 16, recorder().factory), undefined, name);
+  t.is(feed(reply('8', data), 16, recorder().factory), undefined, 'a reply to a request that reads no pieces');
+  t.is(feed(`<notification xmlns="urn:ietf:params:xml:ns:netconf:notification:1.0"><eventTime>x</eventTime></notification>`, 16, recorder().factory), undefined);
+  const throwing = () => ({ push: () => { throw new Error('no'); }, end: () => 'never' });
+  t.is(feed(reply('7', data), 16, throwing), undefined, 'a reader that throws');
+  const failingEnd = () => ({ push: () => undefined, end: () => { throw new Error('no'); } });
+  t.is(feed(reply('7', data), 16, failingEnd), undefined, 'a reader whose end throws');
+});
+
+test('a </data in the content (an element named data) holds the cut back, and the answer is still whole', (t) => {
+  const data = `<store xmlns="${IF_NS}">${entries(30)}<data>x</data>${entries(30)}<database>y</database></store>`;
+  const r = recorder();
+  t.is(feed(reply('7', data), 32, r.factory)?.value, `<data xmlns:nc="${NETCONF_NS}">${data}</data>`);
+  t.is(cutPoint('<a></a><data>x</data><b></b>', '</data'), 7);
+  t.is(cutPoint('<a></a><b></b></database>', '</data'), 25);
+  t.is(cutPoint('<a></a></dat', '</data'), 7);
+  t.is(cutPoint('<a></a></data', '</data'), 7);
+  t.is(cutPoint('<a>text', '</data'), 0);
+});
+
+test('through a session: a long reply from the simulator is read in pieces, and decodes as when read whole', async (t) => {
+  const yang = `module sim-if { yang-version 1.1; namespace "${IF_NS}"; prefix s; container interfaces { list interface { key name; leaf name { type string; } leaf descr { type string; } } } }`;
+  const config = `<interfaces xmlns="${IF_NS}">${entries(3000)}</interfaces>`;
+  const sim = await startNetconfSimulator({ yang, username: 'u', password: 'p', config });
+  t.teardown(() => sim.close());
+  const session = await NetconfSession.open({ host: '127.0.0.1', port: sim.port, username: 'u', password: 'p', connectTimeoutMs: 5000, requestTimeoutMs: 5000, keepaliveMs: 0 });
+  t.teardown(() => session.close());
+  const body = `<get-config><source><running/></source></get-config>`;
+  const whole = await session.rpcData(body, { whole: (d) => d });
+  const r = recorder();
+  const piecewise = await session.rpcData(body, { whole: () => t.fail('read whole') as never, pieces: r.factory });
+  t.is(piecewise, whole);
+  t.true(r.pieces.length > 3, `${r.pieces.length} pieces`);
+  // the reader's fault: the whole reply is read instead, and what that says is the answer
+  const fallback = await session.rpcData(body, { whole: () => 'whole', pieces: () => ({ push: () => { throw new Error('no'); }, end: () => 'pieces' }) });
+  t.is(fallback, 'whole');
+  await t.throwsAsync(session.rpcData(body, { whole: () => { throw new Error('bad data'); }, pieces: () => ({ push: () => undefined, end: () => { throw new Error('piece fault'); } }) }), { message: 'bad data' });
+});
