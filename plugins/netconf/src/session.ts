@@ -3,6 +3,7 @@
  * `tcp-only`), the hello exchange, framing chosen by the capabilities both sides advertise, message-id
  * correlation with any number of requests in flight, a per-request timeout that fails that request only,
  * a keepalive that notices a dead peer, notifications handed to a listener, and close-session on close.
+ * A data reply goes to its reader as it arrives when the reader takes pieces (data-stream.ts).
  * Reconnecting is not this file's concern (see device.ts): a session that ends stays ended.
  */
 import { connect as tcpConnect, type Socket } from 'node:net';
