@@ -24,28 +24,40 @@ function recorder(): { pieces: string[]; factory: () => DataPieces<unknown> } {
   return { pieces, factory: () => ({ push: (p) => { pieces.push(p); }, end: (rest) => { pieces.push(rest); return pieces.join(''); } }) };
 }
 
-/** Feeds `text` to a message in byte runs of `size` (splitting UTF-8 characters too), then finishes it. */
-function feed(text: string, size: number, factory: (() => DataPieces<unknown>) | undefined, id = '7'): { readonly value: unknown } | undefined {
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Feeds `text` to a message in byte runs of `size` (splitting UTF-8 characters too), `perTurn` of them
+ * in each turn of the event loop (as SSH hands over a burst of packets), then finishes it.
+ */
+async function feed(text: string, size: number, factory: (() => DataPieces<unknown>) | undefined, id = '7', perTurn = 1): Promise<{ readonly value: unknown } | undefined> {
   const message = new IncomingMessage((messageId) => (messageId === id ? factory : undefined));
   const bytes = Buffer.from(text);
-  for (let i = 0; i < bytes.length; i += size) message.part(bytes.subarray(i, i + size));
+  for (let i = 0, n = 0; i < bytes.length; i += size) {
+    message.part(bytes.subarray(i, i + size));
+    if (++n % perTurn === 0) await nextTurn();
+  }
   return message.finish(text, readEnvelope(text)!);
 }
 
-test('the data goes to the reader in pieces cut after end tags, as the standalone document', (t) => {
+test('the data goes to the reader in pieces cut after end tags, as the standalone document', async (t) => {
   const data = `<interfaces xmlns="${IF_NS}">${entries(200)}\n  </interfaces>`;
   const text = reply('7', data);
   for (const size of [1, 3, 64, 1500, 1 << 20]) {
     const r = recorder();
-    const answer = feed(text, size, r.factory);
+    const answer = await feed(text, size, r.factory);
     t.is(answer?.value, `<data xmlns:nc="${NETCONF_NS}">${data}</data>`, `runs of ${size} bytes`);
     for (const piece of r.pieces.slice(1, -1)) t.true(piece === '' || piece.endsWith('>'), 'cut just after a tag');
     if (size < 1000) t.true(r.pieces.length > 10, 'handed over while arriving');
     t.false(r.pieces.slice(0, -1).some((p) => p.includes('</data')), 'nothing at or past </data before the end');
   }
+  // what comes in one turn goes over as one piece
+  const burst = recorder();
+  t.is((await feed(text, 64, burst.factory, '7', 1000))?.value, `<data xmlns:nc="${NETCONF_NS}">${data}</data>`);
+  t.true(burst.pieces.length < 6, `${burst.pieces.length} pieces`);
 });
 
-test('replies that are not data alone are left to be read whole', (t) => {
+test('replies that are not data alone are left to be read whole', async (t) => {
   const data = `<interfaces xmlns="${IF_NS}">${entries(20)}</interfaces>`;
   const error = `<rpc-error><error-type>application</error-type><error-tag>operation-failed</error-tag><error-severity>error</error-severity></rpc-error>`;
   const cases: Record<string, string> = {
@@ -57,19 +69,19 @@ test('replies that are not data alone are left to be read whole', (t) => {
     'data in another namespace': reply('7', data).replace('<data>', '<data xmlns="urn:other">'),
     'an ok': `<rpc-reply message-id="7" xmlns="${NETCONF_NS}"><ok/></rpc-reply>`,
   };
-  for (const [name, text] of Object.entries(cases)) t.is(feed(text, 16, recorder().factory), undefined, name);
-  t.is(feed(reply('8', data), 16, recorder().factory), undefined, 'a reply to a request that reads no pieces');
-  t.is(feed(`<notification xmlns="urn:ietf:params:xml:ns:netconf:notification:1.0"><eventTime>x</eventTime></notification>`, 16, recorder().factory), undefined);
+  for (const [name, text] of Object.entries(cases)) t.is(await feed(text, 16, recorder().factory), undefined, name);
+  t.is(await feed(reply('8', data), 16, recorder().factory), undefined, 'a reply to a request that reads no pieces');
+  t.is(await feed(`<notification xmlns="urn:ietf:params:xml:ns:netconf:notification:1.0"><eventTime>x</eventTime></notification>`, 16, recorder().factory), undefined);
   const throwing = () => ({ push: () => { throw new Error('no'); }, end: () => 'never' });
-  t.is(feed(reply('7', data), 16, throwing), undefined, 'a reader that throws');
+  t.is(await feed(reply('7', data), 16, throwing), undefined, 'a reader that throws');
   const failingEnd = () => ({ push: () => undefined, end: () => { throw new Error('no'); } });
-  t.is(feed(reply('7', data), 16, failingEnd), undefined, 'a reader whose end throws');
+  t.is(await feed(reply('7', data), 16, failingEnd), undefined, 'a reader whose end throws');
 });
 
-test('a </data in the content (an element named data) holds the cut back, and the answer is still whole', (t) => {
+test('a </data in the content (an element named data) holds the cut back, and the answer is still whole', async (t) => {
   const data = `<store xmlns="${IF_NS}">${entries(30)}<data>x</data>${entries(30)}<database>y</database></store>`;
   const r = recorder();
-  t.is(feed(reply('7', data), 32, r.factory)?.value, `<data xmlns:nc="${NETCONF_NS}">${data}</data>`);
+  t.is((await feed(reply('7', data), 32, r.factory))?.value, `<data xmlns:nc="${NETCONF_NS}">${data}</data>`);
   t.is(cutPoint('<a></a><data>x</data><b></b>', '</data'), 7);
   t.is(cutPoint('<a></a><b></b></database>', '</data'), 25);
   t.is(cutPoint('<a></a></dat', '</data'), 7);
