@@ -4,7 +4,8 @@
  * decoder and JSON encoder, bound to the device's compiled schema.
  *
  * - Data (`<data>` of a get/get-config reply, or any wrapper element): its children are top-level
- *   nodes; `content` drops the config (`nonconfig`) or state (`config`) nodes, keeping list keys.
+ *   nodes; `content` drops the config (`nonconfig`) or state (`config`) nodes, keeping list keys. A
+ *   `<data>` document may also be decoded in pieces while it arrives (`dataReader`).
  * - Operation replies (`<rpc-reply>` of an RPC or action): the wrapper's children are the output
  *   members; `<ok/>` (or nothing) is `{}`. The operation is `module:rpc`, or an action's
  *   instance-identifier (`/m:interfaces/interface[name='eth0']/reset`).

@@ -70,6 +70,18 @@ test('the codec turns get replies into RFC 7951 JSON with content filtering; mal
   t.throws(() => codec.fromXml('<data><interfaces xmlns="urn:nope"/></data>'), { instanceOf: DataError });
   t.throws(() => codec.fromXml('not xml at all'), { instanceOf: DataError });
   t.throws(() => codec.fromXml('<data><unclosed>'), { instanceOf: DataError });
+  // in pieces as it arrives (each cut after an end tag): the same answers, content cut and all
+  for (const content of [undefined, 'config', 'nonconfig'] as const) {
+    const reader = codec.dataReader(content === undefined ? {} : { content });
+    const cuts = [...data.matchAll(/<\/[^>]*>/g)].map((m) => m.index! + m[0].length).filter((_, i) => i % 2 === 0);
+    let from = 0;
+    for (const cut of cuts.slice(0, -1)) { reader.push(data.slice(from, cut)); from = cut; }
+    const answer = reader.end(data.slice(from));
+    t.deepEqual(JSON.parse(JSON.stringify(answer)), JSON.parse(JSON.stringify(codec.fromXml(data, content === undefined ? {} : { content }))), `content ${content}`);
+    t.true(Object.isFrozen(answer));
+  }
+  t.throws(() => codec.dataReader().push('<rpc-reply><data>'), { message: /element is <data>/ });
+  t.throws(() => { const r = codec.dataReader(); r.push('<data><interfaces xmlns="urn:nope"></interfaces>'); r.end('</data>'); }, { instanceOf: DataError });
 });
 
 test('secrets: sealed values open only with the same data folder key (mode 0600)', (t) => {
