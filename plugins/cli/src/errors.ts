@@ -14,6 +14,8 @@
  * - CliCommandError: the device printed an error for a command of a write; names the command, the
  *   device's message and what the rollback sent (502: the device refused it; the request itself was valid).
  * - CliRequestError: a device RPC's input is unusable (400).
+ * - CliUntranslatableError: a translation unit cannot say the requested data in the device's commands
+ *   (a value its syntax has no form for): 400 `invalid-value` at the node's path, before anything is sent.
  * No message ever contains the password or the enable secret.
  */
 
@@ -89,6 +91,18 @@ export class CliRequestError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'CliRequestError';
+  }
+}
+
+export class CliUntranslatableError extends Error {
+  readonly status = 400;
+  readonly tag = 'invalid-value';
+  /** The fault at its path, in the shape the mount layer reads (see core's mount/errors.ts). */
+  readonly faults: ReadonlyArray<{ readonly tag: string; readonly path: string; readonly message: string }>;
+  constructor(path: string, reason: string) {
+    super(`${path}: ${reason}`);
+    this.name = 'CliUntranslatableError';
+    this.faults = [{ tag: this.tag, path, message: reason }];
   }
 }
 

@@ -12,7 +12,7 @@ import { DRY_RUN, EXECUTE_AND_READ, dryRunRpc, executeAndRead, noUnitsReason, re
 import { readCliSettings } from './settings';
 
 export { CliDevice, isCliDevice, DEFAULT_BACKOFF, type Backoff, type ConnectionStatus } from './device';
-export { CliCommandError, CliConnectionError, CliDeviceUnusableError, CliNoModelsError, CliRequestError, CliSettingsError, CliTimeoutError, type RollbackReport } from './errors';
+export { CliCommandError, CliConnectionError, CliDeviceUnusableError, CliNoModelsError, CliRequestError, CliSettingsError, CliTimeoutError, CliUntranslatableError, type RollbackReport } from './errors';
 export {
   DRY_RUN, EXECUTE_AND_READ, dryRun, dryRunRpc, executeAndRead, noUnitsReason, readDevice, unitsOf, unusablePatternsOf, writeDevice,
 } from './operations';

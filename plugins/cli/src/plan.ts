@@ -6,7 +6,8 @@
  * blocks add up to the SDK's lists; if they do not (a future SDK plans differently), the whole plan's
  * undo is used, which the SDK documents as valid for a write that failed midway.
  */
-import { planWrite, type JsonObject, type Registration, type TranslationUnit, type Writer, type WriterContext } from '@rosetta/sdk';
+import { planWrite, TranslationError, type JsonObject, type Registration, type TranslationUnit, type Writer, type WriterContext } from '@rosetta/sdk';
+import { CliUntranslatableError } from './errors';
 
 /** The forward commands of one step of the plan. */
 export interface PlanStep {
@@ -41,7 +42,10 @@ interface Call {
   readonly out: readonly string[];
 }
 
-/** Plans the write and splits it into steps. Throws what `planWrite` throws (TranslationError). */
+/**
+ * Plans the write and splits it into steps. A unit that cannot say the requested data in commands (its
+ * writer throws) is the request's fault: CliUntranslatableError at the node's path.
+ */
 export function planSteps(units: readonly TranslationUnit[], before: JsonObject, after: JsonObject): SteppedPlan {
   const calls: Call[] = [];
   const watch = (ctx: WriterContext, out: readonly string[]) => {
@@ -49,7 +53,13 @@ export function planSteps(units: readonly TranslationUnit[], before: JsonObject,
     return out;
   };
   const watched = units.map((u) => watchUnit(u, watch));
-  const plan = planWrite(watched, before, after);
+  let plan: ReturnType<typeof planWrite>;
+  try {
+    plan = planWrite(watched, before, after);
+  } catch (e) {
+    if (e instanceof TranslationError) throw new CliUntranslatableError(e.path, e.message.startsWith(`${e.path}: `) ? e.message.slice(e.path.length + 2) : e.message);
+    throw e;
+  }
   const matched = matchSteps(calls, plan.commands, plan.undo);
   return { ...plan, steps: matched?.steps, undoBlocks: matched?.undoBlocks };
 }
