@@ -284,6 +284,42 @@ serial('route tags and REJECT: PUT a tagged route with a reject next hop, read b
   t.notRegex(onDevice(), /ip route 10\.64\./);
 });
 
+serial('a gateway looked up in another VRF (nh-network-instance, FRR nexthop-vrf): PUT, read back, PATCH its metric, DELETE, checked with vtysh', async (t) => {
+  const route = `${STATIC}/static-routes/static=%2210.65.0.0/16%22`;
+  const put = await request('PUT', route, { 'rosetta-openconfig-network-instance:static': [{
+    prefix: '10.65.0.0/16', config: { prefix: '10.65.0.0/16' },
+    'next-hops': { 'next-hop': [
+      { index: 'leak', config: { index: 'leak', 'next-hop': '127.0.0.2', 'nh-network-instance': 'e2eleak' } },
+      { index: 'own', config: { index: 'own', 'next-hop': '127.0.0.2' } },
+    ] },
+  }] });
+  t.is(put.status, 201, put.text);
+  let config = onDevice();
+  t.regex(config, /\nip route 10\.65\.0\.0\/16 127\.0\.0\.2 nexthop-vrf e2eleak\n/);
+  t.regex(config, /\nip route 10\.65\.0\.0\/16 127\.0\.0\.2\n/);
+  const read = await request('GET', `${route}/next-hops?content=config`);
+  t.is(read.status, 200, read.text);
+  // in the device's order (FRR prints the route's own-table line first)
+  t.deepEqual(read.json['rosetta-openconfig-network-instance:next-hops']['next-hop'].map((h: any) => h.config), [
+    { index: '127.0.0.2', 'next-hop': '127.0.0.2' }, { index: '127.0.0.2%e2eleak', 'next-hop': '127.0.0.2', 'nh-network-instance': 'e2eleak' },
+  ]);
+  // a changed line is removed with its nexthop-vrf (FRR refuses a `no ip route` without it) and written anew
+  const patch = await request('PATCH', `${route}/next-hops/next-hop=127.0.0.2%25e2eleak/config`, { 'rosetta-openconfig-network-instance:config': { metric: 30 } });
+  t.is(patch.status, 200, patch.text);
+  config = onDevice();
+  t.regex(config, /\nip route 10\.65\.0\.0\/16 127\.0\.0\.2 30 nexthop-vrf e2eleak\n/);
+  t.notRegex(config, /\nip route 10\.65\.0\.0\/16 127\.0\.0\.2 nexthop-vrf/);
+  const own = await request('PATCH', `${route}/next-hops/next-hop=127.0.0.2/config`, { 'rosetta-openconfig-network-instance:config': { 'nh-network-instance': 'default' } });
+  t.is(own.status, 400, own.text); // the unit cannot say it: the request's fault, at the route's path, nothing sent
+  const fault = own.json.errors.error[0];
+  t.is(fault['error-tag'], 'invalid-value');
+  t.regex(fault['error-path'], /static\[prefix='10\.65\.0\.0\/16'\]$/);
+  t.regex(fault['error-message'], /own network instance/);
+  const del = await request('DELETE', route);
+  t.is(del.status, 204, del.text);
+  t.notRegex(onDevice(), /ip route 10\.65\./);
+});
+
 serial('BGP: PUT global and a neighbor, PATCH enabled, POST an internal neighbor, DELETE, checked with vtysh', async (t) => {
   const put = await request('PUT', BGP, { 'rosetta-openconfig-network-instance:bgp': {
     global: { config: { as: 65061, 'router-id': '10.61.0.1' } },

@@ -54,7 +54,7 @@ function protocolTeardown(vrf: string, protocol: JsonObject): string[] {
     const routes = child(protocol, 'static-routes')['static'];
     const bodies = (Array.isArray(routes) ? routes : []).flatMap((r) => {
       const entry = r as JsonObject;
-      return routeLines(entry, { prefix: text(entry, 'prefix') ?? text(child(entry, 'config'), 'prefix') ?? '' });
+      return routeLines(entry, { prefix: text(entry, 'prefix') ?? text(child(entry, 'config'), 'prefix') ?? '' }, vrf);
     });
     return inInstance(vrf, bodies.map((b) => `no ip route ${b}`));
   }

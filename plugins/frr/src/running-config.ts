@@ -2,8 +2,8 @@
  * FRR's `show running-config`, read into the few facts the units serve: interfaces (description,
  * shutdown, IPv4 addresses), static routes per VRF, and BGP instances with their neighbors. FRR has no
  * JSON form of its configuration, so this is the one place that reads configuration text. Lines it does
- * not know (other protocols, route maps, `ip route` forms with labels, tables, `onlink` or next-hop VRFs)
- * are left out, never guessed at.
+ * not know (other protocols, route maps, `ip route` forms with labels, tables or `onlink`, a next-hop
+ * VRF without a gateway) are left out, never guessed at.
  */
 import { parseBlocks, type Block } from '@rosetta/sdk';
 
@@ -22,8 +22,8 @@ export interface InterfaceConfig {
 }
 
 /**
- * One `ip route PREFIX NEXT-HOP [tag TAG] [DISTANCE]` line, the next hop a gateway, an interface, both,
- * `Null0`/`blackhole` or `reject` (FRR prints them in this order).
+ * One `ip route PREFIX NEXT-HOP [tag TAG] [DISTANCE] [nexthop-vrf VRF]` line, the next hop a gateway,
+ * an interface, both, `Null0`/`blackhole` or `reject` (FRR prints them in this order).
  */
 export interface StaticRouteLine {
   readonly prefix: string;
@@ -38,6 +38,8 @@ export interface StaticRouteLine {
   readonly tag?: number;
   /** Absent when the line gives none (FRR's default, 1). */
   readonly distance?: number;
+  /** The VRF whose table the gateway is looked up in (`nexthop-vrf`); absent: the route's own. */
+  readonly nextHopInstance?: string;
 }
 
 export interface NeighborConfig {
@@ -69,7 +71,7 @@ const IPV4 = String.raw`(?:\d{1,3}\.){3}\d{1,3}`;
 export const ROUTE_KEYWORDS = ['reject', 'tag', 'label', 'table', 'nexthop-vrf', 'onlink', 'color', 'segments', 'bfd', 'vrf', 'Null0', 'blackhole'];
 // an interface name: a letter first (not the distance), and none of those words
 const IFNAME = String.raw`(?!(?:${ROUTE_KEYWORDS.join('|')})\b)[A-Za-z][\w.:/-]*`;
-const ROUTE = new RegExp(String.raw`^ip route (${IPV4}/\d{1,2}) (?:(Null0|blackhole)|(reject)|(${IPV4})(?: (${IFNAME}))?|(${IFNAME}))(?: tag (\d{1,10}))?(?: (\d{1,3}))?$`);
+const ROUTE = new RegExp(String.raw`^ip route (${IPV4}/\d{1,2}) (?:(Null0|blackhole)|(reject)|(${IPV4})(?: (${IFNAME}))?|(${IFNAME}))(?: tag (\d{1,10}))?(?: (\d{1,3}))?(?: nexthop-vrf (\S+))?$`);
 const ADDRESS = new RegExp(String.raw`^ip address (${IPV4})/(\d{1,2})$`);
 const NEIGHBOR = new RegExp(String.raw`^neighbor (${IPV4}) (.*)$`);
 
@@ -87,12 +89,12 @@ export function parseRunningConfig(text: string): FrrConfig {
   const routesOf = (vrf: string) => staticRoutes.get(vrf) ?? staticRoutes.set(vrf, []).get(vrf)!;
   for (const block of parseBlocks(text)) {
     let m: RegExpExecArray | null;
-    if ((m = ROUTE.exec(block.text))) routesOf(DEFAULT_VRF).push(routeLine(m));
+    if ((m = ROUTE.exec(block.text))) addRoute(routesOf(DEFAULT_VRF), m);
     else if ((m = /^vrf (\S+)$/.exec(block.text))) {
       vrfs.add(m[1]!);
       for (const child of block.children) {
         const r = ROUTE.exec(child.text);
-        if (r) routesOf(m[1]!).push(routeLine(r));
+        if (r) addRoute(routesOf(m[1]!), r);
       }
     } else if ((m = /^interface (\S+)(?: vrf \S+)?$/.exec(block.text))) interfaces.set(m[1]!, interfaceOf(m[1]!, block));
     else if ((m = /^router bgp (\d+)(?: vrf (\S+))?$/.exec(block.text))) bgp.set(m[2] ?? DEFAULT_VRF, bgpOf(Number(m[1]), block.children));
@@ -102,13 +104,16 @@ export function parseRunningConfig(text: string): FrrConfig {
   return lastParsed;
 }
 
-function routeLine(m: RegExpExecArray): StaticRouteLine {
+function addRoute(routes: StaticRouteLine[], m: RegExpExecArray): void {
   const nextHop = m[2] !== undefined ? 'DROP' : m[3] !== undefined ? 'REJECT' : m[4];
   const iface = m[5] ?? m[6];
-  return {
+  // a next-hop VRF without a gateway (an interface in another VRF) is not what the model can say
+  if (m[9] !== undefined && m[4] === undefined) return;
+  routes.push({
     prefix: m[1]!, ...(nextHop !== undefined ? { nextHop } : {}), ...(iface !== undefined ? { interface: iface } : {}),
     ...(m[7] !== undefined ? { tag: Number(m[7]) } : {}), ...(m[8] !== undefined ? { distance: Number(m[8]) } : {}),
-  };
+    ...(m[9] !== undefined ? { nextHopInstance: m[9] } : {}),
+  });
 }
 
 function interfaceOf(name: string, block: Block): InterfaceConfig {

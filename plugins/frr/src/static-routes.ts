@@ -1,7 +1,8 @@
 /**
  * Static routes of a network instance (`protocol=STATIC,static`): each `static[prefix]` with its
- * `next-hops/next-hop[index]` is a set of FRR lines `ip route PREFIX NEXT-HOP [tag TAG] [DISTANCE]`
- * (the gateway, DROP or REJECT is `config/next-hop`, the interface `interface-ref/config/interface`),
+ * `next-hops/next-hop[index]` is a set of FRR lines `ip route PREFIX NEXT-HOP [tag TAG] [DISTANCE]
+ * [nexthop-vrf VRF]` (the gateway, DROP or REJECT is `config/next-hop`, the interface
+ * `interface-ref/config/interface`, the VRF the gateway is looked up in `config/nh-network-instance`),
  * at the top level for the default instance and inside `vrf NAME` ... `exit-vrf` for a VRF. The route's
  * `config/set-tag` goes on each of its lines (FRR tags lines; OpenConfig tags the route), and reads back
  * when all its lines carry the same tag. The route's writer owns its next hops and compares lines, not
@@ -50,10 +51,10 @@ async function routeConfig(session: CliSession, vrf: string, prefix: string): Pr
   return tags.size === 1 && tag !== undefined ? { prefix, 'set-tag': tag } : { prefix };
 }
 
-/** What a next hop goes to: its gateway, its interface, or `GATEWAY+INTERFACE`. */
+/** What a next hop goes to: its gateway, its interface, or `GATEWAY+INTERFACE`; then `%VRF` for a gateway looked up there. */
 function nextHopValue(line: StaticRouteLine): string {
-  if (line.interface === undefined) return line.nextHop!;
-  return line.nextHop === undefined ? line.interface : `${line.nextHop}+${line.interface}`;
+  const via = line.interface === undefined ? line.nextHop! : line.nextHop === undefined ? line.interface : `${line.nextHop}+${line.interface}`;
+  return line.nextHopInstance === undefined ? via : `${via}%${line.nextHopInstance}`;
 }
 
 /** The index a next hop reads back with: its value, plus `@distance` when the same value repeats. */
@@ -70,7 +71,11 @@ export function nextHopIndexes(lines: readonly StaticRouteLine[]): Array<{ index
 /** A next hop entry as read: `config` or `state` (`as`) with its interface reference beside it. */
 function nextHopJson(index: string, line: StaticRouteLine, as: 'config' | 'state'): JsonObject {
   const hop: JsonObject = {
-    index, [as]: { index, ...(line.nextHop !== undefined ? { 'next-hop': line.nextHop } : {}), ...(line.distance !== undefined ? { metric: line.distance } : {}) },
+    index,
+    [as]: {
+      index, ...(line.nextHop !== undefined ? { 'next-hop': line.nextHop } : {}), ...(line.distance !== undefined ? { metric: line.distance } : {}),
+      ...(line.nextHopInstance !== undefined ? { 'nh-network-instance': line.nextHopInstance } : {}),
+    },
   };
   if (line.interface !== undefined) hop['interface-ref'] = { [as]: { interface: line.interface } };
   return hop;
@@ -99,8 +104,11 @@ function canonicalPrefix(prefix: string): string {
   return prefix;
 }
 
-/** The `ip route` line bodies (without `ip route`/`no ip route`) a static entry stands for. */
-export function routeLines(staticEntry: JsonObject, key: Keys): string[] {
+/**
+ * The `ip route` line bodies (without `ip route`/`no ip route`) a static entry of instance `vrf` stands
+ * for.
+ */
+export function routeLines(staticEntry: JsonObject, key: Keys, vrf: string): string[] {
   const entryConfig = child(staticEntry, 'config');
   const prefix = canonicalPrefix(key['prefix'] ?? text(entryConfig, 'prefix') ?? '');
   const setTag = entryConfig['set-tag'];
@@ -123,8 +131,12 @@ export function routeLines(staticEntry: JsonObject, key: Keys): string[] {
     const via = [target, iface === undefined ? undefined : cliWord(iface, 'interface')].filter((w) => w !== undefined).join(' ');
     const metric = num(config, 'metric');
     if (metric !== undefined && (metric < 1 || metric > 255)) throw new Error(`metric ${metric} of ${prefix} via ${via} is outside 1..255`);
-    // distance 1 is FRR's default and never shown: writing it would not read back
-    out.add(`${prefix} ${via}${tagged}${metric !== undefined && metric !== 1 ? ` ${metric}` : ''}`);
+    const lookup = text(config, 'nh-network-instance');
+    if (lookup !== undefined && (discard !== undefined || target === undefined)) throw new Error(`next hop ${which} of ${prefix}: nh-network-instance needs a gateway address in config/next-hop`);
+    // the route's own instance is where a gateway is looked up anyway: written, it would not read back
+    if (lookup === vrf) throw new Error(`next hop ${which} of ${prefix}: nh-network-instance ${JSON.stringify(lookup)} is the route's own network instance; leave it out`);
+    // FRR's order: tag, distance (1, its default, is never shown: writing it would not read back), nexthop-vrf
+    out.add(`${prefix} ${via}${tagged}${metric !== undefined && metric !== 1 ? ` ${metric}` : ''}${lookup !== undefined ? ` nexthop-vrf ${cliWord(lookup, 'nh-network-instance')}` : ''}`);
   }
   return [...out];
 }
@@ -152,13 +164,14 @@ export const staticRoutePaths: Record<string, Handler> = {
       return { prefix: key['prefix']!, state: await routeConfig(session, keys[0]!['name']!, key['prefix']!) };
     },
     write: {
-      create: (after, { keys, key }) => inInstance(keys[0]!['name']!, routeLines(after, key).map(add)),
+      create: (after, { keys, key }) => inInstance(keys[0]!['name']!, routeLines(after, key, keys[0]!['name']!).map(add)),
       update(before, after, { keys, key }) {
-        const was = routeLines(before, key);
-        const now = routeLines(after, key);
-        return inInstance(keys[0]!['name']!, [...was.filter((l) => !now.includes(l)).map(remove), ...now.filter((l) => !was.includes(l)).map(add)]);
+        const vrf = keys[0]!['name']!;
+        const was = routeLines(before, key, vrf);
+        const now = routeLines(after, key, vrf);
+        return inInstance(vrf, [...was.filter((l) => !now.includes(l)).map(remove), ...now.filter((l) => !was.includes(l)).map(add)]);
       },
-      delete: (before, { keys, key }) => inInstance(keys[0]!['name']!, routeLines(before, key).map(remove)),
+      delete: (before, { keys, key }) => inInstance(keys[0]!['name']!, routeLines(before, key, keys[0]!['name']!).map(remove)),
     },
   },
 

@@ -155,6 +155,28 @@ test('route tags and REJECT: set-tag goes on every line of the route, a changed 
   t.throws(() => h.write(before, after), { message: /REJECT goes out of no interface/ });
 });
 
+test("a gateway looked up in another network instance is nexthop-vrf, last on the line; without a gateway, or naming the route's own instance, it is refused", async (t) => {
+  const { h, before } = await device('empty');
+  const after: any = structuredClone(before);
+  const leaked = (index: string, nh: string, instanceName: string, metric?: number): JsonObject => ({
+    index, config: { index, 'next-hop': nh, 'nh-network-instance': instanceName, ...(metric ? { metric } : {}) },
+  });
+  const entry = { ...route('10.8.0.0/16', []), config: { prefix: '10.8.0.0/16', 'set-tag': 9 }, 'next-hops': { 'next-hop': [leaked('a', '192.0.2.1', 'red', 20)] } };
+  instance(after, 'default').protocols = { protocol: [staticProtocol([entry])] };
+  const plan = h.write(before, after);
+  t.deepEqual(plan.commands, ['ip route 10.8.0.0/16 192.0.2.1 tag 9 20 nexthop-vrf red']);
+  t.deepEqual(plan.undo, ['no ip route 10.8.0.0/16 192.0.2.1 tag 9 20 nexthop-vrf red']);
+  for (const [hop, message] of [
+    [leaked('b', 'DROP', 'red'), /nh-network-instance needs a gateway address/],
+    [{ index: 'c', config: { index: 'c', 'nh-network-instance': 'red' }, 'interface-ref': { config: { interface: 'eth1' } } }, /nh-network-instance needs a gateway address/],
+    [leaked('d', '192.0.2.1', 'default'), /"default" is the route's own network instance/],
+    [leaked('e', '192.0.2.1', 'red blue'), /nh-network-instance/],
+  ] as const) {
+    instance(after, 'default').protocols.protocol[0]['static-routes'].static[0]['next-hops']['next-hop'] = [hop];
+    t.throws(() => h.write(before, after), { message }, String(message));
+  }
+});
+
 test('static routes the device would store differently are refused with their path', async (t) => {
   const { h, before } = await device('empty');
   const after: any = structuredClone(before);
