@@ -101,7 +101,8 @@ test('through a session: a long reply from the simulator is read in pieces, and 
   const r = recorder();
   const piecewise = await session.rpcData(body, { whole: () => t.fail('read whole') as never, pieces: r.factory });
   t.is(piecewise, whole);
-  t.true(r.pieces.length > 3, `${r.pieces.length} pieces`);
+  // how many pieces depends on how the reply came in (one turn of the event loop may hold it all)
+  t.true(r.pieces.length >= 2, `${r.pieces.length} pieces`);
   // the reader's fault: the whole reply is read instead, and what that says is the answer
   const fallback = await session.rpcData(body, { whole: () => 'whole', pieces: () => ({ push: () => { throw new Error('no'); }, end: () => 'pieces' }) });
   t.is(fallback, 'whole');
