@@ -1,7 +1,8 @@
 /**
  * A get/get-config reply's data handed to its reader while the reply is still arriving: a long reply
- * comes in many SSH packets over milliseconds, and decoding each run of it as it comes overlaps the
- * decode with the wait instead of adding it after (500 interfaces: ~1.8 ms of decoding).
+ * comes in many SSH packets over milliseconds, and decoding what came in during each turn of the event
+ * loop overlaps the decode with the wait instead of adding it after (500 interfaces: ~1.8 ms of
+ * decoding, of which ~1.1 ms no longer adds to the read).
  *
  * The reader is given the data as a standalone `<data xmlns:p="...">` document in pieces, each cut just
  * after an end tag (a whole token) and never at or past a `</data` (which may be the reply's own, whose
