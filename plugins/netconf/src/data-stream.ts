@@ -31,6 +31,9 @@ export interface DataPieces<T> {
 /** A start tag longer than this without being whole is not worth waiting for: the reply is read whole. */
 const MAX_HEAD = 16 * 1024;
 
+/** Characters held without a place to cut after which the pieces stop (see `handOver`). */
+export const MAX_HELD = 1024 * 1024;
+
 /** One message as it arrives, for the reader of the request it answers (if it turns out to be one). */
 export class IncomingMessage {
   private readonly decoder = new StringDecoder('utf8');
@@ -116,7 +119,12 @@ export class IncomingMessage {
 
   private handOver(): void {
     const cut = cutPoint(this.held, this.endTag);
-    if (cut === 0) return;
+    if (cut === 0) {
+      // a value longer than this without an end tag (or a `</data` holding the cut back): every turn
+      // would scan it all again; the reply is read whole instead
+      if (this.held.length > MAX_HELD) this.drop();
+      return;
+    }
     const piece = this.held.slice(0, cut);
     // comments, CDATA and processing instructions may hold `</` that is not an end tag
     if (piece.includes('<!') || piece.includes('<?')) { this.drop(); return; }

@@ -6,7 +6,7 @@
  */
 import test from 'ava';
 import { NETCONF_NS, startNetconfSimulator } from '@rosetta/sdk';
-import { cutPoint, IncomingMessage, type DataPieces } from '../src/data-stream';
+import { cutPoint, IncomingMessage, MAX_HELD, type DataPieces } from '../src/data-stream';
 import { readEnvelope } from '../src/reply';
 import { NetconfSession } from '../src';
 
@@ -76,6 +76,17 @@ test('replies that are not data alone are left to be read whole', async (t) => {
   t.is(await feed(reply('7', data), 16, throwing), undefined, 'a reader that throws');
   const failingEnd = () => ({ push: () => undefined, end: () => { throw new Error('no'); } });
   t.is(await feed(reply('7', data), 16, failingEnd), undefined, 'a reader whose end throws');
+});
+
+test('a value longer than MAX_HELD without an end tag stops the pieces (each turn would scan it again): the reply is read whole', async (t) => {
+  const long = `<interfaces xmlns="${IF_NS}"><interface><name>e</name><descr>${'x'.repeat(2 * MAX_HELD)}</descr></interface></interfaces>`;
+  const r = recorder();
+  t.true(await feed(reply('7', long), 64 * 1024, r.factory) === undefined, 'read whole');
+  t.true(r.pieces.length <= 2, 'stopped before the end');
+  // the same length in short values, each with its end tag, goes through in pieces
+  const many = `<interfaces xmlns="${IF_NS}">${entries(40_000)}</interfaces>`;
+  t.true(many.length > MAX_HELD);
+  t.true((await feed(reply('7', many), 64 * 1024, recorder().factory))?.value === `<data xmlns:nc="${NETCONF_NS}">${many}</data>`, 'in pieces');
 });
 
 test('a </data in the content (an element named data) holds the cut back, and the answer is still whole', async (t) => {
