@@ -24,16 +24,18 @@ export interface EncodeJsonOptions {
 type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
 type JsonObject = { [k: string]: Json };
 
-/** Member names (`name` and `module:name`) per schema node, built once. */
-const memberNames = new WeakMap<object, { readonly bare: string; readonly qualified: string }>();
+/** `module:name` per schema node, built once. */
+const qualifiedNames = new WeakMap<object, string>();
 
+/** The member name of a node under a parent of `parentModule`: bare in the same module (no lookup), else qualified. */
 function memberName(schema: DataNode['schema'], parentModule: string | undefined): string {
-  let names = memberNames.get(schema);
-  if (names === undefined) {
-    names = { bare: schema.name, qualified: `${schema.module.name}:${schema.name}` };
-    memberNames.set(schema, names);
+  if (schema.module.name === parentModule) return schema.name;
+  let qualified = qualifiedNames.get(schema);
+  if (qualified === undefined) {
+    qualified = `${schema.module.name}:${schema.name}`;
+    qualifiedNames.set(schema, qualified);
   }
-  return schema.module.name === parentModule ? names.bare : names.qualified;
+  return qualified;
 }
 
 /** Sets a member; `__proto__` (a legal YANG identifier) must become a member, not a prototype. */
