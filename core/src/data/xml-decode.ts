@@ -225,6 +225,9 @@ class XmlDecoder {
     this.predicting = options.skip === undefined;
     this.copies = options.views !== true;
     this.topTable = membersOf(tableFor(options.parent, ctx));
+    const top = this.push(Kind.Root, undefined, undefined);
+    top.table = this.topTable;
+    top.out = this.root.children;
   }
 
   decode(): Decoded {
@@ -234,11 +237,6 @@ class XmlDecoder {
 
   /** Reads the tokens the tokenizer has: to the end of the document, or of a partial one's text so far. */
   read(): void {
-    if (this.depth === 0) {
-      const top = this.push(Kind.Root, undefined, undefined);
-      top.table = this.topTable;
-      top.out = this.root.children;
-    }
     const tok = this.tok;
     try {
       for (;;) {

@@ -17,6 +17,12 @@ const unit = frrPluginUnit();
 const ROUTES = '/rosetta-openconfig-network-instance:network-instances';
 const IFS = '/rosetta-openconfig-interfaces:interfaces';
 
+/** Installs node `nodeId` on the FRR peer through the harness: the node and its device. */
+async function connectPeer(h: Awaited<ReturnType<typeof harness>>, nodeId: string) {
+  const node = await h.connect(nodeId, cliSettings(PEER.port, { username: PEER.username, password: PEER.password }), [unit!]);
+  return { node, device: node.connection as CliDevice };
+}
+
 async function until(what: string, ok: () => boolean | Promise<boolean>, ms: number): Promise<void> {
   const end = Date.now() + ms;
   while (!(await ok())) {
@@ -36,8 +42,8 @@ if (why || !unit) {
     let device: CliDevice | undefined;
     try {
       peer.configure(['interface eth5', ' description kept', 'exit', 'ip route 192.0.2.0/24 Null0']);
-      const node = await h.connect('frr-dead', cliSettings(PEER.port, { username: PEER.username, password: PEER.password }), [unit]);
-      device = node.connection as CliDevice;
+      const { node, device: installed } = await connectPeer(h, 'frr-dead');
+      device = installed;
       t.true(isCliDevice(device));
       const iface = await h.read(node, `${IFS}/interface[name='eth5']/config`, 'config');
       t.deepEqual(iface, { 'rosetta-openconfig-interfaces:config': { name: 'eth5', enabled: true, description: 'kept' } });
@@ -82,8 +88,8 @@ if (why || !unit) {
     try {
       await peer.stopDaemons(['bgpd']);
       // a login made now: vtysh connects to the daemons that run and says nothing of bgpd
-      const node = await h.connect('frr-no-bgpd', cliSettings(PEER.port, { username: PEER.username, password: PEER.password }), [unit]);
-      device = node.connection as CliDevice;
+      const { node, device: installed } = await connectPeer(h, 'frr-no-bgpd');
+      device = installed;
       t.is(device.status(), 'connected');
       const before = await h.read(node, '/', 'config') as JsonObject;
       const deviceBefore = peer.runningConfig();
@@ -118,8 +124,8 @@ if (why || !unit) {
     let device: CliDevice | undefined;
     try {
       peer.configure(['ip route 192.0.2.0/24 Null0']);
-      const node = await h.connect('frr-dead-read', cliSettings(PEER.port, { username: PEER.username, password: PEER.password }), [unit]);
-      device = node.connection as CliDevice;
+      const { node, device: installed } = await connectPeer(h, 'frr-dead-read');
+      device = installed;
       await peer.stopDaemons();
       const read = await t.throwsAsync(h.read(node, '/', 'config'));
       t.true(read instanceof CliDeviceUnusableError, String(read));
