@@ -41,7 +41,9 @@ export class XmlSyntaxError extends Error {
   }
 }
 
+/** Slots of the intern tables: at most this many, fewer for a short document (cheaper to set up). */
 const INTERN_SLOTS = 1024;
+const INTERN_SLOTS_LEAST = 32;
 const INTERN_MAX_LENGTH = 96;
 
 const LT = 60, GT = 62, AMP = 38, SLASH = 47, QUESTION = 63, BANG = 33, EQ = 61, QUOT = 34, APOS = 39, CR = 13;
@@ -168,12 +170,14 @@ export class XmlTokenizer {
    * repeats the same few names and namespaces thousands of times, and handing back the same string
    * object saves an allocation and lets every map lookup reuse the string's cached hash.
    */
-  private readonly interned: string[] = new Array(INTERN_SLOTS).fill('');
+  private readonly interned: string[];
   /**
    * Attribute values seen recently that decode to themselves (no reference, no line end): a value
    * written the same again (a namespace declared in every list entry) is handed back without scanning it.
    */
-  private readonly plainValues: string[] = new Array(INTERN_SLOTS).fill('');
+  private readonly plainValues: string[];
+  /** Slot count - 1 of both tables. */
+  private readonly slotMask: number;
   /** Next offset of '&' / '\r' at or after the scan position (-1: none left); kept so scans stay linear. */
   private nextAmp = -2;
   private nextCr = -2;
@@ -187,6 +191,12 @@ export class XmlTokenizer {
    */
   constructor(private text: string, private readonly maxDepth: number, private partial = false) {
     if (text.charCodeAt(0) === 0xfeff) this.pos = 1;
+    // a short reply (one leaf, a few) would spend more on clearing the tables than they save
+    let slots = INTERN_SLOTS_LEAST;
+    while (slots < INTERN_SLOTS && (partial || slots * 16 < text.length)) slots *= 2;
+    this.slotMask = slots - 1;
+    this.interned = new Array<string>(slots).fill('');
+    this.plainValues = new Array<string>(slots).fill('');
   }
 
   /**
@@ -403,7 +413,7 @@ export class XmlTokenizer {
   private slotOf(start: number, end: number): number {
     const text = this.text;
     const length = end - start;
-    return (length * 31 + text.charCodeAt(start) * 7 + text.charCodeAt(end - 1) * 3 + text.charCodeAt(start + (length >> 1))) & (INTERN_SLOTS - 1);
+    return (length * 31 + text.charCodeAt(start) * 7 + text.charCodeAt(end - 1) * 3 + text.charCodeAt(start + (length >> 1))) & this.slotMask;
   }
 
   /** The text between `start` and `end`, as the interned string when it was seen before. */

@@ -79,13 +79,12 @@ export class IncomingMessage {
 
   /**
    * At the end of the message (its whole text, and the envelope read from it): the reader's answer if
-   * the data went to it, undefined when the reply is to be read whole.
+   * the data went to it, undefined when the reply is to be read whole. What came in since the last turn
+   * goes to the reader with the rest; a reply that came in all within one turn (any short one) never
+   * had a reader, and is read whole: there was no wait to overlap, and a whole decode costs less.
    */
   finish(text: string, envelope: Envelope): { readonly value: unknown } | undefined {
-    if (this.pending !== undefined) {
-      clearImmediate(this.pending);
-      this.takeTurn();
-    }
+    if (this.pending !== undefined) clearImmediate(this.pending);
     const reader = this.reader;
     if (this.off || reader === undefined) return undefined;
     this.received += this.decoder.end().length;
