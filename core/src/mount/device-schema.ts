@@ -36,12 +36,23 @@ const CACHE_LIMIT = 64;
 /** Compiled device schemas by module-set key; least recently used dropped past the limit. */
 export class DeviceSchemaCache {
   private readonly cache = new Map<string, DeviceSchema>();
+  private readonly lastForUnits = new WeakMap<readonly ServingUnit[], { protocolDirs: readonly string[]; importDirs: readonly string[]; schema: DeviceSchema }>();
 
   /**
    * The schema of the modules in the units' YANG folders plus `protocolDirs` (the southbound's own
    * modules: its device RPCs). `importDirs` resolve imports (the core's own folder).
    */
   forUnits(units: readonly ServingUnit[], protocolDirs: readonly string[], importDirs: readonly string[]): DeviceSchema {
+    // every request to a CLI device asks: the same unit set (one array per generation) and folders
+    // answer without building the key again
+    const last = this.lastForUnits.get(units);
+    if (last !== undefined && last.protocolDirs === protocolDirs && last.importDirs === importDirs) return last.schema;
+    const schema = this.forUnitFolders(units, protocolDirs, importDirs);
+    this.lastForUnits.set(units, { protocolDirs, importDirs, schema });
+    return schema;
+  }
+
+  private forUnitFolders(units: readonly ServingUnit[], protocolDirs: readonly string[], importDirs: readonly string[]): DeviceSchema {
     const dirs = [...new Set([...units.flatMap((u) => (u.yangDir ? [u.yangDir] : [])), ...protocolDirs])].sort();
     const key = `units\0${units.map((u) => `${u.plugin}@${u.version}`).sort().join(',')}\0${dirs.join('\0')}`;
     return this.remember(key, () => compileUnits(dirs, importDirs));

@@ -85,6 +85,7 @@ export interface MountedDevice {
 }
 
 const MAX_RETRY_MS = 60_000;
+const NO_DIRS: readonly string[] = [];
 
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -288,6 +289,11 @@ export class MountManager {
     return sealTree(decodeJson(nodeConfigJson(node.protocol, node.nodeId, node.settings), this.options.schema, { allowState: false }).root, this.box);
   }
 
+  /** The southbound plugins' own YANG folders (none without a plugin host). */
+  private southboundDirs(): readonly string[] {
+    return this.options.southboundYangDirs?.() ?? NO_DIRS;
+  }
+
   /** The sensitive leaf of a node's setting `name` in the local schema, if it is one. */
   private settingLeaf(protocol: Protocol, name: string) {
     const nodeList = nodeSteps(this.options.schema, TOPOLOGY_OF[protocol], '').at(-1)!.schema;
@@ -312,7 +318,7 @@ export class MountManager {
       this.compileOwnSchema(node, connection);
     }
     const info = this.infoOf(scope, node);
-    const schema = node.ownSchema ?? this.schemas.forUnits(info.units, this.options.southboundYangDirs?.() ?? [], this.options.importDirs);
+    const schema = node.ownSchema ?? this.schemas.forUnits(info.units, this.southboundDirs(), this.options.importDirs);
     this.announce(scope, schema.schema, nodeId);
     return { node, info, connection, schema: schema.schema, codec: node.ownSchema ? deviceCodec(schema.schema) : undefined, failed: schema.failed };
   }
@@ -330,7 +336,7 @@ export class MountManager {
     if (node === undefined || node.installing) throw nodeMissing(nodeId, 'is not installed');
     if (node.connection !== undefined) return this.device(scope, UNIFIED, nodeId).schema;
     if (node.ownSchema !== undefined) return node.ownSchema.schema;
-    if (node.protocol === 'cli') return this.schemas.forUnits(this.infoOf(scope, node).units, this.options.southboundYangDirs?.() ?? [], this.options.importDirs).schema;
+    if (node.protocol === 'cli') return this.schemas.forUnits(this.infoOf(scope, node).units, this.southboundDirs(), this.options.importDirs).schema;
     const kept = sources?.();
     return kept === undefined ? undefined : this.schemas.forSources(kept, this.options.importDirs).schema;
   }

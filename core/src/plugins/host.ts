@@ -104,6 +104,7 @@ export class PluginHost {
   private debounce: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly changeListeners: Array<(report: ReloadReport) => void> = [];
+  private southboundDirs: { readonly generation: Generation; readonly dirs: readonly string[] } | undefined;
 
   private constructor(private readonly options: PluginHostOptions) {
     this.logger = options.logger ?? consoleLogger;
@@ -150,6 +151,19 @@ export class PluginHost {
   /** The translation units serving a device now (outside a request; requests use their scope's). */
   unitsFor(deviceType: string, deviceVersion: string): UnitMatch<ServingUnit> {
     return this.current.unitsFor(deviceType, deviceVersion);
+  }
+
+  /**
+   * YANG folders of the southbound plugins serving now (their own modules: device RPCs), the same array
+   * for as long as the generation lasts: every mount-point request asks, and compares it by identity.
+   */
+  southboundYangDirs(): readonly string[] {
+    const current = this.current;
+    if (this.southboundDirs?.generation !== current) {
+      const dirs = current.plugins.flatMap((p) => (p.manifest.kind === 'southbound' && p.manifest.yangDir ? [p.manifest.yangDir] : []));
+      this.southboundDirs = { generation: current, dirs };
+    }
+    return this.southboundDirs.dirs;
   }
 
   /** YANG folders of loaded plugins that are not translation units: modules for the local datastore. */

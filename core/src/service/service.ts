@@ -98,8 +98,11 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const plugins: ScopeSource = host ?? noPlugins();
   // Installed devices: install/uninstall and node status are the core's own taps; remembered nodes reconnect.
   try {
-    const southboundYangDirs = () => host?.status().flatMap((p) => (p.state === 'loaded' && p.kind === 'southbound' && p.yangDir ? [p.yangDir] : [])) ?? [];
-    mount = new MountManager({ get datastores() { return live.datastores; }, get schema() { return live.schema; }, scopes: plugins, dataDir: config.dataDir, importDirs: [OWN_YANG_DIR], log, southboundYangDirs });
+    const southboundYangDirs = host ? () => host.southboundYangDirs() : undefined;
+    mount = new MountManager({
+      get datastores() { return live.datastores; }, get schema() { return live.schema; }, scopes: plugins, dataDir: config.dataDir, importDirs: [OWN_YANG_DIR], log,
+      ...(southboundYangDirs ? { southboundYangDirs } : {}),
+    });
   } catch (e) {
     await host?.close();
     await datastores.close();
