@@ -14,7 +14,7 @@ import {
 } from '@rosetta/sdk';
 import { NetconfRpcError, NetconfSessionError } from './errors';
 import { IncomingMessage, type DataPieces, type DataRead } from './data-stream';
-import { isRpcReply, loneDataText, readEnvelope } from './reply';
+import { isRpcReply, loneDataText, loneOk, readEnvelope } from './reply';
 
 export interface SessionOptions {
   readonly host: string;
@@ -307,6 +307,13 @@ export class NetconfSession {
         clearTimeout(entry!.timer);
         if (streamed !== undefined) entry!.resolve(streamed.value);
         else this.answerData(entry!, data === '' ? undefined : data);
+        return;
+      }
+      const ok = entry !== undefined && read === undefined ? loneOk(text, envelope) : undefined;
+      if (ok !== undefined) {
+        this.pending.delete(id!);
+        clearTimeout(entry!.timer);
+        entry!.resolve({ root: ok, text, warnings: [] });
         return;
       }
     }

@@ -4,7 +4,7 @@
  */
 import test from 'ava';
 import { NETCONF_NS, parseXml, standaloneText, child } from '@rosetta/sdk';
-import { isRpcReply, loneDataText, readEnvelope } from '../src/reply';
+import { isRpcReply, loneDataText, loneOk, readEnvelope } from '../src/reply';
 
 const IF = 'urn:ietf:params:xml:ns:yang:ietf-interfaces';
 
@@ -64,4 +64,31 @@ test('anything uncertain is left to the whole parse', (t) => {
 test('malformed content inside a well-framed data is passed on for the strict decoder to refuse', (t) => {
   // the session does not parse it: the device codec (the core's strict XML decoder) reports it, as a 502
   t.is(lone(`<rpc-reply xmlns="${NETCONF_NS}" message-id="1"><data><unclosed></data></rpc-reply>`), '<data><unclosed></data>');
+});
+
+test('a lone <ok/> gives the element tree the whole parse gives; anything more is left to the parse', (t) => {
+  const oks = [
+    `<?xml version="1.0" encoding="UTF-8"?>\n<rpc-reply message-id="5" xmlns="${NETCONF_NS}">\n  <ok/>\n</rpc-reply>\n`,
+    `<rpc-reply message-id="6" xmlns="${NETCONF_NS}" xmlns:x="urn:x" last-modified="2026-11-26T10:00:00Z"><ok /></rpc-reply>`,
+    `<nc:rpc-reply xmlns:nc="${NETCONF_NS}" message-id='7'><nc:ok/></nc:rpc-reply >`,
+    `<nc:rpc-reply xmlns:nc="${NETCONF_NS}" xmlns="${NETCONF_NS}" message-id="8"> <ok/> </nc:rpc-reply>`,
+  ];
+  for (const text of oks) {
+    const fast = loneOk(text, readEnvelope(text)!);
+    t.deepEqual(fast, parseXml(text), text);
+  }
+  const others = [
+    `<rpc-reply message-id="1" xmlns="${NETCONF_NS}"><ok/><rpc-error><error-severity>warning</error-severity></rpc-error></rpc-reply>`,
+    `<rpc-reply message-id="1" xmlns="${NETCONF_NS}"><rpc-error><error-tag>in-use</error-tag></rpc-error></rpc-reply>`,
+    `<rpc-reply message-id="1" xmlns="${NETCONF_NS}"><ok xmlns="urn:other"/></rpc-reply>`,
+    `<rpc-reply message-id="1" xmlns="${NETCONF_NS}" xmlns:o="urn:other"><o:ok/></rpc-reply>`,
+    `<rpc-reply message-id="1" xmlns="${NETCONF_NS}"><ok/><!-- more --></rpc-reply>`,
+    `<rpc-reply message-id="1" xmlns="${NETCONF_NS}"><ok></ok></rpc-reply>`,
+    `<rpc-reply message-id="1" xmlns="${NETCONF_NS}"><ok/></rpc-reply><trailing/>`,
+    `<rpc-reply message-id="1" xmlns="${NETCONF_NS}"><ok/>`,
+    `<rpc-reply message-id="1" xmlns="${NETCONF_NS}"/>`,
+    `<rpc-reply message-id="1" xmlns="urn:other"><ok/></rpc-reply>`,
+    `<rpc-reply message-id="1" xmlns="${NETCONF_NS}"><data/></rpc-reply>`,
+  ];
+  for (const text of others) t.is(loneOk(text, readEnvelope(text)!), undefined, text);
 });
