@@ -81,11 +81,12 @@ export async function handleMountData(ctx: RestconfContext, scope: PluginScope, 
       // a CLI device no translation unit serves has nothing to read: say why rather than answer {}
       const noModels = noModelsReason(device);
       if (noModels !== undefined) throw RestconfError.of('data-missing', `no data at the target: ${noModels}`, { type: 'application', path: target.path });
-      const fields = new URLSearchParams(queryText(req)).get('fields') ?? undefined;
+      const query = rawQueryOf(req);
+      const fields = query['fields'];
       const answer = await readDevice(device, scope, { steps: target.steps, content, ...(fields !== undefined ? { fields } : {}) });
       // Schema filters see the device's answer as they see local data, before the query parameters.
       const root = await filterRead(scope, answer, target.steps, {
-        datastore: content === 'nonconfig' ? 'operational' : 'config', path: target.path, query: rawQueryOf(req), schema: device.schema, device: device.node.nodeId,
+        datastore: content === 'nonconfig' ? 'operational' : 'config', path: target.path, query, schema: device.schema, device: device.node.nodeId,
       });
       const found = findTarget(root, target.steps);
       if (found === undefined) throw dataMissing(target.path);
