@@ -284,24 +284,30 @@ serial('route tags and REJECT: PUT a tagged route with a reject next hop, read b
   t.notRegex(onDevice(), /ip route 10\.64\./);
 });
 
-serial('a gateway looked up in another VRF (nh-network-instance, FRR nexthop-vrf): PUT, read back, PATCH its metric, DELETE, checked with vtysh', async (t) => {
+serial('a gateway looked up in another VRF, or an interface of it (nh-network-instance, FRR nexthop-vrf): PUT, read back, PATCH its metric, DELETE, checked with vtysh', async (t) => {
   const route = `${STATIC}/static-routes/static=%2210.65.0.0/16%22`;
   const put = await request('PUT', route, { 'rosetta-openconfig-network-instance:static': [{
     prefix: '10.65.0.0/16', config: { prefix: '10.65.0.0/16' },
     'next-hops': { 'next-hop': [
       { index: 'leak', config: { index: 'leak', 'next-hop': '127.0.0.2', 'nh-network-instance': 'e2eleak' } },
       { index: 'own', config: { index: 'own', 'next-hop': '127.0.0.2' } },
+      { index: 'out', config: { index: 'out', 'nh-network-instance': 'e2eleak' }, 'interface-ref': { config: { interface: 'lo' } } },
     ] },
   }] });
   t.is(put.status, 201, put.text);
   let config = onDevice();
   t.regex(config, /\nip route 10\.65\.0\.0\/16 127\.0\.0\.2 nexthop-vrf e2eleak\n/);
   t.regex(config, /\nip route 10\.65\.0\.0\/16 127\.0\.0\.2\n/);
+  t.regex(config, /\nip route 10\.65\.0\.0\/16 lo nexthop-vrf e2eleak\n/);
   const read = await request('GET', `${route}/next-hops?content=config`);
   t.is(read.status, 200, read.text);
+  const hops = read.json['rosetta-openconfig-network-instance:next-hops']['next-hop'];
   // in the device's order (FRR prints the route's own-table line first)
-  t.deepEqual(read.json['rosetta-openconfig-network-instance:next-hops']['next-hop'].map((h: any) => h.config), [
+  t.deepEqual(hops.filter((h: any) => h['interface-ref'] === undefined).map((h: any) => h.config), [
     { index: '127.0.0.2', 'next-hop': '127.0.0.2' }, { index: '127.0.0.2%e2eleak', 'next-hop': '127.0.0.2', 'nh-network-instance': 'e2eleak' },
+  ]);
+  t.deepEqual(hops.filter((h: any) => h['interface-ref'] !== undefined), [
+    { index: 'lo%e2eleak', config: { index: 'lo%e2eleak', 'nh-network-instance': 'e2eleak' }, 'interface-ref': { config: { interface: 'lo' } } },
   ]);
   // a changed line is removed with its nexthop-vrf (FRR refuses a `no ip route` without it) and written anew
   const patch = await request('PATCH', `${route}/next-hops/next-hop=127.0.0.2%25e2eleak/config`, { 'rosetta-openconfig-network-instance:config': { metric: 30 } });

@@ -2,8 +2,8 @@
  * FRR's `show running-config`, read into the few facts the units serve: interfaces (description,
  * shutdown, IPv4 addresses), static routes per VRF, and BGP instances with their neighbors. FRR has no
  * JSON form of its configuration, so this is the one place that reads configuration text. Lines it does
- * not know (other protocols, route maps, `ip route` forms with labels, tables or `onlink`, a next-hop
- * VRF without a gateway) are left out, never guessed at.
+ * not know (other protocols, route maps, `ip route` forms with labels, tables or `onlink`) are left
+ * out, never guessed at.
  */
 import { parseBlocks, type Block } from '@rosetta/sdk';
 
@@ -38,7 +38,7 @@ export interface StaticRouteLine {
   readonly tag?: number;
   /** Absent when the line gives none (FRR's default, 1). */
   readonly distance?: number;
-  /** The VRF whose table the gateway is looked up in (`nexthop-vrf`); absent: the route's own. */
+  /** The VRF the gateway is looked up in, or the interface is in (`nexthop-vrf`); absent: the route's own. */
   readonly nextHopInstance?: string;
 }
 
@@ -107,8 +107,8 @@ export function parseRunningConfig(text: string): FrrConfig {
 function addRoute(routes: StaticRouteLine[], m: RegExpExecArray): void {
   const nextHop = m[2] !== undefined ? 'DROP' : m[3] !== undefined ? 'REJECT' : m[4];
   const iface = m[5] ?? m[6];
-  // a next-hop VRF without a gateway (an interface in another VRF) is not what the model can say
-  if (m[9] !== undefined && m[4] === undefined) return;
+  // a discard has no table to be looked up in: FRR prints no such line, and the model cannot say it
+  if (m[9] !== undefined && nextHop !== undefined && m[4] === undefined) return;
   routes.push({
     prefix: m[1]!, ...(nextHop !== undefined ? { nextHop } : {}), ...(iface !== undefined ? { interface: iface } : {}),
     ...(m[7] !== undefined ? { tag: Number(m[7]) } : {}), ...(m[8] !== undefined ? { distance: Number(m[8]) } : {}),

@@ -2,7 +2,7 @@
  * Static routes of a network instance (`protocol=STATIC,static`): each `static[prefix]` with its
  * `next-hops/next-hop[index]` is a set of FRR lines `ip route PREFIX NEXT-HOP [tag TAG] [DISTANCE]
  * [nexthop-vrf VRF]` (the gateway, DROP or REJECT is `config/next-hop`, the interface
- * `interface-ref/config/interface`, the VRF the gateway is looked up in `config/nh-network-instance`),
+ * `interface-ref/config/interface`, the VRF the gateway or interface is in `config/nh-network-instance`),
  * at the top level for the default instance and inside `vrf NAME` ... `exit-vrf` for a VRF. The route's
  * `config/set-tag` goes on each of its lines (FRR tags lines; OpenConfig tags the route), and reads back
  * when all its lines carry the same tag. The route's writer owns its next hops and compares lines, not
@@ -51,7 +51,7 @@ async function routeConfig(session: CliSession, vrf: string, prefix: string): Pr
   return tags.size === 1 && tag !== undefined ? { prefix, 'set-tag': tag } : { prefix };
 }
 
-/** What a next hop goes to: its gateway, its interface, or `GATEWAY+INTERFACE`; then `%VRF` for a gateway looked up there. */
+/** What a next hop goes to: its gateway, its interface, or `GATEWAY+INTERFACE`; then `%VRF` when that is in another VRF. */
 function nextHopValue(line: StaticRouteLine): string {
   const via = line.interface === undefined ? line.nextHop! : line.nextHop === undefined ? line.interface : `${line.nextHop}+${line.interface}`;
   return line.nextHopInstance === undefined ? via : `${via}%${line.nextHopInstance}`;
@@ -132,7 +132,7 @@ export function routeLines(staticEntry: JsonObject, key: Keys, vrf: string): str
     const metric = num(config, 'metric');
     if (metric !== undefined && (metric < 1 || metric > 255)) throw new Error(`metric ${metric} of ${prefix} via ${via} is outside 1..255`);
     const lookup = text(config, 'nh-network-instance');
-    if (lookup !== undefined && (discard !== undefined || target === undefined)) throw new Error(`next hop ${which} of ${prefix}: nh-network-instance needs a gateway address in config/next-hop`);
+    if (lookup !== undefined && discard !== undefined) throw new Error(`next hop ${which} of ${prefix}: ${nh} is looked up in no network instance; nh-network-instance needs a gateway address or an interface`);
     // the route's own instance is where a gateway is looked up anyway: written, it would not read back
     if (lookup === vrf) throw new Error(`next hop ${which} of ${prefix}: nh-network-instance ${JSON.stringify(lookup)} is the route's own network instance; leave it out`);
     // FRR's order: tag, distance (1, its default, is never shown: writing it would not read back), nexthop-vrf

@@ -202,7 +202,8 @@ test('odd and garbage device output: unknown lines are left out, errors are name
     'ip route 10.5.0.0/16 127.0.0.2 nexthop-vrf red', // a gateway looked up in VRF red: nh-network-instance
     'ip route 10.5.0.0/16 127.0.0.2', // the same gateway in the route's own table: another next hop
     'ip route 10.6.0.0/16 127.0.0.2 onlink', 'ip route 10.7.0.0/16 127.0.0.2 label 16', 'ip route 10.8.0.0/16 127.0.0.2 table 10', // forms the model cannot say: left out, never guessed at
-    'ip route 10.8.0.0/16 eth0 nexthop-vrf red', // an interface in another VRF, no gateway: nor can it say this
+    'ip route 10.8.0.0/16 eth0 nexthop-vrf red', // an interface of VRF red, no gateway: interface-ref and nh-network-instance
+    'ip route 10.8.0.0/16 Null0 nexthop-vrf red', // a discard looked up nowhere: FRR prints none such; left out
     'ip route 10.9.0.0/16 127.0.0.2 eth1 tag 7 5 nexthop-vrf red',
     'router bgp 65001', ' neighbor PG peer-group', ' neighbor PG remote-as 65002', ' neighbor 127.0.0.8 description before remote-as',
     ' address-family ipv4 unicast', '  neighbor 127.0.0.9 remote-as 1', ' exit-address-family', 'exit', 'end',
@@ -211,12 +212,15 @@ test('odd and garbage device output: unknown lines are left out, errors are name
   const doc = await h.read('/', 'config');
   const def = instances(doc)[0];
   const statics = def.protocols.protocol[0]['static-routes'].static;
-  t.deepEqual(statics.map((s: any) => s.prefix), ['10.0.0.0/8', '10.1.0.0/16', '10.2.0.0/16', '10.3.0.0/16', '10.4.0.0/16', '10.5.0.0/16', '10.9.0.0/16']);
-  t.deepEqual(statics.map((s: any) => s.config['set-tag']), [undefined, 7, undefined, 4294967295, undefined, undefined, 7]);
+  t.deepEqual(statics.map((s: any) => s.prefix), ['10.0.0.0/8', '10.1.0.0/16', '10.2.0.0/16', '10.3.0.0/16', '10.4.0.0/16', '10.5.0.0/16', '10.8.0.0/16', '10.9.0.0/16']);
+  t.deepEqual(statics.map((s: any) => s.config['set-tag']), [undefined, 7, undefined, 4294967295, undefined, undefined, undefined, 7]);
+  t.deepEqual(statics[6]['next-hops']['next-hop'], [{
+    index: 'eth0%red', config: { index: 'eth0%red', 'nh-network-instance': 'red' }, 'interface-ref': { config: { interface: 'eth0' } },
+  }]);
   t.deepEqual(statics[5]['next-hops']['next-hop'].map((h: any) => h.config), [
     { index: '127.0.0.2%red', 'next-hop': '127.0.0.2', 'nh-network-instance': 'red' }, { index: '127.0.0.2', 'next-hop': '127.0.0.2' },
   ]);
-  t.deepEqual(statics[6]['next-hops']['next-hop'], [{
+  t.deepEqual(statics[7]['next-hops']['next-hop'], [{
     index: '127.0.0.2+eth1%red', config: { index: '127.0.0.2+eth1%red', 'next-hop': '127.0.0.2', metric: 5, 'nh-network-instance': 'red' },
     'interface-ref': { config: { interface: 'eth1' } },
   }]);

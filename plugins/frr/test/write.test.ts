@@ -155,7 +155,7 @@ test('route tags and REJECT: set-tag goes on every line of the route, a changed 
   t.throws(() => h.write(before, after), { message: /REJECT goes out of no interface/ });
 });
 
-test("a gateway looked up in another network instance is nexthop-vrf, last on the line; without a gateway, or naming the route's own instance, it is refused", async (t) => {
+test("a gateway looked up in, or an interface of, another network instance is nexthop-vrf, last on the line; a discard, or naming the route's own instance, is refused", async (t) => {
   const { h, before } = await device('empty');
   const after: any = structuredClone(before);
   const leaked = (index: string, nh: string, instanceName: string, metric?: number): JsonObject => ({
@@ -166,9 +166,12 @@ test("a gateway looked up in another network instance is nexthop-vrf, last on th
   const plan = h.write(before, after);
   t.deepEqual(plan.commands, ['ip route 10.8.0.0/16 192.0.2.1 tag 9 20 nexthop-vrf red']);
   t.deepEqual(plan.undo, ['no ip route 10.8.0.0/16 192.0.2.1 tag 9 20 nexthop-vrf red']);
+  const throughInterface = { index: 'c', config: { index: 'c', 'nh-network-instance': 'red', metric: 7 }, 'interface-ref': { config: { interface: 'eth1' } } };
+  entry['next-hops']['next-hop'] = [throughInterface];
+  t.deepEqual(h.write(before, after).commands, ['ip route 10.8.0.0/16 eth1 tag 9 7 nexthop-vrf red']);
   for (const [hop, message] of [
-    [leaked('b', 'DROP', 'red'), /nh-network-instance needs a gateway address/],
-    [{ index: 'c', config: { index: 'c', 'nh-network-instance': 'red' }, 'interface-ref': { config: { interface: 'eth1' } } }, /nh-network-instance needs a gateway address/],
+    [leaked('b', 'DROP', 'red'), /DROP is looked up in no network instance/],
+    [{ ...leaked('b', 'REJECT', 'red'), 'interface-ref': { config: { interface: 'eth1' } } }, /REJECT goes out of no interface/],
     [leaked('d', '192.0.2.1', 'default'), /"default" is the route's own network instance/],
     [leaked('e', '192.0.2.1', 'red blue'), /nh-network-instance/],
   ] as const) {
