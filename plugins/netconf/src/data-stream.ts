@@ -84,7 +84,8 @@ export class IncomingMessage {
    * had a reader, and is read whole: there was no wait to overlap, and a whole decode costs less.
    */
   finish(text: string, envelope: Envelope): { readonly value: unknown } | undefined {
-    if (this.pending !== undefined) clearImmediate(this.pending);
+    clearImmediate(this.pending);
+    this.pending = undefined;
     const reader = this.reader;
     if (this.off || reader === undefined) return undefined;
     this.received += this.decoder.end().length;

@@ -55,6 +55,11 @@ export interface NetconfDeviceDefinition {
   readonly misbehave?: 'no-hello' | 'malformed-xml' | 'broken-chunk' | 'hello-stall';
   /** Delay before every reply (ms), to test timeouts and requests in flight. */
   readonly replyDelayMs?: number | ((operation: string) => number);
+  /**
+   * Replies written `bytes` at a time, one write every `everyMs` ms, as a device streams a long reply
+   * (netconfd sends 136 KB over ~3 ms): a client then surely receives it over several turns of its event loop.
+   */
+  readonly paceReplies?: { readonly bytes: number; readonly everyMs: number };
 }
 
 export interface SimulatedNetconfDevice {
@@ -98,9 +103,20 @@ export async function startNetconfSimulator(def: NetconfDeviceDefinition, option
     const reader = new FrameReader(16 * 1024 * 1024);
     let framing: FramingMode = 'eom';
     let helloDone = false;
+    // paced replies go out one after another, never interleaved
+    let paced = Promise.resolve();
     const send = (message: string) => {
       if (def.misbehave === 'broken-chunk' && helloDone) { stream.write(`\n#12x\n${message}\n##\n`); return; }
-      stream.write(frameMessage(message, framing));
+      const pace = def.paceReplies;
+      if (pace === undefined) { stream.write(frameMessage(message, framing)); return; }
+      // bytes, not characters: a piece may end inside a UTF-8 sequence, as a TCP read may
+      const framed = Buffer.from(frameMessage(message, framing));
+      paced = paced.then(async () => {
+        for (let at = 0; at < framed.length; at += pace.bytes) {
+          if (at > 0) await new Promise((resolve) => setTimeout(resolve, pace.everyMs));
+          stream.write(framed.subarray(at, at + pace.bytes));
+        }
+      });
     };
     if (def.misbehave !== 'no-hello') stream.write(frameMessage(helloMessage(capabilities, sessionId), 'eom'));
     const release = () => { for (const [ds, holder] of locks) if (holder === sessionId) locks.delete(ds); };
