@@ -73,6 +73,13 @@ async function request(method: string, p: string, body?: unknown): Promise<Answe
   return { status: res.status, text, json };
 }
 
+/** PUTs one static route of the default instance (prefix, its other route config, its next hops); its URL and the answer. */
+async function putStatic(prefix: string, nextHops: unknown[], config: Record<string, unknown> = {}): Promise<{ route: string; put: Answer }> {
+  const route = `${STATIC}/static-routes/static=%22${prefix}%22`;
+  const put = await request('PUT', route, { 'rosetta-openconfig-network-instance:static': [{ prefix, config: { prefix, ...config }, 'next-hops': { 'next-hop': nextHops } }] });
+  return { route, put };
+}
+
 function install(nodeId: string, settings: Record<string, unknown> = {}): Promise<Answer> {
   const cli: Record<string, unknown> = {
     'cli-topology:host': PEER.host, 'cli-topology:port': PEER.port, 'cli-topology:transport-type': 'ssh',
@@ -198,11 +205,7 @@ serial('interfaces: PUT with an IPv4 address, PATCH, DELETE, checked with vtysh'
 });
 
 serial('static routes: PUT static=%22<prefix>%22 under protocol=STATIC,static, PATCH the metric, DELETE, checked with vtysh', async (t) => {
-  const route = `${STATIC}/static-routes/static=%2210.61.0.0/16%22`;
-  const put = await request('PUT', route, { 'rosetta-openconfig-network-instance:static': [{
-    prefix: '10.61.0.0/16', config: { prefix: '10.61.0.0/16' },
-    'next-hops': { 'next-hop': [{ index: '127.0.0.2', config: { index: '127.0.0.2', 'next-hop': '127.0.0.2', metric: 20 } }] },
-  }] });
+  const { route, put } = await putStatic('10.61.0.0/16', [{ index: '127.0.0.2', config: { index: '127.0.0.2', 'next-hop': '127.0.0.2', metric: 20 } }]);
   t.is(put.status, 201, put.text);
   t.regex(onDevice(), /\nip route 10\.61\.0\.0\/16 127\.0\.0\.2 20\n/);
 
@@ -225,14 +228,10 @@ serial('static routes: PUT static=%22<prefix>%22 under protocol=STATIC,static, P
 });
 
 serial('static routes through an interface, alone and with a gateway: PUT, read back as interface-ref, DELETE, checked with vtysh', async (t) => {
-  const route = `${STATIC}/static-routes/static=%2210.63.0.0/16%22`;
-  const put = await request('PUT', route, { 'rosetta-openconfig-network-instance:static': [{
-    prefix: '10.63.0.0/16', config: { prefix: '10.63.0.0/16' },
-    'next-hops': { 'next-hop': [
-      { index: 'lo', config: { index: 'lo' }, 'interface-ref': { config: { interface: 'lo' } } },
-      { index: 'gw', config: { index: 'gw', 'next-hop': '127.0.0.2', metric: 40 }, 'interface-ref': { config: { interface: 'lo' } } },
-    ] },
-  }] });
+  const { route, put } = await putStatic('10.63.0.0/16', [
+    { index: 'lo', config: { index: 'lo' }, 'interface-ref': { config: { interface: 'lo' } } },
+    { index: 'gw', config: { index: 'gw', 'next-hop': '127.0.0.2', metric: 40 }, 'interface-ref': { config: { interface: 'lo' } } },
+  ]);
   t.is(put.status, 201, put.text);
   const config = onDevice();
   t.regex(config, /\nip route 10\.63\.0\.0\/16 lo\n/);
@@ -250,14 +249,10 @@ serial('static routes through an interface, alone and with a gateway: PUT, read 
 });
 
 serial('route tags and REJECT: PUT a tagged route with a reject next hop, read back, PATCH the tag, DELETE, checked with vtysh', async (t) => {
-  const route = `${STATIC}/static-routes/static=%2210.64.0.0/16%22`;
-  const put = await request('PUT', route, { 'rosetta-openconfig-network-instance:static': [{
-    prefix: '10.64.0.0/16', config: { prefix: '10.64.0.0/16', 'set-tag': 64 },
-    'next-hops': { 'next-hop': [
-      { index: 'gw', config: { index: 'gw', 'next-hop': '127.0.0.2' } },
-      { index: 'last', config: { index: 'last', 'next-hop': 'REJECT', metric: 250 } },
-    ] },
-  }] });
+  const { route, put } = await putStatic('10.64.0.0/16', [
+    { index: 'gw', config: { index: 'gw', 'next-hop': '127.0.0.2' } },
+    { index: 'last', config: { index: 'last', 'next-hop': 'REJECT', metric: 250 } },
+  ], { 'set-tag': 64 });
   t.is(put.status, 201, put.text);
   let config = onDevice();
   t.regex(config, /\nip route 10\.64\.0\.0\/16 127\.0\.0\.2 tag 64\n/);
@@ -285,15 +280,11 @@ serial('route tags and REJECT: PUT a tagged route with a reject next hop, read b
 });
 
 serial('a gateway looked up in another VRF, or an interface of it (nh-network-instance, FRR nexthop-vrf): PUT, read back, PATCH its metric, DELETE, checked with vtysh', async (t) => {
-  const route = `${STATIC}/static-routes/static=%2210.65.0.0/16%22`;
-  const put = await request('PUT', route, { 'rosetta-openconfig-network-instance:static': [{
-    prefix: '10.65.0.0/16', config: { prefix: '10.65.0.0/16' },
-    'next-hops': { 'next-hop': [
-      { index: 'leak', config: { index: 'leak', 'next-hop': '127.0.0.2', 'nh-network-instance': 'e2eleak' } },
-      { index: 'own', config: { index: 'own', 'next-hop': '127.0.0.2' } },
-      { index: 'out', config: { index: 'out', 'nh-network-instance': 'e2eleak' }, 'interface-ref': { config: { interface: 'lo' } } },
-    ] },
-  }] });
+  const { route, put } = await putStatic('10.65.0.0/16', [
+    { index: 'leak', config: { index: 'leak', 'next-hop': '127.0.0.2', 'nh-network-instance': 'e2eleak' } },
+    { index: 'own', config: { index: 'own', 'next-hop': '127.0.0.2' } },
+    { index: 'out', config: { index: 'out', 'nh-network-instance': 'e2eleak' }, 'interface-ref': { config: { interface: 'lo' } } },
+  ]);
   t.is(put.status, 201, put.text);
   let config = onDevice();
   t.regex(config, /\nip route 10\.65\.0\.0\/16 127\.0\.0\.2 nexthop-vrf e2eleak\n/);
