@@ -34,7 +34,13 @@ const REPO = path.resolve(__dirname, '..', '..'); // from bench/dist
 const SCRIPT = path.join(REPO, 'test/peers/netconf-device.sh');
 const PEER = { host: '127.0.0.1', port: 10862, username: 'ncuser', password: 'ncpass', state: '/tmp/rosetta-bench-netconf' };
 const GETS = 200;
-const PUTS = 60;
+/**
+ * Rounds run before timing: the service's code path of a request is long and compiles over tens of
+ * requests (with 10, a mount PUT was still being compiled while it was timed), the raw client's few
+ * lines at once, so too few warm-ups charge the service for its compilation.
+ */
+const WARM_UPS = 40;
+const PUTS = 150;
 // a 136 KB read swings by ±20% from one to the next on this machine: enough of them for a steady median
 const BIG_GETS = 150;
 /** Interfaces in the large read (about 136 KB of XML from netconfd). */
@@ -62,7 +68,7 @@ function median(values: number[]): number {
  * alike; timed one after the other, a raw row and its mount row were minutes apart.
  */
 async function timedTogether(n: number, ops: ReadonlyArray<(i: number) => Promise<unknown>>): Promise<number[]> {
-  for (let i = 0; i < Math.min(10, n); i++) for (const op of ops) await op(i);
+  for (let i = 0; i < WARM_UPS; i++) for (const op of ops) await op(i);
   const samples = ops.map((): number[] => []);
   for (let i = 0; i < n; i++) {
     for (let k = 0; k < ops.length; k++) {
