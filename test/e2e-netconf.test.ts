@@ -318,7 +318,7 @@ it('an action against the SDK simulator installed as a second node', async (t) =
   t.is(unknown.status, 404, unknown.text);
 });
 
-it('host keys: the node shows the key netconfd\'s sshd presented (as ssh-keygen -lf prints it); another pinned key is refused before login', async (t) => {
+it('host keys: the node shows the key netconfd\'s sshd presented (as ssh-keygen -lf prints it); another pinned key is refused before login; trust-on-first-use stores the key presented', async (t) => {
   const fingerprints = fs.readdirSync(PEER.state).filter((f) => /^ssh_host_\w+_key\.pub$/.test(f))
     .map((f) => execFileSync('ssh-keygen', ['-lf', path.join(PEER.state, f)], { encoding: 'utf8' }).split(' ')[1]!);
   const node = await call('GET', `${TOPO}/node=NC1?content=nonconfig`);
@@ -331,6 +331,17 @@ it('host keys: the node shows the key netconfd\'s sshd presented (as ssh-keygen 
   t.is((await call('GET', `${TOPO}/node=IMPOSTOR`)).status, 404);
   const malformed = await call('POST', '/rests/operations/connection-manager:install-node', netconfInput('BADKEY', { 'netconf-node-topology:host-key': 'SHA256:short' }));
   t.is(malformed.status, 400, malformed.text);
+
+  // trust-on-first-use: the key presented at install becomes the node's stored host-key
+  const tofu = await call('POST', '/rests/operations/connection-manager:install-node', netconfInput('TOFU', { 'netconf-node-topology:host-key-verification': 'trust-on-first-use' }));
+  t.is(tofu.status, 204, tofu.text);
+  const stored = await call('GET', `${TOPO}/node=TOFU?content=config`);
+  t.is(stored.json['network-topology:node'][0]['netconf-node-topology:host-key'], shown, stored.text);
+  const un = await call('POST', '/rests/operations/connection-manager:uninstall-node', { input: { 'node-id': 'TOFU', 'connection-type': 'netconf' } });
+  t.is(un.status, 204, un.text);
+  const plainTcp = await call('POST', '/rests/operations/connection-manager:install-node', netconfInput('TOFU-TCP', { 'netconf-node-topology:tcp-only': true, 'netconf-node-topology:host-key-verification': 'trust-on-first-use' }));
+  t.is(plainTcp.status, 400, plainTcp.text);
+  t.regex(plainTcp.text, /host-key-verification: a plain TCP session/);
 });
 
 it('bad devices: wrong credentials, no hello, malformed XML, a broken chunk each give a clear 502; the service keeps serving', async (t) => {

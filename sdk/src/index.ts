@@ -11,8 +11,8 @@ export type {
 } from '@rosetta/core';
 
 export { definePlugin, defineSettings, type PluginSpec, type SettingField, type SettingsOf } from './plugin';
-export { settingFlag, settingInteger, settingSecret, settingText, unknownSettings, MAX_SETTING_TEXT } from './node-settings';
-export { HostKeyCheck, hostKeyFingerprint, settingHostKey, HOST_KEY_FINGERPRINT } from './ssh-host-key';
+export { NodeSettingsError, settingFlag, settingInteger, settingSecret, settingText, unknownSettings, MAX_SETTING_TEXT } from './node-settings';
+export { HostKeyCheck, HostKeyTrust, hostKeyFingerprint, settingHostKey, settingHostKeyVerification, HOST_KEY_FINGERPRINT, type HostKeyVerification } from './ssh-host-key';
 export {
   asTranslationUnit, defineTranslationUnit, isListHandler, type ContainerHandler, type Handler, type HandlerContext, type Keys,
   type ListHandler, type Registration, type TranslationUnit, type TranslationUnitSpec, type Writer, type WriterContext,

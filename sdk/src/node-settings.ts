@@ -6,6 +6,19 @@
  */
 import type { JsonValue } from '@rosetta/core';
 
+/**
+ * A protocol container the plugin refuses (the problems, joined): the client's mistake, so the core
+ * answers 400 `invalid-value`, not the 502 of a device that cannot be reached.
+ */
+export class NodeSettingsError extends Error {
+  readonly status = 400;
+  readonly tag = 'invalid-value';
+  constructor(protocol: string, nodeId: string, problems: readonly string[]) {
+    super(`${protocol} settings of ${nodeId}: ${problems.join('; ')}`);
+    this.name = 'NodeSettingsError';
+  }
+}
+
 /** Longest text member accepted (host names, user names, paths, secrets). */
 export const MAX_SETTING_TEXT = 1024;
 

@@ -4,7 +4,7 @@
  */
 import test from 'ava';
 import { createHash } from 'node:crypto';
-import { HostKeyCheck, hostKeyFingerprint, settingHostKey } from '../src';
+import { HostKeyCheck, HostKeyTrust, hostKeyFingerprint, settingHostKey, settingHostKeyVerification } from '../src';
 
 const blob = Buffer.from('ssh-ed25519 key blob for the test');
 const fingerprint = `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
@@ -37,4 +37,44 @@ test('the verifier: any key without a pin, only the pinned one with; the present
   const other = new HostKeyCheck(`SHA256:${'A'.repeat(43)}`);
   t.false(other.verify(blob));
   t.regex(other.refusal('r1:22')!, new RegExp(`^r1:22: the device presented host key ${fingerprint.replace(/[+/]/g, '\\$&')}, not the pinned SHA256:A{43}`));
+});
+
+test('host-key-verification: accept-any by default, trust-on-first-use when asked; anything else is a problem naming the member', (t) => {
+  const problems: string[] = [];
+  t.is(settingHostKeyVerification(undefined, 'host-key-verification', problems), 'accept-any');
+  t.is(settingHostKeyVerification('accept-any', 'host-key-verification', problems), 'accept-any');
+  t.is(settingHostKeyVerification('trust-on-first-use', 'host-key-verification', problems), 'trust-on-first-use');
+  t.deepEqual(problems, []);
+  settingHostKeyVerification('tofu', 'host-key-verification', problems);
+  t.deepEqual(problems, ['host-key-verification: must be one of accept-any, trust-on-first-use, got "tofu"']);
+});
+
+test('trust across logins: trust-on-first-use holds later logins to the first key; accept-any never does; a pin always wins', (t) => {
+  const otherBlob = Buffer.from('another device key');
+  const tofu = new HostKeyTrust(undefined, 'trust-on-first-use');
+  const first = tofu.login();
+  t.true(first.verify(blob));
+  tofu.loggedIn(first);
+  const impostor = tofu.login();
+  t.false(impostor.verify(otherBlob), 'a reconnect to another key is refused');
+  t.true(impostor.refusal('r1:22')!.includes(`not ${fingerprint}, the key trusted at its first login`), impostor.refusal('r1:22'));
+  tofu.loggedIn(impostor); // a refused login is never reported as logged in; even so it does not replace the trust
+  t.true(tofu.login().verify(blob), 'the first key still connects');
+
+  const failedFirst = new HostKeyTrust(undefined, 'trust-on-first-use');
+  t.true(failedFirst.login().verify(otherBlob), 'a login that did not succeed trusts nothing');
+  const realFirst = failedFirst.login();
+  t.true(realFirst.verify(blob));
+  failedFirst.loggedIn(realFirst);
+  t.false(failedFirst.login().verify(otherBlob));
+
+  const open = new HostKeyTrust(undefined, 'accept-any');
+  const c = open.login();
+  c.verify(blob);
+  open.loggedIn(c);
+  t.true(open.login().verify(otherBlob));
+
+  const pinned = new HostKeyTrust(fingerprint, 'trust-on-first-use');
+  t.false(pinned.login().verify(otherBlob));
+  t.true(pinned.login().verify(blob));
 });

@@ -24,7 +24,7 @@ import { badSetting, deviceFault, MountError, noConnection, nodeExists, nodeMiss
 import { SecretBox } from '../datastore/secrets';
 import { isSensitive, revealSecret, sealTree } from '../datastore/sensitive';
 import {
-  MODULE_OF, nodeConfigJson, nodeSteps, plainSettings, storedNodes, TOPOLOGY_OF, UNIFIED, type NodeSettings, type Protocol,
+  MODULE_OF, nodeConfigJson, nodeSteps, plainSettings, settingsToStore, storedNodes, TOPOLOGY_OF, UNIFIED, type NodeSettings, type Protocol,
 } from './topology';
 
 export type ConnectionStatus = 'connecting' | 'connected' | 'unable-to-connect';
@@ -61,7 +61,8 @@ export interface MountedNode {
   readonly protocol: Protocol;
   readonly deviceType: string | undefined;
   readonly deviceVersion: string | undefined;
-  readonly settings: NodeSettings;
+  /** As installed; install adds the host-key a trust-on-first-use node trusted (see settingsToStore). */
+  settings: NodeSettings;
   connection: DeviceConnection | undefined;
   /** NETCONF: the compiled schema of the device's own modules (CLI schemas follow the units per request). */
   ownSchema: DeviceSchema | undefined;
@@ -145,6 +146,8 @@ export class MountManager {
     this.nodes.set(nodeId, node);
     try {
       await this.connect(scope, node);
+      node.settings = settingsToStore(node.settings, node.connection?.hostKey);
+      if (node.settings['host-key'] !== settings['host-key']) this.options.log.info(`node ${nodeId}: trusting its SSH host key ${String(node.settings['host-key'])} (trust-on-first-use)`);
       await this.options.datastores.config.apply([{ operation: 'merge', target: [], value: this.configTree(node) }]);
     } catch (e) {
       this.nodes.delete(nodeId);

@@ -34,6 +34,16 @@ export function plainSettings(container: JsonObject): Record<string, JsonValue> 
   return out;
 }
 
+/**
+ * The settings to store for a node just installed: under `host-key-verification` trust-on-first-use
+ * without a `host-key`, the fingerprint of the key the device presented becomes its host-key, so that
+ * every later login (after a restart too) must present that key.
+ */
+export function settingsToStore(settings: NodeSettings, presentedHostKey: string | undefined): NodeSettings {
+  if (settings['host-key-verification'] !== 'trust-on-first-use' || settings['host-key'] !== undefined || presentedHostKey === undefined) return settings;
+  return { ...settings, 'host-key': presentedHostKey };
+}
+
 /** The steps of `network-topology/topology=<topology>/node=<nodeId>` in the local schema. */
 export function nodeSteps(schema: SchemaContext, topology: string, nodeId?: string): PathStep[] {
   const top = schema.data.find((n) => n.name === 'network-topology' && n.module.name === 'network-topology');

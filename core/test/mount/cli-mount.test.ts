@@ -5,6 +5,7 @@
  * PUT/PATCH/POST/DELETE checked in the simulator's running configuration; errors; restart reconnects.
  */
 import test from 'ava';
+import { generateKeyPairSync } from 'node:crypto';
 import { frrDevice, simulatorHostKeyFingerprint, startSimulator, type SimulatedDevice } from '@rosetta/sdk';
 import { eventually, pluginsFile, startMountService, type MountService } from './fixture';
 
@@ -191,6 +192,42 @@ test.serial('host-key pins the device\'s SSH host key: the right one connects an
   t.regex(malformed.text, /host-key/);
   const un = await s.request('POST', '/rests/operations/connection-manager:uninstall-node', { input: { 'node-id': 'PINNED', 'connection-type': 'cli' } });
   t.is(un.status, 204, un.text);
+});
+
+test.serial('host-key-verification trust-on-first-use stores the first key as the node\'s host-key; a device with another key is refused, after a restart too', async (t) => {
+  const first = await startSimulator(frrDevice({ hostname: 'r2', username: 'rosetta', password: 'S3cret-pw', config: [] }));
+  const port = first.port;
+  let impostor: SimulatedDevice | undefined;
+  try {
+    const body = installBody(port, { 'cli-topology:host-key-verification': 'trust-on-first-use' });
+    body.input['node-id'] = 'TOFU';
+    const r = await s.request('POST', '/rests/operations/connection-manager:install-node', body);
+    t.is(r.status, 204, r.text);
+    const stored = await s.request('GET', `${NODES}/topology=cli/node=TOFU?content=config`);
+    t.is(stored.json['network-topology:node'][0]['cli-topology:host-key'], simulatorHostKeyFingerprint(), 'the key presented at install is pinned');
+    t.true(s.logs.some((l) => l.includes(`node TOFU: trusting its SSH host key ${simulatorHostKeyFingerprint()}`)), s.logs.join('\n'));
+
+    await s.service.stop();
+    s = await startMountService(plugins, s.dataDir);
+    const back = await eventually(async () => (await s.request('GET', `${MOUNT.replace('node=R1', 'node=TOFU')}?content=config`)).status === 200);
+    t.true(back, 'the trusted device connects after a restart');
+
+    // the device is replaced by one with another host key on the same address
+    await first.close();
+    const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
+    impostor = await startSimulator(frrDevice({ hostname: 'r2', username: 'rosetta', password: 'S3cret-pw', config: [] }), { port, hostKey: otherKey });
+    const refused = await eventually(async () => {
+      const read = await s.request('GET', `${MOUNT.replace('node=R1', 'node=TOFU')}?content=config`);
+      return read.status === 502 && read.text.includes(`not the pinned ${simulatorHostKeyFingerprint()}`);
+    });
+    t.true(refused, 'a login to another key is refused');
+    t.is(impostor.commandLog.length, 0, 'nothing was sent to the impostor');
+    t.false(s.logs.join('\n').includes('S3cret-pw'));
+  } finally {
+    await s.request('POST', '/rests/operations/connection-manager:uninstall-node', { input: { 'node-id': 'TOFU', 'connection-type': 'cli' } });
+    await impostor?.close();
+    await first.close();
+  }
 });
 
 test.serial('installed nodes survive a restart and reconnect; uninstall removes them', async (t) => {

@@ -10,7 +10,7 @@
  * The password and secret live only in the settings it holds; nothing it prints or returns shows them.
  */
 import { inspect } from 'node:util';
-import { HostKeyCheck, type DeviceConnection, type PluginLogger } from '@rosetta/sdk';
+import { HostKeyTrust, type DeviceConnection, type PluginLogger } from '@rosetta/sdk';
 import { CliConnectionError, CliDeviceUnusableError } from './errors';
 import { CliSession } from './session';
 import type { CliNodeSettings } from './settings';
@@ -50,12 +50,14 @@ export class CliDevice implements DeviceConnection {
   keepalives = 0;
   /** The fingerprint of the SSH host key the device presented at the last login attempt. */
   hostKey: string | undefined;
+  private readonly hostKeyTrust: HostKeyTrust;
 
   private constructor(
     readonly nodeId: string, private readonly settings: CliNodeSettings, private readonly log: PluginLogger, private readonly backoff: Backoff,
     unusablePatterns: readonly RegExp[],
   ) {
     this.unusablePatterns = unusablePatterns;
+    this.hostKeyTrust = new HostKeyTrust(settings.hostKey, settings.hostKeyVerification);
   }
 
   /**
@@ -157,12 +159,13 @@ export class CliDevice implements DeviceConnection {
   private async openSession(): Promise<CliSession> {
     const s = this.settings;
     let session: CliSession | undefined;
-    const hostKey = new HostKeyCheck(s.hostKey);
+    const hostKey = this.hostKeyTrust.login();
     const shell = await CliShell.open({
       host: s.host, port: s.port, username: s.username, password: s.password,
       connectTimeoutMs: s.connectionEstablishTimeout * 1000, hostKey,
       onLost: (reason) => { if (session) this.lost(session, reason); },
     }).finally(() => { if (hostKey.presented !== undefined) this.hostKey = hostKey.presented; });
+    this.hostKeyTrust.loggedIn(hostKey);
     session = new CliSession(shell, {
       commandTimeoutMs: s.commandTimeout * 1000, secret: s.secret, deviceType: s.deviceType, unusablePatterns: () => this.unusablePatterns,
     });

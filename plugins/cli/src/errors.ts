@@ -1,7 +1,6 @@
 /**
  * The CLI southbound's errors, each with the RESTCONF status and error-tag the mount layer should answer
  * with (`status`, `tag`), so it need not parse messages:
- * - CliSettingsError: the install-node `cli` container is wrong (400).
  * - CliNoModelsError: no translation unit serves the device (unknown device-type, a version no unit
  *   covers), for a write or a dry-run (404 `data-missing`). The node stays installed and connected; its
  *   mount point has no translated models, so reads there answer an empty tree.
@@ -16,19 +15,11 @@
  * - CliRequestError: a device RPC's input is unusable (400).
  * - CliUntranslatableError: a translation unit cannot say the requested data in the device's commands
  *   (a value its syntax has no form for): 400 `invalid-value` at the node's path, before anything is sent.
+ * A wrong install-node `cli` container is the SDK's NodeSettingsError (400).
  * No message ever contains the password or the enable secret.
  */
 
 export type ConnectionFailure = 'unreachable' | 'authentication' | 'host-key' | 'login' | 'closed';
-
-export class CliSettingsError extends Error {
-  readonly status = 400;
-  readonly tag = 'invalid-value';
-  constructor(message: string) {
-    super(message);
-    this.name = 'CliSettingsError';
-  }
-}
 
 export class CliNoModelsError extends Error {
   readonly status = 404;

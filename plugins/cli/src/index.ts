@@ -5,14 +5,13 @@
  * the device's life device.ts, the work operations.ts. YANG: yang/cli-topology (install-node settings,
  * node status) and yang/cli-unit-generic (execute-and-read, dry-run).
  */
-import { definePlugin, type PluginApi } from '@rosetta/sdk';
+import { definePlugin, NodeSettingsError, type PluginApi } from '@rosetta/sdk';
 import { CliDevice, DEFAULT_BACKOFF, isCliDevice } from './device';
-import { CliSettingsError } from './errors';
 import { DRY_RUN, EXECUTE_AND_READ, dryRunRpc, executeAndRead, noUnitsReason, readDevice, unitsOf, unusablePatternsOf, writeDevice } from './operations';
 import { readCliSettings } from './settings';
 
 export { CliDevice, isCliDevice, DEFAULT_BACKOFF, type Backoff, type ConnectionStatus } from './device';
-export { CliCommandError, CliConnectionError, CliDeviceUnusableError, CliNoModelsError, CliRequestError, CliSettingsError, CliTimeoutError, CliUntranslatableError, type RollbackReport } from './errors';
+export { CliCommandError, CliConnectionError, CliDeviceUnusableError, CliNoModelsError, CliRequestError, CliTimeoutError, CliUntranslatableError, type RollbackReport } from './errors';
 export {
   DRY_RUN, EXECUTE_AND_READ, dryRun, dryRunRpc, executeAndRead, noUnitsReason, readDevice, unitsOf, unusablePatternsOf, writeDevice,
 } from './operations';
@@ -26,7 +25,7 @@ export default definePlugin({
   setup(api: PluginApi) {
     api.hooks.device.connect.for('cli').tapPromise('cli', async (ctx) => {
       const checked = readCliSettings(ctx.settings);
-      if (!checked.ok) throw new CliSettingsError(`cli settings of ${ctx.device.nodeId}: ${checked.problems.join('; ')}`);
+      if (!checked.ok) throw new NodeSettingsError('cli', ctx.device.nodeId, checked.problems);
       // A device no unit serves is still installed (execute-and-read works on it); its mount point has
       // no translated models, which the core's connected-message and the mount point's reads say.
       if (ctx.device.units.length === 0) api.log.warn(`${ctx.device.nodeId}: ${noUnitsReason(ctx.device)}; installing it without translated models`);

@@ -4,7 +4,7 @@
  * as in the cli-topology module; defaults follow what a UniConfig user expects. The member readers are
  * the SDK's (node-settings.ts), so every southbound reports bad members alike.
  */
-import { settingHostKey, settingInteger, settingSecret, settingText, unknownSettings, type JsonValue } from '@rosetta/sdk';
+import { settingHostKey, settingHostKeyVerification, settingInteger, settingSecret, settingText, unknownSettings, type HostKeyVerification, type JsonValue } from '@rosetta/sdk';
 
 export interface CliNodeSettings {
   readonly host: string;
@@ -25,8 +25,10 @@ export interface CliNodeSettings {
   readonly maxConnectionAttempts: number;
   /** Attempts after a drop before the node becomes `unable-to-connect` (0: keep trying). */
   readonly maxReconnectionAttempts: number;
-  /** The pinned SHA256 fingerprint of the device's SSH host key; undefined: any key is accepted. */
+  /** The pinned SHA256 fingerprint of the device's SSH host key; undefined: `hostKeyVerification` decides. */
   readonly hostKey: string | undefined;
+  /** What a login accepts when no host key is pinned. */
+  readonly hostKeyVerification: HostKeyVerification;
 }
 
 export type SettingsCheck = { readonly ok: true; readonly value: CliNodeSettings } | { readonly ok: false; readonly problems: string[] };
@@ -41,7 +43,7 @@ export const DEFAULTS = {
 } as const;
 
 const KNOWN = new Set([
-  'host', 'port', 'transport-type', 'device-type', 'device-version', 'username', 'password', 'secret', 'host-key',
+  'host', 'port', 'transport-type', 'device-type', 'device-version', 'username', 'password', 'secret', 'host-key', 'host-key-verification',
   ...Object.keys(DEFAULTS),
 ]);
 
@@ -70,6 +72,7 @@ export function readCliSettings(raw: Readonly<Record<string, JsonValue>>): Setti
     maxConnectionAttempts: count('max-connection-attempts', 0, 1_000_000),
     maxReconnectionAttempts: count('max-reconnection-attempts', 0, 1_000_000),
     hostKey: settingHostKey(raw['host-key'], 'host-key', problems),
+    hostKeyVerification: settingHostKeyVerification(raw['host-key-verification'], 'host-key-verification', problems),
   };
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value };
 }

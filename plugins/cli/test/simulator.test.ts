@@ -6,8 +6,8 @@
  * restarts, keepalive, execute-and-read, dry-run, uninstall.
  */
 import test from 'ava';
-import { frrDevice, startSimulator, type DeviceDefinition, type JsonObject, type SimulatedDevice } from '@rosetta/sdk';
-import { CliCommandError, CliConnectionError, CliNoModelsError, CliSettingsError, CliTimeoutError, isCliDevice, type CliDevice } from '../src/index';
+import { frrDevice, NodeSettingsError, startSimulator, type DeviceDefinition, type JsonObject, type SimulatedDevice } from '@rosetta/sdk';
+import { CliCommandError, CliConnectionError, CliNoModelsError, CliTimeoutError, isCliDevice, type CliDevice } from '../src/index';
 import { cliSettings, harness, type Harness } from './fixture';
 
 const creds = { username: 'frruser', password: 'frrpass' };
@@ -108,7 +108,7 @@ test('wrong password, closed port, telnet, bad port: clear errors without secret
   t.regex((closed as Error).message, /ECONNREFUSED/);
 
   const telnet = await h.connect('telnet', cliSettings(23, { 'transport-type': 'telnet' })).catch((e: Error) => e);
-  t.true(telnet instanceof CliSettingsError);
+  t.true(telnet instanceof NodeSettingsError);
   t.regex((telnet as Error).message, /transport-type: telnet is not supported/);
   const port = await h.connect('port', cliSettings(0, { port: 'twenty-two', password: 'p@ss' })).catch((e: Error) => e);
   t.regex((port as Error).message, /port: must be an integer from 1 to 65535, got "twenty-two"/);

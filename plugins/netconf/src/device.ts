@@ -5,7 +5,7 @@
  * up. Schemas are discovered once, at install; writes are serialized per device (one lock holder at a
  * time); notifications are logged per node and the last ones kept for the event streams.
  */
-import { CAP_NOTIFICATION, HostKeyCheck, type DeviceConnection, type PluginLogger, type XmlElement } from '@rosetta/sdk';
+import { CAP_NOTIFICATION, HostKeyTrust, type DeviceConnection, type PluginLogger, type XmlElement } from '@rosetta/sdk';
 import { NetconfSessionError } from './errors';
 import { createSubscription } from './operations';
 import { discoverSchemas, type DiscoveredSchemas } from './schemas';
@@ -58,11 +58,14 @@ export class NetconfDevice implements DeviceConnection {
   connects = 0;
   /** The fingerprint of the SSH host key the device presented at the last login attempt (none over tcp-only). */
   hostKey: string | undefined;
+  private readonly hostKeyTrust: HostKeyTrust;
 
   private constructor(
     readonly nodeId: string, private readonly settings: NetconfNodeSettings, private readonly cacheRoot: string | undefined,
     private readonly log: PluginLogger, private readonly options: DeviceOptions,
-  ) {}
+  ) {
+    this.hostKeyTrust = new HostKeyTrust(settings.hostKey, settings.hostKeyVerification);
+  }
 
   /**
    * Connects (up to max-connection-attempts, 0 meaning until it works), discovers the schemas and
@@ -125,7 +128,7 @@ export class NetconfDevice implements DeviceConnection {
 
   private async openSession(): Promise<void> {
     const s = this.settings;
-    const hostKey = new HostKeyCheck(s.hostKey);
+    const hostKey = this.hostKeyTrust.login();
     const session = await NetconfSession.open({
       host: s.host, port: s.port, username: s.username, password: s.password, tcpOnly: s.tcpOnly, hostKey,
       connectTimeoutMs: s.initialConnectionTimeout, requestTimeoutMs: s.requestTransactionTimeout, keepaliveMs: s.keepaliveDelay * 1000,
@@ -133,6 +136,7 @@ export class NetconfDevice implements DeviceConnection {
       onClose: (reason) => this.lost(session, reason),
       ...(this.options.logRpcs ? { onSend: (body: string, id: string) => this.log.info(`${this.nodeId}: rpc ${id} ${traceText(body)}`) } : {}),
     }).finally(() => { if (hostKey.presented !== undefined) this.hostKey = hostKey.presented; });
+    this.hostKeyTrust.loggedIn(hostKey);
     this.session = session;
     this.state = 'connected';
     this.connects++;

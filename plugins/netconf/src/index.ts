@@ -6,7 +6,7 @@
  * the protocol is in session.ts, the device's life in device.ts, the operations in operations.ts.
  */
 import path from 'node:path';
-import { definePlugin, defineSettings, type DeviceDataCodec, type PluginApi } from '@rosetta/sdk';
+import { definePlugin, defineSettings, NodeSettingsError, type DeviceDataCodec, type PluginApi } from '@rosetta/sdk';
 import { isNetconfDevice, NetconfDevice } from './device';
 import { NetconfSessionError } from './errors';
 import { DRY_RUN_EDIT, dryRunEdit, editsFromDocuments, invokeOperation, readData, writeEdits } from './operations';
@@ -57,7 +57,7 @@ export default definePlugin<Settings>({
 
     api.hooks.device.connect.for('netconf').tapPromise('netconf', async (ctx) => {
       const checked = readNodeSettings(ctx.settings);
-      if (!checked.ok) throw new Error(`netconf settings of ${ctx.device.nodeId}: ${checked.problems.join('; ')}`);
+      if (!checked.ok) throw new NodeSettingsError('netconf', ctx.device.nodeId, checked.problems);
       const cache = checked.value.schemaCacheDirectory ? path.resolve(checked.value.schemaCacheDirectory) : defaultCache;
       // the core owns the connection from here: it survives a swap of this plugin's version
       return NetconfDevice.install(ctx.device.nodeId, checked.value, cache, api.log, { logRpcs });

@@ -4,7 +4,7 @@
  * Units: the `*-timeout` settings are milliseconds; `keepalive-delay` is seconds (as in OpenDaylight).
  * The member readers are the SDK's (node-settings.ts), so every southbound reports bad members alike.
  */
-import { settingFlag, settingHostKey, settingInteger, settingSecret, settingText, unknownSettings, type JsonValue } from '@rosetta/sdk';
+import { settingFlag, settingHostKey, settingHostKeyVerification, settingInteger, settingSecret, settingText, unknownSettings, type HostKeyVerification, type JsonValue } from '@rosetta/sdk';
 
 export interface NetconfNodeSettings {
   readonly host: string;
@@ -28,8 +28,10 @@ export interface NetconfNodeSettings {
   readonly schemaCacheDirectory: string | undefined;
   /** Open an RFC 5277 subscription to this stream when the device offers `:notification`. */
   readonly notificationStream: string | undefined;
-  /** The pinned SHA256 fingerprint of the device's SSH host key; undefined: any key is accepted. */
+  /** The pinned SHA256 fingerprint of the device's SSH host key; undefined: `hostKeyVerification` decides. */
   readonly hostKey: string | undefined;
+  /** What a login accepts when no host key is pinned. */
+  readonly hostKeyVerification: HostKeyVerification;
 }
 
 export type SettingsCheck = { ok: true; value: NetconfNodeSettings } | { ok: false; problems: string[] };
@@ -44,7 +46,7 @@ const COUNT_DEFAULTS = {
   'keepalive-delay': 120,
 };
 
-const KNOWN = new Set(['host', 'port', 'username', 'password', 'tcp-only', 'schema-cache-directory', 'notification-stream', 'host-key', ...Object.keys(COUNT_DEFAULTS)]);
+const KNOWN = new Set(['host', 'port', 'username', 'password', 'tcp-only', 'schema-cache-directory', 'notification-stream', 'host-key', 'host-key-verification', ...Object.keys(COUNT_DEFAULTS)]);
 
 /** Checks the container's members (module prefixes already removed by the core). */
 export function readNodeSettings(raw: Readonly<Record<string, JsonValue>>): SettingsCheck {
@@ -66,7 +68,9 @@ export function readNodeSettings(raw: Readonly<Record<string, JsonValue>>): Sett
     schemaCacheDirectory: settingText(raw['schema-cache-directory'], 'schema-cache-directory', problems, false),
     notificationStream: settingText(raw['notification-stream'], 'notification-stream', problems, false),
     hostKey: settingHostKey(raw['host-key'], 'host-key', problems),
+    hostKeyVerification: settingHostKeyVerification(raw['host-key-verification'], 'host-key-verification', problems),
   };
   if (value.tcpOnly && value.hostKey !== undefined) problems.push('host-key: a plain TCP session (tcp-only) has no SSH host key to pin');
+  if (value.tcpOnly && value.hostKeyVerification === 'trust-on-first-use') problems.push('host-key-verification: a plain TCP session (tcp-only) has no SSH host key to trust');
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value };
 }

@@ -103,4 +103,9 @@ test('settings: defaults, numeric strings, every bad member named', (t) => {
   t.true(pinned.ok && pinned.value.hostKey === key);
   const tcp = readNodeSettings({ host: 'h', username: 'u', password: 'p', 'tcp-only': true, 'host-key': key });
   t.deepEqual(tcp.ok ? [] : tcp.problems, ['host-key: a plain TCP session (tcp-only) has no SSH host key to pin']);
+  t.true(ok.ok && ok.value.hostKeyVerification === 'accept-any', 'any key unless asked otherwise');
+  const tofu = readNodeSettings({ host: 'h', username: 'u', password: 'p', 'host-key-verification': 'trust-on-first-use' });
+  t.true(tofu.ok && tofu.value.hostKeyVerification === 'trust-on-first-use');
+  const tcpTofu = readNodeSettings({ host: 'h', username: 'u', password: 'p', 'tcp-only': true, 'host-key-verification': 'trust-on-first-use' });
+  t.deepEqual(tcpTofu.ok ? [] : tcpTofu.problems, ['host-key-verification: a plain TCP session (tcp-only) has no SSH host key to trust']);
 });
