@@ -317,6 +317,31 @@ serial('a gateway looked up in another VRF, or an interface of it (nh-network-in
   t.notRegex(onDevice(), /ip route 10\.65\./);
 });
 
+serial('onlink (rosetta-frr-extensions:onlink): PUT, read back, PATCH it off, DELETE, checked with vtysh', async (t) => {
+  const { route, put } = await putStatic('10.66.0.0/16', [
+    { index: 'attached', config: { index: 'attached', 'next-hop': '192.0.2.1', metric: 40, 'rosetta-frr-extensions:onlink': true }, 'interface-ref': { config: { interface: 'lo' } } },
+  ]);
+  t.is(put.status, 201, put.text);
+  t.regex(onDevice(), /\nip route 10\.66\.0\.0\/16 192\.0\.2\.1 lo 40 onlink\n/);
+  const read = await request('GET', `${route}/next-hops?content=all`);
+  t.is(read.status, 200, read.text);
+  const [hop] = read.json['rosetta-openconfig-network-instance:next-hops']['next-hop'];
+  t.deepEqual(hop.config, { index: '192.0.2.1+lo', 'next-hop': '192.0.2.1', metric: 40, 'rosetta-frr-extensions:onlink': true });
+  t.is(hop.state['rosetta-frr-extensions:onlink'], true);
+  const off = await request('PATCH', `${route}/next-hops/next-hop=192.0.2.1+lo/config`, { 'rosetta-openconfig-network-instance:config': { 'rosetta-frr-extensions:onlink': false } });
+  t.is(off.status, 200, off.text);
+  const config = onDevice();
+  t.regex(config, /\nip route 10\.66\.0\.0\/16 192\.0\.2\.1 lo 40\n/);
+  t.notRegex(config, /10\.66\.0\.0\/16 .*onlink/);
+  const lone = await putStatic('10.67.0.0/16', [{ index: 'g', config: { index: 'g', 'next-hop': '192.0.2.1', 'rosetta-frr-extensions:onlink': true } }]);
+  t.is(lone.put.status, 400, lone.put.text); // FRR would take it for an interface named onlink: nothing sent
+  t.regex(lone.put.json.errors.error[0]['error-message'], /onlink binds a gateway address to an interface/);
+  t.notRegex(onDevice(), /10\.67\./);
+  const del = await request('DELETE', route);
+  t.is(del.status, 204, del.text);
+  t.notRegex(onDevice(), /ip route 10\.66\./);
+});
+
 serial('BGP: PUT global and a neighbor, PATCH enabled, POST an internal neighbor, DELETE, checked with vtysh', async (t) => {
   const put = await request('PUT', BGP, { 'rosetta-openconfig-network-instance:bgp': {
     global: { config: { as: 65061, 'router-id': '10.61.0.1' } },

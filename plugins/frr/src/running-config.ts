@@ -2,8 +2,8 @@
  * FRR's `show running-config`, read into the few facts the units serve: interfaces (description,
  * shutdown, IPv4 addresses), static routes per VRF, and BGP instances with their neighbors. FRR has no
  * JSON form of its configuration, so this is the one place that reads configuration text. Lines it does
- * not know (other protocols, route maps, `ip route` forms with labels, tables or `onlink`) are left
- * out, never guessed at.
+ * not know (other protocols, route maps, `ip route` forms with labels or tables) are left out, never
+ * guessed at.
  */
 import { parseBlocks, type Block } from '@rosetta/sdk';
 
@@ -22,8 +22,8 @@ export interface InterfaceConfig {
 }
 
 /**
- * One `ip route PREFIX NEXT-HOP [tag TAG] [DISTANCE] [nexthop-vrf VRF]` line, the next hop a gateway,
- * an interface, both, `Null0`/`blackhole` or `reject` (FRR prints them in this order).
+ * One `ip route PREFIX NEXT-HOP [tag TAG] [DISTANCE] [nexthop-vrf VRF] [onlink]` line, the next hop a
+ * gateway, an interface, both, `Null0`/`blackhole` or `reject` (FRR prints them in this order).
  */
 export interface StaticRouteLine {
   readonly prefix: string;
@@ -40,6 +40,8 @@ export interface StaticRouteLine {
   readonly distance?: number;
   /** The VRF the gateway is looked up in, or the interface is in (`nexthop-vrf`); absent: the route's own. */
   readonly nextHopInstance?: string;
+  /** `onlink`: the gateway is taken as attached to the interface (FRR prints it only with both). */
+  readonly onlink?: true;
 }
 
 export interface NeighborConfig {
@@ -71,7 +73,7 @@ const IPV4 = String.raw`(?:\d{1,3}\.){3}\d{1,3}`;
 export const ROUTE_KEYWORDS = ['reject', 'tag', 'label', 'table', 'nexthop-vrf', 'onlink', 'color', 'segments', 'bfd', 'vrf', 'Null0', 'blackhole'];
 // an interface name: a letter first (not the distance), and none of those words
 const IFNAME = String.raw`(?!(?:${ROUTE_KEYWORDS.join('|')})\b)[A-Za-z][\w.:/-]*`;
-const ROUTE = new RegExp(String.raw`^ip route (${IPV4}/\d{1,2}) (?:(Null0|blackhole)|(reject)|(${IPV4})(?: (${IFNAME}))?|(${IFNAME}))(?: tag (\d{1,10}))?(?: (\d{1,3}))?(?: nexthop-vrf (\S+))?$`);
+const ROUTE = new RegExp(String.raw`^ip route (${IPV4}/\d{1,2}) (?:(Null0|blackhole)|(reject)|(${IPV4})(?: (${IFNAME}))?|(${IFNAME}))(?: tag (\d{1,10}))?(?: (\d{1,3}))?(?: nexthop-vrf (\S+))?(?: (onlink))?$`);
 const ADDRESS = new RegExp(String.raw`^ip address (${IPV4})/(\d{1,2})$`);
 const NEIGHBOR = new RegExp(String.raw`^neighbor (${IPV4}) (.*)$`);
 
@@ -109,10 +111,12 @@ function addRoute(routes: StaticRouteLine[], m: RegExpExecArray): void {
   const iface = m[5] ?? m[6];
   // a discard has no table to be looked up in: FRR prints no such line, and the model cannot say it
   if (m[9] !== undefined && nextHop !== undefined && m[4] === undefined) return;
+  // onlink binds a gateway to an interface; FRR prints it with both only (`GATEWAY onlink` names an interface "onlink")
+  if (m[10] !== undefined && (m[4] === undefined || m[5] === undefined)) return;
   routes.push({
     prefix: m[1]!, ...(nextHop !== undefined ? { nextHop } : {}), ...(iface !== undefined ? { interface: iface } : {}),
     ...(m[7] !== undefined ? { tag: Number(m[7]) } : {}), ...(m[8] !== undefined ? { distance: Number(m[8]) } : {}),
-    ...(m[9] !== undefined ? { nextHopInstance: m[9] } : {}),
+    ...(m[9] !== undefined ? { nextHopInstance: m[9] } : {}), ...(m[10] !== undefined ? { onlink: true as const } : {}),
   });
 }
 

@@ -2,7 +2,8 @@
  * Static routes of a network instance (`protocol=STATIC,static`): each `static[prefix]` with its
  * `next-hops/next-hop[index]` is a set of FRR lines `ip route PREFIX NEXT-HOP [tag TAG] [DISTANCE]
  * [nexthop-vrf VRF]` (the gateway, DROP or REJECT is `config/next-hop`, the interface
- * `interface-ref/config/interface`, the VRF the gateway or interface is in `config/nh-network-instance`),
+ * `interface-ref/config/interface`, the VRF the gateway or interface is in `config/nh-network-instance`,
+ * FRR's `onlink` the augmented `config/rosetta-frr-extensions:onlink`),
  * at the top level for the default instance and inside `vrf NAME` ... `exit-vrf` for a VRF. The route's
  * `config/set-tag` goes on each of its lines (FRR tags lines; OpenConfig tags the route), and reads back
  * when all its lines carry the same tag. The route's writer owns its next hops and compares lines, not
@@ -14,6 +15,9 @@ import { child, cliWord, isObject, num, PROTOCOLS, protocolKind, text } from './
 import { DEFAULT_VRF, parseRunningConfig, ROUTE_KEYWORDS, RUNNING_CONFIG, type StaticRouteLine } from './running-config';
 
 export const STATIC_ROUTES = `${PROTOCOLS}/static-routes/static`;
+
+/** A next hop's `onlink` (rosetta-frr-extensions augments OpenConfig's next-hop config and state with it). */
+const ONLINK = 'rosetta-frr-extensions:onlink';
 
 async function routesOf(session: CliSession, vrf: string): Promise<readonly StaticRouteLine[]> {
   return parseRunningConfig(await session.exec(RUNNING_CONFIG)).staticRoutes.get(vrf) ?? [];
@@ -75,6 +79,7 @@ function nextHopJson(index: string, line: StaticRouteLine, as: 'config' | 'state
     [as]: {
       index, ...(line.nextHop !== undefined ? { 'next-hop': line.nextHop } : {}), ...(line.distance !== undefined ? { metric: line.distance } : {}),
       ...(line.nextHopInstance !== undefined ? { 'nh-network-instance': line.nextHopInstance } : {}),
+      ...(line.onlink ? { [ONLINK]: true } : {}),
     },
   };
   if (line.interface !== undefined) hop['interface-ref'] = { [as]: { interface: line.interface } };
@@ -135,8 +140,12 @@ export function routeLines(staticEntry: JsonObject, key: Keys, vrf: string): str
     if (lookup !== undefined && discard !== undefined) throw new Error(`next hop ${which} of ${prefix}: ${nh} is looked up in no network instance; nh-network-instance needs a gateway address or an interface`);
     // the route's own instance is where a gateway is looked up anyway: written, it would not read back
     if (lookup === vrf) throw new Error(`next hop ${which} of ${prefix}: nh-network-instance ${JSON.stringify(lookup)} is the route's own network instance; leave it out`);
-    // FRR's order: tag, distance (1, its default, is never shown: writing it would not read back), nexthop-vrf
-    out.add(`${prefix} ${via}${tagged}${metric !== undefined && metric !== 1 ? ` ${metric}` : ''}${lookup !== undefined ? ` nexthop-vrf ${cliWord(lookup, 'nh-network-instance')}` : ''}`);
+    const onlink = config[ONLINK];
+    if (onlink !== undefined && typeof onlink !== 'boolean') throw new Error(`next hop ${which} of ${prefix}: onlink must be true or false, not ${JSON.stringify(onlink)}`);
+    // FRR takes `GATEWAY onlink` for a next hop through an interface named "onlink"
+    if (onlink === true && (target === undefined || discard !== undefined || iface === undefined)) throw new Error(`next hop ${which} of ${prefix}: onlink binds a gateway address to an interface; give config/next-hop (an address) and interface-ref/config/interface`);
+    // FRR's order: tag, distance (1, its default, is never shown: writing it would not read back), nexthop-vrf, onlink
+    out.add(`${prefix} ${via}${tagged}${metric !== undefined && metric !== 1 ? ` ${metric}` : ''}${lookup !== undefined ? ` nexthop-vrf ${cliWord(lookup, 'nh-network-instance')}` : ''}${onlink === true ? ' onlink' : ''}`);
   }
   return [...out];
 }

@@ -201,10 +201,13 @@ test('odd and garbage device output: unknown lines are left out, errors are name
     'ip route 10.4.0.0/16 eth2 tag 5', // lines with different tags: no set-tag
     'ip route 10.5.0.0/16 127.0.0.2 nexthop-vrf red', // a gateway looked up in VRF red: nh-network-instance
     'ip route 10.5.0.0/16 127.0.0.2', // the same gateway in the route's own table: another next hop
-    'ip route 10.6.0.0/16 127.0.0.2 onlink', 'ip route 10.7.0.0/16 127.0.0.2 label 16', 'ip route 10.8.0.0/16 127.0.0.2 table 10', // forms the model cannot say: left out, never guessed at
+    'ip route 10.6.0.0/16 127.0.0.2 onlink', // FRR's `GATEWAY onlink` is a next hop through an interface named onlink: left out
+    'ip route 10.7.0.0/16 127.0.0.2 label 16', 'ip route 10.8.0.0/16 127.0.0.2 table 10', // forms the model cannot say: left out, never guessed at
     'ip route 10.8.0.0/16 eth0 nexthop-vrf red', // an interface of VRF red, no gateway: interface-ref and nh-network-instance
     'ip route 10.8.0.0/16 Null0 nexthop-vrf red', // a discard looked up nowhere: FRR prints none such; left out
     'ip route 10.9.0.0/16 127.0.0.2 eth1 tag 7 5 nexthop-vrf red',
+    'ip route 10.10.0.0/16 192.0.2.1 eth1 tag 7 5 nexthop-vrf red onlink', // onlink, last on the line: rosetta-frr-extensions:onlink
+    'ip route 10.11.0.0/16 eth1 onlink', // onlink without a gateway: FRR prints none such; left out
     'router bgp 65001', ' neighbor PG peer-group', ' neighbor PG remote-as 65002', ' neighbor 127.0.0.8 description before remote-as',
     ' address-family ipv4 unicast', '  neighbor 127.0.0.9 remote-as 1', ' exit-address-family', 'exit', 'end',
   ].join('\n');
@@ -212,8 +215,13 @@ test('odd and garbage device output: unknown lines are left out, errors are name
   const doc = await h.read('/', 'config');
   const def = instances(doc)[0];
   const statics = def.protocols.protocol[0]['static-routes'].static;
-  t.deepEqual(statics.map((s: any) => s.prefix), ['10.0.0.0/8', '10.1.0.0/16', '10.2.0.0/16', '10.3.0.0/16', '10.4.0.0/16', '10.5.0.0/16', '10.8.0.0/16', '10.9.0.0/16']);
-  t.deepEqual(statics.map((s: any) => s.config['set-tag']), [undefined, 7, undefined, 4294967295, undefined, undefined, undefined, 7]);
+  t.deepEqual(statics.map((s: any) => s.prefix), ['10.0.0.0/8', '10.1.0.0/16', '10.2.0.0/16', '10.3.0.0/16', '10.4.0.0/16', '10.5.0.0/16', '10.8.0.0/16', '10.9.0.0/16', '10.10.0.0/16']);
+  t.deepEqual(statics.map((s: any) => s.config['set-tag']), [undefined, 7, undefined, 4294967295, undefined, undefined, undefined, 7, 7]);
+  t.deepEqual(statics[8]['next-hops']['next-hop'], [{
+    index: '192.0.2.1+eth1%red',
+    config: { index: '192.0.2.1+eth1%red', 'next-hop': '192.0.2.1', metric: 5, 'nh-network-instance': 'red', 'rosetta-frr-extensions:onlink': true },
+    'interface-ref': { config: { interface: 'eth1' } },
+  }]);
   t.deepEqual(statics[6]['next-hops']['next-hop'], [{
     index: 'eth0%red', config: { index: 'eth0%red', 'nh-network-instance': 'red' }, 'interface-ref': { config: { interface: 'eth0' } },
   }]);

@@ -180,6 +180,31 @@ test("a gateway looked up in, or an interface of, another network instance is ne
   }
 });
 
+test('onlink (rosetta-frr-extensions) binds a gateway to an interface: last on the line, changed by removing the line and writing it anew; without both, refused', async (t) => {
+  const { h, before } = await device('empty');
+  const after: any = structuredClone(before);
+  const hop = (config: JsonObject, iface?: string): JsonObject => ({
+    index: 'a', config: { index: 'a', ...config }, ...(iface ? { 'interface-ref': { config: { interface: iface } } } : {}),
+  });
+  const entry = { ...route('10.10.0.0/16', []), 'next-hops': { 'next-hop': [hop({ 'next-hop': '192.0.2.1', metric: 5, 'nh-network-instance': 'red', 'rosetta-frr-extensions:onlink': true }, 'eth1')] } };
+  instance(after, 'default').protocols = { protocol: [staticProtocol([entry])] };
+  const plan = h.write(before, after);
+  t.deepEqual(plan.commands, ['ip route 10.10.0.0/16 192.0.2.1 eth1 5 nexthop-vrf red onlink']);
+  t.deepEqual(plan.undo, ['no ip route 10.10.0.0/16 192.0.2.1 eth1 5 nexthop-vrf red onlink']);
+  const off: any = structuredClone(after);
+  off[NIS]['network-instance'][0].protocols.protocol[0]['static-routes'].static[0]['next-hops']['next-hop'][0].config['rosetta-frr-extensions:onlink'] = false;
+  t.deepEqual(h.write(after, off).commands, ['no ip route 10.10.0.0/16 192.0.2.1 eth1 5 nexthop-vrf red onlink', 'ip route 10.10.0.0/16 192.0.2.1 eth1 5 nexthop-vrf red']);
+  for (const [bad, message] of [
+    [hop({ 'next-hop': '192.0.2.1', 'rosetta-frr-extensions:onlink': true }), /onlink binds a gateway address to an interface/],
+    [hop({ 'rosetta-frr-extensions:onlink': true }, 'eth1'), /onlink binds a gateway address to an interface/],
+    [hop({ 'next-hop': 'DROP', 'rosetta-frr-extensions:onlink': true }), /onlink binds a gateway address to an interface/],
+    [hop({ 'next-hop': '192.0.2.1', 'rosetta-frr-extensions:onlink': 'yes' }, 'eth1'), /onlink must be true or false/],
+  ] as const) {
+    instance(after, 'default').protocols.protocol[0]['static-routes'].static[0]['next-hops']['next-hop'] = [bad];
+    t.throws(() => h.write(before, after), { message }, String(message));
+  }
+});
+
 test('static routes the device would store differently are refused with their path', async (t) => {
   const { h, before } = await device('empty');
   const after: any = structuredClone(before);
