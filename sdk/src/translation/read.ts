@@ -6,11 +6,14 @@
  * Linear in the size of the answer: list enumerations are memoised per parent entry, and every list array
  * the read builds is indexed by its entries' keys, so placing a reader's value never scans a list (a
  * device with 10,000 interfaces would otherwise cost 10,000 x 10,000 key comparisons per registration).
+ * An instance remembers the tree node it was placed at, so its next value (its state after its config,
+ * a child's) is placed from there, not from the root; what depends on a unit alone (its list handlers,
+ * its paths' prefixes) is worked out once per unit, not per read.
  */
 import type { ContentFilter, JsonObject, JsonValue } from '@rosetta/core';
 import type { CliSession } from '../cli/session';
 import { formatInstancePath, parseInstancePath, type InstanceSegment } from './path';
-import { isListHandler, type Keys, type ListHandler, type TranslationUnit } from './unit';
+import { isListHandler, type Keys, type ListHandler, type Registration, type TranslationUnit } from './unit';
 
 /** A failure inside a unit's reader or writer, naming the instance path it was working on. */
 export class TranslationError extends Error {
@@ -28,7 +31,39 @@ export interface ReadOptions {
 
 interface Instance {
   readonly keys: Keys[];
-  readonly segments: InstanceSegment[];
+  /** The path's last step (none for the root); the whole path is `segmentsOf`. */
+  readonly segment: InstanceSegment | undefined;
+  /** The instance one step up (none for the root). */
+  readonly parent: Instance | undefined;
+  /** Where this instance's data is in the tree being built, once something was placed under it. */
+  node?: JsonObject;
+}
+
+/** What a read needs of a unit that does not change from read to read. */
+interface UnitPlan {
+  /** List handlers by schema path (`a/b/c`). */
+  readonly lists: ReadonlyMap<string, ListHandler>;
+  /** Per registration, its path's prefixes by depth (`prefixes[d]`: the first d segments joined). */
+  readonly prefixes: ReadonlyMap<Registration, readonly string[]>;
+}
+
+const plans = new WeakMap<TranslationUnit, UnitPlan>();
+
+function planOf(unit: TranslationUnit): UnitPlan {
+  let plan = plans.get(unit);
+  if (plan === undefined) {
+    const lists = new Map<string, ListHandler>();
+    const prefixes = new Map<Registration, string[]>();
+    for (const r of unit.registrations) {
+      const segs = r.path.segments;
+      const joined = [''];
+      for (let d = 1; d <= segs.length; d++) joined.push(d === 1 ? segs[0]! : `${joined[d - 1]}/${segs[d - 1]}`);
+      prefixes.set(r, joined);
+      if (isListHandler(r.handler)) lists.set(joined[segs.length]!, r.handler);
+    }
+    plans.set(unit, plan = { lists, prefixes });
+  }
+  return plan;
 }
 
 /**
@@ -44,9 +79,9 @@ export async function readUnits(units: readonly TranslationUnit[], session: CliS
   const tree: JsonObject = {};
   const index: EntryIndex = new Map();
   for (const unit of units) {
-    const lists = new Map<string, ListHandler>();
-    for (const r of unit.registrations) if (isListHandler(r.handler)) lists.set(r.path.segments.join('/'), r.handler);
-    const expansion: Expansion = { target, lists, memo: new Map(), session, content };
+    const plan = planOf(unit);
+    const root: Instance = { keys: [], segment: undefined, parent: undefined, node: tree };
+    const expansion: Expansion = { target, lists: plan.lists, memo: new Map(), session, content, root };
     for (const reg of unit.registrations) {
       if (!onTarget(reg.path.segments, target)) continue;
       const readers = [
@@ -55,7 +90,7 @@ export async function readUnits(units: readonly TranslationUnit[], session: CliS
       ].filter((f): f is NonNullable<typeof f> => f !== undefined);
       const isList = isListHandler(reg.handler);
       if (readers.length === 0 && !isList) continue;
-      for (const inst of await instancesAt(reg.path.segments, reg.path.segments.length, expansion)) {
+      for (const inst of await instancesAt(reg.path.segments, plan.prefixes.get(reg)!, reg.path.segments.length, expansion)) {
         const ctx = { session, content, keys: inst.keys, key: inst.keys[inst.keys.length - 1] ?? {} };
         let found = isList; // a listed entry exists even when its readers have nothing to add
         for (const read of readers) {
@@ -63,14 +98,14 @@ export async function readUnits(units: readonly TranslationUnit[], session: CliS
           try {
             value = await read.call(reg.handler, ctx);
           } catch (err) {
-            throw new TranslationError(formatInstancePath(inst.segments), `reader failed: ${(err as Error).message}`);
+            throw new TranslationError(formatInstancePath(segmentsOf(inst)), `reader failed: ${(err as Error).message}`);
           }
           if (value !== undefined) {
-            place(tree, index, inst.segments, value);
+            deepMerge(nodeOf(inst, index), value);
             found = true;
           }
         }
-        if (found && isList) place(tree, index, inst.segments, {});
+        if (found && isList) nodeOf(inst, index);
       }
     }
   }
@@ -92,18 +127,20 @@ interface Expansion {
   readonly memo: Map<string, Promise<Instance[]>>;
   readonly session: CliSession;
   readonly content: ContentFilter;
+  /** The instance of the empty path: the tree's root. */
+  readonly root: Instance;
 }
 
 /**
  * Every instance of the first `depth` segments of a path: one per combination of list entries along it.
  * Each list is enumerated once per parent entry per read (the memo holds the instances of every prefix).
  */
-function instancesAt(segs: readonly string[], depth: number, x: Expansion): Promise<Instance[]> {
-  if (depth === 0) return Promise.resolve([{ keys: [], segments: [] }]);
-  const prefix = segs.slice(0, depth).join('/');
+function instancesAt(segs: readonly string[], prefixes: readonly string[], depth: number, x: Expansion): Promise<Instance[]> {
+  if (depth === 0) return Promise.resolve([x.root]);
+  const prefix = prefixes[depth]!;
   let held = x.memo.get(prefix);
   if (!held) {
-    held = extend(prefix, segs[depth - 1]!, depth - 1, instancesAt(segs, depth - 1, x), x);
+    held = extend(prefix, segs[depth - 1]!, depth - 1, instancesAt(segs, prefixes, depth - 1, x), x);
     x.memo.set(prefix, held);
   }
   return held;
@@ -112,7 +149,10 @@ function instancesAt(segs: readonly string[], depth: number, x: Expansion): Prom
 /** The instances of a prefix from those of its parent: one step down, through a list when it is one. */
 async function extend(prefix: string, member: string, at: number, parents: Promise<Instance[]>, x: Expansion): Promise<Instance[]> {
   const list = x.lists.get(prefix);
-  if (!list) return (await parents).map((inst) => ({ keys: inst.keys, segments: [...inst.segments, { member }] }));
+  if (!list) {
+    const segment = { member };
+    return (await parents).map((inst) => ({ keys: inst.keys, segment, parent: inst }));
+  }
   const pinned = at < x.target.length ? x.target[at]!.keys : undefined;
   const next: Instance[] = [];
   for (const inst of await parents) {
@@ -121,14 +161,21 @@ async function extend(prefix: string, member: string, at: number, parents: Promi
     try {
       entries = await list.list(ctx);
     } catch (err) {
-      throw new TranslationError(formatInstancePath([...inst.segments, { member }]), `list failed: ${(err as Error).message}`);
+      throw new TranslationError(formatInstancePath([...segmentsOf(inst), { member }]), `list failed: ${(err as Error).message}`);
     }
     for (const keys of entries) {
       if (pinned && !list.keys.every((k) => pinned[k] === undefined || String(pinned[k]) === String(keys[k]))) continue;
-      next.push({ keys: [...inst.keys, keys], segments: [...inst.segments, { member, keys: pick(keys, list.keys) }] });
+      next.push({ keys: [...inst.keys, keys], segment: { member, keys: pick(keys, list.keys) }, parent: inst });
     }
   }
   return next;
+}
+
+/** An instance's whole path (for messages). */
+function segmentsOf(inst: Instance): InstanceSegment[] {
+  const out: InstanceSegment[] = [];
+  for (let at: Instance | undefined = inst; at?.segment !== undefined; at = at.parent) out.unshift(at.segment);
+  return out;
 }
 
 function pick(keys: Keys, names: readonly string[]): Record<string, string> {
@@ -150,29 +197,34 @@ function entryKey(keys: Readonly<Record<string, string>>): string {
   return out;
 }
 
-/** Merges `value` into the tree at the instance path, creating containers and list entries on the way. */
-function place(tree: JsonObject, index: EntryIndex, segments: readonly InstanceSegment[], value: JsonObject): void {
-  let node: JsonObject = tree;
-  for (const seg of segments) {
-    if (seg.keys) {
-      let list = node[seg.member];
-      if (!Array.isArray(list)) list = node[seg.member] = [];
-      let entries = index.get(list);
-      if (!entries) index.set(list, entries = new Map());
-      const key = entryKey(seg.keys);
-      let entry = entries.get(key);
-      if (!entry) {
-        entry = { ...seg.keys };
-        list.push(entry);
-        entries.set(key, entry);
-      }
-      node = entry;
-    } else {
-      const child = node[seg.member];
-      node = isObject(child) ? child : (node[seg.member] = {});
+/**
+ * The tree node of an instance, created (with the containers and list entries above it) on first use
+ * and remembered on the instance. Another unit's instance of the same entry finds it through `index`.
+ */
+function nodeOf(inst: Instance, index: EntryIndex): JsonObject {
+  if (inst.node !== undefined) return inst.node;
+  const parent = nodeOf(inst.parent!, index);
+  const seg = inst.segment!;
+  let node: JsonObject;
+  if (seg.keys) {
+    let list = parent[seg.member];
+    if (!Array.isArray(list)) list = parent[seg.member] = [];
+    let entries = index.get(list);
+    if (!entries) index.set(list, entries = new Map());
+    const key = entryKey(seg.keys);
+    let entry = entries.get(key);
+    if (!entry) {
+      entry = { ...seg.keys };
+      list.push(entry);
+      entries.set(key, entry);
     }
+    node = entry;
+  } else {
+    const child = parent[seg.member];
+    node = isObject(child) ? child : (parent[seg.member] = {});
   }
-  deepMerge(node, value);
+  inst.node = node;
+  return node;
 }
 
 /** The target's subtree, wrapped in its qualified member name; the whole tree for '/'. */
