@@ -342,6 +342,37 @@ serial('onlink (rosetta-frr-extensions:onlink): PUT, read back, PATCH it off, DE
   t.notRegex(onDevice(), /ip route 10\.66\./);
 });
 
+serial('next hops with their own tags (rosetta-frr-extensions:tag): PUT, read back, PATCH to one tag (set-tag again), DELETE, checked with vtysh', async (t) => {
+  const { route, put } = await putStatic('10.68.0.0/16', [
+    { index: 'a', config: { index: 'a', 'next-hop': '127.0.0.2', metric: 10, 'rosetta-frr-extensions:tag': 7 } },
+    { index: 'b', config: { index: 'b', 'next-hop': '127.0.0.3', metric: 20 } },
+  ], { 'set-tag': 5 });
+  t.is(put.status, 201, put.text);
+  let config = onDevice();
+  t.regex(config, /\nip route 10\.68\.0\.0\/16 127\.0\.0\.2 tag 7 10\n/);
+  t.regex(config, /\nip route 10\.68\.0\.0\/16 127\.0\.0\.3 tag 5 20\n/);
+  let read = await request('GET', `${route}?content=config`);
+  t.is(read.status, 200, read.text);
+  let entry = read.json['rosetta-openconfig-network-instance:static'][0];
+  t.is(entry.config['set-tag'], undefined, 'the lines carry different tags: the route has none');
+  t.deepEqual(entry['next-hops']['next-hop'].map((h: any) => [h.index, h.config['rosetta-frr-extensions:tag']]), [['127.0.0.2', 7], ['127.0.0.3', 5]]);
+  // one metric, two tags: FRR would keep one; refused before anything is sent
+  const clash = await request('PATCH', `${route}/next-hops/next-hop=127.0.0.2/config`, { 'rosetta-openconfig-network-instance:config': { metric: 20 } });
+  t.is(clash.status, 400, clash.text);
+  t.regex(clash.text, /have metric 20 and different tags/);
+  const same = await request('PATCH', `${route}/next-hops/next-hop=127.0.0.2/config`, { 'rosetta-openconfig-network-instance:config': { 'rosetta-frr-extensions:tag': 5 } });
+  t.is(same.status, 200, same.text);
+  config = onDevice();
+  t.regex(config, /\nip route 10\.68\.0\.0\/16 127\.0\.0\.2 tag 5 10\n/);
+  read = await request('GET', `${route}?content=config`);
+  entry = read.json['rosetta-openconfig-network-instance:static'][0];
+  t.is(entry.config['set-tag'], 5, 'one tag on every line: the route\'s set-tag again');
+  t.true(entry['next-hops']['next-hop'].every((h: any) => h.config['rosetta-frr-extensions:tag'] === undefined));
+  const del = await request('DELETE', route);
+  t.is(del.status, 204, del.text);
+  t.notRegex(onDevice(), /ip route 10\.68\./);
+});
+
 serial('BGP: PUT global and a neighbor, PATCH enabled, POST an internal neighbor, DELETE, checked with vtysh', async (t) => {
   const put = await request('PUT', BGP, { 'rosetta-openconfig-network-instance:bgp': {
     global: { config: { as: 65061, 'router-id': '10.61.0.1' } },

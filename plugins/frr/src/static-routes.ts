@@ -6,7 +6,9 @@
  * FRR's `onlink` the augmented `config/rosetta-frr-extensions:onlink`),
  * at the top level for the default instance and inside `vrf NAME` ... `exit-vrf` for a VRF. The route's
  * `config/set-tag` goes on each of its lines (FRR tags lines; OpenConfig tags the route), and reads back
- * when all its lines carry the same tag. The route's writer owns its next hops and compares lines, not
+ * when all its lines carry the same tag; when they carry different ones (FRR keeps one per distance, so
+ * only lines of different distances can), each next hop reads with its line's tag as the augmented
+ * `config/rosetta-frr-extensions:tag`, which a write puts on that line. The route's writer owns its next hops and compares lines, not
  * indexes: FRR keeps no index, so a next hop read back is indexed by its value, and a client's own indexes
  * cost no commands when the lines are the same.
  */
@@ -16,8 +18,14 @@ import { DEFAULT_VRF, parseRunningConfig, ROUTE_KEYWORDS, RUNNING_CONFIG, type S
 
 export const STATIC_ROUTES = `${PROTOCOLS}/static-routes/static`;
 
-/** A next hop's `onlink` (rosetta-frr-extensions augments OpenConfig's next-hop config and state with it). */
+/** A next hop's `onlink` and own tag (rosetta-frr-extensions augments OpenConfig's next-hop config and state with them). */
 const ONLINK = 'rosetta-frr-extensions:onlink';
+const HOP_TAG = 'rosetta-frr-extensions:tag';
+
+/** Whether a route's lines carry different tags (or some carry none): its next hops then read with their own. */
+function tagsDiffer(lines: readonly StaticRouteLine[]): boolean {
+  return lines.some((l) => l.tag !== lines[0]!.tag);
+}
 
 async function routesOf(session: CliSession, vrf: string): Promise<readonly StaticRouteLine[]> {
   return parseRunningConfig(await session.exec(RUNNING_CONFIG)).staticRoutes.get(vrf) ?? [];
@@ -72,14 +80,17 @@ export function nextHopIndexes(lines: readonly StaticRouteLine[]): Array<{ index
   });
 }
 
-/** A next hop entry as read: `config` or `state` (`as`) with its interface reference beside it. */
-function nextHopJson(index: string, line: StaticRouteLine, as: 'config' | 'state'): JsonObject {
+/**
+ * A next hop entry as read: `config` or `state` (`as`) with its interface reference beside it; with its
+ * line's tag when `ownTag` (the route's lines carry different tags).
+ */
+function nextHopJson(index: string, line: StaticRouteLine, as: 'config' | 'state', ownTag: boolean): JsonObject {
   const hop: JsonObject = {
     index,
     [as]: {
       index, ...(line.nextHop !== undefined ? { 'next-hop': line.nextHop } : {}), ...(line.distance !== undefined ? { metric: line.distance } : {}),
       ...(line.nextHopInstance !== undefined ? { 'nh-network-instance': line.nextHopInstance } : {}),
-      ...(line.onlink ? { [ONLINK]: true } : {}),
+      ...(line.onlink ? { [ONLINK]: true } : {}), ...(ownTag && line.tag !== undefined ? { [HOP_TAG]: line.tag } : {}),
     },
   };
   if (line.interface !== undefined) hop['interface-ref'] = { [as]: { interface: line.interface } };
@@ -122,6 +133,7 @@ export function routeLines(staticEntry: JsonObject, key: Keys, vrf: string): str
   const tagged = tag === undefined ? '' : ` tag ${tag}`;
   const hops = child(staticEntry, 'next-hops')['next-hop'];
   const out = new Set<string>();
+  const tagByDistance = new Map<number, { tag: string; hop: string }>();
   for (const hop of Array.isArray(hops) ? hops.filter(isObject) : []) {
     const config = child(hop, 'config');
     const nh = text(config, 'next-hop');
@@ -140,12 +152,22 @@ export function routeLines(staticEntry: JsonObject, key: Keys, vrf: string): str
     if (lookup !== undefined && discard !== undefined) throw new Error(`next hop ${which} of ${prefix}: ${nh} is looked up in no network instance; nh-network-instance needs a gateway address or an interface`);
     // the route's own instance is where a gateway is looked up anyway: written, it would not read back
     if (lookup === vrf) throw new Error(`next hop ${which} of ${prefix}: nh-network-instance ${JSON.stringify(lookup)} is the route's own network instance; leave it out`);
+    const ownTag = config[HOP_TAG] === undefined ? undefined : num(config, HOP_TAG);
+    if (config[HOP_TAG] !== undefined && (ownTag === undefined || ownTag < 1 || ownTag > 4294967295)) throw new Error(`next hop ${which} of ${prefix}: tag ${JSON.stringify(config[HOP_TAG])} is outside 1..4294967295`);
+    const lineTag = ownTag === undefined ? tagged : ` tag ${ownTag}`;
+    // FRR keeps one tag per route and distance (a later line's tag is given to every line of its distance)
+    const distance = num(config, 'metric') ?? 1;
+    const tagOfDistance = tagByDistance.get(distance);
+    if (tagOfDistance !== undefined && tagOfDistance.tag !== lineTag) {
+      throw new Error(`next hops ${tagOfDistance.hop} and ${which} of ${prefix} have metric ${distance} and different tags; FRR keeps one tag per route and metric (give them one tag, or different metrics)`);
+    }
+    tagByDistance.set(distance, { tag: lineTag, hop: which });
     const onlink = config[ONLINK];
     if (onlink !== undefined && typeof onlink !== 'boolean') throw new Error(`next hop ${which} of ${prefix}: onlink must be true or false, not ${JSON.stringify(onlink)}`);
     // FRR takes `GATEWAY onlink` for a next hop through an interface named "onlink"
     if (onlink === true && (target === undefined || discard !== undefined || iface === undefined)) throw new Error(`next hop ${which} of ${prefix}: onlink binds a gateway address to an interface; give config/next-hop (an address) and interface-ref/config/interface`);
     // FRR's order: tag, distance (1, its default, is never shown: writing it would not read back), nexthop-vrf, onlink
-    out.add(`${prefix} ${via}${tagged}${metric !== undefined && metric !== 1 ? ` ${metric}` : ''}${lookup !== undefined ? ` nexthop-vrf ${cliWord(lookup, 'nh-network-instance')}` : ''}${onlink === true ? ' onlink' : ''}`);
+    out.add(`${prefix} ${via}${lineTag}${metric !== undefined && metric !== 1 ? ` ${metric}` : ''}${lookup !== undefined ? ` nexthop-vrf ${cliWord(lookup, 'nh-network-instance')}` : ''}${onlink === true ? ' onlink' : ''}`);
   }
   return [...out];
 }
@@ -193,13 +215,13 @@ export const staticRoutePaths: Record<string, Handler> = {
     async readConfig({ session, keys, key }) {
       const lines = await routeLinesOf(session, keys[0]!['name']!, keys[2]!['prefix']);
       const found = nextHopIndexes(lines).find((h) => h.index === key['index']);
-      return found ? nextHopJson(found.index, found.line, 'config') : undefined;
+      return found ? nextHopJson(found.index, found.line, 'config', tagsDiffer(lines)) : undefined;
     },
     // static routes have no state of their own in FRR's configuration model: the applied line is the state
     async readState({ session, keys, key }) {
       const lines = await routeLinesOf(session, keys[0]!['name']!, keys[2]!['prefix']);
       const found = nextHopIndexes(lines).find((h) => h.index === key['index']);
-      return found ? nextHopJson(found.index, found.line, 'state') : undefined;
+      return found ? nextHopJson(found.index, found.line, 'state', tagsDiffer(lines)) : undefined;
     },
   },
 };

@@ -198,7 +198,7 @@ test('odd and garbage device output: unknown lines are left out, errors are name
     'ip route 10.2.0.0/16 blackhole 9',
     'ip route 10.3.0.0/16 reject tag 4294967295', // reject is no interface: a REJECT next hop
     'ip route 10.4.0.0/16 192.0.2.1 eth1 20', // a gateway through an interface
-    'ip route 10.4.0.0/16 eth2 tag 5', // lines with different tags: no set-tag
+    'ip route 10.4.0.0/16 eth2 tag 5', // lines with different tags: no set-tag, the line's tag on its next hop
     'ip route 10.5.0.0/16 127.0.0.2 nexthop-vrf red', // a gateway looked up in VRF red: nh-network-instance
     'ip route 10.5.0.0/16 127.0.0.2', // the same gateway in the route's own table: another next hop
     'ip route 10.6.0.0/16 127.0.0.2 onlink', // FRR's `GATEWAY onlink` is a next hop through an interface named onlink: left out
@@ -238,7 +238,8 @@ test('odd and garbage device output: unknown lines are left out, errors are name
   t.deepEqual(statics[3]['next-hops']['next-hop'][0].config, { index: 'REJECT', 'next-hop': 'REJECT' });
   t.deepEqual(statics[4]['next-hops']['next-hop'], [
     { index: '192.0.2.1+eth1', config: { index: '192.0.2.1+eth1', 'next-hop': '192.0.2.1', metric: 20 }, 'interface-ref': { config: { interface: 'eth1' } } },
-    { index: 'eth2', config: { index: 'eth2' }, 'interface-ref': { config: { interface: 'eth2' } } },
+    // lines with different tags (here one untagged): no set-tag, each tagged next hop has its own
+    { index: 'eth2', config: { index: 'eth2', 'rosetta-frr-extensions:tag': 5 }, 'interface-ref': { config: { interface: 'eth2' } } },
   ]);
   const route = "/rosetta-openconfig-network-instance:network-instances/network-instance[name='default']/protocols"
     + "/protocol[identifier='rosetta-openconfig-policy-types:STATIC'][name='static']/static-routes/static[prefix='10.4.0.0/16']";

@@ -205,6 +205,26 @@ test('onlink (rosetta-frr-extensions) binds a gateway to an interface: last on t
   }
 });
 
+test("a next hop's own tag (rosetta-frr-extensions:tag) goes on its line instead of the route's set-tag; two tags in one metric, or a bad tag, are refused", async (t) => {
+  const { h, before } = await device('empty');
+  const after: any = structuredClone(before);
+  const hop = (index: string, nh: string, tag?: unknown, metric?: number): JsonObject => ({
+    index, config: { index, 'next-hop': nh, ...(tag !== undefined ? { 'rosetta-frr-extensions:tag': tag as number } : {}), ...(metric !== undefined ? { metric } : {}) },
+  });
+  const entry = { ...route('10.12.0.0/16', []), config: { prefix: '10.12.0.0/16', 'set-tag': 5 }, 'next-hops': { 'next-hop': [hop('a', '192.0.2.1', 7, 10), hop('b', '192.0.2.2', undefined, 20)] } };
+  instance(after, 'default').protocols = { protocol: [staticProtocol([entry])] };
+  t.deepEqual(h.write(before, after).commands, ['ip route 10.12.0.0/16 192.0.2.1 tag 7 10', 'ip route 10.12.0.0/16 192.0.2.2 tag 5 20']);
+  // one metric, two tags: FRR would give both lines the tag written last
+  entry['next-hops']['next-hop'] = [hop('a', '192.0.2.1', 7), hop('b', '192.0.2.2')];
+  t.throws(() => h.write(before, after), { message: /next hops "a" and "b" of 10\.12\.0\.0\/16 have metric 1 and different tags/ });
+  entry['next-hops']['next-hop'] = [hop('a', '192.0.2.1', 5), hop('b', '192.0.2.2')];
+  t.deepEqual(h.write(before, after).commands, ['ip route 10.12.0.0/16 192.0.2.1 tag 5', 'ip route 10.12.0.0/16 192.0.2.2 tag 5'], 'the same tag twice is one tag');
+  for (const bad of [0, 4294967296, 'seven']) {
+    instance(after, 'default').protocols.protocol[0]['static-routes'].static[0]['next-hops']['next-hop'] = [hop('a', '192.0.2.1', bad)];
+    t.throws(() => h.write(before, after), { message: /tag .* is outside 1\.\.4294967295/ }, String(bad));
+  }
+});
+
 test('static routes the device would store differently are refused with their path', async (t) => {
   const { h, before } = await device('empty');
   const after: any = structuredClone(before);
