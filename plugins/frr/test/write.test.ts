@@ -4,10 +4,10 @@
  * dependency order (an instance before its protocols, `router bgp` before neighbors, deletes of children
  * before parents, one teardown command for a parent), and the changes FRR cannot take refused by path.
  */
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseSessionLog, TranslationError, unitHarness, type JsonObject } from '@rosetta/sdk';
+import { parseSessionLog, TranslationError, unitHarness, type JsonObject, type UnitHarness } from '@rosetta/sdk';
 import plugin from '../src/index';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -45,6 +45,14 @@ function bgpProtocol(as: number, routerId: string | undefined, neighbors: JsonOb
 }
 
 const neighbor = (address: string, config: JsonObject): JsonObject => ({ 'neighbor-address': address, config: { 'neighbor-address': address, ...config } });
+
+/** Each next hop alone as the first route's next hops of `after`: its write is refused with the message beside it. */
+function refusesEachHop(t: ExecutionContext, h: UnitHarness, before: JsonObject, after: any, cases: ReadonlyArray<readonly [JsonObject, RegExp]>): void {
+  for (const [hop, message] of cases) {
+    instance(after, 'default').protocols.protocol[0]['static-routes'].static[0]['next-hops']['next-hop'] = [hop];
+    t.throws(() => h.write(before, after), { message }, String(message));
+  }
+}
 
 test('interfaces: create with settings and addresses, change, clear', async (t) => {
   const { h, before } = await device('empty');
@@ -122,14 +130,11 @@ test('static routes through an interface: alone, with a gateway, with a distance
   const plan = h.write(before, after);
   t.deepEqual(plan.commands, ['ip route 10.5.0.0/16 eth1', 'ip route 10.5.0.0/16 192.0.2.1 eth2 20']);
   t.deepEqual(plan.undo, ['no ip route 10.5.0.0/16 eth1', 'no ip route 10.5.0.0/16 192.0.2.1 eth2 20']);
-  for (const [hop, message] of [
+  refusesEachHop(t, h, before, after, [
     [viaInterface('c', 'eth1', 'DROP'), /DROP goes out of no interface/],
     [viaInterface('d', 'tag'), /"tag" of 10\.5\.0\.0\/16 is a word of FRR's route syntax/],
     [{ index: 'e', config: { index: 'e' } }, /needs config\/next-hop, interface-ref\/config\/interface or both/],
-  ] as const) {
-    instance(after, 'default').protocols.protocol[0]['static-routes'].static[0]['next-hops']['next-hop'] = [hop];
-    t.throws(() => h.write(before, after), { message }, String(message));
-  }
+  ]);
 });
 
 test('route tags and REJECT: set-tag goes on every line of the route, a changed tag replaces the lines, a bad tag is refused', async (t) => {
@@ -169,15 +174,12 @@ test("a gateway looked up in, or an interface of, another network instance is ne
   const throughInterface = { index: 'c', config: { index: 'c', 'nh-network-instance': 'red', metric: 7 }, 'interface-ref': { config: { interface: 'eth1' } } };
   entry['next-hops']['next-hop'] = [throughInterface];
   t.deepEqual(h.write(before, after).commands, ['ip route 10.8.0.0/16 eth1 tag 9 7 nexthop-vrf red']);
-  for (const [hop, message] of [
+  refusesEachHop(t, h, before, after, [
     [leaked('b', 'DROP', 'red'), /DROP is looked up in no network instance/],
     [{ ...leaked('b', 'REJECT', 'red'), 'interface-ref': { config: { interface: 'eth1' } } }, /REJECT goes out of no interface/],
     [leaked('d', '192.0.2.1', 'default'), /"default" is the route's own network instance/],
     [leaked('e', '192.0.2.1', 'red blue'), /nh-network-instance/],
-  ] as const) {
-    instance(after, 'default').protocols.protocol[0]['static-routes'].static[0]['next-hops']['next-hop'] = [hop];
-    t.throws(() => h.write(before, after), { message }, String(message));
-  }
+  ]);
 });
 
 test('onlink (rosetta-frr-extensions) binds a gateway to an interface: last on the line, changed by removing the line and writing it anew; without both, refused', async (t) => {
@@ -194,15 +196,12 @@ test('onlink (rosetta-frr-extensions) binds a gateway to an interface: last on t
   const off: any = structuredClone(after);
   off[NIS]['network-instance'][0].protocols.protocol[0]['static-routes'].static[0]['next-hops']['next-hop'][0].config['rosetta-frr-extensions:onlink'] = false;
   t.deepEqual(h.write(after, off).commands, ['no ip route 10.10.0.0/16 192.0.2.1 eth1 5 nexthop-vrf red onlink', 'ip route 10.10.0.0/16 192.0.2.1 eth1 5 nexthop-vrf red']);
-  for (const [bad, message] of [
+  refusesEachHop(t, h, before, after, [
     [hop({ 'next-hop': '192.0.2.1', 'rosetta-frr-extensions:onlink': true }), /onlink binds a gateway address to an interface/],
     [hop({ 'rosetta-frr-extensions:onlink': true }, 'eth1'), /onlink binds a gateway address to an interface/],
     [hop({ 'next-hop': 'DROP', 'rosetta-frr-extensions:onlink': true }), /onlink binds a gateway address to an interface/],
     [hop({ 'next-hop': '192.0.2.1', 'rosetta-frr-extensions:onlink': 'yes' }, 'eth1'), /onlink must be true or false/],
-  ] as const) {
-    instance(after, 'default').protocols.protocol[0]['static-routes'].static[0]['next-hops']['next-hop'] = [bad];
-    t.throws(() => h.write(before, after), { message }, String(message));
-  }
+  ]);
 });
 
 test("a next hop's own tag (rosetta-frr-extensions:tag) goes on its line instead of the route's set-tag; two tags in one metric, or a bad tag, are refused", async (t) => {
@@ -219,10 +218,7 @@ test("a next hop's own tag (rosetta-frr-extensions:tag) goes on its line instead
   t.throws(() => h.write(before, after), { message: /next hops "a" and "b" of 10\.12\.0\.0\/16 have metric 1 and different tags/ });
   entry['next-hops']['next-hop'] = [hop('a', '192.0.2.1', 5), hop('b', '192.0.2.2')];
   t.deepEqual(h.write(before, after).commands, ['ip route 10.12.0.0/16 192.0.2.1 tag 5', 'ip route 10.12.0.0/16 192.0.2.2 tag 5'], 'the same tag twice is one tag');
-  for (const bad of [0, 4294967296, 'seven']) {
-    instance(after, 'default').protocols.protocol[0]['static-routes'].static[0]['next-hops']['next-hop'] = [hop('a', '192.0.2.1', bad)];
-    t.throws(() => h.write(before, after), { message: /tag .* is outside 1\.\.4294967295/ }, String(bad));
-  }
+  refusesEachHop(t, h, before, after, [0, 4294967296, 'seven'].map((bad) => [hop('a', '192.0.2.1', bad), /tag .* is outside 1\.\.4294967295/] as const));
 });
 
 test('static routes the device would store differently are refused with their path', async (t) => {
