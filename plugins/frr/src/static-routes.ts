@@ -120,6 +120,15 @@ function canonicalPrefix(prefix: string): string {
   return prefix;
 }
 
+/** A route tag member (1..4294967295), undefined when absent; `what` names it, with its value, in the refusal. */
+function tagOf(config: JsonObject, member: string, what: (value: string) => string): number | undefined {
+  const given = config[member];
+  if (given === undefined) return undefined;
+  const tag = num(config, member);
+  if (tag === undefined || tag < 1 || tag > 4294967295) throw new Error(`${what(JSON.stringify(given))} is outside 1..4294967295`);
+  return tag;
+}
+
 /**
  * The `ip route` line bodies (without `ip route`/`no ip route`) a static entry of instance `vrf` stands
  * for.
@@ -127,9 +136,7 @@ function canonicalPrefix(prefix: string): string {
 export function routeLines(staticEntry: JsonObject, key: Keys, vrf: string): string[] {
   const entryConfig = child(staticEntry, 'config');
   const prefix = canonicalPrefix(key['prefix'] ?? text(entryConfig, 'prefix') ?? '');
-  const setTag = entryConfig['set-tag'];
-  const tag = setTag === undefined ? undefined : num(entryConfig, 'set-tag');
-  if (setTag !== undefined && (tag === undefined || tag < 1 || tag > 4294967295)) throw new Error(`set-tag ${JSON.stringify(setTag)} of ${prefix} is outside 1..4294967295`);
+  const tag = tagOf(entryConfig, 'set-tag', (v) => `set-tag ${v} of ${prefix}`);
   const tagged = tag === undefined ? '' : ` tag ${tag}`;
   const hops = child(staticEntry, 'next-hops')['next-hop'];
   const out = new Set<string>();
@@ -152,11 +159,10 @@ export function routeLines(staticEntry: JsonObject, key: Keys, vrf: string): str
     if (lookup !== undefined && discard !== undefined) throw new Error(`next hop ${which} of ${prefix}: ${nh} is looked up in no network instance; nh-network-instance needs a gateway address or an interface`);
     // the route's own instance is where a gateway is looked up anyway: written, it would not read back
     if (lookup === vrf) throw new Error(`next hop ${which} of ${prefix}: nh-network-instance ${JSON.stringify(lookup)} is the route's own network instance; leave it out`);
-    const ownTag = config[HOP_TAG] === undefined ? undefined : num(config, HOP_TAG);
-    if (config[HOP_TAG] !== undefined && (ownTag === undefined || ownTag < 1 || ownTag > 4294967295)) throw new Error(`next hop ${which} of ${prefix}: tag ${JSON.stringify(config[HOP_TAG])} is outside 1..4294967295`);
+    const ownTag = tagOf(config, HOP_TAG, (v) => `next hop ${which} of ${prefix}: tag ${v}`);
     const lineTag = ownTag === undefined ? tagged : ` tag ${ownTag}`;
     // FRR keeps one tag per route and distance (a later line's tag is given to every line of its distance)
-    const distance = num(config, 'metric') ?? 1;
+    const distance = metric ?? 1;
     const tagOfDistance = tagByDistance.get(distance);
     if (tagOfDistance !== undefined && tagOfDistance.tag !== lineTag) {
       throw new Error(`next hops ${tagOfDistance.hop} and ${which} of ${prefix} have metric ${distance} and different tags; FRR keeps one tag per route and metric (give them one tag, or different metrics)`);

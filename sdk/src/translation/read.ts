@@ -186,7 +186,7 @@ function pick(keys: Keys, names: readonly string[]): Record<string, string> {
 
 /**
  * The entries of each list array of the tree being built, by key: `entryKey` of the entry's key values.
- * Only `place` creates entries, always with the keys in the list handler's key order, so one key string
+ * Only `nodeOf` creates entries, always with the keys in the list handler's key order, so one key string
  * per entry suffices.
  */
 type EntryIndex = Map<JsonValue[], Map<string, JsonObject>>;
