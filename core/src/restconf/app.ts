@@ -124,7 +124,9 @@ export function createRestconfApp(ctx: RestconfContext, extraRoutes?: (router: e
       await invokeOperation(ctx, scope, req, res, parsed, responseType(req.headers.accept));
       return;
     }
-    const call = dataCall(ctx, scope, req, res, parsed, raw);
+    // The handlers write URIs (a POST's Location) with the key delimiter this request was read with.
+    const uriCtx = uri.keyDelimiter === ctx.options.keyDelimiter ? ctx : { ...ctx, options: { ...ctx.options, keyDelimiter: uri.keyDelimiter } };
+    const call = dataCall(uriCtx, scope, req, res, parsed, raw);
     switch (method) {
       case 'GET': case 'HEAD': return handleGet(call, method === 'HEAD');
       case 'PUT': return handlePut(call);

@@ -103,7 +103,7 @@ export async function handleMountData(ctx: RestconfContext, scope: PluginScope, 
       if (target.target !== undefined && !target.target.config) {
         throw methodNotAllowed(method, ALLOW.state, `${target.path} is operational (config false) data of the device, which is read-only`);
       }
-      return writeMounted(ctx, scope, req, res, device, target, method);
+      return writeMounted(ctx, scope, req, res, device, target, method, keyDelimiter);
     default:
       throw methodNotAllowed(method, ALLOW.config, `${method} is not a RESTCONF method`);
   }
@@ -118,7 +118,8 @@ function encode(data: DataNode | DataRoot, schema: SchemaContext, encoding: 'jso
 }
 
 /** PUT, PATCH, POST and DELETE under a mount point. */
-async function writeMounted(ctx: RestconfContext, scope: PluginScope, req: Request, res: Response, device: MountedDevice, target: ParsedPath, method: string): Promise<void> {
+async function writeMounted(ctx: RestconfContext, scope: PluginScope, req: Request, res: Response, device: MountedDevice, target: ParsedPath, method: string,
+  keyDelimiter: string | null): Promise<void> {
   if (method === 'DELETE') {
     await writeDevice(device, scope, { operation: 'delete', steps: target.steps });
     sendEmpty(res, 204);
@@ -138,7 +139,7 @@ async function writeMounted(ctx: RestconfContext, scope: PluginScope, req: Reque
     if (decoded.root.children.length !== 1) throw new DataError(fault('invalid-value', target.path, `the body of a POST must hold exactly one child of the target, not ${decoded.root.children.length}`));
     const { step, value } = childStep(decoded.root.children[0]!, target.path);
     await writeDevice(device, scope, { operation: 'create', steps: [...steps, step], value });
-    res.setHeader('Location', `${pathText(req).replace(/\/+$/, '')}/${resourceSegment(step, schema?.module.name)}`);
+    res.setHeader('Location', `${pathText(req).replace(/\/+$/, '')}/${resourceSegment(step, schema?.module.name, keyDelimiter)}`);
     sendEmpty(res, 201);
     return;
   }

@@ -41,5 +41,5 @@ export async function handlePost(call: DataCall): Promise<void> {
     operation: 'create', steps, path: call.target.path, edits: [edit], checkReferences: call.query.checkReferences,
   });
   const base = call.req.originalUrl.split('?')[0]!.replace(/\/+$/, '');
-  call.res.status(201).location(`${base}/${resourceSegment(step, target?.module.name)}`).end();
+  call.res.status(201).location(`${base}/${resourceSegment(step, target?.module.name, call.ctx.options.keyDelimiter)}`).end();
 }
