@@ -2,6 +2,9 @@
  * `rosetta yang tree|check|validate`: the YANG tools a network engineer reaches for, with yanglint's
  * options where they mean the same (`-p DIR`, `-F MODULE:FEATURE,...`, `-i`, `-P PATH`, `-t`).
  * Module arguments are file paths or module names; like yanglint, a file's own folder is searched too.
+ * `validate` validates as yanglint does: every leafref and every instance-identifier with
+ * require-instance (true by default) must name existing data. (RESTCONF writes check leafrefs only
+ * when the request asks, with checkForReferences.)
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -38,10 +41,11 @@ ${COMMON_OPTIONS}`,
   validate: `usage: rosetta yang validate [-p DIR]... [-F M:F,...] [-i] [-t config|data] MODULE... DATA.json|DATA.xml
 
 Validates a data document against the MODULEs. Exit 0 when it is valid; otherwise prints the first
-faults with their instance paths and reasons and exits 1.
+faults with their instance paths and reasons and exits 1. As in yanglint, leafrefs and
+instance-identifiers (unless require-instance false) must point at data in the document.
   -t, --type config|data  config: configuration only, state data rejected (default: data, a whole
                           datastore with state)
-      --leafrefs          also check that leafref values point at existing data
+      --leafrefs          accepted for earlier command lines: leafrefs are always checked
 ${COMMON_OPTIONS}`,
 };
 
@@ -85,7 +89,7 @@ export async function yangCommand(argv: readonly string[]): Promise<number> {
       case 'check':
         return 0;
       default:
-        return validateFile(ctx, positionals[positionals.length - 1]!, values.type ?? 'data', values.leafrefs ?? false);
+        return validateFile(ctx, positionals[positionals.length - 1]!, values.type ?? 'data');
     }
   } catch (e) {
     if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
@@ -136,7 +140,7 @@ function moduleNames(ctx: SchemaContext, args: readonly string[]): string[] {
   return args.map((a) => byFile.get(path.resolve(a)) ?? a);
 }
 
-function validateFile(ctx: SchemaContext, file: string, type: string, checkLeafrefs: boolean): number {
+function validateFile(ctx: SchemaContext, file: string, type: string): number {
   if (type !== 'config' && type !== 'data') throw new UsageError(`-t ${type}: expected config or data`);
   const ext = path.extname(file).toLowerCase();
   if (ext !== '.json' && ext !== '.xml') throw new UsageError(`${file}: the data file must end in .json or .xml`);
@@ -157,7 +161,7 @@ function validateFile(ctx: SchemaContext, file: string, type: string, checkLeafr
     for (const f of e.faults) console.error(`${file}: ${f.tag}: ${f.path}: ${f.message}`);
     return 1;
   }
-  const faults = validateTree(root, ctx, { type, checkLeafrefs, maxErrors: 10 });
+  const faults = validateTree(root, ctx, { type, checkLeafrefs: true, maxErrors: 10 });
   for (const f of faults) console.error(`${file}: ${f.tag}: ${f.path}: ${f.message}`);
   return faults.length === 0 ? 0 : 1;
 }

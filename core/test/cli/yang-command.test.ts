@@ -110,3 +110,53 @@ test('yang validate: faults are reported with their instance path and reason', (
   const txt = tempFile('data.txt', '{}');
   t.is(rosetta(['yang', 'validate', ...IETF, ...INTERFACES, txt]).code, 2, 'an unknown data format is a usage error, not a silent pass');
 });
+
+/** A module with both kinds of reference (written here: the corpus is not needed). */
+const REFS_MODULE = `module example-refs {
+  yang-version 1.1;
+  namespace "urn:example:refs";
+  prefix refs;
+  container site {
+    list port { key name; leaf name { type string; } }
+    leaf uplink { type leafref { path "../port/name"; } }
+    leaf watched { type instance-identifier; }
+  }
+}
+`;
+
+const REFS_NS = 'urn:example:refs';
+const refsJson = (uplink: string, watched: string) => JSON.stringify({ 'example-refs:site': { port: [{ name: 'eth0' }], uplink, watched } });
+const refsXml = (uplink: string, watched: string) =>
+  `<site xmlns="${REFS_NS}" xmlns:refs="${REFS_NS}"><port><name>eth0</name></port><uplink>${uplink}</uplink><watched>${watched}</watched></site>`;
+const GOOD_WATCHED = { json: "/example-refs:site/port[name='eth0']", xml: "/refs:site/refs:port[refs:name='eth0']" };
+const BAD_WATCHED = { json: "/example-refs:site/port[name='eth9']", xml: "/refs:site/refs:port[refs:name='eth9']" };
+
+/** Whether yanglint accepts the data file (its exit codes for a refusal vary), or undefined when it is not installed. */
+function yanglintAccepts(moduleFile: string, dataFile: string): boolean | undefined {
+  const r = spawnSync('yanglint', ['-t', 'config', moduleFile, dataFile], { encoding: 'utf8' });
+  if (r.error && (r.error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+  return r.status === 0;
+}
+
+test('yang validate checks leafrefs and instance-identifiers as yanglint does, in JSON and XML', (t) => {
+  const moduleFile = tempFile('example-refs.yang', REFS_MODULE);
+  const cases: Array<{ name: string; path: RegExp | undefined; text: Record<'json' | 'xml', string> }> = [
+    { name: 'good', path: undefined, text: { json: refsJson('eth0', GOOD_WATCHED.json), xml: refsXml('eth0', GOOD_WATCHED.xml) } },
+    { name: 'dangling-leafref', path: /\/example-refs:site\/uplink: .*"eth9"/, text: { json: refsJson('eth9', GOOD_WATCHED.json), xml: refsXml('eth9', GOOD_WATCHED.xml) } },
+    { name: 'dangling-instance-identifier', path: /\/example-refs:site\/watched: .*eth9/, text: { json: refsJson('eth0', BAD_WATCHED.json), xml: refsXml('eth0', BAD_WATCHED.xml) } },
+  ];
+  let yanglintMissing = false;
+  for (const c of cases) {
+    for (const format of ['json', 'xml'] as const) {
+      const dataFile = tempFile(`${c.name}.${format}`, c.text[format]);
+      const r = rosetta(['yang', 'validate', '-t', 'config', moduleFile, dataFile], os.tmpdir());
+      const expected = c.path === undefined ? 0 : 1;
+      t.is(r.code, expected, `${c.name}.${format}: ${r.stderr}`);
+      if (c.path !== undefined) t.regex(r.stderr, c.path, `${c.name}.${format}`);
+      const theirs = yanglintAccepts(moduleFile, dataFile);
+      if (theirs === undefined) yanglintMissing = true;
+      else t.is(theirs, c.path === undefined, `yanglint on ${c.name}.${format}`);
+    }
+  }
+  if (yanglintMissing) t.log('SKIPPED: yanglint is not installed, so its verdicts on the same files were not compared');
+});
