@@ -1,16 +1,17 @@
 /**
- * Schemas the data tests run against: real corpus models (ietf-interfaces, ietf-ip, iana-if-type,
- * ietf-system, example-jukebox, ietf-origin for an md:annotation) from ../shared/yang, plus one small
- * module written here for the node kinds and types the corpus models above lack (empty, int64,
- * anydata, bits, union, a two-key list, an ordered-by user list of containers).
+ * Schemas the data tests run against: the compact test models in the shape of ietf-interfaces,
+ * ietf-ip, iana-if-type, ietf-system, example-jukebox and ietf-origin (for an md:annotation) from
+ * core/test/models, plus one small module written here for the node kinds and types those lack
+ * (empty, int64, anydata, bits, union, a two-key list, an ordered-by user list of containers).
  */
-import * as path from 'node:path';
 import { compileSchema } from '../../src/yang/compiler';
 import { ModuleRepository } from '../../src/yang/repository';
 import type { SchemaContext } from '../../src/yang/schema';
+import { OWN_YANG_DIR } from '../../src/service/schema';
+import { TEST_MODELS } from '../test-models';
 
-/** The shared corpus, from core/dist/test/data (compiled) up to the folder beside the repository. */
-export const CORPUS = path.resolve(__dirname, '../../../../../shared/yang');
+/** The test models and the service's own modules (ietf-yang-types, ietf-yang-metadata, ...). */
+export const MODEL_DIRS: readonly string[] = [TEST_MODELS, OWN_YANG_DIR];
 
 export const KINDS_YANG = `
 module data-kinds {
@@ -52,12 +53,10 @@ module data-kinds {
 
 let cached: SchemaContext | undefined;
 
-/** The test schema: corpus models plus data-kinds, compiled once per test process. */
+/** The test schema: the test models plus data-kinds, compiled once per test process. */
 export function schema(): SchemaContext {
   if (cached) return cached;
-  const repo = new ModuleRepository([
-    path.join(CORPUS, 'ietf'), path.join(CORPUS, 'opendaylight'), path.join(CORPUS, 'ieee'),
-  ]);
+  const repo = new ModuleRepository([...MODEL_DIRS]);
   repo.addText('data-kinds.yang', KINDS_YANG);
   const ctx = compileSchema(repo, {
     modules: ['ietf-interfaces', 'ietf-ip', 'iana-if-type', 'ietf-system', 'example-jukebox', 'ietf-origin', 'data-kinds'],

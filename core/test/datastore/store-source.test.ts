@@ -14,7 +14,7 @@ import type { PathStep } from '../../src/data/edit';
 import { compileSchema } from '../../src/yang/compiler';
 import { ModuleRepository } from '../../src/yang/repository';
 import type { SchemaContext } from '../../src/yang/schema';
-import { CORPUS, schema } from '../data/fixture';
+import { MODEL_DIRS, schema } from '../data/fixture';
 import { dataDirectory, entryTarget, interfacesSchema } from './store-fixture';
 
 const ctx = schema();
@@ -58,7 +58,7 @@ test('kept body texts replay to the same trees: list entry, container, datastore
 test('a body text decoded against another schema is not kept: the value is encoded', async (t) => {
   const dir = dataDirectory(t);
   const store = await ConfigStore.open(dir, ctx, { log: () => undefined });
-  const other = compileSchema(new ModuleRepository([path.join(CORPUS, 'ietf')]), { modules: ['ietf-interfaces', 'iana-if-type'] });
+  const other = compileSchema(new ModuleRepository([...MODEL_DIRS]), { modules: ['ietf-interfaces', 'iana-if-type'] });
   const target = entryTarget(ctx, 'eth0');
   await store.apply([{ operation: 'replace', target, value: decodeAt(ENTRY, target) }], undefined, { source: { json: ENTRY, schema: other } });
   await store.close();

@@ -11,7 +11,7 @@ import type { DataRoot } from '../../src/data/tree';
 import { compileSchema } from '../../src/yang/compiler';
 import { ModuleRepository } from '../../src/yang/repository';
 import type { SchemaContext } from '../../src/yang/schema';
-import { CORPUS, schema } from '../data/fixture';
+import { MODEL_DIRS, schema } from '../data/fixture';
 import { bulkEdit, dataDirectory, entryEdit, entryTarget, interfaceList, readEntry } from './store-fixture';
 
 const ctx = schema();
@@ -179,7 +179,7 @@ const SCHEMA_V2 = `module store-test {
 }`;
 
 function compileText(text: string): SchemaContext {
-  const repo = new ModuleRepository([path.join(CORPUS, 'ietf')]);
+  const repo = new ModuleRepository([...MODEL_DIRS]);
   repo.addText('store-test.yang', text);
   return compileSchema(repo, { modules: ['store-test'] });
 }

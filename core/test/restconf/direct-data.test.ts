@@ -9,19 +9,18 @@
 import test from 'ava';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import * as path from 'node:path';
 import { createHooks } from '../../src/hooks';
 import type { PluginScope } from '../../src/plugins/generation';
 import { createRestconfHandler } from '../../src/restconf/app';
 import type { RestconfContext } from '../../src/restconf/context';
 import { ModuleRepository } from '../../src/yang/repository';
 import { compileSchema } from '../../src/yang/compiler';
-import { OWN_YANG_DIR } from '../../src/service/schema';
-import { CORPUS, memoryDatastores } from './http-fixture';
+import { memoryDatastores } from './http-fixture';
+import { MODEL_DIRS } from '../data/fixture';
 
 interface Server { url: string; close(): Promise<void>; toExpress: string[]; leases: { taken: number; released: number } }
 
-const repo = new ModuleRepository([path.join(CORPUS, 'ietf'), path.join(CORPUS, 'opendaylight/netconf'), OWN_YANG_DIR]);
+const repo = new ModuleRepository([...MODEL_DIRS]);
 const schema = compileSchema(repo, { modules: ['ietf-interfaces', 'iana-if-type', 'example-jukebox', 'network-topology'] });
 
 async function serve(direct: boolean): Promise<Server> {

@@ -1,19 +1,16 @@
 /**
- * Schemas and data the RESTCONF URI and query tests run against: real corpus models from
- * ../shared/yang (ietf-interfaces + ietf-ip + iana-if-type, example-jukebox with its ordered-by user
+ * Schemas and data the RESTCONF URI and query tests run against: the compact test models of
+ * core/test/models (ietf-interfaces + ietf-ip + iana-if-type, example-jukebox with its ordered-by user
  * playlist, openconfig-interfaces and openconfig-network-instance for identityref keys), plus one
  * small module for what those lack (an action, a union, a choice with defaults, a two-key list, an
  * ordered-by user leaf-list).
  */
-import * as path from 'node:path';
 import { decodeJson } from '../../src/data/json-decode';
 import type { DataRoot } from '../../src/data/tree';
 import { compileSchema } from '../../src/yang/compiler';
 import { ModuleRepository } from '../../src/yang/repository';
 import type { SchemaContext } from '../../src/yang/schema';
-
-/** The shared corpus, from core/dist/test/restconf (compiled) up to the folder beside the repository. */
-export const CORPUS = path.resolve(__dirname, '../../../../../shared/yang');
+import { MODEL_DIRS } from '../data/fixture';
 
 export const EXTRA_YANG = `
 module rc-extra {
@@ -70,7 +67,7 @@ function assertCompiled(ctx: SchemaContext): SchemaContext {
 /** ietf-interfaces + ietf-ip + iana-if-type + example-jukebox + rc-extra. */
 export function ietfSchema(): SchemaContext {
   if (ietf) return ietf;
-  const repo = new ModuleRepository([path.join(CORPUS, 'ietf'), path.join(CORPUS, 'opendaylight'), path.join(CORPUS, 'ieee')]);
+  const repo = new ModuleRepository([...MODEL_DIRS]);
   repo.addText('rc-extra.yang', EXTRA_YANG);
   ietf = assertCompiled(compileSchema(repo, { modules: ['ietf-interfaces', 'ietf-ip', 'iana-if-type', 'example-jukebox', 'rc-extra'] }));
   return ietf;
@@ -79,10 +76,8 @@ export function ietfSchema(): SchemaContext {
 /** openconfig-interfaces (+ if-ethernet, if-ip) and openconfig-network-instance. */
 export function ocSchema(): SchemaContext {
   if (oc) return oc;
-  const dirs = ['openconfig/release/models', 'openconfig/third_party/ietf'].map((d) => path.join(CORPUS, d));
-  const files = ['interfaces/openconfig-interfaces', 'interfaces/openconfig-if-ethernet', 'interfaces/openconfig-if-ip', 'network-instance/openconfig-network-instance', 'policy/openconfig-policy-types']
-    .map((f) => path.join(CORPUS, 'openconfig/release/models', `${f}.yang`));
-  oc = assertCompiled(compileSchema(new ModuleRepository(dirs), { modules: files, implementImports: true }));
+  const modules = ['openconfig-interfaces', 'openconfig-if-ethernet', 'openconfig-if-ip', 'openconfig-network-instance', 'openconfig-policy-types'];
+  oc = assertCompiled(compileSchema(new ModuleRepository([...MODEL_DIRS]), { modules, implementImports: true }));
   return oc;
 }
 

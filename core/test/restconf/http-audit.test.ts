@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import test from 'ava';
 import { decodeJson } from '../../src/data/json-decode';
 import { validateTree } from '../../src/data/validate';
-import { IANA_IF_TYPE, INTERFACES, JUKEBOX, corpusYangDir, startTestService, type TestService } from './http-fixture';
+import { IANA_IF_TYPE, INTERFACES, JUKEBOX, modelYangDir, startTestService, type TestService } from './http-fixture';
 
 const AUDIT_YANG = `
 module audit {
@@ -61,7 +61,7 @@ test.before(async () => {
   fs.writeFileSync(path.join(dir, 'audit.yang'), AUDIT_YANG);
   const plugins = path.join(dir, 'plugins.json');
   fs.writeFileSync(plugins, JSON.stringify({ watch: false, plugins: [] }));
-  s = await startTestService({ yangDirs: [corpusYangDir([JUKEBOX, INTERFACES, IANA_IF_TYPE]), dir], plugins }, []);
+  s = await startTestService({ yangDirs: [modelYangDir([JUKEBOX, INTERFACES, IANA_IF_TYPE]), dir], plugins }, []);
 });
 test.after.always(async () => { await s?.service.stop(); });
 

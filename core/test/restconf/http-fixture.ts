@@ -1,8 +1,9 @@
 /**
  * A real Rosetta service on 127.0.0.1 (port 0) for request-level tests: the service's own modules plus
- * example-jukebox and ietf-interfaces from the shared corpus (linked into a temporary folder, never
- * copied into the repository), with an in-memory implementation of the datastore contract (serialized,
- * all-or-nothing, check before commit) standing in for the durable store.
+ * the compact test models of example-jukebox and ietf-interfaces (linked from core/test/models into a
+ * temporary folder, so each service loads only the models named), with an in-memory implementation of
+ * the datastore contract (serialized, all-or-nothing, check before commit) standing in for the durable
+ * store.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -13,9 +14,7 @@ import { emptyRoot, type DataRoot } from '../../src/data/tree';
 import type { SchemaContext } from '../../src/yang/schema';
 import { resolveConfig, type ServiceConfig } from '../../src/service/config';
 import { startService, type RunningService } from '../../src/service/service';
-
-/** The shared corpus, from core/dist/test/restconf. */
-export const CORPUS = path.resolve(__dirname, '../../../../../shared/yang');
+import { TEST_MODELS } from '../test-models';
 
 class MemoryStore implements Datastore {
   private tree: DataRoot = emptyRoot();
@@ -39,16 +38,16 @@ export async function memoryDatastores(_dir: string, ctx: SchemaContext): Promis
   return { config: new MemoryStore('config', ctx), operational: new MemoryStore('operational', ctx), close: async () => undefined };
 }
 
-/** A temporary folder holding links to the corpus modules named. */
-export function corpusYangDir(files: readonly string[]): string {
+/** A temporary folder holding links to the test models named (files of core/test/models). */
+export function modelYangDir(files: readonly string[]): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-yang-'));
-  for (const f of files) fs.symlinkSync(path.join(CORPUS, f), path.join(dir, path.basename(f)));
+  for (const f of files) fs.symlinkSync(path.join(TEST_MODELS, f), path.join(dir, f));
   return dir;
 }
 
-export const JUKEBOX = 'opendaylight/netconf/example-jukebox@2015-04-04.yang';
-export const INTERFACES = 'ietf/ietf-interfaces@2018-02-20.yang';
-export const IANA_IF_TYPE = 'ietf/iana-if-type@2026-03-17.yang';
+export const JUKEBOX = 'example-jukebox@2015-04-04.yang';
+export const INTERFACES = 'ietf-interfaces@2018-02-20.yang';
+export const IANA_IF_TYPE = 'iana-if-type@2026-03-17.yang';
 
 export interface TestService {
   readonly service: RunningService;
@@ -58,7 +57,7 @@ export interface TestService {
 
 /** Starts a service with jukebox and ietf-interfaces; `raw` overrides configuration fields. */
 export async function startTestService(raw: Record<string, unknown> = {}, files: readonly string[] = [JUKEBOX, INTERFACES, IANA_IF_TYPE]): Promise<TestService> {
-  const yangDir = corpusYangDir(files);
+  const yangDir = modelYangDir(files);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-data-'));
   const config: ServiceConfig = resolveConfig({ port: 0, dataDir, yangDirs: [yangDir], ...raw }, os.tmpdir());
   const errors: string[] = [];

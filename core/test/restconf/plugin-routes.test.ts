@@ -8,7 +8,6 @@
 import test from 'ava';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import * as path from 'node:path';
 import { createHooks, type RosettaHooks, type ServerRoutesContext } from '../../src/hooks';
 import type { PluginScope } from '../../src/plugins/generation';
 import { createRestconfHandler } from '../../src/restconf/app';
@@ -16,9 +15,10 @@ import type { RestconfContext } from '../../src/restconf/context';
 import { createPluginRoutes } from '../../src/restconf/plugin-routes';
 import { compileSchema } from '../../src/yang/compiler';
 import { ModuleRepository } from '../../src/yang/repository';
-import { CORPUS, memoryDatastores } from './http-fixture';
+import { memoryDatastores } from './http-fixture';
+import { MODEL_DIRS } from '../data/fixture';
 
-const repo = new ModuleRepository([path.join(CORPUS, 'ietf')]);
+const repo = new ModuleRepository([...MODEL_DIRS]);
 const schema = compileSchema(repo, { modules: ['ietf-interfaces', 'iana-if-type'] });
 const IF = '/rests/data/ietf-interfaces:interfaces';
 

@@ -11,7 +11,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import test from 'ava';
-import { IANA_IF_TYPE, INTERFACES, corpusYangDir } from '../restconf/http-fixture';
+import { IANA_IF_TYPE, INTERFACES, modelYangDir } from '../restconf/http-fixture';
 
 const BIN = path.resolve(__dirname, '../../../bin/rosetta.js');
 const IF = '/rests/data/ietf-interfaces:interfaces';
@@ -50,7 +50,7 @@ async function waitFor(s: Running, pattern: RegExp): Promise<void> {
 }
 
 function folders(): { dataDir: string; yangDir: string } {
-  return { dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-proc-')), yangDir: corpusYangDir([INTERFACES, IANA_IF_TYPE]) };
+  return { dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-proc-')), yangDir: modelYangDir([INTERFACES, IANA_IF_TYPE]) };
 }
 
 const entry = (name: string, description: string, enabled: boolean) => ({ name, type: 'iana-if-type:ethernetCsmacd', description, enabled });
