@@ -42,6 +42,20 @@ export interface WriteOutcome {
   readonly tree: DataRoot;
 }
 
+/**
+ * A validation fault of the written data as the client's error. A reference to missing data is a
+ * fault of the request (400 `invalid-value`), not a missing resource (404), which is what
+ * `data-missing` would answer. RFC 7950 §15 tags a broken `must`, `unique` or min-/max-elements
+ * `operation-failed`, which RESTCONF answers 500; the client's data broke the rule, so it is 400
+ * `invalid-value`, keeping the error-app-tag that names the rule (see docs/restconf-api.md). An
+ * `operation-failed` without an app tag (an expression that could not be evaluated) stays the
+ * server's.
+ */
+function asClientFault(f: DataFault): DataFault {
+  if (f.tag === 'data-missing' || (f.tag === 'operation-failed' && f.appTag !== undefined)) return { ...f, tag: 'invalid-value' };
+  return f;
+}
+
 /** Runs `write` against the Config datastore; throws RestconfError/DataError on any fault, nothing changed. */
 export async function commitWrite(ctx: RestconfContext, scope: PluginScope, write: WriteRequest): Promise<WriteOutcome> {
   const store: Datastore = ctx.datastores.config;
@@ -64,9 +78,7 @@ export async function commitWrite(ctx: RestconfContext, scope: PluginScope, writ
     existed = findTarget(previous, write.steps) !== undefined;
     write.precheck?.(previous);
     const faults = validateWrite(next, write.steps, ctx.schema, { checkReferences: write.checkReferences });
-    // A reference to missing data is a fault of the request (400 invalid-value, DESIGN.md §5.5), not a
-    // missing resource (404), which is what `data-missing` would answer.
-    if (faults.length > 0) throw new DataError(faults.map((f) => (f.tag === 'data-missing' ? { ...f, tag: 'invalid-value' as const } : f)));
+    if (faults.length > 0) throw new DataError(faults.map(asClientFault));
   }, prepared);
   if (hooks.afterCommit.isUsed() && base !== undefined) {
     const before = base;

@@ -107,6 +107,8 @@ interface Answer { status: number; headers: Headers; text: string; json: any }
 
 interface Service {
   readonly running: RunningService;
+  /** What the service logged as errors (a 500 logs its cause). */
+  readonly errors: string[];
   request(method: string, p: string, options?: { body?: string; type?: string; accept?: string }): Promise<Answer>;
 }
 
@@ -116,9 +118,11 @@ async function start(raw: Record<string, unknown> = {}): Promise<Service> {
   fs.writeFileSync(path.join(yangDir, 'newcomer.yang'), MODULE);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-newcomer-data-'));
   const config = resolveConfig({ port: 0, host: '127.0.0.1', dataDir, yangDirs: [yangDir], ...raw }, os.tmpdir());
-  const running = await startService({ config, openDatastores: (dir, ctx) => openDatastores(dir, ctx), log: { info: () => undefined, error: () => undefined } });
+  const errors: string[] = [];
+  const running = await startService({ config, openDatastores: (dir, ctx) => openDatastores(dir, ctx), log: { info: () => undefined, error: (m) => errors.push(m) } });
   return {
     running,
+    errors,
     async request(method, p, options = {}) {
       const headers: Record<string, string> = {};
       if (options.body !== undefined) headers['content-type'] = options.type ?? 'application/yang-data+json';
@@ -130,6 +134,12 @@ async function start(raw: Record<string, unknown> = {}): Promise<Service> {
       return { status: res.status, headers: res.headers, text, json };
     },
   };
+}
+
+/** Stops the service; it must have logged no error (no request failed inside it). */
+async function stop(t: ExecutionContext, s: Service): Promise<void> {
+  await s.running.stop();
+  t.deepEqual(s.errors, []);
 }
 
 const DATA = '/rests/data';
@@ -168,7 +178,7 @@ test('the Location of a POSTed entry works for GET, PUT and DELETE whatever its 
     await usableLocation(t, s, 'newcomer:ports', 'link', { from: 'ge-0/0/1', to: 'a,"b"' }, { cost: 5 });
     await usableLocation(t, s, 'newcomer:ports', 'link', { from: '"x', to: 'y/z"' }, { cost: 6 });
   } finally {
-    await s.running.stop();
+    await stop(t, s);
   }
 });
 
@@ -180,7 +190,7 @@ test('the key-delimiter form is how a Location names a key holding /', async (t)
     const plain = await s.request('POST', `${DATA}/newcomer:ports`, { body: JSON.stringify({ 'newcomer:port': [{ name: 'eth0' }] }) });
     t.is(plain.headers.get('location'), `${DATA}/newcomer:ports/port=eth0`);
   } finally {
-    await s.running.stop();
+    await stop(t, s);
   }
 });
 
@@ -190,6 +200,104 @@ test('with the key delimiter off, the Location of every key without / works', as
     for (const name of AWKWARD_KEYS.filter((k) => !k.includes('/'))) await usableLocation(t, s, 'newcomer:ports', 'port', { name }, { speed: 10 });
     await usableLocation(t, s, 'newcomer:ports', 'link', { from: '"x"', to: 'a,b' }, { cost: 5 });
   } finally {
-    await s.running.stop();
+    await stop(t, s);
+  }
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Constraints
+
+/** The one error of a 400 answer, with the envelope's members checked. */
+function oneError(t: ExecutionContext, answer: Answer, label: string): Record<string, string | undefined> {
+  t.is(answer.status, 400, `${label}: ${answer.text}`);
+  const errors = answer.json?.errors?.error ?? answer.json?.['ietf-yang-patch:yang-patch-status']?.['global-errors']?.error;
+  t.true(Array.isArray(errors) && errors.length >= 1, `${label}: ${answer.text}`);
+  return errors?.[0] ?? {};
+}
+
+const LIMITS = `${DATA}/newcomer:limits`;
+const YANG_PATCH = 'application/yang-patch+json';
+
+function yangPatch(...edits: Array<{ id: string; target: string; value: unknown }>): string {
+  return JSON.stringify({ 'ietf-yang-patch:yang-patch': { 'patch-id': 'p', edit: edits.map((e) => ({ 'edit-id': e.id, operation: 'merge', target: e.target, value: e.value })) } });
+}
+
+test('a broken must answers 400 invalid-value with its app tag and path, and stores nothing, through every write', async (t) => {
+  const s = await start();
+  try {
+    const mustOfHigh = (answer: Answer, label: string): void => {
+      const e = oneError(t, answer, label);
+      t.is(e['error-tag'], 'invalid-value', label);
+      t.is(e['error-app-tag'], 'must-violation', label);
+      t.is(e['error-path'], '/newcomer:limits/high', label);
+      t.regex(e['error-message'] ?? '', /\.\.\/low/, label);
+    };
+    mustOfHigh(await s.request('PUT', LIMITS, { body: JSON.stringify({ 'newcomer:limits': { low: 10, high: 5 } }) }), 'PUT');
+    mustOfHigh(await s.request('POST', DATA, { body: JSON.stringify({ 'newcomer:limits': { low: 10, high: 5 } }) }), 'POST');
+    mustOfHigh(await s.request('PATCH', DATA, { body: JSON.stringify({ 'newcomer:limits': { low: 10, high: 5 } }) }), 'PATCH');
+    t.is((await s.request('GET', LIMITS)).status, 404, 'nothing stored');
+
+    t.is((await s.request('PUT', LIMITS, { body: JSON.stringify({ 'newcomer:limits': { low: 1, high: 5 } }) })).status, 201);
+    // The must sits on high, the node this request does not touch: raising low alone breaks it.
+    mustOfHigh(await s.request('PATCH', LIMITS, { body: JSON.stringify({ 'newcomer:limits': { low: 10 } }) }), 'PATCH of the other node');
+    mustOfHigh(await s.request('PUT', `${LIMITS}/low`, { body: JSON.stringify({ 'newcomer:low': 10 }) }), 'PUT of the other leaf');
+    mustOfHigh(await s.request('PATCH', DATA, { type: YANG_PATCH, body: yangPatch(
+      { id: 'raise-low', target: '/newcomer:limits/low', value: { 'newcomer:low': 20 } },
+      { id: 'raise-high', target: '/newcomer:limits/high', value: { 'newcomer:high': 15 } },
+    ) }), 'YANG Patch');
+    t.deepEqual((await s.request('GET', LIMITS)).json, { 'newcomer:limits': { low: 1, high: 5 } }, 'nothing changed');
+
+    // Two edits that each alone would break the must, together satisfy it.
+    const both = await s.request('PATCH', DATA, { type: YANG_PATCH, body: yangPatch(
+      { id: 'raise-low', target: '/newcomer:limits/low', value: { 'newcomer:low': 20 } },
+      { id: 'raise-high', target: '/newcomer:limits/high', value: { 'newcomer:high': 25 } },
+    ) });
+    t.is(both.status, 200, both.text);
+    t.deepEqual((await s.request('GET', LIMITS)).json, { 'newcomer:limits': { low: 20, high: 25 } });
+  } finally {
+    await stop(t, s);
+  }
+});
+
+test('a must declaring its own error-message and error-app-tag answers them, in JSON and XML', async (t) => {
+  const s = await start();
+  try {
+    const json = oneError(t, await s.request('PUT', LIMITS, { body: JSON.stringify({ 'newcomer:limits': { ratio: 150 } }) }), 'JSON');
+    t.is(json['error-tag'], 'invalid-value');
+    t.is(json['error-app-tag'], 'ratio-range');
+    t.is(json['error-message'], 'ratio is a percentage');
+    t.is(json['error-path'], '/newcomer:limits/ratio');
+    const xml = await s.request('PUT', LIMITS, { type: 'application/yang-data+xml', accept: 'application/yang-data+xml',
+      body: '<limits xmlns="urn:rosetta:test:newcomer"><ratio>150</ratio></limits>' });
+    t.is(xml.status, 400, xml.text);
+    t.regex(xml.text, /<error-tag>invalid-value<\/error-tag><error-app-tag>ratio-range<\/error-app-tag><error-path[^>]*>\/newcomer:limits\/newcomer:ratio<\/error-path><error-message>ratio is a percentage<\/error-message>/);
+    t.is((await s.request('GET', LIMITS)).status, 404, 'nothing stored');
+  } finally {
+    await stop(t, s);
+  }
+});
+
+test('unique, max-elements, min-elements and mandatory violations answer 400 naming the rule, and store nothing', async (t) => {
+  const s = await start();
+  try {
+    const cases: Array<[string, string, string, Record<string, unknown>, string | undefined, string]> = [
+      ['unique', 'PUT', LIMITS, { 'newcomer:limits': { server: [{ name: 'a', ip: '10.0.0.1' }, { name: 'b', ip: '10.0.0.1' }] } }, 'data-not-unique', "/newcomer:limits/server[name='b']"],
+      ['max-elements', 'PUT', LIMITS, { 'newcomer:limits': { server: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] } }, 'too-many-elements', "/newcomer:limits/server[name='c']"],
+      ['min-elements', 'PUT', `${DATA}/newcomer:team`, { 'newcomer:team': { lead: 'x' } }, 'too-few-elements', '/newcomer:team/member'],
+      ['mandatory', 'PUT', `${DATA}/newcomer:team`, { 'newcomer:team': { member: ['y'] } }, undefined, '/newcomer:team/lead'],
+    ];
+    for (const [label, method, where, body, appTag, errorPath] of cases) {
+      const e = oneError(t, await s.request(method, where, { body: JSON.stringify(body) }), label);
+      t.is(e['error-app-tag'], appTag, label);
+      t.is(e['error-path'], errorPath, label);
+      t.is((await s.request('GET', where)).status, 404, `${label}: nothing stored`);
+    }
+    // One entry more than max-elements through POST, after two that fit.
+    t.is((await s.request('PUT', LIMITS, { body: JSON.stringify({ 'newcomer:limits': { server: [{ name: 'a' }, { name: 'b' }] } }) })).status, 201);
+    const third = oneError(t, await s.request('POST', LIMITS, { body: JSON.stringify({ 'newcomer:server': [{ name: 'c' }] }) }), 'POST beyond max-elements');
+    t.is(third['error-app-tag'], 'too-many-elements');
+    t.is((await s.request('GET', `${LIMITS}/server=c`)).status, 404);
+  } finally {
+    await stop(t, s);
   }
 });
