@@ -2,11 +2,10 @@
  * What the decoders prove about the lists they build (decode-proof.ts) lets validation skip those
  * entries; these tests pin that validation with proofs reports exactly what validation of the same
  * tree without proofs (a fresh copy) reports, for JSON and XML, both modes, and lists that can and
- * cannot be proved (real models from ../shared/yang), and that a list changed after decoding loses
+ * cannot be proved (the test models of ietf-interfaces and ietf-ip), and that a list changed after decoding loses
  * its proof.
  */
 import test from 'ava';
-import path from 'node:path';
 import { ModuleRepository } from '../../src/yang/repository';
 import { compileSchema } from '../../src/yang/compiler';
 import type { SchemaContext } from '../../src/yang/schema';
@@ -17,9 +16,9 @@ import { validateTree, type ValidateOptions } from '../../src/data/validate';
 import { ListProof, listProof } from '../../src/data/decode-proof';
 import { putEntry } from '../../src/data/list';
 import type { DataNode, DataRoot, ListEntryNode, ListNode } from '../../src/data/tree';
+import { MODEL_DIRS } from './fixture';
 
-const corpus = path.resolve(__dirname, '../../../../../shared/yang');
-const ctx: SchemaContext = compileSchema(new ModuleRepository([path.join(corpus, 'ietf')]), {
+const ctx: SchemaContext = compileSchema(new ModuleRepository([...MODEL_DIRS]), {
   modules: ['ietf-interfaces', 'iana-if-type', 'ietf-ip'],
 });
 

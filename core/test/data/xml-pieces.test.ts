@@ -2,7 +2,7 @@
  * A document decoded in pieces as it arrives (xmlPieceDecoder: a NETCONF reply decoded while the rest
  * is on the wire) makes the tree the whole text makes, wherever the pieces are cut after an end tag,
  * with the decoder's shortcuts for repeated entries taken across cuts. Cut anywhere else, a piece may
- * make a fault but never another tree. Real ietf-interfaces model (../shared/yang).
+ * make a fault but never another tree. Runs on the test model of ietf-interfaces.
  */
 import test from 'ava';
 import { decodeXml, encodeJson } from '../../src/data';

@@ -2,7 +2,7 @@
  * The XML decoder's shortcuts for repeated structure (list entries repeating one sequence of child
  * names, attribute values written the same again) must not change what a document means: names in
  * a changed scope, a changed prefix or another order resolve afresh, and a repeated attribute value
- * that needs decoding is decoded each time. Real ietf-interfaces model (../shared/yang).
+ * that needs decoding is decoded each time. Runs on the test model of ietf-interfaces.
  */
 import test from 'ava';
 import { decodeXml, encodeJson, DataError } from '../../src/data';

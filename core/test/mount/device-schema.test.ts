@@ -1,6 +1,6 @@
 /**
- * The mount layer's pieces without a server: device schemas from module text (real IETF modules from the
- * shared corpus; a module that does not compile and its importers left out with the reason, the rest
+ * The mount layer's pieces without a server: device schemas from module text (the test models of IETF
+ * modules; a module that does not compile and its importers left out with the reason, the rest
  * served; one compiled schema per module set), the NETCONF XML codec, sealed secrets, and the mapping of
  * southbound errors by shape.
  */
@@ -11,14 +11,17 @@ import test from 'ava';
 import { deviceCodec, deviceFault, DeviceSchemaCache, MountError, SecretBox } from '../../src/mount';
 import { DataError } from '../../src/data/errors';
 import { OWN_YANG_DIR } from '../../src/service/schema';
+import { testModel } from '../test-models';
 
-const CORPUS = path.resolve(__dirname, '../../../../../shared/yang');
 const source = (file: string) => {
   const base = path.basename(file, '.yang');
   const [name, revision] = base.split('@');
-  return { name: name!, ...(revision ? { revision } : {}), text: fs.readFileSync(path.join(CORPUS, file), 'utf8') };
+  return { name: name!, ...(revision ? { revision } : {}), text: fs.readFileSync(file, 'utf8') };
 };
-const IETF = ['ietf/ietf-interfaces@2018-02-20.yang', 'ietf/ietf-ip@2018-02-22.yang', 'ietf/ietf-inet-types@2025-12-22.yang', 'ietf/ietf-yang-types@2025-12-22.yang'].map(source);
+const IETF = [
+  testModel('ietf-interfaces@2018-02-20.yang'), testModel('ietf-ip@2018-02-22.yang'), testModel('ietf-inet-types@2013-07-15.yang'),
+  path.join(OWN_YANG_DIR, 'ietf-yang-types@2013-07-15.yang'),
+].map(source);
 const BROKEN = { name: 'acme-broken', revision: '2024-01-01', text: 'module acme-broken { namespace "urn:b"; prefix b; revision 2024-01-01; leaf x { type no-such-type; } }' };
 const IMPORTER = { name: 'acme-user', text: 'module acme-user { namespace "urn:u"; prefix u; import acme-broken { prefix b; } container c { leaf y { type string; } } }' };
 
