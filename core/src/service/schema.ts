@@ -4,14 +4,20 @@
  * and the YANG folders of loaded plugins that are not translation units. Imports resolve among all of
  * these, the service's own folder first.
  *
- * A module of an extra folder that the service already has is taken once when its name, revision and
- * text are the same; the same name and revision with different text is an error (DESIGN.md §4), and
- * so is another revision of one of the service's own modules (one context holds one revision).
+ * A module of an extra folder that the service already has (or that an earlier folder has) is taken
+ * once when it is the same module: same name and revision, and compiled schemas that agree.
+ * Descriptions, contact, references, organization, comments and layout do not count, so the published
+ * text of a standard module sits beside the service's own copy (users keep standard modules in their
+ * model folders). Only a real difference is an error, naming both files and the first differing node
+ * (module-equivalence.ts says what counts). Another revision of one of the service's own modules is an
+ * error too: one context holds one revision. The texts are compared only when they differ, so a
+ * folder of identical copies costs nothing beyond reading them.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { compileSchema } from '../yang/compiler';
-import { ModuleRepository } from '../yang/repository';
+import { moduleDifference } from '../yang/module-equivalence';
+import { ModuleRepository, type ModuleSource } from '../yang/repository';
 import type { SchemaContext } from '../yang/schema';
 import { formatDiagnostic } from '../yang/statement';
 
@@ -59,16 +65,16 @@ export interface AssembledSchema {
  */
 export function assembleSchema(extraDirs: readonly string[], ownDir = OWN_YANG_DIR): AssembledSchema {
   const repo = new ModuleRepository([ownDir, ...extraDirs]);
-  const own = new Map<string, { file: string; revision: string | undefined; text: string }>();
+  const own = new Map<string, ModuleSource>();
   const requested: string[] = [];
   for (const file of yangFiles(ownDir)) {
     const src = repo.load(file);
     if (src.kind !== 'module') continue;
-    own.set(src.name, { file, revision: src.revision, text: src.text });
+    own.set(src.name, src);
     requested.push(file);
   }
   const extra: string[] = [];
-  const seen = new Map<string, string>();
+  const seen = new Map<string, ModuleSource>();
   for (const dir of extraDirs) {
     for (const file of yangFiles(dir)) {
       const src = repo.load(file);
@@ -79,17 +85,21 @@ export function assembleSchema(extraDirs: readonly string[], ownDir = OWN_YANG_D
       }
       const mine = own.get(src.name);
       if (mine !== undefined) {
-        if (mine.revision === src.revision && mine.text === src.text) continue;
-        const why = mine.revision === src.revision ? 'the same revision with different text' : `revision ${src.revision ?? '(none)'} where the service has ${mine.revision ?? '(none)'}`;
-        throw new SchemaAssemblyError(`${file}: module '${src.name}' is one of the service's own modules (${mine.file}); this file has ${why}`);
+        if (mine.revision !== src.revision) {
+          throw new SchemaAssemblyError(`${file}: module '${src.name}' is one of the service's own modules (${mine.file}); this file has revision ${src.revision ?? '(none)'} where the service has ${mine.revision ?? '(none)'}`);
+        }
+        const difference = differenceBetween(mine, src);
+        if (difference === undefined) continue;
+        throw new SchemaAssemblyError(`${file}: module '${src.name}' revision ${src.revision ?? '(none)'} is one of the service's own modules (${mine.file}) but defines it differently: ${difference}`);
       }
       const key = `${src.name}@${src.revision ?? ''}`;
       const earlier = seen.get(key);
       if (earlier !== undefined) {
-        if (fs.readFileSync(earlier, 'utf8') === src.text) continue;
-        throw new SchemaAssemblyError(`${file}: module ${key} is also in ${earlier} with different text`);
+        const difference = differenceBetween(earlier, src);
+        if (difference === undefined) continue;
+        throw new SchemaAssemblyError(`${file}: module ${key} is also in ${earlier.file} and defines it differently: ${difference}`);
       }
-      seen.set(key, file);
+      seen.set(key, src);
       extra.push(file);
     }
   }
@@ -99,4 +109,11 @@ export function assembleSchema(extraDirs: readonly string[], ownDir = OWN_YANG_D
     throw new SchemaAssemblyError(`YANG modules do not compile:\n${errors.slice(0, 20).map(formatDiagnostic).join('\n')}${errors.length > 20 ? `\n... and ${errors.length - 20} more` : ''}`);
   }
   return { schema, extraModules: extra };
+}
+
+/** How two texts of one module revision differ (`path: what`), or undefined when they are the same module. */
+function differenceBetween(a: ModuleSource, b: ModuleSource): string | undefined {
+  if (a.text === b.text) return undefined;
+  const found = moduleDifference(a.statement!, b.statement!);
+  return found && `${found.path}: ${found.what}`;
 }
