@@ -38,7 +38,7 @@ export interface UriParseContext {
   readonly original: string;
   /** The path the parser will read. A tap may rewrite it (strip a prefix, normalise key quoting). */
   path: string;
-  /** The key delimiter in force: `%22` by default, null when disabled (DESIGN.md §4 `keyDelimiter`). */
+  /** The key delimiter in force: `%22` by default, null when disabled (docs/configuration.md#configuration-file, `keyDelimiter`). */
   keyDelimiter: string | null;
 }
 

@@ -18,7 +18,7 @@ const HELP = `usage: rosetta start [--port N] [--config FILE] [--data-dir DIR] [
 
 Runs the RESTCONF service (http://127.0.0.1:8181/rests by default) until SIGTERM or SIGINT.
   --port N         listen on port N (0 picks a free one); overrides the configuration's port
-  --config FILE    JSON configuration file (DESIGN.md section 4); built-in defaults without it
+  --config FILE    JSON configuration file (docs/configuration.md); built-in defaults without it
   --data-dir DIR   where the Config datastore is kept (default ./data)
   --yang DIR       extra YANG modules served from the local datastores; repeatable
   --plugins FILE   plugins.json to load (default ./plugins.json when it exists)

@@ -4,7 +4,7 @@
  * `md:annotation` of a module in the schema context; its value must pass the annotation's type.
  *
  * In the tree an attribute is always named `module:annotation`. Documents may leave the module out
- * when it is the module of the node carrying the attribute (DESIGN.md §5.6), and writers do so.
+ * when it is the module of the node carrying the attribute (docs/restconf-api.md#attributes-in-json), and writers do so.
  */
 import type { Annotation, CompiledModule, SchemaContext } from '../yang/schema';
 import type { ErrorTag } from './errors';

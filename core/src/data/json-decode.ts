@@ -15,7 +15,7 @@
  * While building, the decoder counts what validation would otherwise re-check per entry and records
  * what it proved (decode-proof.ts), so validating the result skips those entries.
  *
- * Attributes follow DESIGN.md §5.6: an `@` object on containers and list entries, `{"@":..,"#":v}` for
+ * Attributes follow docs/restconf-api.md#attributes-in-json: an `@` object on containers and list entries, `{"@":..,"#":v}` for
  * leaves, leaf-lists, lists and single leaf-list values.
  *
  * Fault choices: unknown member -> `unknown-element`; bad value -> `invalid-value`; a list entry

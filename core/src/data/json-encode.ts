@@ -2,7 +2,7 @@
  * Data tree -> RFC 7951 JSON text. Member names are module-qualified at the top and where the module
  * changes; numbers up to 32 bits are JSON numbers, 64-bit integers and decimal64 strings; `empty` is
  * `[null]`. All of that follows from the JS type of a canonical `LeafValue`, so no per-type lookup is
- * needed. Attributes are written as DESIGN.md §5.6 lays out.
+ * needed. Attributes are written as docs/restconf-api.md#attributes-in-json lays out.
  *
  * How: the tree is mapped to plain JS values and handed to the native `JSON.stringify`. That was
  * measured against building the text directly (a string grown by `+=`, one array of pieces joined

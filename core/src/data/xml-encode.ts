@@ -5,7 +5,7 @@
  * use on their own element, so every element can be cut out and stand alone.
  *
  * List entries write their keys first. Attributes of a list or leaf-list as a whole have no element to
- * sit on in XML and are left out (they exist only in JSON, DESIGN.md §5.6); per-entry and per-value
+ * sit on in XML and are left out (they exist only in JSON, docs/restconf-api.md#attributes-in-json); per-entry and per-value
  * attributes are written.
  */
 import type { LeafListSchema, LeafSchema, SchemaContext } from '../yang/schema';

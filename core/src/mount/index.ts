@@ -1,5 +1,5 @@
 /**
- * The mount layer's public face (DESIGN.md §1, §5.7): installed devices, their topologies and status,
+ * The mount layer's public face (docs/architecture.md#core-folders, docs/devices.md): installed devices, their topologies and status,
  * and reads, writes and operations under `yang-ext:mount`. restconf/ calls it; it calls the datastores,
  * the data layer and the southbound plugins through hooks, and knows nothing about HTTP.
  */

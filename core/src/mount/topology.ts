@@ -1,5 +1,5 @@
 /**
- * The topologies devices are shown in (DESIGN.md §5.7), as data of the local schema:
+ * The topologies devices are shown in (docs/devices.md#status), as data of the local schema:
  * - install-node settings become a node's configuration in the Config datastore, under topology `cli`
  *   (module cli-topology) or `topology-netconf` (netconf-node-topology); the leaves the modules mark
  *   `rosetta-secret:sensitive` (password, secret) are sealed as every such leaf is (datastore/sensitive.ts);

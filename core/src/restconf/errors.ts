@@ -1,5 +1,5 @@
 /**
- * The one catalogue of RESTCONF errors (RFC 8040 §7, DESIGN.md §5.4): the error value every handler
+ * The one catalogue of RESTCONF errors (RFC 8040 §7, docs/restconf-api.md#errors): the error value every handler
  * raises, the error-tag -> HTTP status table, the conversion of data faults (`DataError`) and of
  * anything unexpected, and the error envelope in JSON and XML.
  *
@@ -27,7 +27,7 @@ export interface RestconfErrorEntry {
 }
 
 /**
- * Status of each error-tag (DESIGN.md §5.4). `invalid-value` is 400 except for a URI naming no schema
+ * Status of each error-tag (docs/restconf-api.md#errors). `invalid-value` is 400 except for a URI naming no schema
  * node, which callers raise with an explicit 404 (see {@link unknownResource}).
  */
 export const STATUS_BY_TAG: Readonly<Record<ErrorTag, number>> = Object.freeze({
@@ -103,7 +103,7 @@ export function badQuery(parameter: string, message: string): RestconfError {
   return RestconfError.of('invalid-value', `query parameter '${parameter}': ${message}`, { info: { 'bad-attribute': parameter } });
 }
 
-/** 404 `invalid-value`: the URI names no schema node (DESIGN.md §5.2); `segment` is the first unknown one. */
+/** 404 `invalid-value`: the URI names no schema node (docs/restconf-api.md#instance-identifiers); `segment` is the first unknown one. */
 export function unknownResource(message: string, segment?: string): RestconfError {
   const entry: RestconfErrorEntry = { type: 'protocol', tag: 'invalid-value', message, ...(segment ? { info: { 'bad-element': segment } } : {}) };
   return new RestconfError(404, entry);

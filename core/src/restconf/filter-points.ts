@@ -1,5 +1,5 @@
 /**
- * The two points where plugins filter what RESTCONF shows and accepts (schema filters, DESIGN.md §4):
+ * The two points where plugins filter what RESTCONF shows and accepts (schema filters, docs/configuration.md#schemafilters):
  * `data.afterRead` over what a GET read, before the query parameters apply (so `fields`, `depth`,
  * paging and `fetch=count` see the filtered tree), and `data.decodeBody`, which relaxes how a write
  * body is decoded (unknown members dropped, definitions ignored on write dropped). Local data and data

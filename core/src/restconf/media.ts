@@ -1,5 +1,5 @@
 /**
- * Media types of RESTCONF bodies (DESIGN.md §5.1): which Content-Type a request body may have, which
+ * Media types of RESTCONF bodies (docs/restconf-api.md#media-types): which Content-Type a request body may have, which
  * type a response is written in given `Accept`, and the YANG Patch types. JSON is the answer when the
  * client states no preference; a body type nobody reads is 415, an Accept nobody can satisfy is 406.
  */

@@ -1,5 +1,5 @@
 /**
- * RESTCONF under `yang-ext:mount` (DESIGN.md §5.7): the HTTP half of mount points. The outer path must
+ * RESTCONF under `yang-ext:mount` (docs/devices.md#mount-points): the HTTP half of mount points. The outer path must
  * name a node of a topology (`network-topology:network-topology/topology=<t>/node=<id>`); the rest is
  * parsed against that device's schema, and the mount layer (mount/) reads, writes and invokes on the
  * device. Read parameters apply to the device's answer with the same query module as local data;

@@ -50,7 +50,7 @@ async function readInput(req: Request, ctx: RestconfContext, op: OperationSchema
   }
   // The whole input subtree against the schema (mandatory nodes at any depth, choices, min/max-elements,
   // keys, unique, must/when with absolute paths reading the Config datastore), before any implementation
-  // runs (DESIGN.md 5.3: bad input is checked first). Leafrefs are checked only on writes that ask.
+  // runs (docs/restconf-api.md#operations: bad input is checked first). Leafrefs are checked only on writes that ask.
   const inputPath = `/${op.module.name}:input`;
   const faults = validateOperationInput(input, ctx.datastores.config.current(), ctx.schema, { type: 'data' });
   if (faults.length > 0) {
@@ -58,7 +58,7 @@ async function readInput(req: Request, ctx: RestconfContext, op: OperationSchema
     throw new DataError(faults.map((f) => ({
       ...f,
       ...(f.tag === 'data-missing' ? { tag: f.appTag === 'missing-choice' ? 'missing-element' as const : 'invalid-value' as const } : {}),
-      // must/min/max/unique faults are `operation-failed` (500) in RFC 7950; bad input is 400 here (DESIGN.md 5.3).
+      // must/min/max/unique faults are `operation-failed` (500) in RFC 7950; bad input is 400 here (docs/restconf-api.md#validation).
       ...(f.tag === 'operation-failed' ? { tag: 'invalid-value' as const } : {}),
       ...(f.path.startsWith(inputPath) ? { path: `${path}/input${f.path.slice(inputPath.length)}` } : {}),
     })));

@@ -1,5 +1,5 @@
 /**
- * The lexical layer of RESTCONF URIs (RFC 8040 §3.5.3, DESIGN.md §5.2): splits the text after
+ * The lexical layer of RESTCONF URIs (RFC 8040 §3.5.3, docs/restconf-api.md#instance-identifiers): splits the text after
  * `/rests/data` or `/rests/operations` into segments `[module:]name[=k1,k2,...]`, percent-decodes
  * names and key values, honours the key delimiter, and stops at a `yang-ext:mount` segment, keeping
  * the rest of the text raw for the device's schema. Knows nothing of schemas (see uri.ts).

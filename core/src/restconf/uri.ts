@@ -1,5 +1,5 @@
 /**
- * RESTCONF resource identifiers against a schema (RFC 8040 §3.5.3, DESIGN.md §5.2): the part of a URI
+ * RESTCONF resource identifiers against a schema (RFC 8040 §3.5.3, docs/restconf-api.md#instance-identifiers): the part of a URI
  * after `/rests/data` or `/rests/operations` becomes typed steps (schema node, typed key values or
  * leaf-list value) that the data layer uses directly as an edit or read target (`PathStep[]`).
  *

@@ -1,5 +1,5 @@
 /**
- * The `auth` object of the service configuration (DESIGN.md §4): its shape, checked at start-up so that a
+ * The `auth` object of the service configuration (docs/configuration.md#auth): its shape, checked at start-up so that a
  * mistake stops the service naming the field, whether or not the authentication plugin is loaded. The
  * plugin that taps `server.authenticate` gives it meaning; the core only hands it over.
  *

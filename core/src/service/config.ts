@@ -1,5 +1,5 @@
 /**
- * The service configuration file (DESIGN.md §4): reading it, checking every field, and the defaults.
+ * The service configuration file (docs/configuration.md#configuration-file): reading it, checking every field, and the defaults.
  * A malformed file or field stops start-up with a message naming the field; an unknown field is an
  * error too, so that a typo (`keyDelimeter`) is not silently ignored.
  *

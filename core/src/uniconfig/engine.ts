@@ -1,5 +1,5 @@
 /**
- * The uniconfig engine: node views, writes, and commit with rollback (issue 8, "Transactions").
+ * The uniconfig engine: node views, writes, and commit with rollback (docs/devices.md#uniconfig).
  *
  * - A *view* of a node is what a request sees of it: inside a transaction, the transaction's copy
  *   (taken when the transaction first looks at the node); without one, the stored intended and actual

@@ -1,5 +1,5 @@
 /**
- * The uniconfig layer's public face (issue 8): per device, the intended configuration (Config) and
+ * The uniconfig layer's public face (docs/devices.md#uniconfig): per device, the intended configuration (Config) and
  * the actual one (Operational) under `topology=uniconfig/node=<id>/configuration`, transactions named
  * by the UNICONFIGTXID cookie, commit with rollback across devices, diff, dry run, sync and snapshots.
  * It sits above restconf/ and mount/: it serves RESTCONF requests with restconf's handlers and reaches

@@ -1,5 +1,5 @@
 /**
- * Where the uniconfig layer keeps each node's configuration (issue 8, "Data"): the intended
+ * Where the uniconfig layer keeps each node's configuration (docs/devices.md#uniconfig): the intended
  * configuration in the Config datastore and the actual one in the Operational datastore, both at
  * `network-topology/topology=uniconfig/node=<id>/uniconfig-topology:configuration` (anydata holding
  * the device's RFC 7951 JSON). The Operational datastore lives in memory, so the actual configuration

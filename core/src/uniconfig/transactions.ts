@@ -1,5 +1,5 @@
 /**
- * Build-and-commit transactions (issue 8, "Transactions"): what `create-transaction` opens and the
+ * Build-and-commit transactions (docs/devices.md#transactions): what `create-transaction` opens and the
  * `UNICONFIGTXID` cookie names. A transaction holds, per node it has looked at, its own copy of the
  * intended configuration, the actual configuration and the node's version as they were when it first
  * looked (the base a commit checks against), and whether it changed the node. Nothing reaches the

@@ -87,7 +87,7 @@ test('64-bit integers and decimal64 are strings, empty is [null], and all kinds 
   t.is(encodeJson(decodeJson(encodeJson(node!), ctx).root), encodeJson(node!));
 });
 
-test('attributes: declared annotations per DESIGN.md 5.6, module left out when it is the node\'s', (t) => {
+test('attributes: declared annotations per docs/restconf-api.md#attributes-in-json, module left out when it is the node\'s', (t) => {
   const ctx = schema();
   const doc = {
     'data-kinds:kinds': {

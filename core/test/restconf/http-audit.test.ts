@@ -1,5 +1,5 @@
 /**
- * Request-level audit of issue 3 against a real service: every query parameter with a good and a bad
+ * Request-level audit of the RESTCONF contract (docs/restconf-api.md) against a real service: every query parameter with a good and a bad
  * value over HTTP, attributes on every node kind in JSON and XML, the error envelope in both encodings
  * with error-path, media types (yang.data+json), content=all, RPC input validated fully against the
  * schema before any implementation runs, RPC answers 200 with output, yang-library checked against

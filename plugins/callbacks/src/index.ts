@@ -1,5 +1,5 @@
 /**
- * The callbacks plugin (issue "Feature plugins"): requests for stored-configuration nodes forwarded to
+ * The callbacks plugin (docs/configuration.md#callbacks): requests for stored-configuration nodes forwarded to
  * a remote HTTP server, under `/rests/http-client/`.
  *
  * - `GET /rests/http-client/<path to a container marked cbext:call-point "<suffix>">` GETs

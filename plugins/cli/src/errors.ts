@@ -5,7 +5,7 @@
  *   covers), for a write or a dry-run (404 `data-missing`). The node stays installed and connected; its
  *   mount point has no translated models, so reads there answer an empty tree.
  * - CliConnectionError: the device cannot be reached, refused the login, or the session broke (502,
- *   `southbound_no_connection` in DESIGN.md §5.3).
+ *   `southbound_no_connection` in docs/restconf-api.md#errors).
  * - CliDeviceUnusableError: the session works but the device says it cannot serve commands (FRR's vtysh
  *   without its daemons), by the serving units' unusable patterns (502, `southbound_no_connection`): its
  *   output is not the device's data, and a write would not be applied.

@@ -1,5 +1,5 @@
 /**
- * The install-node `cli` container (DESIGN.md §5.7, module cli-topology) read into typed settings. Each bad
+ * The install-node `cli` container (docs/devices.md#cli-settings, module cli-topology) read into typed settings. Each bad
  * member is named with the reason, never with the value of `password` or `secret`. Timers are in seconds,
  * as in the cli-topology module; defaults follow what a UniConfig user expects. The member readers are
  * the SDK's (node-settings.ts), so every southbound reports bad members alike.

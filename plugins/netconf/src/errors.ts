@@ -59,7 +59,7 @@ export class NetconfSessionError extends Error {
   get status(): number {
     return this.failure === 'timeout' ? 504 : 502;
   }
-  /** The RFC 8040 error-tag the core reports (DESIGN.md §5.3: `southbound_no_connection` for 502). */
+  /** The RFC 8040 error-tag the core reports (docs/restconf-api.md#errors: `southbound_no_connection` for 502). */
   get tag(): string {
     return this.failure === 'timeout' ? 'operation-failed' : 'southbound_no_connection';
   }

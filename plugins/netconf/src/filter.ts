@@ -1,6 +1,6 @@
 /**
  * Subtree filters (RFC 6241 §6) from a RESTCONF read: the target path becomes containment nodes with
- * list keys as content-match nodes, and the `fields` selection (RFC 8040 §4.8.3, as DESIGN.md §5.5 reads
+ * list keys as content-match nodes, and the `fields` selection (RFC 8040 §4.8.3, as docs/restconf-api.md#fields reads
  * it) becomes selection nodes under the target, so only what was asked crosses the wire.
  */
 import { escapeText } from '@rosetta/sdk';
@@ -26,7 +26,7 @@ const MAX_FIELDS = 4096;
 
 /**
  * Parses `fields`: `;` separates siblings, `/` descends, `(...)` sub-selects. After `a/b`, fields that
- * follow a `;` are siblings of `b` (`a/b;c` selects a/b and a/c), as DESIGN.md §5.5 specifies.
+ * follow a `;` are siblings of `b` (`a/b;c` selects a/b and a/c), as docs/restconf-api.md#fields specifies.
  */
 export function parseFields(text: string): FieldSelection[] {
   if (text.length === 0) throw new FieldsSyntaxError(1, 'empty selection');

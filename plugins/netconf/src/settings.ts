@@ -1,5 +1,5 @@
 /**
- * The install-node `netconf` container (DESIGN.md §5.7) read into typed settings. Each bad member is named
+ * The install-node `netconf` container (docs/devices.md#netconf-settings) read into typed settings. Each bad member is named
  * with the reason; defaults follow OpenDaylight's netconf-node-topology where it has the same setting.
  * Units: the `*-timeout` settings are milliseconds; `keepalive-delay` is seconds (as in OpenDaylight).
  * The member readers are the SDK's (node-settings.ts), so every southbound reports bad members alike.

@@ -1,5 +1,5 @@
 /**
- * The schema-filters plugin (issue "Feature plugins", DESIGN.md §4 `schemaFilters`): by default input
+ * The schema-filters plugin (docs/configuration.md#schemafilters): by default input
  * and output match the YANG models exactly; the `schemaFilters` object of the service configuration
  * relaxes that, on local data and under mount points alike.
  *

@@ -1,6 +1,6 @@
 /**
  * The TLS plugin: answers the core's `server.create` hook with an HTTPS server built from the
- * configuration's `tls` object (DESIGN.md §4) when `enabledTls` is true, and passes (plain HTTP) when it
+ * configuration's `tls` object (docs/configuration.md#tls) when `enabledTls` is true, and passes (plain HTTP) when it
  * is not. Any fault in the object (a missing or unreadable store, a wrong password, an empty trust store
  * with client authentication on, a protocol or cipher configuration that leaves nothing usable) throws
  * an error naming the field, which stops the service's start-up: TLS is never silently weaker than asked.

@@ -1,5 +1,5 @@
 /**
- * `fetch=count` (DESIGN.md §5.5): answer a bare number instead of the data: the number of children
+ * `fetch=count` (docs/restconf-api.md#fetch): answer a bare number instead of the data: the number of children
  * of the target as the other parameters select them. For a list, its entries (after jsonb-filter,
  * within offset/limit); for a container holding exactly one list (and nothing else), that list's
  * entries; for a leaf-list, its values; otherwise the target's child nodes (a list counting as its

@@ -1,5 +1,5 @@
 /**
- * `fields` (RFC 8040 §4.8.3, DESIGN.md §5.5): which descendants of the target a GET returns.
+ * `fields` (RFC 8040 §4.8.3, docs/restconf-api.md#fields): which descendants of the target a GET returns.
  *
  *   fields-expr = path "(" fields-expr ")" / path ";" fields-expr / path
  *   path        = api-identifier [ "/" path ]

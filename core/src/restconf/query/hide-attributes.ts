@@ -1,5 +1,5 @@
 /**
- * `hideAttributes=true`: the data without RFC 7952 attributes (DESIGN.md §5.6). The encoders can also
+ * `hideAttributes=true`: the data without RFC 7952 attributes (docs/restconf-api.md#attributes-in-json). The encoders can also
  * skip attributes while writing (`encodeJson(..., { attributes: false })`); this is the same cut as a
  * pure function over the tree, for callers that hand the data on rather than encode it.
  */

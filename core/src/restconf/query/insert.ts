@@ -1,5 +1,5 @@
 /**
- * `insert=first|last|before|after` and `point` (RFC 8040 §4.8.5-6, DESIGN.md §5.5): where POST or PUT
+ * `insert=first|last|before|after` and `point` (RFC 8040 §4.8.5-6, docs/restconf-api.md#insert-and-point): where POST or PUT
  * puts a new entry of an `ordered-by user` list or leaf-list. `point` names the neighbour either as a
  * bare key value (comma-separated for composite keys; the value itself for a leaf-list) or as an RFC
  * 8040 path to the neighbour (`/example-jukebox:jukebox/playlist=Foo/song=5`); a value starting with

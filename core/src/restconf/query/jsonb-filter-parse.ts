@@ -1,5 +1,5 @@
 /**
- * The `jsonb-filter` language (DESIGN.md §5.5): the predicate part of PostgreSQL's SQL/JSON path,
+ * The `jsonb-filter` language (docs/restconf-api.md#jsonb-filter): the predicate part of PostgreSQL's SQL/JSON path,
  * over paths written in braces. Grammar (lowest precedence first):
  *
  *   or      = and *( "||" and )

@@ -1,5 +1,5 @@
 /**
- * `jsonb-filter` (DESIGN.md §5.5): keeps the entries of the target list for which a predicate holds,
+ * `jsonb-filter` (docs/restconf-api.md#jsonb-filter): keeps the entries of the target list for which a predicate holds,
  * with the semantics of PostgreSQL's SQL/JSON path in lax mode, so a filter means here what it means
  * to a client used to a jsonb store:
  *

@@ -1,5 +1,5 @@
 /**
- * `offset` and `limit` (DESIGN.md §5.5): a window of the target list's entries, in the order they
+ * `offset` and `limit` (docs/restconf-api.md#offset-and-limit): a window of the target list's entries, in the order they
  * are returned (after jsonb-filter and sortby). `offset` is 0-based and inclusive; `limit` is how
  * many entries at most (0 returns none). The two live together because neither means anything
  * without the other's window. Values are decimal integers up to 2^31-1.

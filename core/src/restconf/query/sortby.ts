@@ -1,5 +1,5 @@
 /**
- * `sortby=leaf(asc|desc);...` (DESIGN.md §5.5): orders the entries of the target list by one or more
+ * `sortby=leaf(asc|desc);...` (docs/restconf-api.md#sortby): orders the entries of the target list by one or more
  * leaves, each a path below the entry (`name`, `config/mtu`, `ietf-ip:ipv4/mtu`), ascending unless
  * `(desc)`. Values are ordered by compareValues, which is the union order rule: no value, empty,
  * boolean, numeric, then string-like; `desc` reverses that whole order. The sort is stable, so

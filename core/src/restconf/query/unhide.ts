@@ -1,6 +1,6 @@
 /**
  * `unhide=<ext-prefix>:hidden <value>,...|all`: which nodes hidden on read by schema extensions
- * (DESIGN.md §4 `hiddenDataOnReadByExtensions`) a GET shows after all. Parsed and checked here; the
+ * (`hiddenDataOnReadByExtensions`, docs/configuration.md#schemafilters) a GET shows after all. Parsed and checked here; the
  * schema filter that hides data reads the result.
  */
 import { badQuery } from '../errors';
