@@ -3,12 +3,16 @@
  * semantics) at a target named by schema nodes and keys, with insert/point for `ordered-by user` lists
  * and leaf-lists.
  *
+ * Writing a node of one case of a choice deletes the nodes of the choice's other cases, in the same edit
+ * (RFC 7950 §7.9.2), so switching cases is one write. Only what was stored goes: an edit's own value
+ * holding two cases of one choice is kept as given, for validation to refuse.
+ *
  * Copy-on-write: an edit returns a new root; the nodes on the path from the root to the change are
  * copied, everything else is shared with the input tree, and no node of the input tree (nor of the
  * edit's value) is ever mutated. So a stored version stays valid for readers while a new one is built,
  * and `diff` can skip shared subtrees by identity.
  */
-import type { ListSchema, SchemaContext, SchemaNode } from '../yang/schema';
+import { enclosingCases, type CaseSchema, type ListSchema, type SchemaContext, type SchemaNode } from '../yang/schema';
 import { childTable, orderOf, topTable, type ChildTable } from './children';
 import { DataError, fault } from './errors';
 import { copyLeafList, copyList, entryKey, findEntry, listIndex, listSize, keyString, putEntry, putValue, removeEntry, removeValue, type InsertPosition } from './list';
@@ -66,15 +70,57 @@ function placeChild(children: DataNode[], node: DataNode, table: ChildTable): vo
   children.splice(i, 0, node);
 }
 
-/** RFC 6241 merge of `b` into `a` (same schema): a new node; neither input is changed. */
+/** Whether a data node belongs to a case (most do not: one look at the parent tells). */
+function inChoice(schema: SchemaNode): boolean {
+  const parent = schema.parent;
+  return parent !== undefined && (parent.kind === 'case' || parent.kind === 'choice');
+}
+
+/**
+ * Removes from `children` (a private array) the nodes that a node of `schema` excludes: those of
+ * the other cases of each choice enclosing it, nested choices included. Nodes whose schema is in `keep`
+ * stay (they come from the same edit value).
+ */
+function dropOtherCases(children: DataNode[], schema: SchemaNode, keep?: ReadonlySet<SchemaNode>): void {
+  if (!inChoice(schema)) return;
+  const cases = enclosingCases(schema);
+  for (let i = children.length - 1; i >= 0; i--) {
+    const other = children[i]!.schema;
+    if (other !== schema && !keep?.has(other) && inOtherCase(other, cases)) children.splice(i, 1);
+  }
+}
+
+/** Whether `node` sits in a case other than `cases` hold for one of their choices. */
+function inOtherCase(node: SchemaNode, cases: readonly CaseSchema[]): boolean {
+  for (const c of enclosingCases(node)) {
+    const mine = cases.find((k) => k.parent === c.parent);
+    if (mine !== undefined && mine !== c) return true;
+  }
+  return false;
+}
+
+/**
+ * RFC 6241 merge of `b` into `a` (same schema): a new node; neither input is changed. Nodes of
+ * different cases of a choice are all kept: this merges what reads gather from several sources.
+ */
 export function mergeNodes(a: DataNode, b: DataNode): DataNode {
+  return merge(a, b, false);
+}
+
+/** Merges sibling lists: a new array; nodes of `b` go in at their canonical places (all cases kept, as mergeNodes). */
+export function mergeChildren(a: readonly DataNode[], b: readonly DataNode[], table: ChildTable): DataNode[] {
+  return mergeSiblings(a, b, table, false);
+}
+
+/** The merge of `b` into `a`. `replaceCases`: nodes of `b` delete those of `a` in other cases of their choices, as an edit does. */
+function merge(a: DataNode, b: DataNode, replaceCases: boolean): DataNode {
   const attributes = mergeAttributes(a.attributes, b.attributes);
   switch (b.kind) {
     case 'leaf': case 'any':
       return withAttributes(b, attributes);
     case 'container': case 'entry': {
       const inner = a as typeof b;
-      const children = mergeChildren(inner.children, b.children, childTable(b.schema));
+      const children = mergeSiblings(inner.children, b.children, childTable(b.schema), replaceCases);
       const out = { ...inner, children } as typeof b;
       if (attributes !== undefined) out.attributes = attributes;
       return out;
@@ -84,7 +130,7 @@ export function mergeNodes(a: DataNode, b: DataNode): DataNode {
       if (attributes !== undefined) list.attributes = attributes;
       for (const e of b.entries) {
         const existing = listIndex(list)?.get(entryKey(e));
-        putEntry(list, existing === undefined ? e : (mergeNodes(existing, e) as ListEntryNode));
+        putEntry(list, existing === undefined ? e : (merge(existing, e, replaceCases) as ListEntryNode));
       }
       return list;
     }
@@ -97,12 +143,13 @@ export function mergeNodes(a: DataNode, b: DataNode): DataNode {
   }
 }
 
-/** Merges sibling lists: a new array; nodes of `b` go in at their canonical places. */
-export function mergeChildren(a: readonly DataNode[], b: readonly DataNode[], table: ChildTable): DataNode[] {
+function mergeSiblings(a: readonly DataNode[], b: readonly DataNode[], table: ChildTable, replaceCases: boolean): DataNode[] {
   const out = a.slice();
+  let given: Set<SchemaNode> | undefined;
   for (const node of b) {
     const existing = out.find((c) => c.schema === node.schema);
-    placeChild(out, existing === undefined ? node : mergeNodes(existing, node), table);
+    placeChild(out, existing === undefined ? node : merge(existing, node, replaceCases), table);
+    if (replaceCases && inChoice(node.schema)) dropOtherCases(out, node.schema, (given ??= new Set(b.map((n) => n.schema))));
   }
   return out;
 }
@@ -120,7 +167,7 @@ class Editor {
     if (this.edit.target.length === 0) {
       const given = value?.kind === 'root' ? value.children : value !== undefined ? [value as DataNode] : [];
       switch (operation) {
-        case 'merge': return { kind: 'root', children: mergeChildren(root.children, given, table) };
+        case 'merge': return { kind: 'root', children: mergeSiblings(root.children, given, table, true) };
         case 'replace': return { kind: 'root', children: mergeChildren([], given, table) };
         case 'create':
           if (root.children.length > 0) throw new DataError(fault('data-exists', '/', 'the datastore already holds data'));
@@ -148,8 +195,12 @@ class Editor {
     else replacement = this.descend(existing, step, i);
     if (replacement === undefined) return undefined;
     const out = children.slice();
-    if (replacement === null) out.splice(at, 1);
-    else placeChild(out, replacement, table);
+    if (replacement === null) {
+      out.splice(at, 1);
+    } else {
+      placeChild(out, replacement, table);
+      dropOtherCases(out, replacement.schema);
+    }
     return out;
   }
 
@@ -262,7 +313,7 @@ class Editor {
       case 'replace':
         return value;
       default:
-        return existing === undefined ? value : mergeNodes(existing, value);
+        return existing === undefined ? value : merge(existing, value, true);
     }
   }
 }

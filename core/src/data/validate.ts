@@ -37,6 +37,12 @@ export interface ValidateOptions {
   readonly maxErrors?: number;
 }
 
+/** What a fault says of nodes `first` and `second`, of two cases of `choice`, side by side. */
+export function caseConflictMessage(first: SchemaNode | undefined, second: SchemaNode, choice: ChoiceSchema): string {
+  const caseOf = (n: SchemaNode) => enclosingCases(n).find((c) => c.parent === choice)?.name ?? '?';
+  return `node "${first?.name ?? '?'}" of case "${first ? caseOf(first) : '?'}" and node "${second.name}" of case "${caseOf(second)}" of choice "${choice.name}" cannot coexist`;
+}
+
 /**
  * Validates a data tree. Returns the faults found (empty when the tree is valid), each with the
  * instance path of the node at fault.
@@ -163,8 +169,9 @@ class Validator {
           }
         }
       } else if (seen !== c) {
-        this.report('invalid-value', firstCursor(node, child, slot) ?? node,
-          `data from case "${seen.name}" and case "${c.name}" of choice "${choice.name}" cannot coexist`);
+        // Which node holds the other case is looked up only here: a valid tree never needs it.
+        const first = (node.data as DataRoot | ContainerNode | ListEntryNode).children.find((n) => enclosingCases(n.schema).includes(seen));
+        this.report('invalid-value', firstCursor(node, child, slot) ?? node, caseConflictMessage(first?.schema, cs, choice));
         return false;
       }
     }

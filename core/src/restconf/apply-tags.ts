@@ -3,7 +3,10 @@
  * `template-tags:operation`, or the XML attribute of that name) is edited by that operation, and the
  * tag holds for its whole subtree; untagged nodes merge. A tagged body becomes a list of ordinary
  * edits, outermost first: the tagged node with its differently-tagged descendants cut out, then each
- * of those descendants as its own edit, so the datastore applies them all or nothing.
+ * of those descendants as its own edit, so the datastore applies them all or nothing. Deletes go
+ * before the rest: they name what is stored, which the body's writes may have removed meanwhile (a
+ * node of one case of a choice deletes the other cases' nodes), and a write never re-creates what a
+ * delete of the same body names (the deleted node is cut out of its ancestors' values).
  *
  * Operations: merge, replace, create (409 when present), delete (404 when absent), update (merge that
  * requires the node to exist: 404 `data-missing` otherwise).
@@ -12,7 +15,8 @@ import type { Edit, EditOperation, PathStep } from '../data/edit';
 import { DataError, fault } from '../data/errors';
 import { entryKeyValues, instancePath } from '../data/path';
 import type { DataNode, DataRoot } from '../data/tree';
-import type { SchemaContext } from '../yang/schema';
+import { caseConflictMessage } from '../data/validate';
+import { enclosingCases, type ChoiceSchema, type SchemaContext } from '../yang/schema';
 import { findTarget } from './target';
 
 type TagOperation = 'merge' | 'replace' | 'create' | 'delete' | 'update';
@@ -110,11 +114,49 @@ function hasTag(node: DataNode): boolean {
   return node.attributes !== undefined && TAG_NAMES.some((n) => n in node.attributes!);
 }
 
+function taggedDelete(node: DataNode): boolean {
+  return node.attributes !== undefined && TAG_NAMES.some((n) => node.attributes![n] === 'delete');
+}
+
+/**
+ * A body is one write, so nodes of two cases of one choice in it are refused, as in an untagged body,
+ * although they become separate edits (the later edit would delete the earlier one's nodes). A node
+ * tagged delete writes nothing and conflicts with nothing.
+ */
+function refuseTwoCases(node: DataNode, steps: readonly PathStep[]): void {
+  if (taggedDelete(node)) return;
+  if (node.kind === 'container' || node.kind === 'entry') {
+    refuseTwoCasesAmong(node.children, steps);
+  } else if (node.kind === 'list') {
+    const parent = steps.at(-1)?.schema === node.schema ? steps.slice(0, -1) : steps;
+    for (const e of node.entries) refuseTwoCases(e, [...parent, { schema: node.schema, keys: entryKeyValues(e) }]);
+  }
+}
+
+function refuseTwoCasesAmong(children: readonly DataNode[], steps: readonly PathStep[]): void {
+  const chosen = new Map<ChoiceSchema, DataNode>();
+  for (const child of children) {
+    if (taggedDelete(child)) continue;
+    const childSteps = [...steps, { schema: child.schema }];
+    for (const c of enclosingCases(child.schema)) {
+      const choice = c.parent as ChoiceSchema;
+      const first = chosen.get(choice);
+      if (first === undefined) chosen.set(choice, child);
+      else if (!enclosingCases(first.schema).includes(c)) {
+        throw new DataError(fault('invalid-value', instancePath(childSteps), caseConflictMessage(first.schema, child.schema, choice)));
+      }
+    }
+    refuseTwoCases(child, childSteps);
+  }
+}
+
 /**
  * The edits for a tagged PATCH body `value` at `steps`, and a check of `update` targets to run on the
  * real base tree before the edits are kept.
  */
 export function tagEdits(steps: readonly PathStep[], value: DataNode | DataRoot, ctx: SchemaContext): { edits: Edit[]; precheck: (previous: DataRoot) => void } {
+  if (value.kind === 'root') refuseTwoCasesAmong(value.children, []);
+  else refuseTwoCases(value, steps);
   const splitter = new TagSplitter(ctx);
   if (value.kind === 'root') {
     for (const c of value.children) splitter.visit(c, c.kind === 'list' ? [{ schema: c.schema }] : [{ schema: c.schema }], 'merge');
@@ -125,7 +167,7 @@ export function tagEdits(steps: readonly PathStep[], value: DataNode | DataRoot,
   }
   const mustExist = splitter.mustExist;
   return {
-    edits: splitter.edits,
+    edits: [...splitter.edits.filter((e) => e.operation === 'delete'), ...splitter.edits.filter((e) => e.operation !== 'delete')],
     precheck: (previous) => {
       for (const s of mustExist) {
         if (findTarget(previous, s) === undefined) throw new DataError(fault('data-missing', instancePath(s), 'apply-tags update: no data to update'));

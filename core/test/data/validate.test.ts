@@ -146,9 +146,9 @@ test('ietf-routing: a leafref deep in an augment is checked against the interfac
   ]);
 });
 
-test('data from two cases of one choice is refused', (t) => {
+test('data from two cases of one choice is refused, naming a node of each', (t) => {
   t.deepEqual(check(ifCtx, { 'ietf-interfaces:interfaces': { interface: [{ ...eth0, 'ietf-ip:ipv4': { address: [{ ip: '10.0.0.1', 'prefix-length': 24, netmask: '255.255.255.0' }] } }] } }), [
-    "invalid-value /ietf-interfaces:interfaces/interface[name='eth0']/ietf-ip:ipv4/address[ip='10.0.0.1']/netmask: data from case \"prefix-length\" and case \"netmask\" of choice \"subnet\" cannot coexist",
+    "invalid-value /ietf-interfaces:interfaces/interface[name='eth0']/ietf-ip:ipv4/address[ip='10.0.0.1']/netmask: node \"prefix-length\" of case \"prefix-length\" and node \"netmask\" of case \"netmask\" of choice \"subnet\" cannot coexist",
   ]);
 });
 
