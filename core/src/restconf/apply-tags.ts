@@ -1,5 +1,5 @@
 /**
- * `apply-tags=true` on plain PATCH (DESIGN.md §5.5): a node tagged `"@": {"operation": "..."}` (or
+ * `apply-tags=true` on plain PATCH (docs/restconf-api.md#apply-tags): a node tagged `"@": {"operation": "..."}` (or
  * `template-tags:operation`, or the XML attribute of that name) is edited by that operation, and the
  * tag holds for its whole subtree; untagged nodes merge. A tagged body becomes a list of ordinary
  * edits, outermost first: the tagged node with its differently-tagged descendants cut out, then each

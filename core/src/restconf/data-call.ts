@@ -71,7 +71,7 @@ export function refuseStateWrite(call: PlainDataCall, method: string): void {
   }
 }
 
-/** Attribute names `apply-tags` accepts on nodes (DESIGN.md §5.5). */
+/** Attribute names `apply-tags` accepts on nodes (docs/restconf-api.md#apply-tags). */
 const TAG_ATTRIBUTES: ReadonlySet<string> = new Set(['operation', 'template-tags:operation']);
 
 /**

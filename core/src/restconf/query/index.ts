@@ -1,5 +1,5 @@
 /**
- * RESTCONF query parameters composed (RFC 8040 §4.8, DESIGN.md §5.5): `parseQuery` reads and checks
+ * RESTCONF query parameters composed (RFC 8040 §4.8, docs/restconf-api.md#query-parameters): `parseQuery` reads and checks
  * the query string of a request once, into typed `QueryOptions`; `applyReadQuery` applies the read
  * parameters to the data at a GET target in their one right order. Each parameter's own parsing and
  * data function lives in its own file here.
