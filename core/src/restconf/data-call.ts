@@ -26,6 +26,14 @@ export interface DataQuery {
    * found at the target; a number for `fetch=count`; undefined when nothing is left.
    */
   readonly applyRead: (found: DataNode | DataRoot, target: SchemaNode | undefined) => DataNode | DataRoot | number | undefined;
+  /**
+   * What the read parameters (`with-defaults=report-all`) show at a target that holds no data (a
+   * leaf whose value is its default): found below `holder`, the deepest node on the target's path
+   * that holds data (`holderSchema` its schema, undefined for the root), down the steps `below`;
+   * undefined when they show nothing there. `applyRead` then applies to it as to data found.
+   * Absent: nothing is shown at a target without data.
+   */
+  readonly readAbsent?: (holder: DataNode | DataRoot, holderSchema: SchemaNode | undefined, below: readonly PathStep[]) => DataNode | undefined;
   readonly content: 'config' | 'nonconfig' | 'all' | undefined;
   /**
    * Where `insert`/`point` put a new entry of the list or leaf-list `schema` (undefined without

@@ -12,7 +12,7 @@ import type { SchemaNode } from '../yang/schema';
 import { badQuery } from './errors';
 import type { RestconfContext } from './context';
 import type { DataQuery } from './data-call';
-import { applyReadQuery, parseQuery, resolveInsert } from './query';
+import { applyReadQuery, parseQuery, resolveInsert, showAtAbsentTarget } from './query';
 import type { ParsedPath } from './uri';
 
 /**
@@ -43,6 +43,7 @@ export function dataQuery(req: IncomingMessage, parsed: ParsedPath, ctx: Restcon
   const options = text === '' ? NO_OPTIONS : parseQuery(text, req.method ?? 'GET');
   const content = options.content ?? ctx.options.defaultContent;
   const request = options.insert;
+  const readAbsent = options === NO_OPTIONS ? undefined : showAtAbsentTarget({ ...options, content }, ctx.schema);
   const insertInto = request === undefined
     ? () => undefined
     : (schema: SchemaNode): InsertPosition => {
@@ -60,6 +61,7 @@ export function dataQuery(req: IncomingMessage, parsed: ParsedPath, ctx: Restcon
       const result = applyReadQuery(found, target, { ...options, content }, ctx.schema, filterRoot(ctx, options.jsonbFilter === undefined ? 'config' : content));
       return result.kind === 'count' ? result.count : result.data;
     },
+    ...(readAbsent !== undefined ? { readAbsent } : {}),
   };
 }
 

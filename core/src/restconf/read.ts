@@ -6,8 +6,11 @@
  * Only the target is merged, never the whole datastores: reading one entry of a 100,000-entry list
  * costs the depth of the path, whatever `content` says. Operational data that a module computes on
  * demand (`data.readState` taps) is asked only of the target's module (every module for the root).
+ *
+ * A target without data may still show some: with `with-defaults=report-all`, a leaf whose value is
+ * its default answers that default, found below the deepest node on the target's path that holds data.
  */
-import { mergeChildren, mergeNodes } from '../data/edit';
+import { mergeChildren, mergeNodes, type PathStep } from '../data/edit';
 import { decodeJson } from '../data/json-decode';
 import { encodeJson } from '../data/json-encode';
 import { encodeXml } from '../data/xml-encode';
@@ -37,10 +40,8 @@ async function operationalRoot(call: PlainDataCall, readCtx: ReadContext): Promi
   return root;
 }
 
-/** The data at the target, from the datastore(s) `content` selects; undefined when absent. */
-async function readTarget(call: PlainDataCall, readCtx: ReadContext, content: 'config' | 'nonconfig' | 'all'): Promise<DataNode | DataRoot | undefined> {
-  const { hooks } = call.scope;
-  const steps = call.target.steps;
+/** The data at `steps` (the target's, or a prefix of them), from the datastore(s) `content` selects; undefined when absent. */
+async function readTarget(call: PlainDataCall, readCtx: ReadContext, content: 'config' | 'nonconfig' | 'all', steps: readonly PathStep[]): Promise<DataNode | DataRoot | undefined> {
   const pick = async (root: DataRoot) => findTarget(await filterRead(call.scope, root, steps, readCtx), steps);
   if (content === 'config') return pick(call.ctx.datastores.config.current());
   const state = await pick(await operationalRoot(call, readCtx));
@@ -52,6 +53,24 @@ async function readTarget(call: PlainDataCall, readCtx: ReadContext, content: 'c
     return { kind: 'root', children: mergeChildren((config as DataRoot).children, (state as DataRoot).children, topTable(call.ctx.schema)) };
   }
   return mergeNodes(config, state);
+}
+
+/**
+ * What the read parameters show at a target that holds no data (see `DataQuery.readAbsent`), found
+ * below the deepest node on its path that holds data. Only a non-presence container can be absent on
+ * the way to a default: a missing list entry or presence container has none, so the walk up stops there.
+ */
+async function readAbsent(call: PlainDataCall, readCtx: ReadContext, content: 'config' | 'nonconfig' | 'all'): Promise<DataNode | undefined> {
+  const show = call.query.readAbsent;
+  const steps = call.target.steps;
+  if (show === undefined) return undefined;
+  for (let k = steps.length - 1; k >= 0; k--) {
+    const holder = await readTarget(call, readCtx, content, steps.slice(0, k));
+    if (holder !== undefined) return show(holder, steps[k - 1]?.schema, steps.slice(k));
+    const above = steps[k - 1]!.schema;
+    if (above.kind !== 'container' || above.presence !== undefined) return undefined;
+  }
+  return undefined;
 }
 
 /** Writes a read result in the negotiated encoding. */
@@ -68,7 +87,7 @@ export async function handleGet(call: PlainDataCall, head: boolean): Promise<voi
   const content = call.query.content ?? call.ctx.options.defaultContent;
   let readCtx: ReadContext = { datastore: content === 'nonconfig' ? 'operational' : 'config', path: call.target.path, query: call.rawQuery, schema: call.ctx.schema };
   if (call.scope.hooks.data.beforeRead.isUsed()) readCtx = await call.scope.hooks.data.beforeRead.promise(readCtx);
-  const found = await readTarget(call, readCtx, content);
+  const found = (await readTarget(call, readCtx, content, call.target.steps)) ?? (await readAbsent(call, readCtx, content));
   if (found === undefined) throw dataMissing(call.target.path);
   const result = call.query.applyRead(found, call.target.target);
   if (result === undefined) throw dataMissing(call.target.path);

@@ -301,3 +301,71 @@ test('unique, max-elements, min-elements and mandatory violations answer 400 nam
     await stop(t, s);
   }
 });
+
+// ---------------------------------------------------------------------------------------------------
+// with-defaults at a target without data
+
+const XML = 'application/yang-data+xml';
+const NS = 'urn:rosetta:test:newcomer';
+
+test('with-defaults=report-all answers the default of a leaf that holds none, in JSON and XML; explicit and trim answer 404', async (t) => {
+  const s = await start();
+  try {
+    t.is((await s.request('PUT', `${DATA}/newcomer:settings`, { body: JSON.stringify({ 'newcomer:settings': { name: 'n' } }) })).status, 201);
+    const cases: Array<[string, unknown, string]> = [
+      ['newcomer:settings/timeout', { 'newcomer:timeout': 30 }, `<timeout xmlns="${NS}">30</timeout>`],
+      ['newcomer:settings/level', { 'newcomer:level': ['info'] }, `<level xmlns="${NS}">info</level>`],
+      // inside a non-presence container that holds no data, and under a top-level one that holds none
+      ['newcomer:settings/retry/count', { 'newcomer:count': 3 }, `<count xmlns="${NS}">3</count>`],
+      ['newcomer:settings/retry', { 'newcomer:retry': { count: 3 } }, `<retry xmlns="${NS}"><count>3</count></retry>`],
+      ['newcomer:logging/target', { 'newcomer:target': 'syslog' }, `<target xmlns="${NS}">syslog</target>`],
+    ];
+    for (const [target, json, xml] of cases) {
+      for (const mode of ['report-all', '']) {
+        const query = mode === '' ? 'with-defaults' : `with-defaults=${mode}`;
+        const asJson = await s.request('GET', `${DATA}/${target}?${query}`);
+        t.is(asJson.status, 200, `${target}?${query}: ${asJson.text}`);
+        t.deepEqual(asJson.json, json, `${target}?${query}`);
+      }
+      const asXml = await s.request('GET', `${DATA}/${target}?with-defaults=report-all`, { accept: XML });
+      t.is(asXml.status, 200, `${target} XML: ${asXml.text}`);
+      t.is(asXml.text.replace(/^<\?xml[^>]*>\s*/, ''), xml, `${target} XML`);
+      for (const mode of ['explicit', 'trim']) {
+        const absent = await s.request('GET', `${DATA}/${target}?with-defaults=${mode}`);
+        t.is(absent.status, 404, `${target}?with-defaults=${mode}: ${absent.text}`);
+        t.is(absent.json?.errors?.error?.[0]?.['error-tag'], 'data-missing');
+      }
+      t.is((await s.request('GET', `${DATA}/${target}`)).status, 404, `${target} without with-defaults`);
+    }
+    // What holds no default, or sits where no data can be made up, stays missing.
+    for (const target of ['newcomer:box/name', 'newcomer:ports/port=eth9/speed', 'newcomer:team/lead', 'newcomer:limits/low']) {
+      t.is((await s.request('GET', `${DATA}/${target}?with-defaults=report-all`)).status, 404, target);
+    }
+    // A value of its own is answered as it is.
+    t.is((await s.request('PUT', `${DATA}/newcomer:settings/timeout`, { body: JSON.stringify({ 'newcomer:timeout': 60 }) })).status, 201);
+    t.deepEqual((await s.request('GET', `${DATA}/newcomer:settings/timeout?with-defaults=report-all`)).json, { 'newcomer:timeout': 60 });
+    t.deepEqual((await s.request('GET', `${DATA}/newcomer:settings/timeout?with-defaults=trim`)).json, { 'newcomer:timeout': 60 });
+  } finally {
+    await stop(t, s);
+  }
+});
+
+test('with-defaults=report-all-tagged answers the default of a leaf that holds none with the default attribute, as inside its parent', async (t) => {
+  const s = await start();
+  try {
+    t.is((await s.request('PUT', `${DATA}/newcomer:settings`, { body: JSON.stringify({ 'newcomer:settings': { name: 'n' } }) })).status, 201);
+    const parent = await s.request('GET', `${DATA}/newcomer:settings?with-defaults=report-all-tagged`);
+    t.is(parent.status, 200, parent.text);
+    const timeout = await s.request('GET', `${DATA}/newcomer:settings/timeout?with-defaults=report-all-tagged`);
+    t.is(timeout.status, 200, timeout.text);
+    t.deepEqual(timeout.json, { 'newcomer:timeout': parent.json['newcomer:settings'].timeout });
+    t.deepEqual(timeout.json, { 'newcomer:timeout': { '@': { 'ietf-netconf-with-defaults:default': true }, '#': 30 } });
+    const count = await s.request('GET', `${DATA}/newcomer:settings/retry/count?with-defaults=report-all-tagged`);
+    t.deepEqual(count.json, { 'newcomer:count': { '@': { 'ietf-netconf-with-defaults:default': true }, '#': 3 } }, count.text);
+    const xml = await s.request('GET', `${DATA}/newcomer:logging/target?with-defaults=report-all-tagged`, { accept: XML });
+    t.is(xml.status, 200, xml.text);
+    t.regex(xml.text, /^(<\?xml[^>]*>\s*)?<target xmlns="urn:rosetta:test:newcomer" xmlns:(\w+)="[^"]+" \2:default="true">syslog<\/target>$/);
+  } finally {
+    await stop(t, s);
+  }
+});

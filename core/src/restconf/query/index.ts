@@ -18,7 +18,8 @@
  *   hideEmptyDataNodes, hideAttributes; then fetch=count counts the result. The filter and sort see
  *   the data as stored (defaults not added), as a jsonb store would.
  */
-import type { DataRoot } from '../../data/tree';
+import type { PathStep } from '../../data/edit';
+import type { DataNode, DataRoot } from '../../data/tree';
 import type { SchemaContext, SchemaNode } from '../../yang/schema';
 import { badQuery } from '../errors';
 import { parseContent, selectContent, type ContentMode } from './content';
@@ -34,7 +35,7 @@ import { pageEntries, parseLimit, parseOffset } from './paging';
 import { parseSortby, resolveKeys, sortEntries, type SortKey } from './sortby';
 import type { ReadTarget } from './target';
 import { parseUnhide, type Unhide } from './unhide';
-import { applyWithDefaults, parseWithDefaults, type WithDefaults } from './with-defaults';
+import { applyWithDefaults, defaultsAt, parseWithDefaults, type WithDefaults } from './with-defaults';
 
 export type { ContentMode } from './content';
 export type { Depth } from './depth';
@@ -161,6 +162,28 @@ export function checkReadTarget(options: QueryOptions, target: SchemaNode | unde
   if (options.sortby !== undefined && target?.kind === 'list') resolveKeys(options.sortby, target);
 }
 
+/** Which schema nodes `content` reads (undefined: all of them). */
+function contentIncludes(content: ContentMode): ((s: SchemaNode) => boolean) | undefined {
+  return content === 'config' ? (s: SchemaNode) => s.config : content === 'nonconfig' ? (s: SchemaNode) => !s.config : undefined;
+}
+
+/** What {@link showAtAbsentTarget} gives: the data shown at a target below `holder`, or undefined. */
+export type AbsentTargetReader = (holder: ReadTarget, holderSchema: SchemaNode | undefined, below: readonly PathStep[]) => DataNode | undefined;
+
+/**
+ * What the read parameters show at a GET target that holds no data: with `with-defaults=report-all`
+ * (or report-all-tagged), the default there (query/with-defaults.ts `defaultsAt`), found below
+ * `holder`, the deepest node on the target's path that holds data, down the steps `below`; the other
+ * read parameters are then applied to it by {@link applyReadQuery}. Undefined when the parameters can
+ * show nothing at such a target (no with-defaults, explicit, trim), so a plain 404 costs no more.
+ */
+export function showAtAbsentTarget(options: QueryOptions, ctx: SchemaContext): AbsentTargetReader | undefined {
+  const mode = options.withDefaults;
+  if (mode !== 'report-all' && mode !== 'report-all-tagged') return undefined;
+  const include = contentIncludes(options.content ?? 'all');
+  return (holder, holderSchema, below) => defaultsAt(holder, holderSchema, below, mode, ctx, include);
+}
+
 /** What a GET answers: the selected data (undefined when nothing is left), or the fetch=count number. */
 export type ReadResult = { readonly kind: 'data'; readonly data: ReadTarget | undefined } | { readonly kind: 'count'; readonly count: number };
 
@@ -180,10 +203,7 @@ export function applyReadQuery(target: ReadTarget, targetSchema: SchemaNode | un
     if (options.sortby !== undefined) data = sortEntries(data, options.sortby);
     if (options.offset !== undefined || options.limit !== undefined) data = pageEntries(data, options.offset, options.limit);
   }
-  if (data !== undefined && options.withDefaults !== undefined) {
-    const include = content === 'config' ? (s: SchemaNode) => s.config : content === 'nonconfig' ? (s: SchemaNode) => !s.config : undefined;
-    data = applyWithDefaults(data, options.withDefaults, ctx, include);
-  }
+  if (data !== undefined && options.withDefaults !== undefined) data = applyWithDefaults(data, options.withDefaults, ctx, contentIncludes(content));
   if (data !== undefined && options.fields !== undefined) data = selectFields(data, resolveFields(options.fields, targetSchema, ctx));
   if (data !== undefined && options.depth !== undefined) data = limitDepth(data, options.depth);
   if (data !== undefined && options.hideEmptyDataNodes === true) data = hideEmptyNodes(data);

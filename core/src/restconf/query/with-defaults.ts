@@ -12,16 +12,23 @@
  * The bare parameter (`?with-defaults`) means report-all. A default is added only where its `when`
  * (and that of its enclosing choice/case/container) holds, evaluated on the data read with the
  * target as the top of the tree: a condition that climbs above the target sees nothing there.
+ *
+ * A target that holds no data of its own (a leaf whose value is its default, a non-presence container
+ * holding none) is, to report-all, the default it would show inside its parent: {@link defaultsAt}
+ * builds it below the deepest node on the target's path that holds data, which is then the top of
+ * the tree its `when` conditions see.
  */
 import { childTable, orderOf } from '../../data/children';
+import type { PathStep } from '../../data/edit';
 import { valueText } from '../../data/path';
-import type { DataNode, LeafListNode, LeafNode, LeafValue } from '../../data/tree';
+import type { DataNode, DataRoot, LeafListNode, LeafNode, LeafValue } from '../../data/tree';
 import type { LeafListSchema, LeafSchema, SchemaContext, SchemaNode } from '../../yang/schema';
 import { valueFromText } from '../../yang/types/values';
 import { XNode, XPathSession } from '../../yang/xpath';
 import { checkWhens, standIn } from '../../data/validate-when';
 import type { SchemaXPath } from '../../yang/schema';
 import { badQuery } from '../errors';
+import { findTarget } from '../target';
 import type { ReadTarget } from './target';
 
 export type WithDefaults = 'report-all' | 'explicit' | 'trim' | 'report-all-tagged';
@@ -90,6 +97,36 @@ export function applyWithDefaults<T extends ReadTarget>(
   return (walker.node(target, top, 0) ?? target) as T;
 }
 
+/**
+ * What report-all (or report-all-tagged) shows at a target that holds no data: `holder` is the deepest
+ * node on the target's path that holds data (the root, a container or a list entry; `holderSchema` its
+ * schema, undefined for the root) and `below` the steps from it to the target. Undefined when `mode`
+ * shows nothing there: explicit and trim, a step on the way that is a list entry or a presence
+ * container (holding no data, it has no defaults), no default at the target, a `when` that is false.
+ */
+export function defaultsAt(holder: DataRoot | DataNode, holderSchema: SchemaNode | undefined, below: readonly PathStep[], mode: WithDefaults,
+  ctx: SchemaContext, include: (schema: SchemaNode) => boolean = () => true): DataNode | undefined {
+  const first = below[0];
+  if ((mode !== 'report-all' && mode !== 'report-all-tagged') || first === undefined) return undefined;
+  if (holder.kind !== 'root' && holder.kind !== 'container' && holder.kind !== 'entry') return undefined;
+  const at = holder.kind === 'root' ? XNode.root(holder) : new XNode(holder, XNode.root({ kind: 'root', children: [holder] }), 0, 0);
+  const present = new Set<SchemaNode>(holder.children.map((c) => c.schema));
+  const schemaChildren = holderSchema === undefined ? ctx.data : holderSchema.children;
+  const added = new DefaultsWalker(mode, ctx, include).missing(schemaChildren, present, holder.children, at, new Map(), first.schema);
+  const node = added.find((n) => n.schema === first.schema);
+  const found = node === undefined ? undefined : findTarget({ kind: 'root', children: [node] }, below);
+  return found === undefined || found.kind === 'root' ? undefined : found;
+}
+
+/** Whether `node` is `ancestor` or sits in it through choices and cases only (no data node between). */
+function leadsTo(ancestor: SchemaNode, node: SchemaNode): boolean {
+  for (let n: SchemaNode | undefined = node; n !== undefined; n = n.parent) {
+    if (n === ancestor) return true;
+    if (n !== node && n.kind !== 'choice' && n.kind !== 'case') return false;
+  }
+  return false;
+}
+
 class DefaultsWalker {
   private readonly tag: boolean;
   private readonly session = new XPathSession();
@@ -149,12 +186,16 @@ class DefaultsWalker {
     return [...out, ...added].sort((a, b) => orderOf(table, a.schema) - orderOf(table, b.schema));
   }
 
-  /** Default nodes to add among `schemaChildren` (looking into choices), given the present ones. */
-  private missing(schemaChildren: readonly SchemaNode[], present: ReadonlySet<SchemaNode>, data: readonly DataNode[], at: XNode,
-    whens: Map<SchemaXPath, boolean | string>): DataNode[] {
+  /**
+   * Default nodes to add among `schemaChildren` (looking into choices), given the present ones; with
+   * `only`, just those on the way to that one schema node.
+   */
+  missing(schemaChildren: readonly SchemaNode[], present: ReadonlySet<SchemaNode>, data: readonly DataNode[], at: XNode,
+    whens: Map<SchemaXPath, boolean | string>, only?: SchemaNode): DataNode[] {
     const added: DataNode[] = [];
     for (const s of schemaChildren) {
       if (present.has(s)) continue;
+      if (only !== undefined && !leadsTo(s, only)) continue;
       // A default exists only where its when holds (an evaluation error keeps it: the schema allows it).
       if (s.when.length > 0) {
         const w = checkWhens(s, standIn(s, at), at, this.ctx, this.session, whens);
@@ -183,7 +224,7 @@ class DefaultsWalker {
         case 'choice': {
           const active = s.children.find((c) => caseHasData(c, data));
           const chosen = active ?? s.defaultCase;
-          if (chosen !== undefined) added.push(...this.missing(chosen.children, present, data, at, whens));
+          if (chosen !== undefined) added.push(...this.missing(chosen.children, present, data, at, whens, only));
           break;
         }
         default:
