@@ -92,6 +92,11 @@ module newcomer {
     container marked {
       leaf text { type string; }
     }
+    container mode {
+      container paused {
+        presence "maintenance is paused";
+      }
+    }
     list item {
       key id;
       leaf id { type string; }
@@ -365,6 +370,44 @@ test('with-defaults=report-all-tagged answers the default of a leaf that holds n
     const xml = await s.request('GET', `${DATA}/newcomer:logging/target?with-defaults=report-all-tagged`, { accept: XML });
     t.is(xml.status, 200, xml.text);
     t.regex(xml.text, /^(<\?xml[^>]*>\s*)?<target xmlns="urn:rosetta:test:newcomer" xmlns:(\w+)="[^"]+" \2:default="true">syslog<\/target>$/);
+  } finally {
+    await stop(t, s);
+  }
+});
+
+// ---------------------------------------------------------------------------------------------------
+// hideEmptyDataNodes
+
+test('hideEmptyDataNodes=true hides every empty container at every depth, also one holding only attributes and a presence container, in JSON and XML', async (t) => {
+  const s = await start();
+  try {
+    const box = {
+      'newcomer:box': {
+        name: 'n',
+        maintenance: { window: {}, '@': { note: 'planned' } },
+        marked: { '@': { note: 'only an attribute' } },
+        mode: { paused: {} },
+        item: [{ id: 'a', extra: {} }, { id: 'b', extra: { window: undefined, text: 't' } }],
+      },
+    };
+    const put = await s.request('PUT', `${DATA}/newcomer:box`, { body: JSON.stringify(box) });
+    t.is(put.status, 201, put.text);
+    const stored = await s.request('GET', `${DATA}/newcomer:box`);
+    t.truthy(stored.json['newcomer:box'].maintenance, `the empty containers are stored: ${stored.text}`);
+
+    const hidden = await s.request('GET', `${DATA}/newcomer:box?hideEmptyDataNodes=true`);
+    t.is(hidden.status, 200, hidden.text);
+    // A list entry holds its keys, so it is never empty.
+    t.deepEqual(hidden.json, { 'newcomer:box': { name: 'n', item: [{ id: 'a' }, { id: 'b', extra: { text: 't' } }] } });
+    const xml = await s.request('GET', `${DATA}/newcomer:box?hideEmptyDataNodes=true`, { accept: XML });
+    t.is(xml.status, 200, xml.text);
+    t.is(xml.text.replace(/^<\?xml[^>]*>\s*/, ''),
+      `<box xmlns="${NS}"><name>n</name><item><id>a</id></item><item><id>b</id><extra><text>t</text></extra></item></box>`);
+
+    // The target itself stays, even when empty.
+    const target = await s.request('GET', `${DATA}/newcomer:box/maintenance?hideEmptyDataNodes=true&hideAttributes=true`);
+    t.is(target.status, 200, target.text);
+    t.deepEqual(target.json, { 'newcomer:maintenance': {} });
   } finally {
     await stop(t, s);
   }
