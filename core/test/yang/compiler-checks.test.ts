@@ -6,12 +6,13 @@
  */
 import test from 'ava';
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { ModuleRepository } from '../../src/yang/repository';
 import { compileSchema } from '../../src/yang/compiler';
 import type { LeafSchema, SchemaContext } from '../../src/yang/schema';
-import { CORPUS } from './compiler-oracle';
+import { corpusPath, corpusTest } from '../corpus';
+
+const corpusOnly = corpusTest(test, 'the compiler against yanglint on the published OpenConfig and IETF modules');
 
 const OC = ['openconfig/release/models', 'openconfig/third_party/ietf'];
 const IETF = ['ietf', 'ieee'];
@@ -116,9 +117,9 @@ test('an identityref default naming an import-only module implements that module
   t.regex(where(wrong).join('\n'), /fd\.yang:2:46 Invalid default - value "a:base" does not fit the type \(identity "fa:base" is not derived from fa:base\)/);
 });
 
-test('modules yanglint compiles only with -i compile in default mode too, with the warning', (t) => {
-  const dirs = OC.map((d) => path.join(CORPUS, d));
-  const ctx = compileSchema(new ModuleRepository(dirs), { modules: [path.join(CORPUS, 'openconfig/release/models/interfaces/openconfig-if-ip.yang')] });
+corpusOnly('modules yanglint compiles only with -i compile in default mode too, with the warning', (t) => {
+  const dirs = OC.map((d) => corpusPath(d));
+  const ctx = compileSchema(new ModuleRepository(dirs), { modules: [corpusPath('openconfig/release/models/interfaces/openconfig-if-ip.yang')] });
   t.deepEqual(errors(ctx), []);
   t.true(warnings(ctx).some((w) => /Default "oc-ospf-types:NORMAL" names an identity of import-only module "openconfig-ospf-types"/.test(w.message)));
   t.true(ctx.modules.get('openconfig-ospf-types')!.implemented);
@@ -130,7 +131,7 @@ test('modules yanglint compiles only with -i compile in default mode too, with t
 function yanglintList(dirs: string[], files: string[], implementImports: boolean): Map<string, string> | undefined {
   if (!fs.existsSync('/usr/bin/yanglint')) return undefined;
   const args = ['-D', ...(implementImports ? ['-i'] : []), ...dirs.flatMap((d) => ['-p', d]), '-l', ...files];
-  const out = spawnSync('/usr/bin/yanglint', args, { cwd: CORPUS, encoding: 'utf8' }).stdout ?? '';
+  const out = spawnSync('/usr/bin/yanglint', args, { cwd: corpusPath(), encoding: 'utf8' }).stdout ?? '';
   const builtIn = new Set(['ietf-yang-metadata', 'yang', 'ietf-yang-schema-mount', 'ietf-yang-structure-ext', 'ietf-inet-types', 'ietf-yang-types']);
   const list = new Map<string, string>();
   for (const line of out.split('\n')) {
@@ -141,7 +142,7 @@ function yanglintList(dirs: string[], files: string[], implementImports: boolean
 }
 
 function implementedFlags(dirs: string[], files: string[], implementImports: boolean): Map<string, string> {
-  const ctx = compileSchema(new ModuleRepository(dirs.map((d) => path.join(CORPUS, d))), { modules: files.map((f) => path.join(CORPUS, f)), implementImports });
+  const ctx = compileSchema(new ModuleRepository(dirs.map((d) => corpusPath(d))), { modules: files.map((f) => corpusPath(f)), implementImports });
   t0(errors(ctx).length === 0, `${files.join(' ')}: ${errors(ctx)[0]?.message}`);
   const out = new Map<string, string>();
   for (const m of ctx.modules.values()) if (!['ietf-inet-types', 'ietf-yang-types'].includes(m.name)) out.set(m.name, m.implemented ? 'I' : 'i');
@@ -151,7 +152,7 @@ function t0(ok: boolean, message: string): void { if (!ok) throw new Error(messa
 
 const OCIF = 'openconfig/release/models/interfaces/';
 
-test('implemented flags agree with yanglint -l: openconfig-interfaces + openconfig-if-ethernet (-i)', (t) => {
+corpusOnly('implemented flags agree with yanglint -l: openconfig-interfaces + openconfig-if-ethernet (-i)', (t) => {
   const ours = implementedFlags(OC, [`${OCIF}openconfig-interfaces.yang`, `${OCIF}openconfig-if-ethernet.yang`], true);
   // Recorded from `yanglint -D -i -p ... -l` (2.1.30): -i leaves iana-if-type import-only although
   // when-expressions compare with 'ianaift:...' literals (literals do not implement).
@@ -162,7 +163,7 @@ test('implemented flags agree with yanglint -l: openconfig-interfaces + openconf
   if (live) t.deepEqual(ours, live);
 });
 
-test('implemented flags agree with yanglint -l: ietf-interfaces + ietf-ip, with and without -i', (t) => {
+corpusOnly('implemented flags agree with yanglint -l: ietf-interfaces + ietf-ip, with and without -i', (t) => {
   const files = ['ietf/ietf-interfaces@2018-02-20.yang', 'ietf/ietf-ip@2018-02-22.yang'];
   for (const i of [false, true]) {
     const ours = implementedFlags(IETF, files, i);
@@ -172,7 +173,7 @@ test('implemented flags agree with yanglint -l: ietf-interfaces + ietf-ip, with 
   }
 });
 
-test('implemented flags agree with yanglint -l on larger OpenConfig and IETF loads (when yanglint is installed)', (t) => {
+corpusOnly('implemented flags agree with yanglint -l on larger OpenConfig and IETF loads (when yanglint is installed)', (t) => {
   const cases: Array<[string[], string[], boolean]> = [
     [OC, [`${OCIF}openconfig-if-ip.yang`], true], // leafrefs, -i when/must and identity defaults implement 30+ modules
     [OC, ['openconfig/release/models/network-instance/openconfig-network-instance.yang'], true],

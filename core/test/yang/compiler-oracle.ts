@@ -1,14 +1,11 @@
 /**
- * Test support: reads yanglint's tree diagrams (shared/yang/oracle/trees) into (depth, name) rows
+ * Test support: reads yanglint's tree diagrams (the corpus's oracle/trees) into (depth, name) rows
  * and lists a compiled subtree the same way, so compiler tests can compare node sets and order
  * with the reference compiler without depending on the tree printer.
  */
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type { SchemaNode } from '../../src/yang/schema';
-
-/** The corpus root: ../shared/yang relative to the repository root (tests run from core/dist/test/yang). */
-export const CORPUS = path.resolve(__dirname, '../../../../../shared/yang');
+import { corpusPath } from '../corpus';
 
 /** One row of a tree: how deep the node is and its name (with the prefix yanglint shows, if any). */
 export interface TreeRow { readonly depth: number; readonly name: string }
@@ -18,7 +15,7 @@ const ROW = /^(\s*(?:[| ]\s{2})*)\+--(?:[-rwxnou]+|:)\s*(\S+)/;
 /** The rows of an oracle tree file's first module section (`module:` lines and augment sections excluded). */
 export function oracleRows(file: string): TreeRow[] {
   const rows: TreeRow[] = [];
-  for (const line of fs.readFileSync(path.join(CORPUS, 'oracle/trees', file), 'utf8').split('\n')) {
+  for (const line of fs.readFileSync(corpusPath('oracle/trees', file), 'utf8').split('\n')) {
     if (/^\s*(augment|rpcs|notifications|grouping)/.test(line)) break;
     // Status shows in the first column: + current, x deprecated, o obsolete.
     const i = line.search(/[+xo]--/);

@@ -1,19 +1,23 @@
 /**
- * Compiler tests on the real corpus (ietf-interfaces/ietf-ip, ietf-routing + OSPF, OpenConfig
- * interfaces) compared with yanglint's trees, plus small inline modules for features, refine,
- * choice, deviations, identities and the error messages.
+ * Compiler tests on the published modules of the corpus (ietf-interfaces/ietf-ip, ietf-routing + OSPF,
+ * OpenConfig interfaces, every module yanglint compiles) compared with yanglint's trees and verdicts,
+ * skipped without the corpus; plus the test models for features and the compile cache, and small
+ * inline modules for refine, choice, deviations, identities and the error messages.
  */
 import test from 'ava';
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { ModuleRepository } from '../../src/yang/repository';
 import { compileSchema } from '../../src/yang/compiler';
 import type { LeafSchema, ListSchema, SchemaContext, SchemaNode, ChoiceSchema } from '../../src/yang/schema';
 import { findDataChild } from '../../src/yang/schema';
-import { CORPUS, compiledRows, oracleRows } from './compiler-oracle';
+import { compiledRows, oracleRows } from './compiler-oracle';
+import { corpusPath, corpusTest } from '../corpus';
+import { MODEL_DIRS } from '../data/fixture';
+import { testModel } from '../test-models';
 
-const IETF = ['ietf', 'ieee'].map((d) => path.join(CORPUS, d));
-const OC = ['openconfig/release/models', 'openconfig/third_party/ietf'].map((d) => path.join(CORPUS, d));
+const corpusOnly = corpusTest(test, 'the compiler against yanglint on the published modules');
+const IETF = () => ['ietf', 'ieee'].map((d) => corpusPath(d));
+const OC = () => ['openconfig/release/models', 'openconfig/third_party/ietf'].map((d) => corpusPath(d));
 const errors = (ctx: SchemaContext) => ctx.diagnostics.filter((d) => d.severity === 'error');
 
 function at(ctx: SchemaContext, ...steps: string[]): SchemaNode {
@@ -29,7 +33,7 @@ function at(ctx: SchemaContext, ...steps: string[]): SchemaNode {
 }
 
 function inline(texts: Record<string, string>): ModuleRepository {
-  const repo = new ModuleRepository([path.join(CORPUS, 'ietf')]);
+  const repo = new ModuleRepository([...MODEL_DIRS]);
   for (const [file, text] of Object.entries(texts)) repo.addText(file, text);
   return repo;
 }
@@ -41,9 +45,9 @@ function sameTree(t: import('ava').ExecutionContext, ctx: SchemaContext, top: Sc
   void ctx;
 }
 
-test('ietf-interfaces + ietf-ip: augments, keys, config, features match yanglint', (t) => {
-  const ctx = compileSchema(new ModuleRepository(IETF), {
-    modules: [path.join(CORPUS, 'ietf/ietf-interfaces@2018-02-20.yang'), path.join(CORPUS, 'ietf/ietf-ip@2018-02-22.yang')],
+corpusOnly('ietf-interfaces + ietf-ip: augments, keys, config, features match yanglint', (t) => {
+  const ctx = compileSchema(new ModuleRepository(IETF()), {
+    modules: [corpusPath('ietf/ietf-interfaces@2018-02-20.yang'), corpusPath('ietf/ietf-ip@2018-02-22.yang')],
   });
   t.deepEqual(errors(ctx), []);
   const iface = at(ctx, 'ietf-interfaces:interfaces', 'interface') as ListSchema;
@@ -61,19 +65,19 @@ test('ietf-interfaces + ietf-ip: augments, keys, config, features match yanglint
 });
 
 test('features: -F with an empty list removes if-feature nodes; default enables all of implemented modules', (t) => {
-  const file = path.join(CORPUS, 'ietf/ietf-interfaces@2018-02-20.yang');
-  const all = compileSchema(new ModuleRepository(IETF), { modules: [file] });
+  const file = testModel('ietf-interfaces@2018-02-20.yang');
+  const all = compileSchema(new ModuleRepository([...MODEL_DIRS]), { modules: [file] });
   t.truthy(findDataChild(at(all, 'ietf-interfaces:interfaces', 'interface').children, 'ietf-interfaces', 'if-index'));
   t.true(all.modules.get('ietf-interfaces')!.features.get('if-mib')!.enabled);
-  const none = compileSchema(new ModuleRepository(IETF), { modules: [file], features: new Map([['ietf-interfaces', []]]) });
+  const none = compileSchema(new ModuleRepository([...MODEL_DIRS]), { modules: [file], features: new Map([['ietf-interfaces', []]]) });
   t.falsy(findDataChild(at(none, 'ietf-interfaces:interfaces', 'interface').children, 'ietf-interfaces', 'if-index'));
   t.false(none.modules.get('ietf-interfaces')!.features.get('if-mib')!.enabled);
   t.not(all, none);
 });
 
-test('ietf-routing + ipv4/ipv6 unicast + ospf: augments of augments resolve, in yanglint\'s order', (t) => {
-  const ctx = compileSchema(new ModuleRepository(IETF), {
-    modules: ['ietf-routing@2018-03-13', 'ietf-ipv4-unicast-routing@2018-03-13', 'ietf-ipv6-unicast-routing@2018-03-13', 'ietf-ospf@2022-10-19'].map((m) => path.join(CORPUS, 'ietf', `${m}.yang`)),
+corpusOnly('ietf-routing + ipv4/ipv6 unicast + ospf: augments of augments resolve, in yanglint\'s order', (t) => {
+  const ctx = compileSchema(new ModuleRepository(IETF()), {
+    modules: ['ietf-routing@2018-03-13', 'ietf-ipv4-unicast-routing@2018-03-13', 'ietf-ipv6-unicast-routing@2018-03-13', 'ietf-ospf@2022-10-19'].map((m) => corpusPath('ietf', `${m}.yang`)),
   });
   t.deepEqual(errors(ctx), []);
   const ospf = at(ctx, 'ietf-routing:routing', 'control-plane-protocols', 'control-plane-protocol', 'ietf-ospf:ospf');
@@ -85,10 +89,10 @@ test('ietf-routing + ipv4/ipv6 unicast + ospf: augments of augments resolve, in 
   sameTree(t, ctx, at(ctx, 'ietf-routing:routing'), 'ietf-routing+ipv4-unicast+ipv6-unicast+ospf.tree');
 });
 
-test('openconfig-interfaces with its augmenting modules (-i): leafrefs resolve, tree matches yanglint node for node', (t) => {
+corpusOnly('openconfig-interfaces with its augmenting modules (-i): leafrefs resolve, tree matches yanglint node for node', (t) => {
   const files = ['interfaces/openconfig-interfaces', 'interfaces/openconfig-if-ethernet', 'interfaces/openconfig-if-ip', 'interfaces/openconfig-if-aggregate', 'vlan/openconfig-vlan']
-    .map((f) => path.join(CORPUS, 'openconfig/release/models', `${f}.yang`));
-  const ctx = compileSchema(new ModuleRepository(OC), { modules: files, implementImports: true });
+    .map((f) => corpusPath('openconfig/release/models', `${f}.yang`));
+  const ctx = compileSchema(new ModuleRepository(OC()), { modules: files, implementImports: true });
   t.deepEqual(errors(ctx), []);
   const name = at(ctx, 'openconfig-interfaces:interfaces', 'interface', 'name') as LeafSchema;
   t.is(name.type.builtin, 'leafref');
@@ -196,14 +200,15 @@ test('errors carry file, line, column and module; other modules still compile', 
 });
 
 test('the same module set compiled twice is the same context (cache keyed by files, content, options)', (t) => {
-  const repo = new ModuleRepository(IETF);
-  const req = { modules: [path.join(CORPUS, 'ietf/ietf-ip@2018-02-22.yang')] };
+  const repo = new ModuleRepository([...MODEL_DIRS]);
+  const req = { modules: [testModel('ietf-ip@2018-02-22.yang')] };
   const a = compileSchema(repo, req);
   t.is(compileSchema(repo, req), a);
   t.not(compileSchema(repo, { ...req, implementImports: true }), a);
 });
 
-const rows = fs.readFileSync(path.join(CORPUS, 'oracle/compile-results.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
+/** yanglint's verdict rows (oracle/compile-results.tsv), read by the corpus tests when they run. */
+const rows = () => fs.readFileSync(corpusPath('oracle/compile-results.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
 function dirsFor(file: string): string[] {
   if (file.startsWith('ietf')) return ['ietf', 'ieee'];
   if (file.startsWith('ieee')) return ['ieee', 'ietf'];
@@ -211,16 +216,16 @@ function dirsFor(file: string): string[] {
   return ['opendaylight', 'ietf', 'ietf-older-revisions'];
 }
 
-test('every module yanglint compiles (PASS and PASS(-i)) compiles without errors', (t) => {
+corpusOnly('every module yanglint compiles (PASS and PASS(-i)) compiles without errors', (t) => {
   const repos = new Map<string, ModuleRepository>();
   const failed: string[] = [];
   let count = 0;
-  for (const [file, kind, , , , , verdict] of rows) {
+  for (const [file, kind, , , , , verdict] of rows()) {
     if (kind !== 'module' || (verdict !== 'PASS' && verdict !== 'PASS(-i)')) continue;
     const dirs = dirsFor(file!);
     let repo = repos.get(dirs.join());
-    if (!repo) repos.set(dirs.join(), (repo = new ModuleRepository(dirs.map((d) => path.join(CORPUS, d)))));
-    const ctx = compileSchema(repo, { modules: [path.join(CORPUS, file!)], implementImports: verdict !== 'PASS' });
+    if (!repo) repos.set(dirs.join(), (repo = new ModuleRepository(dirs.map((d) => corpusPath(d)))));
+    const ctx = compileSchema(repo, { modules: [corpusPath(file!)], implementImports: verdict !== 'PASS' });
     const errs = errors(ctx);
     if (errs.length > 0) failed.push(`${file}: ${errs[0]!.message}`);
     count++;
@@ -229,11 +234,11 @@ test('every module yanglint compiles (PASS and PASS(-i)) compiles without errors
   t.deepEqual(failed, []);
 });
 
-test('all OpenConfig modules compile together in one context (-i), without errors', (t) => {
-  const files = rows.filter((r) => r[0]!.startsWith('openconfig/') && r[1] === 'module').map((r) => path.join(CORPUS, r[0]!));
+corpusOnly('all OpenConfig modules compile together in one context (-i), without errors', (t) => {
+  const files = rows().filter((r) => r[0]!.startsWith('openconfig/') && r[1] === 'module').map((r) => corpusPath(r[0]!));
   t.is(files.length, 181);
   const start = Date.now();
-  const ctx = compileSchema(new ModuleRepository(OC), { modules: files, implementImports: true });
+  const ctx = compileSchema(new ModuleRepository(OC()), { modules: files, implementImports: true });
   const ms = Date.now() - start;
   t.log(`181 OpenConfig modules: ${ms} ms, ${ctx.data.length} top-level nodes`);
   t.deepEqual(errors(ctx).map((d) => d.message), []);

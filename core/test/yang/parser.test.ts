@@ -3,13 +3,14 @@
  * RFC 7950 §6 or §7) and on the real corpus files whose faults libyang reports.
  */
 import test from 'ava';
+import { corpusPath, corpusTest } from '../corpus';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseYang } from '../../src/yang/parser';
 import { checkGrammar, dateProblem } from '../../src/yang/grammar';
 import { findSub, type Statement } from '../../src/yang/statement';
 
-const CORPUS = path.resolve(__dirname, '../../../../../shared/yang');
+const corpusOnly = corpusTest(test, 'the parser on published modules of the corpus');
 
 function mod(body: string, header = 'namespace "urn:t"; prefix t;'): string {
   return `module t {\n  ${header}\n${body}\n}\n`;
@@ -175,7 +176,7 @@ test('checkGrammar runs alone on a tree parsed without it', (t) => {
   t.is(d[0].module, 't');
 });
 
-test('corpus modules libyang rejects are rejected here with the fault named', (t) => {
+corpusOnly('corpus modules libyang rejects are rejected here with the fault named', (t) => {
   const expectations: Array<[string, RegExp, number]> = [
     ['ietf-older-revisions/ietf-ipfix-psamp@2012-09-05.yang', /illegal escape '\\S'/, 259],
     ['ietf-older-revisions/ietf-ipfix-psamp@2016-10-26.yang', /illegal escape '\\S'/, 264],
@@ -184,15 +185,15 @@ test('corpus modules libyang rejects are rejected here with the fault named', (t
     ['opendaylight/netconf/odl-netconf-device.yang', /"import": it cannot appear after "description"/, 10],
   ];
   for (const [file, message, line] of expectations) {
-    const r = parseYang(fs.readFileSync(path.join(CORPUS, file), 'utf8'), file);
+    const r = parseYang(fs.readFileSync(corpusPath(file), 'utf8'), file);
     t.is(r.statement, undefined, file);
     t.regex(r.diagnostics[0].message, message, file);
     t.is(r.diagnostics[0].position.line, line, file);
   }
 });
 
-test('a real module parses into the statements libyang sees', (t) => {
-  const file = path.join(CORPUS, 'ietf/ietf-interfaces@2018-02-20.yang');
+corpusOnly('a real module parses into the statements libyang sees', (t) => {
+  const file = corpusPath('ietf/ietf-interfaces@2018-02-20.yang');
   const s = parsed(fs.readFileSync(file, 'utf8'));
   t.is(s.arg, 'ietf-interfaces');
   t.is(findSub(s, 'namespace')!.arg, 'urn:ietf:params:xml:ns:yang:ietf-interfaces');

@@ -3,13 +3,14 @@
  * scratch directory for the cases the corpus cannot show (cache invalidation, unreadable files).
  */
 import test from 'ava';
+import { corpusPath, corpusTest } from '../corpus';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ModuleRepository, parseYangFileName } from '../../src/yang/repository';
 
-const CORPUS = path.resolve(__dirname, '../../../../../shared/yang');
-const at = (...p: string[]): string => path.join(CORPUS, ...p);
+const corpusOnly = corpusTest(test, 'the module repository over the corpus folders');
+const at = (...p: string[]): string => corpusPath(...p);
 
 test('file names give module name and revision', (t) => {
   t.deepEqual(parseYangFileName('ietf-interfaces@2018-02-20.yang'), { name: 'ietf-interfaces', revision: '2018-02-20' });
@@ -18,7 +19,7 @@ test('file names give module name and revision', (t) => {
   t.is(parseYangFileName('x.yin'), undefined);
 });
 
-test('without a revision the newest file wins across search paths', (t) => {
+corpusOnly('without a revision the newest file wins across search paths', (t) => {
   const repo = new ModuleRepository([at('ietf-older-revisions'), at('ietf')]);
   const inet = repo.find('ietf-inet-types')!;
   t.is(inet.revision, '2025-12-22');
@@ -29,7 +30,7 @@ test('without a revision the newest file wins across search paths', (t) => {
   t.is(ift.file, at('ietf', 'iana-if-type@2026-03-17.yang'), 'ietf/ has a newer iana-if-type than ietf-older-revisions/');
 });
 
-test('a requested revision finds exactly that file', (t) => {
+corpusOnly('a requested revision finds exactly that file', (t) => {
   const repo = new ModuleRepository([at('ietf'), at('ietf-older-revisions')]);
   const inet = repo.find('ietf-inet-types', '2013-07-15')!;
   t.is(inet.file, at('ietf-older-revisions', 'ietf-inet-types@2013-07-15.yang'));
@@ -38,7 +39,7 @@ test('a requested revision finds exactly that file', (t) => {
   t.is(repo.find('no-such-module'), undefined);
 });
 
-test('a file named without revision is judged by its own revision statements; search is recursive', (t) => {
+corpusOnly('a file named without revision is judged by its own revision statements; search is recursive', (t) => {
   const repo = new ModuleRepository([at('openconfig/release/models'), at('openconfig/third_party/ietf')]);
   const acl = repo.find('openconfig-acl')!;
   t.is(acl.file, at('openconfig/release/models/acl/openconfig-acl.yang'));
@@ -49,7 +50,7 @@ test('a file named without revision is judged by its own revision statements; se
   t.is(repo.find('openconfig-acl', acl.revision)!.file, acl.file);
 });
 
-test('submodules are found like modules and name their parent', (t) => {
+corpusOnly('submodules are found like modules and name their parent', (t) => {
   const repo = new ModuleRepository([at('openconfig/release/models')]);
   const sub = repo.find('openconfig-network-instance-l2')!;
   t.is(sub.kind, 'submodule');
@@ -88,16 +89,16 @@ test('faulty and unreadable files come back with diagnostics, and lookups pass o
   fs.rmSync(dir, { recursive: true });
 });
 
-test('modules given as text are found before files', (t) => {
+corpusOnly('modules given as text are found before files', (t) => {
   const repo = new ModuleRepository([at('ietf')]);
   const src = repo.addText('device:ietf-inet-types', 'module ietf-inet-types { namespace "urn:x"; prefix inet; revision 2030-01-01; }');
   t.is(repo.find('ietf-inet-types'), src);
   t.is(repo.find('ietf-inet-types', '2025-12-22')!.file, at('ietf', 'ietf-inet-types@2025-12-22.yang'));
 });
 
-test('constructing over the whole corpus reads nothing until asked; the index is quick', (t) => {
+corpusOnly('constructing over the whole corpus reads nothing until asked; the index is quick', (t) => {
   const start = process.hrtime.bigint();
-  const repo = new ModuleRepository([CORPUS]);
+  const repo = new ModuleRepository([corpusPath()]);
   const constructMs = Number(process.hrtime.bigint() - start) / 1e6;
   t.true(constructMs < 5, `construct took ${constructMs} ms`);
   t.true(repo.moduleNames().includes('openconfig-interfaces'));

@@ -5,6 +5,8 @@
  * augment-structure, and the tree sections printed character for character as yanglint prints them.
  */
 import test from 'ava';
+import { corpusPath, corpusTest } from '../corpus';
+import { MODEL_DIRS } from '../data/fixture';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ModuleRepository } from '../../src/yang/repository';
@@ -13,21 +15,19 @@ import { printTree } from '../../src/yang/tree-printer';
 import { findStructure, structureOf } from '../../src/yang/schema';
 import type { ContainerSchema, LeafSchema, ListSchema, SchemaContext, SchemaNode, StructureSchema } from '../../src/yang/schema';
 
-const CORPUS = path.resolve(__dirname, '../../../../../shared/yang');
-const IETF = path.join(CORPUS, 'ietf');
-const IEEE = path.join(CORPUS, 'ieee');
+const corpusOnly = corpusTest(test, 'structures of the published modules against yanglint');
 
 const errors = (ctx: SchemaContext): string[] => ctx.diagnostics.filter((d) => d.severity === 'error').map((d) => `${path.basename(d.position.file)}:${d.position.line}:${d.position.column} ${d.message}`);
 
 function corpus(file: string): { ctx: SchemaContext; name: string } {
-  const repo = new ModuleRepository([IETF, IEEE]);
-  const full = path.join(IETF, file);
+  const repo = new ModuleRepository([corpusPath('ietf'), corpusPath('ieee')]);
+  const full = corpusPath('ietf', file);
   return { ctx: compileSchema(repo, { modules: [full] }), name: repo.load(full).name };
 }
 
-/** Modules given as text; the IETF corpus folder supplies ietf-restconf and ietf-yang-structure-ext. */
+/** Modules given as text; the test models and the service's own modules supply ietf-restconf and ietf-yang-structure-ext. */
 function inline(texts: Record<string, string>, modules = Object.keys(texts)): SchemaContext {
-  const repo = new ModuleRepository([IETF]);
+  const repo = new ModuleRepository([...MODEL_DIRS]);
   for (const [name, text] of Object.entries(texts)) repo.addText(`${name}.yang`, text);
   return compileSchema(repo, { modules });
 }
@@ -53,10 +53,10 @@ function child(node: SchemaNode | StructureSchema, name: string): SchemaNode {
 // --- The oracle trees ---------------------------------------------------------------------------------
 
 for (const tree of ['ietf-restconf@2017-01-26', 'ietf-yang-patch@2017-02-22', 'ietf-subscribed-notifications@2019-09-09']) {
-  test(`the yang-data sections of ${tree}.tree are printed character for character`, (t) => {
+  corpusOnly(`the yang-data sections of ${tree}.tree are printed character for character`, (t) => {
     const { ctx, name } = corpus(`${tree}.yang`);
     t.deepEqual(errors(ctx), []);
-    const expected = fs.readFileSync(path.join(CORPUS, 'oracle/trees', `${tree}.tree`), 'utf8');
+    const expected = fs.readFileSync(corpusPath('oracle/trees', `${tree}.tree`), 'utf8');
     const fromYangData = (text: string): string => text.slice(text.indexOf('\n  yang-data '));
     t.true(expected.includes('\n  yang-data '));
     t.is(fromYangData(printTree(ctx, [name])), fromYangData(expected));
@@ -124,7 +124,7 @@ const YANGLINT_TREES: Record<string, string> = {
 };
 
 for (const [file, expected] of Object.entries(YANGLINT_TREES)) {
-  test(`tree of ${file} equals yanglint's, structure sections included`, (t) => {
+  corpusOnly(`tree of ${file} equals yanglint's, structure sections included`, (t) => {
     const { ctx, name } = corpus(file);
     t.deepEqual(errors(ctx), []);
     t.is(printTree(ctx, [name]), expected);
@@ -133,7 +133,7 @@ for (const [file, expected] of Object.entries(YANGLINT_TREES)) {
 
 // --- The compiled schema ------------------------------------------------------------------------------
 
-test('ietf-restconf: two yang-data templates, config false throughout, no datastore nodes', (t) => {
+corpusOnly('ietf-restconf: two yang-data templates, config false throughout, no datastore nodes', (t) => {
   const { ctx } = corpus('ietf-restconf@2017-01-26.yang');
   const m = ctx.modules.get('ietf-restconf')!;
   t.deepEqual(m.structures.map((s) => [s.extension, s.name]), [['yang-data', 'yang-errors'], ['yang-data', 'yang-api']]);
@@ -244,7 +244,7 @@ test('an absolute leafref cannot leave its structure or yang-data (yanglint: Not
   t.regex(found[1]!, /^refout\.yang:6:\d+ .*inside rc:yang-data "y" of module refout/);
 });
 
-test('ietf-dots-signal-channel fails on its leafrefs to the data channel, naming the path and the structure', (t) => {
+corpusOnly('ietf-dots-signal-channel fails on its leafrefs to the data channel, naming the path and the structure', (t) => {
   const { ctx } = corpus('ietf-dots-signal-channel@2021-09-02.yang');
   const found = errors(ctx);
   t.is(found.length, 2);
@@ -422,7 +422,7 @@ test('garbage augment-structure paths and arguments are reported, never thrown',
 
 // --- ietf-voucher-request: accepted, with its refines and augment applied ---------------------------------
 
-test('ietf-voucher-request compiles with the refines and the augment of its uses inside rc:yang-data', (t) => {
+corpusOnly('ietf-voucher-request compiles with the refines and the augment of its uses inside rc:yang-data', (t) => {
   const { ctx } = corpus('ietf-voucher-request@2021-05-20.yang');
   t.deepEqual(errors(ctx), []);
   const request = ctx.modules.get('ietf-voucher-request')!.structures[0]!;

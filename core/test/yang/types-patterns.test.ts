@@ -4,6 +4,7 @@
  * XSD-specific features (anchoring, literal ^ and $, subtraction, blocks, \i \c \w \s, `.`) behave.
  */
 import test from 'ava';
+import { corpusPath, corpusTest } from '../corpus';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseYang } from '../../src/yang/parser';
@@ -12,7 +13,7 @@ import { translatePattern, valueFromJson } from '../../src/yang/types';
 import { linearMatcher } from '../../src/yang/types/xsd-nfa';
 import { makeContext, makeType } from './types-fixture';
 
-const CORPUS = path.resolve(__dirname, '../../../../../shared/yang');
+const corpusOnly = corpusTest(test, 'the published patterns of the corpus');
 
 function yangFiles(dir: string): string[] {
   const out: string[] = [];
@@ -37,7 +38,7 @@ function* walk(s: Statement): Generator<Statement> {
 
 /** The patterns of a typedef, with their invert-match modifiers, as the module writes them. */
 function typedefPatterns(file: string, typedef: string): Array<{ regex: RegExp; inverted: boolean; source: string }> {
-  const module = parseFile(path.join(CORPUS, file));
+  const module = parseFile(corpusPath(file));
   const def = [...walk(module)].find((s) => s.keyword === 'typedef' && s.arg === typedef);
   if (!def) throw new Error(`no typedef ${typedef} in ${file}`);
   return [...walk(def)]
@@ -57,19 +58,19 @@ function matchesAll(patterns: ReturnType<typeof typedefPatterns>, value: string)
 /** Every distinct pattern argument in the corpus, with where it was found. */
 function corpusPatterns(): Map<string, string> {
   const patterns = new Map<string, string>();
-  for (const file of yangFiles(CORPUS)) {
+  for (const file of yangFiles(corpusPath())) {
     const r = parseYang(fs.readFileSync(file, 'utf8'), file, { skipGrammar: true });
     if (!r.statement) continue;
     for (const s of walk(r.statement)) {
       if (s.keyword === 'pattern' && s.prefix === undefined && s.arg !== undefined && !patterns.has(s.arg)) {
-        patterns.set(s.arg, `${path.relative(CORPUS, file)}:${s.position.line}`);
+        patterns.set(s.arg, `${path.relative(corpusPath(), file)}:${s.position.line}`);
       }
     }
   }
   return patterns;
 }
 
-test('the linear-time matcher agrees with the RegExp on every corpus pattern over generated values', (t) => {
+corpusOnly('the linear-time matcher agrees with the RegExp on every corpus pattern over generated values', (t) => {
   // A fixed-seed generator: values built from the characters these patterns care about.
   let seed = 12345;
   const random = (n: number): number => {
@@ -128,8 +129,8 @@ test('a long crafted value against a quadratic real pattern is matched in linear
   t.true(valueFromJson(type, 'a.b:'.repeat(16000).slice(0, -1) + '/x'.repeat(100), ctx, 'base-mod').ok === linearMatcher(source)!('a.b:'.repeat(16000).slice(0, -1) + '/x'.repeat(100)));
 });
 
-test('every pattern in the corpus translates', (t) => {
-  const files = yangFiles(CORPUS);
+corpusOnly('every pattern in the corpus translates', (t) => {
+  const files = yangFiles(corpusPath());
   let count = 0;
   const failures: string[] = [];
   for (const file of files) {
@@ -139,7 +140,7 @@ test('every pattern in the corpus translates', (t) => {
       if (s.keyword !== 'pattern' || s.prefix !== undefined || s.arg === undefined) continue;
       count++;
       const tr = translatePattern(s.arg);
-      if ('error' in tr) failures.push(`${path.relative(CORPUS, file)}:${s.position.line}: ${tr.error} in ${s.arg}`);
+      if ('error' in tr) failures.push(`${path.relative(corpusPath(), file)}:${s.position.line}: ${tr.error} in ${s.arg}`);
     }
   }
   t.log(`${count} patterns in ${files.length} files`);
@@ -147,7 +148,7 @@ test('every pattern in the corpus translates', (t) => {
   t.deepEqual(failures, []);
 });
 
-test('ietf-inet-types ipv4-address and ipv6-address', (t) => {
+corpusOnly('ietf-inet-types ipv4-address and ipv6-address', (t) => {
   const v4 = typedefPatterns('ietf/ietf-inet-types@2025-12-22.yang', 'ipv4-address');
   for (const ok of ['0.0.0.0', '192.168.1.1', '255.255.255.255', '10.0.0.1%eth0']) t.true(matchesAll(v4, ok), ok);
   for (const bad of ['256.1.1.1', '1.2.3', '1.2.3.4.5', '01.2.3.4', ' 1.2.3.4', '1.2.3.4\n', 'a.b.c.d']) t.false(matchesAll(v4, bad), bad);
@@ -156,7 +157,7 @@ test('ietf-inet-types ipv4-address and ipv6-address', (t) => {
   for (const bad of ['2001:db8:::1', '1:2:3:4:5:6:7:8:9', 'g::1', '192.168.1.1', '2001:db8::1::2']) t.false(matchesAll(v6, bad), bad);
 });
 
-test('the 2013 ietf-inet-types zone index uses \\p{N}\\p{L}', (t) => {
+corpusOnly('the 2013 ietf-inet-types zone index uses \\p{N}\\p{L}', (t) => {
   const v6 = typedefPatterns('ietf-older-revisions/ietf-inet-types@2013-07-15.yang', 'ipv6-address');
   t.true(matchesAll(v6, 'fe80::1%eth0'));
   t.true(matchesAll(v6, 'fe80::1%Ethernet١')); // ARABIC-INDIC DIGIT ONE is \p{N}
@@ -165,7 +166,7 @@ test('the 2013 ietf-inet-types zone index uses \\p{N}\\p{L}', (t) => {
   t.false(matchesAll(v6, 'fe80::1%'));
 });
 
-test('domain-name, date-and-time, mac-address and uuid from the IETF modules', (t) => {
+corpusOnly('domain-name, date-and-time, mac-address and uuid from the IETF modules', (t) => {
   const dn = typedefPatterns('ietf/ietf-inet-types@2025-12-22.yang', 'domain-name');
   for (const ok of ['example.com', 'example.com.', 'a-b.c_d.example', '.', 'xn--bcher-kva.example']) t.true(matchesAll(dn, ok), ok);
   for (const bad of ['-bad.example', 'exa mple.com', 'a..b']) t.false(matchesAll(dn, bad), bad);
@@ -180,7 +181,7 @@ test('domain-name, date-and-time, mac-address and uuid from the IETF modules', (
   t.false(matchesAll(uuid, 'f81d4fae7dec11d0a76500a0c91e6bf6'));
 });
 
-test('OpenConfig inet types: ipv4/ipv6 prefixes, domain-name and port numbers', (t) => {
+corpusOnly('OpenConfig inet types: ipv4/ipv6 prefixes, domain-name and port numbers', (t) => {
   const file = 'openconfig/release/models/types/openconfig-inet-types.yang';
   const v4p = typedefPatterns(file, 'ipv4-prefix');
   t.true(matchesAll(v4p, '10.0.0.0/8'));
@@ -194,7 +195,7 @@ test('OpenConfig inet types: ipv4/ipv6 prefixes, domain-name and port numbers', 
   t.false(matchesAll(dn, 'router 1'));
 });
 
-test('the invert-match pattern of ietf-dhcpv6-common duid-unstructured refuses the structured DUID types', (t) => {
+corpusOnly('the invert-match pattern of ietf-dhcpv6-common duid-unstructured refuses the structured DUID types', (t) => {
   const file = 'ietf/ietf-dhcpv6-common@2022-06-20.yang';
   const own = typedefPatterns(file, 'duid-unstructured');
   t.true(own.length === 1 && own[0]!.inverted, 'duid-unstructured carries one invert-match pattern');

@@ -2,14 +2,15 @@
  * Every `when`, `must` and leafref `path` in the shared YANG corpus (IETF, IEEE, OpenConfig,
  * OpenDaylight) parses, and every function they call is in the library.
  */
-import test from 'ava';
+import ava from 'ava';
+import { corpusPath, corpusTest } from '../corpus';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseYang } from '../../src/yang/parser';
 import type { Statement } from '../../src/yang/statement';
 import { FUNCTION_NAMES, parseXPath, type Expr } from '../../src/yang/xpath';
 
-const corpus = path.resolve(__dirname, '../../../../../shared/yang');
+const test = corpusTest(ava, 'XPath expressions of the whole corpus');
 
 function yangFiles(dir: string, out: string[] = []): string[] {
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -38,6 +39,7 @@ test('every XPath expression of the corpus parses and calls only known functions
   const failures: string[] = [];
   const used = new Set<string>();
   let count = 0;
+  const corpus = corpusPath();
   for (const file of yangFiles(corpus)) {
     const parsed = parseYang(fs.readFileSync(file, 'utf8'), file);
     const visit = (s: Statement): void => {
