@@ -20,7 +20,8 @@ import { decodeXml } from '@rosetta/core/dist/src/data/xml-decode';
 import { encodeXml } from '@rosetta/core/dist/src/data/xml-encode';
 import { validateTree } from '@rosetta/core/dist/src/data/validate';
 import { result, type BenchResult } from './results';
-import { sharedYang } from './paths';
+import { testModels } from './paths';
+import { OWN_YANG_DIR } from '@rosetta/core/dist/src/service/schema';
 
 const ENTRIES = 100_000;
 
@@ -68,7 +69,7 @@ export function benchDataCodecs(): BenchResult[] {
 }
 
 function measure(): BenchResult[] {
-  const repo = new yang.ModuleRepository([path.join(sharedYang, 'ietf'), path.join(sharedYang, 'ieee')]);
+  const repo = new yang.ModuleRepository([testModels, OWN_YANG_DIR]);
   const ctx = yang.compileSchema(repo, { modules: ['ietf-interfaces', 'iana-if-type'] });
   const errors = ctx.diagnostics.filter((d) => d.severity === 'error');
   if (errors.length > 0) throw new Error(`bench schema failed to compile: ${errors[0]!.message}`);

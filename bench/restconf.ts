@@ -1,6 +1,6 @@
 /**
  * Benchmark: the real RESTCONF service (`rosetta start` in a child process, fresh data folder,
- * ietf-interfaces + iana-if-type from the shared corpus through --yang, durable journal) beside a
+ * the test models of ietf-interfaces + iana-if-type through --yang, durable journal) beside a
  * trivial Node `http` server answering a fixed 200-byte body (the ceiling for this machine).
  *
  * Measured with 8 concurrent keep-alive connections (node's http.Agent) for a fixed time each:
@@ -23,7 +23,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { interfacesDocument } from './data-codecs';
-import { sharedYang } from './paths';
+import { testModels } from './paths';
 import { benchClient, type BenchClient } from './http-client';
 import { result, type BenchResult } from './results';
 
@@ -182,7 +182,7 @@ async function putList(child: Child, client: BenchClient, text: string): Promise
 
 export async function benchRestconf(): Promise<BenchResult[]> {
   const yangDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-bench-yang-'));
-  for (const f of ['ietf/ietf-interfaces@2018-02-20.yang', 'ietf/iana-if-type@2026-03-17.yang']) fs.symlinkSync(path.join(sharedYang, f), path.join(yangDir, path.basename(f)));
+  for (const f of ['ietf-interfaces@2018-02-20.yang', 'iana-if-type@2026-03-17.yang']) fs.symlinkSync(path.join(testModels, f), path.join(yangDir, f));
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-bench-data-'));
   const rows: BenchResult[] = [];
 

@@ -7,7 +7,10 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { yang } from '@rosetta/core';
 
-import { sharedYang } from './paths';
+import { sharedYang as found, sharedYangAbsent } from './paths';
+
+if (found === undefined) throw new Error(`the compile benchmark needs the YANG corpus: ${sharedYangAbsent}`);
+const sharedYang: string = found;
 
 const files = fs.readFileSync(path.join(sharedYang, 'oracle', 'compile-results.tsv'), 'utf8')
   .split('\n').slice(1).map((l) => l.split('\t'))
