@@ -42,7 +42,8 @@ test.serial('PUT with keys differing from the URI is 400 and changes nothing', a
 test.serial('POST creates a child with 201 + Location; again is 409 data-exists', async (t) => {
   let r = await t0.request('POST', IF, { body: ifBody('eth/1') });
   t.is(r.status, 201, r.text);
-  t.is(r.headers.get('location'), `${IF}/interface=eth%2F1`.replace('/rests', '/rests'));
+  // %2F is refused in a path, so the Location names a key holding / with the key delimiter.
+  t.is(r.headers.get('location'), `${IF}/interface=%22eth/1%22`);
   r = await t0.request('POST', IF, { body: ifBody('eth/1') });
   t.is(r.status, 409);
   t.is(r.json.errors.error[0]['error-tag'], 'data-exists');
