@@ -26,7 +26,6 @@ const PEER = { host: '127.0.0.1', port: 10852, username: 'ncuser', password: 'nc
 const NODES = '/rests/data/network-topology:network-topology';
 const TOPO = `${NODES}/topology=topology-netconf`;
 const MOUNT = `${TOPO}/node=NC1/yang-ext:mount`;
-const OPS = '/rests/operations/network-topology:network-topology/topology=topology-netconf';
 const SIM_PASSWORD = 'S1m-secret-pw';
 
 const skip = !fs.existsSync('/usr/sbin/netconfd') ? 'netconfd is not installed (apt-get install netconfd netconfd-module-ietf-interfaces netconfd-module-ietf-system)'

@@ -322,7 +322,9 @@ export type AuthenticateVerdict =
 
 /** Minimal route registration surface (an express Router satisfies it), so plugins need not import express. */
 export interface RouteRegistrar {
+  // biome-ignore lint/suspicious/noExplicitAny: a plugin's handlers take express's own request and response types, which the core does not name
   get(path: string, ...handlers: Array<(req: any, res: any, next: (err?: unknown) => void) => unknown>): unknown;
+  // biome-ignore lint/suspicious/noExplicitAny: as get
   post(path: string, ...handlers: Array<(req: any, res: any, next: (err?: unknown) => void) => unknown>): unknown;
   use(...handlers: unknown[]): unknown;
 }

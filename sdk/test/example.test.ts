@@ -57,7 +57,7 @@ test('what the unit reads is valid against its own YANG module (yanglint)', asyn
 test('config-only and targeted reads', async (t) => {
   const config = unitHarness(example, transcript);
   const c = await config.read('/', 'config');
-  t.deepEqual((c?.['rosetta-example-frr:interfaces'] as JsonObject)['interface'], [
+  t.deepEqual((c!['rosetta-example-frr:interfaces'] as JsonObject)['interface'], [
     { name: 'eth7', config: { enabled: false, description: 'uplink to core' } },
     { name: 'lo', config: { enabled: true, description: 'loopback of R1' } },
   ]);

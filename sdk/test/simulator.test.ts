@@ -22,7 +22,7 @@ async function rawShell(port: number): Promise<{ received: () => string; send: (
   let data = '';
   let mark = 0;
   const waiters: Array<() => void> = [];
-  stream.on('data', (d: Buffer) => { data += d.toString(); waiters.splice(0).forEach((w) => w()); });
+  stream.on('data', (d: Buffer) => { data += d.toString(); for (const w of waiters.splice(0)) w(); });
   return {
     received: () => data,
     send: (s) => stream.write(s),
@@ -137,9 +137,9 @@ test('a fleet: 100 simulated devices on one machine, one session each', async (t
     const t1 = Date.now();
     const outputs = await Promise.all(sessions.map((s) => s.exec('show version')));
     const commanded = Date.now() - t1;
-    outputs.forEach((out, i) => t.true(out.startsWith(`FRRouting 8.4.4 (r${i}) on Linux`), out));
+    for (const [i, out] of outputs.entries()) t.true(out.startsWith(`FRRouting 8.4.4 (r${i}) on Linux`), out);
     t.true(sessions.every((s, i) => s.prompt === `r${i}# `));
-    sessions.forEach((s) => s.close());
+    for (const s of sessions) s.close();
     t.log(`${count} devices: listening after ${listening} ms, ${count} SSH sessions up in ${connected} ms, one command on each in ${commanded} ms`);
   } finally {
     await Promise.all(devices.map((d) => d.close()));

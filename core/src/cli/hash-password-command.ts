@@ -69,8 +69,14 @@ function secretFromTerminal(input: NodeJS.ReadStream, prompt: string): Promise<s
     };
     const onData = (chunk: string): void => {
       for (const ch of chunk) {
-        if (ch === '\r' || ch === '\n') return finish(typed);
-        if (ch === '\u0003' || (ch === '\u0004' && typed === '')) return finish(undefined);
+        if (ch === '\r' || ch === '\n') {
+          finish(typed);
+          return;
+        }
+        if (ch === '\u0003' || (ch === '\u0004' && typed === '')) {
+          finish(undefined);
+          return;
+        }
         if (ch === '\u007f' || ch === '\b') typed = typed.slice(0, -1);
         else if (ch >= ' ') typed += ch;
       }
@@ -81,7 +87,7 @@ function secretFromTerminal(input: NodeJS.ReadStream, prompt: string): Promise<s
 
 /** Runs `rosetta hash-password`; resolves to the exit code. */
 export async function hashPasswordCommand(argv: readonly string[], input: NodeJS.ReadableStream = process.stdin): Promise<number> {
-  let values;
+  let values: { cost?: string; help?: boolean };
   try {
     ({ values } = parseArgs({ args: [...argv], options: { cost: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true }));
   } catch (e) {

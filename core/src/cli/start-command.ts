@@ -11,8 +11,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../service/config';
-import { startService, type DatastoreOpener } from '../service/service';
+import { ConfigError, loadConfig, type ServiceConfig } from '../service/config';
+import { startService, type DatastoreOpener, type RunningService } from '../service/service';
 
 const HELP = `usage: rosetta start [--port N] [--config FILE] [--data-dir DIR] [--yang DIR]... [--plugins FILE]
 
@@ -47,11 +47,16 @@ function datastoreOpener(): DatastoreOpener {
   return mod.openDatastores as DatastoreOpener;
 }
 
+/** The command line's options, checked (throws on an unknown or malformed one). */
+function parseOptions(argv: readonly string[]) {
+  return parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: false, strict: true }).values;
+}
+
 /** Runs `rosetta start`; resolves with the exit code once the service has stopped. */
 export async function startCommand(argv: readonly string[], opener?: DatastoreOpener): Promise<number> {
-  let values;
+  let values: ReturnType<typeof parseOptions>;
   try {
-    ({ values } = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: false, strict: true }));
+    values = parseOptions(argv);
   } catch (e) {
     console.error(`rosetta start: ${(e as Error).message}\n\n${HELP}`);
     return 2;
@@ -60,7 +65,7 @@ export async function startCommand(argv: readonly string[], opener?: DatastoreOp
     console.log(HELP);
     return 0;
   }
-  let config;
+  let config: ServiceConfig;
   try {
     let port: number | undefined;
     if (values.port !== undefined) {
@@ -81,7 +86,7 @@ export async function startCommand(argv: readonly string[], opener?: DatastoreOp
     console.error(`rosetta start: ${(e as Error).message}`);
     return 2;
   }
-  let service;
+  let service: RunningService;
   try {
     fs.mkdirSync(config.dataDir, { recursive: true });
     service = await startService({ config, openDatastores: opener ?? datastoreOpener() });
@@ -90,11 +95,9 @@ export async function startCommand(argv: readonly string[], opener?: DatastoreOp
     return 1;
   }
   const modules = [...service.schema.modules.values()].filter((m) => m.implemented).map((m) => (m.revision ? `${m.name}@${m.revision}` : m.name));
-  console.log(`rosetta: listening on ${service.url}/rests`);
-  console.log(`rosetta: data in ${config.dataDir}`);
-  console.log(`rosetta: ${modules.length} modules loaded: ${modules.join(', ')}`);
-  if (config.pluginsFile) console.log(`rosetta: plugins from ${config.pluginsFile}`);
-  await new Promise<void>((resolve) => {
+  // Listening for the signals before saying the service is up: whoever waits for these lines may
+  // stop it at once, and a SIGTERM before the handler would kill it without stopping.
+  const signalled = new Promise<void>((resolve) => {
     const onSignal = (signal: string) => {
       process.off('SIGTERM', onSignal).off('SIGINT', onSignal);
       console.log(`rosetta: ${signal}: stopping (requests in flight finish)`);
@@ -102,6 +105,11 @@ export async function startCommand(argv: readonly string[], opener?: DatastoreOp
     };
     process.on('SIGTERM', onSignal).on('SIGINT', onSignal);
   });
+  console.log(`rosetta: listening on ${service.url}/rests`);
+  console.log(`rosetta: data in ${config.dataDir}`);
+  console.log(`rosetta: ${modules.length} modules loaded: ${modules.join(', ')}`);
+  if (config.pluginsFile) console.log(`rosetta: plugins from ${config.pluginsFile}`);
+  await signalled;
   await service.stop();
   console.log('rosetta: stopped');
   return 0;

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { JsonValue, ServingUnit } from '../hooks';
-import type { PluginDefinition, PluginLogger } from './contract';
+import type { PluginDefinition, PluginLogger, SettingsResult } from './contract';
 import { formatManifestProblems, validateManifest, type PluginManifest } from './manifest';
 import type { PluginEntry } from './plugins-config';
 import { createRecorder, type RecordedTap } from './taps';
@@ -85,7 +85,7 @@ export async function loadPlugin(entry: PluginEntry, options: LoadOptions): Prom
 
   let settings: unknown = entry.config;
   if (definition.settings) {
-    let result;
+    let result: SettingsResult;
     try {
       result = definition.settings(entry.config);
     } catch (err) {

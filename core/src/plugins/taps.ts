@@ -10,7 +10,7 @@ import { createHooks, type RosettaHooks } from '../hooks';
 /** One tap as tapable stores it (`type` says tap, tapAsync or tapPromise). */
 interface StoredTap {
   readonly type: 'sync' | 'async' | 'promise';
-  readonly fn: (...args: any[]) => unknown;
+  readonly fn: AnyTapFn;
   readonly name: string;
   readonly [option: string]: unknown;
 }
@@ -22,11 +22,15 @@ export interface RecordedTap {
   readonly tap: StoredTap;
 }
 
+/** Any tap function: each hook types its own arguments, and the recorder only hands them on. */
+// biome-ignore lint/suspicious/noExplicitAny: see above; `unknown[]` would refuse every typed tap function
+type AnyTapFn = (...args: any[]) => unknown;
+
 interface TappableHook {
   taps: StoredTap[];
-  tap(options: object, fn: (...args: any[]) => unknown): void;
-  tapAsync(options: object, fn: (...args: any[]) => unknown): void;
-  tapPromise(options: object, fn: (...args: any[]) => unknown): void;
+  tap(options: object, fn: AnyTapFn): void;
+  tapAsync(options: object, fn: AnyTapFn): void;
+  tapPromise(options: object, fn: AnyTapFn): void;
 }
 
 /** Real hooks whose taps can be collected once the plugin has tapped them. */

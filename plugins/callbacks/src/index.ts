@@ -18,8 +18,20 @@
  * Answers are JSON only. Routes are added per plugin generation (`server.routes`), so enabling, disabling
  * or replacing the plugin in plugins.json while the service runs takes effect with the hot reload.
  */
+import type { IncomingMessage } from 'node:http';
 import { definePlugin, type DataNode, type DataRoot, type JsonValue, type LocalDataAccess } from '@rosetta/sdk';
 import { CallbackError, DEFAULT_LIMITS, SETTINGS_PATH, TOKEN_PATH, callRemote, remoteServer, type RemoteLimits } from './remote';
+
+/** The request as express hands it over: node's message plus the URL before any mount prefix was cut. */
+type CallRequest = IncomingMessage & { readonly originalUrl?: string };
+
+/** What the routes use of express's response, named here so the plugin need not depend on express. */
+interface Reply {
+  status(code: number): Reply;
+  type(mediaType: string): Reply;
+  send(body: string): unknown;
+  setHeader(name: string, value: string): unknown;
+}
 
 export { CallbackError, callRemote, remoteServer, remoteUrl, DEFAULT_LIMITS, type RemoteLimits, type RemoteServer } from './remote';
 
@@ -35,13 +47,13 @@ function limitsOf(raw: JsonValue | undefined): RemoteLimits {
   return { timeoutMs: pick('timeoutMs'), maxResponseBytes: pick('maxResponseBytes') };
 }
 
-function sendError(res: any, error: CallbackError): void {
+function sendError(res: Reply, error: CallbackError): void {
   const entry: Record<string, string> = { 'error-type': 'application', 'error-tag': error.tag, 'error-message': error.message };
   if (error.path !== undefined) entry['error-path'] = error.path;
   res.status(error.status).type('application/yang-data+json').send(JSON.stringify({ errors: { error: [entry] } }));
 }
 
-function readJsonBody(req: any): Promise<unknown> {
+function readJsonBody(req: CallRequest): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -65,7 +77,7 @@ function actionBody(raw: unknown): JsonValue {
   return body as JsonValue;
 }
 
-async function serve(local: LocalDataAccess, limits: RemoteLimits, req: any, res: any): Promise<void> {
+async function serve(local: LocalDataAccess, limits: RemoteLimits, req: CallRequest, res: Reply): Promise<void> {
   const full: string = String(req.originalUrl ?? req.url).split('?')[0]!;
   const rest = full.startsWith(`${PREFIX}/`) ? full.slice(PREFIX.length) : '';
   if (req.method !== 'GET' && req.method !== 'POST') {
@@ -108,7 +120,7 @@ export default definePlugin({
         api.log.error(`no local data access given to the routes: ${PREFIX} is not served`);
         return;
       }
-      routes.use(PREFIX, (req: any, res: any, next: (err?: unknown) => void) => {
+      routes.use(PREFIX, (req: CallRequest, res: Reply, next: (err?: unknown) => void) => {
         serve(local, limits, req, res).catch((e: unknown) => {
           if (e instanceof CallbackError) sendError(res, e);
           else next(e); // the core's RESTCONF errors (unknown node, bad key) and anything unexpected

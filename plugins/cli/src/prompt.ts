@@ -8,7 +8,7 @@
 
 /** The prompt characters of Cisco-like CLIs: `#` privileged, `>` unprivileged (`$`/`%` for shells). */
 const PROMPT_LINE = /^([^\s#>$%()][^\s#>$%()]{0,127}?)(?:\(([^()\s]{0,64})\))?([#>$%])\s?$/;
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC is what an ANSI sequence starts with
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Za-z0-9]|\x1b[=>]/g;
 
 /** Where a prompt was found in received text, and what it says about the session. */

@@ -108,7 +108,7 @@ test('plan: with plugins/frr units (when built), BGP neighbors under a created i
       bgp: { global: { config: { as: 65001 } }, neighbors: { neighbor: [{ 'neighbor-address': '192.0.2.1', config: { 'neighbor-address': '192.0.2.1', 'peer-as': 65002 } }] } },
     }] } }] },
   };
-  let plan;
+  let plan: ReturnType<typeof planSteps>;
   try {
     plan = planSteps(units, {}, after);
   } catch (e) {
@@ -124,7 +124,7 @@ test('YANG: cli-unit-generic compiles with yanglint and the core, with the same 
   const file = path.resolve(__dirname, '../../yang/cli-unit-generic@2026-11-22.yang');
   const repo = path.resolve(__dirname, '../../../..');
   const ours = execFileSync(process.execPath, [path.join(repo, 'core/bin/rosetta.js'), 'yang', 'tree', file], { encoding: 'utf8' });
-  t.regex(ours, /\+---x dry-run\n {7}\+---w input\n {7}\|  \+---w before\? {3}anydata/);
+  t.regex(ours, /\+---x dry-run\n {7}\+---w input\n {7}\| {2}\+---w before\? {3}anydata/);
   if (!fs.existsSync('/usr/bin/yanglint')) { t.log('yanglint is not installed: compared with the core only'); return; }
   const reference = execFileSync('/usr/bin/yanglint', ['-f', 'tree', file], { encoding: 'utf8' });
   t.is(ours.trim(), reference.trim());

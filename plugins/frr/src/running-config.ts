@@ -75,7 +75,7 @@ export const ROUTE_KEYWORDS = ['reject', 'tag', 'label', 'table', 'nexthop-vrf',
 const IFNAME = String.raw`(?!(?:${ROUTE_KEYWORDS.join('|')})\b)[A-Za-z][\w.:/-]*`;
 const ROUTE = new RegExp(String.raw`^ip route (${IPV4}/\d{1,2}) (?:(Null0|blackhole)|(reject)|(${IPV4})(?: (${IFNAME}))?|(${IFNAME}))(?: tag (\d{1,10}))?(?: (\d{1,3}))?(?: nexthop-vrf (\S+))?(?: (onlink))?$`);
 const ADDRESS = new RegExp(String.raw`^ip address (${IPV4})/(\d{1,2})$`);
-const NEIGHBOR = new RegExp(String.raw`^neighbor (${IPV4}) (.*)$`);
+const NEIGHBOR = new RegExp(`^neighbor (${IPV4}) (.*)$`);
 
 // One parse per distinct output: every reader of a request asks for the same (cached) text.
 let lastText: string | undefined;

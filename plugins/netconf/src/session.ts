@@ -140,7 +140,6 @@ export class NetconfSession {
     readonly capabilities: readonly string[],
     /** The server's session-id. */
     readonly sessionId: number | undefined,
-    private readonly reader: FrameReader,
   ) {}
 
   /**
@@ -176,14 +175,14 @@ export class NetconfSession {
         try {
           reader.push(data, (message) => {
             if (session) { session.receive(message); return; }
-            let hello;
+            let hello: ReturnType<typeof parseHello>;
             try {
               hello = parseHello(message);
             } catch (e) {
               throw new NetconfSessionError('hello', `bad hello from ${where}: ${e instanceof Error ? e.message : String(e)}`, e);
             }
             clearTimeout(timer);
-            session = new NetconfSession(options, transport, hello.capabilities, hello.sessionId, reader);
+            session = new NetconfSession(options, transport, hello.capabilities, hello.sessionId);
             if (hello.capabilities.includes(BASE_1_1)) { reader.useChunked(); session.framing = 'chunked'; }
             else if (!hello.capabilities.includes(BASE_1_0)) throw new NetconfSessionError('hello', `${where} advertises neither base:1.0 nor base:1.1`);
             session.armKeepalive();

@@ -58,9 +58,11 @@ test('a commit the device refuses: the edit is discarded, the lock released, the
   const session = recording([CAP_CANDIDATE]);
   const refusing: OperationSession = {
     ...session,
-    rpc: (body) => (body === '<commit/>'
-      ? (session.sent.push(body), Promise.reject(new NetconfRpcError('commit', [{ type: 'application', tag: 'operation-failed', severity: 'error', message: 'must violated' }])))
-      : session.rpc(body)),
+    rpc: (body) => {
+      if (body !== '<commit/>') return session.rpc(body);
+      session.sent.push(body);
+      return Promise.reject(new NetconfRpcError('commit', [{ type: 'application', tag: 'operation-failed', severity: 'error', message: 'must violated' }]));
+    },
   };
   const error = await t.throwsAsync(writeEdits(refusing, EDITS, NS), { instanceOf: NetconfRpcError });
   t.regex(error!.message, /must violated/);

@@ -68,7 +68,7 @@ export function cachingSession(inner: CliSession): CachingSession {
       if (inner.execAll === undefined || wanted.length === 0) return;
       commandsSent.push(...wanted);
       const results = inner.execAll(wanted);
-      wanted.forEach((c, i) => remember(c, results[i]!));
+      for (let i = 0; i < wanted.length; i++) remember(wanted[i]!, results[i]!);
       const answered = Promise.allSettled(results);
       typing = answered;
       await answered;

@@ -38,7 +38,7 @@ export class XmlSyntaxError extends Error {
 /** Deepest element nesting accepted; NETCONF data nests far less. */
 export const MAX_XML_DEPTH = 512;
 
-const NAME = /[A-Za-z_][\w.\-]*(?::[A-Za-z_][\w.\-]*)?/y;
+const NAME = /[A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?/y;
 const ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 
 function positionOf(text: string, offset: number): { line: number; column: number } {

@@ -51,7 +51,7 @@ export function transcriptSession(transcript: Transcript): CliSession & { readon
     executed,
     async exec(command: string): Promise<string> {
       executed.push(command);
-      const out = Object.prototype.hasOwnProperty.call(transcript, command) ? transcript[command] : undefined;
+      const out = Object.hasOwn(transcript, command) ? transcript[command] : undefined;
       if (out === undefined) throw new TranscriptMissError(command);
       return out;
     },
