@@ -5,8 +5,13 @@
  *
  * In the tree an attribute is always named `module:annotation`. Documents may leave the module out
  * when it is the module of the node carrying the attribute (docs/restconf-api.md#attributes-in-json), and writers do so.
+ *
+ * One attribute is known without an `md:annotation`: `ietf-netconf-with-defaults:default`, the mark
+ * with-defaults=report-all-tagged puts on default values (RFC 8040 §4.8.9). RFC 6243 defines it as an
+ * XML attribute, so the published ietf-netconf-with-defaults declares no annotation; it is known in
+ * every context holding that module, written with the module's prefix and namespace like a declared one.
  */
-import type { Annotation, CompiledModule, SchemaContext } from '../yang/schema';
+import type { Annotation, CompiledModule, SchemaContext, YangType } from '../yang/schema';
 import type { ErrorTag } from './errors';
 import { leafFromJson, leafFromText } from './leaf-values';
 import type { Attributes, LeafValue } from './tree';
@@ -29,6 +34,27 @@ export function jsonScalar(value: LeafValue): string | number | boolean | null {
   return typeof value === 'bigint' ? value.toString() : value;
 }
 
+/** Annotations known without a declaration, by module and name: RFC 6243's `default` (see above). */
+const UNDECLARED: ReadonlyMap<string, ReadonlyMap<string, YangType>> = new Map([
+  ['ietf-netconf-with-defaults', new Map([['default', { builtin: 'boolean' as const, name: 'boolean', patterns: [] }]])],
+]);
+
+const undeclared = new WeakMap<CompiledModule, Map<string, Annotation>>();
+
+/** The annotation `local` of `module`: its own declaration, else one known without one. */
+function annotationIn(module: CompiledModule | undefined, local: string): Annotation | undefined {
+  if (module === undefined) return undefined;
+  const declared = module.annotations.get(local);
+  if (declared !== undefined) return declared;
+  const type = UNDECLARED.get(module.name)?.get(local);
+  if (type === undefined) return undefined;
+  let known = undeclared.get(module);
+  if (known === undefined) undeclared.set(module, (known = new Map()));
+  let annotation = known.get(local);
+  if (annotation === undefined) known.set(local, (annotation = { name: local, module, type }));
+  return annotation;
+}
+
 /**
  * Resolves an attribute name as written (`module:name` or bare `name`, the bare form meaning the
  * owner node's module) to its stored name and declaration. Undefined when nothing declares it.
@@ -37,7 +63,7 @@ function resolve(name: string, owner: CompiledModule | undefined, ctx: SchemaCon
   const colon = name.indexOf(':');
   const module = colon >= 0 ? ctx.modules.get(name.slice(0, colon)) : owner;
   const local = colon >= 0 ? name.slice(colon + 1) : name;
-  const annotation = module?.annotations.get(local);
+  const annotation = annotationIn(module, local);
   return annotation === undefined ? undefined : { stored: `${annotation.module.name}:${local}`, annotation };
 }
 
@@ -82,7 +108,7 @@ export function checkAttributes(
 /** The declaration of a stored attribute name (`module:name`), if a module of the context has one. */
 export function annotationOf(stored: string, ctx: SchemaContext): Annotation | undefined {
   const colon = stored.indexOf(':');
-  return colon < 0 ? undefined : ctx.modules.get(stored.slice(0, colon))?.annotations.get(stored.slice(colon + 1));
+  return colon < 0 ? undefined : annotationIn(ctx.modules.get(stored.slice(0, colon)), stored.slice(colon + 1));
 }
 
 /** The name an attribute is written with under a node of module `owner`: bare when it is that module's. */

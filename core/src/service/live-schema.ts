@@ -281,9 +281,9 @@ async function carryOver(store: Datastore, previous: DataRoot, schema: SchemaCon
   await store.apply([{ operation: 'replace', target: [], value: wanted }]);
 }
 
-/** Writes the schema's `ietf-yang-library` into the Operational datastore. */
+/** Writes the schema's `ietf-yang-library` (yang-library and modules-state) into the Operational datastore. */
 async function seedYangLibrary(operational: Datastore, schema: SchemaContext): Promise<void> {
   const library = decodeJson(yangLibraryJson(schema), schema, {});
-  await operational.apply([{ operation: 'replace', target: [{ schema: library.node!.schema }], value: library.node! }]);
+  await operational.apply(library.root.children.map((node) => ({ operation: 'replace' as const, target: [{ schema: node.schema }], value: node })));
 }
 

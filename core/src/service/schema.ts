@@ -9,9 +9,14 @@
  * Descriptions, contact, references, organization, comments and layout do not count, so the published
  * text of a standard module sits beside the service's own copy (users keep standard modules in their
  * model folders). Only a real difference is an error, naming both files and the first differing node
- * (module-equivalence.ts says what counts). Another revision of one of the service's own modules is an
- * error too: one context holds one revision. The texts are compared only when they differ, so a
- * folder of identical copies costs nothing beyond reading them.
+ * (module-equivalence.ts says what counts). The texts are compared only when they differ, so a folder
+ * of identical copies costs nothing beyond reading them.
+ *
+ * The service's own modules are the published texts. Those it only imports ({@link IMPORT_ONLY}) are
+ * loaded without being implemented: ietf-yang-library lists them as import-only modules and their
+ * RPCs and data are not served. A folder may hold another revision of one of those (a module only
+ * imported may be there in several revisions, RFC 7950 §5.6.5); another revision of a module the
+ * service implements is an error, as one revision of a module is implemented.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -23,6 +28,15 @@ import { formatDiagnostic } from '../yang/statement';
 
 /** The folder of the service's own modules (core/yang), from the compiled file's place. */
 export const OWN_YANG_DIR = path.resolve(__dirname, '../../../yang');
+
+/**
+ * The service's own modules that it ships only for their definitions: type libraries its modules
+ * import, ietf-netconf (which ietf-netconf-with-defaults imports; the service serves no NETCONF
+ * operations) and ietf-netconf-with-defaults, whose augments of ietf-netconf's operations would
+ * implement ietf-netconf. The with-defaults `default` attribute is known to the data layer without a
+ * declaration (data/attributes.ts).
+ */
+export const IMPORT_ONLY: ReadonlySet<string> = new Set(['ietf-inet-types', 'ietf-yang-types', 'ietf-netconf', 'ietf-netconf-with-defaults']);
 
 /** A start-up fault in the YANG modules: which file(s) and why. */
 export class SchemaAssemblyError extends Error {
@@ -67,11 +81,12 @@ export function assembleSchema(extraDirs: readonly string[], ownDir = OWN_YANG_D
   const repo = new ModuleRepository([ownDir, ...extraDirs]);
   const own = new Map<string, ModuleSource>();
   const requested: string[] = [];
+  const importOnly: string[] = [];
   for (const file of yangFiles(ownDir)) {
     const src = repo.load(file);
     if (src.kind !== 'module') continue;
     own.set(src.name, src);
-    requested.push(file);
+    (IMPORT_ONLY.has(src.name) ? importOnly : requested).push(file);
   }
   const extra: string[] = [];
   const seen = new Map<string, ModuleSource>();
@@ -84,7 +99,7 @@ export function assembleSchema(extraDirs: readonly string[], ownDir = OWN_YANG_D
         throw new SchemaAssemblyError(first ? formatDiagnostic(first) : `${file}: not a YANG module`);
       }
       const mine = own.get(src.name);
-      if (mine !== undefined) {
+      if (mine !== undefined && (mine.revision === src.revision || !IMPORT_ONLY.has(src.name))) {
         if (mine.revision !== src.revision) {
           throw new SchemaAssemblyError(`${file}: module '${src.name}' is one of the service's own modules (${mine.file}); this file has revision ${src.revision ?? '(none)'} where the service has ${mine.revision ?? '(none)'}`);
         }
@@ -103,7 +118,7 @@ export function assembleSchema(extraDirs: readonly string[], ownDir = OWN_YANG_D
       extra.push(file);
     }
   }
-  const schema = compileSchema(repo, { modules: [...requested, ...extra] });
+  const schema = compileSchema(repo, { modules: [...requested, ...extra], importOnly });
   const errors = schema.diagnostics.filter((d) => d.severity === 'error');
   if (errors.length > 0) {
     throw new SchemaAssemblyError(`YANG modules do not compile:\n${errors.slice(0, 20).map(formatDiagnostic).join('\n')}${errors.length > 20 ? `\n... and ${errors.length - 20} more` : ''}`);

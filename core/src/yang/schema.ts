@@ -437,8 +437,17 @@ export function structureOf(ctx: SchemaContext, node: SchemaNode): StructureSche
  * directory, or a NETCONF device's module set. Built by the compiler; shared, never changed.
  */
 export interface SchemaContext {
-  /** Every module in the context by name (implemented and import-only). */
+  /**
+   * Every module in the context by name (implemented and import-only); of a module present in
+   * several revisions, the implemented one, else the newest.
+   */
   readonly modules: ReadonlyMap<string, CompiledModule>;
+  /**
+   * Every module revision in the context, in load order: a module only imported may be there in
+   * several revisions beside the one implemented (RFC 7950 §5.6.5). Contexts built by hand may
+   * leave it out; then `modules` holds them all.
+   */
+  readonly moduleRevisions?: readonly CompiledModule[];
   /** Top-level data nodes of all implemented modules, in module order. */
   readonly data: readonly SchemaNode[];
   /** RPCs of all implemented modules. */

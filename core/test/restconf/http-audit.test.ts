@@ -274,7 +274,10 @@ test.serial('RPC answers 200 with output (JSON and XML) when implemented', async
 test.serial('ietf-yang-library data is valid against ietf-yang-library (RFC 8525) and lists exactly the loaded modules', async (t) => {
   const r = await s.request('GET', '/rests/data/ietf-yang-library:yang-library');
   t.is(r.status, 200);
-  const decoded = decodeJson(r.json, s.service.schema, {});
+  // The module also holds RFC 7895's modules-state, with mandatory leaves: the two are valid together.
+  const legacy = await s.request('GET', '/rests/data/ietf-yang-library:modules-state');
+  t.is(legacy.status, 200);
+  const decoded = decodeJson({ ...r.json, ...legacy.json }, s.service.schema, {});
   t.deepEqual(validateTree(decoded.root, s.service.schema, { type: 'data', checkLeafrefs: true }).map((f) => `${f.path}: ${f.message}`), []);
   const lib = r.json['ietf-yang-library:yang-library'];
   const set = lib['module-set'][0];
@@ -287,6 +290,11 @@ test.serial('ietf-yang-library data is valid against ietf-yang-library (RFC 8525
     if (m.revision) t.is(entry.revision, m.revision);
   }
   t.truthy(set.module.find((e: any) => e.name === 'audit'), 'a --yang module is listed');
+  const state = legacy.json['ietf-yang-library:modules-state'];
+  t.is(state['module-set-id'], lib['content-id']);
+  t.deepEqual(state.module.filter((e: any) => e['conformance-type'] === 'implement').map((e: any) => e.name).sort(), implemented.map((m) => m.name).sort());
+  t.deepEqual(state.module.filter((e: any) => e['conformance-type'] === 'import').map((e: any) => `${e.name}@${e.revision}`).sort(),
+    (set['import-only-module'] ?? []).map((e: any) => `${e.name}@${e.revision}`).sort());
   t.deepEqual(lib.schema, [{ name: 'complete', 'module-set': ['complete'] }]);
   t.regex(lib['content-id'], /^[0-9a-f]+$/);
   const v = await s.request('GET', '/rests/yang-library-version');

@@ -38,6 +38,13 @@ export interface CompileRequest {
   readonly features?: ReadonlyMap<string, readonly string[] | '*'>;
   /** `-i`: modules referenced by the implemented ones are implemented too. */
   readonly implementImports?: boolean;
+  /**
+   * Modules (names or files, as in `modules`) loaded into the context without being implemented:
+   * their typedefs, groupings, identities and extensions are there for importers, their data, RPCs,
+   * notifications, augments and deviations are not (RFC 7950 §5.6.5). One still becomes implemented
+   * when something makes it so (named in `modules`, the target of an augment, a leafref, -i).
+   */
+  readonly importOnly?: readonly string[];
 }
 
 const CACHE_LIMIT = 16;
@@ -64,6 +71,7 @@ export function compileSchema(repo: ModuleRepository, request: CompileRequest): 
       const r = loader.loadRequested(spec);
       if (r && !requested.includes(r)) requested.push(r);
     }
+    for (const spec of request.importOnly ?? []) loader.loadRequested(spec);
     if (pass === 0) {
       key = cacheKey(state, request);
       const hit = cache.get(key);
@@ -113,7 +121,7 @@ function cacheKey(state: CompileState, request: CompileRequest): string {
   parts.sort();
   const features = request.features ? [...request.features].map(([m, f]) => `${m}:${f === '*' ? '*' : [...f].sort().join(',')}`).sort() : ['<default>'];
   const errors = state.sink.list.map((d) => `${d.position.file}:${d.message}`);
-  return JSON.stringify([request.modules, parts, features, request.implementImports === true, errors]);
+  return JSON.stringify([request.modules, request.importOnly ?? [], parts, features, request.implementImports === true, errors]);
 }
 
 const statementHashes = new WeakMap<Statement, string>();
@@ -262,6 +270,7 @@ function buildContext(records: ModuleRecord[], state: CompileState): SchemaConte
   const implemented = records.filter((r) => r.implemented).map((r) => r.module);
   return {
     modules,
+    moduleRevisions: records.map((r) => r.module as unknown as CompiledModule),
     data: implemented.flatMap((m) => m.data),
     rpcs: implemented.flatMap((m) => m.rpcs as OperationSchema[]),
     notifications: implemented.flatMap((m) => m.notifications as NotificationSchema[]),
