@@ -28,7 +28,8 @@ import { result, type BenchResult } from './results';
 const REPO = path.resolve(__dirname, '..', '..');
 const NODES = '/rests/data/network-topology:network-topology';
 const mountOf = (node: string) => `${NODES}/topology=cli/node=${node}/yang-ext:mount`;
-const STATICS = '/rosetta-openconfig-network-instance:network-instances/network-instance=default/protocols/protocol=rosetta-openconfig-policy-types:STATIC,static/static-routes';
+const STATICS =
+  '/rosetta-openconfig-network-instance:network-instances/network-instance=default/protocols/protocol=rosetta-openconfig-policy-types:STATIC,static/static-routes';
 const PROMPT = /(?:^|\r?\n)[\w.-]+(\([\w-]+\))?[#>] $/;
 /** Every prompt in a typed-ahead answer (the last one ends it, the others are followed by the next echo). */
 const PROMPTS = /(?:^|\n)[\w.-]+(\([\w-]+\))?[#>] /g;
@@ -37,33 +38,62 @@ const GOAL = 'within 1.5x of raw SSH';
 const WARM_READS = 40;
 const TIMED_READS = 101;
 
-interface Login { host: string; port: number; username: string; password: string }
+interface Login {
+  host: string;
+  port: number;
+  username: string;
+  password: string;
+}
 
 /** A raw shell session: the floor any CLI southbound pays. */
 class RawShell {
   private buffer = '';
   private waiter: (() => void) | undefined;
-  private constructor(private readonly client: Client, private readonly stream: NodeJS.ReadWriteStream) {
-    stream.on('data', (d: Buffer) => { this.buffer += d.toString('utf8'); this.waiter?.(); });
+  private constructor(
+    private readonly client: Client,
+    private readonly stream: NodeJS.ReadWriteStream,
+  ) {
+    stream.on('data', (d: Buffer) => {
+      this.buffer += d.toString('utf8');
+      this.waiter?.();
+    });
   }
 
   static open(login: Login, timeoutMs = 20_000): Promise<RawShell> {
     return new Promise((resolve, reject) => {
       const client = new Client();
-      const timer = setTimeout(() => { client.end(); reject(new Error(`raw login to ${login.host}:${login.port} timed out`)); }, timeoutMs);
-      client.on('error', (e) => { clearTimeout(timer); reject(e); });
-      client.on('ready', () => client.shell({ term: 'vt100' }, (err, stream) => {
-        if (err) { clearTimeout(timer); reject(err); return; }
-        const shell = new RawShell(client, stream);
-        shell.untilPrompt(timeoutMs).then(() => { clearTimeout(timer); resolve(shell); }, reject);
-      }));
+      const timer = setTimeout(() => {
+        client.end();
+        reject(new Error(`raw login to ${login.host}:${login.port} timed out`));
+      }, timeoutMs);
+      client.on('error', (e) => {
+        clearTimeout(timer);
+        reject(e);
+      });
+      client.on('ready', () =>
+        client.shell({ term: 'vt100' }, (err, stream) => {
+          if (err) {
+            clearTimeout(timer);
+            reject(err);
+            return;
+          }
+          const shell = new RawShell(client, stream);
+          shell.untilPrompt(timeoutMs).then(() => {
+            clearTimeout(timer);
+            resolve(shell);
+          }, reject);
+        }),
+      );
       client.connect({ host: login.host, port: login.port, username: login.username, password: login.password, readyTimeout: timeoutMs });
     });
   }
 
   private untilPrompt(timeoutMs: number): Promise<string> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => { this.waiter = undefined; reject(new Error('raw session: no prompt')); }, timeoutMs);
+      const timer = setTimeout(() => {
+        this.waiter = undefined;
+        reject(new Error('raw session: no prompt'));
+      }, timeoutMs);
       const check = () => {
         if (!PROMPT.test(this.buffer.slice(-256))) return;
         clearTimeout(timer);
@@ -125,30 +155,49 @@ async function must(service: RunningService, method: string, p: string, body?: u
 }
 
 function installBody(nodeId: string, login: Login): unknown {
-  return { input: { 'node-id': nodeId, cli: {
-    'cli-topology:host': login.host, 'cli-topology:port': login.port, 'cli-topology:transport-type': 'ssh',
-    'cli-topology:device-type': 'frr', 'cli-topology:device-version': '8.4.4',
-    'cli-topology:username': login.username, 'cli-topology:password': login.password,
-  } } };
+  return {
+    input: {
+      'node-id': nodeId,
+      cli: {
+        'cli-topology:host': login.host,
+        'cli-topology:port': login.port,
+        'cli-topology:transport-type': 'ssh',
+        'cli-topology:device-type': 'frr',
+        'cli-topology:device-version': '8.4.4',
+        'cli-topology:username': login.username,
+        'cli-topology:password': login.password,
+      },
+    },
+  };
 }
 
-const install = (s: RunningService, nodeId: string, login: Login) => must(s, 'POST', '/rests/operations/connection-manager:install-node', installBody(nodeId, login));
-const uninstall = (s: RunningService, nodeId: string) => must(s, 'POST', '/rests/operations/connection-manager:uninstall-node', { input: { 'node-id': nodeId, 'connection-type': 'cli' } });
+const install = (s: RunningService, nodeId: string, login: Login) =>
+  must(s, 'POST', '/rests/operations/connection-manager:install-node', installBody(nodeId, login));
+const uninstall = (s: RunningService, nodeId: string) =>
+  must(s, 'POST', '/rests/operations/connection-manager:uninstall-node', { input: { 'node-id': nodeId, 'connection-type': 'cli' } });
 
 function routesBody(count: number): unknown {
   const statics = Array.from({ length: count }, (_, i) => {
     const prefix = `10.${200 + Math.floor(i / 250)}.${i % 250}.0/24`;
-    return { prefix, config: { prefix }, 'next-hops': { 'next-hop': [{ index: '127.0.0.2', config: { index: '127.0.0.2', 'next-hop': '127.0.0.2' } }] } };
+    return {
+      prefix,
+      config: { prefix },
+      'next-hops': { 'next-hop': [{ index: '127.0.0.2', config: { index: '127.0.0.2', 'next-hop': '127.0.0.2' } }] },
+    };
   });
   return { 'rosetta-openconfig-network-instance:static-routes': { static: statics } };
 }
 
-const routeCommands = (count: number) => Array.from({ length: count }, (_, i) => `ip route 10.${200 + Math.floor(i / 250)}.${i % 250}.0/24 127.0.0.2`);
+const routeCommands = (count: number) =>
+  Array.from({ length: count }, (_, i) => `ip route 10.${200 + Math.floor(i / 250)}.${i % 250}.0/24 127.0.0.2`);
 
 async function startRosetta(): Promise<RunningService> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-bench-cli-'));
   const plugins = path.join(dir, 'plugins.json');
-  fs.writeFileSync(plugins, JSON.stringify({ watch: false, plugins: ['plugins/cli', 'plugins/frr'].map((p) => ({ path: path.join(REPO, p), enabled: true })) }));
+  fs.writeFileSync(
+    plugins,
+    JSON.stringify({ watch: false, plugins: ['plugins/cli', 'plugins/frr'].map((p) => ({ path: path.join(REPO, p), enabled: true })) }),
+  );
   const config = resolveConfig({ port: 0, dataDir: path.join(dir, 'data'), plugins }, dir);
   return startService({ config, openDatastores: (d, s) => openDatastores(d, s), log: { info: () => undefined, error: () => undefined } });
 }
@@ -177,7 +226,9 @@ async function frrRows(service: RunningService, peer: FrrPeerLease, rows: BenchR
     installs.push(await timed(() => install(service, 'FRR1', login)));
     if (i < 4) await uninstall(service, 'FRR1');
   }
-  rows.push(result('CLI: install-node of the FRR peer (median of 5)', median(installs), 'ms', median(logins), 'raw: SSH connect + shell + prompt'));
+  rows.push(
+    result('CLI: install-node of the FRR peer (median of 5)', median(installs), 'ms', median(logins), 'raw: SSH connect + shell + prompt'),
+  );
 
   const raw = await RawShell.open(login);
   try {
@@ -195,35 +246,60 @@ async function frrRows(service: RunningService, peer: FrrPeerLease, rows: BenchR
         await must(service, 'GET', `${mountOf('FRR1')}?content=${content}`);
       }
       for (let i = 0; i < TIMED_READS; i++) {
-        oneByOne.push(await timed(async () => { for (const c of commands) await raw.exec(c); }));
+        oneByOne.push(
+          await timed(async () => {
+            for (const c of commands) await raw.exec(c);
+          }),
+        );
         typedAhead.push(await timed(() => raw.execAll(commands)));
         ours.push(await timed(() => must(service, 'GET', `${mountOf('FRR1')}?content=${content}`)));
       }
       const what = `CLI: GET whole mount point, content=${content} (${commands.length} show command(s), median of ${TIMED_READS})`;
       rows.push(result(`${what} vs. raw typed ahead`, median(ours), 'ms', median(typedAhead), `${GOAL} typing the same commands ahead`));
-      rows.push(result(`${what} vs. raw one command per round trip`, median(ours), 'ms', median(oneByOne), `${GOAL} sending one command per round trip`));
+      rows.push(
+        result(
+          `${what} vs. raw one command per round trip`,
+          median(ours),
+          'ms',
+          median(oneByOne),
+          `${GOAL} sending one command per round trip`,
+        ),
+      );
     }
     // what every mount GET pays for HTTP (request and response through the service, no device), which the
     // raw floor does not: the node's own status resource
     const httpOnly: number[] = [];
     for (let i = 0; i < TIMED_READS; i++) httpOnly.push(await timed(() => must(service, 'GET', `${NODES}/topology=cli/node=FRR1`)));
-    rows.push(result(`CLI: GET of the node itself (the HTTP part of a mount GET, no device; median of ${TIMED_READS})`, median(httpOnly), 'ms', null, 'context for the GET rows'));
+    rows.push(
+      result(
+        `CLI: GET of the node itself (the HTTP part of a mount GET, no device; median of ${TIMED_READS})`,
+        median(httpOnly),
+        'ms',
+        null,
+        'context for the GET rows',
+      ),
+    );
 
     const count = 100;
     const commands = routeCommands(count);
     const rawWrites: number[] = [];
     const puts: number[] = [];
     for (let i = 0; i < 3; i++) {
-      rawWrites.push(await timed(async () => {
-        await raw.exec('configure terminal');
-        for (const c of commands) await raw.exec(c);
-        await raw.exec('end');
-      }));
+      rawWrites.push(
+        await timed(async () => {
+          await raw.exec('configure terminal');
+          for (const c of commands) await raw.exec(c);
+          await raw.exec('end');
+        }),
+      );
       await raw.exec('configure terminal');
       for (const c of commands) await raw.exec(`no ${c}`);
       await raw.exec('end');
       puts.push(await timed(() => must(service, 'PUT', `${mountOf('FRR1')}${STATICS}`, routesBody(count))));
-      const onDevice = peer.runningConfig().split('\n').filter((l) => l.startsWith('ip route 10.20')).length;
+      const onDevice = peer
+        .runningConfig()
+        .split('\n')
+        .filter((l) => l.startsWith('ip route 10.20')).length;
       if (onDevice !== count) throw new Error(`the PUT left ${onDevice} of ${count} routes on the device`);
       await must(service, 'DELETE', `${mountOf('FRR1')}${STATICS}`);
     }
@@ -238,9 +314,12 @@ async function frrRows(service: RunningService, peer: FrrPeerLease, rows: BenchR
 async function scaleRow(service: RunningService, n: number, rows: BenchResult[]): Promise<void> {
   const devices: SimulatedDevice[] = [];
   try {
-    for (let i = 0; i < n; i++) devices.push(await startSimulator(frrDevice({ hostname: `sim${i}`, username: 'bench', password: 'bench' })));
+    for (let i = 0; i < n; i++)
+      devices.push(await startSimulator(frrDevice({ hostname: `sim${i}`, username: 'bench', password: 'bench' })));
     const logins = devices.map((d): Login => ({ host: '127.0.0.1', port: d.port, username: 'bench', password: 'bench' }));
-    const rawMs = await timed(async () => { for (const s of await Promise.all(logins.map((l) => RawShell.open(l, 60_000)))) s.close(); });
+    const rawMs = await timed(async () => {
+      for (const s of await Promise.all(logins.map((l) => RawShell.open(l, 60_000)))) s.close();
+    });
     const ours = await timed(() => Promise.all(logins.map((l, i) => install(service, `SIM${i}`, l))));
     rows.push(result(`CLI: install ${n} simulated devices at once (all answered)`, ours, 'ms', rawMs, `raw: ${n} logins at once`));
     await Promise.all(logins.map((_, i) => uninstall(service, `SIM${i}`)));
@@ -273,5 +352,13 @@ export async function benchCli(): Promise<BenchResult[]> {
 }
 
 if (require.main === module) {
-  benchCli().then((rows) => { for (const r of rows) console.log(JSON.stringify(r)); }, (e) => { console.error(e); process.exitCode = 1; });
+  benchCli().then(
+    (rows) => {
+      for (const r of rows) console.log(JSON.stringify(r));
+    },
+    (e) => {
+      console.error(e);
+      process.exitCode = 1;
+    },
+  );
 }

@@ -11,7 +11,6 @@
  * measured under different conditions.
  */
 import { spawnSync } from 'node:child_process';
-import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { yang } from '@rosetta/core';
 import { decodeJson } from '@rosetta/core/dist/src/data/json-decode';
@@ -63,9 +62,17 @@ export function interfacesDocument(entries: number): string {
 
 /** Runs the measurement in a process of its own (see the top comment). */
 export function benchDataCodecs(): BenchResult[] {
-  const child = spawnSync(process.execPath, ['--expose-gc', __filename, '--measure'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 10 * 60_000 });
+  const child = spawnSync(process.execPath, ['--expose-gc', __filename, '--measure'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    timeout: 10 * 60_000,
+  });
   if (child.status !== 0) throw new Error(`codec benchmark failed (exit ${child.status})`);
-  return child.stdout.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as BenchResult);
+  return child.stdout
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as BenchResult);
 }
 
 function measure(): BenchResult[] {
@@ -86,10 +93,19 @@ function measure(): BenchResult[] {
   };
   const tree = decodeJson(text, ctx).root;
   const xml = encodeXml(tree, ctx);
-  const jsonDecode = timePair(decodeValidate(() => decodeJson(text, ctx, { allowState: false })), parse);
+  const jsonDecode = timePair(
+    decodeValidate(() => decodeJson(text, ctx, { allowState: false })),
+    parse,
+  );
   const jsonEncode = timePair(() => encodeJson(tree), stringify);
-  const xmlDecode = timePair(decodeValidate(() => decodeXml(xml, ctx, { allowState: false })), parse);
-  const xmlDecodeViews = timePair(decodeValidate(() => decodeXml(xml, ctx, { allowState: false, views: true })), parse);
+  const xmlDecode = timePair(
+    decodeValidate(() => decodeXml(xml, ctx, { allowState: false })),
+    parse,
+  );
+  const xmlDecodeViews = timePair(
+    decodeValidate(() => decodeXml(xml, ctx, { allowState: false, views: true })),
+    parse,
+  );
   const xmlEncode = timePair(() => encodeXml(tree, ctx), stringify);
 
   const n = `${ENTRIES / 1000}k-entry list`;
@@ -98,7 +114,13 @@ function measure(): BenchResult[] {
     result(`JSON encode ${n}`, jsonEncode.ms, 'ms', jsonEncode.baselineMs, '<= 3x JSON.stringify'),
     result(`XML decode+validate ${n}`, xmlDecode.ms, 'ms', xmlDecode.baselineMs, '<= 4x JSON.parse'),
     // values left as views into the text (DecodeOptions.views): only for a tree dropped with its document
-    result(`XML decode+validate ${n}, values as views into the text`, xmlDecodeViews.ms, 'ms', xmlDecodeViews.baselineMs, 'for scale: what copying the values costs'),
+    result(
+      `XML decode+validate ${n}, values as views into the text`,
+      xmlDecodeViews.ms,
+      'ms',
+      xmlDecodeViews.baselineMs,
+      'for scale: what copying the values costs',
+    ),
     result(`XML encode ${n}`, xmlEncode.ms, 'ms', xmlEncode.baselineMs, '<= 3x JSON.stringify'),
     // the XML rows read and write this much more text than their JSON baselines
     result(`XML text of the ${n} (size beside its JSON text)`, xml.length / 1e6, 'MB', text.length / 1e6, 'context for the XML rows'),

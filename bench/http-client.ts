@@ -26,15 +26,25 @@ export function benchClient(baseUrl: string, sockets = 1): BenchClient {
   const request = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> =>
     new Promise((resolve, reject) => {
       const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-      const req = http.request({
-        host: hostname, port, path, method, agent,
-        headers: { ...(text !== undefined ? { 'content-type': 'application/yang-data+json', 'content-length': Buffer.byteLength(text) } : {}), ...headers },
-      }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-        res.on('error', reject);
-      });
+      const req = http.request(
+        {
+          host: hostname,
+          port,
+          path,
+          method,
+          agent,
+          headers: {
+            ...(text !== undefined ? { 'content-type': 'application/yang-data+json', 'content-length': Buffer.byteLength(text) } : {}),
+            ...headers,
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+          res.on('error', reject);
+        },
+      );
       req.on('error', reject);
       req.end(text);
     });

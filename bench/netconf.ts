@@ -51,9 +51,15 @@ const MOUNT = '/rests/data/network-topology:network-topology/topology=topology-n
 
 function peer(command: 'start' | 'stop' | 'restart'): Promise<void> {
   return new Promise((resolve, reject) => {
-    execFile('bash', [SCRIPT, command], {
-      env: { ...process.env, NETCONF_PEER_PORT: String(PEER.port), NETCONF_PEER_STATE: PEER.state, NETCONF_PEER_NO_INSTALL: '1' }, timeout: 60_000,
-    }, (err, _out, stderr) => (err ? reject(new Error(`netconf-device.sh ${command}: ${stderr || err.message}`)) : resolve()));
+    execFile(
+      'bash',
+      [SCRIPT, command],
+      {
+        env: { ...process.env, NETCONF_PEER_PORT: String(PEER.port), NETCONF_PEER_STATE: PEER.state, NETCONF_PEER_NO_INSTALL: '1' },
+        timeout: 60_000,
+      },
+      (err, _out, stderr) => (err ? reject(new Error(`netconf-device.sh ${command}: ${stderr || err.message}`)) : resolve()),
+    );
   });
 }
 
@@ -88,8 +94,10 @@ const installInput = {
   input: {
     'node-id': 'B1',
     netconf: {
-      'netconf-node-topology:host': PEER.host, 'netconf-node-topology:port': PEER.port,
-      'netconf-node-topology:username': PEER.username, 'netconf-node-topology:password': PEER.password,
+      'netconf-node-topology:host': PEER.host,
+      'netconf-node-topology:port': PEER.port,
+      'netconf-node-topology:username': PEER.username,
+      'netconf-node-topology:password': PEER.password,
     },
   },
 };
@@ -112,7 +120,8 @@ export async function benchNetconf(): Promise<BenchResult[]> {
   try {
     service = await startService({
       config: resolveConfig({ port: 0, dataDir: path.join(dir, 'data'), plugins }, dir),
-      openDatastores: (d, s) => openDatastores(d, s), log: { info: () => undefined, error: (m) => console.error(m) },
+      openDatastores: (d, s) => openDatastores(d, s),
+      log: { info: () => undefined, error: (m) => console.error(m) },
     });
     const http = (client = benchClient(service.url));
     const install = async (): Promise<number> => {
@@ -120,7 +129,13 @@ export async function benchNetconf(): Promise<BenchResult[]> {
       await http.must('POST', '/rests/operations/connection-manager:install-node', installInput, [204]);
       return performance.now() - start;
     };
-    const uninstall = () => http.must('POST', '/rests/operations/connection-manager:uninstall-node', { input: { 'node-id': 'B1', 'connection-type': 'netconf' } }, [204]);
+    const uninstall = () =>
+      http.must(
+        'POST',
+        '/rests/operations/connection-manager:uninstall-node',
+        { input: { 'node-id': 'B1', 'connection-type': 'netconf' } },
+        [204],
+      );
     const cold = await install();
     await uninstall();
     const warm = await install();
@@ -131,48 +146,74 @@ export async function benchNetconf(): Promise<BenchResult[]> {
     const rawConnect = performance.now() - connectStart;
     const r = raw;
     const filter = `<filter type="subtree"><system xmlns="${SYSTEM_NS}"/></filter>`;
-    await r.rpc(`<edit-config><target><candidate/></target><config><system xmlns="${SYSTEM_NS}"><contact>bench</contact><location>bench lab</location></system></config></edit-config>`).then(rawOk);
+    await r
+      .rpc(
+        `<edit-config><target><candidate/></target><config><system xmlns="${SYSTEM_NS}"><contact>bench</contact><location>bench lab</location></system></config></edit-config>`,
+      )
+      .then(rawOk);
     await r.rpc('<commit/>').then(rawOk);
 
-    bare = nodeHttp.createServer((_req, res) => { res.setHeader('content-type', 'application/json'); res.end('{}'); });
+    bare = nodeHttp.createServer((_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end('{}');
+    });
     await new Promise<void>((resolve) => bare!.listen(0, '127.0.0.1', resolve));
     const bareClient = (bareHttp = benchClient(`http://127.0.0.1:${(bare.address() as { port: number }).port}`));
-    const [rawGet, mountGet, httpFloor, bareRoundTrip] = await timedTogether(GETS, [
+    const [rawGet, mountGet, httpFloor, bareRoundTrip] = (await timedTogether(GETS, [
       async () => rawOk(await r.rpc(`<get-config><source><candidate/></source>${filter}</get-config>`)),
       () => http.must('GET', `${MOUNT}/ietf-system:system?content=config`, [200]),
       () => http.must('GET', '/rests/data/network-topology:network-topology/topology=topology-netconf?content=config', [200, 404]),
       () => bareClient.must('GET', '/'),
-    ]) as [number, number, number, number];
-    const [rawState, mountState] = await timedTogether(GETS, [
-      async () => rawOk(await r.rpc(`<get><filter type="subtree"><system-state xmlns="${SYSTEM_NS}"><clock/></system-state></filter></get>`)),
+    ])) as [number, number, number, number];
+    const [rawState, mountState] = (await timedTogether(GETS, [
+      async () =>
+        rawOk(await r.rpc(`<get><filter type="subtree"><system-state xmlns="${SYSTEM_NS}"><clock/></system-state></filter></get>`)),
       () => http.must('GET', `${MOUNT}/ietf-system:system-state/clock?content=nonconfig`, [200]),
-    ]) as [number, number];
-    const [rawPut, rawLockedPut, mountPut] = await timedTogether(PUTS, [
+    ])) as [number, number];
+    const [rawPut, rawLockedPut, mountPut] = (await timedTogether(PUTS, [
       async (i) => {
-        rawOk(await r.rpc(`<edit-config><target><candidate/></target><config><system xmlns="${SYSTEM_NS}"><contact>raw ${i}</contact></system></config></edit-config>`));
+        rawOk(
+          await r.rpc(
+            `<edit-config><target><candidate/></target><config><system xmlns="${SYSTEM_NS}"><contact>raw ${i}</contact></system></config></edit-config>`,
+          ),
+        );
         rawOk(await r.rpc('<commit/>'));
       },
       async (i) => {
         rawOk(await r.rpc('<lock><target><candidate/></target></lock>'));
-        rawOk(await r.rpc(`<edit-config><target><candidate/></target><config><system xmlns="${SYSTEM_NS}"><contact>locked ${i}</contact></system></config></edit-config>`));
+        rawOk(
+          await r.rpc(
+            `<edit-config><target><candidate/></target><config><system xmlns="${SYSTEM_NS}"><contact>locked ${i}</contact></system></config></edit-config>`,
+          ),
+        );
         rawOk(await r.rpc('<commit/>'));
         rawOk(await r.rpc('<unlock><target><candidate/></target></unlock>'));
       },
       (i) => http.must('PUT', `${MOUNT}/ietf-system:system/contact`, { 'ietf-system:contact': `rosetta ${i}` }, [201, 204]),
-    ]) as [number, number, number];
+    ])) as [number, number, number];
     // a realistic read: 500 interfaces, where the per-byte work (the device's, the decode, the encode) counts;
     // last, since netconfd's commits slow down with a larger configuration
     let interfaces = '';
     for (let i = 0; i < INTERFACES; i++) {
-      interfaces += `<interface><name>eth${i}</name><description>uplink number ${i} to the core</description>`
-        + `<type xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type">ianaift:ethernetCsmacd</type><enabled>true</enabled></interface>`;
+      interfaces +=
+        `<interface><name>eth${i}</name><description>uplink number ${i} to the core</description>` +
+        `<type xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type">ianaift:ethernetCsmacd</type><enabled>true</enabled></interface>`;
     }
-    rawOk(await r.rpc(`<edit-config><target><candidate/></target><config><interfaces xmlns="${INTERFACES_NS}">${interfaces}</interfaces></config></edit-config>`));
+    rawOk(
+      await r.rpc(
+        `<edit-config><target><candidate/></target><config><interfaces xmlns="${INTERFACES_NS}">${interfaces}</interfaces></config></edit-config>`,
+      ),
+    );
     rawOk(await r.rpc('<commit/>'));
-    const [rawBig, mountBig] = await timedTogether(BIG_GETS, [
-      async () => rawOk(await r.rpc(`<get-config><source><candidate/></source><filter type="subtree"><interfaces xmlns="${INTERFACES_NS}"/></filter></get-config>`)),
+    const [rawBig, mountBig] = (await timedTogether(BIG_GETS, [
+      async () =>
+        rawOk(
+          await r.rpc(
+            `<get-config><source><candidate/></source><filter type="subtree"><interfaces xmlns="${INTERFACES_NS}"/></filter></get-config>`,
+          ),
+        ),
       () => http.must('GET', `${MOUNT}/ietf-interfaces:interfaces?content=config`, [200]),
-    ]) as [number, number];
+    ])) as [number, number];
     await uninstall();
     const goal = 'within 1.5x of the raw session';
     return [
@@ -185,10 +226,22 @@ export async function benchNetconf(): Promise<BenchResult[]> {
       result('NETCONF mount PUT leaf vs raw lock, edit-config, commit, unlock', mountPut, 'ms', rawLockedPut, goal),
       result('HTTP floor: local GET on the same service (for scale)', httpFloor, 'ms'),
       result('bare node:http round trip in this process (what any HTTP front pays)', bareRoundTrip, 'ms'),
-      result('raw get-config + bare HTTP round trip: the least any RESTCONF service could answer in', rawGet + bareRoundTrip, 'ms', rawGet, goal),
+      result(
+        'raw get-config + bare HTTP round trip: the least any RESTCONF service could answer in',
+        rawGet + bareRoundTrip,
+        'ms',
+        rawGet,
+        goal,
+      ),
       // what the mount point adds beyond any RESTCONF request's HTTP round trip
       result('NETCONF mount GET config minus the HTTP floor', Math.max(0, mountGet - httpFloor), 'ms', rawGet, goal),
-      result('NETCONF mount PUT minus the HTTP floor vs raw lock, edit-config, commit, unlock', Math.max(0, mountPut - httpFloor), 'ms', rawLockedPut, goal),
+      result(
+        'NETCONF mount PUT minus the HTTP floor vs raw lock, edit-config, commit, unlock',
+        Math.max(0, mountPut - httpFloor),
+        'ms',
+        rawLockedPut,
+        goal,
+      ),
     ];
   } finally {
     bareHttp?.close();
@@ -202,5 +255,13 @@ export async function benchNetconf(): Promise<BenchResult[]> {
 }
 
 if (require.main === module) {
-  benchNetconf().then((rows) => { for (const row of rows) console.log(JSON.stringify(row)); }, (e: unknown) => { console.error(e); process.exitCode = 1; });
+  benchNetconf().then(
+    (rows) => {
+      for (const row of rows) console.log(JSON.stringify(row));
+    },
+    (e: unknown) => {
+      console.error(e);
+      process.exitCode = 1;
+    },
+  );
 }

@@ -67,12 +67,20 @@ async function timed(c: ReturnType<typeof client>, op: Request): Promise<number>
 async function compare(a: ReturnType<typeof client>, b: ReturnType<typeof client>, op: Request, n = 4000): Promise<[number, number]> {
   // Warm up both services until their request path is JIT-optimised (tapable compiles its call code on first
   // use too): with 300 requests the five-plugin service was still being optimised and the row swung 3.7-7.4 %.
-  for (let i = 0; i < 5000; i++) { await timed(a, op); await timed(b, op); }
+  for (let i = 0; i < 5000; i++) {
+    await timed(a, op);
+    await timed(b, op);
+  }
   const ta: number[] = [];
   const tb: number[] = [];
   for (let i = 0; i < n; i++) {
-    if (i % 2 === 0) { ta.push(await timed(a, op)); tb.push(await timed(b, op)); }
-    else { tb.push(await timed(b, op)); ta.push(await timed(a, op)); }
+    if (i % 2 === 0) {
+      ta.push(await timed(a, op));
+      tb.push(await timed(b, op));
+    } else {
+      tb.push(await timed(b, op));
+      ta.push(await timed(a, op));
+    }
   }
   const median = (xs: number[]) => xs.sort((x, y) => x - y)[xs.length >> 1]!;
   return [median(ta), median(tb)];
@@ -85,20 +93,40 @@ export async function benchPlugins(): Promise<BenchResult[]> {
     fs.mkdirSync(path.join(dir, 'yang'), { recursive: true });
     if (yang !== undefined) fs.writeFileSync(path.join(dir, 'yang', 'bench-extra.yang'), yang);
     fs.writeFileSync(path.join(dir, 'index.js'), `${NOOP_PLUGIN}\n// ${version}\n`);
-    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({
-      name: `noop-${i}`, version, rosetta: { kind: 'extension', entry: 'index.js', ...(yang !== undefined ? { yang: 'yang' } : {}) },
-    }));
+    fs.writeFileSync(
+      path.join(dir, 'package.json'),
+      JSON.stringify({
+        name: `noop-${i}`,
+        version,
+        rosetta: { kind: 'extension', entry: 'index.js', ...(yang !== undefined ? { yang: 'yang' } : {}) },
+      }),
+    );
   };
   const yangDir = path.join(root, 'yang');
   fs.mkdirSync(yangDir);
   fs.writeFileSync(path.join(yangDir, 'bench.yang'), BENCH_YANG);
   fs.writeFileSync(path.join(root, 'none.json'), JSON.stringify({ watch: false, plugins: [] }));
   for (let i = 0; i < 5; i++) writePlugin(i, '1.0.0');
-  fs.writeFileSync(path.join(root, 'five.json'), JSON.stringify({ watch: false, plugins: [0, 1, 2, 3, 4].map((i) => ({ path: `noop-${i}` })) }));
+  fs.writeFileSync(
+    path.join(root, 'five.json'),
+    JSON.stringify({ watch: false, plugins: [0, 1, 2, 3, 4].map((i) => ({ path: `noop-${i}` })) }),
+  );
   const services: RunningService[] = [];
   const start = async (name: string) => {
-    const config = resolveConfig({ port: 0, dataDir: path.join(root, `data-${name}`), yangDirs: [yangDir], plugins: path.join(root, `${name}.json`) }, root);
-    const s = await startService({ config, openDatastores: (dir, schema) => openDatastores(dir, schema, { log: () => undefined }), log: { info: () => undefined, error: (m) => { if (!/dropping/.test(m)) console.error(m); } } });
+    const config = resolveConfig(
+      { port: 0, dataDir: path.join(root, `data-${name}`), yangDirs: [yangDir], plugins: path.join(root, `${name}.json`) },
+      root,
+    );
+    const s = await startService({
+      config,
+      openDatastores: (dir, schema) => openDatastores(dir, schema, { log: () => undefined }),
+      log: {
+        info: () => undefined,
+        error: (m) => {
+          if (!/dropping/.test(m)) console.error(m);
+        },
+      },
+    });
     services.push(s);
     return s;
   };
@@ -116,7 +144,9 @@ export async function benchPlugins(): Promise<BenchResult[]> {
       rows.push(result(`${label}: 5 no-op plugins on every hook`, loaded, 'µs/request', bare, '< 1.05 (under 5% added)'));
     };
     await measure('HTTP GET /rests/data/bench:settings', (c) => c.request('GET', '/rests/data/bench:settings'));
-    await measure('HTTP PUT /rests/data/bench:settings/mtu (durable)', (c) => c.request('PUT', '/rests/data/bench:settings/mtu', '{"bench:mtu":9000}'));
+    await measure('HTTP PUT /rests/data/bench:settings/mtu (durable)', (c) =>
+      c.request('PUT', '/rests/data/bench:settings/mtu', '{"bench:mtu":9000}'),
+    );
     a.close();
 
     // Swap one plugin through the reload RPC: rescan, load the new version, new generation.
@@ -132,10 +162,14 @@ export async function benchPlugins(): Promise<BenchResult[]> {
     // timed until a write to the new module's container is accepted.
     const schemaSwaps: number[] = [];
     for (let v = 1; v <= 5; v++) {
-      writePlugin(0, `2.0.${v}`, `module bench-extra { namespace "urn:bench:extra"; prefix be; container c${v} { leaf x { type string; } } }`);
+      writePlugin(
+        0,
+        `2.0.${v}`,
+        `module bench-extra { namespace "urn:bench:extra"; prefix be; container c${v} { leaf x { type string; } } }`,
+      );
       const t0 = process.hrtime.bigint();
       await b.request('POST', '/rests/operations/rosetta-plugins:reload');
-      while (await b.request('PUT', `/rests/data/bench-extra:c${v}`, `{"bench-extra:c${v}":{"x":"y"}}`) >= 300) {
+      while ((await b.request('PUT', `/rests/data/bench-extra:c${v}`, `{"bench-extra:c${v}":{"x":"y"}}`)) >= 300) {
         if (Number(process.hrtime.bigint() - t0) > 10e9) throw new Error('the schema change never arrived');
         await new Promise((r) => setTimeout(r, 1));
       }
@@ -143,8 +177,24 @@ export async function benchPlugins(): Promise<BenchResult[]> {
     }
     b.close();
     const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1]!;
-    rows.push(result('plugin hot swap through the reload RPC (rescan 5, load 1, new generation), median of 10', median(swaps), 'ms', null, `max ${Math.max(...swaps).toFixed(1)} ms`));
-    rows.push(result('plugin hot swap with a YANG change (schema recompiled, datastores reopened), median of 5', median(schemaSwaps), 'ms', null, `max ${Math.max(...schemaSwaps).toFixed(1)} ms`));
+    rows.push(
+      result(
+        'plugin hot swap through the reload RPC (rescan 5, load 1, new generation), median of 10',
+        median(swaps),
+        'ms',
+        null,
+        `max ${Math.max(...swaps).toFixed(1)} ms`,
+      ),
+    );
+    rows.push(
+      result(
+        'plugin hot swap with a YANG change (schema recompiled, datastores reopened), median of 5',
+        median(schemaSwaps),
+        'ms',
+        null,
+        `max ${Math.max(...schemaSwaps).toFixed(1)} ms`,
+      ),
+    );
     return rows;
   } finally {
     for (const s of services) await s.stop();

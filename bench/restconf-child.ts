@@ -39,7 +39,10 @@ async function probeFsyncs(): Promise<void> {
 }
 
 process.on('message', (m) => {
-  if (m === 'fsyncs') { send({ fsyncs: { ...fsyncs } }); return; }
+  if (m === 'fsyncs') {
+    send({ fsyncs: { ...fsyncs } });
+    return;
+  }
   if (m !== 'gc') return;
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
@@ -65,5 +68,13 @@ if (role === 'trivial') {
     if (where) send({ url: where[1] });
     log(...parts);
   };
-  probeFsyncs().then(() => main(['start', ...args])).then((code) => process.exit(code), (e) => { console.error(e); process.exit(1); });
+  probeFsyncs()
+    .then(() => main(['start', ...args]))
+    .then(
+      (code) => process.exit(code),
+      (e) => {
+        console.error(e);
+        process.exit(1);
+      },
+    );
 }

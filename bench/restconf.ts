@@ -32,17 +32,33 @@ const RUN_MS = Number(process.env.BENCH_RESTCONF_MS ?? 5000);
 const ENTRY = '/rests/data/ietf-interfaces:interfaces/interface=';
 const LIST = '/rests/data/ietf-interfaces:interfaces';
 
-interface Child { readonly proc: ChildProcess; readonly url: string }
+interface Child {
+  readonly proc: ChildProcess;
+  readonly url: string;
+}
 
 /** Forks bench/restconf-child with `args`; resolves once it reports where it listens (bounded). */
 function startChild(args: string[]): Promise<Child> {
-  const proc = fork(path.join(__dirname, 'restconf-child.js'), args, { execArgv: ['--expose-gc'], cwd: os.tmpdir(), stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const proc = fork(path.join(__dirname, 'restconf-child.js'), args, {
+    execArgv: ['--expose-gc'],
+    cwd: os.tmpdir(),
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { proc.kill('SIGKILL'); reject(new Error(`child ${args[0]} did not start in 60 s`)); }, 60_000);
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`child ${args[0]} did not start in 60 s`));
+    }, 60_000);
     proc.on('message', (m: { url?: string }) => {
-      if (m.url) { clearTimeout(timer); resolve({ proc, url: m.url }); }
+      if (m.url) {
+        clearTimeout(timer);
+        resolve({ proc, url: m.url });
+      }
     });
-    proc.once('exit', (code) => { clearTimeout(timer); reject(new Error(`child ${args[0]} exited with ${code}`)); });
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`child ${args[0]} exited with ${code}`));
+    });
   });
 }
 
@@ -82,13 +98,26 @@ function peakRss(pid: number): number {
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) * 1024;
 }
 function resetPeak(pid: number): void {
-  try { fs.writeFileSync(`/proc/${pid}/clear_refs`, '5'); } catch { /* older kernels: peak since start */ }
+  try {
+    fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  } catch {
+    /* older kernels: peak since start */
+  }
 }
 
-interface Load { perSecond: number; p99Ms: number; errors: number }
+interface Load {
+  perSecond: number;
+  p99Ms: number;
+  errors: number;
+}
 
 /** `CONNECTIONS` loops, each sending `make(i)` one after another for RUN_MS; counts 2xx answers. */
-async function load(base: string, make: (i: number) => { method: string; path: string; body?: string }, expect: (status: number) => boolean, runMs = RUN_MS): Promise<Load> {
+async function load(
+  base: string,
+  make: (i: number) => { method: string; path: string; body?: string },
+  expect: (status: number) => boolean,
+  runMs = RUN_MS,
+): Promise<Load> {
   const client = benchClient(base, CONNECTIONS);
   const latencies: number[] = [];
   let errors = 0;
@@ -115,7 +144,11 @@ async function load(base: string, make: (i: number) => { method: string; path: s
 }
 
 function entryBody(i: number, serial: number): string {
-  return JSON.stringify({ 'ietf-interfaces:interface': [{ name: `eth${i}`, description: `write ${serial}`, type: 'iana-if-type:ethernetCsmacd', enabled: serial % 2 === 0 }] });
+  return JSON.stringify({
+    'ietf-interfaces:interface': [
+      { name: `eth${i}`, description: `write ${serial}`, type: 'iana-if-type:ethernetCsmacd', enabled: serial % 2 === 0 },
+    ],
+  });
 }
 
 interface PutLoad extends Load {
@@ -126,21 +159,44 @@ interface PutLoad extends Load {
 
 /** The trivial server's rate now (the ceiling the next GET load is compared with). */
 function ceilingNow(trivial: Child): Promise<Load> {
-  return load(trivial.url, () => ({ method: 'GET', path: '/' }), (s) => s === 200);
+  return load(
+    trivial.url,
+    () => ({ method: 'GET', path: '/' }),
+    (s) => s === 200,
+  );
 }
 
 /** GET and PUT of single entries among `stored` entries, and the ceiling measured right before the GETs. */
 async function singleEntryLoads(child: Child, stored: number, trivial: Child): Promise<{ ceiling: Load; get: Load; put: PutLoad }> {
   const base = child.url;
   const ceiling = await ceilingNow(trivial);
-  const get = await load(base, (i) => ({ method: 'GET', path: `${ENTRY}eth${(i * 7919) % stored}` }), (s) => s === 200);
+  const get = await load(
+    base,
+    (i) => ({ method: 'GET', path: `${ENTRY}eth${(i * 7919) % stored}` }),
+    (s) => s === 200,
+  );
   const before = await fsyncsOf(child);
   const started = performance.now();
-  const put = await load(base, (i) => { const k = (i * 7919) % stored; return { method: 'PUT', path: `${ENTRY}eth${k}`, body: entryBody(k, i) }; }, (s) => s === 204 || s === 201);
+  const put = await load(
+    base,
+    (i) => {
+      const k = (i * 7919) % stored;
+      return { method: 'PUT', path: `${ENTRY}eth${k}`, body: entryBody(k, i) };
+    },
+    (s) => s === 204 || s === 201,
+  );
   const seconds = (performance.now() - started) / 1000;
   const after = await fsyncsOf(child);
   const count = after.count - before.count;
-  return { ceiling, get, put: { ...put, recordsPerFsync: count === 0 ? 0 : (put.perSecond * seconds) / count, fsyncMeanMs: count === 0 ? 0 : (after.totalMs - before.totalMs) / count } };
+  return {
+    ceiling,
+    get,
+    put: {
+      ...put,
+      recordsPerFsync: count === 0 ? 0 : (put.perSecond * seconds) / count,
+      fsyncMeanMs: count === 0 ? 0 : (after.totalMs - before.totalMs) / count,
+    },
+  };
 }
 
 /** One second of GETs and PUTs, not measured. */
@@ -148,13 +204,15 @@ async function warmUp(base: string, stored: number): Promise<void> {
   const client = benchClient(base, CONNECTIONS);
   const end = performance.now() + 1000;
   let i = 0;
-  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    while (performance.now() < end) {
-      const k = (i++ * 7919) % stored;
-      await client.request('GET', `${ENTRY}eth${k}`);
-      await client.request('PUT', `${ENTRY}eth${k}`, entryBody(k, i));
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (performance.now() < end) {
+        const k = (i++ * 7919) % stored;
+        await client.request('GET', `${ENTRY}eth${k}`);
+        await client.request('PUT', `${ENTRY}eth${k}`, entryBody(k, i));
+      }
+    }),
+  );
   client.close();
 }
 
@@ -166,7 +224,11 @@ function median(values: readonly number[]): number {
 function medianMs(runs: number, fn: () => void): number {
   fn();
   const times: number[] = [];
-  for (let i = 0; i < runs; i++) { const t = performance.now(); fn(); times.push(performance.now() - t); }
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    fn();
+    times.push(performance.now() - t);
+  }
   return times.sort((a, b) => a - b)[Math.floor(runs / 2)]!;
 }
 
@@ -176,13 +238,15 @@ async function putList(child: Child, client: BenchClient, text: string): Promise
   const t = performance.now();
   const reply = await client.request('PUT', LIST, text);
   const ms = performance.now() - t;
-  if (reply.status !== 201 && reply.status !== 204) throw new Error(`PUT of the list answered ${reply.status}: ${reply.text.slice(0, 300)}`);
+  if (reply.status !== 201 && reply.status !== 204)
+    throw new Error(`PUT of the list answered ${reply.status}: ${reply.text.slice(0, 300)}`);
   return { ms, peak: peakRss(child.proc.pid!) };
 }
 
 export async function benchRestconf(): Promise<BenchResult[]> {
   const yangDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-bench-yang-'));
-  for (const f of ['ietf-interfaces@2018-02-20.yang', 'iana-if-type@2026-03-17.yang']) fs.symlinkSync(path.join(testModels, f), path.join(yangDir, f));
+  for (const f of ['ietf-interfaces@2018-02-20.yang', 'iana-if-type@2026-03-17.yang'])
+    fs.symlinkSync(path.join(testModels, f), path.join(yangDir, f));
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-bench-data-'));
   const rows: BenchResult[] = [];
 
@@ -194,7 +258,12 @@ export async function benchRestconf(): Promise<BenchResult[]> {
   try {
     // The same unmeasured second as the service gets: the client's own HTTP code is JIT-cold at first,
     // and a cold first phase would understate the ceiling.
-    await load(trivial.url, () => ({ method: 'GET', path: '/' }), (s) => s === 200, 1000);
+    await load(
+      trivial.url,
+      () => ({ method: 'GET', path: '/' }),
+      (s) => s === 200,
+      1000,
+    );
     const client = benchClient(service.url);
     const heapEmpty = await heapAfterGc(service);
     await putList(service, client, interfacesDocument(1000));
@@ -219,7 +288,8 @@ export async function benchRestconf(): Promise<BenchResult[]> {
       const t = performance.now();
       const got = await client.request('GET', LIST);
       gets.push({ ms: performance.now() - t, peak: peakRss(service.proc.pid!) });
-      if (got.status !== 200 || got.text.length < big.length / 2) throw new Error(`GET of the list answered ${got.status} with ${got.text.length} bytes`);
+      if (got.status !== 200 || got.text.length < big.length / 2)
+        throw new Error(`GET of the list answered ${got.status} with ${got.text.length} bytes`);
     }
     const getMs = median(gets.map((g) => g.ms));
     const getPeak = Math.max(...gets.map((g) => g.peak));
@@ -238,11 +308,35 @@ export async function benchRestconf(): Promise<BenchResult[]> {
       result('PUT one entry durable, 1k stored (8 conns)', at1k.put.perSecond, 'writes/s', 2000, '>= 2,000 writes/s'),
       result('PUT one entry durable, 1k stored p99', at1k.put.p99Ms, 'ms'),
       result('PUT one entry durable, 1k stored: writes per durable commit', at1k.put.recordsPerFsync, 'records', null, 'group commit: > 1'),
-      result('PUT one entry durable, 1k stored: durable commit time (mean)', at1k.put.fsyncMeanMs, 'ms', null, `ceiling 8 conns / commit = ${Math.round(8000 / Math.max(at1k.put.fsyncMeanMs, 0.001))}/s`),
-      result('PUT one entry durable, 100k stored (8 conns)', at100k.put.perSecond, 'writes/s', at1k.put.perSecond, '>= 2,000/s and >= ~1x the 1k rate'),
+      result(
+        'PUT one entry durable, 1k stored: durable commit time (mean)',
+        at1k.put.fsyncMeanMs,
+        'ms',
+        null,
+        `ceiling 8 conns / commit = ${Math.round(8000 / Math.max(at1k.put.fsyncMeanMs, 0.001))}/s`,
+      ),
+      result(
+        'PUT one entry durable, 100k stored (8 conns)',
+        at100k.put.perSecond,
+        'writes/s',
+        at1k.put.perSecond,
+        '>= 2,000/s and >= ~1x the 1k rate',
+      ),
       result('PUT one entry durable, 100k stored p99', at100k.put.p99Ms, 'ms'),
-      result('PUT one entry durable, 100k stored: writes per durable commit', at100k.put.recordsPerFsync, 'records', null, 'group commit: > 1'),
-      result('PUT one entry durable, 100k stored: durable commit time (mean)', at100k.put.fsyncMeanMs, 'ms', null, `ceiling 8 conns / commit = ${Math.round(8000 / Math.max(at100k.put.fsyncMeanMs, 0.001))}/s`),
+      result(
+        'PUT one entry durable, 100k stored: writes per durable commit',
+        at100k.put.recordsPerFsync,
+        'records',
+        null,
+        'group commit: > 1',
+      ),
+      result(
+        'PUT one entry durable, 100k stored: durable commit time (mean)',
+        at100k.put.fsyncMeanMs,
+        'ms',
+        null,
+        `ceiling 8 conns / commit = ${Math.round(8000 / Math.max(at100k.put.fsyncMeanMs, 0.001))}/s`,
+      ),
       result('PUT 100k-entry list, one request (median of 3)', bigPut.ms, 'ms', putRoundTrip, '<= 5x JSON.parse+stringify'),
       result('PUT 100k-entry list: service peak RSS', bigPut.peak / 2 ** 20, 'MB'),
       result('GET 100k-entry list (median of 3)', getMs, 'ms', getRoundTrip, '<= 3x JSON.parse+stringify'),

@@ -29,9 +29,20 @@ function round(n: number, digits: number): number {
 
 export function printTable(rows: readonly BenchResult[]): void {
   const head = ['benchmark', 'value', 'unit', 'baseline', 'ratio', 'goal'];
-  const body = rows.map((r) => [r.name, String(r.value), r.unit, r.baseline === null ? '-' : String(r.baseline), r.ratio === null ? '-' : String(r.ratio), r.goal ?? '']);
+  const body = rows.map((r) => [
+    r.name,
+    String(r.value),
+    r.unit,
+    r.baseline === null ? '-' : String(r.baseline),
+    r.ratio === null ? '-' : String(r.ratio),
+    r.goal ?? '',
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   console.log(line(head));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const b of body) console.log(line(b));
@@ -39,6 +50,13 @@ export function printTable(rows: readonly BenchResult[]): void {
 
 export function writeResults(rows: readonly BenchResult[]): string {
   const file = path.resolve(__dirname, '..', 'results.json');
-  fs.writeFileSync(file, JSON.stringify(rows.map(({ goal: _goal, ...r }) => r), null, 2) + '\n');
+  fs.writeFileSync(
+    file,
+    `${JSON.stringify(
+      rows.map(({ goal: _goal, ...r }) => r),
+      null,
+      2,
+    )}\n`,
+  );
   return file;
 }

@@ -13,7 +13,15 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { acquireFrrPeer, frrDevice, frrPeerLogin, frrPeerUnavailable, startSimulator, type FrrPeerLease, type SimulatedDevice } from '@rosetta/sdk';
+import {
+  acquireFrrPeer,
+  frrDevice,
+  frrPeerLogin,
+  frrPeerUnavailable,
+  startSimulator,
+  type FrrPeerLease,
+  type SimulatedDevice,
+} from '@rosetta/sdk';
 import { openDatastores } from '@rosetta/core/dist/src/datastore';
 import { resolveConfig } from '@rosetta/core/dist/src/service/config';
 import { startService, type RunningService } from '@rosetta/core/dist/src/service/service';
@@ -23,9 +31,15 @@ import { result, type BenchResult } from './results';
 const ROUNDS = Number(process.env.BENCH_UNICONFIG_ROUNDS ?? 3);
 const DIFF_RUNS = 7;
 const TOPO = '/rests/data/network-topology:network-topology/topology=uniconfig';
-const PROTOCOL_PATH = '/rosetta-openconfig-network-instance:network-instances/network-instance=default/protocols/protocol=rosetta-openconfig-policy-types:STATIC,static';
+const PROTOCOL_PATH =
+  '/rosetta-openconfig-network-instance:network-instances/network-instance=default/protocols/protocol=rosetta-openconfig-policy-types:STATIC,static';
 
-interface Answer { status: number; text: string; json: any; cookie: string | undefined }
+interface Answer {
+  status: number;
+  text: string;
+  json: any;
+  cookie: string | undefined;
+}
 
 function client(service: RunningService) {
   return async (method: string, p: string, body?: unknown, cookie?: string): Promise<Answer> => {
@@ -35,7 +49,11 @@ function client(service: RunningService) {
     const res = await fetch(service.url + p, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
     const text = await res.text();
     let json: unknown;
-    try { json = JSON.parse(text); } catch { json = undefined; }
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
     return { status: res.status, text, json, cookie: res.headers.get('set-cookie')?.split(';')[0] };
   };
 }
@@ -53,24 +71,45 @@ function median(values: number[]): number {
 async function startRosetta(): Promise<{ service: RunningService; dir: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-bench-uniconfig-'));
   const plugins = path.join(dir, 'plugins.json');
-  fs.writeFileSync(plugins, JSON.stringify({ watch: false, plugins: ['plugins/cli', 'plugins/frr'].map((p) => ({ path: path.join(repoRoot, p), enabled: true })) }));
+  fs.writeFileSync(
+    plugins,
+    JSON.stringify({ watch: false, plugins: ['plugins/cli', 'plugins/frr'].map((p) => ({ path: path.join(repoRoot, p), enabled: true })) }),
+  );
   const config = resolveConfig({ port: 0, dataDir: path.join(dir, 'data'), plugins }, dir);
-  const service = await startService({ config, openDatastores: (d, s) => openDatastores(d, s), log: { info: () => undefined, error: (m) => console.error(m) } });
+  const service = await startService({
+    config,
+    openDatastores: (d, s) => openDatastores(d, s),
+    log: { info: () => undefined, error: (m) => console.error(m) },
+  });
   return { service, dir };
 }
 
 function install(nodeId: string, login: { host: string; port: number; username: string; password: string }) {
-  return { input: { 'node-id': nodeId, cli: {
-    'cli-topology:host': login.host, 'cli-topology:port': login.port, 'cli-topology:transport-type': 'ssh', 'cli-topology:device-type': 'frr',
-    'cli-topology:device-version': '8.4.4', 'cli-topology:username': login.username, 'cli-topology:password': login.password,
-  } } };
+  return {
+    input: {
+      'node-id': nodeId,
+      cli: {
+        'cli-topology:host': login.host,
+        'cli-topology:port': login.port,
+        'cli-topology:transport-type': 'ssh',
+        'cli-topology:device-type': 'frr',
+        'cli-topology:device-version': '8.4.4',
+        'cli-topology:username': login.username,
+        'cli-topology:password': login.password,
+      },
+    },
+  };
 }
 
 /** The STATIC protocol entry with `n` routes of round `round` (distinct prefixes per round). */
 function routes(n: number, round: number) {
   const statics = Array.from({ length: n }, (_, i) => {
     const prefix = `10.${100 + round}.${i}.0/24`;
-    return { prefix, config: { prefix }, 'next-hops': { 'next-hop': [{ index: '127.0.0.2', config: { index: '127.0.0.2', 'next-hop': '127.0.0.2' } }] } };
+    return {
+      prefix,
+      config: { prefix },
+      'next-hops': { 'next-hop': [{ index: '127.0.0.2', config: { index: '127.0.0.2', 'next-hop': '127.0.0.2' } }] },
+    };
   });
   const key = { identifier: 'rosetta-openconfig-policy-types:STATIC', name: 'static' };
   return { 'rosetta-openconfig-network-instance:protocol': [{ ...key, config: key, 'static-routes': { static: statics } }] };
@@ -104,7 +143,11 @@ export async function benchCommit(): Promise<BenchResult[]> {
       direct.push(performance.now() - t0);
       expect(await call('DELETE', `${mount}/static-routes`), [204], 'direct cleanup');
       expect(await call('POST', '/rests/operations/uniconfig-manager:sync-from-network', { input: {} }), [200], 'sync');
-      expect(await call('POST', '/rests/operations/uniconfig-manager:replace-config-with-operational', { input: {} }), [204], 'replace-config');
+      expect(
+        await call('POST', '/rests/operations/uniconfig-manager:replace-config-with-operational', { input: {} }),
+        [204],
+        'replace-config',
+      );
 
       const tx = expect(await call('POST', '/rests/operations/uniconfig-manager:create-transaction'), [201], 'create-transaction').cookie!;
       expect(await call('PATCH', uniconfig, routes(100, round * 2 + 1), tx), [200], 'PATCH in the transaction');
@@ -135,20 +178,36 @@ export async function benchDiff(): Promise<BenchResult[]> {
   const { service } = await startRosetta();
   const call = client(service);
   try {
-    expect(await call('POST', '/rests/operations/connection-manager:install-node', install('D1', { host: '127.0.0.1', port: device.port, username: 'u', password: 'p' })), [204], 'install 10k');
+    expect(
+      await call(
+        'POST',
+        '/rests/operations/connection-manager:install-node',
+        install('D1', { host: '127.0.0.1', port: device.port, username: 'u', password: 'p' }),
+      ),
+      [204],
+      'install 10k',
+    );
     const ifaces = `${TOPO}/node=D1/configuration/rosetta-openconfig-interfaces:interfaces`;
     const out: BenchResult[] = [];
     for (const changed of [100, N]) {
       const tx = expect(await call('POST', '/rests/operations/uniconfig-manager:create-transaction'), [201], 'create-transaction').cookie!;
-      const body = { 'rosetta-openconfig-interfaces:interfaces': { interface: Array.from({ length: changed }, (_, k) => {
-        const i = Math.floor((k * N) / changed);
-        return { name: `e${i}`, config: { name: `e${i}`, description: `changed ${i}` } };
-      }) } };
+      const body = {
+        'rosetta-openconfig-interfaces:interfaces': {
+          interface: Array.from({ length: changed }, (_, k) => {
+            const i = Math.floor((k * N) / changed);
+            return { name: `e${i}`, config: { name: `e${i}`, description: `changed ${i}` } };
+          }),
+        },
+      };
       expect(await call('PATCH', ifaces, body, tx), [200], 'PATCH in the transaction');
       const times: number[] = [];
       for (let run = 0; run < DIFF_RUNS; run++) {
         const t0 = performance.now();
-        const diff = expect(await call('POST', '/rests/operations/uniconfig-manager:calculate-diff', { input: {} }, tx), [200], 'calculate-diff');
+        const diff = expect(
+          await call('POST', '/rests/operations/uniconfig-manager:calculate-diff', { input: {} }, tx),
+          [200],
+          'calculate-diff',
+        );
         times.push(performance.now() - t0);
         const updated = diff.json['uniconfig-manager:output']['node-results']['node-result'][0]['updated-data'].length;
         if (updated !== changed) throw new Error(`calculate-diff found ${updated} updates, ${changed} expected`);
@@ -168,5 +227,13 @@ export async function benchUniconfig(): Promise<BenchResult[]> {
 }
 
 if (require.main === module) {
-  benchUniconfig().then((rows) => { for (const r of rows) console.log(JSON.stringify(r)); }, (e) => { console.error(e); process.exitCode = 1; });
+  benchUniconfig().then(
+    (rows) => {
+      for (const r of rows) console.log(JSON.stringify(r));
+    },
+    (e) => {
+      console.error(e);
+      process.exitCode = 1;
+    },
+  );
 }

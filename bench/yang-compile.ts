@@ -11,8 +11,11 @@ import { result, type BenchResult } from './results';
 import { sharedYang, sharedYangAbsent } from './paths';
 
 function ocModuleFiles(sharedYang: string): string[] {
-  return fs.readFileSync(path.join(sharedYang, 'oracle', 'compile-results.tsv'), 'utf8')
-    .split('\n').slice(1).map((l) => l.split('\t'))
+  return fs
+    .readFileSync(path.join(sharedYang, 'oracle', 'compile-results.tsv'), 'utf8')
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split('\t'))
     .filter((c) => c[0]?.startsWith('openconfig/') && c[1] === 'module')
     .map((c) => c[0]!);
 }
@@ -24,8 +27,10 @@ function yanglintSeconds(sharedYang: string, files: string[]): number | null {
     return null;
   }
   const start = performance.now();
-  const run = spawnSync('yanglint', ['-D', '-i', '-p', 'openconfig/release/models', '-p', 'openconfig/third_party/ietf', ...files],
-    { cwd: sharedYang, stdio: 'ignore' });
+  const run = spawnSync('yanglint', ['-D', '-i', '-p', 'openconfig/release/models', '-p', 'openconfig/third_party/ietf', ...files], {
+    cwd: sharedYang,
+    stdio: 'ignore',
+  });
   const seconds = (performance.now() - start) / 1000;
   return run.status === 0 ? seconds : null;
 }

@@ -27,12 +27,17 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function send(base: string, method: string, p: string, body?: unknown): Promise<{ status: number; text: string; json: any }> {
   const res = await fetch(base + p, {
-    method, headers: body !== undefined ? { 'content-type': 'application/yang-data+json' } : {},
+    method,
+    headers: body !== undefined ? { 'content-type': 'application/yang-data+json' } : {},
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
   let json: unknown;
-  try { json = JSON.parse(text); } catch { json = undefined; }
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
   return { status: res.status, text, json };
 }
 
@@ -56,13 +61,19 @@ test('callbacks routes follow plugins.json while the service runs: enabled -> se
   await new Promise<void>((resolve) => remote.listen(0, '127.0.0.1', resolve));
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'rosetta-e2e-features-'));
   const pluginsFile = path.join(dir, 'plugins.json');
-  const writePlugins = (enabled: boolean) => fs.writeFile(pluginsFile, JSON.stringify({ watch: true, plugins: [{ path: CALLBACKS, enabled }] }));
+  const writePlugins = (enabled: boolean) =>
+    fs.writeFile(pluginsFile, JSON.stringify({ watch: true, plugins: [{ path: CALLBACKS, enabled }] }));
   await writePlugins(false);
   // The test model imports the plugin's extension module, so both folders are local YANG from the start.
-  const config = resolveConfig({
-    port: 0, dataDir: path.join(dir, 'data'), plugins: pluginsFile,
-    yangDirs: [path.join(CALLBACKS, 'yang'), path.join(CALLBACKS, 'test', 'yang')],
-  }, dir);
+  const config = resolveConfig(
+    {
+      port: 0,
+      dataDir: path.join(dir, 'data'),
+      plugins: pluginsFile,
+      yangDirs: [path.join(CALLBACKS, 'yang'), path.join(CALLBACKS, 'test', 'yang')],
+    },
+    dir,
+  );
   const log: string[] = [];
   const service = await startService({ config, openDatastores, log: { info: (m) => log.push(m), error: (m) => log.push(m) } });
   t.teardown(async () => {
@@ -74,7 +85,12 @@ test('callbacks routes follow plugins.json while the service runs: enabled -> se
   const base = service.url;
   const device = { 'callbacks-test:device': { name: 'r1', status: { enabled: true } } };
   t.is((await send(base, 'PUT', '/rests/data/callbacks-test:device', device)).status, 201);
-  const settings = { 'callbacks:callbacks-settings': { 'remote-server': { host: '127.0.0.1', port: (remote.address() as AddressInfo).port, scheme: 'http' }, 'access-token': 'tok' } };
+  const settings = {
+    'callbacks:callbacks-settings': {
+      'remote-server': { host: '127.0.0.1', port: (remote.address() as AddressInfo).port, scheme: 'http' },
+      'access-token': 'tok',
+    },
+  };
   t.is((await send(base, 'PUT', '/rests/data/callbacks:callbacks-settings', settings)).status, 201);
 
   // Off: no such resource.
@@ -102,19 +118,45 @@ test('callbacks routes follow plugins.json while the service runs: enabled -> se
   // And back.
   await writePlugins(true);
   await until(() => send(base, 'GET', CALL_POINT), 200, 'after enabling again');
-  t.false(log.some((l) => /plugin routes of generation/.test(l)), log.join('\n'));
+  t.false(
+    log.some((l) => /plugin routes of generation/.test(l)),
+    log.join('\n'),
+  );
 });
 
 const plugin = (name: string) => path.join(ROOT, 'plugins', name);
 
 /** Writes a configuration file and a plugins.json (`enabled`: plugin folder names), and starts as `rosetta start` does. */
-async function startFromFile(dir: string, config: Record<string, unknown>, enabled: readonly string[]): Promise<{ stop(): Promise<void>; log: string[] }> {
+async function startFromFile(
+  dir: string,
+  config: Record<string, unknown>,
+  enabled: readonly string[],
+): Promise<{ stop(): Promise<void>; log: string[] }> {
   const pluginsFile = path.join(dir, 'plugins.json');
-  await fs.writeFile(pluginsFile, JSON.stringify({ watch: false, plugins: ['schema-filters', 'callbacks', 'tls', 'auth'].map((p) => ({ path: plugin(p), enabled: enabled.includes(p) })) }));
+  await fs.writeFile(
+    pluginsFile,
+    JSON.stringify({
+      watch: false,
+      plugins: ['schema-filters', 'callbacks', 'tls', 'auth'].map((p) => ({ path: plugin(p), enabled: enabled.includes(p) })),
+    }),
+  );
   const file = path.join(dir, 'rosetta.json');
-  await fs.writeFile(file, JSON.stringify({ port: 0, host: '127.0.0.1', dataDir: path.join(dir, `data-${Date.now()}-${Math.random()}`), plugins: pluginsFile, ...config }));
+  await fs.writeFile(
+    file,
+    JSON.stringify({
+      port: 0,
+      host: '127.0.0.1',
+      dataDir: path.join(dir, `data-${Date.now()}-${Math.random()}`),
+      plugins: pluginsFile,
+      ...config,
+    }),
+  );
   const log: string[] = [];
-  const service = await startService({ config: loadConfig(file), openDatastores, log: { info: (m) => log.push(m), error: (m) => log.push(m) } });
+  const service = await startService({
+    config: loadConfig(file),
+    openDatastores,
+    log: { info: (m) => log.push(m), error: (m) => log.push(m) },
+  });
   return { stop: () => service.stop(), log };
 }
 
@@ -123,18 +165,36 @@ test('start-up refuses a bad value in each feature object, naming the field', as
   t.teardown(() => fs.rm(dir, { recursive: true, force: true }));
   const hash = 'scrypt$16384$8$1$c2FsdHNhbHRzYWx0c2FsdA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
   const cases: Array<[Record<string, unknown>, readonly string[], RegExp]> = [
-    [{ schemaFilters: { hiddenDataOnReadByExtensions: ['hidden'] } }, ['schema-filters'], /^schemaFilters\.hiddenDataOnReadByExtensions\[0\]: /],
-    [{ schemaFilters: { hideDeprecatedDefinitionsOnRead: 'yes' } }, ['schema-filters'], /^schemaFilters\.hideDeprecatedDefinitionsOnRead: /],
+    [
+      { schemaFilters: { hiddenDataOnReadByExtensions: ['hidden'] } },
+      ['schema-filters'],
+      /^schemaFilters\.hiddenDataOnReadByExtensions\[0\]: /,
+    ],
+    [
+      { schemaFilters: { hideDeprecatedDefinitionsOnRead: 'yes' } },
+      ['schema-filters'],
+      /^schemaFilters\.hideDeprecatedDefinitionsOnRead: /,
+    ],
     [{ callbacks: { timeoutMs: 0 } }, ['callbacks'], /^callbacks\.timeoutMs: /],
     [{ tls: { enabledTls: true } }, ['tls'], /^tls\.keystorePath: /],
     [{ tls: { enabledTls: true, keystorePath: path.join(dir, 'missing.p12'), keystorePassword: 'x' } }, ['tls'], /^tls\.keystorePath: /],
-    [{ tls: { enabledTls: true, keystorePath: path.join(dir, 'missing.p12'), includedCipherSuites: ['TLS_ECDHE_RSA_WTH_AES'] } }, ['tls'], /^tls\.includedCipherSuites\[0\]: /],
+    [
+      { tls: { enabledTls: true, keystorePath: path.join(dir, 'missing.p12'), includedCipherSuites: ['TLS_ECDHE_RSA_WTH_AES'] } },
+      ['tls'],
+      /^tls\.includedCipherSuites\[0\]: /,
+    ],
     [{ tls: { enabledTls: true, keystorePath: 'x.p12' } }, [], /^tls\.enabledTls: /],
     [{ auth: { users: [{ name: 'a', role: 'admin', passwordHash: hash }] } }, ['auth'], /^auth\.users\[0\]\.role: /],
     [{ auth: { users: [{ name: 'a', role: 'read', passwordHash: hash }] } }, [], /^auth: /],
   ];
   for (const [config, enabled, message] of cases) {
-    const error = await startFromFile(dir, config, enabled).then(async (s) => { await s.stop(); return undefined; }, (e: Error) => e);
+    const error = await startFromFile(dir, config, enabled).then(
+      async (s) => {
+        await s.stop();
+        return undefined;
+      },
+      (e: Error) => e,
+    );
     t.truthy(error, `${JSON.stringify(config)} started`);
     t.regex(error?.message ?? '', message, JSON.stringify(config));
   }
@@ -146,9 +206,18 @@ test('schemaFilters or callbacks configured with their plugin off: start-up says
   const config = { schemaFilters: { hiddenDataOnReadByExtensions: ['rext:hidden full'] }, callbacks: { timeoutMs: 1000 } };
   const off = await startFromFile(dir, config, []);
   await off.stop();
-  t.true(off.log.some((l) => /WARNING: schemaFilters is configured but no schema-filter plugin is loaded/.test(l)), off.log.join('\n'));
-  t.true(off.log.some((l) => /WARNING: callbacks is configured but no callbacks plugin is loaded/.test(l)), off.log.join('\n'));
+  t.true(
+    off.log.some((l) => /WARNING: schemaFilters is configured but no schema-filter plugin is loaded/.test(l)),
+    off.log.join('\n'),
+  );
+  t.true(
+    off.log.some((l) => /WARNING: callbacks is configured but no callbacks plugin is loaded/.test(l)),
+    off.log.join('\n'),
+  );
   const on = await startFromFile(dir, config, ['schema-filters', 'callbacks']);
   await on.stop();
-  t.false(on.log.some((l) => /WARNING: (schemaFilters|callbacks) is configured/.test(l)), on.log.join('\n'));
+  t.false(
+    on.log.some((l) => /WARNING: (schemaFilters|callbacks) is configured/.test(l)),
+    on.log.join('\n'),
+  );
 });

@@ -36,11 +36,17 @@ function runningConfig(): string {
 
 async function request(method: string, p: string, body?: unknown): Promise<{ status: number; text: string; json: any }> {
   const res = await fetch(service!.url + p, {
-    method, headers: body !== undefined ? { 'content-type': 'application/yang-data+json' } : {}, ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    method,
+    headers: body !== undefined ? { 'content-type': 'application/yang-data+json' } : {},
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
   let json: unknown;
-  try { json = JSON.parse(text); } catch { json = undefined; }
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
   return { status: res.status, text, json };
 }
 
@@ -49,9 +55,16 @@ test.before(async () => {
   peer = await acquireFrrPeer({ who: 'test/e2e-frr-mount' });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-e2e-'));
   const plugins = path.join(dir, 'plugins.json');
-  fs.writeFileSync(plugins, JSON.stringify({ watch: false, plugins: ['plugins/cli', 'plugins/frr'].map((p) => ({ path: path.join(REPO, p), enabled: true })) }));
+  fs.writeFileSync(
+    plugins,
+    JSON.stringify({ watch: false, plugins: ['plugins/cli', 'plugins/frr'].map((p) => ({ path: path.join(REPO, p), enabled: true })) }),
+  );
   const config = resolveConfig({ port: 0, dataDir: path.join(dir, 'data'), plugins }, dir);
-  service = await startService({ config, openDatastores: (d, s) => openDatastores(d, s), log: { info: () => undefined, error: (m) => console.error(m) } });
+  service = await startService({
+    config,
+    openDatastores: (d, s) => openDatastores(d, s),
+    log: { info: () => undefined, error: (m) => console.error(m) },
+  });
 });
 
 test.after.always(async () => {
@@ -64,9 +77,13 @@ serial('install the real FRR as a CLI node', async (t) => {
     input: {
       'node-id': 'FRR1',
       cli: {
-        'cli-topology:host': '127.0.0.1', 'cli-topology:port': String(PORT), 'cli-topology:transport-type': 'ssh',
-        'cli-topology:device-type': 'frr', 'cli-topology:device-version': '8.4.4',
-        'cli-topology:username': USER, 'cli-topology:password': PASS,
+        'cli-topology:host': '127.0.0.1',
+        'cli-topology:port': String(PORT),
+        'cli-topology:transport-type': 'ssh',
+        'cli-topology:device-type': 'frr',
+        'cli-topology:device-version': '8.4.4',
+        'cli-topology:username': USER,
+        'cli-topology:password': PASS,
       },
     },
   });
@@ -96,7 +113,9 @@ serial('PUT, PATCH and DELETE an interface description, checked with vtysh', asy
   const read = await request('GET', `${IFACES}/interface=${IFACE}/config?content=config`);
   t.is(read.json['rosetta-openconfig-interfaces:config'].description, 'set by rosetta');
 
-  const patch = await request('PATCH', `${IFACES}/interface=${IFACE}/config`, { 'rosetta-openconfig-interfaces:config': { description: 'patched by rosetta' } });
+  const patch = await request('PATCH', `${IFACES}/interface=${IFACE}/config`, {
+    'rosetta-openconfig-interfaces:config': { description: 'patched by rosetta' },
+  });
   t.is(patch.status, 200, patch.text);
   t.regex(runningConfig(), new RegExp(`interface ${IFACE}\\n description patched by rosetta`));
 
@@ -111,7 +130,9 @@ serial('PUT, PATCH and DELETE an interface description, checked with vtysh', asy
 });
 
 serial('uninstall the node', async (t) => {
-  const r = await request('POST', '/rests/operations/connection-manager:uninstall-node', { input: { 'node-id': 'FRR1', 'connection-type': 'cli' } });
+  const r = await request('POST', '/rests/operations/connection-manager:uninstall-node', {
+    input: { 'node-id': 'FRR1', 'connection-type': 'cli' },
+  });
   t.is(r.status, 204, r.text);
   t.is((await request('GET', MOUNT)).status, 404);
 });

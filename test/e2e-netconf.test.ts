@@ -28,8 +28,11 @@ const TOPO = `${NODES}/topology=topology-netconf`;
 const MOUNT = `${TOPO}/node=NC1/yang-ext:mount`;
 const SIM_PASSWORD = 'S1m-secret-pw';
 
-const skip = !fs.existsSync('/usr/sbin/netconfd') ? 'netconfd is not installed (apt-get install netconfd netconfd-module-ietf-interfaces netconfd-module-ietf-system)'
-  : process.getuid?.() !== 0 ? 'the netconfd peer script must run as root' : undefined;
+const skip = !fs.existsSync('/usr/sbin/netconfd')
+  ? 'netconfd is not installed (apt-get install netconfd netconfd-module-ietf-interfaces netconfd-module-ietf-system)'
+  : process.getuid?.() !== 0
+    ? 'the netconfd peer script must run as root'
+    : undefined;
 if (skip) console.warn(`\n*** e2e-netconf: SKIPPING the real-device tests: ${skip} ***\n`);
 const test = anyTest.serial as TestFn;
 const it = skip ? test.skip : test;
@@ -44,27 +47,40 @@ let raw: RawNetconfSession | undefined;
 
 function peer(command: 'start' | 'stop' | 'restart'): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('bash', [SCRIPT, command], {
-      env: { ...process.env, NETCONF_PEER_PORT: String(PEER.port), NETCONF_PEER_STATE: PEER.state, NETCONF_PEER_NO_INSTALL: '1' }, timeout: 60_000,
-    }, (err, stdout, stderr) => (err ? reject(new Error(`netconf-device.sh ${command}: ${stderr || err.message}`)) : resolve(stdout)));
+    execFile(
+      'bash',
+      [SCRIPT, command],
+      {
+        env: { ...process.env, NETCONF_PEER_PORT: String(PEER.port), NETCONF_PEER_STATE: PEER.state, NETCONF_PEER_NO_INSTALL: '1' },
+        timeout: 60_000,
+      },
+      (err, stdout, stderr) => (err ? reject(new Error(`netconf-device.sh ${command}: ${stderr || err.message}`)) : resolve(stdout)),
+    );
   });
 }
 
 async function start(): Promise<void> {
   const config = resolveConfig({ port: 0, dataDir, plugins: pluginsJson }, dir);
   service = await startService({
-    config, openDatastores: (d, s) => openDatastores(d, s),
+    config,
+    openDatastores: (d, s) => openDatastores(d, s),
     log: { info: (m) => logs.push(m), error: (m) => logs.push(`ERROR ${m}`) },
   });
 }
 
 async function request(method: string, p: string, body?: unknown): Promise<{ status: number; text: string; json: any }> {
   const res = await fetch(service!.url + p, {
-    method, headers: body !== undefined ? { 'content-type': 'application/yang-data+json' } : {}, ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    method,
+    headers: body !== undefined ? { 'content-type': 'application/yang-data+json' } : {},
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
   let json: unknown;
-  try { json = JSON.parse(text); } catch { json = undefined; }
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
   return { status: res.status, text, json };
 }
 
@@ -90,9 +106,12 @@ const netconfInput = (nodeId: string, extra: Record<string, unknown> = {}) => ({
   input: {
     'node-id': nodeId,
     netconf: {
-      'netconf-node-topology:host': PEER.host, 'netconf-node-topology:port': PEER.port,
-      'netconf-node-topology:username': PEER.username, 'netconf-node-topology:password': PEER.password,
-      'netconf-node-topology:between-attempts-timeout': 200, 'netconf-node-topology:keepalive-delay': 2,
+      'netconf-node-topology:host': PEER.host,
+      'netconf-node-topology:port': PEER.port,
+      'netconf-node-topology:username': PEER.username,
+      'netconf-node-topology:password': PEER.password,
+      'netconf-node-topology:between-attempts-timeout': 200,
+      'netconf-node-topology:keepalive-delay': 2,
       ...extra,
     },
   },
@@ -131,11 +150,19 @@ test.before(async () => {
   raw = await openRawNetconf(PEER);
   await raw.rpc(`<create-subscription xmlns="urn:ietf:params:xml:ns:netconf:notification:1.0"/>`);
   sim = await startNetconfSimulator({
-    yang: ACTION_MODEL, username: 'sim', password: SIM_PASSWORD,
+    yang: ACTION_MODEL,
+    username: 'sim',
+    password: SIM_PASSWORD,
     config: '<ports xmlns="urn:acme:ports"><port><name>p1</name><speed>1000</speed></port></ports>',
-    operations: { '/ports/port/bounce': (c) => `<bounced xmlns="urn:acme:ports">${c.keys[0]?.name ?? '?'} after ${c.input.children.find((x) => x.name === 'hold')?.text ?? 0}s</bounced>` },
+    operations: {
+      '/ports/port/bounce': (c) =>
+        `<bounced xmlns="urn:acme:ports">${c.keys[0]?.name ?? '?'} after ${c.input.children.find((x) => x.name === 'hold')?.text ?? 0}s</bounced>`,
+    },
   });
-  fs.writeFileSync(pluginsJson, JSON.stringify({ watch: false, plugins: [{ path: path.join(REPO, 'plugins/netconf'), enabled: true, config: { logRpcs: true } }] }));
+  fs.writeFileSync(
+    pluginsJson,
+    JSON.stringify({ watch: false, plugins: [{ path: path.join(REPO, 'plugins/netconf'), enabled: true, config: { logRpcs: true } }] }),
+  );
   await start();
 });
 
@@ -147,7 +174,11 @@ test.after.always(async () => {
 });
 
 it('install-node: 26 modules downloaded into the data folder cache and compiled; status and capabilities', async (t) => {
-  const r = await call('POST', '/rests/operations/connection-manager:install-node', netconfInput('NC1', { 'netconf-node-topology:notification-stream': 'NETCONF' }));
+  const r = await call(
+    'POST',
+    '/rests/operations/connection-manager:install-node',
+    netconfInput('NC1', { 'netconf-node-topology:notification-stream': 'NETCONF' }),
+  );
   t.is(r.status, 204, r.text);
   const node = await call('GET', `${TOPO}/node=NC1?content=nonconfig`);
   t.is(node.status, 200, node.text);
@@ -163,7 +194,10 @@ it('install-node: 26 modules downloaded into the data folder cache and compiled;
   const sets = fs.readdirSync(cacheRoot);
   t.is(sets.length, 1, 'one module set');
   t.is(fs.readdirSync(path.join(cacheRoot, sets[0]!)).filter((f) => f.endsWith('.yang')).length, 26);
-  t.true(logs.some((l) => /NC1: connected, 26 modules \(downloaded\)/.test(l)), logs.join('\n'));
+  t.true(
+    logs.some((l) => /NC1: connected, 26 modules \(downloaded\)/.test(l)),
+    logs.join('\n'),
+  );
 });
 
 it('GET ietf-interfaces and ietf-system state: content=nonconfig sends <get> with a subtree filter', async (t) => {
@@ -178,15 +212,23 @@ it('GET ietf-interfaces and ietf-system state: content=nonconfig sends <get> wit
   t.regex(clock.json['ietf-system:clock']['current-datetime'], /^\d{4}-\d\d-\d\dT/);
   const sent = rpcsSince(mark);
   t.is(sent.length, 2, sent.join('\n'));
-  t.regex(sent[0]!, /<get><filter type="subtree"><interfaces-state xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces"><interface><name>lo<\/name><\/interface><\/interfaces-state><\/filter><\/get>/);
-  t.regex(sent[1]!, /<get><filter type="subtree"><system-state xmlns="urn:ietf:params:xml:ns:yang:ietf-system"><clock\/><\/system-state><\/filter><\/get>/);
+  t.regex(
+    sent[0]!,
+    /<get><filter type="subtree"><interfaces-state xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces"><interface><name>lo<\/name><\/interface><\/interfaces-state><\/filter><\/get>/,
+  );
+  t.regex(
+    sent[1]!,
+    /<get><filter type="subtree"><system-state xmlns="urn:ietf:params:xml:ns:yang:ietf-system"><clock\/><\/system-state><\/filter><\/get>/,
+  );
 });
 
 it('fields becomes the subtree filter: only what was asked crosses the wire', async (t) => {
   const mark = logs.length;
   const r = await call('GET', `${MOUNT}/ietf-interfaces:interfaces-state/interface=lo?content=nonconfig&fields=oper-status;ietf-ip:ipv4`);
   t.is(r.status, 200, r.text);
-  t.deepEqual(r.json, { 'ietf-interfaces:interface': [{ name: 'lo', 'oper-status': 'unknown', 'ietf-ip:ipv4': { address: [{ ip: '127.0.0.1' }] } }] });
+  t.deepEqual(r.json, {
+    'ietf-interfaces:interface': [{ name: 'lo', 'oper-status': 'unknown', 'ietf-ip:ipv4': { address: [{ ip: '127.0.0.1' }] } }],
+  });
   const sent = rpcsSince(mark);
   t.is(sent.length, 1);
   t.regex(sent[0]!, /<interface><name>lo<\/name><oper-status\/><ipv4 xmlns="urn:ietf:params:xml:ns:yang:ietf-ip"\/><\/interface>/);
@@ -197,12 +239,26 @@ it('PUT, PATCH and DELETE on candidate + commit, each checked with a separate ge
   const iface = `${MOUNT}/ietf-interfaces:interfaces/interface=rtest0`;
   const mark = logs.length;
   const put = await call('PUT', iface, {
-    'ietf-interfaces:interface': [{ name: 'rtest0', type: 'iana-if-type:ethernetCsmacd', description: 'by rosetta', 'ietf-ip:ipv4': { address: [{ ip: '192.0.2.1', 'prefix-length': 24 }] } }],
+    'ietf-interfaces:interface': [
+      {
+        name: 'rtest0',
+        type: 'iana-if-type:ethernetCsmacd',
+        description: 'by rosetta',
+        'ietf-ip:ipv4': { address: [{ ip: '192.0.2.1', 'prefix-length': 24 }] },
+      },
+    ],
   });
   t.is(put.status, 201, put.text);
   const sent = rpcsSince(mark).join('\n');
-  t.regex(sent, /<lock><target><candidate\/><\/target><\/lock>\n[^\n]*rpc \d+ <get-config><source><candidate\/><\/source>[^\n]*\n[^\n]*rpc \d+ <edit-config>/, 'the target is probed on candidate under the lock, before the edit (201 or 204)');
-  t.regex(sent, /<lock><target><candidate\/><\/target><\/lock>[\s\S]*<edit-config><target><candidate\/><\/target>[\s\S]*nc:operation="replace"[\s\S]*<commit\/>[\s\S]*<unlock>/);
+  t.regex(
+    sent,
+    /<lock><target><candidate\/><\/target><\/lock>\n[^\n]*rpc \d+ <get-config><source><candidate\/><\/source>[^\n]*\n[^\n]*rpc \d+ <edit-config>/,
+    'the target is probed on candidate under the lock, before the edit (201 or 204)',
+  );
+  t.regex(
+    sent,
+    /<lock><target><candidate\/><\/target><\/lock>[\s\S]*<edit-config><target><candidate\/><\/target>[\s\S]*nc:operation="replace"[\s\S]*<commit\/>[\s\S]*<unlock>/,
+  );
   let cfg = await running();
   t.regex(cfg, /<name>rtest0<\/name>/);
   t.regex(cfg, /<description>by rosetta<\/description>/);
@@ -223,12 +279,16 @@ it('PUT, PATCH and DELETE on candidate + commit, each checked with a separate ge
   // edit), a POST of it is 409 data-exists and changes nothing
   const again = await call('PUT', `${iface}/description`, { 'ietf-interfaces:description': 'patched' });
   t.is(again.status, 204, again.text);
-  const dup = await call('POST', `${MOUNT}/ietf-interfaces:interfaces`, { 'ietf-interfaces:interface': [{ name: 'rtest0', type: 'iana-if-type:ethernetCsmacd' }] });
+  const dup = await call('POST', `${MOUNT}/ietf-interfaces:interfaces`, {
+    'ietf-interfaces:interface': [{ name: 'rtest0', type: 'iana-if-type:ethernetCsmacd' }],
+  });
   t.is(dup.status, 409, dup.text);
   t.is(dup.json.errors.error[0]['error-tag'], 'data-exists');
   t.regex(await running(), /<description>patched<\/description>/);
 
-  const sys = await call('PATCH', `${MOUNT}/ietf-system:system`, { 'ietf-system:system': { contact: 'noc@example.net', location: 'lab 3' } });
+  const sys = await call('PATCH', `${MOUNT}/ietf-system:system`, {
+    'ietf-system:system': { contact: 'noc@example.net', location: 'lab 3' },
+  });
   t.is(sys.status, 200, sys.text);
   t.regex(await running(), /<contact>noc@example\.net<\/contact>/);
 
@@ -266,7 +326,9 @@ it('leaf-list entries ([.=value] paths) in reads and deletes', async (t) => {
 
 it("the device's rpc-error becomes a RESTCONF error with its tag, path and message; nothing is left in candidate", async (t) => {
   // Rosetta's own checks pass (type is not mandatory to the data layer's edit), netconfd refuses it
-  const r = await call('PUT', `${MOUNT}/ietf-interfaces:interfaces/interface=rbad0`, { 'ietf-interfaces:interface': [{ name: 'rbad0', description: 'no type' }] });
+  const r = await call('PUT', `${MOUNT}/ietf-interfaces:interfaces/interface=rbad0`, {
+    'ietf-interfaces:interface': [{ name: 'rbad0', description: 'no type' }],
+  });
   t.true(r.status >= 400, r.text);
   const error = r.json.errors.error[0];
   t.is(error['error-tag'], 'data-missing', r.text);
@@ -298,61 +360,119 @@ it('content=all merges get-config (candidate) with the state from get', async (t
 });
 
 it('a commit by another session arrives as a netconf-config-change notification, logged for the node', async (t) => {
-  await raw!.rpc('<edit-config><target><candidate/></target><config><system xmlns="urn:ietf:params:xml:ns:yang:ietf-system"><contact>other session</contact></system></config></edit-config>');
+  await raw!.rpc(
+    '<edit-config><target><candidate/></target><config><system xmlns="urn:ietf:params:xml:ns:yang:ietf-system"><contact>other session</contact></system></config></edit-config>',
+  );
   await raw!.rpc('<commit/>');
-  t.true(await eventually(async () => logs.some((l) => /NC1: notification netconf-config-change at \d{4}-/.test(l)), 10_000), logs.slice(-10).join('\n'));
-  await raw!.rpc('<edit-config><target><candidate/></target><config><system xmlns="urn:ietf:params:xml:ns:yang:ietf-system"><contact xmlns:nc="urn:ietf:params:xml:ns:netconf:base:1.0" nc:operation="remove"/></system></config></edit-config>');
+  t.true(
+    await eventually(async () => logs.some((l) => /NC1: notification netconf-config-change at \d{4}-/.test(l)), 10_000),
+    logs.slice(-10).join('\n'),
+  );
+  await raw!.rpc(
+    '<edit-config><target><candidate/></target><config><system xmlns="urn:ietf:params:xml:ns:yang:ietf-system"><contact xmlns:nc="urn:ietf:params:xml:ns:netconf:base:1.0" nc:operation="remove"/></system></config></edit-config>',
+  );
   await raw!.rpc('<commit/>');
 });
 
 it('an action against the SDK simulator installed as a second node', async (t) => {
   const r = await call('POST', '/rests/operations/connection-manager:install-node', {
-    input: { 'node-id': 'SIM1', netconf: { 'netconf-node-topology:host': '127.0.0.1', 'netconf-node-topology:port': sim!.port, 'netconf-node-topology:username': 'sim', 'netconf-node-topology:password': SIM_PASSWORD } },
+    input: {
+      'node-id': 'SIM1',
+      netconf: {
+        'netconf-node-topology:host': '127.0.0.1',
+        'netconf-node-topology:port': sim!.port,
+        'netconf-node-topology:username': 'sim',
+        'netconf-node-topology:password': SIM_PASSWORD,
+      },
+    },
   });
   t.is(r.status, 204, r.text);
-  const action = await call('POST', `${TOPO}/node=SIM1/yang-ext:mount/acme-ports:ports/port=p1/bounce`, { 'acme-ports:input': { hold: 3 } });
+  const action = await call('POST', `${TOPO}/node=SIM1/yang-ext:mount/acme-ports:ports/port=p1/bounce`, {
+    'acme-ports:input': { hold: 3 },
+  });
   t.is(action.status, 200, action.text);
   t.deepEqual(action.json, { 'acme-ports:output': { bounced: 'p1 after 3s' } });
   const unknown = await call('POST', `${TOPO}/node=SIM1/yang-ext:mount/acme-ports:ports/port=p1/explode`, { 'acme-ports:input': {} });
   t.is(unknown.status, 404, unknown.text);
 });
 
-it('host keys: the node shows the key netconfd\'s sshd presented (as ssh-keygen -lf prints it); another pinned key is refused before login; trust-on-first-use stores the key presented', async (t) => {
-  const fingerprints = fs.readdirSync(PEER.state).filter((f) => /^ssh_host_\w+_key\.pub$/.test(f))
+it("host keys: the node shows the key netconfd's sshd presented (as ssh-keygen -lf prints it); another pinned key is refused before login; trust-on-first-use stores the key presented", async (t) => {
+  const fingerprints = fs
+    .readdirSync(PEER.state)
+    .filter((f) => /^ssh_host_\w+_key\.pub$/.test(f))
     .map((f) => execFileSync('ssh-keygen', ['-lf', path.join(PEER.state, f)], { encoding: 'utf8' }).split(' ')[1]!);
   const node = await call('GET', `${TOPO}/node=NC1?content=nonconfig`);
   const shown = node.json['network-topology:node'][0]['netconf-node-topology:host-key-fingerprint'];
   t.true(fingerprints.includes(shown), `${shown} among ${fingerprints.join(', ')}`);
   const other = `SHA256:${'B'.repeat(43)}`;
-  const refused = await call('POST', '/rests/operations/connection-manager:install-node', netconfInput('IMPOSTOR', { 'netconf-node-topology:host-key': other }));
+  const refused = await call(
+    'POST',
+    '/rests/operations/connection-manager:install-node',
+    netconfInput('IMPOSTOR', { 'netconf-node-topology:host-key': other }),
+  );
   t.is(refused.status, 502, refused.text);
   t.true(refused.json.errors.error[0]['error-message'].includes(`presented host key ${shown}, not the pinned ${other}`), refused.text);
   t.is((await call('GET', `${TOPO}/node=IMPOSTOR`)).status, 404);
-  const malformed = await call('POST', '/rests/operations/connection-manager:install-node', netconfInput('BADKEY', { 'netconf-node-topology:host-key': 'SHA256:short' }));
+  const malformed = await call(
+    'POST',
+    '/rests/operations/connection-manager:install-node',
+    netconfInput('BADKEY', { 'netconf-node-topology:host-key': 'SHA256:short' }),
+  );
   t.is(malformed.status, 400, malformed.text);
 
   // trust-on-first-use: the key presented at install becomes the node's stored host-key
-  const tofu = await call('POST', '/rests/operations/connection-manager:install-node', netconfInput('TOFU', { 'netconf-node-topology:host-key-verification': 'trust-on-first-use' }));
+  const tofu = await call(
+    'POST',
+    '/rests/operations/connection-manager:install-node',
+    netconfInput('TOFU', { 'netconf-node-topology:host-key-verification': 'trust-on-first-use' }),
+  );
   t.is(tofu.status, 204, tofu.text);
   const stored = await call('GET', `${TOPO}/node=TOFU?content=config`);
   t.is(stored.json['network-topology:node'][0]['netconf-node-topology:host-key'], shown, stored.text);
-  const un = await call('POST', '/rests/operations/connection-manager:uninstall-node', { input: { 'node-id': 'TOFU', 'connection-type': 'netconf' } });
+  const un = await call('POST', '/rests/operations/connection-manager:uninstall-node', {
+    input: { 'node-id': 'TOFU', 'connection-type': 'netconf' },
+  });
   t.is(un.status, 204, un.text);
-  const plainTcp = await call('POST', '/rests/operations/connection-manager:install-node', netconfInput('TOFU-TCP', { 'netconf-node-topology:tcp-only': true, 'netconf-node-topology:host-key-verification': 'trust-on-first-use' }));
+  const plainTcp = await call(
+    'POST',
+    '/rests/operations/connection-manager:install-node',
+    netconfInput('TOFU-TCP', {
+      'netconf-node-topology:tcp-only': true,
+      'netconf-node-topology:host-key-verification': 'trust-on-first-use',
+    }),
+  );
   t.is(plainTcp.status, 400, plainTcp.text);
   t.regex(plainTcp.text, /host-key-verification: a plain TCP session/);
 });
 
 it('bad devices: wrong credentials, no hello, malformed XML, a broken chunk each give a clear 502; the service keeps serving', async (t) => {
-  const wrong = await call('POST', '/rests/operations/connection-manager:install-node', netconfInput('BAD-AUTH', { 'netconf-node-topology:password': 'not-the-password' }));
+  const wrong = await call(
+    'POST',
+    '/rests/operations/connection-manager:install-node',
+    netconfInput('BAD-AUTH', { 'netconf-node-topology:password': 'not-the-password' }),
+  );
   t.is(wrong.status, 502, wrong.text);
   t.regex(wrong.json.errors.error[0]['error-message'], /authentication/i);
-  const modes = [['no-hello', /hello/i], ['malformed-xml', /malformed|not well-formed|xml/i], ['broken-chunk', /chunk|fram/i]] as const;
+  const modes = [
+    ['no-hello', /hello/i],
+    ['malformed-xml', /malformed|not well-formed|xml/i],
+    ['broken-chunk', /chunk|fram/i],
+  ] as const;
   for (const [misbehave, reason] of modes) {
     const bad = await startNetconfSimulator({ yang: ACTION_MODEL, misbehave });
     try {
       const r = await call('POST', '/rests/operations/connection-manager:install-node', {
-        input: { 'node-id': `BAD-${misbehave}`, netconf: { 'netconf-node-topology:host': '127.0.0.1', 'netconf-node-topology:port': bad.port, 'netconf-node-topology:username': 'x', 'netconf-node-topology:password': 'y', 'netconf-node-topology:initial-connection-timeout': 1500, 'netconf-node-topology:request-transaction-timeout': 1500 } },
+        input: {
+          'node-id': `BAD-${misbehave}`,
+          netconf: {
+            'netconf-node-topology:host': '127.0.0.1',
+            'netconf-node-topology:port': bad.port,
+            'netconf-node-topology:username': 'x',
+            'netconf-node-topology:password': 'y',
+            'netconf-node-topology:initial-connection-timeout': 1500,
+            'netconf-node-topology:request-transaction-timeout': 1500,
+          },
+        },
       });
       t.is(r.status, 502, `${misbehave}: ${r.text}`);
       t.regex(r.json.errors.error[0]['error-message'], reason, misbehave);
@@ -372,8 +492,15 @@ it('a module that does not compile is an unavailable capability with the reason;
   const broken = path.join(dir, 'broken-cache');
   fs.cpSync(path.join(cacheRoot, set), path.join(broken, set), { recursive: true });
   const victim = fs.readdirSync(path.join(broken, set)).find((f) => f.startsWith('yuma123-system'))!;
-  fs.writeFileSync(path.join(broken, set, victim), 'module yuma123-system { namespace "urn:x"; prefix ys; leaf broken { type no-such-type; } }\n');
-  const r = await call('POST', '/rests/operations/connection-manager:install-node', netconfInput('NC2', { 'netconf-node-topology:schema-cache-directory': broken }));
+  fs.writeFileSync(
+    path.join(broken, set, victim),
+    'module yuma123-system { namespace "urn:x"; prefix ys; leaf broken { type no-such-type; } }\n',
+  );
+  const r = await call(
+    'POST',
+    '/rests/operations/connection-manager:install-node',
+    netconfInput('NC2', { 'netconf-node-topology:schema-cache-directory': broken }),
+  );
   t.is(r.status, 204, r.text);
   const node = await call('GET', `${TOPO}/node=NC2?content=nonconfig`);
   const unavailable = node.json['network-topology:node'][0]['netconf-node-topology:unavailable-capabilities']['unavailable-capability'];
@@ -382,7 +509,14 @@ it('a module that does not compile is an unavailable capability with the reason;
   t.regex(unavailable[0]['failure-reason'], /does not compile: .*no-such-type/);
   const clock = await call('GET', `${TOPO}/node=NC2/yang-ext:mount/ietf-system:system-state/clock?content=nonconfig`);
   t.is(clock.status, 200, clock.text);
-  t.is((await call('POST', '/rests/operations/connection-manager:uninstall-node', { input: { 'node-id': 'NC2', 'connection-type': 'netconf' } })).status, 204);
+  t.is(
+    (
+      await call('POST', '/rests/operations/connection-manager:uninstall-node', {
+        input: { 'node-id': 'NC2', 'connection-type': 'netconf' },
+      })
+    ).status,
+    204,
+  );
 });
 
 it('the device restarts: the node reconnects and reads work again', async (t) => {
@@ -403,15 +537,23 @@ it('the device restarts: the node reconnects and reads work again', async (t) =>
 it('installed nodes survive a service restart', async (t) => {
   await service!.stop();
   await start();
-  t.true(await eventually(async () => (await request('GET', `${MOUNT}/ietf-system:system-state/clock?content=nonconfig`)).status === 200), logs.slice(-10).join('\n'));
-  t.true(logs.some((l) => /NC1: connected, 26 modules \(from the cache\)/.test(l)), 'the restored node reads its schemas from the cache');
+  t.true(
+    await eventually(async () => (await request('GET', `${MOUNT}/ietf-system:system-state/clock?content=nonconfig`)).status === 200),
+    logs.slice(-10).join('\n'),
+  );
+  t.true(
+    logs.some((l) => /NC1: connected, 26 modules \(from the cache\)/.test(l)),
+    'the restored node reads its schemas from the cache',
+  );
   const sim1 = await call('GET', `${TOPO}/node=SIM1/yang-ext:mount/acme-ports:ports?content=config`);
   t.true(sim1.status === 200 || sim1.status === 502, sim1.text);
 });
 
 it('uninstall-node closes the sessions and removes the nodes', async (t) => {
   for (const node of ['NC1', 'SIM1']) {
-    const r = await call('POST', '/rests/operations/connection-manager:uninstall-node', { input: { 'node-id': node, 'connection-type': 'netconf' } });
+    const r = await call('POST', '/rests/operations/connection-manager:uninstall-node', {
+      input: { 'node-id': node, 'connection-type': 'netconf' },
+    });
     t.is(r.status, 204, r.text);
   }
   t.is((await call('GET', `${TOPO}/node=NC1`)).status, 404);
@@ -421,11 +563,23 @@ it('uninstall-node closes the sessions and removes the nodes', async (t) => {
 it('passwords never appear in clear text: responses, logs, persisted files', async (t) => {
   const secrets = [PEER.password, SIM_PASSWORD, 'not-the-password'];
   for (const secret of secrets) {
-    t.false(responses.some((r) => r.includes(secret)), `a response holds ${secret}`);
-    t.false(logs.some((l) => l.includes(secret)), `a log line holds ${secret}`);
+    t.false(
+      responses.some((r) => r.includes(secret)),
+      `a response holds ${secret}`,
+    );
+    t.false(
+      logs.some((l) => l.includes(secret)),
+      `a log line holds ${secret}`,
+    );
   }
   const files: string[] = [];
-  const walk = (d: string) => { for (const e of fs.readdirSync(d, { withFileTypes: true })) { const p = path.join(d, e.name); if (e.isDirectory()) walk(p); else files.push(p); } };
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else files.push(p);
+    }
+  };
   walk(dataDir);
   t.true(files.length > 0);
   for (const f of files) {

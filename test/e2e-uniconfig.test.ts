@@ -33,8 +33,13 @@ const OPS = '/rests/operations';
 const FRR_IFACE = (name: string) => `${TOPO}/node=FRR1/configuration/rosetta-openconfig-interfaces:interfaces/interface=${name}`;
 const NC_LOCATION = `${TOPO}/node=NC1/configuration/ietf-system:system/location`;
 
-const skip = frrPeerUnavailable()
-  ?? (!fs.existsSync('/usr/sbin/netconfd') ? 'netconfd is not installed' : process.getuid?.() !== 0 ? 'the netconfd peer script must run as root' : undefined);
+const skip =
+  frrPeerUnavailable() ??
+  (!fs.existsSync('/usr/sbin/netconfd')
+    ? 'netconfd is not installed'
+    : process.getuid?.() !== 0
+      ? 'the netconfd peer script must run as root'
+      : undefined);
 if (skip) console.warn(`\n*** e2e-uniconfig: SKIPPING the real-device tests: ${skip} ***\n`);
 const test = anyTest.serial as TestFn;
 const it = skip ? test.skip : test;
@@ -48,17 +53,32 @@ const logs: string[] = [];
 
 function netconfPeer(command: 'start' | 'stop'): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('bash', [NC_SCRIPT, command], {
-      env: { ...process.env, NETCONF_PEER_PORT: String(NC.port), NETCONF_PEER_STATE: NC.state, NETCONF_PEER_NO_INSTALL: '1' }, timeout: 60_000,
-    }, (err, stdout, stderr) => (err ? reject(new Error(`netconf-device.sh ${command}: ${stderr || err.message}`)) : resolve(stdout)));
+    execFile(
+      'bash',
+      [NC_SCRIPT, command],
+      {
+        env: { ...process.env, NETCONF_PEER_PORT: String(NC.port), NETCONF_PEER_STATE: NC.state, NETCONF_PEER_NO_INSTALL: '1' },
+        timeout: 60_000,
+      },
+      (err, stdout, stderr) => (err ? reject(new Error(`netconf-device.sh ${command}: ${stderr || err.message}`)) : resolve(stdout)),
+    );
   });
 }
 
 async function start(): Promise<void> {
-  service = await startService({ config, openDatastores: (d, s) => openDatastores(d, s), log: { info: (m) => logs.push(m), error: (m) => logs.push(`ERROR ${m}`) } });
+  service = await startService({
+    config,
+    openDatastores: (d, s) => openDatastores(d, s),
+    log: { info: (m) => logs.push(m), error: (m) => logs.push(`ERROR ${m}`) },
+  });
 }
 
-interface Answer { status: number; text: string; json: any; headers: Headers }
+interface Answer {
+  status: number;
+  text: string;
+  json: any;
+  headers: Headers;
+}
 
 async function request(method: string, p: string, body?: unknown, cookie?: string): Promise<Answer> {
   const headers: Record<string, string> = {};
@@ -67,7 +87,11 @@ async function request(method: string, p: string, body?: unknown, cookie?: strin
   const res = await fetch(service!.url + p, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
   const text = await res.text();
   let json: unknown;
-  try { json = JSON.parse(text); } catch { json = undefined; }
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
   return { status: res.status, text, json, headers: res.headers };
 }
 
@@ -82,11 +106,16 @@ const putDescription = (iface: string, text: string, cookie?: string) =>
 const putLocation = (text: string, cookie?: string) => request('PUT', NC_LOCATION, { 'ietf-system:location': text }, cookie);
 const ncRunning = () => raw!.rpc('<get-config><source><running/></source></get-config>');
 const NC_IFACE = (name: string) => `${TOPO}/node=NC1/configuration/ietf-interfaces:interfaces/interface=${name}`;
-const ncInterface = (name: string, description: string) => ({ 'ietf-interfaces:interface': [{ name, type: 'iana-if-type:ethernetCsmacd', description }] });
+const ncInterface = (name: string, description: string) => ({
+  'ietf-interfaces:interface': [{ name, type: 'iana-if-type:ethernetCsmacd', description }],
+});
 
 /** The RPC bodies the NETCONF plugin sent to NC1 since `mark` (its logRpcs trace), reads left out. */
 function ncSentSince(mark: number): string[] {
-  return logs.slice(mark).flatMap((l) => /NC1: rpc \S+ (.*)$/s.exec(l)?.[1] ?? []).filter((b) => !/^<get/.test(b));
+  return logs
+    .slice(mark)
+    .flatMap((l) => /NC1: rpc \S+ (.*)$/s.exec(l)?.[1] ?? [])
+    .filter((b) => !/^<get/.test(b));
 }
 
 /** Sends `body` then commit on the test's own NETCONF session (a change made on the device by hand). */
@@ -102,11 +131,22 @@ anyTest.before(async () => {
   frr = await acquireFrrPeer({ who: 'test/e2e-uniconfig' });
   await netconfPeer('start');
   raw = await openRawNetconf(NC);
-  const repoPlugins = JSON.parse(fs.readFileSync(path.join(REPO, 'plugins.json'), 'utf8')) as { plugins: Array<{ path: string; enabled: boolean }> };
+  const repoPlugins = JSON.parse(fs.readFileSync(path.join(REPO, 'plugins.json'), 'utf8')) as {
+    plugins: Array<{ path: string; enabled: boolean }>;
+  };
   const plugins = path.join(dir, 'plugins.json');
   // the NETCONF plugin traces every RPC it sends, so a test can compare what commit sent with the dry run
-  fs.writeFileSync(plugins, JSON.stringify({ watch: false, plugins: repoPlugins.plugins.map((p) => ({
-    ...p, path: path.join(REPO, p.path), ...(p.path === 'plugins/netconf' ? { config: { logRpcs: true } } : {}) })) }));
+  fs.writeFileSync(
+    plugins,
+    JSON.stringify({
+      watch: false,
+      plugins: repoPlugins.plugins.map((p) => ({
+        ...p,
+        path: path.join(REPO, p.path),
+        ...(p.path === 'plugins/netconf' ? { config: { logRpcs: true } } : {}),
+      })),
+    }),
+  );
   config = resolveConfig({ port: 0, dataDir: path.join(dir, 'data'), plugins }, dir);
   await start();
 });
@@ -119,13 +159,32 @@ anyTest.after.always(async () => {
 });
 
 it('install-node fills the intended and actual configuration of a CLI and a NETCONF node', async (t) => {
-  const cli = await request('POST', `${OPS}/connection-manager:install-node`, { input: { 'node-id': 'FRR1', cli: {
-    'cli-topology:host': FRR.host, 'cli-topology:port': FRR.port, 'cli-topology:transport-type': 'ssh', 'cli-topology:device-type': 'frr',
-    'cli-topology:device-version': '8.4.4', 'cli-topology:username': FRR.username, 'cli-topology:password': FRR.password } } });
+  const cli = await request('POST', `${OPS}/connection-manager:install-node`, {
+    input: {
+      'node-id': 'FRR1',
+      cli: {
+        'cli-topology:host': FRR.host,
+        'cli-topology:port': FRR.port,
+        'cli-topology:transport-type': 'ssh',
+        'cli-topology:device-type': 'frr',
+        'cli-topology:device-version': '8.4.4',
+        'cli-topology:username': FRR.username,
+        'cli-topology:password': FRR.password,
+      },
+    },
+  });
   t.is(cli.status, 204, cli.text);
-  const nc = await request('POST', `${OPS}/connection-manager:install-node`, { input: { 'node-id': 'NC1', netconf: {
-    'netconf-node-topology:host': NC.host, 'netconf-node-topology:port': NC.port, 'netconf-node-topology:username': NC.username,
-    'netconf-node-topology:password': NC.password } } });
+  const nc = await request('POST', `${OPS}/connection-manager:install-node`, {
+    input: {
+      'node-id': 'NC1',
+      netconf: {
+        'netconf-node-topology:host': NC.host,
+        'netconf-node-topology:port': NC.port,
+        'netconf-node-topology:username': NC.username,
+        'netconf-node-topology:password': NC.password,
+      },
+    },
+  });
   t.is(nc.status, 204, nc.text);
   for (const node of ['FRR1', 'NC1']) {
     const intended = await request('GET', `${TOPO}/node=${node}/configuration?content=config`);
@@ -147,7 +206,10 @@ it('edit + calculate-diff + dryrun + commit: the change shows up on both devices
   const diff = await request('POST', `${OPS}/uniconfig-manager:calculate-diff`, { input: {} }, cookie);
   t.is(diff.status, 200, diff.text);
   const results = diff.json['uniconfig-manager:output']['node-results']['node-result'];
-  t.deepEqual(results.map((r: any) => r['node-id']), ['FRR1', 'NC1']);
+  t.deepEqual(
+    results.map((r: any) => r['node-id']),
+    ['FRR1', 'NC1'],
+  );
   t.regex(JSON.stringify(results[0]['created-data']), /uc0/);
   t.regex(JSON.stringify(results[1]), /location/);
   const dry = await request('POST', `${OPS}/dryrun-manager:dryrun-commit`, { input: {} }, cookie);
@@ -172,21 +234,27 @@ it('a change to one leaf of one interface on netconfd touches nothing else; the 
     t.is(put.status, 201, put.text);
   }
   const IF_NS = 'urn:ietf:params:xml:ns:yang:ietf-interfaces';
-  await ncByHand(`<interfaces xmlns="${IF_NS}"><interface><name>ucHand</name><type xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type">ianaift:ethernetCsmacd</type><description>by hand</description></interface></interfaces>`
-    + '<system xmlns="urn:ietf:params:xml:ns:yang:ietf-system"><contact>hand contact</contact></system>');
+  await ncByHand(
+    `<interfaces xmlns="${IF_NS}"><interface><name>ucHand</name><type xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type">ianaift:ethernetCsmacd</type><description>by hand</description></interface></interfaces>` +
+      '<system xmlns="urn:ietf:params:xml:ns:yang:ietf-system"><contact>hand contact</contact></system>',
+  );
   const cookie = await transaction();
   t.is((await request('PUT', `${NC_IFACE('ucA')}/description`, { 'ietf-interfaces:description': 'ucA second' }, cookie)).status, 204);
   const dry = await request('POST', `${OPS}/dryrun-manager:dryrun-commit`, { input: { 'target-nodes': { node: ['NC1'] } } }, cookie);
   t.is(dry.status, 200, dry.text);
   const commands: string[] = dry.json['dryrun-manager:output']['node-results']['node-result'][0].command;
-  t.deepEqual(commands, [
-    '<lock><target><candidate/></target></lock>',
-    // netconfd offers :rollback-on-error, so the plugin asks for it
-    `<edit-config><target><candidate/></target><error-option>rollback-on-error</error-option><config xmlns="urn:ietf:params:xml:ns:netconf:base:1.0"><interfaces xmlns="${IF_NS}"><interface><name>ucA</name>`
-      + '<description xmlns:nc="urn:ietf:params:xml:ns:netconf:base:1.0" nc:operation="replace">ucA second</description></interface></interfaces></config></edit-config>',
-    '<commit/>',
-    '<unlock><target><candidate/></target></unlock>',
-  ], 'one edit, at the leaf that changed');
+  t.deepEqual(
+    commands,
+    [
+      '<lock><target><candidate/></target></lock>',
+      // netconfd offers :rollback-on-error, so the plugin asks for it
+      `<edit-config><target><candidate/></target><error-option>rollback-on-error</error-option><config xmlns="urn:ietf:params:xml:ns:netconf:base:1.0"><interfaces xmlns="${IF_NS}"><interface><name>ucA</name>` +
+        '<description xmlns:nc="urn:ietf:params:xml:ns:netconf:base:1.0" nc:operation="replace">ucA second</description></interface></interfaces></config></edit-config>',
+      '<commit/>',
+      '<unlock><target><candidate/></target></unlock>',
+    ],
+    'one edit, at the leaf that changed',
+  );
   const before = await ncRunning();
   const mark = logs.length;
   const commit = await request('POST', `${OPS}/uniconfig-manager:commit`, { input: {} }, cookie);
@@ -196,18 +264,27 @@ it('a change to one leaf of one interface on netconfd touches nothing else; the 
   t.regex(after, /<name>ucA<\/name>[\s\S]*?<description>ucA second<\/description>/);
   // every other interface and every system leaf, read on the device itself, is as it was
   // last-modified is the commit's own time stamp (a different second whenever the commit crosses one)
-  const without = (xml: string) => xml.replace(/message-id="\d+"/, '').replace(/\s*last-modified="[^"]*"/, '').replace(/<description>ucA (first|second)<\/description>/, '');
+  const without = (xml: string) =>
+    xml
+      .replace(/message-id="\d+"/, '')
+      .replace(/\s*last-modified="[^"]*"/, '')
+      .replace(/<description>ucA (first|second)<\/description>/, '');
   t.is(without(after), without(before));
   t.regex(after, /<name>ucB<\/name>[\s\S]*?<description>ucB first<\/description>/);
   t.regex(after, /<name>ucHand<\/name>[\s\S]*?<description>by hand<\/description>/);
   t.regex(after, /<contact>hand contact<\/contact>/);
   t.regex(after, /<location>uniconfig rack<\/location>/);
   // the hand changes go again, and the service re-reads the device, so later tests start in sync
-  await ncByHand(`<interfaces xmlns="${IF_NS}"><interface xmlns:nc="urn:ietf:params:xml:ns:netconf:base:1.0" nc:operation="remove"><name>ucHand</name></interface></interfaces>`
-    + '<system xmlns="urn:ietf:params:xml:ns:yang:ietf-system"><contact xmlns:nc="urn:ietf:params:xml:ns:netconf:base:1.0" nc:operation="remove"/></system>');
+  await ncByHand(
+    `<interfaces xmlns="${IF_NS}"><interface xmlns:nc="urn:ietf:params:xml:ns:netconf:base:1.0" nc:operation="remove"><name>ucHand</name></interface></interfaces>` +
+      '<system xmlns="urn:ietf:params:xml:ns:yang:ietf-system"><contact xmlns:nc="urn:ietf:params:xml:ns:netconf:base:1.0" nc:operation="remove"/></system>',
+  );
   t.is((await request('POST', `${OPS}/uniconfig-manager:sync-from-network`, { input: { 'target-nodes': { node: ['NC1'] } } })).status, 200);
   const inSync = await request('POST', `${OPS}/uniconfig-manager:is-in-sync`, { input: { 'target-nodes': { node: ['NC1'] } } });
-  t.true(inSync.json['uniconfig-manager:output']['node-results']['node-result'][0]['is-in-sync'], `${inSync.text}\n${await ncRunning()}\n${(await request('GET', `${TOPO}/node=NC1/configuration?content=nonconfig`)).text}`);
+  t.true(
+    inSync.json['uniconfig-manager:output']['node-results']['node-result'][0]['is-in-sync'],
+    `${inSync.text}\n${await ncRunning()}\n${(await request('GET', `${TOPO}/node=NC1/configuration?content=nonconfig`)).text}`,
+  );
 });
 
 it('a commit across FRR and netconfd where netconfd refuses leaves both devices exactly as before', async (t) => {
@@ -221,10 +298,13 @@ it('a commit across FRR and netconfd where netconfd refuses leaves both devices 
   const commit = await request('POST', `${OPS}/uniconfig-manager:commit`, { input: { 'target-nodes': { node: ['FRR1', 'NC1'] } } }, cookie);
   for (const target of ['candidate', 'running']) await raw!.rpc(`<unlock><target><${target}/></target></unlock>`);
   t.is(commit.status, 500, commit.text);
-  t.deepEqual(commit.json.errors.error.map((e: any) => e['error-info']), [
-    { 'node-id': 'FRR1', 'configuration-status': 'complete', 'rollback-status': 'complete' },
-    { 'node-id': 'NC1', 'configuration-status': 'fail', 'rollback-status': 'complete' },
-  ]);
+  t.deepEqual(
+    commit.json.errors.error.map((e: any) => e['error-info']),
+    [
+      { 'node-id': 'FRR1', 'configuration-status': 'complete', 'rollback-status': 'complete' },
+      { 'node-id': 'NC1', 'configuration-status': 'fail', 'rollback-status': 'complete' },
+    ],
+  );
   t.is(frr!.runningConfig(), frrBefore);
   t.is((await ncRunning()).replace(/message-id="\d+"/, ''), ncBefore.replace(/message-id="\d+"/, ''));
   const intended = await request('GET', `${FRR_IFACE('uc0')}/config/description`);
@@ -241,7 +321,13 @@ it('a hand change on the device: checked-commit 409, sync-from-network picks it 
   t.regex(frr!.runningConfig(), /description changed by hand/);
   t.notRegex(await ncRunning(), /checked rack/, 'nothing committed anywhere');
   const inSync = await request('POST', `${OPS}/uniconfig-manager:is-in-sync`, { input: {} });
-  t.deepEqual(inSync.json['uniconfig-manager:output']['node-results']['node-result'].map((r: any) => [r['node-id'], r['is-in-sync']]), [['FRR1', false], ['NC1', true]]);
+  t.deepEqual(
+    inSync.json['uniconfig-manager:output']['node-results']['node-result'].map((r: any) => [r['node-id'], r['is-in-sync']]),
+    [
+      ['FRR1', false],
+      ['NC1', true],
+    ],
+  );
   const sync = await request('POST', `${OPS}/uniconfig-manager:sync-from-network`, { input: { 'target-nodes': { node: ['FRR1'] } } });
   t.is(sync.status, 200, sync.text);
   const actual = await request('GET', `${FRR_IFACE('uc0')}/config/description?content=nonconfig`);

@@ -18,7 +18,13 @@
  */
 import type { RequestListener, Server } from 'node:http';
 import {
-  AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap, SyncBailHook, SyncHook, SyncWaterfallHook,
+  AsyncSeriesBailHook,
+  AsyncSeriesHook,
+  AsyncSeriesWaterfallHook,
+  HookMap,
+  SyncBailHook,
+  SyncHook,
+  SyncWaterfallHook,
 } from 'tapable';
 import type { DataFault } from './data/errors';
 import type { DataRoot } from './data/tree';
@@ -470,22 +476,19 @@ export function createHooks(): RosettaHooks {
       beforeWrite: new AsyncSeriesHook<[WriteContext]>(['write'], 'data.beforeWrite'),
       decodeBody: new SyncWaterfallHook<[BodyDecodePolicy, WriteBodyContext]>(['policy', 'body'], 'data.decodeBody'),
       afterCommit: new AsyncSeriesHook<[CommitContext]>(['commit'], 'data.afterCommit'),
-      readState: new HookMap(
-        () => new AsyncSeriesWaterfallHook<[JsonObject, StateReadContext]>(['state', 'read']), 'data.readState'),
+      readState: new HookMap(() => new AsyncSeriesWaterfallHook<[JsonObject, StateReadContext]>(['state', 'read']), 'data.readState'),
     }),
     device: Object.freeze({
       connect: new HookMap(
-        () => new AsyncSeriesBailHook<[DeviceConnectContext], DeviceConnection | undefined>(['connect']), 'device.connect'),
-      read: new HookMap(
-        () => new AsyncSeriesBailHook<[DeviceReadContext], JsonObject | undefined>(['read']), 'device.read'),
-      write: new HookMap(
-        () => new AsyncSeriesBailHook<[DeviceWriteContext], DeviceWriteResult | undefined>(['write']), 'device.write'),
-      invoke: new HookMap(
-        () => new AsyncSeriesBailHook<[DeviceInvokeContext], OperationResult | undefined>(['invoke']), 'device.invoke'),
+        () => new AsyncSeriesBailHook<[DeviceConnectContext], DeviceConnection | undefined>(['connect']),
+        'device.connect',
+      ),
+      read: new HookMap(() => new AsyncSeriesBailHook<[DeviceReadContext], JsonObject | undefined>(['read']), 'device.read'),
+      write: new HookMap(() => new AsyncSeriesBailHook<[DeviceWriteContext], DeviceWriteResult | undefined>(['write']), 'device.write'),
+      invoke: new HookMap(() => new AsyncSeriesBailHook<[DeviceInvokeContext], OperationResult | undefined>(['invoke']), 'device.invoke'),
     }),
     rpc: Object.freeze({
-      invoke: new HookMap(
-        () => new AsyncSeriesBailHook<[RpcContext], OperationResult | undefined>(['rpc']), 'rpc.invoke'),
+      invoke: new HookMap(() => new AsyncSeriesBailHook<[RpcContext], OperationResult | undefined>(['rpc']), 'rpc.invoke'),
     }),
     server: Object.freeze({
       create: new SyncBailHook<[ServerCreateContext], Server | undefined>(['server'], 'server.create'),

@@ -3,47 +3,175 @@
  * internals; the hook context types come from the core's public types and are re-exported here.
  */
 export type {
-  CommitContext, ContentFilter, DatastoreName, DeviceConnectContext, DeviceConnection, DeviceDataCodec, DeviceDataReader, DeviceEdit, DeviceInfo, DeviceInvokeContext,
-  DeviceReadContext, DeviceWriteContext, DeviceWriteResult, JsonObject, JsonValue, OperationResult, ReadContext,
-  AuthenticateContext, AuthenticateVerdict, RosettaHooks, RouteRegistrar, RpcContext, SchemaLoadedContext, SchemaScope, ServerCreateContext, ServerRoutesContext,
-  ServingUnit, StateReadContext, UriParseContext, WriteContext, PluginApi, PluginDefinition, PluginLogger, SettingsProblem,
-  SettingsResult, DataNode, DataRoot, DataFault,
+  CommitContext,
+  ContentFilter,
+  DatastoreName,
+  DeviceConnectContext,
+  DeviceConnection,
+  DeviceDataCodec,
+  DeviceDataReader,
+  DeviceEdit,
+  DeviceInfo,
+  DeviceInvokeContext,
+  DeviceReadContext,
+  DeviceWriteContext,
+  DeviceWriteResult,
+  JsonObject,
+  JsonValue,
+  OperationResult,
+  ReadContext,
+  AuthenticateContext,
+  AuthenticateVerdict,
+  RosettaHooks,
+  RouteRegistrar,
+  RpcContext,
+  SchemaLoadedContext,
+  SchemaScope,
+  ServerCreateContext,
+  ServerRoutesContext,
+  ServingUnit,
+  StateReadContext,
+  UriParseContext,
+  WriteContext,
+  PluginApi,
+  PluginDefinition,
+  PluginLogger,
+  SettingsProblem,
+  SettingsResult,
+  DataNode,
+  DataRoot,
+  DataFault,
 } from '@rosetta/core';
 
 export { definePlugin, defineSettings, type PluginSpec, type SettingField, type SettingsOf } from './plugin';
-export { NodeSettingsError, settingFlag, settingInteger, settingSecret, settingText, unknownSettings, MAX_SETTING_TEXT } from './node-settings';
-export { HostKeyCheck, HostKeyTrust, hostKeyFingerprint, settingHostKey, settingHostKeyVerification, HOST_KEY_FINGERPRINT, type HostKeyVerification } from './ssh-host-key';
 export {
-  asTranslationUnit, defineTranslationUnit, isListHandler, type ContainerHandler, type Handler, type HandlerContext, type Keys,
-  type ListHandler, type Registration, type TranslationUnit, type TranslationUnitSpec, type Writer, type WriterContext,
+  NodeSettingsError,
+  settingFlag,
+  settingInteger,
+  settingSecret,
+  settingText,
+  unknownSettings,
+  MAX_SETTING_TEXT,
+} from './node-settings';
+export {
+  HostKeyCheck,
+  HostKeyTrust,
+  hostKeyFingerprint,
+  settingHostKey,
+  settingHostKeyVerification,
+  HOST_KEY_FINGERPRINT,
+  type HostKeyVerification,
+} from './ssh-host-key';
+export {
+  asTranslationUnit,
+  defineTranslationUnit,
+  isListHandler,
+  type ContainerHandler,
+  type Handler,
+  type HandlerContext,
+  type Keys,
+  type ListHandler,
+  type Registration,
+  type TranslationUnit,
+  type TranslationUnitSpec,
+  type Writer,
+  type WriterContext,
 } from './translation/unit';
 export { readUnits, TranslationError, type ReadOptions } from './translation/read';
 export { planWrite, type WritePlan } from './translation/write';
 export { parseInstancePath, parseSchemaPath, formatInstancePath, type InstanceSegment, type SchemaPath } from './translation/path';
 export { cachingSession, SHOW_COMMAND, type CliSession } from './cli/session';
 export {
-  CliOutputError, cliError, field, fields, lines, parseBlocks, parseJsonOutput, records, sections, type Block, type BlockOptions,
+  CliOutputError,
+  cliError,
+  field,
+  fields,
+  lines,
+  parseBlocks,
+  parseJsonOutput,
+  records,
+  sections,
+  type Block,
+  type BlockOptions,
   type Section,
 } from './cli/parse';
 export { connectSshCli, type SshCliOptions, type SshCliSession } from './cli/ssh-session';
 export {
-  parseSessionLog, transcriptSession, TranscriptMissError, unitHarness, type Transcript, type UnitHarness,
+  parseSessionLog,
+  transcriptSession,
+  TranscriptMissError,
+  unitHarness,
+  type Transcript,
+  type UnitHarness,
 } from './testing/harness';
-export { simulatorHostKey, simulatorHostKeyFingerprint, startSimulator, type DeviceDefinition, type DeviceView, type SimulatedDevice, type SimulatorOptions } from './testing/simulator';
+export {
+  simulatorHostKey,
+  simulatorHostKeyFingerprint,
+  startSimulator,
+  type DeviceDefinition,
+  type DeviceView,
+  type SimulatedDevice,
+  type SimulatorOptions,
+} from './testing/simulator';
 export { FRR_MODES, FRR_SINGLE_VALUE, type ConfigLine, type ModeRule } from './testing/running-config';
 export { frrDevice, type FrrDeviceOptions } from './testing/frr-device';
-export { acquireFrrPeer, frrPeerLogin, frrPeerUnavailable, type FrrDaemon, type FrrPeerLease, type FrrPeerLogin, type FrrPeerOptions } from './testing/frr-peer';
 export {
-  parseXml, child, childrenNamed, standaloneText, innerText, escapeText, escapeAttr, decodeEntities, XmlSyntaxError, MAX_XML_DEPTH,
+  acquireFrrPeer,
+  frrPeerLogin,
+  frrPeerUnavailable,
+  type FrrDaemon,
+  type FrrPeerLease,
+  type FrrPeerLogin,
+  type FrrPeerOptions,
+} from './testing/frr-peer';
+export {
+  parseXml,
+  child,
+  childrenNamed,
+  standaloneText,
+  innerText,
+  escapeText,
+  escapeAttr,
+  decodeEntities,
+  XmlSyntaxError,
+  MAX_XML_DEPTH,
   type XmlElement,
 } from './netconf/xml';
-export { FrameReader, FramingError, frameMessage, EOM_MARKER, BASE_1_0, BASE_1_1, DEFAULT_MAX_MESSAGE, type FramingMode } from './netconf/framing';
 export {
-  NETCONF_NS, MONITORING_NS, YANG_LIBRARY_NS, YANG_1_NS, NOTIFICATION_NS, CAP_CANDIDATE, CAP_WRITABLE_RUNNING, CAP_NOTIFICATION, EMPTY_GET_CONFIG, FIRST_REPLY_NUDGE_MS,
-  helloMessage, parseHello, parseRpcErrors, renderRpcError, replyMessage, type Hello, type RpcErrorInfo,
+  FrameReader,
+  FramingError,
+  frameMessage,
+  EOM_MARKER,
+  BASE_1_0,
+  BASE_1_1,
+  DEFAULT_MAX_MESSAGE,
+  type FramingMode,
+} from './netconf/framing';
+export {
+  NETCONF_NS,
+  MONITORING_NS,
+  YANG_LIBRARY_NS,
+  YANG_1_NS,
+  NOTIFICATION_NS,
+  CAP_CANDIDATE,
+  CAP_WRITABLE_RUNNING,
+  CAP_NOTIFICATION,
+  EMPTY_GET_CONFIG,
+  FIRST_REPLY_NUDGE_MS,
+  helloMessage,
+  parseHello,
+  parseRpcErrors,
+  renderRpcError,
+  replyMessage,
+  type Hello,
+  type RpcErrorInfo,
 } from './netconf/messages';
 export {
-  startNetconfSimulator, type NetconfDeviceDefinition, type OperationCall, type OperationHandler, type SimulatedNetconfDevice,
+  startNetconfSimulator,
+  type NetconfDeviceDefinition,
+  type OperationCall,
+  type OperationHandler,
+  type SimulatedNetconfDevice,
 } from './netconf/simulator';
 export { openRawNetconf, type RawNetconfOptions, type RawNetconfSession } from './netconf/client';
 export { EditFault, type StoredNode } from './netconf/datastore';

@@ -27,7 +27,12 @@ export const MAX_SETTING_TEXT = 1024;
  * integers as strings); `fallback` when absent or bad.
  */
 export function settingInteger(
-  v: JsonValue | undefined, name: string, fallback: number, problems: string[], min: number, max: number,
+  v: JsonValue | undefined,
+  name: string,
+  fallback: number,
+  problems: string[],
+  min: number,
+  max: number,
 ): number {
   if (v === undefined) return fallback;
   // at most 10 digits: anything longer is out of range anyway, and Number() never sees a huge string

@@ -35,22 +35,32 @@ export type SettingField =
   | { type: 'boolean'; required?: boolean; default?: boolean }
   | { type: 'string-list'; required?: boolean; default?: string[] };
 
-type FieldValue<F extends SettingField> =
-  F extends { type: 'string' } ? string : F extends { type: 'number' } ? number : F extends { type: 'boolean' } ? boolean : string[];
+type FieldValue<F extends SettingField> = F extends { type: 'string' }
+  ? string
+  : F extends { type: 'number' }
+    ? number
+    : F extends { type: 'boolean' }
+      ? boolean
+      : string[];
 
 /** The checked settings object a set of fields produces. */
-export type SettingsOf<S extends Record<string, SettingField>> = { [K in keyof S]: FieldValue<S[K]> | (S[K] extends { required: true } ? never : S[K] extends { default: unknown } ? never : undefined) };
+export type SettingsOf<S extends Record<string, SettingField>> = {
+  [K in keyof S]: FieldValue<S[K]> | (S[K] extends { required: true } ? never : S[K] extends { default: unknown } ? never : undefined);
+};
 
 /**
  * A settings checker from field declarations: unknown fields, missing required ones and wrong types are
  * each reported with the field's name; defaults fill absent fields.
  */
-export function defineSettings<S extends Record<string, SettingField>>(fields: S): (raw: Readonly<Record<string, unknown>>) => SettingsResult {
+export function defineSettings<S extends Record<string, SettingField>>(
+  fields: S,
+): (raw: Readonly<Record<string, unknown>>) => SettingsResult {
   return (raw) => {
     const problems: SettingsProblem[] = [];
     const value: Record<string, unknown> = {};
     for (const name of Object.keys(raw)) {
-      if (!(name in fields)) problems.push({ field: name, message: `unknown setting (known: ${Object.keys(fields).join(', ') || 'none'})` });
+      if (!(name in fields))
+        problems.push({ field: name, message: `unknown setting (known: ${Object.keys(fields).join(', ') || 'none'})` });
     }
     for (const [name, field] of Object.entries(fields)) {
       const given = raw[name];

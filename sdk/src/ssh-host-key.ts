@@ -22,7 +22,9 @@ export function hostKeyFingerprint(key: Buffer): string {
 export function settingHostKey(v: JsonValue | undefined, name: string, problems: string[]): string | undefined {
   if (v === undefined) return undefined;
   if (typeof v !== 'string' || !HOST_KEY_FINGERPRINT.test(v)) {
-    problems.push(`${name}: must be a SHA256 host key fingerprint as ssh-keygen -lf prints it (SHA256: and 43 base64 characters), got ${JSON.stringify(v).slice(0, 60)}`);
+    problems.push(
+      `${name}: must be a SHA256 host key fingerprint as ssh-keygen -lf prints it (SHA256: and 43 base64 characters), got ${JSON.stringify(v).slice(0, 60)}`,
+    );
     return undefined;
   }
   return v;
@@ -48,7 +50,10 @@ export function settingHostKeyVerification(v: JsonValue | undefined, name: strin
 export class HostKeyTrust {
   private trusted: string | undefined;
 
-  constructor(private readonly pinned: string | undefined, private readonly verification: HostKeyVerification) {}
+  constructor(
+    private readonly pinned: string | undefined,
+    private readonly verification: HostKeyVerification,
+  ) {}
 
   /** The check for the next login. */
   login(): HostKeyCheck {
@@ -68,7 +73,10 @@ export class HostKeyCheck {
   presented: string | undefined;
 
   /** `pinned`: the only key accepted (undefined: any); `trustedAtFirstLogin`: it was learnt, not given (for refusals). */
-  constructor(readonly pinned: string | undefined, private readonly trustedAtFirstLogin = false) {}
+  constructor(
+    readonly pinned: string | undefined,
+    private readonly trustedAtFirstLogin = false,
+  ) {}
 
   /** ssh2's `hostVerifier`: remembers the key, accepts it when nothing is pinned or it is the pinned one. */
   readonly verify = (key: Buffer): boolean => {

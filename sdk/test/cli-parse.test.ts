@@ -7,8 +7,20 @@ import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  asTranslationUnit, cachingSession, cliError, defineTranslationUnit, CliOutputError, definePlugin, defineSettings, field, fields, parseBlocks, parseJsonOutput, parseSessionLog,
-  records, sections,
+  asTranslationUnit,
+  cachingSession,
+  cliError,
+  defineTranslationUnit,
+  CliOutputError,
+  definePlugin,
+  defineSettings,
+  field,
+  fields,
+  parseBlocks,
+  parseJsonOutput,
+  parseSessionLog,
+  records,
+  sections,
 } from '@rosetta/sdk';
 
 const log = parseSessionLog(fs.readFileSync(path.resolve(__dirname, '../../examples/frr-minimal/transcripts/frr-8.4.4.log'), 'utf8'));
@@ -16,23 +28,48 @@ const running = log['show running-config']!;
 
 test('indented blocks and sections of a real running config', (t) => {
   const blocks = parseBlocks(running);
-  t.deepEqual(blocks.map((b) => b.text).slice(2, 7), ['frr version 8.4.4', 'frr defaults traditional', 'hostname frr-peer', 'no ip forwarding', 'no ipv6 forwarding']);
+  t.deepEqual(blocks.map((b) => b.text).slice(2, 7), [
+    'frr version 8.4.4',
+    'frr defaults traditional',
+    'hostname frr-peer',
+    'no ip forwarding',
+    'no ipv6 forwarding',
+  ]);
   const ifaces = sections(running, /^interface (\S+)$/);
-  t.deepEqual(ifaces.map((s) => [s.match[1], s.lines]), [['eth7', ['description uplink to core', 'shutdown']], ['lo', ['description loopback of R1']]]);
+  t.deepEqual(
+    ifaces.map((s) => [s.match[1], s.lines]),
+    [
+      ['eth7', ['description uplink to core', 'shutdown']],
+      ['lo', ['description loopback of R1']],
+    ],
+  );
   t.is(ifaces[0]!.block.line, 15);
-  const bgp = parseBlocks('router bgp 65001\n bgp router-id 1.1.1.1\n !\n address-family ipv4 unicast\n  network 10.0.0.0/8\n exit-address-family\nexit\n!\nend');
+  const bgp = parseBlocks(
+    'router bgp 65001\n bgp router-id 1.1.1.1\n !\n address-family ipv4 unicast\n  network 10.0.0.0/8\n exit-address-family\nexit\n!\nend',
+  );
   t.is(bgp.length, 1);
-  t.deepEqual(bgp[0]!.children.map((c) => c.text), ['bgp router-id 1.1.1.1', 'address-family ipv4 unicast']);
-  t.deepEqual(bgp[0]!.children[1]!.children.map((c) => c.text), ['network 10.0.0.0/8']);
+  t.deepEqual(
+    bgp[0]!.children.map((c) => c.text),
+    ['bgp router-id 1.1.1.1', 'address-family ipv4 unicast'],
+  );
+  t.deepEqual(
+    bgp[0]!.children[1]!.children.map((c) => c.text),
+    ['network 10.0.0.0/8'],
+  );
   t.deepEqual(parseBlocks('\r\n\t\r\n'), []);
 });
 
 test('fields and records by regex', (t) => {
-  t.deepEqual(fields(log['show version']!, { version: /^FRRouting (\S+)/, host: /^FRRouting \S+ \((\S+)\)/, kernel: /on Linux\(([^)]*)\)/ }),
-    { version: '8.4.4', host: 'frr-peer', kernel: '6.18.44-fc-v595' });
+  t.deepEqual(
+    fields(log['show version']!, { version: /^FRRouting (\S+)/, host: /^FRRouting \S+ \((\S+)\)/, kernel: /on Linux\(([^)]*)\)/ }),
+    { version: '8.4.4', host: 'frr-peer', kernel: '6.18.44-fc-v595' },
+  );
   t.is(field(running, /^hostname (\S+)/), 'frr-peer');
   t.is(field(running, /^no such/), undefined);
-  t.deepEqual(records(running, /^ip route (?<prefix>\S+) (?<via>\S+)$/), [{ prefix: '192.0.2.0/24', via: 'Null0' }, { prefix: '198.51.100.0/24', via: '127.0.0.2' }]);
+  t.deepEqual(records(running, /^ip route (?<prefix>\S+) (?<via>\S+)$/), [
+    { prefix: '192.0.2.0/24', via: 'Null0' },
+    { prefix: '198.51.100.0/24', via: '127.0.0.2' },
+  ]);
 });
 
 test('JSON output, CLI errors and junk', (t) => {
@@ -40,7 +77,10 @@ test('JSON output, CLI errors and junk', (t) => {
   t.is(json['lo']!['mtu'], 65536);
   t.is(json['eth7']!['administrativeStatus'], 'down');
   t.deepEqual(parseJsonOutput('show bgp summary json\n{"ipv4Unicast":{}}\n'), { ipv4Unicast: {} });
-  t.throws(() => parseJsonOutput('% Unknown command: show foo json'), { instanceOf: CliOutputError, message: /answered with an error: % Unknown command: show foo json/ });
+  t.throws(() => parseJsonOutput('% Unknown command: show foo json'), {
+    instanceOf: CliOutputError,
+    message: /answered with an error: % Unknown command: show foo json/,
+  });
   t.throws(() => parseJsonOutput('Building configuration...'), { message: /no JSON in the output/ });
   t.throws(() => parseJsonOutput('{"a": '), { message: /not valid JSON/ });
   t.is(cliError('ok\n% Command incomplete: ip route 1.2.3.0/24\n'), '% Command incomplete: ip route 1.2.3.0/24');
@@ -49,8 +89,18 @@ test('JSON output, CLI errors and junk', (t) => {
 
 test('a request session asks the device once per show command; config commands always go through', async (t) => {
   const calls: string[] = [];
-  const session = cachingSession({ exec: async (c) => { calls.push(c); if (c === 'show fail') throw new Error('timeout'); return `out of ${c}`; } });
-  const outs = await Promise.all([session.exec('show running-config'), session.exec('show running-config'), session.exec('show running-config')]);
+  const session = cachingSession({
+    exec: async (c) => {
+      calls.push(c);
+      if (c === 'show fail') throw new Error('timeout');
+      return `out of ${c}`;
+    },
+  });
+  const outs = await Promise.all([
+    session.exec('show running-config'),
+    session.exec('show running-config'),
+    session.exec('show running-config'),
+  ]);
   t.deepEqual(outs, ['out of show running-config', 'out of show running-config', 'out of show running-config']);
   await session.exec('interface lo');
   await session.exec('interface lo');
@@ -62,12 +112,21 @@ test('a request session asks the device once per show command; config commands a
 test('prefetch types the show commands ahead in one call; readers get those outputs; others wait for them', async (t) => {
   const calls: string[][] = [];
   let answer!: () => void;
-  const typedAhead = new Promise<void>((r) => { answer = r; });
+  const typedAhead = new Promise<void>((r) => {
+    answer = r;
+  });
   const session = cachingSession({
-    exec: async (c) => { calls.push([c]); return `out of ${c}`; },
+    exec: async (c) => {
+      calls.push([c]);
+      return `out of ${c}`;
+    },
     execAll: (cs) => {
       calls.push([...cs]);
-      return cs.map(async (c) => { await typedAhead; if (c === 'show fail') throw new Error('refused'); return `typed ${c}`; });
+      return cs.map(async (c) => {
+        await typedAhead;
+        if (c === 'show fail') throw new Error('refused');
+        return `typed ${c}`;
+      });
     },
   });
   const prefetched = session.prefetch(['show a', 'configure terminal', 'show b', 'show a', 'show fail']);
@@ -111,7 +170,10 @@ test('definePlugin builds what the core loads; defineSettings names each bad fie
   const bad = plugin.settings!({ port: 70000.5, tags: [1], verbose: 'yes', colour: 'red' });
   t.false(bad.ok);
   if (!bad.ok) {
-    t.deepEqual(bad.problems.map((p) => p.field), ['colour', 'host', 'port', 'tags', 'verbose']);
+    t.deepEqual(
+      bad.problems.map((p) => p.field),
+      ['colour', 'host', 'port', 'tags', 'verbose'],
+    );
     t.regex(bad.problems.find((p) => p.field === 'port')!.message, /must be an integer, got 70000.5/);
   }
 });

@@ -14,17 +14,34 @@ function wideUnit(parents: number, calls: { list: number }) {
     paths: {
       '/w:top/parent': {
         keys: ['name'],
-        async list() { calls.list++; return names; },
-        async readConfig({ key }) { return { name: key['name']!, config: { name: key['name']!, n: Number(key['name']!.slice(1)) } }; },
-        async readState({ key }) { return { state: { up: key['name']!.endsWith('0') } }; },
+        async list() {
+          calls.list++;
+          return names;
+        },
+        async readConfig({ key }) {
+          return { name: key['name']!, config: { name: key['name']!, n: Number(key['name']!.slice(1)) } };
+        },
+        async readState({ key }) {
+          return { state: { up: key['name']!.endsWith('0') } };
+        },
       },
       '/w:top/parent/child': {
         keys: ['id', 'side'],
-        async list() { calls.list++; return [{ id: '1', side: 'a' }, { id: '1', side: 'b' }]; },
-        async readConfig({ key }) { return { config: { id: Number(key['id']), side: key['side']! } }; },
+        async list() {
+          calls.list++;
+          return [
+            { id: '1', side: 'a' },
+            { id: '1', side: 'b' },
+          ];
+        },
+        async readConfig({ key }) {
+          return { config: { id: Number(key['id']), side: key['side']! } };
+        },
       },
       '/w:top/parent/child/detail': {
-        async readConfig({ keys }) { return { owner: keys[0]!['name']! }; },
+        async readConfig({ keys }) {
+          return { owner: keys[0]!['name']! };
+        },
       },
     },
   });
@@ -61,7 +78,9 @@ test('a whole read of 4N entries costs about 4 times N, not 16', async (t) => {
   const parents = large.doc['w:top'].parent;
   t.is(parents.length, 4 * N);
   t.deepEqual(parents[12_345], {
-    name: 'p12345', config: { name: 'p12345', n: 12_345 }, state: { up: false },
+    name: 'p12345',
+    config: { name: 'p12345', n: 12_345 },
+    state: { up: false },
     child: [
       { id: '1', side: 'a', config: { id: 1, side: 'a' }, detail: { owner: 'p12345' } },
       { id: '1', side: 'b', config: { id: 1, side: 'b' }, detail: { owner: 'p12345' } },
@@ -74,12 +93,23 @@ test('entries whose list repeats a key are merged into one, as before the index'
     paths: {
       '/w:top/item': {
         keys: ['k'],
-        async list() { return [{ k: 'x' }, { k: 'y' }, { k: 'x' }]; },
-        async readConfig({ key }) { return { k: key['k']!, seen: true }; },
+        async list() {
+          return [{ k: 'x' }, { k: 'y' }, { k: 'x' }];
+        },
+        async readConfig({ key }) {
+          return { k: key['k']!, seen: true };
+        },
       },
     },
   });
-  t.deepEqual(await readUnits([unit], session, {}), { 'w:top': { item: [{ k: 'x', seen: true }, { k: 'y', seen: true }] } });
+  t.deepEqual(await readUnits([unit], session, {}), {
+    'w:top': {
+      item: [
+        { k: 'x', seen: true },
+        { k: 'y', seen: true },
+      ],
+    },
+  });
   // a targeted read of one entry of a large list still finds it
   t.deepEqual(await readUnits([unit], session, { path: "/w:top/item[k='y']" }), { 'w:item': [{ k: 'y', seen: true }] });
 });

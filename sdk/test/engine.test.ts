@@ -5,13 +5,26 @@
  */
 import test from 'ava';
 import {
-  defineTranslationUnit, parseInstancePath, planWrite, readUnits, TranslationError, unitHarness, type JsonObject,
+  defineTranslationUnit,
+  parseInstancePath,
+  planWrite,
+  readUnits,
+  TranslationError,
+  unitHarness,
+  type JsonObject,
 } from '@rosetta/sdk';
 
 // A BGP-like unit on FRR-style output: neighbors nested in instances, keyed by the parent's AS.
 const RUNNING = [
-  'router bgp 65001', ' bgp router-id 10.0.0.1', ' neighbor 192.0.2.1 remote-as 65002', ' neighbor 192.0.2.2 remote-as 65003', 'exit', '!',
-  'router bgp 65009 vrf blue', ' neighbor 198.51.100.1 remote-as 65010', 'exit',
+  'router bgp 65001',
+  ' bgp router-id 10.0.0.1',
+  ' neighbor 192.0.2.1 remote-as 65002',
+  ' neighbor 192.0.2.2 remote-as 65003',
+  'exit',
+  '!',
+  'router bgp 65009 vrf blue',
+  ' neighbor 198.51.100.1 remote-as 65010',
+  'exit',
 ].join('\n');
 
 const bgp = defineTranslationUnit({
@@ -31,7 +44,11 @@ const bgp = defineTranslationUnit({
       write: {
         create: (after) => [`router bgp ${after['as']}`, ...(after['router-id'] ? [` bgp router-id ${after['router-id']}`] : []), 'exit'],
         delete: (before) => [`no router bgp ${before['as']}`],
-        update: (before, after) => [`router bgp ${after['as']}`, after['router-id'] ? ` bgp router-id ${after['router-id']}` : ` no bgp router-id ${before['router-id']}`, 'exit'],
+        update: (before, after) => [
+          `router bgp ${after['as']}`,
+          after['router-id'] ? ` bgp router-id ${after['router-id']}` : ` no bgp router-id ${before['router-id']}`,
+          'exit',
+        ],
       },
     },
     '/ex-bgp:bgp/instance/neighbor': {
@@ -48,7 +65,11 @@ const bgp = defineTranslationUnit({
         return m ? { 'peer-as': Number(m[1]) } : undefined;
       },
       write: {
-        create: (after, { keys }) => [`router bgp ${keys[0]!['as']}`, ` neighbor ${after['address']} remote-as ${after['peer-as']}`, 'exit'],
+        create: (after, { keys }) => [
+          `router bgp ${keys[0]!['as']}`,
+          ` neighbor ${after['address']} remote-as ${after['peer-as']}`,
+          'exit',
+        ],
         delete: (before, { keys }) => [`router bgp ${keys[0]!['as']}`, ` no neighbor ${before['address']}`, 'exit'],
       },
     },
@@ -74,7 +95,14 @@ test('nested lists get their parent keys; several units serve one device', async
   t.deepEqual(await h.read('/'), {
     'ex-bgp:bgp': {
       instance: [
-        { as: 65001, 'router-id': '10.0.0.1', neighbor: [{ address: '192.0.2.1', 'peer-as': 65002 }, { address: '192.0.2.2', 'peer-as': 65003 }] },
+        {
+          as: 65001,
+          'router-id': '10.0.0.1',
+          neighbor: [
+            { address: '192.0.2.1', 'peer-as': 65002 },
+            { address: '192.0.2.2', 'peer-as': 65003 },
+          ],
+        },
         { as: 65009, neighbor: [{ address: '198.51.100.1', 'peer-as': 65010 }] },
       ],
     },
@@ -102,11 +130,17 @@ test('write order: deletes deepest first, parents before children on create; a c
   after['ex-sys:system'].hostname = 'edge-2';
   const plan = planWrite([bgp, system], before, after);
   t.deepEqual(plan.commands, [
-    'router bgp 65001', ' no neighbor 192.0.2.1', 'exit',
+    'router bgp 65001',
+    ' no neighbor 192.0.2.1',
+    'exit',
     'no router bgp 65009',
     'hostname edge-2',
-    'router bgp 65100', ' bgp router-id 10.9.9.9', 'exit',
-    'router bgp 65100', ' neighbor 203.0.113.1 remote-as 65101', 'exit',
+    'router bgp 65100',
+    ' bgp router-id 10.9.9.9',
+    'exit',
+    'router bgp 65100',
+    ' neighbor 203.0.113.1 remote-as 65101',
+    'exit',
   ]);
   // undoing the created instance removes its neighbor with it
   t.deepEqual(plan.undo.slice(0, 2), ['no router bgp 65100', 'hostname edge-1']);
@@ -115,19 +149,39 @@ test('write order: deletes deepest first, parents before children on create; a c
   const peer = structuredClone(before) as any;
   peer['ex-bgp:bgp'].instance[0].neighbor[0]['peer-as'] = 64999;
   t.deepEqual(planWrite([bgp], before, peer).commands, [
-    'router bgp 65001', ' no neighbor 192.0.2.1', 'exit', 'router bgp 65001', ' neighbor 192.0.2.1 remote-as 64999', 'exit',
+    'router bgp 65001',
+    ' no neighbor 192.0.2.1',
+    'exit',
+    'router bgp 65001',
+    ' neighbor 192.0.2.1 remote-as 64999',
+    'exit',
   ]);
 });
 
 test('missing writers, undo gaps and throwing writers are reported with the instance path', (t) => {
-  const noDelete = defineTranslationUnit({ paths: { '/m:x/item': { keys: ['id'], list: async () => [], write: { create: (a) => [`item ${a['id']}`] } } } });
+  const noDelete = defineTranslationUnit({
+    paths: { '/m:x/item': { keys: ['id'], list: async () => [], write: { create: (a) => [`item ${a['id']}`] } } },
+  });
   const doc = (ids: string[]): JsonObject => ({ 'm:x': { item: ids.map((id) => ({ id })) } });
   const plan = planWrite([noDelete], doc([]), doc(['a']));
   t.deepEqual(plan.commands, ['item a']);
   t.deepEqual(plan.undo, []);
   t.deepEqual(plan.undoGaps, ["/m:x/item[id='a']: no delete writer to undo the create"]);
-  t.throws(() => planWrite([noDelete], doc(['a']), doc([])), { instanceOf: TranslationError, message: "/m:x/item[id='a']: no writer can delete /m:x/item" });
-  const throwing = defineTranslationUnit({ paths: { '/m:y': { write: { create: () => { throw new Error('bad value'); } } } } });
+  t.throws(() => planWrite([noDelete], doc(['a']), doc([])), {
+    instanceOf: TranslationError,
+    message: "/m:x/item[id='a']: no writer can delete /m:x/item",
+  });
+  const throwing = defineTranslationUnit({
+    paths: {
+      '/m:y': {
+        write: {
+          create: () => {
+            throw new Error('bad value');
+          },
+        },
+      },
+    },
+  });
   t.throws(() => planWrite([throwing], {}, { 'm:y': { a: 1 } }), { message: '/m:y: create writer failed: bad value' });
   const notArray = defineTranslationUnit({ paths: { '/m:y': { write: { create: () => 'oops' as unknown as string[] } } } });
   t.throws(() => planWrite([notArray], {}, { 'm:y': { a: 1 } }), { message: /must return an array of command strings/ });
@@ -139,13 +193,23 @@ test('bad registrations fail at definition; garbage paths are refused, not throw
   t.throws(() => defineTranslationUnit({ paths: { "/m:a/b[k='1']": {} } }), { message: /drop the \[key=...\] predicates/ });
   t.throws(() => defineTranslationUnit({ paths: { '/m:a/b': {}, '/m:a/m:b': {} } }), { message: /registered twice/ });
   t.throws(() => defineTranslationUnit({ paths: { '/m:a': { keys: [], list: async () => [] } } }), { message: /at least one key/ });
-  for (const bad of ['/m:a[', "/m:a[k='1'", '/m:a//b', '/m:a/', '/' + 'x/'.repeat(5000), '/m:a/b c']) {
+  for (const bad of ['/m:a[', "/m:a[k='1'", '/m:a//b', '/m:a/', `/${'x/'.repeat(5000)}`, '/m:a/b c']) {
     const r = parseInstancePath(bad);
     t.false(r.ok, bad.slice(0, 20));
   }
-  t.deepEqual(parseInstancePath(`/m:a/b[k="it's"][j='2']/o:c/d`), { ok: true, path: [{ member: 'm:a' }, { member: 'b', keys: { k: "it's", j: '2' } }, { member: 'o:c' }, { member: 'd' }] });
-  const session = { exec: async () => { throw new Error('connection reset'); } };
-  await t.throwsAsync(readUnits([bgp], session), { instanceOf: TranslationError, message: '/ex-bgp:bgp/instance: list failed: connection reset' });
+  t.deepEqual(parseInstancePath(`/m:a/b[k="it's"][j='2']/o:c/d`), {
+    ok: true,
+    path: [{ member: 'm:a' }, { member: 'b', keys: { k: "it's", j: '2' } }, { member: 'o:c' }, { member: 'd' }],
+  });
+  const session = {
+    exec: async () => {
+      throw new Error('connection reset');
+    },
+  };
+  await t.throwsAsync(readUnits([bgp], session), {
+    instanceOf: TranslationError,
+    message: '/ex-bgp:bgp/instance: list failed: connection reset',
+  });
 });
 
 test('writers see the whole documents (swapped for undo); undoing a parent delete recreates the children it removed', (t) => {
@@ -156,7 +220,10 @@ test('writers see the whole documents (swapped for undo); undoing a parent delet
       '/m:bgp': {
         write: {
           create: (a) => [`router bgp ${a['as']}`, 'exit'],
-          update: (b, a) => { if (b['as'] !== a['as']) throw new Error('the AS cannot change'); return []; },
+          update: (b, a) => {
+            if (b['as'] !== a['as']) throw new Error('the AS cannot change');
+            return [];
+          },
           delete: (b) => [`no router bgp ${b['as']}`],
         },
       },
@@ -164,8 +231,16 @@ test('writers see the whole documents (swapped for undo); undoing a parent delet
         keys: ['address'],
         list: async () => [],
         write: {
-          create: (a, { documents }) => [`router bgp ${(documents.after['m:bgp'] as JsonObject)['as']}`, ` neighbor ${a['address']} remote-as ${a['peer-as']}`, 'exit'],
-          delete: (b, { documents }) => [`router bgp ${(documents.before['m:bgp'] as JsonObject)['as']}`, ` no neighbor ${b['address']}`, 'exit'],
+          create: (a, { documents }) => [
+            `router bgp ${(documents.after['m:bgp'] as JsonObject)['as']}`,
+            ` neighbor ${a['address']} remote-as ${a['peer-as']}`,
+            'exit',
+          ],
+          delete: (b, { documents }) => [
+            `router bgp ${(documents.before['m:bgp'] as JsonObject)['as']}`,
+            ` no neighbor ${b['address']}`,
+            'exit',
+          ],
         },
       },
     },

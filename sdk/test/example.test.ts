@@ -29,11 +29,18 @@ test('reads config and state of the whole device from the transcript', async (t)
     'rosetta-example-frr:interfaces': {
       interface: [
         { name: 'eth7', config: { enabled: false, description: 'uplink to core' }, state: { 'admin-status': 'down' } },
-        { name: 'lo', config: { enabled: true, description: 'loopback of R1' }, state: { 'admin-status': 'up', 'oper-status': 'up', mtu: 65536 } },
+        {
+          name: 'lo',
+          config: { enabled: true, description: 'loopback of R1' },
+          state: { 'admin-status': 'up', 'oper-status': 'up', mtu: 65536 },
+        },
       ],
     },
     'rosetta-example-frr:static-routes': {
-      route: [{ prefix: '192.0.2.0/24', 'next-hop': 'Null0' }, { prefix: '198.51.100.0/24', 'next-hop': '127.0.0.2' }],
+      route: [
+        { prefix: '192.0.2.0/24', 'next-hop': 'Null0' },
+        { prefix: '198.51.100.0/24', 'next-hop': '127.0.0.2' },
+      ],
     },
   });
   // one round trip per show command, however many readers used it
@@ -95,14 +102,22 @@ test('writes: the commands and the undo a change produces', async (t) => {
   const plan = h.write(before, after);
   t.deepEqual(plan.commands, [
     'no ip route 198.51.100.0/24 127.0.0.2',
-    'interface eth7', ' no description', ' no shutdown', 'exit',
-    'interface eth8', ' description new link', 'exit',
+    'interface eth7',
+    ' no description',
+    ' no shutdown',
+    'exit',
+    'interface eth8',
+    ' description new link',
+    'exit',
     'ip route 203.0.113.0/24 Null0',
   ]);
   t.deepEqual(plan.undo, [
     'no ip route 203.0.113.0/24 Null0',
     'no interface eth8',
-    'interface eth7', ' description uplink to core', ' shutdown', 'exit',
+    'interface eth7',
+    ' description uplink to core',
+    ' shutdown',
+    'exit',
     'ip route 198.51.100.0/24 127.0.0.2',
   ]);
   t.deepEqual(plan.undoGaps, []);
@@ -129,9 +144,15 @@ test('the example is a real plugin: the core validates its manifest and serves i
   try {
     t.like(host.status()[0], { name: '@rosetta/example-frr-minimal', version: '1.0.0', state: 'loaded', kind: 'translation-unit' });
     const served = host.unitsFor('frr', '8.4.4');
-    t.deepEqual(served.units.map((u) => u.plugin), ['@rosetta/example-frr-minimal']);
+    t.deepEqual(
+      served.units.map((u) => u.plugin),
+      ['@rosetta/example-frr-minimal'],
+    );
     t.is(served.units[0]!.yangDir, path.join(EXAMPLE, 'yang'));
-    const viaHost = await unitHarness(served.units.map((u) => u.definition as any), transcript).read('/', 'config');
+    const viaHost = await unitHarness(
+      served.units.map((u) => u.definition as any),
+      transcript,
+    ).read('/', 'config');
     t.truthy(viaHost?.['rosetta-example-frr:interfaces']);
     t.regex(host.unitsFor('frr', '7.5.1').reason ?? '', /covers version 7\.5\.1/);
   } finally {

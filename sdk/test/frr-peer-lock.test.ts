@@ -17,7 +17,9 @@ const MODULE = path.resolve(__dirname, '../src/testing/frr-peer.js');
 function fakePeer(): { dir: string; script: string; lockDir: string; calls: () => string[] } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-frr-lock-'));
   const script = path.join(dir, 'peer.sh');
-  fs.writeFileSync(script, `#!/bin/bash
+  fs.writeFileSync(
+    script,
+    `#!/bin/bash
 echo "$1" >> "${dir}/calls"
 case "$1" in
   start) touch "${dir}/running" ;;
@@ -25,8 +27,14 @@ case "$1" in
   restart) touch "${dir}/running" ;;
   status) [ -e "${dir}/running" ] || exit 3 ;;
 esac
-`);
-  return { dir, script, lockDir: path.join(dir, 'lock'), calls: () => (fs.existsSync(path.join(dir, 'calls')) ? fs.readFileSync(path.join(dir, 'calls'), 'utf8').trim().split('\n') : []) };
+`,
+  );
+  return {
+    dir,
+    script,
+    lockDir: path.join(dir, 'lock'),
+    calls: () => (fs.existsSync(path.join(dir, 'calls')) ? fs.readFileSync(path.join(dir, 'calls'), 'utf8').trim().split('\n') : []),
+  };
 }
 
 test('leases from separate processes run one after another', async (t) => {
@@ -42,9 +50,16 @@ test('leases from separate processes run one after another', async (t) => {
       fs.appendFileSync(${JSON.stringify(log)}, 'out ${name} ' + Date.now() + '\\n');
       await lease.release();
     })();`;
-  const run = (name: string) => new Promise<number>((resolve) => spawn(process.execPath, ['-e', holder(name)], { stdio: 'inherit' }).on('exit', (c) => resolve(c ?? 1)));
+  const run = (name: string) =>
+    new Promise<number>((resolve) =>
+      spawn(process.execPath, ['-e', holder(name)], { stdio: 'inherit' }).on('exit', (c) => resolve(c ?? 1)),
+    );
   t.deepEqual(await Promise.all([run('a'), run('b'), run('c')]), [0, 0, 0]);
-  const events = fs.readFileSync(log, 'utf8').trim().split('\n').map((l) => l.split(' '));
+  const events = fs
+    .readFileSync(log, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => l.split(' '));
   t.is(events.length, 6);
   for (let i = 0; i < 6; i += 2) {
     t.is(events[i]![0], 'in');
@@ -53,7 +68,10 @@ test('leases from separate processes run one after another', async (t) => {
   }
   t.false(fs.existsSync(peer.lockDir), 'the last holder released the lock');
   // the first lease started the peer and stopped it; so did each later one (none found it running)
-  t.deepEqual(peer.calls().filter((c) => c !== 'status'), ['start', 'stop', 'start', 'stop', 'start', 'stop']);
+  t.deepEqual(
+    peer.calls().filter((c) => c !== 'status'),
+    ['start', 'stop', 'start', 'stop', 'start', 'stop'],
+  );
 });
 
 test('a running peer is restarted to its baseline and left running; a lock of a dead process is recovered', async (t) => {
@@ -61,7 +79,10 @@ test('a running peer is restarted to its baseline and left running; a lock of a 
   fs.writeFileSync(path.join(peer.dir, 'running'), '');
   const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
   fs.mkdirSync(peer.lockDir);
-  fs.writeFileSync(path.join(peer.lockDir, 'owner'), JSON.stringify({ pid: Number(dead.stdout), who: 'crashed worker', since: new Date().toISOString() }));
+  fs.writeFileSync(
+    path.join(peer.lockDir, 'owner'),
+    JSON.stringify({ pid: Number(dead.stdout), who: 'crashed worker', since: new Date().toISOString() }),
+  );
   const lease = await acquireFrrPeer({ script: peer.script, lockDir: peer.lockDir, waitMs: 5000 });
   t.true(lease.waitedMs < 5000);
   t.is(JSON.parse(fs.readFileSync(path.join(peer.lockDir, 'owner'), 'utf8')).pid, process.pid);
@@ -82,7 +103,10 @@ test('a waiter gives up after waitMs naming the live holder; acquires in one pro
 
   const first = await acquireFrrPeer({ script: peer.script, lockDir: peer.lockDir });
   let secondIn = false;
-  const second = acquireFrrPeer({ script: peer.script, lockDir: peer.lockDir }).then((l) => { secondIn = true; return l; });
+  const second = acquireFrrPeer({ script: peer.script, lockDir: peer.lockDir }).then((l) => {
+    secondIn = true;
+    return l;
+  });
   await new Promise((r) => setTimeout(r, 300));
   t.false(secondIn, 'the second lease waits for the first');
   await first.release();

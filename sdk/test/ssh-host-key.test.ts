@@ -36,7 +36,10 @@ test('the verifier: any key without a pin, only the pinned one with; the present
   t.is(pinned.refusal('r1'), undefined);
   const other = new HostKeyCheck(`SHA256:${'A'.repeat(43)}`);
   t.false(other.verify(blob));
-  t.regex(other.refusal('r1:22')!, new RegExp(`^r1:22: the device presented host key ${fingerprint.replace(/[+/]/g, '\\$&')}, not the pinned SHA256:A{43}`));
+  t.regex(
+    other.refusal('r1:22')!,
+    new RegExp(`^r1:22: the device presented host key ${fingerprint.replace(/[+/]/g, '\\$&')}, not the pinned SHA256:A{43}`),
+  );
 });
 
 test('host-key-verification: accept-any by default, trust-on-first-use when asked; anything else is a problem naming the member', (t) => {

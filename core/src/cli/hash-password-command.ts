@@ -47,7 +47,10 @@ function firstLine(input: NodeJS.ReadableStream): Promise<string | undefined> {
   return new Promise((resolve) => {
     const rl = readline.createInterface({ input, terminal: false });
     let line: string | undefined;
-    rl.once('line', (l) => { line = l; rl.close(); });
+    rl.once('line', (l) => {
+      line = l;
+      rl.close();
+    });
     rl.once('close', () => resolve(line));
   });
 }
@@ -89,27 +92,42 @@ function secretFromTerminal(input: NodeJS.ReadStream, prompt: string): Promise<s
 export async function hashPasswordCommand(argv: readonly string[], input: NodeJS.ReadableStream = process.stdin): Promise<number> {
   let values: { cost?: string; help?: boolean };
   try {
-    ({ values } = parseArgs({ args: [...argv], options: { cost: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true }));
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: { cost: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+    }));
   } catch (e) {
     console.error(`rosetta hash-password: ${(e as Error).message}\n\n${HELP}`);
     return 2;
   }
-  if (values.help) { console.log(HELP); return 0; }
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
   const cost = values.cost === undefined ? 16384 : Number(values.cost);
-  const costProblem = /^\d{1,8}$/.test(values.cost ?? '16384') ? scryptHashProblem(`scrypt$${cost}$8$1$AAAAAAAAAAA=$AAAAAAAAAAAAAAAAAAAAAA==`) : 'not a number';
-  if (costProblem) { console.error(`rosetta hash-password: --cost: ${costProblem}`); return 2; }
+  const costProblem = /^\d{1,8}$/.test(values.cost ?? '16384')
+    ? scryptHashProblem(`scrypt$${cost}$8$1$AAAAAAAAAAA=$AAAAAAAAAAAAAAAAAAAAAA==`)
+    : 'not a number';
+  if (costProblem) {
+    console.error(`rosetta hash-password: --cost: ${costProblem}`);
+    return 2;
+  }
   const terminal = (input as NodeJS.ReadStream).isTTY === true && typeof (input as NodeJS.ReadStream).setRawMode === 'function';
   let password: string | undefined;
   if (terminal) {
     password = await secretFromTerminal(input as NodeJS.ReadStream, 'password: ');
-    if (password !== undefined && password !== '' && await secretFromTerminal(input as NodeJS.ReadStream, 'again: ') !== password) {
+    if (password !== undefined && password !== '' && (await secretFromTerminal(input as NodeJS.ReadStream, 'again: ')) !== password) {
       console.error('rosetta hash-password: the two passwords differ');
       return 2;
     }
   } else {
     password = await firstLine(input);
   }
-  if (password === undefined || password === '') { console.error('rosetta hash-password: no password on standard input'); return 2; }
+  if (password === undefined || password === '') {
+    console.error('rosetta hash-password: no password on standard input');
+    return 2;
+  }
   console.log(await hashPassword(password, { cost }));
   return 0;
 }

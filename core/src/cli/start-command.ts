@@ -69,7 +69,8 @@ export async function startCommand(argv: readonly string[], opener?: DatastoreOp
   try {
     let port: number | undefined;
     if (values.port !== undefined) {
-      if (!/^\d+$/.test(values.port) || Number(values.port) > 65535) throw new ConfigError('--port', `must be an integer from 0 to 65535, not '${values.port}'`);
+      if (!/^\d+$/.test(values.port) || Number(values.port) > 65535)
+        throw new ConfigError('--port', `must be an integer from 0 to 65535, not '${values.port}'`);
       port = Number(values.port);
     }
     const defaultPlugins = path.resolve('plugins.json');
@@ -94,7 +95,9 @@ export async function startCommand(argv: readonly string[], opener?: DatastoreOp
     console.error(`rosetta start: ${(e as Error).message}`);
     return 1;
   }
-  const modules = [...service.schema.modules.values()].filter((m) => m.implemented).map((m) => (m.revision ? `${m.name}@${m.revision}` : m.name));
+  const modules = [...service.schema.modules.values()]
+    .filter((m) => m.implemented)
+    .map((m) => (m.revision ? `${m.name}@${m.revision}` : m.name));
   // Listening for the signals before saying the service is up: whoever waits for these lines may
   // stop it at once, and a SIGTERM before the handler would kill it without stopping.
   const signalled = new Promise<void>((resolve) => {

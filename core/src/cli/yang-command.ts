@@ -75,9 +75,11 @@ export async function yangCommand(argv: readonly string[]): Promise<number> {
       return 0;
     }
     if (sub !== 'tree' && values['schema-node'] !== undefined) throw new UsageError('-P is an option of yang tree only');
-    if (sub !== 'validate' && (values.type !== undefined || values.leafrefs)) throw new UsageError('-t and --leafrefs are options of yang validate only');
+    if (sub !== 'validate' && (values.type !== undefined || values.leafrefs))
+      throw new UsageError('-t and --leafrefs are options of yang validate only');
     const modules = sub === 'validate' ? positionals.slice(0, -1) : positionals;
-    if (modules.length === 0) throw new UsageError(sub === 'validate' ? 'give at least one MODULE and a DATA file' : 'give at least one MODULE');
+    if (modules.length === 0)
+      throw new UsageError(sub === 'validate' ? 'give at least one MODULE and a DATA file' : 'give at least one MODULE');
     const ctx = compile(modules, values.path ?? [], values.features ?? [], values['make-implemented'] ?? false);
     const errors = ctx.diagnostics.filter((d) => d.severity === 'error');
     for (const d of ctx.diagnostics) if (d.severity === 'error' || sub === 'check') console.error(formatDiagnostic(d));
@@ -108,14 +110,22 @@ export function parseFeatures(specs: readonly string[]): Map<string, readonly st
       const colon = item.indexOf(':');
       if (colon <= 0) throw new UsageError(`-F ${item}: expected MODULE:FEATURE[,FEATURE...]`);
       const mod = item.slice(0, colon);
-      const list = item.slice(colon + 1).split(',').filter(Boolean);
+      const list = item
+        .slice(colon + 1)
+        .split(',')
+        .filter(Boolean);
       features.set(mod, list.includes('*') ? '*' : list);
     }
   }
   return features;
 }
 
-function compile(modules: readonly string[], dirs: readonly string[], featureSpecs: readonly string[], implementImports: boolean): SchemaContext {
+function compile(
+  modules: readonly string[],
+  dirs: readonly string[],
+  featureSpecs: readonly string[],
+  implementImports: boolean,
+): SchemaContext {
   const repo = new ModuleRepository(dirs);
   for (const m of modules) {
     if (isFile(m)) repo.addSearchDir(path.dirname(m));

@@ -72,7 +72,11 @@ function resolve(name: string, owner: CompiledModule | undefined, ctx: SchemaCon
  * scope): declared, and valued by its type. Returns the stored name and value, or a fault.
  */
 export function checkAttribute(
-  name: string, raw: unknown, owner: CompiledModule | undefined, ctx: SchemaContext, options: AttributeOptions,
+  name: string,
+  raw: unknown,
+  owner: CompiledModule | undefined,
+  ctx: SchemaContext,
+  options: AttributeOptions,
   text?: { readonly resolvePrefix: (prefix: string) => string | undefined },
 ): { name: string; value: string | number | boolean | null } | AttributeFault {
   if (options.allowAttributes === false) return { tag: 'unknown-attribute', message: `attribute '${name}' is not allowed here` };
@@ -91,7 +95,10 @@ export function checkAttribute(
 
 /** Checks a JSON `@` object; returns the attributes as stored, or a fault. */
 export function checkAttributes(
-  raw: unknown, owner: CompiledModule | undefined, ctx: SchemaContext, options: AttributeOptions,
+  raw: unknown,
+  owner: CompiledModule | undefined,
+  ctx: SchemaContext,
+  options: AttributeOptions,
 ): { attributes: Attributes } | AttributeFault {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     return { tag: 'bad-attribute', message: 'attributes ("@") must be a JSON object' };

@@ -6,9 +6,7 @@
  *
  * Tables are built once per schema node and cached (schemas are immutable once compiled).
  */
-import {
-  isDataNode, type CompiledModule, type ListSchema, type SchemaContext, type SchemaNode,
-} from '../yang/schema';
+import { isDataNode, type CompiledModule, type ListSchema, type SchemaContext, type SchemaNode } from '../yang/schema';
 import type { DataSchemaNode } from '../yang/schema';
 
 /** A schema node that can appear as a child in a data tree, with its place in the canonical order. */

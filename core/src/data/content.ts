@@ -58,7 +58,9 @@ function cut(node: DataNode, mode: ContentCut): DataNode | undefined {
   // a subtree whose schema has no state: config keeps all of it, nonconfig none, without a walk
   if (!holdsState(node.schema)) return mode === 'config' ? node : undefined;
   switch (node.kind) {
-    case 'leaf': case 'leaf-list': case 'any':
+    case 'leaf':
+    case 'leaf-list':
+    case 'any':
       return mode === 'config' ? node : undefined;
     case 'list': {
       let entries: typeof node.entries | undefined;

@@ -27,7 +27,11 @@ import type { ListEntryNode, ListNode } from './tree';
 export type ProofMode = 'config' | 'data';
 
 /** How much a decoder proved about one list. */
-export const enum ListProof { None = 0, Keys = 1, Complete = 2 }
+export const enum ListProof {
+  None = 0,
+  Keys = 1,
+  Complete = 2,
+}
 
 interface Record {
   readonly entries: readonly ListEntryNode[];
@@ -73,7 +77,10 @@ export function listPlan(list: ListSchema, mode: ProofMode): ListPlan {
   const cache = plans[mode === 'config' ? 1 : 0]!;
   let plan = cache.get(list);
   if (plan === undefined) {
-    plan = { plain: list.when.length === 0 && list.musts.length === 0 && list.unique.length === 0, leafrefs: hasLeafrefs(list, mode === 'config', new Set()) };
+    plan = {
+      plain: list.when.length === 0 && list.musts.length === 0 && list.unique.length === 0,
+      leafrefs: hasLeafrefs(list, mode === 'config', new Set()),
+    };
     cache.set(list, plan);
   }
   return plan;
@@ -106,12 +113,14 @@ export function requiredCount(children: readonly SchemaNode[], mode: ProofMode):
     if (p === undefined || p.kind === 'choice' || p.kind === 'case') return -1; // top level, or under a choice
     if (s.when.length > 0 || s.musts.length > 0) return -1;
     switch (s.kind) {
-      case 'leaf': case 'leaf-list':
+      case 'leaf':
+      case 'leaf-list':
         if (s.type.builtin === 'instance-identifier') return -1;
         if (s.kind === 'leaf' && s.mandatory) n++;
         if (s.kind === 'leaf-list' && (s.minElements > 0 || s.maxElements !== Infinity)) return -1;
         break;
-      case 'anydata': case 'anyxml':
+      case 'anydata':
+      case 'anyxml':
         if (s.mandatory) n++;
         break;
       case 'list':
@@ -126,7 +135,7 @@ export function requiredCount(children: readonly SchemaNode[], mode: ProofMode):
   }
   // A choice among the parent's children whose cases hold no data node is not among `children`.
   const parent = children[0]?.parent;
-  if (parent !== undefined && parent.children.some((c) => c.kind === 'choice')) return -1;
+  if (parent?.children.some((c) => c.kind === 'choice')) return -1;
   return n;
 }
 

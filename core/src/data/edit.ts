@@ -15,7 +15,20 @@
 import { enclosingCases, type CaseSchema, type ListSchema, type SchemaContext, type SchemaNode } from '../yang/schema';
 import { childTable, orderOf, topTable, type ChildTable } from './children';
 import { DataError, fault } from './errors';
-import { copyLeafList, copyList, entryKey, findEntry, listIndex, listSize, keyString, putEntry, putValue, removeEntry, removeValue, type InsertPosition } from './list';
+import {
+  copyLeafList,
+  copyList,
+  entryKey,
+  findEntry,
+  listIndex,
+  listSize,
+  keyString,
+  putEntry,
+  putValue,
+  removeEntry,
+  removeValue,
+  type InsertPosition,
+} from './list';
 import { instancePath, type PathSegment } from './path';
 import type { Attributes, DataNode, DataRoot, LeafNode, LeafValue, ListEntryNode, ListNode } from './tree';
 
@@ -116,9 +129,11 @@ export function mergeChildren(a: readonly DataNode[], b: readonly DataNode[], ta
 function merge(a: DataNode, b: DataNode, replaceCases: boolean): DataNode {
   const attributes = mergeAttributes(a.attributes, b.attributes);
   switch (b.kind) {
-    case 'leaf': case 'any':
+    case 'leaf':
+    case 'any':
       return withAttributes(b, attributes);
-    case 'container': case 'entry': {
+    case 'container':
+    case 'entry': {
       const inner = a as typeof b;
       const children = mergeSiblings(inner.children, b.children, childTable(b.schema), replaceCases);
       const out = { ...inner, children } as typeof b;
@@ -137,7 +152,7 @@ function merge(a: DataNode, b: DataNode, replaceCases: boolean): DataNode {
     case 'leaf-list': {
       const ll = copyLeafList(a as typeof b);
       if (attributes !== undefined) ll.attributes = attributes;
-      b.values.forEach((v, i) => putValue(ll, v, b.valueAttributes?.[i]));
+      for (let i = 0; i < b.values.length; i++) putValue(ll, b.values[i]!, b.valueAttributes?.[i]);
       return ll;
     }
   }
@@ -155,7 +170,10 @@ function mergeSiblings(a: readonly DataNode[], b: readonly DataNode[], table: Ch
 }
 
 class Editor {
-  constructor(private readonly edit: Edit, private readonly ctx: SchemaContext) {}
+  constructor(
+    private readonly edit: Edit,
+    private readonly ctx: SchemaContext,
+  ) {}
 
   private path(depth: number): string {
     return instancePath(this.edit.target.slice(0, depth + 1));
@@ -167,15 +185,18 @@ class Editor {
     if (this.edit.target.length === 0) {
       const given = value?.kind === 'root' ? value.children : value !== undefined ? [value as DataNode] : [];
       switch (operation) {
-        case 'merge': return { kind: 'root', children: mergeSiblings(root.children, given, table, true) };
-        case 'replace': return { kind: 'root', children: mergeChildren([], given, table) };
+        case 'merge':
+          return { kind: 'root', children: mergeSiblings(root.children, given, table, true) };
+        case 'replace':
+          return { kind: 'root', children: mergeChildren([], given, table) };
         case 'create':
           if (root.children.length > 0) throw new DataError(fault('data-exists', '/', 'the datastore already holds data'));
           return { kind: 'root', children: mergeChildren([], given, table) };
         case 'delete':
           if (root.children.length === 0) throw new DataError(fault('data-missing', '/', 'the datastore holds no data'));
           return { kind: 'root', children: [] };
-        case 'remove': return { kind: 'root', children: [] };
+        case 'remove':
+          return { kind: 'root', children: [] };
       }
     }
     const children = this.children(root.children, table, 0);
@@ -206,7 +227,12 @@ class Editor {
 
   /** Descends through a container (created when missing, unless deleting). */
   private descend(existing: DataNode | undefined, step: PathStep, i: number): DataNode | undefined {
-    if (step.schema.kind !== 'container' && step.schema.kind !== 'input' && step.schema.kind !== 'output' && step.schema.kind !== 'notification') {
+    if (
+      step.schema.kind !== 'container' &&
+      step.schema.kind !== 'input' &&
+      step.schema.kind !== 'output' &&
+      step.schema.kind !== 'notification'
+    ) {
       throw new DataError(fault('invalid-value', this.path(i), `cannot descend into ${step.schema.kind} '${step.schema.name}'`));
     }
     if (existing === undefined && this.absent(i)) return undefined;
@@ -226,7 +252,9 @@ class Editor {
     const schema = step.schema as ListSchema;
     const keys = step.keys!;
     if (keys.length !== schema.keys.length) {
-      throw new DataError(fault('missing-attribute', this.path(i), `list '${schema.name}' needs ${schema.keys.length} key value(s), ${keys.length} given`));
+      throw new DataError(
+        fault('missing-attribute', this.path(i), `list '${schema.name}' needs ${schema.keys.length} key value(s), ${keys.length} given`),
+      );
     }
     const entry = list === undefined ? undefined : findEntry(list, keys);
     if (entry === undefined && (this.edit.operation === 'delete' || this.edit.operation === 'remove')) {
@@ -263,14 +291,17 @@ class Editor {
   /** The edit of one leaf-list value; returns the leaf-list's new node (null when it empties). */
   private inLeafList(existing: DataNode | undefined, step: PathStep, i: number): DataNode | null | undefined {
     const ll = existing?.kind === 'leaf-list' ? existing : undefined;
-    const present = ll !== undefined && ll.values.some((v) => keyString([v]) === keyString([step.value!]));
+    const present = ll?.values.some((v) => keyString([v]) === keyString([step.value!]));
     const op = this.edit.operation;
     if (!present && (op === 'delete' || op === 'remove')) {
       this.absent(i);
       return undefined;
     }
     if (present && op === 'create') throw new DataError(fault('data-exists', this.path(i), 'the value already exists'));
-    const copy = ll !== undefined ? copyLeafList(ll) : { kind: 'leaf-list' as const, schema: step.schema as Extract<DataNode, { kind: 'leaf-list' }>['schema'], values: [] };
+    const copy =
+      ll !== undefined
+        ? copyLeafList(ll)
+        : { kind: 'leaf-list' as const, schema: step.schema as Extract<DataNode, { kind: 'leaf-list' }>['schema'], values: [] };
     if (op === 'delete' || op === 'remove') {
       removeValue(copy, step.value!);
       return copy.values.length === 0 && copy.attributes === undefined ? null : copy;
@@ -304,7 +335,9 @@ class Editor {
       value = value.entries[0]!;
     }
     if (value.schema !== step.schema) {
-      throw new DataError(fault('invalid-value', this.path(i), `the data names '${value.schema.name}', not the target '${step.schema.name}'`));
+      throw new DataError(
+        fault('invalid-value', this.path(i), `the data names '${value.schema.name}', not the target '${step.schema.name}'`),
+      );
     }
     switch (op) {
       case 'create':

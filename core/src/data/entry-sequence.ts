@@ -39,7 +39,7 @@ export class EntrySequence {
     for (let i = 0; i < entries.length; i += CHUNK) {
       const slice = entries.slice(i, i + CHUNK);
       const chunk: Chunk = { ranks: slice.map((_, j) => i + j), entries: slice };
-      slice.forEach((entry, j) => ranks.set(keyOf(entry), i + j));
+      for (let j = 0; j < slice.length; j++) ranks.set(keyOf(slice[j]!), i + j);
       chunks.push(chunk);
     }
     return new EntrySequence(chunks, ranks, entries.length, new Set(), undefined);
@@ -158,7 +158,7 @@ export class EntrySequence {
     let n = 0;
     this.chunks = this.chunks.map((chunk) => {
       const copy: Chunk = { ranks: chunk.entries.map(() => n++), entries: chunk.entries.slice() };
-      copy.entries.forEach((entry, i) => ranks.set(byEntry.get(entry)!, copy.ranks[i]!));
+      for (let i = 0; i < copy.entries.length; i++) ranks.set(byEntry.get(copy.entries[i]!)!, copy.ranks[i]!);
       return copy;
     });
     this.ranks = ranks;

@@ -7,10 +7,26 @@
 
 /** The RFC 8040 / RFC 6241 error-tags data faults use. */
 export type ErrorTag =
-  | 'in-use' | 'invalid-value' | 'too-big' | 'missing-attribute' | 'bad-attribute' | 'unknown-attribute'
-  | 'missing-element' | 'bad-element' | 'unknown-element' | 'unknown-namespace' | 'access-denied'
-  | 'lock-denied' | 'resource-denied' | 'rollback-failed' | 'data-exists' | 'data-missing'
-  | 'operation-not-supported' | 'operation-failed' | 'partial-operation' | 'malformed-message';
+  | 'in-use'
+  | 'invalid-value'
+  | 'too-big'
+  | 'missing-attribute'
+  | 'bad-attribute'
+  | 'unknown-attribute'
+  | 'missing-element'
+  | 'bad-element'
+  | 'unknown-element'
+  | 'unknown-namespace'
+  | 'access-denied'
+  | 'lock-denied'
+  | 'resource-denied'
+  | 'rollback-failed'
+  | 'data-exists'
+  | 'data-missing'
+  | 'operation-not-supported'
+  | 'operation-failed'
+  | 'partial-operation'
+  | 'malformed-message';
 
 export interface DataFault {
   readonly tag: ErrorTag;

@@ -6,7 +6,18 @@ export * from './tree';
 export * from './errors';
 export { instancePath, pathOfChain, segmentOf, entryKeyValues, quotePredicate, valueText, type PathSegment } from './path';
 export {
-  keyString, entryKey, listIndex, findEntry, firstRepeatedKey, putEntry, removeEntry, putValue, removeValue, valueIndex, copyList, copyLeafList,
+  keyString,
+  entryKey,
+  listIndex,
+  findEntry,
+  firstRepeatedKey,
+  putEntry,
+  removeEntry,
+  putValue,
+  removeValue,
+  valueIndex,
+  copyList,
+  copyLeafList,
   type InsertPosition,
 } from './list';
 export { childTable, topTable, tableFor, resolveChild, dataSchemaChildren, type ChildTable, type ChildSlot } from './children';

@@ -35,7 +35,16 @@ import { detached } from '../yang/types/detached';
 import { firstRepeatedKey, keyString } from './list';
 import { entryKeyValues, instancePath, valueText, type PathSegment } from './path';
 import type {
-  AnyNode, Attributes, ContainerNode, DataNode, DataRoot, LeafListNode, LeafNode, LeafValue, ListEntryNode, ListNode,
+  AnyNode,
+  Attributes,
+  ContainerNode,
+  DataNode,
+  DataRoot,
+  LeafListNode,
+  LeafNode,
+  LeafValue,
+  ListEntryNode,
+  ListNode,
 } from './tree';
 
 /** How and where a JSON document is read. */
@@ -99,7 +108,10 @@ export function lineColumn(text: string, offset: number): { line: number; column
   let line = 1;
   let lineStart = 0;
   for (let i = 0; i < offset && i < text.length; i++) {
-    if (text.charCodeAt(i) === 10) { line++; lineStart = i + 1; }
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
   }
   return { line, column: offset - lineStart + 1 };
 }
@@ -118,7 +130,14 @@ export function parseJsonText(text: string): unknown {
 }
 
 /** What kind of node a member decodes to, decided once per schema node. */
-export const enum Shape { Leaf, LeafList, List, Container, Any, Other }
+export const enum Shape {
+  Leaf,
+  LeafList,
+  List,
+  Container,
+  Any,
+  Other,
+}
 
 /**
  * How one child decodes under one parent: its schema node, canonical order, shape and, for leaves,
@@ -186,12 +205,22 @@ const memberTables = new WeakMap<ChildTable, Members>();
 
 function shapeOf(schema: SchemaNode): Shape {
   switch (schema.kind) {
-    case 'leaf': return Shape.Leaf;
-    case 'leaf-list': return Shape.LeafList;
-    case 'list': return Shape.List;
-    case 'container': case 'input': case 'output': case 'notification': return Shape.Container;
-    case 'anydata': case 'anyxml': return Shape.Any;
-    default: return Shape.Other;
+    case 'leaf':
+      return Shape.Leaf;
+    case 'leaf-list':
+      return Shape.LeafList;
+    case 'list':
+      return Shape.List;
+    case 'container':
+    case 'input':
+    case 'output':
+    case 'notification':
+      return Shape.Container;
+    case 'anydata':
+    case 'anyxml':
+      return Shape.Any;
+    default:
+      return Shape.Other;
   }
 }
 
@@ -204,7 +233,8 @@ export function membersOf(table: ChildTable): Members {
       const shape = shapeOf(schema);
       const codec = shape === Shape.Leaf || shape === Shape.LeafList ? leafCodec((schema as LeafSchema | LeafListSchema).type) : undefined;
       const mandatory = (shape === Shape.Leaf || shape === Shape.Any) && (schema as LeafSchema).mandatory;
-      const shared = shape === Shape.Leaf && FEW_VALUES.has((schema as LeafSchema).type.builtin) ? new Map<LeafValue, LeafNode>() : undefined;
+      const shared =
+        shape === Shape.Leaf && FEW_VALUES.has((schema as LeafSchema).type.builtin) ? new Map<LeafValue, LeafNode>() : undefined;
       bySchema.set(schema, { schema, order: slot.order, shape, codec, module: schema.module, mandatory, children: undefined, shared });
     }
     const byName = new Map<string, Member>();
@@ -214,7 +244,13 @@ export function membersOf(table: ChildTable): Members {
       byNamespace.set(ns, new Map([...locals].map(([local, slot]) => [local, bySchema.get(slot.schema)!])));
     }
     const children = [...bySchema.keys()];
-    members = { byName, byNamespace, bySchema, requiredConfig: requiredCount(children, 'config'), requiredData: requiredCount(children, 'data') };
+    members = {
+      byName,
+      byNamespace,
+      bySchema,
+      requiredConfig: requiredCount(children, 'config'),
+      requiredData: requiredCount(children, 'data'),
+    };
     memberTables.set(table, members);
   }
   return members;
@@ -241,7 +277,11 @@ class JsonDecoder {
    *   entries may be dropped from it once decoded: they then die young instead of being copied by
    *   every garbage collection while the rest of a large list is read.
    */
-  constructor(private readonly ctx: SchemaContext, private readonly options: DecodeOptions, private readonly ownsDocument: boolean) {
+  constructor(
+    private readonly ctx: SchemaContext,
+    private readonly options: DecodeOptions,
+    private readonly ownsDocument: boolean,
+  ) {
     this.allowState = options.allowState ?? true;
     this.mode = this.allowState ? 'data' : 'config';
   }
@@ -263,7 +303,7 @@ class JsonDecoder {
     });
     const parentModule = this.options.parent?.module.name;
     let out = instancePath(segments, this.options.parentPath ?? '', parentModule);
-    if (extra !== undefined) out = (out === '/' ? '' : out) + '/' + extra;
+    if (extra !== undefined) out = `${out === '/' ? '' : out}/${extra}`;
     return out;
   }
 
@@ -313,16 +353,27 @@ class JsonDecoder {
         throw this.fail('unknown-element', `unknown element '${name}'`, name);
       }
       const schema = member.schema;
-      if (this.options.skip !== undefined && this.options.skip(schema)) continue;
+      if (this.options.skip?.(schema)) continue;
       if (!this.allowState && !schema.config) throw this.fail('invalid-value', `state data '${name}' is not allowed here`, name);
       let node: DataNode | undefined;
       switch (member.shape) {
-        case Shape.Leaf: node = this.leaf(member, raw); break;
-        case Shape.LeafList: node = this.enter(member, raw); break;
-        case Shape.List: node = this.enter(member, raw); break;
-        case Shape.Container: node = this.enter(member, raw); break;
-        case Shape.Any: node = this.enter(member, raw); break;
-        default: throw this.failAt(schema, 'unknown-element', `'${schema.name}' (${schema.kind}) cannot appear in data`);
+        case Shape.Leaf:
+          node = this.leaf(member, raw);
+          break;
+        case Shape.LeafList:
+          node = this.enter(member, raw);
+          break;
+        case Shape.List:
+          node = this.enter(member, raw);
+          break;
+        case Shape.Container:
+          node = this.enter(member, raw);
+          break;
+        case Shape.Any:
+          node = this.enter(member, raw);
+          break;
+        default:
+          throw this.failAt(schema, 'unknown-element', `'${schema.name}' (${schema.kind}) cannot appear in data`);
       }
       if (node === undefined) continue;
       if (member.order < lastOrder) sorted = false;
@@ -345,13 +396,20 @@ class JsonDecoder {
     this.trailEntries.push(undefined);
     let node: DataNode | undefined;
     switch (member.shape) {
-      case Shape.LeafList: node = this.leafList(member, raw); break;
-      case Shape.List: node = this.list(member, raw); break;
+      case Shape.LeafList:
+        node = this.leafList(member, raw);
+        break;
+      case Shape.List:
+        node = this.list(member, raw);
+        break;
       case Shape.Any:
-        if (depthExceeds(raw, MAX_ANYDATA_DEPTH)) throw this.fail('too-big', `anydata content nests deeper than ${MAX_ANYDATA_DEPTH} levels`);
+        if (depthExceeds(raw, MAX_ANYDATA_DEPTH))
+          throw this.fail('too-big', `anydata content nests deeper than ${MAX_ANYDATA_DEPTH} levels`);
         node = { kind: 'any', schema: schema as AnyNode['schema'], value: raw } satisfies AnyNode;
         break;
-      default: node = this.container(member, raw); break;
+      default:
+        node = this.container(member, raw);
+        break;
     }
     this.trailSchemas.pop();
     this.trailEntries.pop();
@@ -425,7 +483,8 @@ class JsonDecoder {
   private entryKey(entry: ListEntryNode, keys: readonly LeafSchema[]): string {
     if (keys.length === 1) {
       const child = entry.children[0];
-      if (child === undefined || child.schema !== keys[0]) throw this.fail('missing-element', `list entry lacks its key '${keys[0]!.name}'`);
+      if (child === undefined || child.schema !== keys[0])
+        throw this.fail('missing-element', `list entry lacks its key '${keys[0]!.name}'`);
       return valueText((child as LeafNode).value);
     }
     const values: LeafValue[] = new Array(keys.length);
@@ -452,7 +511,8 @@ class JsonDecoder {
       return node;
     }
     const value = member.codec!.jsonValue(raw, this.ctx, member.module.name);
-    if (value === INVALID) throw this.failAt(schema, 'invalid-value', `invalid value ${describe(raw)} for '${schema.name}': ${this.refusal(member, raw)}`);
+    if (value === INVALID)
+      throw this.failAt(schema, 'invalid-value', `invalid value ${describe(raw)} for '${schema.name}': ${this.refusal(member, raw)}`);
     return sharedLeaf(member, value);
   }
 
@@ -500,8 +560,10 @@ class JsonDecoder {
     let hasValue = false;
     for (const k in obj) {
       if (k === '@') attributes = this.attributes(obj[k]);
-      else if (k === '#') { value = obj[k]; hasValue = true; }
-      else throw this.fail('invalid-value', `unexpected member '${k}': only "@" and "#" may wrap a value`);
+      else if (k === '#') {
+        value = obj[k];
+        hasValue = true;
+      } else throw this.fail('invalid-value', `unexpected member '${k}': only "@" and "#" may wrap a value`);
     }
     if (!hasValue) throw this.fail('invalid-value', 'a "#" member with the value is missing beside "@"');
     return { attributes, value };
@@ -517,7 +579,8 @@ class JsonDecoder {
   /** A value of a leaf or leaf-list on the trail. */
   private value(member: Member, raw: unknown): LeafValue {
     const value = member.codec!.jsonValue(raw, this.ctx, member.module.name);
-    if (value === INVALID) throw this.fail('invalid-value', `invalid value ${describe(raw)} for '${member.schema.name}': ${this.refusal(member, raw)}`);
+    if (value === INVALID)
+      throw this.fail('invalid-value', `invalid value ${describe(raw)} for '${member.schema.name}': ${this.refusal(member, raw)}`);
     return value;
   }
 }

@@ -47,10 +47,14 @@ function setMember(obj: JsonObject, name: string, value: Json): void {
 /** The RFC 7951 JSON value of one canonical leaf value. */
 function scalar(v: LeafValue): Json {
   switch (typeof v) {
-    case 'bigint': return v.toString();
-    case 'number': return Number.isFinite(v) ? v : null;
-    case 'object': return [null]; // empty
-    default: return v;
+    case 'bigint':
+      return v.toString();
+    case 'number':
+      return Number.isFinite(v) ? v : null;
+    case 'object':
+      return [null]; // empty
+    default:
+      return v;
   }
 }
 

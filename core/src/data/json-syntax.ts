@@ -4,6 +4,7 @@
  * text once more, iteratively and in linear time, and returns the offset of the first fault.
  */
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON refuses raw control characters inside a string (RFC 8259 §7), so the pattern names them
 const STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 const LITERAL = /true|false|null/y;
@@ -33,9 +34,13 @@ export function jsonFaultOffset(text: string): number {
       if (stack.length === 0) return i < n ? i : -1;
       const c = text[i];
       const top = stack[stack.length - 1];
-      if (c === ',') { i++; state = top === 123 ? 'key' : 'value'; }
-      else if ((c === '}' && top === 123) || (c === ']' && top === 91)) { i++; stack.pop(); }
-      else return i;
+      if (c === ',') {
+        i++;
+        state = top === 123 ? 'key' : 'value';
+      } else if ((c === '}' && top === 123) || (c === ']' && top === 91)) {
+        i++;
+        stack.pop();
+      } else return i;
     } else if (state === 'key') {
       if (text[i] !== '"' || !token(STRING)) return i;
       skipSpace();
@@ -48,8 +53,11 @@ export function jsonFaultOffset(text: string): number {
         stack.push(c.charCodeAt(0));
         i++;
         skipSpace();
-        if (text[i] === (c === '{' ? '}' : ']')) { i++; stack.pop(); state = 'after'; }
-        else state = c === '{' ? 'key' : 'value';
+        if (text[i] === (c === '{' ? '}' : ']')) {
+          i++;
+          stack.pop();
+          state = 'after';
+        } else state = c === '{' ? 'key' : 'value';
       } else if ((c === '"' && token(STRING)) || token(NUMBER) || token(LITERAL)) {
         state = 'after';
       } else {

@@ -16,16 +16,28 @@ const BITS = 5;
 const MASK = (1 << BITS) - 1;
 
 class Entry<V> {
-  constructor(readonly key: string, readonly hash: number, readonly value: V) {}
+  constructor(
+    readonly key: string,
+    readonly hash: number,
+    readonly value: V,
+  ) {}
 }
 
 /** Keys whose whole 32-bit hash is equal. */
 class Bucket<V> {
-  constructor(public owner: object, readonly hash: number, public entries: Entry<V>[]) {}
+  constructor(
+    public owner: object,
+    readonly hash: number,
+    public entries: Entry<V>[],
+  ) {}
 }
 
 class Branch<V> {
-  constructor(public owner: object, public bitmap: number, public slots: Node<V>[]) {}
+  constructor(
+    public owner: object,
+    public bitmap: number,
+    public slots: Node<V>[],
+  ) {}
 }
 
 type Node<V> = Entry<V> | Bucket<V> | Branch<V>;
@@ -108,7 +120,14 @@ function put<V>(node: Node<V> | undefined, shift: number, entry: Entry<V>, owner
   return out;
 }
 
-function remove<V>(node: Node<V> | undefined, shift: number, hash: number, key: string, owner: object, change: Change): Node<V> | undefined {
+function remove<V>(
+  node: Node<V> | undefined,
+  shift: number,
+  hash: number,
+  key: string,
+  owner: object,
+  change: Change,
+): Node<V> | undefined {
   if (node === undefined) return undefined;
   if (node instanceof Entry) {
     if (node.key !== key) return node;

@@ -29,7 +29,11 @@ export function leafFromJson(type: YangType, raw: unknown, ctx: SchemaContext, m
  * module name (identityref and instance-identifier values carry prefixes).
  */
 export function leafFromText(
-  type: YangType, text: string, ctx: SchemaContext, resolvePrefix: (prefix: string) => string | undefined, module: CompiledModule,
+  type: YangType,
+  text: string,
+  ctx: SchemaContext,
+  resolvePrefix: (prefix: string) => string | undefined,
+  module: CompiledModule,
 ): ValueResult {
   return valueFromText(type, text, ctx, resolvePrefix, module.name);
 }

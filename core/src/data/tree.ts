@@ -8,7 +8,13 @@
  * A tree is built mutably (decoders, merges on a private copy) and treated as immutable once stored.
  */
 import type {
-  AnySchema, ContainerSchema, LeafListSchema, LeafSchema, ListSchema, NotificationSchema, OperationIOSchema,
+  AnySchema,
+  ContainerSchema,
+  LeafListSchema,
+  LeafSchema,
+  ListSchema,
+  NotificationSchema,
+  OperationIOSchema,
   OperationSchema,
 } from '../yang/schema';
 

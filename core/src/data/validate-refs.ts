@@ -7,8 +7,15 @@
  */
 import type { LeafListSchema, LeafSchema, SchemaContext, SchemaNode, YangType } from '../yang/schema';
 import {
-  XNode, XPathSession, compileXPath, evaluateXPath, leafrefOf, resolveInstanceIdentifier, resolveSchemaPath,
-  stringValue, valueString,
+  XNode,
+  type XPathSession,
+  compileXPath,
+  evaluateXPath,
+  leafrefOf,
+  resolveInstanceIdentifier,
+  resolveSchemaPath,
+  stringValue,
+  valueString,
 } from '../yang/xpath';
 import type { DataNode, DataRoot, LeafValue } from './tree';
 
@@ -20,7 +27,11 @@ export class ReferenceChecker {
   private targetValues: Map<SchemaNode, Set<string>> | undefined;
   private readonly targetCache = new Map<Leafref, SchemaNode | null>();
 
-  constructor(private readonly root: DataRoot, private readonly ctx: SchemaContext, private readonly session: XPathSession) {}
+  constructor(
+    private readonly root: DataRoot,
+    private readonly ctx: SchemaContext,
+    private readonly session: XPathSession,
+  ) {}
 
   /**
    * Checks one leafref value; returns a reason when the value has no instance (or the path could not
@@ -28,7 +39,7 @@ export class ReferenceChecker {
    */
   checkLeafref(schema: LeafSchema | LeafListSchema, value: LeafValue, at: XNode): string | undefined {
     const ref = leafrefOf(schema.type);
-    if (!ref || !ref.requireInstance || schema.type.builtin === 'union') return undefined;
+    if (!ref?.requireInstance || schema.type.builtin === 'union') return undefined;
     const text = valueString(value);
     const target = this.simpleTarget(ref, schema);
     if (target) {
@@ -55,8 +66,18 @@ export class ReferenceChecker {
     if (cached === undefined) {
       cached = null;
       const c = compileXPath(ref.path);
-      if ('expr' in c && c.expr.kind === 'path' && c.expr.start === 'root' && c.expr.steps.every((s) => s.predicates.length === 0 && s.axis === 'child')) {
-        const resolved = ref.target ?? (() => { const r = resolveSchemaPath(ref.path, schema, this.ctx); return 'node' in r ? r.node : undefined; })();
+      if (
+        'expr' in c &&
+        c.expr.kind === 'path' &&
+        c.expr.start === 'root' &&
+        c.expr.steps.every((s) => s.predicates.length === 0 && s.axis === 'child')
+      ) {
+        const resolved =
+          ref.target ??
+          (() => {
+            const r = resolveSchemaPath(ref.path, schema, this.ctx);
+            return 'node' in r ? r.node : undefined;
+          })();
         if (resolved) cached = resolved;
       }
       this.targetCache.set(ref, cached);
@@ -81,11 +102,21 @@ export class ReferenceChecker {
     while (stack.length) {
       for (const n of stack.pop()!) {
         switch (n.kind) {
-          case 'leaf': add(n.schema, n.value); break;
-          case 'leaf-list': for (const v of n.values) add(n.schema, v); break;
-          case 'list': for (const e of n.entries) stack.push(e.children); break;
-          case 'container': case 'entry': stack.push(n.children); break;
-          default: break;
+          case 'leaf':
+            add(n.schema, n.value);
+            break;
+          case 'leaf-list':
+            for (const v of n.values) add(n.schema, v);
+            break;
+          case 'list':
+            for (const e of n.entries) stack.push(e.children);
+            break;
+          case 'container':
+          case 'entry':
+            stack.push(n.children);
+            break;
+          default:
+            break;
         }
       }
     }

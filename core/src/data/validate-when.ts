@@ -7,7 +7,7 @@
  */
 import type { SchemaContext, SchemaNode, SchemaXPath } from '../yang/schema';
 import type { Statement } from '../yang/statement';
-import { XNode, XPathSession, evaluateCondition } from '../yang/xpath';
+import { XNode, type XPathSession, evaluateCondition } from '../yang/xpath';
 import type { LeafNode } from './tree';
 
 const DATA_DEFINITIONS = new Set(['container', 'leaf', 'leaf-list', 'list', 'anydata', 'anyxml']);
@@ -66,7 +66,11 @@ export type WhenResult = { ok: true } | { ok: false; xpath: SchemaXPath } | { ok
  * in `parentCache`, since all children placed by one uses/augment share them.
  */
 export function checkWhens(
-  schema: SchemaNode, self: XNode | undefined, parent: XNode, ctx: SchemaContext, session: XPathSession,
+  schema: SchemaNode,
+  self: XNode | undefined,
+  parent: XNode,
+  ctx: SchemaContext,
+  session: XPathSession,
   parentCache: Map<SchemaXPath, boolean | string>,
 ): WhenResult {
   for (const when of schema.when) {
@@ -89,12 +93,18 @@ export function checkWhens(
  */
 export function standIn(schema: SchemaNode, parent: XNode): XNode | undefined {
   switch (schema.kind) {
-    case 'leaf': return new XNode({ kind: 'leaf', schema, value: null } as LeafNode, parent, -1, 0);
-    case 'container': return new XNode({ kind: 'container', schema, children: [] }, parent, -1, 0);
-    case 'list': return new XNode({ kind: 'entry', schema, children: [] }, parent, -1, 0);
-    case 'leaf-list': return new XNode({ kind: 'leaf-list', schema, values: [null] }, parent, -1, 0);
-    case 'anydata': case 'anyxml': return new XNode({ kind: 'any', schema, value: null }, parent, -1, 0);
-    default: return undefined;
+    case 'leaf':
+      return new XNode({ kind: 'leaf', schema, value: null } as LeafNode, parent, -1, 0);
+    case 'container':
+      return new XNode({ kind: 'container', schema, children: [] }, parent, -1, 0);
+    case 'list':
+      return new XNode({ kind: 'entry', schema, children: [] }, parent, -1, 0);
+    case 'leaf-list':
+      return new XNode({ kind: 'leaf-list', schema, values: [null] }, parent, -1, 0);
+    case 'anydata':
+    case 'anyxml':
+      return new XNode({ kind: 'any', schema, value: null }, parent, -1, 0);
+    default:
+      return undefined;
   }
 }
-

@@ -15,8 +15,17 @@
  * needs checking, they are not walked at all (a freshly decoded 100,000-entry list costs ~nothing here).
  */
 import {
-  type CaseSchema, type ChoiceSchema, type ContainerSchema, type LeafListSchema, type LeafSchema,
-  type ListSchema, type MustConstraint, type SchemaContext, type SchemaNode, type SchemaXPath, enclosingCases,
+  type CaseSchema,
+  type ChoiceSchema,
+  type ContainerSchema,
+  type LeafListSchema,
+  type LeafSchema,
+  type ListSchema,
+  type MustConstraint,
+  type SchemaContext,
+  type SchemaNode,
+  type SchemaXPath,
+  enclosingCases,
 } from '../yang/schema';
 import { XNode, XPathSession, evaluateCondition, valueString } from '../yang/xpath';
 import { type DataFault, type ErrorTag, fault } from './errors';
@@ -63,7 +72,12 @@ export function validateTree(root: DataRoot, ctx: SchemaContext, options: Valida
  * Config datastore); the input is placed directly under its root. Fault paths start at the input node
  * (`/module:input/...`).
  */
-export function validateOperationInput(input: ContainerNode, accessible: DataRoot, ctx: SchemaContext, options: ValidateOptions): DataFault[] {
+export function validateOperationInput(
+  input: ContainerNode,
+  accessible: DataRoot,
+  ctx: SchemaContext,
+  options: ValidateOptions,
+): DataFault[] {
   const v = new Validator(accessible, ctx, options);
   try {
     v.validateInner(new XNode(input, XNode.root(accessible), accessible.children.length, 0), input.schema);
@@ -90,7 +104,11 @@ class Validator {
   private readonly presentSets: Set<SchemaNode>[] = [];
   private depth = 0;
 
-  constructor(root: DataRoot, private readonly ctx: SchemaContext, private readonly options: ValidateOptions) {
+  constructor(
+    root: DataRoot,
+    private readonly ctx: SchemaContext,
+    private readonly options: ValidateOptions,
+  ) {
     this.refs = new ReferenceChecker(root, ctx, this.session);
     this.max = options.maxErrors ?? 100;
     this.config = options.type === 'config';
@@ -99,11 +117,6 @@ class Validator {
   private report(tag: ErrorTag, at: XNode | string, message: string, appTag?: string): void {
     this.faults.push(fault(tag, typeof at === 'string' ? at : pathOf(at), message, appTag));
     if (this.faults.length >= this.max) throw FULL;
-  }
-
-  /** Whether a schema node is checked in this mode (config mode ignores state nodes). */
-  private applies(schema: SchemaNode): boolean {
-    return !this.config || schema.config;
   }
 
   /**
@@ -126,7 +139,7 @@ class Validator {
     const expected = schema === undefined ? this.ctx.data : schema.children;
     let present: Set<SchemaNode> | undefined;
     if (needsMissingCheck(expected, this.config)) {
-      present = (this.presentSets[level] ??= new Set());
+      present = this.presentSets[level] ??= new Set();
       present.clear();
     }
     let activeCase: Map<ChoiceSchema, CaseSchema> | undefined;
@@ -153,8 +166,14 @@ class Validator {
    * Choice exclusivity and the `when` of enclosing choices/cases for a child. Returns false when
    * the child was reported and should not be checked further.
    */
-  private checkCases(cs: SchemaNode, node: XNode, child: DataNode, slot: number, active: Map<ChoiceSchema, CaseSchema>,
-    whenCache: Map<SchemaXPath, boolean | string>): boolean {
+  private checkCases(
+    cs: SchemaNode,
+    node: XNode,
+    child: DataNode,
+    slot: number,
+    active: Map<ChoiceSchema, CaseSchema>,
+    whenCache: Map<SchemaXPath, boolean | string>,
+  ): boolean {
     for (const c of enclosingCases(cs)) {
       const choice = c.parent as ChoiceSchema;
       const seen = active.get(choice);
@@ -203,8 +222,20 @@ class Validator {
       case 'leaf-list': {
         const s = child.schema;
         const count = child.values.length;
-        if (count < s.minElements) this.report('operation-failed', new XNode(child, parent, slot, 0), `leaf-list "${s.name}" has ${count} values, fewer than min-elements ${s.minElements}`, 'too-few-elements');
-        if (count > s.maxElements) this.report('operation-failed', new XNode(child, parent, slot, s.maxElements), `leaf-list "${s.name}" has ${count} values, more than max-elements ${s.maxElements}`, 'too-many-elements');
+        if (count < s.minElements)
+          this.report(
+            'operation-failed',
+            new XNode(child, parent, slot, 0),
+            `leaf-list "${s.name}" has ${count} values, fewer than min-elements ${s.minElements}`,
+            'too-few-elements',
+          );
+        if (count > s.maxElements)
+          this.report(
+            'operation-failed',
+            new XNode(child, parent, slot, s.maxElements),
+            `leaf-list "${s.name}" has ${count} values, more than max-elements ${s.maxElements}`,
+            'too-many-elements',
+          );
         for (let j = 0; j < count; j++) {
           const x = new XNode(child, parent, slot, j);
           if (!this.checkInstance(s, x, parent, whenCache)) continue;
@@ -256,7 +287,12 @@ class Validator {
     if ('error' in r) {
       this.report('operation-failed', x, `cannot evaluate must: ${r.error}`);
     } else if (!r.value) {
-      this.report('operation-failed', x, must.errorMessage ?? `must condition "${must.xpath.source}" is not satisfied`, must.errorAppTag ?? 'must-violation');
+      this.report(
+        'operation-failed',
+        x,
+        must.errorMessage ?? `must condition "${must.xpath.source}" is not satisfied`,
+        must.errorAppTag ?? 'must-violation',
+      );
     }
   }
 
@@ -275,11 +311,20 @@ class Validator {
     const s = list.schema;
     const count = list.entries.length;
     if (count < s.minElements) {
-      this.report('operation-failed', pathOf(parent, { schema: s }), `list "${s.name}" has ${count} entries, fewer than min-elements ${s.minElements}`, 'too-few-elements');
+      this.report(
+        'operation-failed',
+        pathOf(parent, { schema: s }),
+        `list "${s.name}" has ${count} entries, fewer than min-elements ${s.minElements}`,
+        'too-few-elements',
+      );
     }
     if (count > s.maxElements) {
-      this.report('operation-failed', new XNode(list.entries[s.maxElements]!, parent, slot, s.maxElements),
-        `list "${s.name}" has ${count} entries, more than max-elements ${s.maxElements}`, 'too-many-elements');
+      this.report(
+        'operation-failed',
+        new XNode(list.entries[s.maxElements]!, parent, slot, s.maxElements),
+        `list "${s.name}" has ${count} entries, more than max-elements ${s.maxElements}`,
+        'too-many-elements',
+      );
     }
   }
 
@@ -319,11 +364,18 @@ class Validator {
           key += `${v.length}:${v}`;
         }
         const first = seen.get(key);
-        if (first === undefined) { seen.set(key, j); return; }
+        if (first === undefined) {
+          seen.set(key, j);
+          return;
+        }
         const names = spec.map((u) => u.path.join('/')).join(' ');
         const firstPath = pathOf(new XNode(list.entries[first]!, parent, slot, first));
-        this.report('operation-failed', new XNode(entry, parent, slot, j),
-          `unique constraint "${names}" violated: same values as ${firstPath}`, 'data-not-unique');
+        this.report(
+          'operation-failed',
+          new XNode(entry, parent, slot, j),
+          `unique constraint "${names}" violated: same values as ${firstPath}`,
+          'data-not-unique',
+        );
       });
     }
   }
@@ -333,8 +385,13 @@ class Validator {
    * min-elements, and those below absent non-presence containers. `required` is false inside a case
    * that has no data (its mandatory nodes apply only once the case is chosen).
    */
-  private checkMissing(children: readonly SchemaNode[], present: ReadonlySet<SchemaNode>, parent: XNode, required: boolean,
-    whenCache: Map<SchemaXPath, boolean | string>): void {
+  private checkMissing(
+    children: readonly SchemaNode[],
+    present: ReadonlySet<SchemaNode>,
+    parent: XNode,
+    required: boolean,
+    whenCache: Map<SchemaXPath, boolean | string>,
+  ): void {
     for (const s of requiredChildren(children, this.config)) {
       if (s.kind === 'choice') {
         const chosen = s.children.find((c) => caseHasData(c, present));
@@ -347,15 +404,22 @@ class Validator {
       if (s.kind === 'case' || present.has(s)) continue;
       if (!required) continue;
       switch (s.kind) {
-        case 'leaf': case 'anydata': case 'anyxml':
+        case 'leaf':
+        case 'anydata':
+        case 'anyxml':
           if (s.mandatory && this.whenAllows(s, parent, whenCache)) {
             this.report('missing-element', pathOf(parent, { schema: s }), `mandatory ${s.kind} "${s.name}" is missing`);
           }
           break;
-        case 'list': case 'leaf-list':
+        case 'list':
+        case 'leaf-list':
           if (s.minElements > 0 && this.whenAllows(s, parent, whenCache)) {
-            this.report('operation-failed', pathOf(parent, { schema: s }),
-              `${s.kind} "${s.name}" has no ${s.kind === 'list' ? 'entries' : 'values'}, fewer than min-elements ${s.minElements}`, 'too-few-elements');
+            this.report(
+              'operation-failed',
+              pathOf(parent, { schema: s }),
+              `${s.kind} "${s.name}" has no ${s.kind === 'list' ? 'entries' : 'values'}, fewer than min-elements ${s.minElements}`,
+              'too-few-elements',
+            );
           }
           break;
         case 'container':
@@ -389,7 +453,7 @@ function firstCursor(parent: XNode, child: DataNode, slot: number): XNode | unde
 /** The RFC 7951 instance path of a cursor, optionally followed by one more segment. */
 export function pathOf(x: XNode, extra?: PathSegment): string {
   const segments: PathSegment[] = [];
-  for (let n: XNode | undefined = x; n && n.parent; n = n.parent) {
+  for (let n: XNode | undefined = x; n?.parent; n = n.parent) {
     const d = n.data;
     if (d.kind === 'root') break;
     if (d.kind === 'leaf-list') segments.push({ schema: d.schema, value: d.values[n.sub] ?? null });
@@ -420,9 +484,11 @@ function uniqueValue(entry: ListEntryNode, path: readonly string[], leaf: LeafSc
 
 function caseHasData(c: CaseSchema, present: ReadonlySet<SchemaNode>): boolean {
   for (const s of c.children) {
-    if (s.kind === 'choice') { if (s.children.some((cc) => caseHasData(cc, present))) return true; }
-    else if (s.kind === 'case') { if (caseHasData(s, present)) return true; }
-    else if (present.has(s)) return true;
+    if (s.kind === 'choice') {
+      if (s.children.some((cc) => caseHasData(cc, present))) return true;
+    } else if (s.kind === 'case') {
+      if (caseHasData(s, present)) return true;
+    } else if (present.has(s)) return true;
   }
   return false;
 }
@@ -442,12 +508,26 @@ function hasRequirements(s: SchemaNode, config: boolean): boolean {
   let r = false;
   if (!config || s.config) {
     switch (s.kind) {
-      case 'leaf': case 'anydata': case 'anyxml': r = s.mandatory; break;
-      case 'list': case 'leaf-list': r = s.minElements > 0; break;
-      case 'choice': r = s.mandatory || s.children.some((c) => hasRequirements(c, config)); break;
-      case 'case': r = s.children.some((c) => hasRequirements(c, config)); break;
-      case 'container': r = s.presence === undefined && s.children.some((c) => hasRequirements(c, config)); break;
-      default: r = false;
+      case 'leaf':
+      case 'anydata':
+      case 'anyxml':
+        r = s.mandatory;
+        break;
+      case 'list':
+      case 'leaf-list':
+        r = s.minElements > 0;
+        break;
+      case 'choice':
+        r = s.mandatory || s.children.some((c) => hasRequirements(c, config));
+        break;
+      case 'case':
+        r = s.children.some((c) => hasRequirements(c, config));
+        break;
+      case 'container':
+        r = s.presence === undefined && s.children.some((c) => hasRequirements(c, config));
+        break;
+      default:
+        r = false;
     }
   }
   cache.set(s, r);
@@ -482,4 +562,3 @@ function needsMissingCheck(children: readonly SchemaNode[], config: boolean): bo
   }
   return r;
 }
-

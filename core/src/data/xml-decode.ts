@@ -34,7 +34,16 @@ import { entryKeyValues, instancePath, valueText, type PathSegment } from './pat
 import { INVALID } from '../yang/types/codecs';
 import { detached } from '../yang/types/detached';
 import type {
-  AnyNode, Attributes, ContainerNode, DataNode, DataRoot, LeafListNode, LeafNode, LeafValue, ListEntryNode, ListNode,
+  AnyNode,
+  Attributes,
+  ContainerNode,
+  DataNode,
+  DataRoot,
+  LeafListNode,
+  LeafNode,
+  LeafValue,
+  ListEntryNode,
+  ListNode,
 } from './tree';
 import { elementPattern, entryPattern, XmlSyntaxError, XmlToken, XmlTokenizer } from './xml-tokenizer';
 
@@ -96,7 +105,14 @@ class Scope {
 const noPrefixes = (): undefined => undefined;
 
 /** What an open element is, and so what its content and end mean. */
-const enum Kind { Root, Inner, Leaf, Any, AnyChild, Skip }
+const enum Kind {
+  Root,
+  Inner,
+  Leaf,
+  Any,
+  AnyChild,
+  Skip,
+}
 
 /** One open element. Frames are reused by depth: the walk allocates only what the tree keeps. */
 class Frame {
@@ -219,7 +235,11 @@ class XmlDecoder {
   /** The leaf values of an entry `wholeEntry` reads, before it places them (reused). */
   private readonly entryValues: LeafValue[] = [];
 
-  constructor(private readonly ctx: SchemaContext, private readonly options: DecodeOptions, private readonly tok: XmlTokenizer) {
+  constructor(
+    private readonly ctx: SchemaContext,
+    private readonly options: DecodeOptions,
+    private readonly tok: XmlTokenizer,
+  ) {
     this.allowState = options.allowState ?? true;
     this.mode = this.allowState ? 'data' : 'config';
     this.predicting = options.skip === undefined;
@@ -299,7 +319,7 @@ class XmlDecoder {
     }
     if (last !== undefined) segments.push(last);
     let out = instancePath(segments, this.options.parentPath ?? '', this.options.parent?.module.name);
-    if (extra !== undefined) out = (out === '/' ? '' : out) + '/' + extra;
+    if (extra !== undefined) out = `${out === '/' ? '' : out}/${extra}`;
     return out;
   }
 
@@ -325,7 +345,7 @@ class XmlDecoder {
     // entry): reuse the scope the previous such element made under the same parent. A scope holds
     // copies of its declarations (it may outlive the document), so this compares their text.
     const cached = parent === undefined ? this.topScope : parent.lastChild;
-    if (cached !== undefined && cached.declaredBy(tok)) return cached;
+    if (cached?.declaredBy(tok)) return cached;
     let defaultNs = parent?.defaultNs;
     let prefixes: Map<string, string> | undefined;
     let declarations: string[] | undefined;
@@ -353,7 +373,8 @@ class XmlDecoder {
     switch (parent.kind) {
       case Kind.Leaf:
         throw this.fail('invalid-value', `element '${name}' inside a leaf`);
-      case Kind.Any: case Kind.AnyChild:
+      case Kind.Any:
+      case Kind.AnyChild:
         this.anyChild(parent, scope, localName(name), namespaceOf(name, scope));
         return;
       case Kind.Skip: // inside an element dropped by `skipUnknown` or `skip`: drop it all
@@ -362,7 +383,8 @@ class XmlDecoder {
       default:
         break;
     }
-    if (parent.kind === Kind.Root && this.wrapped) throw this.fail('unknown-element', 'nothing may follow the <data> or <config> wrapper', localName(name));
+    if (parent.kind === Kind.Root && this.wrapped)
+      throw this.fail('unknown-element', 'nothing may follow the <data> or <config> wrapper', localName(name));
     const position = Math.min(parent.childCount++, PREDICTED_CHILDREN);
     let slot: Member | undefined;
     if (parent.seqTable === parent.table && parent.seqNames[position] === name && parent.seqScopes[position] === scope) {
@@ -379,7 +401,10 @@ class XmlDecoder {
           f.out = this.root.children;
           return;
         }
-        if (this.options.skipUnknown === true) { this.push(Kind.Skip, undefined, scope); return; }
+        if (this.options.skipUnknown === true) {
+          this.push(Kind.Skip, undefined, scope);
+          return;
+        }
         throw this.unknown(name, local, ns);
       }
       this.remember(parent, position, name, scope, slot);
@@ -460,7 +485,8 @@ class XmlDecoder {
     if (hits === REUSE_AFTER || hits === COMPILE_AFTER) {
       parent.seqPatterns[position] = elementPattern(tag, schema.kind === 'leaf' ? name : undefined, hits === COMPILE_AFTER);
       // the entry just opened is the next frame; its seq* still describe the entry before it
-      if (schema.kind === 'list') parent.seqEntries[position] = this.entryShape(this.frames[this.depth - 1]!, tag, name, hits === COMPILE_AFTER);
+      if (schema.kind === 'list')
+        parent.seqEntries[position] = this.entryShape(this.frames[this.depth - 1]!, tag, name, hits === COMPILE_AFTER);
     }
     return true;
   }
@@ -524,7 +550,10 @@ class XmlDecoder {
     const schema = slot.schema;
     // A resolved element's local name is its schema node's name, and its namespace its module's.
     const local = schema.name;
-    if (this.options.skip !== undefined && this.options.skip(schema)) { this.push(Kind.Skip, undefined, scope); return; }
+    if (this.options.skip?.(schema)) {
+      this.push(Kind.Skip, undefined, scope);
+      return;
+    }
     if (!this.allowState && !schema.config) throw this.fail('invalid-value', `state data '${local}' is not allowed here`, local);
     switch (schema.kind) {
       case 'leaf': {
@@ -557,7 +586,10 @@ class XmlDecoder {
         }
         return;
       }
-      case 'container': case 'input': case 'output': case 'notification': {
+      case 'container':
+      case 'input':
+      case 'output':
+      case 'notification': {
         if (holds(parent, schema)) this.failTwice(schema, scope, local);
         const f = this.push(Kind.Inner, schema, scope);
         const node: ContainerNode = { kind: 'container', schema, children: NOT_YET };
@@ -572,7 +604,8 @@ class XmlDecoder {
         this.place(parent, slot, node);
         return;
       }
-      case 'anydata': case 'anyxml': {
+      case 'anydata':
+      case 'anyxml': {
         if (holds(parent, schema)) this.failTwice(schema, scope, local);
         const f = this.push(Kind.Any, schema, scope);
         f.slot = slot;
@@ -610,9 +643,8 @@ class XmlDecoder {
     let group = gathered.get(slot.schema);
     if (group === undefined) {
       const schema = slot.schema as ListSchema | LeafListSchema;
-      const node: ListNode | LeafListNode = schema.kind === 'list'
-        ? { kind: 'list', schema, entries: [] }
-        : { kind: 'leaf-list', schema, values: [] };
+      const node: ListNode | LeafListNode =
+        schema.kind === 'list' ? { kind: 'list', schema, entries: [] } : { kind: 'leaf-list', schema, values: [] };
       const seen = schema.kind === 'list' ? undefined : schema.config ? new Set<string>() : undefined;
       const keys = schema.kind === 'list' && schema.keys.length > 0 ? [] : undefined;
       group = { node, seen, unproven: false, keys };
@@ -648,8 +680,12 @@ class XmlDecoder {
     const f = this.frames[this.depth - 1]!;
     const parent = this.frames[this.depth - 2]!;
     switch (f.kind) {
-      case Kind.Leaf: this.endLeaf(f, parent); break;
-      case Kind.Inner: this.endInner(f); break;
+      case Kind.Leaf:
+        this.endLeaf(f, parent);
+        break;
+      case Kind.Inner:
+        this.endInner(f);
+        break;
       case Kind.Any: {
         const node: AnyNode = { kind: 'any', schema: f.schema as AnyNode['schema'], value: anyValue(f) };
         if (f.attributes !== undefined) node.attributes = f.attributes;
@@ -657,8 +693,12 @@ class XmlDecoder {
         this.place(parent, f.slot!, node);
         break;
       }
-      case Kind.AnyChild: addMember(parent, f.anyName, anyValue(f)); break;
-      case Kind.Root: case Kind.Skip: break;
+      case Kind.AnyChild:
+        addMember(parent, f.anyName, anyValue(f));
+        break;
+      case Kind.Root:
+      case Kind.Skip:
+        break;
     }
     this.depth--;
   }
@@ -719,7 +759,9 @@ class XmlDecoder {
     const keyValues = entryKeyValues(list.entries[at]!);
     this.depth = depth; // the fault names the entry under the element it is in
     const path = this.path(undefined, { schema: list.schema, keys: keyValues });
-    throw new DataError(fault('invalid-value', path, `duplicate entry of list '${list.schema.name}' with key ${keyValues.map(valueText).join(',')}`));
+    throw new DataError(
+      fault('invalid-value', path, `duplicate entry of list '${list.schema.name}' with key ${keyValues.map(valueText).join(',')}`),
+    );
   }
 
   /** The first duplicate entry among the lists still gathering in open elements, outermost first (they come first in the document). */
@@ -764,13 +806,15 @@ class XmlDecoder {
     const children = entry.children;
     if (keys.length === 1) {
       const child = children[0];
-      if (child === undefined || child.schema !== keys[0]) throw this.fail('missing-element', `list entry lacks its key '${keys[0]!.name}'`);
+      if (child === undefined || child.schema !== keys[0])
+        throw this.fail('missing-element', `list entry lacks its key '${keys[0]!.name}'`);
       return valueText((child as LeafNode).value);
     }
     const values: LeafValue[] = new Array(keys.length);
     for (let k = 0; k < keys.length; k++) {
       const child = children[k];
-      if (child === undefined || child.schema !== keys[k]) throw this.fail('missing-element', `list entry lacks its key '${keys[k]!.name}'`);
+      if (child === undefined || child.schema !== keys[k])
+        throw this.fail('missing-element', `list entry lacks its key '${keys[k]!.name}'`);
       values[k] = (child as LeafNode).value;
     }
     return keyString(values);

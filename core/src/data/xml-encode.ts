@@ -38,7 +38,13 @@ function needsEscape(s: string): boolean {
 
 function escapeAttr(s: string): string {
   return /[&<"\t\n\r]/.test(s)
-    ? s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;').replace(/\t/g, '&#9;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;')
+    ? s
+        .replace(/&/g, '&amp;')
+        .replace(/</g, '&lt;')
+        .replace(/"/g, '&quot;')
+        .replace(/\t/g, '&#9;')
+        .replace(/\n/g, '&#10;')
+        .replace(/\r/g, '&#13;')
     : s;
 }
 
@@ -122,7 +128,18 @@ function tagsOf(schema: DataNode['schema']): Tags {
     const name = schema.name;
     const openNs = `<${name} xmlns="${escapeAttr(schema.module.namespace)}"`;
     const builtin = 'type' in schema ? schema.type.builtin : undefined;
-    tags = { module: schema.module.name, builtin, open: `<${name}`, openNs, start: `<${name}>`, startNs: `${openNs}>`, close: `</${name}>`, whole: undefined, identities: undefined, shape: undefined };
+    tags = {
+      module: schema.module.name,
+      builtin,
+      open: `<${name}`,
+      openNs,
+      start: `<${name}>`,
+      startNs: `${openNs}>`,
+      close: `</${name}>`,
+      whole: undefined,
+      identities: undefined,
+      shape: undefined,
+    };
     tagCache.set(schema, tags);
   }
   return tags;
@@ -171,7 +188,10 @@ class XmlWriter {
   /** The constant pieces written since the last other piece (see Run). */
   private run: Run = NO_RUN;
 
-  constructor(private readonly ctx: SchemaContext, private readonly withAttributes: boolean) {}
+  constructor(
+    private readonly ctx: SchemaContext,
+    private readonly withAttributes: boolean,
+  ) {}
 
   private namespaceOf(module: string): string {
     return this.ctx.modules.get(module)?.namespace ?? module;
@@ -185,7 +205,8 @@ class XmlWriter {
       const colon = name.indexOf(':');
       const value = attrs[name];
       const annotation = annotationOf(name, this.ctx);
-      const text = value === null ? '' : annotation && typeof value === 'string' ? leafToText(annotation.type, value, decl.prefixFor) : String(value);
+      const text =
+        value === null ? '' : annotation && typeof value === 'string' ? leafToText(annotation.type, value, decl.prefixFor) : String(value);
       const module = colon >= 0 ? name.slice(0, colon) : undefined;
       const written = module !== undefined && this.ctx.modules.has(module) ? `${decl.prefixFor(module)}:${name.slice(colon + 1)}` : name;
       out += ` ${written}="${escapeAttr(text)}"`;
@@ -323,7 +344,12 @@ class XmlWriter {
     this.inner(entry.schema, parentModule, children, entry.attributes);
   }
 
-  private inner(schema: DataNode['schema'], parentModule: string | undefined, children: readonly DataNode[], attrs: Attributes | undefined): void {
+  private inner(
+    schema: DataNode['schema'],
+    parentModule: string | undefined,
+    children: readonly DataNode[],
+    attrs: Attributes | undefined,
+  ): void {
     const tags = tagsOf(schema);
     const module = tags.module;
     const sameModule = module === parentModule;
@@ -346,7 +372,13 @@ class XmlWriter {
     this.constant(tags.close);
   }
 
-  private leaf(tags: Tags, schema: LeafSchema | LeafListSchema, parentModule: string | undefined, value: LeafValue, attrs: Attributes | undefined): void {
+  private leaf(
+    tags: Tags,
+    schema: LeafSchema | LeafListSchema,
+    parentModule: string | undefined,
+    value: LeafValue,
+    attrs: Attributes | undefined,
+  ): void {
     const sameModule = tags.module === parentModule;
     const plain = attrs === undefined || !this.withAttributes;
     if (plain && sameModule && tags.whole !== undefined) {
@@ -358,7 +390,10 @@ class XmlWriter {
     }
     const open = sameModule ? tags.open : tags.openNs;
     const builtin = tags.builtin;
-    if (typeof value === 'string' && (builtin === 'identityref' || builtin === 'instance-identifier' || builtin === 'union' || builtin === 'leafref')) {
+    if (
+      typeof value === 'string' &&
+      (builtin === 'identityref' || builtin === 'instance-identifier' || builtin === 'union' || builtin === 'leafref')
+    ) {
       const type = schema.type;
       if (builtin === 'identityref' && plain) {
         const rest = this.identity(tags, type, value);
@@ -373,7 +408,8 @@ class XmlWriter {
       this.finishLeaf(tags, open, decl.empty ? written : decl.write() + written, text);
       return;
     }
-    const text = value === null ? '' : typeof value === 'string' ? value : typeof value === 'boolean' ? (value ? 'true' : 'false') : String(value);
+    const text =
+      value === null ? '' : typeof value === 'string' ? value : typeof value === 'boolean' ? (value ? 'true' : 'false') : String(value);
     if (!plain) {
       const decl = new Declarations(this.ctx);
       const written = this.attributes(attrs, decl);

@@ -35,7 +35,12 @@ export const enum XmlToken {
 
 /** A well-formedness fault, with its place in the text. */
 export class XmlSyntaxError extends Error {
-  constructor(message: string, readonly offset: number, readonly line: number, readonly column: number) {
+  constructor(
+    message: string,
+    readonly offset: number,
+    readonly line: number,
+    readonly column: number,
+  ) {
     super(`malformed XML at line ${line}, column ${column}: ${message}`);
     this.name = 'XmlSyntaxError';
   }
@@ -46,7 +51,16 @@ const INTERN_SLOTS = 1024;
 const INTERN_SLOTS_LEAST = 32;
 const INTERN_MAX_LENGTH = 96;
 
-const LT = 60, GT = 62, AMP = 38, SLASH = 47, QUESTION = 63, BANG = 33, EQ = 61, QUOT = 34, APOS = 39, CR = 13;
+const LT = 60,
+  GT = 62,
+  AMP = 38,
+  SLASH = 47,
+  QUESTION = 63,
+  BANG = 33,
+  EQ = 61,
+  QUOT = 34,
+  APOS = 39,
+  CR = 13;
 
 function isSpace(c: number): boolean {
   return c === 32 || c === 10 || c === 9 || c === 13;
@@ -63,8 +77,14 @@ function isNameChar(c: number): boolean {
 
 /** XML 1.0 Char: what a character reference may produce. */
 function isXmlChar(code: number): boolean {
-  return code === 9 || code === 10 || code === 13 || (code >= 0x20 && code <= 0xd7ff) || (code >= 0xe000 && code <= 0xfffd)
-    || (code >= 0x10000 && code <= 0x10ffff);
+  return (
+    code === 9 ||
+    code === 10 ||
+    code === 13 ||
+    (code >= 0x20 && code <= 0xd7ff) ||
+    (code >= 0xe000 && code <= 0xfffd) ||
+    (code >= 0x10000 && code <= 0x10ffff)
+  );
 }
 
 /**
@@ -91,7 +111,7 @@ function holdsAt(text: string, known: string, start: number): boolean {
  */
 export function elementPattern(tag: string, name: string | undefined, compile: boolean): RegExp | undefined {
   const key = name === undefined ? tag : `${tag}\u0000${name}`;
-  return keptPattern(key, compile, () => name === undefined ? `<${literal(tag)}>` : `<${literal(tag)}>${LEAF_TEXT}</${literal(name)}>`);
+  return keptPattern(key, compile, () => (name === undefined ? `<${literal(tag)}>` : `<${literal(tag)}>${LEAF_TEXT}</${literal(name)}>`));
 }
 
 /**
@@ -99,7 +119,12 @@ export function elementPattern(tag: string, name: string | undefined, compile: b
  * leaf of `leaves` as `<tag>text</name>` with its text captured, white space allowed between
  * elements, then `</name>`. Kept and compiled as `elementPattern`'s.
  */
-export function entryPattern(tag: string, name: string, leaves: readonly { readonly tag: string; readonly name: string }[], compile: boolean): RegExp | undefined {
+export function entryPattern(
+  tag: string,
+  name: string,
+  leaves: readonly { readonly tag: string; readonly name: string }[],
+  compile: boolean,
+): RegExp | undefined {
   let key = `${tag}\u0001${name}`;
   for (const leaf of leaves) key += `\u0001${leaf.tag}\u0000${leaf.name}`;
   return keptPattern(key, compile, () => {
@@ -136,7 +161,10 @@ export function xmlLineColumn(text: string, offset: number): { line: number; col
   let lineStart = 0;
   const end = Math.min(offset, text.length);
   for (let i = 0; i < end; i++) {
-    if (text.charCodeAt(i) === 10) { line++; lineStart = i + 1; }
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
   }
   return { line, column: offset - lineStart + 1 };
 }
@@ -189,7 +217,11 @@ export class XmlTokenizer {
    * `partial`: `text` is the start of a document whose rest comes through `extend`; `next` then answers
    * More where the text ends, instead of Eof or a fault.
    */
-  constructor(private text: string, private readonly maxDepth: number, private partial = false) {
+  constructor(
+    private text: string,
+    private readonly maxDepth: number,
+    private partial = false,
+  ) {
     if (text.charCodeAt(0) === 0xfeff) this.pos = 1;
     // a short reply (one leaf, a few) would spend more on clearing the tables than they save
     let slots = INTERN_SLOTS_LEAST;
@@ -249,9 +281,15 @@ export class XmlTokenizer {
       if (text.charCodeAt(start) !== LT) return this.charData(start);
       const c = text.charCodeAt(start + 1);
       if (c === SLASH) return this.endTag(start);
-      if (c === QUESTION) { this.skipPast('?>', start, 'processing instruction'); continue; }
+      if (c === QUESTION) {
+        this.skipPast('?>', start, 'processing instruction');
+        continue;
+      }
       if (c === BANG) {
-        if (text.startsWith('<!--', start)) { this.skipPast('-->', start, 'comment'); continue; }
+        if (text.startsWith('<!--', start)) {
+          this.skipPast('-->', start, 'comment');
+          continue;
+        }
         if (text.startsWith('<![CDATA[', start)) {
           if (this.depth === 0) this.fail('CDATA outside the root element', start);
           const close = text.indexOf(']]>', start + 9);
@@ -359,7 +397,9 @@ export class XmlTokenizer {
    */
   rawTag(): string | undefined {
     if (this.pendingEnd) return undefined;
-    return this.attrCount === 0 && this.pos === this.tokenStart + this.name.length + 2 ? this.name : this.text.slice(this.tokenStart + 1, this.pos - 1);
+    return this.attrCount === 0 && this.pos === this.tokenStart + this.name.length + 2
+      ? this.name
+      : this.text.slice(this.tokenStart + 1, this.pos - 1);
   }
 
   /** The decoded text of the current Text token. */
@@ -413,7 +453,9 @@ export class XmlTokenizer {
   private slotOf(start: number, end: number): number {
     const text = this.text;
     const length = end - start;
-    return (length * 31 + text.charCodeAt(start) * 7 + text.charCodeAt(end - 1) * 3 + text.charCodeAt(start + (length >> 1))) & this.slotMask;
+    return (
+      (length * 31 + text.charCodeAt(start) * 7 + text.charCodeAt(end - 1) * 3 + text.charCodeAt(start + (length >> 1))) & this.slotMask
+    );
   }
 
   /** The text between `start` and `end`, as the interned string when it was seen before. */
@@ -465,7 +507,10 @@ export class XmlTokenizer {
     for (;;) {
       const afterSpace = this.skipSpace(pos);
       const c = text.charCodeAt(afterSpace);
-      if (c === GT) { pos = afterSpace + 1; break; }
+      if (c === GT) {
+        pos = afterSpace + 1;
+        break;
+      }
       if (c === SLASH) {
         if (text.charCodeAt(afterSpace + 1) !== GT) this.fail("'>' is expected after '/'", afterSpace + 1);
         pos = afterSpace + 2;
@@ -561,12 +606,18 @@ export class XmlTokenizer {
 
   private reference(ref: string, at: number): string {
     switch (ref) {
-      case 'lt': return '<';
-      case 'gt': return '>';
-      case 'amp': return '&';
-      case 'quot': return '"';
-      case 'apos': return "'";
-      default: break;
+      case 'lt':
+        return '<';
+      case 'gt':
+        return '>';
+      case 'amp':
+        return '&';
+      case 'quot':
+        return '"';
+      case 'apos':
+        return "'";
+      default:
+        break;
     }
     let code = NaN;
     if (/^#x[0-9a-fA-F]+$/.test(ref)) code = parseInt(ref.slice(2), 16);

@@ -49,16 +49,25 @@ function storageFault(error: unknown): DataError {
 }
 
 /** Opens the journal in `directory` and rebuilds the tree it holds. */
-async function recover(directory: string, ctx: SchemaContext, options: ConfigStoreOptions, log: (m: string) => void,
-  onCompactionDue: (journal: Journal) => void): Promise<{ journal: Journal; root: DataRoot }> {
+async function recover(
+  directory: string,
+  ctx: SchemaContext,
+  options: ConfigStoreOptions,
+  log: (m: string) => void,
+  onCompactionDue: (journal: Journal) => void,
+): Promise<{ journal: Journal; root: DataRoot }> {
   let root = emptyRoot();
   // Stored secrets are opened before decoding (their type is checked on the clear value, as when
   // written) and sealed again; the clear values opened are kept out of the log lines of recovery.
   const box = options.secrets !== undefined && schemaHoldsSensitive(ctx) ? options.secrets : undefined;
   const opened: string[] = [];
   const quiet = box === undefined ? log : (message: string) => log(withheld(message, opened));
-  const prepare = box === undefined ? undefined
-    : (doc: Record<string, unknown>, parent: SchemaNode | undefined, steps: readonly PathStep[]) => { openStoredSecrets(doc, parent, secretContext(steps), ctx, box, opened); };
+  const prepare =
+    box === undefined
+      ? undefined
+      : (doc: Record<string, unknown>, parent: SchemaNode | undefined, steps: readonly PathStep[]) => {
+          openStoredSecrets(doc, parent, secretContext(steps), ctx, box, opened);
+        };
   const reading = (where: string) => (prepare === undefined ? { ctx, log: quiet, where } : { ctx, log: quiet, where, prepare });
   const journal = await Journal.open(directory, {
     ...options.journal,
@@ -170,10 +179,14 @@ export class ConfigStore implements Datastore {
       // The body text the value came from, when decoding it here gives the value back (same schema) and
       // keeping it keeps no secret in the clear (nothing was sealed).
       const source = prepared?.source;
-      const record = encodeEditRecord(stored, source !== undefined && source.schema === this.ctx && stored === edits ? source.json : undefined);
+      const record = encodeEditRecord(
+        stored,
+        source !== undefined && source.schema === this.ctx && stored === edits ? source.json : undefined,
+      );
       const limit = this.options.journal?.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
       const bytes = Buffer.byteLength(record);
-      if (bytes > limit) throw new DataError(fault('too-big', '/', `the change needs ${bytes} bytes of journal, more than the ${limit}-byte limit`));
+      if (bytes > limit)
+        throw new DataError(fault('too-big', '/', `the change needs ${bytes} bytes of journal, more than the ${limit}-byte limit`));
       const durable = this.journal.append(record);
       this.latest = next;
       this.appended += 1;

@@ -92,7 +92,13 @@ let procAvailable: Promise<boolean> | undefined;
  * of other users (hidepid) and kill(0) finds one.
  */
 async function viewProcess(pid: number): Promise<ProcessView | undefined> {
-  if (!(await (procAvailable ??= fs.access('/proc/self/stat').then(() => true, () => false)))) return undefined;
+  if (
+    !(await (procAvailable ??= fs.access('/proc/self/stat').then(
+      () => true,
+      () => false,
+    )))
+  )
+    return undefined;
   const fields = await statFields(`/proc/${pid}/stat`);
   if (fields === undefined) return processIsRunning(pid) ? undefined : { state: 'gone' };
   const startTime = fields[19];
@@ -122,7 +128,10 @@ let ownStartTime: Promise<string | undefined> | undefined;
 
 /** This process's start time, as a holder's is recorded (undefined without /proc). */
 function startTimeOfThisProcess(): Promise<string | undefined> {
-  return (ownStartTime ??= viewProcess(process.pid).then((view) => view?.startTime, () => undefined));
+  return (ownStartTime ??= viewProcess(process.pid).then(
+    (view) => view?.startTime,
+    () => undefined,
+  ));
 }
 
 async function ownerIsAlive(owner: LockOwner): Promise<boolean> {
@@ -210,7 +219,7 @@ export class DirectoryLock {
       }
       // Stale. Move it aside, then check we moved the lock we judged stale and not one a racing process
       // took over a moment ago; if we did, put it back and give up.
-      const aside = file + '.stale' + temporarySuffix();
+      const aside = `${file}.stale${temporarySuffix()}`;
       try {
         await fs.rename(file, aside);
       } catch (error) {

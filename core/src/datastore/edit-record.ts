@@ -124,7 +124,11 @@ function resolveInsert(raw: unknown, target: readonly PathStep[], read: ReadCont
   if (where === 'first' || where === 'last') return { where };
   const last = target[target.length - 1];
   const types: readonly (LeafSchema | LeafListSchema)[] =
-    last?.schema.kind === 'list' ? (last.schema as ListSchema).keys : last?.schema.kind === 'leaf-list' ? [last.schema as LeafListSchema] : [];
+    last?.schema.kind === 'list'
+      ? (last.schema as ListSchema).keys
+      : last?.schema.kind === 'leaf-list'
+        ? [last.schema as LeafListSchema]
+        : [];
   if (!Array.isArray(raw.p) || raw.p.length !== types.length) throw new Unreadable('the insert point no longer matches the target');
   return { where, point: raw.p.map((p, i) => typedValue(types[i]!, p, read, instancePath(target))) };
 }
@@ -139,7 +143,12 @@ const MAX_RETRIES = 20;
  * that no longer fits its type, say) removes the member at fault and decoding is retried, and past
  * MAX_RETRIES the top-level node at fault goes whole, so the cost stays bounded.
  */
-export function decodeStored(doc: JsonObject, parent: SchemaNode | undefined, parentPath: string, read: ReadContext): ReturnType<typeof decodeJson> {
+export function decodeStored(
+  doc: JsonObject,
+  parent: SchemaNode | undefined,
+  parentPath: string,
+  read: ReadContext,
+): ReturnType<typeof decodeJson> {
   const options = parent === undefined ? {} : { parent, parentPath };
   const attempt = (): ReturnType<typeof decodeJson> | DataError => {
     try {
@@ -167,7 +176,13 @@ export function decodeStored(doc: JsonObject, parent: SchemaNode | undefined, pa
 }
 
 /** Removes every member (at any depth) that names no schema node, counting them by schema path. */
-function pruneUnknown(value: JsonObject, parent: SchemaNode | undefined, path: string, ctx: SchemaContext, dropped: Map<string, number>): void {
+function pruneUnknown(
+  value: JsonObject,
+  parent: SchemaNode | undefined,
+  path: string,
+  ctx: SchemaContext,
+  dropped: Map<string, number>,
+): void {
   const table = tableFor(parent, ctx);
   for (const name of Object.keys(value)) {
     if (name === '@') continue;
@@ -214,8 +229,16 @@ function splitPath(path: string): Array<{ name: string; predicates: string[] }> 
       i++;
       while (i < path.length) {
         const c = path[i++]!;
-        if (quote) { if (c === quote) quote = ''; text += c; continue; }
-        if (c === "'" || c === '"') { quote = c; text += c; continue; }
+        if (quote) {
+          if (c === quote) quote = '';
+          text += c;
+          continue;
+        }
+        if (c === "'" || c === '"') {
+          quote = c;
+          text += c;
+          continue;
+        }
         if (c === ']') break;
         text += c;
       }
@@ -248,7 +271,11 @@ function removeAt(doc: JsonObject, faultPath: string, base: string): string | un
         const eq = p.indexOf('=');
         return { key: p.slice(0, eq), text: p.slice(eq + 1).replace(/^['"]|['"]$/g, '') };
       });
-      const at = value.findIndex((e) => isObject(e) && wanted.every((w) => w.key === '.' || String(e[w.key] ?? e[Object.keys(e).find((k) => k.endsWith(`:${w.key}`)) ?? '']) === w.text));
+      const at = value.findIndex(
+        (e) =>
+          isObject(e) &&
+          wanted.every((w) => w.key === '.' || String(e[w.key] ?? e[Object.keys(e).find((k) => k.endsWith(`:${w.key}`)) ?? '']) === w.text),
+      );
       if (at < 0) return undefined;
       if (lastStep) {
         value.splice(at, 1);
@@ -294,7 +321,12 @@ export function decodeEditRecord(text: string, read: ReadContext): Edit[] {
         const parentSteps = target.slice(0, -1);
         const parent = parentSteps[parentSteps.length - 1]?.schema;
         read.prepare?.(raw.d, target.length === 0 ? undefined : parent, target.length === 0 ? [] : parentSteps);
-        const decoded = decodeStored(raw.d, target.length === 0 ? undefined : parent, parentSteps.length === 0 ? '/' : instancePath(parentSteps), read);
+        const decoded = decodeStored(
+          raw.d,
+          target.length === 0 ? undefined : parent,
+          parentSteps.length === 0 ? '/' : instancePath(parentSteps),
+          read,
+        );
         if (target.length === 0) edit.value = decoded.root;
         else if (decoded.node !== undefined) edit.value = decoded.node;
         else throw new Unreadable(`${instancePath(target)}: nothing of the data is left`);

@@ -16,7 +16,16 @@ export { encodeEditRecord, decodeEditRecord, decodeSnapshot } from './edit-recor
 export { Journal, type JournalOptions, type RecoveryReport } from './journal';
 export { JournalError, type JournalErrorCode } from './journal-error';
 export { SecretBox, SEALED_PREFIX, KEY_FILE } from './secrets';
-export { isSensitive, holdsSensitive, secretContext, sealEdits, sealTree, revealSecret, SENSITIVE_MODULE, SENSITIVE_EXTENSION } from './sensitive';
+export {
+  isSensitive,
+  holdsSensitive,
+  secretContext,
+  sealEdits,
+  sealTree,
+  revealSecret,
+  SENSITIVE_MODULE,
+  SENSITIVE_EXTENSION,
+} from './sensitive';
 
 /** Where under the data directory the Config datastore's journal lives. */
 export const CONFIG_DIRECTORY = 'config';

@@ -154,7 +154,10 @@ export async function recoverDirectory(
 
   // Only now that recovery succeeded, and best effort (a leftover is harmless, it is superseded):
   // files the snapshot makes redundant.
-  const superseded = [...obsolete, ...listing.snapshots.filter((snapshot) => snapshot.position < snapshotPosition).map((snapshot) => snapshot.name)];
+  const superseded = [
+    ...obsolete,
+    ...listing.snapshots.filter((snapshot) => snapshot.position < snapshotPosition).map((snapshot) => snapshot.name),
+  ];
   for (const name of superseded) {
     await removeIfPresent(path.join(directory, name)).catch((error: Error) => log(`could not remove ${name}: ${error.message}`));
   }

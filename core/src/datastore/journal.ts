@@ -163,7 +163,13 @@ export class Journal {
     private readonly lock: DirectoryLock,
     private active: ActiveSegment,
     private readonly io: JournalIo,
-    private readonly limits: { compactAfterBytes: number; compactAfterRecords: number; maxRecordBytes: number; maxBatchBytes: number; maxConcurrentCommits: number },
+    private readonly limits: {
+      compactAfterBytes: number;
+      compactAfterRecords: number;
+      maxRecordBytes: number;
+      maxBatchBytes: number;
+      maxConcurrentCommits: number;
+    },
     private readonly onCompactionDue: ((journal: Journal) => void) | undefined,
     private readonly log: (message: string) => void,
     /** True with the default I/O: commits write through the segment's O_DSYNC descriptor. */
@@ -194,7 +200,12 @@ export class Journal {
     await ensureDirectory(absolute);
     const lock = await DirectoryLock.acquire(absolute, log);
     try {
-      const { report, active } = await recoverDirectory(absolute, options, { maxRecordBytes: limits.maxRecordBytes, maxSnapshotBytes }, log);
+      const { report, active } = await recoverDirectory(
+        absolute,
+        options,
+        { maxRecordBytes: limits.maxRecordBytes, maxSnapshotBytes },
+        log,
+      );
       const io: JournalIo = { ...defaultIo, ...options.io };
       // Where the platform has no O_DSYNC (Windows), the write + fdatasync pair it is.
       const dsyncWrites = DSYNC_FLAGS !== undefined && options.io?.write === undefined && options.io?.sync === undefined;
@@ -240,7 +251,9 @@ export class Journal {
     if (!isRecord(record)) return Promise.reject(new JournalError('bad-argument', 'a record must be a string or bytes'));
     const bytes = payloadByteLength(record);
     if (bytes > this.limits.maxRecordBytes) {
-      return Promise.reject(new JournalError('too-large', `a record of ${bytes} byte(s) exceeds the ${this.limits.maxRecordBytes}-byte limit`));
+      return Promise.reject(
+        new JournalError('too-large', `a record of ${bytes} byte(s) exceeds the ${this.limits.maxRecordBytes}-byte limit`),
+      );
     }
     const frame = encodeFrame(record);
     return new Promise<void>((resolve, reject) => {
@@ -299,7 +312,11 @@ export class Journal {
   private refusal(): JournalError | undefined {
     if (this.closing) return new JournalError('closed', `the journal in ${this.directory} is closed`);
     if (this.failure) {
-      return new JournalError('failed', `the journal in ${this.directory} stopped after an I/O error (${this.failure.message}); reopen it to recover`, { cause: this.failure });
+      return new JournalError(
+        'failed',
+        `the journal in ${this.directory} stopped after an I/O error (${this.failure.message}); reopen it to recover`,
+        { cause: this.failure },
+      );
     }
     return undefined;
   }
@@ -358,7 +375,13 @@ export class Journal {
       bytes += item.frame.length;
     }
     const batch = this.queue.splice(0, count) as QueuedAppend[];
-    const data = count === 1 ? batch[0]!.frame : Buffer.concat(batch.map((item) => item.frame), bytes);
+    const data =
+      count === 1
+        ? batch[0]!.frame
+        : Buffer.concat(
+            batch.map((item) => item.frame),
+            bytes,
+          );
     const segment = this.active;
     const offset = this.writeOffset;
     this.writeOffset += bytes;
@@ -371,7 +394,10 @@ export class Journal {
       await this.io.sync(segment.file);
     })();
     this.inFlightIo.add(io);
-    const outcome = io.then((): { error?: unknown } => ({}), (error: unknown) => ({ error: error ?? new Error('unknown I/O failure') }));
+    const outcome = io.then(
+      (): { error?: unknown } => ({}),
+      (error: unknown) => ({ error: error ?? new Error('unknown I/O failure') }),
+    );
     const previous = this.inFlight.at(-1);
     const acknowledged = (async () => {
       const { error } = await outcome;
@@ -387,7 +413,13 @@ export class Journal {
   }
 
   /** Acknowledges (or rejects) one group commit, once every commit before it has been settled. */
-  private async settleCommit(batch: readonly QueuedAppend[], segment: ActiveSegment, offset: number, bytes: number, error: unknown): Promise<void> {
+  private async settleCommit(
+    batch: readonly QueuedAppend[],
+    segment: ActiveSegment,
+    offset: number,
+    bytes: number,
+    error: unknown,
+  ): Promise<void> {
     if (this.failure) {
       // An earlier commit failed: this one is not acknowledged, whatever its own fsync said.
       const refusal = this.refusal()!;
@@ -395,7 +427,9 @@ export class Journal {
       return;
     }
     if (error !== undefined) {
-      const failure = new JournalError('io', `writing ${batch.length} record(s) to ${segment.name} failed: ${(error as Error).message}`, { cause: error });
+      const failure = new JournalError('io', `writing ${batch.length} record(s) to ${segment.name} failed: ${(error as Error).message}`, {
+        cause: error,
+      });
       this.stop(failure);
       for (const item of batch) item.reject(failure);
       this.rejectAllQueued(this.refusal()!);
@@ -410,7 +444,10 @@ export class Journal {
     this.durable += batch.length;
     this.batches += 1;
     for (const item of batch) item.resolve();
-    const sinceBaseline = { bytes: segment.bytes - this.compactionBaseline.bytes, records: segment.records - this.compactionBaseline.records };
+    const sinceBaseline = {
+      bytes: segment.bytes - this.compactionBaseline.bytes,
+      records: segment.records - this.compactionBaseline.records,
+    };
     const due = sinceBaseline.bytes >= this.limits.compactAfterBytes || sinceBaseline.records >= this.limits.compactAfterRecords;
     if (due && !this.compactionSignalled && this.onCompactionDue) {
       this.compactionSignalled = true;
@@ -473,7 +510,9 @@ export class Journal {
       ...listing.snapshots.filter((snapshot) => snapshot.position < position),
     ];
     for (const { name } of doomed) {
-      await removeIfPresent(path.join(this.directory, name)).catch((error: Error) => this.log(`could not remove ${name}: ${error.message}`));
+      await removeIfPresent(path.join(this.directory, name)).catch((error: Error) =>
+        this.log(`could not remove ${name}: ${error.message}`),
+      );
     }
   }
 

@@ -26,8 +26,9 @@ export const SENSITIVE_EXTENSION = 'sensitive';
 
 /** True for a leaf marked sensitive (list keys excepted: they are in every path and URI). */
 export function isSensitive(node: SchemaNode): node is LeafSchema {
-  return node.kind === 'leaf' && !node.isKey
-    && node.extensions.some((e) => e.module === SENSITIVE_MODULE && e.name === SENSITIVE_EXTENSION);
+  return (
+    node.kind === 'leaf' && !node.isKey && node.extensions.some((e) => e.module === SENSITIVE_MODULE && e.name === SENSITIVE_EXTENSION)
+  );
 }
 
 const holding = new WeakMap<SchemaNode, boolean>();
@@ -39,7 +40,10 @@ export function holdsSensitive(node: SchemaNode): boolean {
     known = isSensitive(node);
     if (!known && (node.kind === 'container' || node.kind === 'list' || node.kind === 'choice' || node.kind === 'case')) {
       for (const child of dataChildren(node.children)) {
-        if (holdsSensitive(child)) { known = true; break; }
+        if (holdsSensitive(child)) {
+          known = true;
+          break;
+        }
       }
     }
     holding.set(node, known);
@@ -164,8 +168,14 @@ function storedKeyText(raw: unknown): LeafValue {
  * versions open too. Returns the clear values opened, for the caller to keep out of its log lines. A
  * value that does not open stays as it is.
  */
-export function openStoredSecrets(doc: JsonObject, parent: SchemaNode | undefined, parentContext: string,
-  ctx: SchemaContext, box: SecretBox, opened: string[] = []): string[] {
+export function openStoredSecrets(
+  doc: JsonObject,
+  parent: SchemaNode | undefined,
+  parentContext: string,
+  ctx: SchemaContext,
+  box: SecretBox,
+  opened: string[] = [],
+): string[] {
   const table = tableFor(parent, ctx);
   for (const name of Object.keys(doc)) {
     if (name === '@') continue;

@@ -72,13 +72,16 @@ async function readAndCheck(file: string, expectedPosition: number, maxBytes: nu
   const stat = await fs.stat(file);
   if (!stat.isFile()) return { ok: false, reason: 'not a regular file' };
   if (stat.size < HEADER_BYTES) return { ok: false, reason: `${stat.size} byte(s), shorter than the ${HEADER_BYTES}-byte header` };
-  if (stat.size - HEADER_BYTES > maxBytes) return { ok: false, reason: `payload of ${stat.size - HEADER_BYTES} byte(s) exceeds the ${maxBytes}-byte limit` };
+  if (stat.size - HEADER_BYTES > maxBytes)
+    return { ok: false, reason: `payload of ${stat.size - HEADER_BYTES} byte(s) exceeds the ${maxBytes}-byte limit` };
   const bytes = await fs.readFile(file);
   if (!bytes.subarray(0, MAGIC.length).equals(MAGIC)) return { ok: false, reason: 'not a snapshot file (bad magic)' };
   const position = bytes.readBigUInt64LE(8);
   const length = bytes.readBigUInt64LE(16);
-  if (position !== BigInt(expectedPosition)) return { ok: false, reason: `header says position ${position}, the name says ${expectedPosition}` };
-  if (length !== BigInt(bytes.length - HEADER_BYTES)) return { ok: false, reason: `header says ${length} payload byte(s), the file holds ${bytes.length - HEADER_BYTES}` };
+  if (position !== BigInt(expectedPosition))
+    return { ok: false, reason: `header says position ${position}, the name says ${expectedPosition}` };
+  if (length !== BigInt(bytes.length - HEADER_BYTES))
+    return { ok: false, reason: `header says ${length} payload byte(s), the file holds ${bytes.length - HEADER_BYTES}` };
   const state = bytes.subarray(HEADER_BYTES);
   if (bytes.readUInt32LE(24) !== crc32(state, crc32(bytes.subarray(0, 24)))) return { ok: false, reason: 'checksum mismatch' };
   return { ok: true, position: expectedPosition, state };

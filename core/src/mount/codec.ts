@@ -145,7 +145,10 @@ export function findOperation(schema: SchemaContext, operation: string): Operati
     const [module, name] = operation.split(':');
     return schema.rpcs.find((r) => r.module.name === module && r.name === name);
   }
-  const names = operation.replace(/\[[^\]]*\]/g, '').split('/').filter((s) => s !== '');
+  const names = operation
+    .replace(/\[[^\]]*\]/g, '')
+    .split('/')
+    .filter((s) => s !== '');
   let children: readonly SchemaNode[] = schema.data;
   let module: string | undefined;
   let found: SchemaNode | undefined;

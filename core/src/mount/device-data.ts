@@ -44,8 +44,12 @@ export async function readDevice(device: MountedDevice, scope: PluginScope, requ
   let json: JsonObject | undefined;
   try {
     json = await hook.promise({
-      device: device.info, connection: device.connection, path, content: request.content,
-      ...(request.fields !== undefined ? { fields: request.fields } : {}), ...(device.codec ? { codec: device.codec } : {}),
+      device: device.info,
+      connection: device.connection,
+      path,
+      content: request.content,
+      ...(request.fields !== undefined ? { fields: request.fields } : {}),
+      ...(device.codec ? { codec: device.codec } : {}),
     });
   } catch (e) {
     // the device codec refusing the device's reply is the device's fault, not the client's
@@ -57,7 +61,11 @@ export async function readDevice(device: MountedDevice, scope: PluginScope, requ
 /** The 502 of a device answer that does not fit the device's schema (or is not well-formed). */
 function unfitAnswer(device: MountedDevice, e: DataError): MountError {
   const f = e.faults[0];
-  return MountError.of(502, 'operation-failed', `device '${device.node.nodeId}' answered data that does not fit its schema: ${f ? `${f.path}: ${f.message}` : e.message}`);
+  return MountError.of(
+    502,
+    'operation-failed',
+    `device '${device.node.nodeId}' answered data that does not fit its schema: ${f ? `${f.path}: ${f.message}` : e.message}`,
+  );
 }
 
 /**
@@ -66,7 +74,10 @@ function unfitAnswer(device: MountedDevice, e: DataError): MountError {
  */
 export function noModelsReason(device: MountedDevice): string | undefined {
   if (device.node.protocol !== 'cli' || device.info.units.length > 0) return undefined;
-  const what = device.info.deviceType === undefined ? 'no device-type was given' : device.info.unitsMissingReason ?? `no translation unit serves device-type ${device.info.deviceType}`;
+  const what =
+    device.info.deviceType === undefined
+      ? 'no device-type was given'
+      : (device.info.unitsMissingReason ?? `no translation unit serves device-type ${device.info.deviceType}`);
   return `device '${device.node.nodeId}' has no translated models: ${what}`;
 }
 
@@ -79,7 +90,13 @@ export function deviceRoot(device: MountedDevice, json: JsonObject, steps: reado
   const schema = device.schema;
   const target = steps.at(-1)?.schema;
   try {
-    if (target !== undefined && steps.length > 1 && members.length === 1 && members[0] === `${target.module.name}:${target.name}` && !isTopLevel(schema, members[0]!)) {
+    if (
+      target !== undefined &&
+      steps.length > 1 &&
+      members.length === 1 &&
+      members[0] === `${target.module.name}:${target.name}` &&
+      !isTopLevel(schema, members[0]!)
+    ) {
       const parentSteps = steps.slice(0, -1);
       const parent = dataParent(target) ?? parentSteps.at(-1)!.schema;
       const decoded = decodeJson(json, schema, { parent, parentPath: instancePath(parentSteps) });
@@ -149,19 +166,39 @@ export async function writeDevice(device: MountedDevice, scope: PluginScope, req
   const hook = scope.hooks.device.write.get(device.node.protocol);
   if (hook === undefined || !hook.isUsed()) throw notServed(`no southbound plugin writes '${device.node.protocol}' devices`);
   const path = request.steps.length === 0 ? '/' : instancePath(request.steps);
-  const edit: DeviceEdit = { operation: request.operation, path, ...(request.value ? { value: toJsonValue(request.value) as JsonObject } : {}) };
+  const edit: DeviceEdit = {
+    operation: request.operation,
+    path,
+    ...(request.value ? { value: toJsonValue(request.value) as JsonObject } : {}),
+  };
   if (device.codec !== undefined) {
-    const result = await runWrite(device, () => hook.promise({
-      device: device.info, connection: device.connection, edits: [edit], probeTarget: request.operation === 'replace', codec: device.codec,
-    }));
+    const result = await runWrite(device, () =>
+      hook.promise({
+        device: device.info,
+        connection: device.connection,
+        edits: [edit],
+        probeTarget: request.operation === 'replace',
+        codec: device.codec,
+      }),
+    );
     return { existed: probedExistence(device, result.before, request.steps), commands: result.commands };
   }
   const before = await readDevice(device, scope, { steps: request.steps.slice(0, 1), content: 'config' });
   const existed = targetExists(before, request.steps);
-  const after = applyEdits(before, [{ operation: request.operation, target: request.steps, ...(request.value ? { value: request.value } : {}) }], device.schema);
-  const result = await runWrite(device, () => hook.promise({
-    device: device.info, connection: device.connection, before: toJsonValue(before) as JsonObject, after: toJsonValue(after) as JsonObject, edits: [edit],
-  }));
+  const after = applyEdits(
+    before,
+    [{ operation: request.operation, target: request.steps, ...(request.value ? { value: request.value } : {}) }],
+    device.schema,
+  );
+  const result = await runWrite(device, () =>
+    hook.promise({
+      device: device.info,
+      connection: device.connection,
+      before: toJsonValue(before) as JsonObject,
+      after: toJsonValue(after) as JsonObject,
+      edits: [edit],
+    }),
+  );
   return { existed, commands: result.commands };
 }
 
@@ -208,11 +245,22 @@ function targetExists(root: DataRoot, steps: readonly PathStep[]): boolean {
 }
 
 /** Runs an RPC (`module:rpc`) or action (its instance-identifier) on the device. */
-export async function invokeDevice(device: MountedDevice, scope: PluginScope, operation: string, input: JsonObject): Promise<OperationResult> {
+export async function invokeDevice(
+  device: MountedDevice,
+  scope: PluginScope,
+  operation: string,
+  input: JsonObject,
+): Promise<OperationResult> {
   const hook = scope.hooks.device.invoke.get(device.node.protocol);
   if (hook === undefined || !hook.isUsed()) throw notServed(`no southbound plugin runs operations on '${device.node.protocol}' devices`);
   try {
-    const result = await hook.promise({ device: device.info, connection: device.connection, operation, input, ...(device.codec ? { codec: device.codec } : {}) });
+    const result = await hook.promise({
+      device: device.info,
+      connection: device.connection,
+      operation,
+      input,
+      ...(device.codec ? { codec: device.codec } : {}),
+    });
     if (result === undefined) throw notServed(`no southbound plugin implements '${operation}' on '${device.node.nodeId}'`);
     return result;
   } catch (e) {

@@ -36,7 +36,10 @@ const CACHE_LIMIT = 64;
 /** Compiled device schemas by module-set key; least recently used dropped past the limit. */
 export class DeviceSchemaCache {
   private readonly cache = new Map<string, DeviceSchema>();
-  private readonly lastForUnits = new WeakMap<readonly ServingUnit[], { protocolDirs: readonly string[]; importDirs: readonly string[]; schema: DeviceSchema }>();
+  private readonly lastForUnits = new WeakMap<
+    readonly ServingUnit[],
+    { protocolDirs: readonly string[]; importDirs: readonly string[]; schema: DeviceSchema }
+  >();
 
   /**
    * The schema of the modules in the units' YANG folders plus `protocolDirs` (the southbound's own
@@ -54,7 +57,10 @@ export class DeviceSchemaCache {
 
   private forUnitFolders(units: readonly ServingUnit[], protocolDirs: readonly string[], importDirs: readonly string[]): DeviceSchema {
     const dirs = [...new Set([...units.flatMap((u) => (u.yangDir ? [u.yangDir] : [])), ...protocolDirs])].sort();
-    const key = `units\0${units.map((u) => `${u.plugin}@${u.version}`).sort().join(',')}\0${dirs.join('\0')}`;
+    const key = `units\0${units
+      .map((u) => `${u.plugin}@${u.version}`)
+      .sort()
+      .join(',')}\0${dirs.join('\0')}`;
     return this.remember(key, () => compileUnits(dirs, importDirs));
   }
 
@@ -87,7 +93,11 @@ export class DeviceSchemaCache {
 
 function yangFilesIn(dir: string): string[] {
   try {
-    return fs.readdirSync(dir).filter((f) => f.endsWith('.yang')).sort().map((f) => path.join(dir, f));
+    return fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.yang'))
+      .sort()
+      .map((f) => path.join(dir, f));
   } catch {
     return [];
   }
@@ -150,13 +160,21 @@ function compileSources(sources: readonly SchemaSourceText[], importDirs: readon
       const source = repo.addText(fileOf(s), s.text);
       byFile.set(fileOf(s), s);
       if (source.kind === undefined) {
-        failed.set(s.name, source.diagnostics.filter((d) => d.severity === 'error').slice(0, 3).map(formatDiagnostic).join('; ') || 'does not parse');
+        failed.set(
+          s.name,
+          source.diagnostics
+            .filter((d) => d.severity === 'error')
+            .slice(0, 3)
+            .map(formatDiagnostic)
+            .join('; ') || 'does not parse',
+        );
       } else if (source.kind === 'module') {
         requested.push(source.name);
       }
     }
     const schema = compileSchema(repo, { modules: requested.filter((n) => !failed.has(n)) });
-    const moduleOf = (d: YangDiagnostic): string => byFile.get(path.basename(d.position.file))?.name ?? d.module ?? path.basename(d.position.file);
+    const moduleOf = (d: YangDiagnostic): string =>
+      byFile.get(path.basename(d.position.file))?.name ?? d.module ?? path.basename(d.position.file);
     const errors = groupErrors(schema.diagnostics, moduleOf);
     const fresh = [...errors].filter(([m]) => !failed.has(m));
     if (fresh.length === 0) {

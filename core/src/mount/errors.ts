@@ -25,17 +25,35 @@ export interface MountErrorEntry {
 
 /** Status of the RFC 8040 tags a device may answer with; a tag not listed answers 500. */
 const STATUS_OF: Readonly<Record<string, number>> = {
-  'in-use': 409, 'invalid-value': 400, 'too-big': 413, 'missing-attribute': 400, 'bad-attribute': 400,
-  'unknown-attribute': 400, 'missing-element': 400, 'bad-element': 400, 'unknown-element': 400,
-  'unknown-namespace': 400, 'access-denied': 403, 'lock-denied': 409, 'resource-denied': 409,
-  'rollback-failed': 500, 'data-exists': 409, 'data-missing': 404, 'operation-not-supported': 501,
-  'operation-failed': 500, 'partial-operation': 500, 'malformed-message': 400,
+  'in-use': 409,
+  'invalid-value': 400,
+  'too-big': 413,
+  'missing-attribute': 400,
+  'bad-attribute': 400,
+  'unknown-attribute': 400,
+  'missing-element': 400,
+  'bad-element': 400,
+  'unknown-element': 400,
+  'unknown-namespace': 400,
+  'access-denied': 403,
+  'lock-denied': 409,
+  'resource-denied': 409,
+  'rollback-failed': 500,
+  'data-exists': 409,
+  'data-missing': 404,
+  'operation-not-supported': 501,
+  'operation-failed': 500,
+  'partial-operation': 500,
+  'malformed-message': 400,
   southbound_no_connection: 502,
 };
 
 /** An error of the mount layer: an HTTP-independent status and the error entries. */
 export class MountError extends Error {
-  constructor(readonly status: number, readonly entries: readonly MountErrorEntry[]) {
+  constructor(
+    readonly status: number,
+    readonly entries: readonly MountErrorEntry[],
+  ) {
     super(entries.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; '));
     this.name = 'MountError';
   }
@@ -94,28 +112,36 @@ export function deviceFault(nodeId: string, e: unknown): MountError | DataError 
       const type = r.type === 'transport' || r.type === 'rpc' || r.type === 'protocol' ? r.type : 'application';
       const info = typeof r.info === 'object' && r.info !== null ? scalars(r.info as Record<string, unknown>) : undefined;
       entries.push({
-        type, tag: text(r.tag) ?? 'operation-failed', message: `device '${nodeId}': ${text(r.message) ?? text(r.tag) ?? 'refused'}`,
+        type,
+        tag: text(r.tag) ?? 'operation-failed',
+        message: `device '${nodeId}': ${text(r.message) ?? text(r.tag) ?? 'refused'}`,
         ...(text(r.path) && r.path !== '/' ? { path: r.path as string } : {}),
         ...(text(r.appTag) ? { appTag: r.appTag as string } : {}),
         ...(info ? { info } : {}),
       });
     }
-    return new MountError(typeof shaped.status === 'number' ? shaped.status : STATUS_OF[entries[0]!.tag] ?? 500, entries);
+    return new MountError(typeof shaped.status === 'number' ? shaped.status : (STATUS_OF[entries[0]!.tag] ?? 500), entries);
   }
   const command = text(shaped.command);
   const deviceMessage = text(shaped.deviceMessage);
   if (command !== undefined && deviceMessage !== undefined) {
     const status = typeof shaped.status === 'number' ? shaped.status : 400;
-    return new MountError(status, [{
-      type: 'application', tag: text(shaped.tag) ?? 'invalid-value',
-      message: `device '${nodeId}' refused '${command.trim()}': ${deviceMessage}`, info: { command: command.trim(), 'device-message': deviceMessage },
-    }]);
+    return new MountError(status, [
+      {
+        type: 'application',
+        tag: text(shaped.tag) ?? 'invalid-value',
+        message: `device '${nodeId}' refused '${command.trim()}': ${deviceMessage}`,
+        info: { command: command.trim(), 'device-message': deviceMessage },
+      },
+    ]);
   }
   const tag = text(shaped.tag);
   const status = typeof shaped.status === 'number' && shaped.status >= 400 && shaped.status < 600 ? shaped.status : undefined;
   if (status !== undefined || tag !== undefined) {
     const t = tag ?? (status === 502 ? 'southbound_no_connection' : 'operation-failed');
-    return new MountError(status ?? STATUS_OF[t] ?? 500, [{ type: t === 'southbound_no_connection' ? 'transport' : 'application', tag: t, message: `device '${nodeId}': ${messageOf(e)}` }]);
+    return new MountError(status ?? STATUS_OF[t] ?? 500, [
+      { type: t === 'southbound_no_connection' ? 'transport' : 'application', tag: t, message: `device '${nodeId}': ${messageOf(e)}` },
+    ]);
   }
   return MountError.of(502, 'southbound_no_connection', `device '${nodeId}': ${messageOf(e)}`, { type: 'transport' });
 }

@@ -4,7 +4,16 @@
  * the data layer and the southbound plugins through hooks, and knows nothing about HTTP.
  */
 export { MountManager, type ConnectionStatus, type MountedDevice, type MountedNode, type MountLogger, type MountOptions } from './manager';
-export { readDevice, writeDevice, invokeDevice, deviceRoot, noModelsReason, type DeviceReadRequest, type DeviceWriteRequest, type DeviceWriteOutcome } from './device-data';
+export {
+  readDevice,
+  writeDevice,
+  invokeDevice,
+  deviceRoot,
+  noModelsReason,
+  type DeviceReadRequest,
+  type DeviceWriteRequest,
+  type DeviceWriteOutcome,
+} from './device-data';
 export { MountError, deviceFault, type MountErrorEntry } from './errors';
 export { deviceCodec, findOperation } from './codec';
 export { DeviceSchemaCache, type DeviceSchema, type SchemaSourceText } from './device-schema';

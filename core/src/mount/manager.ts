@@ -14,7 +14,14 @@ import { fault } from '../data/errors';
 import { decodeJson } from '../data/json-decode';
 import type { DataNode, DataRoot } from '../data/tree';
 import type {
-  DeviceConnection, DeviceDataCodec, DeviceInfo, JsonObject, JsonValue, OperationResult, RosettaHooks, RpcContext,
+  DeviceConnection,
+  DeviceDataCodec,
+  DeviceInfo,
+  JsonObject,
+  JsonValue,
+  OperationResult,
+  RosettaHooks,
+  RpcContext,
 } from '../hooks';
 import type { PluginScope } from '../plugins/generation';
 import { findDataChild, type SchemaContext } from '../yang/schema';
@@ -24,7 +31,16 @@ import { badSetting, deviceFault, MountError, noConnection, nodeExists, nodeMiss
 import { SecretBox } from '../datastore/secrets';
 import { isSensitive, revealSecret, sealTree } from '../datastore/sensitive';
 import {
-  MODULE_OF, nodeConfigJson, nodeSteps, plainSettings, settingsToStore, storedNodes, TOPOLOGY_OF, UNIFIED, type NodeSettings, type Protocol,
+  MODULE_OF,
+  nodeConfigJson,
+  nodeSteps,
+  plainSettings,
+  settingsToStore,
+  storedNodes,
+  TOPOLOGY_OF,
+  UNIFIED,
+  type NodeSettings,
+  type Protocol,
 } from './topology';
 
 export type ConnectionStatus = 'connecting' | 'connected' | 'unable-to-connect';
@@ -113,8 +129,13 @@ export class MountManager {
     hooks.data.beforeWrite.tapPromise('mount', async (ctx) => {
       const changed = changedDeviceTopologies(ctx.before, ctx.after);
       if (changed.length > 0) {
-        ctx.faults.push(fault('invalid-value', `/network-topology:network-topology/topology[topology-id='${changed[0]}']`,
-          `nodes of topology '${changed[0]}' are installed and removed with connection-manager:install-node and uninstall-node, not written directly`));
+        ctx.faults.push(
+          fault(
+            'invalid-value',
+            `/network-topology:network-topology/topology[topology-id='${changed[0]}']`,
+            `nodes of topology '${changed[0]}' are installed and removed with connection-manager:install-node and uninstall-node, not written directly`,
+          ),
+        );
       }
     });
   }
@@ -131,14 +152,22 @@ export class MountManager {
   /** install-node. Resolves once connected; MountError 409/400/501/502 otherwise, nothing left behind. */
   async install(scope: PluginScope, ctx: RpcContext): Promise<OperationResult> {
     const nodeId = ctx.input['node-id'];
-    if (typeof nodeId !== 'string' || nodeId === '') throw badSetting('/connection-manager:install-node/input/node-id', 'node-id is required');
+    if (typeof nodeId !== 'string' || nodeId === '')
+      throw badSetting('/connection-manager:install-node/input/node-id', 'node-id is required');
     const given = (['cli', 'netconf'] as const).filter((p) => ctx.input[p] !== undefined);
     if (given.length !== 1) {
-      throw badSetting('/connection-manager:install-node/input', given.length === 0 ? 'give a cli or a netconf container' : 'give one protocol container, not both');
+      throw badSetting(
+        '/connection-manager:install-node/input',
+        given.length === 0 ? 'give a cli or a netconf container' : 'give one protocol container, not both',
+      );
     }
     const protocol = given[0]!;
     const settings = plainSettings(ctx.input[protocol] as JsonObject);
-    if (typeof settings.host !== 'string') throw badSetting(`/connection-manager:install-node/input/${protocol}/${MODULE_OF[protocol]}:host`, `${MODULE_OF[protocol]}:host is required`);
+    if (typeof settings.host !== 'string')
+      throw badSetting(
+        `/connection-manager:install-node/input/${protocol}/${MODULE_OF[protocol]}:host`,
+        `${MODULE_OF[protocol]}:host is required`,
+      );
     const existing = this.nodes.get(nodeId);
     if (existing !== undefined) throw nodeExists(nodeId, TOPOLOGY_OF[existing.protocol]);
     const node = this.newNode(nodeId, protocol, settings);
@@ -147,7 +176,8 @@ export class MountManager {
     try {
       await this.connect(scope, node);
       node.settings = settingsToStore(node.settings, node.connection?.hostKey);
-      if (node.settings['host-key'] !== settings['host-key']) this.options.log.info(`node ${nodeId}: trusting its SSH host key ${String(node.settings['host-key'])} (trust-on-first-use)`);
+      if (node.settings['host-key'] !== settings['host-key'])
+        this.options.log.info(`node ${nodeId}: trusting its SSH host key ${String(node.settings['host-key'])} (trust-on-first-use)`);
       await this.options.datastores.config.apply([{ operation: 'merge', target: [], value: this.configTree(node) }]);
     } catch (e) {
       this.nodes.delete(nodeId);
@@ -167,12 +197,15 @@ export class MountManager {
     const type = ctx.input['connection-type'];
     const node = typeof nodeId === 'string' ? this.nodes.get(nodeId) : undefined;
     if (node === undefined || node.installing) throw nodeMissing(String(nodeId));
-    if (type !== undefined && type !== node.protocol) throw nodeMissing(node.nodeId, `is installed as ${node.protocol}, not ${String(type)}`);
+    if (type !== undefined && type !== node.protocol)
+      throw nodeMissing(node.nodeId, `is installed as ${node.protocol}, not ${String(type)}`);
     node.removed = true;
     this.nodes.delete(node.nodeId);
     await node.connection?.close().catch((e: unknown) => this.options.log.error(`node ${node.nodeId}: close failed: ${message(e)}`));
     node.connection = undefined;
-    await this.options.datastores.config.apply([{ operation: 'remove', target: nodeSteps(this.options.schema, TOPOLOGY_OF[node.protocol], node.nodeId) }]);
+    await this.options.datastores.config.apply([
+      { operation: 'remove', target: nodeSteps(this.options.schema, TOPOLOGY_OF[node.protocol], node.nodeId) },
+    ]);
     this.options.log.info(`node ${node.nodeId} uninstalled`);
     return { output: null };
   }
@@ -184,13 +217,16 @@ export class MountManager {
       isSecret: (protocol, name) => this.settingLeaf(protocol, name) !== undefined,
       reveal: (protocol, nodeId, name) => {
         const leaf = this.settingLeaf(protocol, name);
-        return leaf === undefined ? undefined : revealSecret(config, [...nodeSteps(this.options.schema, TOPOLOGY_OF[protocol], nodeId), { schema: leaf }], this.box);
+        return leaf === undefined
+          ? undefined
+          : revealSecret(config, [...nodeSteps(this.options.schema, TOPOLOGY_OF[protocol], nodeId), { schema: leaf }], this.box);
       },
     });
     for (const s of stored) {
       if (this.nodes.has(s.nodeId)) continue;
       const node = this.newNode(s.nodeId, s.protocol, s.settings);
-      if (s.unreadable.length > 0) node.problem = `the stored ${s.unreadable.join(', ')} cannot be opened with this data folder's key; reinstall the node`;
+      if (s.unreadable.length > 0)
+        node.problem = `the stored ${s.unreadable.join(', ')} cannot be opened with this data folder's key; reinstall the node`;
       this.nodes.set(s.nodeId, node);
       this.reconnect(node, this.options.retryMs ?? 2000);
     }
@@ -204,7 +240,10 @@ export class MountManager {
       (e: unknown) => {
         node.problem = message(e);
         this.options.log.error(`node ${node.nodeId}: reconnect failed (${node.problem}); next attempt in ${wait} ms`);
-        const timer = setTimeout(() => { this.timers.delete(timer); this.reconnect(node, Math.min(MAX_RETRY_MS, Math.round(wait * 1.5))); }, wait);
+        const timer = setTimeout(() => {
+          this.timers.delete(timer);
+          this.reconnect(node, Math.min(MAX_RETRY_MS, Math.round(wait * 1.5)));
+        }, wait);
         timer.unref();
         this.timers.add(timer);
       },
@@ -214,8 +253,17 @@ export class MountManager {
   private newNode(nodeId: string, protocol: Protocol, settings: NodeSettings): MountedNode {
     const text = (v: JsonValue | undefined) => (typeof v === 'string' ? v : undefined);
     return {
-      nodeId, protocol, settings, deviceType: text(settings['device-type']), deviceVersion: text(settings['device-version']),
-      connection: undefined, ownSchema: undefined, ownSchemaSet: undefined, problem: undefined, installing: false, removed: false,
+      nodeId,
+      protocol,
+      settings,
+      deviceType: text(settings['device-type']),
+      deviceVersion: text(settings['device-version']),
+      connection: undefined,
+      ownSchema: undefined,
+      ownSchemaSet: undefined,
+      problem: undefined,
+      installing: false,
+      removed: false,
     };
   }
 
@@ -230,7 +278,8 @@ export class MountManager {
     } catch (e) {
       const fault = deviceFault(node.nodeId, e);
       // Anything but a refusal of the settings themselves means the device could not be reached.
-      if (fault instanceof MountError && fault.status >= 500) throw noConnection(node.nodeId, fault.entries[0]?.message.replace(`device '${node.nodeId}': `, '') ?? 'unknown failure');
+      if (fault instanceof MountError && fault.status >= 500)
+        throw noConnection(node.nodeId, fault.entries[0]?.message.replace(`device '${node.nodeId}': `, '') ?? 'unknown failure');
       throw fault;
     }
     if (connection === undefined) throw notServed(`no southbound plugin accepted the ${node.protocol} settings of '${node.nodeId}'`);
@@ -253,9 +302,9 @@ export class MountManager {
     const hook = scope.hooks.schema.loaded;
     if (!hook.isUsed()) return;
     let bySchema = this.announced.get(scope.hooks);
-    if (bySchema === undefined) this.announced.set(scope.hooks, bySchema = new WeakMap());
+    if (bySchema === undefined) this.announced.set(scope.hooks, (bySchema = new WeakMap()));
     let nodes = bySchema.get(schema);
-    if (nodes === undefined) bySchema.set(schema, nodes = new Set());
+    if (nodes === undefined) bySchema.set(schema, (nodes = new Set()));
     if (nodes.has(nodeId)) return;
     nodes.add(nodeId);
     try {
@@ -275,12 +324,22 @@ export class MountManager {
 
   private infoOf(scope: PluginScope, node: MountedNode): DeviceInfo {
     if (node.protocol !== 'cli' || node.deviceType === undefined) {
-      return { nodeId: node.nodeId, protocol: node.protocol, units: [], ...(node.deviceType ? { deviceType: node.deviceType } : {}), ...(node.deviceVersion ? { deviceVersion: node.deviceVersion } : {}) };
+      return {
+        nodeId: node.nodeId,
+        protocol: node.protocol,
+        units: [],
+        ...(node.deviceType ? { deviceType: node.deviceType } : {}),
+        ...(node.deviceVersion ? { deviceVersion: node.deviceVersion } : {}),
+      };
     }
     const match = scope.unitsFor(node.deviceType, node.deviceVersion ?? '*');
     return {
-      nodeId: node.nodeId, protocol: node.protocol, deviceType: node.deviceType, ...(node.deviceVersion ? { deviceVersion: node.deviceVersion } : {}),
-      units: match.units, ...(match.reason !== undefined ? { unitsMissingReason: match.reason } : {}),
+      nodeId: node.nodeId,
+      protocol: node.protocol,
+      deviceType: node.deviceType,
+      ...(node.deviceVersion ? { deviceVersion: node.deviceVersion } : {}),
+      units: match.units,
+      ...(match.reason !== undefined ? { unitsMissingReason: match.reason } : {}),
     };
   }
 
@@ -289,7 +348,10 @@ export class MountManager {
    * already: the Config datastore seals them too, but the mount layer does not rely on the store it is given.
    */
   private configTree(node: MountedNode) {
-    return sealTree(decodeJson(nodeConfigJson(node.protocol, node.nodeId, node.settings), this.options.schema, { allowState: false }).root, this.box);
+    return sealTree(
+      decodeJson(nodeConfigJson(node.protocol, node.nodeId, node.settings), this.options.schema, { allowState: false }).root,
+      this.box,
+    );
   }
 
   /** The southbound plugins' own YANG folders (none without a plugin host). */
@@ -317,13 +379,22 @@ export class MountManager {
     if (connection === undefined) throw noConnection(nodeId, node.problem ?? 'not connected yet');
     if (node.ownSchema !== undefined && connection.moduleSetId !== node.ownSchemaSet) {
       // the device came back from a reconnect with other modules (an upgrade): compile what it has now
-      this.options.log.info(`node ${nodeId}: module set changed (${node.ownSchemaSet ?? '?'} -> ${connection.moduleSetId ?? '?'}); compiling its schema again`);
+      this.options.log.info(
+        `node ${nodeId}: module set changed (${node.ownSchemaSet ?? '?'} -> ${connection.moduleSetId ?? '?'}); compiling its schema again`,
+      );
       this.compileOwnSchema(node, connection);
     }
     const info = this.infoOf(scope, node);
     const schema = node.ownSchema ?? this.schemas.forUnits(info.units, this.southboundDirs(), this.options.importDirs);
     this.announce(scope, schema.schema, nodeId);
-    return { node, info, connection, schema: schema.schema, codec: node.ownSchema ? deviceCodec(schema.schema) : undefined, failed: schema.failed };
+    return {
+      node,
+      info,
+      connection,
+      schema: schema.schema,
+      codec: node.ownSchema ? deviceCodec(schema.schema) : undefined,
+      failed: schema.failed,
+    };
   }
 
   /**
@@ -339,7 +410,8 @@ export class MountManager {
     if (node === undefined || node.installing) throw nodeMissing(nodeId, 'is not installed');
     if (node.connection !== undefined) return this.device(scope, UNIFIED, nodeId).schema;
     if (node.ownSchema !== undefined) return node.ownSchema.schema;
-    if (node.protocol === 'cli') return this.schemas.forUnits(this.infoOf(scope, node).units, this.southboundDirs(), this.options.importDirs).schema;
+    if (node.protocol === 'cli')
+      return this.schemas.forUnits(this.infoOf(scope, node).units, this.southboundDirs(), this.options.importDirs).schema;
     const kept = sources?.();
     return kept === undefined ? undefined : this.schemas.forSources(kept, this.options.importDirs).schema;
   }
@@ -375,21 +447,33 @@ export class MountManager {
     for (const node of [...this.nodes.values()].sort((a, b) => (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0))) {
       const status = this.statusOf(node);
       const msg = this.messageOf(node);
-      unified.push({ 'node-id': node.nodeId, 'unified-topology:connection-status': status, 'unified-topology:connection-type': node.protocol });
+      unified.push({
+        'node-id': node.nodeId,
+        'unified-topology:connection-status': status,
+        'unified-topology:connection-type': node.protocol,
+      });
       const hostKey = node.connection?.hostKey;
       if (node.protocol === 'cli') {
         cli.push({
-          'node-id': node.nodeId, 'cli-topology:connection-status': status, 'cli-topology:connected-message': msg,
+          'node-id': node.nodeId,
+          'cli-topology:connection-status': status,
+          'cli-topology:connected-message': msg,
           ...(hostKey !== undefined ? { 'cli-topology:host-key-fingerprint': hostKey } : {}),
         });
         continue;
       }
-      const entry: JsonObject = { 'node-id': node.nodeId, 'netconf-node-topology:connection-status': status, 'netconf-node-topology:connected-message': msg };
+      const entry: JsonObject = {
+        'node-id': node.nodeId,
+        'netconf-node-topology:connection-status': status,
+        'netconf-node-topology:connected-message': msg,
+      };
       if (hostKey !== undefined) entry['netconf-node-topology:host-key-fingerprint'] = hostKey;
       const caps = [...new Set(node.connection?.capabilities ?? [])];
-      if (caps.length > 0) entry['netconf-node-topology:available-capabilities'] = { 'available-capability': caps.map((c) => ({ capability: c })) };
+      if (caps.length > 0)
+        entry['netconf-node-topology:available-capabilities'] = { 'available-capability': caps.map((c) => ({ capability: c })) };
       const unavailable = new Map<string, string>();
-      for (const u of node.connection?.unavailableSchemas ?? []) unavailable.set(`${u.name}${u.revision ? `@${u.revision}` : ''}`, u.reason);
+      for (const u of node.connection?.unavailableSchemas ?? [])
+        unavailable.set(`${u.name}${u.revision ? `@${u.revision}` : ''}`, u.reason);
       for (const f of node.ownSchema?.failed ?? []) unavailable.set(f.module, `does not compile: ${f.reason}`);
       if (unavailable.size > 0) {
         entry['netconf-node-topology:unavailable-capabilities'] = {
@@ -398,7 +482,8 @@ export class MountManager {
       }
       netconf.push(entry);
     }
-    const topology = (id: string, nodes: JsonObject[]): JsonObject => (nodes.length > 0 ? { 'topology-id': id, node: nodes } : { 'topology-id': id });
+    const topology = (id: string, nodes: JsonObject[]): JsonObject =>
+      nodes.length > 0 ? { 'topology-id': id, node: nodes } : { 'topology-id': id };
     return {
       'network-topology:network-topology': {
         topology: [topology(TOPOLOGY_OF.cli, cli), topology(UNIFIED, unified), topology(TOPOLOGY_OF.netconf, netconf)],
@@ -408,9 +493,13 @@ export class MountManager {
 
   /** Installed nodes with the device type and version they were installed with (plugin introspection). */
   installedDevices(): Array<{ nodeId: string; deviceType?: string; deviceVersion?: string }> {
-    return [...this.nodes.values()].filter((n) => !n.installing).map((n) => ({
-      nodeId: n.nodeId, ...(n.deviceType !== undefined ? { deviceType: n.deviceType } : {}), ...(n.deviceVersion !== undefined ? { deviceVersion: n.deviceVersion } : {}),
-    }));
+    return [...this.nodes.values()]
+      .filter((n) => !n.installing)
+      .map((n) => ({
+        nodeId: n.nodeId,
+        ...(n.deviceType !== undefined ? { deviceType: n.deviceType } : {}),
+        ...(n.deviceVersion !== undefined ? { deviceVersion: n.deviceVersion } : {}),
+      }));
   }
 
   /** Installed node ids (for tests and the start-up report). */

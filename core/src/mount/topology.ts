@@ -40,7 +40,8 @@ export function plainSettings(container: JsonObject): Record<string, JsonValue> 
  * every later login (after a restart too) must present that key.
  */
 export function settingsToStore(settings: NodeSettings, presentedHostKey: string | undefined): NodeSettings {
-  if (settings['host-key-verification'] !== 'trust-on-first-use' || settings['host-key'] !== undefined || presentedHostKey === undefined) return settings;
+  if (settings['host-key-verification'] !== 'trust-on-first-use' || settings['host-key'] !== undefined || presentedHostKey === undefined)
+    return settings;
   return { ...settings, 'host-key': presentedHostKey };
 }
 
@@ -87,7 +88,9 @@ export interface StoredSecrets {
 export function storedNodes(config: DataRoot, secrets: StoredSecrets): StoredNode[] {
   const top = config.children.find((c) => c.schema.name === 'network-topology' && c.schema.module.name === 'network-topology');
   if (top === undefined) return [];
-  const json = toJsonValue(top) as { 'network-topology:network-topology'?: { topology?: Array<{ 'topology-id'?: string; node?: JsonObject[] }> } };
+  const json = toJsonValue(top) as {
+    'network-topology:network-topology'?: { topology?: Array<{ 'topology-id'?: string; node?: JsonObject[] }> };
+  };
   const out: StoredNode[] = [];
   for (const topology of json['network-topology:network-topology']?.topology ?? []) {
     const protocol = (Object.keys(TOPOLOGY_OF) as Protocol[]).find((p) => TOPOLOGY_OF[p] === topology['topology-id']);

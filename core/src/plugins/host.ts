@@ -130,7 +130,11 @@ export class PluginHost {
   /** Leases the current generation. Call `release()` when the request is done, also on failure. */
   acquire(): PluginScope {
     const g = this.current;
-    return leaseGeneration(g, () => g !== this.current, () => this.finalise(g));
+    return leaseGeneration(
+      g,
+      () => g !== this.current,
+      () => this.finalise(g),
+    );
   }
 
   /** Runs `work` with a lease that is released whatever happens. */
@@ -174,9 +178,16 @@ export class PluginHost {
   /** Every plugins.json entry as it stands, in file order. */
   status(): PluginStatus[] {
     return [...this.slots.values()].map((s) => ({
-      path: s.entry.path, folder: s.entry.folder, name: s.active?.manifest.name, version: s.active?.manifest.version,
-      kind: s.active?.manifest.kind, state: s.state, error: s.error, device: s.active?.manifest.device,
-      yangDir: s.active?.manifest.yangDir, loadedAt: s.active?.loadedAt,
+      path: s.entry.path,
+      folder: s.entry.folder,
+      name: s.active?.manifest.name,
+      version: s.active?.manifest.version,
+      kind: s.active?.manifest.kind,
+      state: s.state,
+      error: s.error,
+      device: s.active?.manifest.device,
+      yangDir: s.active?.manifest.yangDir,
+      loadedAt: s.active?.loadedAt,
     }));
   }
 
@@ -192,7 +203,10 @@ export class PluginHost {
 
   /** Rescans plugins.json and every plugin folder; loads what changed. Concurrent calls run one after another. */
   reload(): Promise<ReloadReport & { watchFromConfig: boolean }> {
-    const run = this.reloading.then(() => this.rescan(), () => this.rescan());
+    const run = this.reloading.then(
+      () => this.rescan(),
+      () => this.rescan(),
+    );
     this.reloading = run;
     return run;
   }
@@ -235,19 +249,26 @@ export class PluginHost {
         Object.assign(slot, { active: undefined, state: 'disabled', error: undefined });
         continue;
       }
-      if (slot.active && sameConfig(slot.active.entry.config, entry.config)
-          && slot.active.fingerprint === await fingerprintFolder(entry.folder)) continue;
+      if (
+        slot.active &&
+        sameConfig(slot.active.entry.config, entry.config) &&
+        slot.active.fingerprint === (await fingerprintFolder(entry.folder))
+      )
+        continue;
       const result = await loadPlugin(entry, {
-        setupTimeoutMs: this.options.setupTimeoutMs ?? 10_000, log: this.pluginLogger,
+        setupTimeoutMs: this.options.setupTimeoutMs ?? 10_000,
+        log: this.pluginLogger,
         ...(this.options.serviceConfig !== undefined ? { serviceConfig: this.options.serviceConfig } : {}),
         ...(this.options.dataDir !== undefined ? { dataDir: this.options.dataDir } : {}),
       });
       if (result.ok) {
         const before = slot.active;
         Object.assign(slot, { active: result.plugin, state: 'loaded', error: undefined });
-        this.logger.info(before
-          ? `plugin ${label(before)} replaced by ${label(result.plugin)}`
-          : `plugin ${label(result.plugin)} loaded from ${entry.path}`);
+        this.logger.info(
+          before
+            ? `plugin ${label(before)} replaced by ${label(result.plugin)}`
+            : `plugin ${label(result.plugin)} loaded from ${entry.path}`,
+        );
       } else if (result.missing && slot.active) {
         this.logger.warn(`plugin ${label(slot.active)}: folder ${entry.path} is gone; unloading`);
         Object.assign(slot, { active: undefined, state: 'failed', error: result.error });
@@ -256,9 +277,9 @@ export class PluginHost {
         errors.push(result.error);
         slot.error = result.error;
         slot.state = slot.active ? 'loaded' : 'failed';
-        this.logger.error(slot.active
-          ? `${result.error}; ${label(slot.active)} keeps serving`
-          : `${result.error}; the service runs without this plugin`);
+        this.logger.error(
+          slot.active ? `${result.error}; ${label(slot.active)} keeps serving` : `${result.error}; the service runs without this plugin`,
+        );
       }
     }
     this.supersedeDuplicates(errors);
@@ -270,12 +291,20 @@ export class PluginHost {
     const swapped = changed ? describeSwap(previous, next) : [];
     if (changed && !this.closed) this.swapTo(next);
     if (commitYang && !this.closed) {
-      try { commitYang(); } catch (err) { this.logger.error(`installing the local schema failed: ${(err as Error).message}`); }
+      try {
+        commitYang();
+      } catch (err) {
+        this.logger.error(`installing the local schema failed: ${(err as Error).message}`);
+      }
     }
     if (changed && !this.closed) {
       const report = { generation: this.current.id, swapped, errors };
       for (const listener of this.changeListeners) {
-        try { listener(report); } catch (err) { this.logger.error(`plugin change listener threw: ${(err as Error).message}`); }
+        try {
+          listener(report);
+        } catch (err) {
+          this.logger.error(`plugin change listener threw: ${(err as Error).message}`);
+        }
       }
     }
     if (this.watcher) this.syncWatchedFolders(config.entries);
@@ -293,7 +322,11 @@ export class PluginHost {
    * error, and the check runs again on what is left; a fault no changed plugin owns is reported and the
    * schema stays as it is. Returns what to call once the new generation is current.
    */
-  private checkYang(prior: ReadonlyMap<Slot, LoadedPlugin | undefined>, previous: readonly LoadedPlugin[], errors: string[]): (() => void) | undefined {
+  private checkYang(
+    prior: ReadonlyMap<Slot, LoadedPlugin | undefined>,
+    previous: readonly LoadedPlugin[],
+    errors: string[],
+  ): (() => void) | undefined {
     const check = this.options.checkLocalYang;
     if (!check) return undefined;
     const firstCheck = !this.yangChecked;
@@ -323,7 +356,8 @@ export class PluginHost {
         errors.push(message);
         Object.assign(slot, { active: before, state: before ? 'loaded' : 'failed', error: message });
         this.logger.error(before ? `${message}; ${label(before)} keeps serving` : `${message}; the service runs without this plugin`);
-        if (refused && refused !== before) void disposeQuietly(refused.definition, (m) => this.logger.error(`plugin ${label(refused)}: ${m}`));
+        if (refused && refused !== before)
+          void disposeQuietly(refused.definition, (m) => this.logger.error(`plugin ${label(refused)}: ${m}`));
       }
     }
   }
@@ -422,10 +456,7 @@ function label(p: LoadedPlugin): string {
 function describeSwap(previous: readonly LoadedPlugin[], next: readonly LoadedPlugin[]): string[] {
   const prev = new Set(previous);
   const nxt = new Set(next);
-  return [
-    ...next.filter((p) => !prev.has(p)).map(label),
-    ...previous.filter((p) => !nxt.has(p)).map((p) => `-${label(p)}`),
-  ];
+  return [...next.filter((p) => !prev.has(p)).map(label), ...previous.filter((p) => !nxt.has(p)).map((p) => `-${label(p)}`)];
 }
 
 function hasLocalYang(p: LoadedPlugin | undefined): boolean {

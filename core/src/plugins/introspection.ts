@@ -53,7 +53,8 @@ export function pluginsState(host: PluginHost, devices: Iterable<InstalledDevice
 export function introspectionTaps(host: PluginHost, devices: () => Iterable<InstalledDevice> = () => []): BuiltinTaps {
   return builtinTaps('core:plugins-introspection', (hooks) => {
     hooks.data.readState.for(INTROSPECTION_MODULE).tapPromise('core:plugins-state', async (json) => ({
-      ...json, ...pluginsState(host, devices()),
+      ...json,
+      ...pluginsState(host, devices()),
     }));
     hooks.rpc.invoke.for(`${INTROSPECTION_MODULE}:reload`).tapPromise('core:plugins-reload', async () => {
       const report = await host.reload();

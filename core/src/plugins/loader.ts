@@ -102,11 +102,18 @@ export async function loadPlugin(entry: PluginEntry, options: LoadOptions): Prom
   if (definition.setup) {
     const setup = definition.setup.bind(definition);
     const outcome = await withTimeout(
-      (async () => setup({
-        hooks: recorder.hooks, settings, name: manifest.name, version: manifest.version, folder: entry.folder,
-        yangDir: manifest.yangDir, log: options.log(manifest.name), serviceConfig: options.serviceConfig ?? {},
-        ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
-      }))(),
+      (async () =>
+        setup({
+          hooks: recorder.hooks,
+          settings,
+          name: manifest.name,
+          version: manifest.version,
+          folder: entry.folder,
+          yangDir: manifest.yangDir,
+          log: options.log(manifest.name),
+          serviceConfig: options.serviceConfig ?? {},
+          ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
+        }))(),
       options.setupTimeoutMs,
     );
     if (outcome !== 'done') {
@@ -116,17 +123,29 @@ export async function loadPlugin(entry: PluginEntry, options: LoadOptions): Prom
     }
   }
 
-  const unit: ServingUnit | undefined = manifest.device && definition.translationUnit
-    ? {
-      plugin: manifest.name, version: manifest.version, deviceType: manifest.device.type,
-      versions: manifest.device.versions, yangDir: manifest.yangDir, definition: definition.translationUnit,
-    }
-    : undefined;
+  const unit: ServingUnit | undefined =
+    manifest.device && definition.translationUnit
+      ? {
+          plugin: manifest.name,
+          version: manifest.version,
+          deviceType: manifest.device.type,
+          versions: manifest.device.versions,
+          yangDir: manifest.yangDir,
+          definition: definition.translationUnit,
+        }
+      : undefined;
   return {
     ok: true,
     plugin: {
-      instanceId: nextInstanceId++, manifest, entry, fingerprint, definition, settings,
-      taps: recorder.collect(), unit, loadedAt: new Date(),
+      instanceId: nextInstanceId++,
+      manifest,
+      entry,
+      fingerprint,
+      definition,
+      settings,
+      taps: recorder.collect(),
+      unit,
+      loadedAt: new Date(),
     },
   };
 }
@@ -181,7 +200,9 @@ function forgetModulesUnder(folder: string): void {
   const prefixes = [path.resolve(folder) + path.sep];
   try {
     prefixes.push(require('node:fs').realpathSync(folder) + path.sep);
-  } catch { /* folder gone: the resolved path is enough */ }
+  } catch {
+    /* folder gone: the resolved path is enough */
+  }
   for (const key of Object.keys(require.cache)) {
     if (prefixes.some((p) => key.startsWith(p))) delete require.cache[key];
   }
@@ -190,17 +211,27 @@ function forgetModulesUnder(folder: string): void {
 function isPluginDefinition(v: unknown): v is PluginDefinition {
   if (typeof v !== 'object' || v === null) return false;
   const d = v as Record<string, unknown>;
-  return d['rosettaPlugin'] === 1
-    && (d['setup'] === undefined || typeof d['setup'] === 'function')
-    && (d['settings'] === undefined || typeof d['settings'] === 'function')
-    && (d['dispose'] === undefined || typeof d['dispose'] === 'function');
+  return (
+    d['rosettaPlugin'] === 1 &&
+    (d['setup'] === undefined || typeof d['setup'] === 'function') &&
+    (d['settings'] === undefined || typeof d['settings'] === 'function') &&
+    (d['dispose'] === undefined || typeof d['dispose'] === 'function')
+  );
 }
 
 async function withTimeout(work: Promise<unknown>, ms: number): Promise<'done' | 'timeout' | { error: unknown }> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), ms); });
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), ms);
+  });
   try {
-    return await Promise.race([work.then(() => 'done' as const, (error: unknown) => ({ error })), timeout]);
+    return await Promise.race([
+      work.then(
+        () => 'done' as const,
+        (error: unknown) => ({ error }),
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }

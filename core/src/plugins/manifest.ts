@@ -98,14 +98,23 @@ export function validateManifest(folder: string, packageJson: unknown): Manifest
   return {
     ok: true,
     manifest: {
-      name: name as string, version: semver.valid(version as string)!, kind: kind as PluginKind,
-      entry: entry!, yangDir, device, description,
+      name: name as string,
+      version: semver.valid(version as string)!,
+      kind: kind as PluginKind,
+      entry: entry!,
+      yangDir,
+      device,
+      description,
     },
   };
 }
 
 function insidePath(
-  folder: string, raw: unknown, field: string, bad: (field: string, message: string) => void, required: boolean,
+  folder: string,
+  raw: unknown,
+  field: string,
+  bad: (field: string, message: string) => void,
+  required: boolean,
 ): string | undefined {
   if (raw === undefined && !required) return undefined;
   if (typeof raw !== 'string' || raw.trim() === '') {

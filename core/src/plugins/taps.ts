@@ -47,7 +47,12 @@ export function createRecorder(): Recorder {
     if (hookOrMap instanceof HookMap) {
       const keys: string[] = [];
       keysByMap.set(hookOrMap, keys);
-      hookOrMap.intercept({ factory: (key: unknown, hook: unknown) => { keys.push(String(key)); return hook; } });
+      hookOrMap.intercept({
+        factory: (key: unknown, hook: unknown) => {
+          keys.push(String(key));
+          return hook;
+        },
+      });
     }
   }
   return {

@@ -25,7 +25,10 @@ export function coerceDeviceVersion(text: string): DeviceVersion | undefined {
   const m = /^[^\d]*?(\d{1,9})(?:\.(\d{1,9}))?(?:(?:\.R?|\(|R)(\d{1,9}))?(.*)$/.exec(trimmed);
   if (!m) return undefined;
   const [, major, minor = '0', patch = '0', rest = ''] = m;
-  const build = rest.split(/[^0-9A-Za-z]+/).filter((s) => s !== '').join('.');
+  const build = rest
+    .split(/[^0-9A-Za-z]+/)
+    .filter((s) => s !== '')
+    .join('.');
   const text3 = `${Number(major)}.${Number(minor)}.${Number(patch)}${build ? `+${build}` : ''}`;
   const parsed = semver.parse(text3);
   return parsed ? { kind: 'exact', semver: parsed, original: trimmed } : undefined;

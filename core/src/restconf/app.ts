@@ -31,7 +31,6 @@ import { badUri } from './uri-segments';
 import { sendError } from './respond';
 import { answerDataOptions, withDirectData, type DirectDataOptions } from './direct-data';
 
-
 /** The encoded path of a request (no query), from `/rests/` on, after `uri.parse` taps. */
 function rewrittenPath(ctx: RestconfContext, scope: PluginScope, req: Request): UriParseContext {
   const original = req.originalUrl.split('?')[0]!;
@@ -49,7 +48,9 @@ type Handler = (req: Request, res: Response) => Promise<void> | void;
 
 function wrap(handler: Handler) {
   return (req: Request, res: Response, next: NextFunction) => {
-    Promise.resolve().then(() => handler(req, res)).catch(next);
+    Promise.resolve()
+      .then(() => handler(req, res))
+      .catch(next);
   };
 }
 
@@ -65,83 +66,123 @@ export function createRestconfApp(ctx: RestconfContext, extraRoutes?: (router: e
     app.use(router);
   }
 
-  app.all('/.well-known/host-meta', wrap((req, res) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed(req.method, ALLOW.readOnly, 'host-meta is read-only');
-    res.status(200).type('application/xrd+xml').send(HOST_META);
-  }));
+  app.all(
+    '/.well-known/host-meta',
+    wrap((req, res) => {
+      if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed(req.method, ALLOW.readOnly, 'host-meta is read-only');
+      res.status(200).type('application/xrd+xml').send(HOST_META);
+    }),
+  );
 
-  app.all('/rests', wrap((req, res) => {
-    if (req.method === 'OPTIONS') {
-      res.status(200).setHeader('Allow', ALLOW.readOnly.join(', '));
-      res.type('application/vnd.sun.wadl+xml').send(wadl(`${req.protocol}://${req.headers.host ?? 'localhost'}/rests/`));
-      return;
-    }
-    if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed(req.method, ALLOW.readOnly, 'the API root is read-only');
-    const media = responseType(req.headers.accept);
-    res.status(200).type(media.type).send(apiRoot(media));
-  }));
+  app.all(
+    '/rests',
+    wrap((req, res) => {
+      if (req.method === 'OPTIONS') {
+        res.status(200).setHeader('Allow', ALLOW.readOnly.join(', '));
+        res.type('application/vnd.sun.wadl+xml').send(wadl(`${req.protocol}://${req.headers.host ?? 'localhost'}/rests/`));
+        return;
+      }
+      if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed(req.method, ALLOW.readOnly, 'the API root is read-only');
+      const media = responseType(req.headers.accept);
+      res.status(200).type(media.type).send(apiRoot(media));
+    }),
+  );
 
-  app.all('/rests/yang-library-version', wrap((req, res) => {
-    if (req.method === 'OPTIONS') { res.status(200).setHeader('Allow', ALLOW.readOnly.join(', ')); res.end(); return; }
-    if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed(req.method, ALLOW.readOnly, 'yang-library-version is read-only');
-    const media = responseType(req.headers.accept);
-    res.status(200).type(media.type).send(yangLibraryVersion(media));
-  }));
+  app.all(
+    '/rests/yang-library-version',
+    wrap((req, res) => {
+      if (req.method === 'OPTIONS') {
+        res.status(200).setHeader('Allow', ALLOW.readOnly.join(', '));
+        res.end();
+        return;
+      }
+      if (req.method !== 'GET' && req.method !== 'HEAD')
+        throw methodNotAllowed(req.method, ALLOW.readOnly, 'yang-library-version is read-only');
+      const media = responseType(req.headers.accept);
+      res.status(200).type(media.type).send(yangLibraryVersion(media));
+    }),
+  );
 
   // `use` with a plain prefix: wildcard routes would decode the path themselves and fail on bad escapes.
-  app.use('/rests/operations', wrap(async (req, res) => {
-    const scope = requestScope(ctx, res);
-    const uri = rewrittenPath(ctx, scope, req);
-    const raw = after(uri.path, '/rests/operations');
-    if (raw === undefined) throw unknownResource(`${uri.path} is not a RESTCONF resource`);
-    rejectQuery(req);
-    const parsed = parseOperationPath(raw, ctx.schema, { keyDelimiter: uri.keyDelimiter });
-    if (parsed.mount !== undefined) return handleMountOperation(ctx, scope, req, res, parsed, uri.keyDelimiter);
-    const media = responseType(req.headers.accept);
-    if (parsed.operation === undefined) {
-      if (req.method === 'OPTIONS') { res.status(200).setHeader('Allow', ALLOW.readOnly.join(', ')); res.end(); return; }
-      if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed(req.method, ALLOW.readOnly, 'the operations listing is read-only');
-      res.status(200).type(media.type).send(listOperations(ctx, media));
-      return;
-    }
-    if (req.method === 'OPTIONS') { res.status(200).setHeader('Allow', ALLOW.operation.join(', ')); res.end(); return; }
-    if (req.method !== 'POST') throw methodNotAllowed(req.method, ALLOW.operation, 'operations are invoked with POST');
-    await invokeOperation(ctx, scope, req, res, parsed, media);
-  }));
-
-  app.use('/rests/data', wrap(async (req, res) => {
-    const scope = requestScope(ctx, res);
-    const uri = rewrittenPath(ctx, scope, req);
-    const raw = after(uri.path, '/rests/data');
-    if (raw === undefined) throw unknownResource(`${uri.path} is not a RESTCONF resource`);
-    const parsed = parseDataPath(raw, ctx.schema, { keyDelimiter: uri.keyDelimiter });
-    if (parsed.mount !== undefined) return handleMountData(ctx, scope, req, res, parsed, uri.keyDelimiter);
-    const method = req.method;
-    if (method === 'OPTIONS') { answerDataOptions(parsed, res); return; }
-    if (parsed.operation !== undefined) {
-      if (method !== 'POST') throw methodNotAllowed(method, ALLOW.operation, 'actions are invoked with POST');
+  app.use(
+    '/rests/operations',
+    wrap(async (req, res) => {
+      const scope = requestScope(ctx, res);
+      const uri = rewrittenPath(ctx, scope, req);
+      const raw = after(uri.path, '/rests/operations');
+      if (raw === undefined) throw unknownResource(`${uri.path} is not a RESTCONF resource`);
       rejectQuery(req);
-      await invokeOperation(ctx, scope, req, res, parsed, responseType(req.headers.accept));
-      return;
-    }
-    // The handlers write URIs (a POST's Location) with the key delimiter this request was read with.
-    const uriCtx = uri.keyDelimiter === ctx.options.keyDelimiter ? ctx : { ...ctx, options: { ...ctx.options, keyDelimiter: uri.keyDelimiter } };
-    const call = dataCall(uriCtx, scope, req, res, parsed, raw);
-    switch (method) {
-      case 'GET': case 'HEAD': return handleGet(call, method === 'HEAD');
-      case 'PUT': return handlePut(call);
-      case 'POST': return handlePost(call);
-      case 'DELETE': return handleDelete(call);
-      case 'PATCH':
-        return requestType(req.headers['content-type'], true).yangPatch ? handleYangPatch(call) : handlePlainPatch(call);
-      default:
-        throw methodNotAllowed(method, ALLOW.config, `${method} is not a RESTCONF method`);
-    }
-  }));
+      const parsed = parseOperationPath(raw, ctx.schema, { keyDelimiter: uri.keyDelimiter });
+      if (parsed.mount !== undefined) return handleMountOperation(ctx, scope, req, res, parsed, uri.keyDelimiter);
+      const media = responseType(req.headers.accept);
+      if (parsed.operation === undefined) {
+        if (req.method === 'OPTIONS') {
+          res.status(200).setHeader('Allow', ALLOW.readOnly.join(', '));
+          res.end();
+          return;
+        }
+        if (req.method !== 'GET' && req.method !== 'HEAD')
+          throw methodNotAllowed(req.method, ALLOW.readOnly, 'the operations listing is read-only');
+        res.status(200).type(media.type).send(listOperations(ctx, media));
+        return;
+      }
+      if (req.method === 'OPTIONS') {
+        res.status(200).setHeader('Allow', ALLOW.operation.join(', '));
+        res.end();
+        return;
+      }
+      if (req.method !== 'POST') throw methodNotAllowed(req.method, ALLOW.operation, 'operations are invoked with POST');
+      await invokeOperation(ctx, scope, req, res, parsed, media);
+    }),
+  );
 
-  app.use(wrap((req) => {
-    throw unknownResource(`${req.originalUrl.split('?')[0]!.slice(0, 200)} is not a RESTCONF resource`);
-  }));
+  app.use(
+    '/rests/data',
+    wrap(async (req, res) => {
+      const scope = requestScope(ctx, res);
+      const uri = rewrittenPath(ctx, scope, req);
+      const raw = after(uri.path, '/rests/data');
+      if (raw === undefined) throw unknownResource(`${uri.path} is not a RESTCONF resource`);
+      const parsed = parseDataPath(raw, ctx.schema, { keyDelimiter: uri.keyDelimiter });
+      if (parsed.mount !== undefined) return handleMountData(ctx, scope, req, res, parsed, uri.keyDelimiter);
+      const method = req.method;
+      if (method === 'OPTIONS') {
+        answerDataOptions(parsed, res);
+        return;
+      }
+      if (parsed.operation !== undefined) {
+        if (method !== 'POST') throw methodNotAllowed(method, ALLOW.operation, 'actions are invoked with POST');
+        rejectQuery(req);
+        await invokeOperation(ctx, scope, req, res, parsed, responseType(req.headers.accept));
+        return;
+      }
+      // The handlers write URIs (a POST's Location) with the key delimiter this request was read with.
+      const uriCtx =
+        uri.keyDelimiter === ctx.options.keyDelimiter ? ctx : { ...ctx, options: { ...ctx.options, keyDelimiter: uri.keyDelimiter } };
+      const call = dataCall(uriCtx, scope, req, res, parsed, raw);
+      switch (method) {
+        case 'GET':
+        case 'HEAD':
+          return handleGet(call, method === 'HEAD');
+        case 'PUT':
+          return handlePut(call);
+        case 'POST':
+          return handlePost(call);
+        case 'DELETE':
+          return handleDelete(call);
+        case 'PATCH':
+          return requestType(req.headers['content-type'], true).yangPatch ? handleYangPatch(call) : handlePlainPatch(call);
+        default:
+          throw methodNotAllowed(method, ALLOW.config, `${method} is not a RESTCONF method`);
+      }
+    }),
+  );
+
+  app.use(
+    wrap((req) => {
+      throw unknownResource(`${req.originalUrl.split('?')[0]!.slice(0, 200)} is not a RESTCONF resource`);
+    }),
+  );
 
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(ctx, req, res, err));
   return app;
@@ -151,7 +192,10 @@ export function createRestconfApp(ctx: RestconfContext, extraRoutes?: (router: e
  * The request listener serving RESTCONF for `ctx`: the direct data path (direct-data.ts) in front of
  * the express app built by {@link createRestconfApp} with `extraRoutes`.
  */
-export function createRestconfHandler(ctx: RestconfContext, options: DirectDataOptions & { extraRoutes?: (router: express.Router) => void }): RequestListener {
+export function createRestconfHandler(
+  ctx: RestconfContext,
+  options: DirectDataOptions & { extraRoutes?: (router: express.Router) => void },
+): RequestListener {
   const app = createRestconfApp(ctx, options.extraRoutes);
   return withDirectData(ctx, app as unknown as RequestListener, options);
 }
@@ -159,7 +203,7 @@ export function createRestconfHandler(ctx: RestconfContext, options: DirectDataO
 /** The data handlers' view of a request (query parsed, response type negotiated up front). */
 function dataCall(ctx: RestconfContext, scope: PluginScope, req: Request, res: Response, parsed: ParsedPath, rawPath: string): DataCall {
   const responseTypeOf = responseType(req.headers.accept);
-  const query = dataQuery(req, parsed, ctx);
+  const query = dataQuery(req, ctx);
   return { ctx, scope, req, res, target: parsed, rawPath, query, responseType: responseTypeOf, rawQuery: rawQueryOf(req) };
 }
 
@@ -167,11 +211,18 @@ function dataCall(ctx: RestconfContext, scope: PluginScope, req: Request, res: R
 function rejectQuery(req: Request): void {
   const q = req.originalUrl.indexOf('?');
   if (q < 0) return;
-  const name = req.originalUrl.slice(q + 1).split('&').find((p) => p !== '')?.split('=')[0];
+  const name = req.originalUrl
+    .slice(q + 1)
+    .split('&')
+    .find((p) => p !== '')
+    ?.split('=')[0];
   if (name !== undefined) throw badUri(`query parameter '${decodeURIComponentSafe(name)}' is not allowed on operations`);
 }
 
 function decodeURIComponentSafe(s: string): string {
-  try { return decodeURIComponent(s); } catch { return s; }
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }
-

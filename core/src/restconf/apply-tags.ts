@@ -16,7 +16,7 @@ import { DataError, fault } from '../data/errors';
 import { entryKeyValues, instancePath } from '../data/path';
 import type { DataNode, DataRoot } from '../data/tree';
 import { caseConflictMessage } from '../data/validate';
-import { enclosingCases, type ChoiceSchema, type SchemaContext } from '../yang/schema';
+import { enclosingCases, type ChoiceSchema } from '../yang/schema';
 import { findTarget } from './target';
 
 type TagOperation = 'merge' | 'replace' | 'create' | 'delete' | 'update';
@@ -34,7 +34,13 @@ function takeTag(node: DataNode, steps: readonly PathStep[]): { node: DataNode; 
     const v = rest[name];
     delete rest[name];
     if (typeof v !== 'string' || !OPERATIONS.has(v)) {
-      throw new DataError(fault('bad-attribute', instancePath(steps), `apply-tags operation must be one of ${[...OPERATIONS].join(', ')}, not ${JSON.stringify(v)}`));
+      throw new DataError(
+        fault(
+          'bad-attribute',
+          instancePath(steps),
+          `apply-tags operation must be one of ${[...OPERATIONS].join(', ')}, not ${JSON.stringify(v)}`,
+        ),
+      );
     }
     tag = v as TagOperation;
   }
@@ -44,13 +50,14 @@ function takeTag(node: DataNode, steps: readonly PathStep[]): { node: DataNode; 
   return { node: copy, tag };
 }
 
-interface Tagged { readonly node: DataNode; readonly steps: readonly PathStep[] }
+interface Tagged {
+  readonly node: DataNode;
+  readonly steps: readonly PathStep[];
+}
 
 class TagSplitter {
   readonly edits: Edit[] = [];
   readonly mustExist: PathStep[][] = [];
-
-  constructor(private readonly ctx: SchemaContext) {}
 
   visit(raw: DataNode, steps: readonly PathStep[], inherited: TagOperation): void {
     const { node, tag } = takeTag(raw, steps);
@@ -70,7 +77,8 @@ class TagSplitter {
   /** A copy of `node` without the descendants that carry a tag (collected into `tagged`). */
   private strip(node: DataNode, steps: readonly PathStep[], tagged: Tagged[]): DataNode {
     switch (node.kind) {
-      case 'container': case 'entry': {
+      case 'container':
+      case 'entry': {
         const children: DataNode[] = [];
         for (const c of node.children) {
           const childSteps = c.kind === 'list' || c.kind === 'entry' ? steps : [...steps, { schema: c.schema }];
@@ -82,7 +90,10 @@ class TagSplitter {
       case 'list': {
         const entries = [];
         for (const e of node.entries) {
-          const entrySteps = [...steps.slice(0, steps.length - (steps.at(-1)?.schema === node.schema ? 1 : 0)), { schema: node.schema, keys: entryKeyValues(e) }];
+          const entrySteps = [
+            ...steps.slice(0, steps.length - (steps.at(-1)?.schema === node.schema ? 1 : 0)),
+            { schema: node.schema, keys: entryKeyValues(e) },
+          ];
           if (hasTag(e)) tagged.push({ node: e, steps: entrySteps });
           else entries.push(this.strip(e, entrySteps, tagged) as typeof e);
         }
@@ -101,11 +112,17 @@ class TagSplitter {
   private stripChild(c: DataNode, steps: readonly PathStep[], tagged: Tagged[]): DataNode | undefined {
     if (c.kind === 'list') {
       const listSteps = [...steps, { schema: c.schema }];
-      if (hasTag(c)) { tagged.push({ node: c, steps: listSteps }); return undefined; }
+      if (hasTag(c)) {
+        tagged.push({ node: c, steps: listSteps });
+        return undefined;
+      }
       const stripped = this.strip(c, listSteps, tagged) as Extract<DataNode, { kind: 'list' }>;
       return stripped.entries.length > 0 ? stripped : undefined;
     }
-    if (hasTag(c)) { tagged.push({ node: c, steps }); return undefined; }
+    if (hasTag(c)) {
+      tagged.push({ node: c, steps });
+      return undefined;
+    }
     return this.strip(c, steps, tagged);
   }
 }
@@ -154,10 +171,13 @@ function refuseTwoCasesAmong(children: readonly DataNode[], steps: readonly Path
  * The edits for a tagged PATCH body `value` at `steps`, and a check of `update` targets to run on the
  * real base tree before the edits are kept.
  */
-export function tagEdits(steps: readonly PathStep[], value: DataNode | DataRoot, ctx: SchemaContext): { edits: Edit[]; precheck: (previous: DataRoot) => void } {
+export function tagEdits(
+  steps: readonly PathStep[],
+  value: DataNode | DataRoot,
+): { edits: Edit[]; precheck: (previous: DataRoot) => void } {
   if (value.kind === 'root') refuseTwoCasesAmong(value.children, []);
   else refuseTwoCases(value, steps);
-  const splitter = new TagSplitter(ctx);
+  const splitter = new TagSplitter();
   if (value.kind === 'root') {
     for (const c of value.children) splitter.visit(c, c.kind === 'list' ? [{ schema: c.schema }] : [{ schema: c.schema }], 'merge');
   } else if (value.kind === 'list' && steps.at(-1)?.keys !== undefined && value.entries.length === 1) {
@@ -170,7 +190,8 @@ export function tagEdits(steps: readonly PathStep[], value: DataNode | DataRoot,
     edits: [...splitter.edits.filter((e) => e.operation === 'delete'), ...splitter.edits.filter((e) => e.operation !== 'delete')],
     precheck: (previous) => {
       for (const s of mustExist) {
-        if (findTarget(previous, s) === undefined) throw new DataError(fault('data-missing', instancePath(s), 'apply-tags update: no data to update'));
+        if (findTarget(previous, s) === undefined)
+          throw new DataError(fault('data-missing', instancePath(s), 'apply-tags update: no data to update'));
       }
     },
   };

@@ -69,17 +69,23 @@ export async function commitWrite(ctx: RestconfContext, scope: PluginScope, writ
     if (faults.length > 0) throw fromFaults(faults);
     tree = { base: before, next: after };
   }
-  const prepared: PreparedWrite | undefined = tree === undefined && write.source === undefined ? undefined
-    : { ...(tree !== undefined ? { tree } : {}), ...(write.source !== undefined ? { source: write.source } : {}) };
+  const prepared: PreparedWrite | undefined =
+    tree === undefined && write.source === undefined
+      ? undefined
+      : { ...(tree !== undefined ? { tree } : {}), ...(write.source !== undefined ? { source: write.source } : {}) };
   let existed = false;
   let base: DataRoot | undefined;
-  const stored = await store.apply(write.edits, (next, previous) => {
-    base = previous;
-    existed = findTarget(previous, write.steps) !== undefined;
-    write.precheck?.(previous);
-    const faults = validateWrite(next, write.steps, ctx.schema, { checkReferences: write.checkReferences });
-    if (faults.length > 0) throw new DataError(faults.map(asClientFault));
-  }, prepared);
+  const stored = await store.apply(
+    write.edits,
+    (next, previous) => {
+      base = previous;
+      existed = findTarget(previous, write.steps) !== undefined;
+      write.precheck?.(previous);
+      const faults = validateWrite(next, write.steps, ctx.schema, { checkReferences: write.checkReferences });
+      if (faults.length > 0) throw new DataError(faults.map(asClientFault));
+    },
+    prepared,
+  );
   if (hooks.afterCommit.isUsed() && base !== undefined) {
     const before = base;
     const changed = diffTrees(before, stored).map((c) => c.path);

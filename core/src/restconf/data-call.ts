@@ -33,7 +33,11 @@ export interface DataQuery {
    * undefined when they show nothing there. `applyRead` then applies to it as to data found.
    * Absent: nothing is shown at a target without data.
    */
-  readonly readAbsent?: (holder: DataNode | DataRoot, holderSchema: SchemaNode | undefined, below: readonly PathStep[]) => DataNode | undefined;
+  readonly readAbsent?: (
+    holder: DataNode | DataRoot,
+    holderSchema: SchemaNode | undefined,
+    below: readonly PathStep[],
+  ) => DataNode | undefined;
   readonly content: 'config' | 'nonconfig' | 'all' | undefined;
   /**
    * Where `insert`/`point` put a new entry of the list or leaf-list `schema` (undefined without
@@ -95,13 +99,20 @@ export async function readWriteBody(call: PlainDataCall, scope: 'target' | 'chil
  * scope gives the same tree: a JSON body in the target's scope, decoded with nothing but the schema
  * (no apply-tags attributes, no plugin's decode policy). The journal then keeps the text.
  */
-export async function readWriteBodySource(call: PlainDataCall, scope: 'target' | 'child'): Promise<{ root: DataRoot; source?: ValueSource }> {
+export async function readWriteBodySource(
+  call: PlainDataCall,
+  scope: 'target' | 'child',
+): Promise<{ root: DataRoot; source?: ValueSource }> {
   const media = requestType(call.req.headers['content-type'], false);
   const text = await readBody(call.req, call.ctx.options.bodyLimit);
   const steps = call.target.steps;
-  const where = scope === 'target' ? valueDecodeScope(steps) : { parent: call.target.target, parentPath: steps.length > 0 ? call.target.path : '' };
+  const where =
+    scope === 'target' ? valueDecodeScope(steps) : { parent: call.target.target, parentPath: steps.length > 0 ? call.target.path : '' };
   const policy = bodyDecodeOptions(call.scope, {
-    method: call.req.method as 'PUT' | 'POST' | 'PATCH', path: call.target.path, query: call.rawQuery, schema: call.ctx.schema,
+    method: call.req.method as 'PUT' | 'POST' | 'PATCH',
+    path: call.target.path,
+    query: call.rawQuery,
+    schema: call.ctx.schema,
   });
   const decoded = decodeBody(text, media, call.ctx.schema, {
     ...(where.parent !== undefined ? { parent: where.parent, parentPath: where.parentPath } : {}),
@@ -123,7 +134,13 @@ export function bodyIsTarget(call: PlainDataCall, root: DataRoot): DataNode | Da
   const only = root.children.length === 1 ? root.children[0]! : undefined;
   if (only === undefined || only.schema !== target) {
     const named = root.children.map((c) => `${c.schema.module.name}:${c.schema.name}`).join(', ') || 'nothing';
-    throw new DataError(fault('invalid-value', call.target.path, `the body must hold exactly the target node '${target.module.name}:${target.name}' (the last URI segment), not ${named}`));
+    throw new DataError(
+      fault(
+        'invalid-value',
+        call.target.path,
+        `the body must hold exactly the target node '${target.module.name}:${target.name}' (the last URI segment), not ${named}`,
+      ),
+    );
   }
   return only;
 }

@@ -13,7 +13,6 @@ import { badQuery } from './errors';
 import type { RestconfContext } from './context';
 import type { DataQuery } from './data-call';
 import { applyReadQuery, parseQuery, resolveInsert, showAtAbsentTarget } from './query';
-import type { ParsedPath } from './uri';
 
 /**
  * The query string of a request (without `?`), '' when there is none. Express keeps the URL as
@@ -38,18 +37,20 @@ export function rawQueryOf(req: IncomingMessage): Record<string, string> {
 const NO_OPTIONS = Object.freeze(parseQuery('', 'GET'));
 
 /** Reads the query of a data request into the handlers' options. Throws 400 naming a bad parameter. */
-export function dataQuery(req: IncomingMessage, parsed: ParsedPath, ctx: RestconfContext): DataQuery {
+export function dataQuery(req: IncomingMessage, ctx: RestconfContext): DataQuery {
   const text = queryText(req);
   const options = text === '' ? NO_OPTIONS : parseQuery(text, req.method ?? 'GET');
   const content = options.content ?? ctx.options.defaultContent;
   const request = options.insert;
   const readAbsent = options === NO_OPTIONS ? undefined : showAtAbsentTarget({ ...options, content }, ctx.schema);
-  const insertInto = request === undefined
-    ? () => undefined
-    : (schema: SchemaNode): InsertPosition => {
-      if (schema.kind !== 'list' && schema.kind !== 'leaf-list') throw badQuery('insert', `'${schema.name}' is a ${schema.kind}, not an ordered-by user list or leaf-list`);
-      return resolveInsert(request, schema, ctx.schema, { keyDelimiter: ctx.options.keyDelimiter });
-    };
+  const insertInto =
+    request === undefined
+      ? () => undefined
+      : (schema: SchemaNode): InsertPosition => {
+          if (schema.kind !== 'list' && schema.kind !== 'leaf-list')
+            throw badQuery('insert', `'${schema.name}' is a ${schema.kind}, not an ordered-by user list or leaf-list`);
+          return resolveInsert(request, schema, ctx.schema, { keyDelimiter: ctx.options.keyDelimiter });
+        };
   return {
     content: options.content,
     insertInto,
@@ -58,7 +59,13 @@ export function dataQuery(req: IncomingMessage, parsed: ParsedPath, ctx: Restcon
     // hideAttributes is applied by applyReadQuery; the encoder writes whatever attributes remain.
     hideAttributes: false,
     applyRead: (found: DataNode | DataRoot, target: SchemaNode | undefined) => {
-      const result = applyReadQuery(found, target, { ...options, content }, ctx.schema, filterRoot(ctx, options.jsonbFilter === undefined ? 'config' : content));
+      const result = applyReadQuery(
+        found,
+        target,
+        { ...options, content },
+        ctx.schema,
+        filterRoot(ctx, options.jsonbFilter === undefined ? 'config' : content),
+      );
       return result.kind === 'count' ? result.count : result.data;
     },
     ...(readAbsent !== undefined ? { readAbsent } : {}),

@@ -9,8 +9,11 @@ import { sendEmpty } from './respond';
 export async function handleDelete(call: PlainDataCall): Promise<void> {
   refuseStateWrite(call, 'DELETE');
   await commitWrite(call.ctx, call.scope, {
-    operation: 'delete', steps: call.target.steps, path: call.target.path,
-    edits: [{ operation: 'delete', target: call.target.steps }], checkReferences: call.query.checkReferences,
+    operation: 'delete',
+    steps: call.target.steps,
+    path: call.target.path,
+    edits: [{ operation: 'delete', target: call.target.steps }],
+    checkReferences: call.query.checkReferences,
   });
   sendEmpty(call.res, 204);
 }

@@ -85,11 +85,16 @@ export function answerDataOptions(parsed: ParsedPath, res: ServerResponse): void
 /** Runs the handler of a direct request (its method is one of DIRECT_METHODS, not OPTIONS). */
 function serve(call: PlainDataCall, method: string): Promise<void> {
   switch (method) {
-    case 'GET': return handleGet(call, false);
-    case 'HEAD': return handleGet(call, true);
-    case 'PUT': return handlePut(call);
-    case 'DELETE': return handleDelete(call);
-    default: return handlePlainPatch(call);
+    case 'GET':
+      return handleGet(call, false);
+    case 'HEAD':
+      return handleGet(call, true);
+    case 'PUT':
+      return handlePut(call);
+    case 'DELETE':
+      return handleDelete(call);
+    default:
+      return handlePlainPatch(call);
   }
 }
 
@@ -98,7 +103,9 @@ function answerError(ctx: RestconfContext, req: IncomingMessage, res: ServerResp
   try {
     sendError(ctx, req, res, err);
   } catch (failure) {
-    ctx.log.error(`${req.method} ${(req.url ?? '').slice(0, 300)}: the error answer failed: ${failure instanceof Error ? failure.message : String(failure)}`);
+    ctx.log.error(
+      `${req.method} ${(req.url ?? '').slice(0, 300)}: the error answer failed: ${failure instanceof Error ? failure.message : String(failure)}`,
+    );
     res.destroy();
   }
 }
@@ -129,7 +136,10 @@ export function withDirectData(ctx: RestconfContext, app: RequestListener, optio
     res.once('close', () => scope.release());
     const query = url.indexOf('?');
     const original = query < 0 ? url : url.slice(0, query);
-    if (pluginRouteClaims(scope, original)) { handOver(req, res, scope); return; }
+    if (pluginRouteClaims(scope, original)) {
+      handOver(req, res, scope);
+      return;
+    }
     let uri: UriParseContext = { original, path: original, keyDelimiter: ctx.options.keyDelimiter };
     let parsed: ParsedPath;
     let raw: string;
@@ -138,7 +148,10 @@ export function withDirectData(ctx: RestconfContext, app: RequestListener, optio
       const rest = uri.path === DATA_PREFIX ? '' : uri.path.startsWith(`${DATA_PREFIX}/`) ? uri.path.slice(DATA_PREFIX.length) : undefined;
       if (rest === undefined) throw unknownResource(`${uri.path} is not a RESTCONF resource`);
       raw = rest;
-      if (claimed !== undefined && raw !== '' && claimed(raw, uri.keyDelimiter, req)) { handOver(req, res, scope); return; }
+      if (claimed !== undefined && raw !== '' && claimed(raw, uri.keyDelimiter, req)) {
+        handOver(req, res, scope);
+        return;
+      }
       parsed = parseDataPath(raw, ctx.schema, { keyDelimiter: uri.keyDelimiter });
     } catch (err) {
       answerError(ctx, req, res, err);
@@ -149,13 +162,29 @@ export function withDirectData(ctx: RestconfContext, app: RequestListener, optio
       return;
     }
     // Actions have their own route behind express.
-    if (parsed.operation !== undefined) { handOver(req, res, scope); return; }
-    if (method === 'OPTIONS') { answerDataOptions(parsed, res); return; }
+    if (parsed.operation !== undefined) {
+      handOver(req, res, scope);
+      return;
+    }
+    if (method === 'OPTIONS') {
+      answerDataOptions(parsed, res);
+      return;
+    }
     let call: PlainDataCall;
     try {
       // Accept before the query, as in the express route: a 406 wins over a bad parameter.
       const negotiated = responseType(req.headers.accept);
-      call = { ctx, scope, req, res, target: parsed, rawPath: raw, query: dataQuery(req, parsed, ctx), responseType: negotiated, rawQuery: rawQueryOf(req) };
+      call = {
+        ctx,
+        scope,
+        req,
+        res,
+        target: parsed,
+        rawPath: raw,
+        query: dataQuery(req, ctx),
+        responseType: negotiated,
+        rawQuery: rawQueryOf(req),
+      };
     } catch (err) {
       answerError(ctx, req, res, err);
       return;

@@ -44,11 +44,25 @@ const DATA = DATA_TYPES.map((m) => m.type);
 const WITH_PATCH = [...DATA, ...PATCH_TYPES.map((m) => m.type)];
 
 const RESOURCES: readonly WadlResource[] = [
-  { path: 'data', methods: [{ name: 'GET', response: DATA }, { name: 'POST', request: DATA }, { name: 'PUT', request: DATA }] },
-  { path: 'data/{identifier}', methods: [
-    { name: 'GET', response: DATA }, { name: 'PUT', request: DATA }, { name: 'POST', request: DATA, response: DATA },
-    { name: 'PATCH', request: WITH_PATCH, response: DATA }, { name: 'DELETE' }, { name: 'OPTIONS' },
-  ] },
+  {
+    path: 'data',
+    methods: [
+      { name: 'GET', response: DATA },
+      { name: 'POST', request: DATA },
+      { name: 'PUT', request: DATA },
+    ],
+  },
+  {
+    path: 'data/{identifier}',
+    methods: [
+      { name: 'GET', response: DATA },
+      { name: 'PUT', request: DATA },
+      { name: 'POST', request: DATA, response: DATA },
+      { name: 'PATCH', request: WITH_PATCH, response: DATA },
+      { name: 'DELETE' },
+      { name: 'OPTIONS' },
+    ],
+  },
   { path: 'operations', methods: [{ name: 'GET', response: DATA }] },
   { path: 'operations/{identifier}', methods: [{ name: 'POST', request: DATA, response: DATA }, { name: 'OPTIONS' }] },
   { path: 'yang-library-version', methods: [{ name: 'GET', response: DATA }] },
@@ -59,7 +73,8 @@ export function wadl(base: string): string {
   let out = `<?xml version="1.0" encoding="UTF-8"?>\n<application xmlns="http://wadl.dev.java.net/2009/02">\n  <resources base="${base}">\n`;
   for (const r of RESOURCES) {
     out += `    <resource path="${r.path}">\n`;
-    if (r.path.includes('{identifier}')) out += '      <param name="identifier" style="template" type="xs:string" xmlns:xs="http://www.w3.org/2001/XMLSchema"/>\n';
+    if (r.path.includes('{identifier}'))
+      out += '      <param name="identifier" style="template" type="xs:string" xmlns:xs="http://www.w3.org/2001/XMLSchema"/>\n';
     for (const m of r.methods) {
       out += `      <method name="${m.name}">\n`;
       if (m.request) out += `        <request>${m.request.map((t) => `<representation mediaType="${t}"/>`).join('')}</request>\n`;

@@ -77,7 +77,11 @@ export class RestconfError extends Error {
   }
 
   /** An error whose status follows from its tag. */
-  static of(tag: ErrorTag, message: string, options: { type?: ErrorType; path?: string; appTag?: string; info?: RestconfErrorEntry['info'] } = {}): RestconfError {
+  static of(
+    tag: ErrorTag,
+    message: string,
+    options: { type?: ErrorType; path?: string; appTag?: string; info?: RestconfErrorEntry['info'] } = {},
+  ): RestconfError {
     return new RestconfError(statusOfTag(tag), { type: options.type ?? 'protocol', tag, message, ...strip(options) });
   }
 }
@@ -105,7 +109,12 @@ export function badQuery(parameter: string, message: string): RestconfError {
 
 /** 404 `invalid-value`: the URI names no schema node (docs/restconf-api.md#instance-identifiers); `segment` is the first unknown one. */
 export function unknownResource(message: string, segment?: string): RestconfError {
-  const entry: RestconfErrorEntry = { type: 'protocol', tag: 'invalid-value', message, ...(segment ? { info: { 'bad-element': segment } } : {}) };
+  const entry: RestconfErrorEntry = {
+    type: 'protocol',
+    tag: 'invalid-value',
+    message,
+    ...(segment ? { info: { 'bad-element': segment } } : {}),
+  };
   return new RestconfError(404, entry);
 }
 
@@ -116,7 +125,11 @@ export function dataMissing(path: string): RestconfError {
 
 /** 405 on a method the resource does not allow (writes to the operational datastore, ...). */
 export function methodNotAllowed(method: string, allow: readonly string[], why: string): RestconfError {
-  return new RestconfError(405, { type: 'protocol', tag: 'operation-not-supported', message: `${method} is not allowed: ${why}` }, { Allow: allow.join(', ') });
+  return new RestconfError(
+    405,
+    { type: 'protocol', tag: 'operation-not-supported', message: `${method} is not allowed: ${why}` },
+    { Allow: allow.join(', ') },
+  );
 }
 
 /** 413 `too-big`: the body is larger than the configured limit. */
@@ -126,12 +139,20 @@ export function tooBig(limit: number): RestconfError {
 
 /** 415: the request's Content-Type is not one the resource reads. */
 export function unsupportedMediaType(given: string, accepted: readonly string[]): RestconfError {
-  return new RestconfError(415, { type: 'protocol', tag: 'invalid-value', message: `unsupported Content-Type '${given}'; use one of ${accepted.join(', ')}` });
+  return new RestconfError(415, {
+    type: 'protocol',
+    tag: 'invalid-value',
+    message: `unsupported Content-Type '${given}'; use one of ${accepted.join(', ')}`,
+  });
 }
 
 /** 406: nothing in Accept is a type the resource can answer in. */
 export function notAcceptable(given: string, offered: readonly string[]): RestconfError {
-  return new RestconfError(406, { type: 'protocol', tag: 'invalid-value', message: `cannot answer in any type of Accept '${given}'; offered: ${offered.join(', ')}` });
+  return new RestconfError(406, {
+    type: 'protocol',
+    tag: 'invalid-value',
+    message: `cannot answer in any type of Accept '${given}'; offered: ${offered.join(', ')}`,
+  });
 }
 
 /** 501 `operation-not-supported`: no plugin implements an operation. */
@@ -149,7 +170,11 @@ export function internalError(): RestconfError {
 
 /** One data fault as an envelope entry (validation and codec faults are `application` errors). */
 export function entryOfFault(f: DataFault, type: ErrorType = 'application'): RestconfErrorEntry {
-  const entry: { type: ErrorType; tag: ErrorTag; message: string; path?: string; appTag?: string } = { type, tag: f.tag, message: f.message };
+  const entry: { type: ErrorType; tag: ErrorTag; message: string; path?: string; appTag?: string } = {
+    type,
+    tag: f.tag,
+    message: f.message,
+  };
   if (f.path !== '/' && f.path !== '') entry.path = f.path;
   if (f.appTag !== undefined) entry.appTag = f.appTag;
   return entry;
@@ -160,7 +185,10 @@ export function fromFaults(faults: readonly DataFault[]): RestconfError {
   const first = faults[0];
   const status = first === undefined ? 500 : statusOfTag(first.tag);
   // A body that cannot be read is an `rpc`-layer error; faults of the data itself are `application`.
-  return new RestconfError(status, faults.map((f) => entryOfFault(f, f.tag === 'malformed-message' ? 'rpc' : 'application')));
+  return new RestconfError(
+    status,
+    faults.map((f) => entryOfFault(f, f.tag === 'malformed-message' ? 'rpc' : 'application')),
+  );
 }
 
 /**
@@ -184,7 +212,8 @@ function bodyParserError(err: unknown): RestconfError | undefined {
   const e = err as { type?: unknown; status?: unknown; limit?: unknown };
   if (e.type === 'entity.too.large') return tooBig(typeof e.limit === 'number' ? e.limit : 0);
   if (e.type === 'request.aborted') return malformed('the request was aborted before its body was complete');
-  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return new RestconfError(415, { type: 'protocol', tag: 'invalid-value', message: 'unsupported content encoding or charset' });
+  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported')
+    return new RestconfError(415, { type: 'protocol', tag: 'invalid-value', message: 'unsupported content encoding or charset' });
   return undefined;
 }
 

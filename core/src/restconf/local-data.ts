@@ -16,7 +16,8 @@ import { parseDataPath } from './uri';
 export function localDataAccess(ctx: RestconfContext): LocalDataAccess {
   const parse = (path: string) => {
     const parsed = parseDataPath(path, ctx.schema, { keyDelimiter: ctx.options.keyDelimiter });
-    if (parsed.mount !== undefined) throw unknownResource(`${parsed.mount.outerPath}/yang-ext:mount: mounted devices are not served here`, 'yang-ext:mount');
+    if (parsed.mount !== undefined)
+      throw unknownResource(`${parsed.mount.outerPath}/yang-ext:mount: mounted devices are not served here`, 'yang-ext:mount');
     return parsed;
   };
   return {
@@ -24,7 +25,8 @@ export function localDataAccess(ctx: RestconfContext): LocalDataAccess {
       const parsed = parse(path);
       const node = parsed.operation ?? parsed.target;
       // An action's own step holds no data: whether it is stored is whether the node it belongs to is.
-      const dataSteps = parsed.operation !== undefined && parsed.steps.at(-1)?.schema === parsed.operation ? parsed.steps.slice(0, -1) : parsed.steps;
+      const dataSteps =
+        parsed.operation !== undefined && parsed.steps.at(-1)?.schema === parsed.operation ? parsed.steps.slice(0, -1) : parsed.steps;
       const stored = findTarget(ctx.datastores.config.current(), dataSteps) !== undefined;
       if (node === undefined) return { path: parsed.path, kind: 'root', module: undefined, name: undefined, extensions: [], stored };
       return { path: parsed.path, kind: node.kind, module: node.module.name, name: node.name, extensions: node.extensions, stored };
@@ -33,7 +35,7 @@ export function localDataAccess(ctx: RestconfContext): LocalDataAccess {
       const parsed = parse(path);
       if (parsed.operation !== undefined) return undefined;
       const found = findTarget(ctx.datastores.config.current(), parsed.steps);
-      return found === undefined ? undefined : toJsonValue(found, { attributes: false }) as JsonObject;
+      return found === undefined ? undefined : (toJsonValue(found, { attributes: false }) as JsonObject);
     },
     readSecret(path: string): string | undefined {
       const parsed = parse(path);

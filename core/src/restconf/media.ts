@@ -52,7 +52,10 @@ export function requestType(contentType: string | undefined, allowPatch: boolean
   if (contentType === undefined || contentType.trim() === '') return DEFAULT_RESPONSE;
   const found = BY_NAME.get(bareType(contentType));
   if (found === undefined || (found.yangPatch && !allowPatch)) {
-    throw unsupportedMediaType(contentType.slice(0, 100), [...DATA_TYPES, ...(allowPatch ? PATCH_TYPES : [])].map((m) => m.type));
+    throw unsupportedMediaType(
+      contentType.slice(0, 100),
+      [...DATA_TYPES, ...(allowPatch ? PATCH_TYPES : [])].map((m) => m.type),
+    );
   }
   return found;
 }
@@ -104,7 +107,10 @@ export function responseType(accept: string | undefined, offered: readonly Media
     const found = offered.find((m) => m.type === range.type);
     if (found) return found;
   }
-  throw notAcceptable(accept.slice(0, 100), offered.map((m) => m.type));
+  throw notAcceptable(
+    accept.slice(0, 100),
+    offered.map((m) => m.type),
+  );
 }
 
 /** The type to write an error in: the negotiated one when Accept allows, else JSON (never a second error). */

@@ -55,13 +55,17 @@ async function readInput(req: Request, ctx: RestconfContext, op: OperationSchema
   const faults = validateOperationInput(input, ctx.datastores.config.current(), ctx.schema, { type: 'data' });
   if (faults.length > 0) {
     // A missing choice is `data-missing` in RFC 7950, which RESTCONF answers 404: here it is a fault of the body.
-    throw new DataError(faults.map((f) => ({
-      ...f,
-      ...(f.tag === 'data-missing' ? { tag: f.appTag === 'missing-choice' ? 'missing-element' as const : 'invalid-value' as const } : {}),
-      // must/min/max/unique faults are `operation-failed` (500) in RFC 7950; bad input is 400 here (docs/restconf-api.md#validation).
-      ...(f.tag === 'operation-failed' ? { tag: 'invalid-value' as const } : {}),
-      ...(f.path.startsWith(inputPath) ? { path: `${path}/input${f.path.slice(inputPath.length)}` } : {}),
-    })));
+    throw new DataError(
+      faults.map((f) => ({
+        ...f,
+        ...(f.tag === 'data-missing'
+          ? { tag: f.appTag === 'missing-choice' ? ('missing-element' as const) : ('invalid-value' as const) }
+          : {}),
+        // must/min/max/unique faults are `operation-failed` (500) in RFC 7950; bad input is 400 here (docs/restconf-api.md#validation).
+        ...(f.tag === 'operation-failed' ? { tag: 'invalid-value' as const } : {}),
+        ...(f.path.startsWith(inputPath) ? { path: `${path}/input${f.path.slice(inputPath.length)}` } : {}),
+      })),
+    );
   }
   return input;
 }
@@ -77,7 +81,12 @@ function membersOf(node: DataNode): JsonObject {
  * `parsed.steps` lead to it.
  */
 export async function invokeOperation(
-  ctx: RestconfContext, scope: PluginScope, req: Request, res: Response, parsed: ParsedPath, media: MediaType,
+  ctx: RestconfContext,
+  scope: PluginScope,
+  req: Request,
+  res: Response,
+  parsed: ParsedPath,
+  media: MediaType,
 ): Promise<void> {
   const op = parsed.operation!;
   const name = `${op.module.name}:${op.name}`;
@@ -96,7 +105,12 @@ export async function invokeOperation(
     output = decodeJson({ [`${op.module.name}:output`]: result.output }, ctx.schema, { parent: op, parentPath: parsed.path }).node;
   } catch (e) {
     ctx.log.error(`the output of ${name} does not match its schema: ${e instanceof Error ? e.message : String(e)}`);
-    throw RestconfError.of('operation-failed', `the implementation of '${name}' answered an output that does not match the schema`, { type: 'application' });
+    throw RestconfError.of('operation-failed', `the implementation of '${name}' answered an output that does not match the schema`, {
+      type: 'application',
+    });
   }
-  res.status(200).type(media.type).send(media.encoding === 'json' ? encodeJson(output!) : encodeXml(output!, ctx.schema));
+  res
+    .status(200)
+    .type(media.type)
+    .send(media.encoding === 'json' ? encodeJson(output!) : encodeXml(output!, ctx.schema));
 }

@@ -16,9 +16,13 @@ export async function handlePlainPatch(call: PlainDataCall): Promise<void> {
   const value = bodyIsTarget(call, root);
   let edits: Edit[] = [{ operation: 'merge', target: call.target.steps, value }];
   let precheck: ((previous: import('../data/tree').DataRoot) => void) | undefined;
-  if (call.query.applyTags) ({ edits, precheck } = tagEdits(call.target.steps, value, call.ctx.schema));
+  if (call.query.applyTags) ({ edits, precheck } = tagEdits(call.target.steps, value));
   await commitWrite(call.ctx, call.scope, {
-    operation: 'patch', steps: call.target.steps, path: call.target.path, edits, checkReferences: call.query.checkReferences,
+    operation: 'patch',
+    steps: call.target.steps,
+    path: call.target.path,
+    edits,
+    checkReferences: call.query.checkReferences,
     ...(precheck ? { precheck } : {}),
   });
   sendEmpty(call.res, 200);

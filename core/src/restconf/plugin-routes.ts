@@ -21,7 +21,6 @@ import type { PluginScope } from '../plugins/generation';
 import type { RestconfContext } from './context';
 import { requestScope } from './request-scope';
 
-
 /**
  * One layer of an express 5 router (the `router` package): `match(path)` answers false or the match,
  * and may throw on a malformed percent-encoding in a parameter. Not in express's published types.
@@ -75,7 +74,9 @@ export function createPluginRoutes(ctx: RestconfContext, local: LocalDataAccess)
       try {
         scope.hooks.server.routes.call({ routes: router, local });
       } catch (e) {
-        ctx.log.error(`plugin routes of generation ${scope.generation} could not be added, none are served: ${e instanceof Error ? e.message : String(e)}`);
+        ctx.log.error(
+          `plugin routes of generation ${scope.generation} could not be added, none are served: ${e instanceof Error ? e.message : String(e)}`,
+        );
         router = express.Router();
       }
       built = { router, layers: (router as unknown as { stack: MatchingLayer[] }).stack };
@@ -92,7 +93,10 @@ export function createPluginRoutes(ctx: RestconfContext, local: LocalDataAccess)
         next(e);
         return;
       }
-      if (!scope.hooks.server.routes.isUsed()) { next(); return; }
+      if (!scope.hooks.server.routes.isUsed()) {
+        next();
+        return;
+      }
       routesOf(scope).router(req, res, next);
     },
     claims: (scope, pathname) => scope.hooks.server.routes.isUsed() && anyLayerMatches(routesOf(scope).layers, pathname),

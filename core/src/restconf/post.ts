@@ -14,9 +14,13 @@ import { resourceSegment } from './location';
 /** The step naming the new child, and the value to create there. */
 function childStep(node: DataNode, path: string): { step: PathStep; value: DataNode } {
   if (node.kind === 'list') {
-    if (node.entries.length !== 1) throw new DataError(fault('invalid-value', path, `POST creates one entry of list '${node.schema.name}', ${node.entries.length} given`));
+    if (node.entries.length !== 1)
+      throw new DataError(
+        fault('invalid-value', path, `POST creates one entry of list '${node.schema.name}', ${node.entries.length} given`),
+      );
     const entry = node.entries[0]!;
-    if (node.schema.keys.length === 0) throw new DataError(fault('invalid-value', path, `entries of keyless list '${node.schema.name}' cannot be created by POST`));
+    if (node.schema.keys.length === 0)
+      throw new DataError(fault('invalid-value', path, `entries of keyless list '${node.schema.name}' cannot be created by POST`));
     return { step: { schema: node.schema, keys: entryKeyValues(entry) }, value: entry };
   }
   if (node.kind === 'leaf-list' && node.values.length === 1) return { step: { schema: node.schema, value: node.values[0]! }, value: node };
@@ -27,19 +31,34 @@ export async function handlePost(call: DataCall): Promise<void> {
   refuseStateWrite(call, 'POST');
   const target = call.target.target;
   if (target !== undefined && target.kind !== 'container' && !(target.kind === 'list' && call.target.steps.at(-1)?.keys !== undefined)) {
-    throw new DataError(fault('invalid-value', call.target.path, `POST creates a child of a container or list entry; '${target.name}' is a ${target.kind}${target.kind === 'list' ? ' (name one entry with its keys)' : ''}`));
+    throw new DataError(
+      fault(
+        'invalid-value',
+        call.target.path,
+        `POST creates a child of a container or list entry; '${target.name}' is a ${target.kind}${target.kind === 'list' ? ' (name one entry with its keys)' : ''}`,
+      ),
+    );
   }
   const root = await readWriteBody(call, 'child');
   if (root.children.length !== 1) {
-    throw new DataError(fault('invalid-value', call.target.path, `the body of a POST must hold exactly one child of the target, not ${root.children.length}`));
+    throw new DataError(
+      fault('invalid-value', call.target.path, `the body of a POST must hold exactly one child of the target, not ${root.children.length}`),
+    );
   }
   const { step, value } = childStep(root.children[0]!, call.target.path);
   const steps = [...call.target.steps, step];
   const insert = call.query.insertInto(step.schema);
   const edit: Edit = { operation: 'create', target: steps, value, ...(insert ? { insert } : {}) };
   await commitWrite(call.ctx, call.scope, {
-    operation: 'create', steps, path: call.target.path, edits: [edit], checkReferences: call.query.checkReferences,
+    operation: 'create',
+    steps,
+    path: call.target.path,
+    edits: [edit],
+    checkReferences: call.query.checkReferences,
   });
   const base = call.req.originalUrl.split('?')[0]!.replace(/\/+$/, '');
-  call.res.status(201).location(`${base}/${resourceSegment(step, target?.module.name, call.ctx.options.keyDelimiter)}`).end();
+  call.res
+    .status(201)
+    .location(`${base}/${resourceSegment(step, target?.module.name, call.ctx.options.keyDelimiter)}`)
+    .end();
 }

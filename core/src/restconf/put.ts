@@ -15,7 +15,11 @@ export async function handlePut(call: PlainDataCall): Promise<void> {
   const insert = call.target.target === undefined ? undefined : call.query.insertInto(call.target.target);
   const edit: Edit = { operation: 'replace', target: call.target.steps, value, ...(insert ? { insert } : {}) };
   const outcome = await commitWrite(call.ctx, call.scope, {
-    operation: 'replace', steps: call.target.steps, path: call.target.path, edits: [edit], checkReferences: call.query.checkReferences,
+    operation: 'replace',
+    steps: call.target.steps,
+    path: call.target.path,
+    edits: [edit],
+    checkReferences: call.query.checkReferences,
     // The journal may keep the body text rather than encode the value again (a large PUT's last big cost).
     ...(source !== undefined ? { source } : {}),
   });

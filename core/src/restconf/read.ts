@@ -41,7 +41,12 @@ async function operationalRoot(call: PlainDataCall, readCtx: ReadContext): Promi
 }
 
 /** The data at `steps` (the target's, or a prefix of them), from the datastore(s) `content` selects; undefined when absent. */
-async function readTarget(call: PlainDataCall, readCtx: ReadContext, content: 'config' | 'nonconfig' | 'all', steps: readonly PathStep[]): Promise<DataNode | DataRoot | undefined> {
+async function readTarget(
+  call: PlainDataCall,
+  readCtx: ReadContext,
+  content: 'config' | 'nonconfig' | 'all',
+  steps: readonly PathStep[],
+): Promise<DataNode | DataRoot | undefined> {
   const pick = async (root: DataRoot) => findTarget(await filterRead(call.scope, root, steps, readCtx), steps);
   if (content === 'config') return pick(call.ctx.datastores.config.current());
   const state = await pick(await operationalRoot(call, readCtx));
@@ -50,7 +55,10 @@ async function readTarget(call: PlainDataCall, readCtx: ReadContext, content: 'c
   if (config === undefined) return state;
   if (state === undefined) return config;
   if (config.kind === 'root' || state.kind === 'root') {
-    return { kind: 'root', children: mergeChildren((config as DataRoot).children, (state as DataRoot).children, topTable(call.ctx.schema)) };
+    return {
+      kind: 'root',
+      children: mergeChildren((config as DataRoot).children, (state as DataRoot).children, topTable(call.ctx.schema)),
+    };
   }
   return mergeNodes(config, state);
 }
@@ -60,7 +68,11 @@ async function readTarget(call: PlainDataCall, readCtx: ReadContext, content: 'c
  * below the deepest node on its path that holds data. Only a non-presence container can be absent on
  * the way to a default: a missing list entry or presence container has none, so the walk up stops there.
  */
-async function readAbsent(call: PlainDataCall, readCtx: ReadContext, content: 'config' | 'nonconfig' | 'all'): Promise<DataNode | undefined> {
+async function readAbsent(
+  call: PlainDataCall,
+  readCtx: ReadContext,
+  content: 'config' | 'nonconfig' | 'all',
+): Promise<DataNode | undefined> {
   const show = call.query.readAbsent;
   const steps = call.target.steps;
   if (show === undefined) return undefined;
@@ -85,7 +97,12 @@ function encodeResult(call: PlainDataCall, result: DataNode | DataRoot): string 
 
 export async function handleGet(call: PlainDataCall, head: boolean): Promise<void> {
   const content = call.query.content ?? call.ctx.options.defaultContent;
-  let readCtx: ReadContext = { datastore: content === 'nonconfig' ? 'operational' : 'config', path: call.target.path, query: call.rawQuery, schema: call.ctx.schema };
+  let readCtx: ReadContext = {
+    datastore: content === 'nonconfig' ? 'operational' : 'config',
+    path: call.target.path,
+    query: call.rawQuery,
+    schema: call.ctx.schema,
+  };
   if (call.scope.hooks.data.beforeRead.isUsed()) readCtx = await call.scope.hooks.data.beforeRead.promise(readCtx);
   const found = (await readTarget(call, readCtx, content, call.target.steps)) ?? (await readAbsent(call, readCtx, content));
   if (found === undefined) throw dataMissing(call.target.path);

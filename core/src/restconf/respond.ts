@@ -65,13 +65,18 @@ export function sendEmpty(res: ServerResponse, status: number): void {
 export function sendError(ctx: RestconfContext, req: IncomingMessage, res: ServerResponse, err: unknown): void {
   const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '';
   // No secret goes back in an error message (withheld-values.ts).
-  const error = withheldError(toRestconfError(err, (m) => ctx.log.error(`${req.method} ${url.slice(0, 300)}: ${m}`)), ctx.schema);
-  if (res.headersSent) { res.destroy(); return; }
+  const error = withheldError(
+    toRestconfError(err, (m) => ctx.log.error(`${req.method} ${url.slice(0, 300)}: ${m}`)),
+    ctx.schema,
+  );
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
   const media = errorResponseType(req.headers.accept);
   for (const [k, v] of Object.entries(error.headers)) res.setHeader(k, v);
   if (error.status === 413 || !req.complete) res.setHeader('Connection', 'close');
-  const body = media.encoding === 'json'
-    ? renderErrorsJson(error.errors)
-    : renderErrorsXml(error.errors, (m) => ctx.schema.modules.get(m)?.namespace);
+  const body =
+    media.encoding === 'json' ? renderErrorsJson(error.errors) : renderErrorsXml(error.errors, (m) => ctx.schema.modules.get(m)?.namespace);
   sendText(res, error.status, media.type, body);
 }

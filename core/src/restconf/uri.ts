@@ -77,7 +77,13 @@ export function parseOperationPath(raw: string, ctx: SchemaContext, options: Uri
  * Parses the device part of a mounted path (`MountSplit.devicePath`) against the device's schema.
  * `base` is the outer path, prefixed to messages (e.g. `.../node=R1/yang-ext:mount`).
  */
-export function parseDevicePath(devicePath: string, deviceCtx: SchemaContext, options: UriOptions, kind: PathKind = 'data', base = ''): ParsedPath {
+export function parseDevicePath(
+  devicePath: string,
+  deviceCtx: SchemaContext,
+  options: UriOptions,
+  kind: PathKind = 'data',
+  base = '',
+): ParsedPath {
   return resolve(devicePath, deviceCtx, options, kind, base);
 }
 
@@ -108,7 +114,9 @@ function resolveRpc(segments: readonly UriSegment[], ctx: SchemaContext, base: s
   if (first.keys !== undefined) throw badUri(`operation '${first.raw}' takes no key values`);
   const rpc = ctx.rpcs.find((r) => r.name === first.name && r.module.name === first.module);
   if (rpc === undefined) {
-    const why = ctx.modules.has(first.module) ? `module '${first.module}' has no rpc '${first.name}'` : `no module '${first.module}' is loaded`;
+    const why = ctx.modules.has(first.module)
+      ? `module '${first.module}' has no rpc '${first.name}'`
+      : `no module '${first.module}' is loaded`;
     throw unknownResource(`${base}/${first.raw} names no operation: ${why}`, first.raw);
   }
   const extra = segments[1];
@@ -118,7 +126,11 @@ function resolveRpc(segments: readonly UriSegment[], ctx: SchemaContext, base: s
 
 /** Walks segments down the schema, appending steps; returns the action when the path names one. */
 class StepResolver {
-  constructor(private readonly ctx: SchemaContext, private readonly base: string, private readonly steps: PathStep[]) {}
+  constructor(
+    private readonly ctx: SchemaContext,
+    private readonly base: string,
+    private readonly steps: PathStep[],
+  ) {}
 
   run(segments: readonly UriSegment[]): OperationSchema | undefined {
     let parent: SchemaNode | undefined;
@@ -135,10 +147,13 @@ class StepResolver {
           this.steps.push(this.listStep(node, seg, last));
           break;
         case 'leaf-list':
-          if (seg.keys !== undefined && seg.keys.length !== 1) throw this.invalid(seg, `leaf-list '${node.name}' names one value, ${seg.keys.length} given`);
+          if (seg.keys !== undefined && seg.keys.length !== 1)
+            throw this.invalid(seg, `leaf-list '${node.name}' names one value, ${seg.keys.length} given`);
           this.steps.push(seg.keys === undefined ? { schema: node } : { schema: node, value: this.typed(node, seg.keys[0]!, seg) });
           break;
-        case 'leaf': case 'anydata': case 'anyxml':
+        case 'leaf':
+        case 'anydata':
+        case 'anyxml':
           if (seg.keys !== undefined) throw this.noKeys(seg, node.kind);
           this.steps.push({ schema: node });
           break;
@@ -185,23 +200,36 @@ class StepResolver {
   private listStep(list: ListSchema, seg: UriSegment, last: boolean): PathStep {
     if (seg.keys === undefined) {
       if (last) return { schema: list };
-      throw this.invalid(seg, `list '${list.name}' needs its key values (${list.keys.map((k) => k.name).join(',') || 'none: it is keyless'}) to be descended into`);
+      throw this.invalid(
+        seg,
+        `list '${list.name}' needs its key values (${list.keys.map((k) => k.name).join(',') || 'none: it is keyless'}) to be descended into`,
+      );
     }
     if (list.keys.length === 0) throw this.invalid(seg, `list '${list.name}' has no keys, so its entries cannot be named`);
     if (seg.keys.length !== list.keys.length) {
-      throw this.invalid(seg, `list '${list.name}' has ${list.keys.length} key(s) (${list.keys.map((k) => k.name).join(',')}), ${seg.keys.length} value(s) given`);
+      throw this.invalid(
+        seg,
+        `list '${list.name}' has ${list.keys.length} key(s) (${list.keys.map((k) => k.name).join(',')}), ${seg.keys.length} value(s) given`,
+      );
     }
     const keys = seg.keys.map((text, n) => this.typed(list.keys[n]!, text, seg, list));
     return { schema: list, keys };
   }
 
   /** A key or leaf-list value in its type; identityref prefixes are module names. */
-  private typed(leaf: Extract<SchemaNode, { kind: 'leaf' | 'leaf-list' }>, text: string, seg: UriSegment, owner: SchemaNode = leaf): LeafValue {
+  private typed(
+    leaf: Extract<SchemaNode, { kind: 'leaf' | 'leaf-list' }>,
+    text: string,
+    seg: UriSegment,
+    owner: SchemaNode = leaf,
+  ): LeafValue {
     const modules = this.ctx.modules;
     const result = valueFromText(leaf.type, text, this.ctx, (prefix) => (modules.has(prefix) ? prefix : undefined), leaf.module.name);
     if (result.ok) return result.value;
     throw RestconfError.of('invalid-value', `bad value '${text}' for '${leaf.name}' in '${seg.raw}': ${result.message}`, {
-      type: 'protocol', path: instancePath([...this.steps, { schema: owner }], this.base), ...(result.appTag !== undefined ? { appTag: result.appTag } : {}),
+      type: 'protocol',
+      path: instancePath([...this.steps, { schema: owner }], this.base),
+      ...(result.appTag !== undefined ? { appTag: result.appTag } : {}),
     });
   }
 
@@ -211,7 +239,11 @@ class StepResolver {
 
   private invalid(seg: UriSegment, message: string): RestconfError {
     const here = this.here();
-    return RestconfError.of('invalid-value', message, { type: 'protocol', path: here === '' ? '/' : here, info: { 'bad-element': seg.raw } });
+    return RestconfError.of('invalid-value', message, {
+      type: 'protocol',
+      path: here === '' ? '/' : here,
+      info: { 'bad-element': seg.raw },
+    });
   }
 }
 
@@ -239,7 +271,10 @@ function uniqueBare(children: readonly SchemaNode[], name: string): SchemaNode |
   const visit = (list: readonly SchemaNode[]): void => {
     for (const c of list) {
       if (c.kind === 'choice' || c.kind === 'case') visit(c.children);
-      else if (c.name === name) { found = c; count++; }
+      else if (c.name === name) {
+        found = c;
+        count++;
+      }
     }
   };
   visit(children);

@@ -24,7 +24,10 @@ export function schemaAtPath(ctx: SchemaContext, path: string): SchemaNode | und
       let quote = '';
       for (i++; i < path.length; i++) {
         const c = path[i]!;
-        if (quote !== '') { if (c === quote) quote = ''; } else if (c === "'" || c === '"') quote = c; else if (c === ']') break;
+        if (quote !== '') {
+          if (c === quote) quote = '';
+        } else if (c === "'" || c === '"') quote = c;
+        else if (c === ']') break;
       }
       if (i >= path.length) return undefined; // an unclosed predicate
       i++;
@@ -47,7 +50,15 @@ function typeRules(leaf: LeafSchema): string {
 }
 
 /** Tags whose messages are about the presence of a node, never its value: kept as they are. */
-const VALUELESS_TAGS: ReadonlySet<string> = new Set(['data-missing', 'data-exists', 'missing-element', 'unknown-element', 'access-denied', 'lock-denied', 'in-use']);
+const VALUELESS_TAGS: ReadonlySet<string> = new Set([
+  'data-missing',
+  'data-exists',
+  'missing-element',
+  'unknown-element',
+  'access-denied',
+  'lock-denied',
+  'in-use',
+]);
 
 const V8_SNIPPET = /Unexpected token .*? is not valid JSON$/s;
 
@@ -61,7 +72,10 @@ function withheldEntry(entry: RestconfErrorEntry, ctx: SchemaContext): RestconfE
   const node = schemaAtPath(ctx, entry.path);
   if (node === undefined || !isSensitive(node)) return entry;
   const { info: _info, ...rest } = entry; // error-info could carry the value too
-  return { ...rest, message: `the value of '${node.name}' is not accepted (${typeRules(node)}); the value of a sensitive leaf is not shown` };
+  return {
+    ...rest,
+    message: `the value of '${node.name}' is not accepted (${typeRules(node)}); the value of a sensitive leaf is not shown`,
+  };
 }
 
 /** The entries of an error answer with no secret in their messages (the same array when none changed). */

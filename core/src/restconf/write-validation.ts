@@ -46,7 +46,12 @@ function hasXPathConstraints(node: SchemaNode): boolean {
   if (cached !== undefined) return cached;
   let found = node.when.length > 0 || node.musts.length > 0;
   if (!found && (node.kind === 'leaf' || node.kind === 'leaf-list')) found = typeNeedsXPath(node.type);
-  if (!found) for (const c of node.children) if (hasXPathConstraints(c)) { found = true; break; }
+  if (!found)
+    for (const c of node.children)
+      if (hasXPathConstraints(c)) {
+        found = true;
+        break;
+      }
   xpathInSubtree.set(node, found);
   return found;
 }
@@ -108,8 +113,14 @@ function checkListSizes(next: DataRoot, steps: readonly PathStep[]): DataFault[]
       // listSize, not entries.length: a large stored list would build its whole entries array per write.
       const size = listSize(child);
       if (size > max) {
-        faults.push(fault('operation-failed', instancePath([...steps.slice(0, i), { schema: step.schema }]),
-          `list "${child.schema.name}" has ${size} entries, more than max-elements ${max}`, 'too-many-elements'));
+        faults.push(
+          fault(
+            'operation-failed',
+            instancePath([...steps.slice(0, i), { schema: step.schema }]),
+            `list "${child.schema.name}" has ${size} entries, more than max-elements ${max}`,
+            'too-many-elements',
+          ),
+        );
       }
       if (step.keys === undefined) break;
       const entry = findEntry(child, step.keys);
@@ -128,7 +139,12 @@ function checkListSizes(next: DataRoot, steps: readonly PathStep[]): DataFault[]
  * Validates the configuration tree `next` after a write at `steps`. For a delete, `steps` is the
  * deleted target (its parent's constraints are what may break). Returns the faults (empty: valid).
  */
-export function validateWrite(next: DataRoot, steps: readonly PathStep[], ctx: SchemaContext, options: WriteValidationOptions): DataFault[] {
+export function validateWrite(
+  next: DataRoot,
+  steps: readonly PathStep[],
+  ctx: SchemaContext,
+  options: WriteValidationOptions,
+): DataFault[] {
   if (needsFullValidation(steps, options)) {
     return validateTree(next, ctx, { type: 'config', checkLeafrefs: options.checkReferences });
   }

@@ -46,7 +46,10 @@ interface RawEdit {
   readonly value?: unknown;
 }
 
-interface RawPatch { readonly patchId: string; readonly edits: readonly RawEdit[] }
+interface RawPatch {
+  readonly patchId: string;
+  readonly edits: readonly RawEdit[];
+}
 
 function str(v: unknown, what: string): string {
   if (typeof v === 'string') return v;
@@ -56,9 +59,14 @@ function str(v: unknown, what: string): string {
 
 function readJsonPatch(text: string): RawPatch {
   let doc: unknown;
-  try { doc = JSON.parse(text); } catch (e) { throw malformed(`malformed JSON: ${(e as Error).message}`); }
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw malformed(`malformed JSON: ${(e as Error).message}`);
+  }
   const patch = (doc as Record<string, unknown> | null)?.['ietf-yang-patch:yang-patch'];
-  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) throw malformed("the body must be an 'ietf-yang-patch:yang-patch' object");
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch))
+    throw malformed("the body must be an 'ietf-yang-patch:yang-patch' object");
   const p = patch as Record<string, unknown>;
   const list = p['edit'] ?? [];
   if (!Array.isArray(list)) throw malformed('yang-patch: edit must be an array');
@@ -66,7 +74,9 @@ function readJsonPatch(text: string): RawPatch {
     if (typeof e !== 'object' || e === null) throw malformed(`yang-patch: edit #${i + 1} must be an object`);
     const o = e as Record<string, unknown>;
     return {
-      id: str(o['edit-id'], 'edit-id'), operation: str(o['operation'], 'operation'), target: str(o['target'], 'target'),
+      id: str(o['edit-id'], 'edit-id'),
+      operation: str(o['operation'], 'operation'),
+      target: str(o['target'], 'target'),
       ...(o['point'] !== undefined ? { point: str(o['point'], 'point') } : {}),
       ...(o['where'] !== undefined ? { where: str(o['where'], 'where') } : {}),
       ...(o['value'] !== undefined ? { value: o['value'] } : {}),
@@ -75,12 +85,26 @@ function readJsonPatch(text: string): RawPatch {
   return { patchId: str(p['patch-id'], 'patch-id'), edits };
 }
 
-const xmlParser = new XMLParser({ preserveOrder: true, ignoreAttributes: false, attributeNamePrefix: '', parseTagValue: false, trimValues: true, processEntities: true, maxNestedTags: 512 });
+const xmlParser = new XMLParser({
+  preserveOrder: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  parseTagValue: false,
+  trimValues: true,
+  processEntities: true,
+  maxNestedTags: 512,
+});
 const xmlBuilder = new XMLBuilder({ preserveOrder: true, ignoreAttributes: false, attributeNamePrefix: '', suppressEmptyNode: true });
 
 type XItem = Record<string, unknown>;
-function nameOf(item: XItem): string | undefined { for (const k in item) if (k !== ':@') return k; return undefined; }
-function local(name: string): string { const c = name.indexOf(':'); return c >= 0 ? name.slice(c + 1) : name; }
+function nameOf(item: XItem): string | undefined {
+  for (const k in item) if (k !== ':@') return k;
+  return undefined;
+}
+function local(name: string): string {
+  const c = name.indexOf(':');
+  return c >= 0 ? name.slice(c + 1) : name;
+}
 function textOf(items: unknown): string {
   if (!Array.isArray(items)) return '';
   return items.map((i: XItem) => (typeof i['#text'] === 'string' ? i['#text'] : '')).join('');
@@ -117,17 +141,26 @@ function readXmlPatch(text: string): RawPatch {
         // Re-serialise each element under <value>, carrying the prefixes declared on its ancestors
         // (<yang-patch>, <edit>, <value>) and a default namespace <value> declares.
         const valueAttrs = (f[':@'] ?? {}) as Record<string, string>;
-        const scope = { ...inherited, ...prefixDeclarations((child[':@'] ?? {}) as Record<string, string>), ...prefixDeclarations(valueAttrs) };
+        const scope = {
+          ...inherited,
+          ...prefixDeclarations((child[':@'] ?? {}) as Record<string, string>),
+          ...prefixDeclarations(valueAttrs),
+        };
         if (valueAttrs['xmlns'] !== undefined && valueAttrs['xmlns'] !== YANG_PATCH_NS) scope['xmlns'] = valueAttrs['xmlns'];
-        const inner = (f[fname] as XItem[]).filter((i) => nameOf(i) !== '#text').map((i) => ({ ...i, ':@': { ...scope, ...(i[':@'] as object ?? {}) } }));
+        const inner = (f[fname] as XItem[])
+          .filter((i) => nameOf(i) !== '#text')
+          .map((i) => ({ ...i, ':@': { ...scope, ...((i[':@'] as object) ?? {}) } }));
         value = xmlBuilder.build(inner) as string;
       } else {
         fields[local(fname)] = textOf(f[fname]);
       }
     }
     edits.push({
-      id: fields['edit-id'] ?? '', operation: fields['operation'] ?? '', target: fields['target'] ?? '',
-      ...(fields['point'] !== undefined ? { point: fields['point'] } : {}), ...(fields['where'] !== undefined ? { where: fields['where'] } : {}),
+      id: fields['edit-id'] ?? '',
+      operation: fields['operation'] ?? '',
+      target: fields['target'] ?? '',
+      ...(fields['point'] !== undefined ? { point: fields['point'] } : {}),
+      ...(fields['where'] !== undefined ? { where: fields['where'] } : {}),
       ...(value !== undefined ? { value } : {}),
     });
   }
@@ -137,7 +170,12 @@ function readXmlPatch(text: string): RawPatch {
 
 /** An edit's failure, tied to its edit-id. */
 class EditFailure extends Error {
-  constructor(readonly editId: string, readonly error: RestconfError) { super(error.message); }
+  constructor(
+    readonly editId: string,
+    readonly error: RestconfError,
+  ) {
+    super(error.message);
+  }
 }
 
 function asRestconf(e: unknown): RestconfError | undefined {
@@ -147,11 +185,19 @@ function asRestconf(e: unknown): RestconfError | undefined {
 }
 
 /** Turns one raw edit into a data edit against the tree's schema. */
-function resolveEdit(call: DataCall, rawBase: string, raw: RawEdit, encoding: 'json' | 'xml', current: DataRoot, filters: BodyFilters): Edit {
+function resolveEdit(
+  call: DataCall,
+  rawBase: string,
+  raw: RawEdit,
+  encoding: 'json' | 'xml',
+  current: DataRoot,
+  filters: BodyFilters,
+): Edit {
   if (!OPERATIONS.has(raw.operation)) throw malformed(`operation '${raw.operation}' is not one of ${[...OPERATIONS].join(', ')}`);
   const relative = raw.target === '/' ? '' : raw.target.startsWith('/') ? raw.target : `/${raw.target}`;
   const parsed = parseDataPath(rawBase + relative, call.ctx.schema, { keyDelimiter: call.ctx.options.keyDelimiter });
-  if (parsed.target !== undefined && !parsed.target.config) throw RestconfError.of('invalid-value', `${parsed.path} is operational data, which is read-only`);
+  if (parsed.target !== undefined && !parsed.target.config)
+    throw RestconfError.of('invalid-value', `${parsed.path} is operational data, which is read-only`);
   const steps = parsed.steps;
   let insert: InsertPosition | undefined;
   if (raw.operation === 'insert' || raw.operation === 'move') {
@@ -162,14 +208,16 @@ function resolveEdit(call: DataCall, rawBase: string, raw: RawEdit, encoding: 'j
       const relativePoint = raw.point.startsWith('/') ? raw.point : `/${raw.point}`;
       const point = parseDataPath(rawBase + relativePoint, call.ctx.schema, { keyDelimiter: call.ctx.options.keyDelimiter }).steps.at(-1);
       const values = point?.keys ?? (point?.value !== undefined ? [point.value] : undefined);
-      if (values === undefined || point!.schema !== steps.at(-1)?.schema) throw RestconfError.of('invalid-value', `point '${raw.point}' does not name an entry of the target's list`);
+      if (values === undefined || point!.schema !== steps.at(-1)?.schema)
+        throw RestconfError.of('invalid-value', `point '${raw.point}' does not name an entry of the target's list`);
       insert = { where, point: values };
     } else {
       insert = { where: where as 'first' | 'last' };
     }
   }
   switch (raw.operation) {
-    case 'delete': case 'remove':
+    case 'delete':
+    case 'remove':
       return { operation: raw.operation, target: steps };
     case 'move': {
       const existing = findTarget(current, steps);
@@ -181,16 +229,27 @@ function resolveEdit(call: DataCall, rawBase: string, raw: RawEdit, encoding: 'j
       const schema = parsed.target;
       const parent = schema === undefined ? undefined : dataParent(schema);
       const options = { allowState: false, ...(parent ? { parent, parentPath: instancePath(steps.slice(0, -1)) } : {}), ...filters };
-      const decoded = encoding === 'json' ? decodeJson(raw.value, call.ctx.schema, options) : decodeXml(String(raw.value), call.ctx.schema, options);
-      const node = schema === undefined ? decoded.root : decoded.root.children.length === 1 && decoded.root.children[0]!.schema === schema ? decoded.root.children[0]! : undefined;
-      if (node === undefined) throw RestconfError.of('invalid-value', `the value must hold exactly the target node of the edit`, { path: parsed.path });
+      const decoded =
+        encoding === 'json' ? decodeJson(raw.value, call.ctx.schema, options) : decodeXml(String(raw.value), call.ctx.schema, options);
+      const node =
+        schema === undefined
+          ? decoded.root
+          : decoded.root.children.length === 1 && decoded.root.children[0]!.schema === schema
+            ? decoded.root.children[0]!
+            : undefined;
+      if (node === undefined)
+        throw RestconfError.of('invalid-value', `the value must hold exactly the target node of the edit`, { path: parsed.path });
       const operation = raw.operation === 'insert' ? 'create' : (raw.operation as 'create' | 'merge' | 'replace');
       return { operation, target: steps, value: node, ...(insert ? { insert } : {}) };
     }
   }
 }
 
-function statusBody(patchId: string, failure: { editId: string; errors: readonly RestconfErrorEntry[] } | undefined, global?: readonly RestconfErrorEntry[]): Record<string, unknown> {
+function statusBody(
+  patchId: string,
+  failure: { editId: string; errors: readonly RestconfErrorEntry[] } | undefined,
+  global?: readonly RestconfErrorEntry[],
+): Record<string, unknown> {
   const status: Record<string, unknown> = { 'patch-id': patchId };
   const envelope = (errors: readonly RestconfErrorEntry[]) => (JSON.parse(renderErrorsJson(errors)) as { errors: unknown }).errors;
   if (global) status['global-errors'] = envelope(global);
@@ -203,13 +262,35 @@ function escapeXml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/** The parts of a yang-patch-status (as `statusBody` builds it) that its XML form writes. */
+interface PatchStatus {
+  readonly 'patch-id': unknown;
+  readonly ok?: unknown;
+  readonly 'global-errors'?: { readonly error: readonly Record<string, unknown>[] };
+  readonly 'edit-status'?: {
+    readonly edit: readonly { readonly 'edit-id': string; readonly errors: { readonly error: readonly Record<string, unknown>[] } }[];
+  };
+}
+
 function statusXml(body: Record<string, unknown>): string {
-  const s = body['ietf-yang-patch:yang-patch-status'] as Record<string, any>;
+  const s = body['ietf-yang-patch:yang-patch-status'] as PatchStatus;
   let out = `<yang-patch-status xmlns="${YANG_PATCH_NS}"><patch-id>${escapeXml(String(s['patch-id']))}</patch-id>`;
-  const infoXml = (info: unknown) => (info !== null && typeof info === 'object'
-    ? `<error-info>${Object.entries(info).filter(([k]) => /^[A-Za-z_][A-Za-z0-9_.-]*$/.test(k)).map(([k, v]) => `<${k}>${escapeXml(String(v))}</${k}>`).join('')}</error-info>`
-    : '');
-  const errorsXml = (list: any[]) => `<errors>${list.map((e) => `<error>${Object.entries(e).map(([k, v]) => (k === 'error-info' ? infoXml(v) : `<${k}>${escapeXml(String(v))}</${k}>`)).join('')}</error>`).join('')}</errors>`;
+  const infoXml = (info: unknown) =>
+    info !== null && typeof info === 'object'
+      ? `<error-info>${Object.entries(info)
+          .filter(([k]) => /^[A-Za-z_][A-Za-z0-9_.-]*$/.test(k))
+          .map(([k, v]) => `<${k}>${escapeXml(String(v))}</${k}>`)
+          .join('')}</error-info>`
+      : '';
+  const errorsXml = (list: readonly Record<string, unknown>[]) =>
+    `<errors>${list
+      .map(
+        (e) =>
+          `<error>${Object.entries(e)
+            .map(([k, v]) => (k === 'error-info' ? infoXml(v) : `<${k}>${escapeXml(String(v))}</${k}>`))
+            .join('')}</error>`,
+      )
+      .join('')}</errors>`;
   if (s['ok']) out += '<ok/>';
   if (s['global-errors']) out += `<global-errors>${errorsXml(s['global-errors'].error)}</global-errors>`;
   if (s['edit-status']) {
@@ -229,7 +310,10 @@ export async function handleYangPatch(call: DataCall): Promise<void> {
   const rawBase = call.rawPath;
   const send = (status: number, body: Record<string, unknown>) => {
     const json = call.responseType.encoding === 'json';
-    call.res.status(status).type(json ? 'application/yang-data+json' : 'application/yang-data+xml').send(json ? JSON.stringify(body) : statusXml(body));
+    call.res
+      .status(status)
+      .type(json ? 'application/yang-data+json' : 'application/yang-data+xml')
+      .send(json ? JSON.stringify(body) : statusXml(body));
   };
   // Edit values are write bodies too: the same data.decodeBody policy as PUT, POST and plain PATCH.
   const filters = bodyDecodeOptions(call.scope, { method: 'PATCH', path: call.target.path, query: call.rawQuery, schema: call.ctx.schema });
@@ -251,7 +335,13 @@ export async function handleYangPatch(call: DataCall): Promise<void> {
       }
     }
     if (edits.length > 0) {
-      await commitWrite(call.ctx, call.scope, { operation: 'patch', steps: call.target.steps, path: call.target.path, edits, checkReferences: call.query.checkReferences });
+      await commitWrite(call.ctx, call.scope, {
+        operation: 'patch',
+        steps: call.target.steps,
+        path: call.target.path,
+        edits,
+        checkReferences: call.query.checkReferences,
+      });
     }
   } catch (e) {
     if (e instanceof EditFailure) {
@@ -261,7 +351,16 @@ export async function handleYangPatch(call: DataCall): Promise<void> {
     }
     const error = asRestconf(e);
     if (error === undefined) throw e;
-    send(error.status, statusBody(patch.patchId, undefined, error.errors.length ? withheldEntries(error.errors, call.ctx.schema) : [entryOfFault(fault('operation-failed', '/', error.message))]));
+    send(
+      error.status,
+      statusBody(
+        patch.patchId,
+        undefined,
+        error.errors.length
+          ? withheldEntries(error.errors, call.ctx.schema)
+          : [entryOfFault(fault('operation-failed', '/', error.message))],
+      ),
+    );
     return;
   }
   send(200, statusBody(patch.patchId, undefined));

@@ -34,25 +34,44 @@ export function isLoopbackHost(host: string): boolean {
  */
 export function checkSecurityAtStart(config: ServiceConfig, serverIsTls: boolean, authenticatorLoaded: boolean): string | undefined {
   if (config.tls?.['enabledTls'] === true && !serverIsTls) {
-    throw new ConfigError('tls.enabledTls', 'TLS is enabled but no TLS plugin is loaded: enable plugins/tls in plugins.json (or set enabledTls to false)');
+    throw new ConfigError(
+      'tls.enabledTls',
+      'TLS is enabled but no TLS plugin is loaded: enable plugins/tls in plugins.json (or set enabledTls to false)',
+    );
   }
   const required = authenticationRequired(config.auth);
   if (required && !authenticatorLoaded) {
-    throw new ConfigError('auth', 'authentication is enabled but no authentication plugin is loaded: enable plugins/auth in plugins.json (or set auth.enabled to false)');
+    throw new ConfigError(
+      'auth',
+      'authentication is enabled but no authentication plugin is loaded: enable plugins/auth in plugins.json (or set auth.enabled to false)',
+    );
   }
   if (authenticatorLoaded && config.auth === undefined) {
     throw new ConfigError('auth', 'an authentication plugin is loaded but the configuration has no auth object listing the users');
   }
   if (required || isLoopbackHost(config.host)) return undefined;
   const banner = '!'.repeat(100);
-  return `${banner}\n!! WARNING: listening on ${config.host}, reachable from the network, WITHOUT AUTHENTICATION.\n`
-    + '!! Anyone who can reach this port can read and change the configuration of every managed device.\n'
-    + '!! Enable plugins/auth in plugins.json with an "auth" object in the configuration, or set "host" to 127.0.0.1.\n'
-    + banner;
+  return (
+    `${banner}\n!! WARNING: listening on ${config.host}, reachable from the network, WITHOUT AUTHENTICATION.\n` +
+    '!! Anyone who can reach this port can read and change the configuration of every managed device.\n' +
+    '!! Enable plugins/auth in plugins.json with an "auth" object in the configuration, or set "host" to 127.0.0.1.\n' +
+    banner
+  );
 }
 
-function deny(req: IncomingMessage, res: ServerResponse, status: number, type: ErrorType, tag: string, message: string, challenge?: string): void {
-  if (res.headersSent) { res.destroy(); return; }
+function deny(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  type: ErrorType,
+  tag: string,
+  message: string,
+  challenge?: string,
+): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
   const media = errorResponseType(req.headers.accept);
   const entry = [{ type, tag, message }];
   const body = media.encoding === 'xml' ? renderErrorsXml(entry, () => undefined) : renderErrorsJson(entry);
@@ -69,7 +88,7 @@ function verifiedCertificate(req: IncomingMessage): AuthenticateContext['clientC
   const socket = req.socket as Partial<TLSSocket>;
   if (socket.authorized !== true || typeof socket.getPeerCertificate !== 'function') return undefined;
   const peer = socket.getPeerCertificate();
-  if (!peer || !peer.raw) return undefined;
+  if (!peer?.raw) return undefined;
   try {
     const x509 = new X509Certificate(peer.raw);
     return { subject: x509.subject, fingerprint256: x509.fingerprint256 };
@@ -80,7 +99,10 @@ function verifiedCertificate(req: IncomingMessage): AuthenticateContext['clientC
 
 /** Wraps `app` with the gate when authentication is required; otherwise returns `app` itself. */
 export function authenticatingHandler(
-  app: RequestListener, plugins: ScopeSource, auth: Readonly<Record<string, JsonValue>> | undefined, log: RestconfLogger,
+  app: RequestListener,
+  plugins: ScopeSource,
+  auth: Readonly<Record<string, JsonValue>> | undefined,
+  log: RestconfLogger,
 ): RequestListener {
   if (!authenticationRequired(auth)) return app;
   const config = auth!;
@@ -90,26 +112,37 @@ export function authenticatingHandler(
     const hook = scope.hooks.server.authenticate;
     if (!hook.isUsed()) {
       scope.release();
-      if (!reportedMissing) log.error('authentication is configured but no authentication plugin is loaded: every request is refused (503)');
+      if (!reportedMissing)
+        log.error('authentication is configured but no authentication plugin is loaded: every request is refused (503)');
       reportedMissing = true;
       deny(req, res, 503, 'application', 'operation-failed', 'authentication is configured but no authentication plugin is loaded');
       return;
     }
     reportedMissing = false;
     const context: AuthenticateContext = {
-      method: req.method ?? 'GET', url: req.url ?? '/', authorization: req.headers.authorization,
-      remoteAddress: req.socket.remoteAddress ?? 'unknown', clientCertificate: verifiedCertificate(req), config,
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      authorization: req.headers.authorization,
+      remoteAddress: req.socket.remoteAddress ?? 'unknown',
+      clientCertificate: verifiedCertificate(req),
+      config,
     };
-    hook.promise(context).then((verdict: AuthenticateVerdict | undefined) => {
-      scope.release();
-      if (verdict?.allow === true) { app(req, res); return; }
-      if (verdict === undefined) deny(req, res, 401, 'protocol', 'access-denied', 'authentication required', BASIC_CHALLENGE);
-      else if (verdict.status === 403) deny(req, res, 403, 'protocol', 'access-denied', verdict.message);
-      else deny(req, res, 401, 'protocol', 'access-denied', verdict.message, verdict.challenge ?? BASIC_CHALLENGE);
-    }, (err: unknown) => {
-      scope.release();
-      log.error(`authentication plugin failed: ${err instanceof Error ? err.message : String(err)}`);
-      deny(req, res, 500, 'application', 'operation-failed', 'authentication failed on the server');
-    });
+    hook.promise(context).then(
+      (verdict: AuthenticateVerdict | undefined) => {
+        scope.release();
+        if (verdict?.allow === true) {
+          app(req, res);
+          return;
+        }
+        if (verdict === undefined) deny(req, res, 401, 'protocol', 'access-denied', 'authentication required', BASIC_CHALLENGE);
+        else if (verdict.status === 403) deny(req, res, 403, 'protocol', 'access-denied', verdict.message);
+        else deny(req, res, 401, 'protocol', 'access-denied', verdict.message, verdict.challenge ?? BASIC_CHALLENGE);
+      },
+      (err: unknown) => {
+        scope.release();
+        log.error(`authentication plugin failed: ${err instanceof Error ? err.message : String(err)}`);
+        deny(req, res, 500, 'application', 'operation-failed', 'authentication failed on the server');
+      },
+    );
   };
 }

@@ -40,7 +40,10 @@ export interface ServiceConfig {
 
 /** A configuration fault: the field (dotted path) and what is wrong with it. */
 export class ConfigError extends Error {
-  constructor(readonly field: string, problem: string) {
+  constructor(
+    readonly field: string,
+    problem: string,
+  ) {
     super(`${field}: ${problem}`);
     this.name = 'ConfigError';
   }
@@ -50,18 +53,28 @@ export const DEFAULT_PORT = 8181;
 export const DEFAULT_BODY_LIMIT = 64 * 1024 * 1024;
 
 const TLS_FIELDS: Record<string, 'boolean' | 'string' | 'string[]'> = {
-  enabledTls: 'boolean', enabledClientAuthentication: 'boolean', keystorePath: 'string', keystorePassword: 'string',
-  truststorePath: 'string', truststorePassword: 'string', includedProtocols: 'string[]', excludedProtocols: 'string[]',
-  includedCipherSuites: 'string[]', excludedCipherSuites: 'string[]',
+  enabledTls: 'boolean',
+  enabledClientAuthentication: 'boolean',
+  keystorePath: 'string',
+  keystorePassword: 'string',
+  truststorePath: 'string',
+  truststorePassword: 'string',
+  includedProtocols: 'string[]',
+  excludedProtocols: 'string[]',
+  includedCipherSuites: 'string[]',
+  excludedCipherSuites: 'string[]',
 };
 const SCHEMA_FILTER_FIELDS: Record<string, 'boolean' | 'string[]'> = {
-  ignoredDataOnWriteByExtensions: 'string[]', hiddenDataOnReadByExtensions: 'string[]',
-  ignoreUnsupportedDefinitionsOnWrite: 'boolean', hideDeprecatedDefinitionsOnRead: 'boolean',
+  ignoredDataOnWriteByExtensions: 'string[]',
+  hiddenDataOnReadByExtensions: 'string[]',
+  ignoreUnsupportedDefinitionsOnWrite: 'boolean',
+  hideDeprecatedDefinitionsOnRead: 'boolean',
 };
 /** An extension as the schema filters name it: `<defining module's prefix>:<extension> [argument]`. */
 const FILTER_EXTENSION = /^[A-Za-z_][A-Za-z0-9_.-]*:[A-Za-z_][A-Za-z0-9_.-]*(?: [^\s,]+)?$/;
 const CALLBACK_FIELDS: Record<string, { min: number; max: number }> = {
-  timeoutMs: { min: 1, max: 600_000 }, maxResponseBytes: { min: 1, max: 1024 * 1024 * 1024 },
+  timeoutMs: { min: 1, max: 600_000 },
+  maxResponseBytes: { min: 1, max: 1024 * 1024 * 1024 },
 };
 
 function checkSchemaFilters(raw: unknown): Record<string, JsonValue> {
@@ -69,7 +82,11 @@ function checkSchemaFilters(raw: unknown): Record<string, JsonValue> {
   for (const field of ['ignoredDataOnWriteByExtensions', 'hiddenDataOnReadByExtensions']) {
     const list = (filters[field] ?? []) as string[];
     list.forEach((s, i) => {
-      if (!FILTER_EXTENSION.test(s)) throw new ConfigError(`schemaFilters.${field}[${i}]`, `${JSON.stringify(s)} is not '<prefix>:<extension>' or '<prefix>:<extension> <argument>' (e.g. "rext:hidden full")`);
+      if (!FILTER_EXTENSION.test(s))
+        throw new ConfigError(
+          `schemaFilters.${field}[${i}]`,
+          `${JSON.stringify(s)} is not '<prefix>:<extension>' or '<prefix>:<extension> <argument>' (e.g. "rext:hidden full")`,
+        );
     });
   }
   return filters;
@@ -87,7 +104,20 @@ function checkCallbacks(raw: unknown): Record<string, JsonValue> {
   return raw as Record<string, JsonValue>;
 }
 
-const KNOWN = ['port', 'host', 'dataDir', 'yangDirs', 'keyDelimiter', 'bodyLimit', 'defaultContent', 'plugins', 'tls', 'auth', 'schemaFilters', 'callbacks'];
+const KNOWN = [
+  'port',
+  'host',
+  'dataDir',
+  'yangDirs',
+  'keyDelimiter',
+  'bodyLimit',
+  'defaultContent',
+  'plugins',
+  'tls',
+  'auth',
+  'schemaFilters',
+  'callbacks',
+];
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -95,7 +125,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 function checkPort(v: unknown, field: string): number {
   if (typeof v === 'string' && /^\d+$/.test(v)) v = Number(v);
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 65535) throw new ConfigError(field, `must be an integer from 0 to 65535, not ${JSON.stringify(v)}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 65535)
+    throw new ConfigError(field, `must be an integer from 0 to 65535, not ${JSON.stringify(v)}`);
   return v;
 }
 
@@ -133,9 +164,10 @@ export function resolveConfig(raw: unknown, baseDir: string, overrides: ConfigOv
   for (const k of Object.keys(raw)) if (!KNOWN.includes(k)) throw new ConfigError(k, `unknown field; known: ${KNOWN.join(', ')}`);
   const port = overrides.port ?? (raw['port'] === undefined ? DEFAULT_PORT : checkPort(raw['port'], 'port'));
   const host = raw['host'] === undefined ? '127.0.0.1' : checkString(raw['host'], 'host');
-  const dataDir = overrides.dataDir !== undefined
-    ? path.resolve(cwd, overrides.dataDir)
-    : path.resolve(baseDir, raw['dataDir'] === undefined ? 'data' : checkString(raw['dataDir'], 'dataDir'));
+  const dataDir =
+    overrides.dataDir !== undefined
+      ? path.resolve(cwd, overrides.dataDir)
+      : path.resolve(baseDir, raw['dataDir'] === undefined ? 'data' : checkString(raw['dataDir'], 'dataDir'));
   let yangDirs: string[] = [];
   if (raw['yangDirs'] !== undefined) {
     const list = raw['yangDirs'];
@@ -159,7 +191,8 @@ export function resolveConfig(raw: unknown, baseDir: string, overrides: ConfigOv
   }
   let defaultContent: 'all' | 'config' = 'all';
   if (raw['defaultContent'] !== undefined) {
-    if (raw['defaultContent'] !== 'all' && raw['defaultContent'] !== 'config') throw new ConfigError('defaultContent', 'must be "all" or "config"');
+    if (raw['defaultContent'] !== 'all' && raw['defaultContent'] !== 'config')
+      throw new ConfigError('defaultContent', 'must be "all" or "config"');
     defaultContent = raw['defaultContent'];
   }
   let pluginsFile: string | undefined;

@@ -8,7 +8,11 @@ import type { ServiceConfig } from './config';
 
 /** The plugin kind that reads each section, and what is lost without it. */
 const SECTIONS = [
-  { section: 'schemaFilters', kind: 'schema-filter', loss: 'nothing is hidden on read or ignored on write; data is shown and accepted exactly as the YANG models say' },
+  {
+    section: 'schemaFilters',
+    kind: 'schema-filter',
+    loss: 'nothing is hidden on read or ignored on write; data is shown and accepted exactly as the YANG models say',
+  },
   { section: 'callbacks', kind: 'callbacks', loss: '/rests/http-client/ is not served' },
 ] as const;
 
@@ -16,7 +20,10 @@ const SECTIONS = [
  * One warning per configured section whose plugin kind is not among `loadedKinds` (the kinds of the
  * plugins loaded at start-up), naming the section; empty when every configured section is served.
  */
-export function unservedSectionWarnings(config: Pick<ServiceConfig, 'schemaFilters' | 'callbacks'>, loadedKinds: ReadonlySet<string>): string[] {
+export function unservedSectionWarnings(
+  config: Pick<ServiceConfig, 'schemaFilters' | 'callbacks'>,
+  loadedKinds: ReadonlySet<string>,
+): string[] {
   const warnings: string[] = [];
   for (const { section, kind, loss } of SECTIONS) {
     if (config[section] === undefined || loadedKinds.has(kind)) continue;

@@ -64,7 +64,9 @@ class RequestGate {
   /** Runs `work` with the gate shut, once the requests in flight are done (or `maxWaitMs` passed). */
   async exclusive<T>(work: () => Promise<T>, maxWaitMs: number, onLate: (count: number) => void): Promise<T> {
     let open!: () => void;
-    this.held = new Promise<void>((resolve) => { open = resolve; });
+    this.held = new Promise<void>((resolve) => {
+      open = resolve;
+    });
     try {
       if (this.inFlight > 0) {
         let timer: NodeJS.Timeout | undefined;
@@ -181,9 +183,11 @@ export class LiveSchema {
   }
 
   private scheduleInstall(): void {
-    this.installing = this.installing.then(() => this.installAccepted()).catch((e: unknown) => {
-      this.options.log.error(`installing the new local schema failed: ${e instanceof Error ? e.message : String(e)}`);
-    });
+    this.installing = this.installing
+      .then(() => this.installAccepted())
+      .catch((e: unknown) => {
+        this.options.log.error(`installing the new local schema failed: ${e instanceof Error ? e.message : String(e)}`);
+      });
   }
 
   private async installAccepted(): Promise<void> {
@@ -191,31 +195,35 @@ export class LiveSchema {
     this.accepted = undefined;
     if (next === undefined || this.closed) return;
     const { log, drainMs = 10_000 } = this.options;
-    await this.gate.exclusive(async () => {
-      const started = Date.now();
-      const old = this.stores!;
-      const oldConfig = old.config.current();
-      const oldOperational = old.operational.current();
-      await old.close();
-      let opened: Datastores;
-      try {
-        opened = await this.options.openDatastores(this.options.dataDir, next.assembled.schema);
-      } catch (e) {
-        // Keep serving on the old schema rather than not at all.
-        this.stores = await this.options.openDatastores(this.options.dataDir, this.assembled!.schema);
-        await carryOver(this.stores.config, oldConfig, this.assembled!.schema, () => undefined);
-        await carryOver(this.stores.operational, oldOperational, this.assembled!.schema, () => undefined);
-        throw e;
-      }
-      const dropped = (m: string) => log.error(`local schema change: ${m}`);
-      await carryOver(opened.config, oldConfig, next.assembled.schema, dropped);
-      await carryOver(opened.operational, oldOperational, next.assembled.schema, dropped);
-      await seedYangLibrary(opened.operational, next.assembled.schema);
-      this.assembled = next.assembled;
-      this.stores = opened;
-      this.announce();
-      log.info(`local schema changed (${next.assembled.schema.modules.size} modules) in ${Date.now() - started} ms`);
-    }, drainMs, (count) => log.error(`local schema change: ${count} request(s) still running after ${drainMs} ms; changing anyway`));
+    await this.gate.exclusive(
+      async () => {
+        const started = Date.now();
+        const old = this.stores!;
+        const oldConfig = old.config.current();
+        const oldOperational = old.operational.current();
+        await old.close();
+        let opened: Datastores;
+        try {
+          opened = await this.options.openDatastores(this.options.dataDir, next.assembled.schema);
+        } catch (e) {
+          // Keep serving on the old schema rather than not at all.
+          this.stores = await this.options.openDatastores(this.options.dataDir, this.assembled!.schema);
+          await carryOver(this.stores.config, oldConfig, this.assembled!.schema, () => undefined);
+          await carryOver(this.stores.operational, oldOperational, this.assembled!.schema, () => undefined);
+          throw e;
+        }
+        const dropped = (m: string) => log.error(`local schema change: ${m}`);
+        await carryOver(opened.config, oldConfig, next.assembled.schema, dropped);
+        await carryOver(opened.operational, oldOperational, next.assembled.schema, dropped);
+        await seedYangLibrary(opened.operational, next.assembled.schema);
+        this.assembled = next.assembled;
+        this.stores = opened;
+        this.announce();
+        log.info(`local schema changed (${next.assembled.schema.modules.size} modules) in ${Date.now() - started} ms`);
+      },
+      drainMs,
+      (count) => log.error(`local schema change: ${count} request(s) still running after ${drainMs} ms; changing anyway`),
+    );
   }
 
   /** `schema.loaded` for the local schema, on the current generation's hooks. */
@@ -284,6 +292,7 @@ async function carryOver(store: Datastore, previous: DataRoot, schema: SchemaCon
 /** Writes the schema's `ietf-yang-library` (yang-library and modules-state) into the Operational datastore. */
 async function seedYangLibrary(operational: Datastore, schema: SchemaContext): Promise<void> {
   const library = decodeJson(yangLibraryJson(schema), schema, {});
-  await operational.apply(library.root.children.map((node) => ({ operation: 'replace' as const, target: [{ schema: node.schema }], value: node })));
+  await operational.apply(
+    library.root.children.map((node) => ({ operation: 'replace' as const, target: [{ schema: node.schema }], value: node })),
+  );
 }
-

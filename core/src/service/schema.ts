@@ -36,7 +36,12 @@ export const OWN_YANG_DIR = path.resolve(__dirname, '../../../yang');
  * implement ietf-netconf. The with-defaults `default` attribute is known to the data layer without a
  * declaration (data/attributes.ts).
  */
-export const IMPORT_ONLY: ReadonlySet<string> = new Set(['ietf-inet-types', 'ietf-yang-types', 'ietf-netconf', 'ietf-netconf-with-defaults']);
+export const IMPORT_ONLY: ReadonlySet<string> = new Set([
+  'ietf-inet-types',
+  'ietf-yang-types',
+  'ietf-netconf',
+  'ietf-netconf-with-defaults',
+]);
 
 /** A start-up fault in the YANG modules: which file(s) and why. */
 export class SchemaAssemblyError extends Error {
@@ -101,11 +106,15 @@ export function assembleSchema(extraDirs: readonly string[], ownDir = OWN_YANG_D
       const mine = own.get(src.name);
       if (mine !== undefined && (mine.revision === src.revision || !IMPORT_ONLY.has(src.name))) {
         if (mine.revision !== src.revision) {
-          throw new SchemaAssemblyError(`${file}: module '${src.name}' is one of the service's own modules (${mine.file}); this file has revision ${src.revision ?? '(none)'} where the service has ${mine.revision ?? '(none)'}`);
+          throw new SchemaAssemblyError(
+            `${file}: module '${src.name}' is one of the service's own modules (${mine.file}); this file has revision ${src.revision ?? '(none)'} where the service has ${mine.revision ?? '(none)'}`,
+          );
         }
         const difference = differenceBetween(mine, src);
         if (difference === undefined) continue;
-        throw new SchemaAssemblyError(`${file}: module '${src.name}' revision ${src.revision ?? '(none)'} is one of the service's own modules (${mine.file}) but defines it differently: ${difference}`);
+        throw new SchemaAssemblyError(
+          `${file}: module '${src.name}' revision ${src.revision ?? '(none)'} is one of the service's own modules (${mine.file}) but defines it differently: ${difference}`,
+        );
       }
       const key = `${src.name}@${src.revision ?? ''}`;
       const earlier = seen.get(key);
@@ -121,7 +130,9 @@ export function assembleSchema(extraDirs: readonly string[], ownDir = OWN_YANG_D
   const schema = compileSchema(repo, { modules: [...requested, ...extra], importOnly });
   const errors = schema.diagnostics.filter((d) => d.severity === 'error');
   if (errors.length > 0) {
-    throw new SchemaAssemblyError(`YANG modules do not compile:\n${errors.slice(0, 20).map(formatDiagnostic).join('\n')}${errors.length > 20 ? `\n... and ${errors.length - 20} more` : ''}`);
+    throw new SchemaAssemblyError(
+      `YANG modules do not compile:\n${errors.slice(0, 20).map(formatDiagnostic).join('\n')}${errors.length > 20 ? `\n... and ${errors.length - 20} more` : ''}`,
+    );
   }
   return { schema, extraModules: extra };
 }

@@ -75,7 +75,9 @@ export async function startService(options: StartOptions): Promise<RunningServic
   try {
     if (config.pluginsFile !== undefined) {
       host = await PluginHost.start({
-        configFile: config.pluginsFile, logger: { info: log.info, warn: log.error, error: log.error }, checkLocalYang: live.check,
+        configFile: config.pluginsFile,
+        logger: { info: log.info, warn: log.error, error: log.error },
+        checkLocalYang: live.check,
         // The sections plugins read from the configuration file (secrets reach their plugins through hooks).
         serviceConfig: {
           ...(config.schemaFilters !== undefined ? { schemaFilters: config.schemaFilters } : {}),
@@ -85,10 +87,14 @@ export async function startService(options: StartOptions): Promise<RunningServic
       });
       host.addBuiltin(introspectionTaps(host, () => (mount === undefined ? [] : mount.installedDevices())));
       // The configured key delimiter is the core's own uri.parse tap; a plugin's tap runs after it and may change it.
-      host.addBuiltin(builtinTaps('core:key-delimiter', (hooks) => hooks.uri.parse.tap('core:key-delimiter', (uri) => {
-        uri.keyDelimiter = config.keyDelimiter;
-        return uri;
-      })));
+      host.addBuiltin(
+        builtinTaps('core:key-delimiter', (hooks) =>
+          hooks.uri.parse.tap('core:key-delimiter', (uri) => {
+            uri.keyDelimiter = config.keyDelimiter;
+            return uri;
+          }),
+        ),
+      );
     }
     await live.open(host?.localYangDirs() ?? [], host ?? noPlugins());
   } catch (e) {
@@ -100,7 +106,16 @@ export async function startService(options: StartOptions): Promise<RunningServic
   try {
     const southboundYangDirs = host ? () => host.southboundYangDirs() : undefined;
     mount = new MountManager({
-      get datastores() { return live.datastores; }, get schema() { return live.schema; }, scopes: plugins, dataDir: config.dataDir, importDirs: [OWN_YANG_DIR], log,
+      get datastores() {
+        return live.datastores;
+      },
+      get schema() {
+        return live.schema;
+      },
+      scopes: plugins,
+      dataDir: config.dataDir,
+      importDirs: [OWN_YANG_DIR],
+      log,
       ...(southboundYangDirs ? { southboundYangDirs } : {}),
     });
   } catch (e) {
@@ -113,7 +128,15 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const restored = mount.restore();
   if (restored > 0) log.info(`reconnecting ${restored} installed device(s)`);
   const ctx: RestconfContext = {
-    get schema() { return live.schema; }, get datastores() { return live.datastores; }, plugins, log, mount,
+    get schema() {
+      return live.schema;
+    },
+    get datastores() {
+      return live.datastores;
+    },
+    plugins,
+    log,
+    mount,
     options: { keyDelimiter: config.keyDelimiter, bodyLimit: config.bodyLimit, defaultContent: config.defaultContent },
   };
   // The uniconfig topology (intended and actual configuration per device, transactions, commit): its
@@ -125,7 +148,9 @@ export async function startService(options: StartOptions): Promise<RunningServic
     await mount.close();
     await host?.close();
     await datastores.close();
-    throw new Error(`cannot load the uniconfig actual configurations from ${config.dataDir}: ${e instanceof Error ? e.message : String(e)}`);
+    throw new Error(
+      `cannot load the uniconfig actual configurations from ${config.dataDir}: ${e instanceof Error ? e.message : String(e)}`,
+    );
   }
   if (host) host.addBuiltin(builtinTaps('uniconfig', (hooks) => uniconfig.tap(hooks)));
   else uniconfig.tap(plugins.acquire().hooks);
@@ -150,9 +175,15 @@ export async function startService(options: StartOptions): Promise<RunningServic
     const handler = live.gated(authenticatingHandler(app, plugins, config.auth, log));
     // A TLS plugin refuses a bad tls object by throwing an error that names the field.
     const secured = startScope.hooks.server.create.call({ handler, tls: config.tls });
-    const warning = checkSecurityAtStart(config, secured !== undefined && 'setSecureContext' in secured, startScope.hooks.server.authenticate.isUsed());
+    const warning = checkSecurityAtStart(
+      config,
+      secured !== undefined && 'setSecureContext' in secured,
+      startScope.hooks.server.authenticate.isUsed(),
+    );
     if (warning !== undefined) log.error(warning);
-    const loadedKinds = new Set<string>(host?.status().flatMap((p) => (p.state === 'loaded' && p.kind !== undefined ? [p.kind] : [])) ?? []);
+    const loadedKinds = new Set<string>(
+      host?.status().flatMap((p) => (p.state === 'loaded' && p.kind !== undefined ? [p.kind] : [])) ?? [],
+    );
     for (const w of unservedSectionWarnings(config, loadedKinds)) log.error(w);
     server = secured ?? http.createServer(handler);
   } catch (e) {
@@ -165,14 +196,24 @@ export async function startService(options: StartOptions): Promise<RunningServic
   }
   // A request the HTTP parser cannot read (junk headers, bad request line) still gets the envelope.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) { socket.destroy(); return; }
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-    const body = renderErrorsJson([{ type: 'transport', tag: 'malformed-message', message: `the HTTP request cannot be read (${err.code ?? 'parse error'})` }]);
-    socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/yang-data+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    const body = renderErrorsJson([
+      { type: 'transport', tag: 'malformed-message', message: `the HTTP request cannot be read (${err.code ?? 'parse error'})` },
+    ]);
+    socket.end(
+      `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/yang-data+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.port, config.host, () => { server.off('error', reject); resolve(); });
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   }).catch(async (e: NodeJS.ErrnoException) => {
     await mount.close();
     await host?.close();
@@ -211,7 +252,17 @@ export async function startService(options: StartOptions): Promise<RunningServic
   };
   const hostText = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
-    url: `${scheme}://${hostText}:${address.port}`, port: address.port, stop,
-    get schema() { return live.schema; }, get datastores() { return live.datastores; }, get extraModules() { return live.extraModules; },
+    url: `${scheme}://${hostText}:${address.port}`,
+    port: address.port,
+    stop,
+    get schema() {
+      return live.schema;
+    },
+    get datastores() {
+      return live.datastores;
+    },
+    get extraModules() {
+      return live.extraModules;
+    },
   };
 }

@@ -35,6 +35,7 @@ export interface TestReply {
   readonly headers: Headers;
   readonly text: string;
   /** The body parsed as JSON, undefined when it is not JSON. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies of every shape; each asserts what it reads
   readonly json: any;
 }
 
@@ -58,20 +59,36 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
   const plugins = path.join(dir, 'plugins.json');
   fs.writeFileSync(plugins, JSON.stringify({ watch: false, plugins: options.plugins.map((p) => ({ ...p, enabled: p.enabled ?? true })) }));
   const dataDir = options.dataDir ?? path.join(dir, 'data');
-  const config = resolveConfig({ port: 0, dataDir, plugins, ...(options.yangDirs ? { yangDirs: options.yangDirs } : {}), ...options.config }, dir);
+  const config = resolveConfig(
+    { port: 0, dataDir, plugins, ...(options.yangDirs ? { yangDirs: options.yangDirs } : {}), ...options.config },
+    dir,
+  );
   const logs: string[] = [];
   const service = await startService({
-    config, openDatastores: (d, s) => openDatastores(d, s), log: { info: (m) => logs.push(m), error: (m) => logs.push(`ERROR ${m}`) },
+    config,
+    openDatastores: (d, s) => openDatastores(d, s),
+    log: { info: (m) => logs.push(m), error: (m) => logs.push(`ERROR ${m}`) },
   });
   return {
-    service, dataDir, logs,
+    service,
+    dataDir,
+    logs,
     async request(method, p, body, headers = {}) {
       const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-      const type = text === undefined ? undefined : text.trimStart().startsWith('<') ? 'application/yang-data+xml' : 'application/yang-data+json';
-      const res = await fetch(service.url + p, { method, headers: { ...(type ? { 'content-type': type } : {}), ...headers }, ...(text !== undefined ? { body: text } : {}) });
+      const type =
+        text === undefined ? undefined : text.trimStart().startsWith('<') ? 'application/yang-data+xml' : 'application/yang-data+json';
+      const res = await fetch(service.url + p, {
+        method,
+        headers: { ...(type ? { 'content-type': type } : {}), ...headers },
+        ...(text !== undefined ? { body: text } : {}),
+      });
       const answer = await res.text();
       let json: unknown;
-      try { json = JSON.parse(answer); } catch { json = undefined; }
+      try {
+        json = JSON.parse(answer);
+      } catch {
+        json = undefined;
+      }
       return { status: res.status, headers: res.headers, text: answer, json };
     },
     async stop() {

@@ -25,19 +25,22 @@ export function yangLibraryJson(schema: SchemaContext): JsonObject {
     }
   }
   const revisions = schema.moduleRevisions ?? [...schema.modules.values()];
-  const byName = (a: CompiledModule, b: CompiledModule): number => a.name.localeCompare(b.name) || (a.revision ?? '').localeCompare(b.revision ?? '');
+  const byName = (a: CompiledModule, b: CompiledModule): number =>
+    a.name.localeCompare(b.name) || (a.revision ?? '').localeCompare(b.revision ?? '');
   for (const m of [...revisions].sort(byName)) {
     const entry: JsonObject = { name: m.name };
     if (m.revision !== undefined) entry['revision'] = m.revision;
     entry['namespace'] = m.namespace;
     if (m.submodules.length > 0) {
-      entry['submodule'] = m.submodules.map((s): JsonObject => (s.revision !== undefined ? { name: s.name, revision: s.revision } : { name: s.name }));
+      entry['submodule'] = m.submodules.map(
+        (s): JsonObject => (s.revision !== undefined ? { name: s.name, revision: s.revision } : { name: s.name }),
+      );
     }
     const old: JsonObject = { name: m.name, revision: m.revision ?? '', namespace: m.namespace };
     if (m.implemented) {
       const features = [...m.features.values()].filter((f) => f.enabled).map((f) => f.name);
       if (features.length > 0) entry['feature'] = old['feature'] = features;
-      const deviations = [...deviatedBy.get(m.name) ?? []].filter((d) => schema.modules.get(d)?.implemented);
+      const deviations = [...(deviatedBy.get(m.name) ?? [])].filter((d) => schema.modules.get(d)?.implemented);
       if (deviations.length > 0) {
         entry['deviation'] = deviations;
         old['deviation'] = deviations.map((d): JsonObject => ({ name: d, revision: schema.modules.get(d)!.revision ?? '' }));

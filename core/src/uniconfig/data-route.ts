@@ -52,7 +52,7 @@ export interface ConfigurationPath {
  * undefined when it does not (or cannot be read: the ordinary route then answers the fault).
  */
 export function configurationPath(raw: string, keyDelimiter: string | null): ConfigurationPath | undefined {
-  let lexed;
+  let lexed: ReturnType<typeof lexPath>;
   try {
     lexed = lexPath(raw, keyDelimiter);
   } catch {
@@ -60,10 +60,20 @@ export function configurationPath(raw: string, keyDelimiter: string | null): Con
   }
   const [top, topology, node, conf] = lexed.segments;
   if (top === undefined || topology === undefined || node === undefined || conf === undefined) return undefined;
-  const shaped = top.module === 'network-topology' && top.name === 'network-topology' && top.keys === undefined
-    && topology.module === undefined && topology.name === 'topology' && topology.keys?.length === 1 && topology.keys[0] === UNICONFIG_TOPOLOGY
-    && node.module === undefined && node.name === 'node' && node.keys?.length === 1
-    && (conf.module === undefined || conf.module === TOPOLOGY_MODULE) && conf.name === 'configuration' && conf.keys === undefined;
+  const shaped =
+    top.module === 'network-topology' &&
+    top.name === 'network-topology' &&
+    top.keys === undefined &&
+    topology.module === undefined &&
+    topology.name === 'topology' &&
+    topology.keys?.length === 1 &&
+    topology.keys[0] === UNICONFIG_TOPOLOGY &&
+    node.module === undefined &&
+    node.name === 'node' &&
+    node.keys?.length === 1 &&
+    (conf.module === undefined || conf.module === TOPOLOGY_MODULE) &&
+    conf.name === 'configuration' &&
+    conf.keys === undefined;
   if (!shaped) return undefined;
   const prefix = `/${[top, topology, node, conf].map((s) => s.raw).join('/')}`;
   const text = raw.startsWith('/') ? raw : `/${raw}`;
@@ -81,13 +91,27 @@ function queryText(req: Request): string {
 /** Hooks the view hands the handlers: the plugins' filters, without local-only hooks (state, commit notices). */
 function viewScope(scope: PluginScope): PluginScope {
   const empty = createHooks();
-  const hooks = { ...scope.hooks, data: { ...scope.hooks.data, readState: empty.data.readState, afterCommit: empty.data.afterCommit, beforeWrite: empty.data.beforeWrite } };
+  const hooks = {
+    ...scope.hooks,
+    data: {
+      ...scope.hooks.data,
+      readState: empty.data.readState,
+      afterCommit: empty.data.afterCommit,
+      beforeWrite: empty.data.beforeWrite,
+    },
+  };
   return { ...scope, hooks: hooks as PluginScope['hooks'] };
 }
 
 /** Serves one request on a configuration (see the top of this file). */
 export async function handleConfiguration(
-  ctx: RestconfContext, engine: UniconfigEngine, scope: PluginScope, tx: Transaction | undefined, req: Request, res: Response, where: ConfigurationPath,
+  ctx: RestconfContext,
+  engine: UniconfigEngine,
+  scope: PluginScope,
+  tx: Transaction | undefined,
+  req: Request,
+  res: Response,
+  where: ConfigurationPath,
 ): Promise<void> {
   const { nodeId } = where;
   const deviceSchema = engine.schema(scope, nodeId); // the device may be down: its stored copy is still served
@@ -100,7 +124,8 @@ export async function handleConfiguration(
     res.end();
     return;
   }
-  if (parsed.operation !== undefined) throw methodNotAllowed(method, ALLOW.config, 'device actions are invoked under yang-ext:mount, not on the uniconfig copy');
+  if (parsed.operation !== undefined)
+    throw methodNotAllowed(method, ALLOW.config, 'device actions are invoked under yang-ext:mount, not on the uniconfig copy');
   const options = parseQuery(queryText(req), method);
   const actualView = (method === 'GET' || method === 'HEAD') && options.content === 'nonconfig';
   const intended: Datastore = {
@@ -119,7 +144,8 @@ export async function handleConfiguration(
     content: 'config',
     insertInto: (schema: SchemaNode): InsertPosition | undefined => {
       if (options.insert === undefined) return undefined;
-      if (schema.kind !== 'list' && schema.kind !== 'leaf-list') throw badQuery('insert', `'${schema.name}' is a ${schema.kind}, not an ordered-by user list or leaf-list`);
+      if (schema.kind !== 'list' && schema.kind !== 'leaf-list')
+        throw badQuery('insert', `'${schema.name}' is a ${schema.kind}, not an ordered-by user list or leaf-list`);
       return resolveInsert(options.insert, schema, deviceSchema, { keyDelimiter: ctx.options.keyDelimiter });
     },
     checkReferences: options.checkForReferences === true,
@@ -131,23 +157,34 @@ export async function handleConfiguration(
     },
   };
   const call: DataCall = {
-    ctx: viewCtx, scope: viewScope(scope), req, res, target: parsed, rawPath: where.rest, query,
-    responseType: responseType(req.headers.accept), rawQuery: rawQueryOf(req),
+    ctx: viewCtx,
+    scope: viewScope(scope),
+    req,
+    res,
+    target: parsed,
+    rawPath: where.rest,
+    query,
+    responseType: responseType(req.headers.accept),
+    rawQuery: rawQueryOf(req),
   };
   switch (method) {
-    case 'GET': case 'HEAD':
+    case 'GET':
+    case 'HEAD':
       if (parsed.steps.length === 0) return getConfigurationRoot(call, intended.current(), method === 'HEAD');
       return handleGet(call, method === 'HEAD');
     case 'PUT':
       if (parsed.steps.length === 0) return writeConfigurationRoot(call, 'PUT');
       return handlePut(call);
-    case 'POST': return handlePost(call);
-    case 'DELETE': return handleDelete(call);
+    case 'POST':
+      return handlePost(call);
+    case 'DELETE':
+      return handleDelete(call);
     case 'PATCH':
       if (requestType(req.headers['content-type'], true).yangPatch) return handleYangPatch(call);
       if (parsed.steps.length === 0) return writeConfigurationRoot(call, 'PATCH');
       return handlePlainPatch(call);
-    default: throw methodNotAllowed(method, ALLOW.config, `${method} is not a RESTCONF method`);
+    default:
+      throw methodNotAllowed(method, ALLOW.config, `${method} is not a RESTCONF method`);
   }
 }
 
@@ -178,7 +215,11 @@ function getConfigurationRoot(call: DataCall, root: DataRoot, head: boolean): vo
 function unwrapConfiguration(text: string, encoding: 'json' | 'xml'): string {
   if (encoding === 'json') {
     let doc: unknown;
-    try { doc = JSON.parse(text); } catch { return text; } // the decoder names the syntax fault
+    try {
+      doc = JSON.parse(text);
+    } catch {
+      return text;
+    } // the decoder names the syntax fault
     if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return text;
     const members = Object.keys(doc);
     if (members.length !== 1 || (members[0] !== `${TOPOLOGY_MODULE}:configuration` && members[0] !== 'configuration')) return text;
@@ -212,7 +253,13 @@ function declareOnTopElements(xml: string, declarations: readonly string[]): str
     const lt = xml.indexOf('<', i);
     if (lt < 0) return out + xml.slice(i);
     out += xml.slice(i, lt);
-    const special = xml.startsWith('<!--', lt) ? '-->' : xml.startsWith('<![CDATA[', lt) ? ']]>' : xml.startsWith('<?', lt) ? '?>' : undefined;
+    const special = xml.startsWith('<!--', lt)
+      ? '-->'
+      : xml.startsWith('<![CDATA[', lt)
+        ? ']]>'
+        : xml.startsWith('<?', lt)
+          ? '?>'
+          : undefined;
     if (special !== undefined) {
       const end = xml.indexOf(special, lt);
       if (end < 0) return xml;
@@ -224,12 +271,19 @@ function declareOnTopElements(xml: string, declarations: readonly string[]): str
     let quote = '';
     for (; j < xml.length; j++) {
       const c = xml[j]!;
-      if (quote !== '') { if (c === quote) quote = ''; } else if (c === '"' || c === "'") quote = c; else if (c === '>') break;
+      if (quote !== '') {
+        if (c === quote) quote = '';
+      } else if (c === '"' || c === "'") quote = c;
+      else if (c === '>') break;
     }
     if (j >= xml.length) return xml;
     const tag = xml.slice(lt, j + 1);
     i = j + 1;
-    if (tag[1] === '/') { depth--; out += tag; continue; }
+    if (tag[1] === '/') {
+      depth--;
+      out += tag;
+      continue;
+    }
     const selfClosing = tag.endsWith('/>');
     if (depth === 0) {
       const end = selfClosing ? tag.length - 2 : tag.length - 1;
@@ -247,11 +301,15 @@ function declareOnTopElements(xml: string, declarations: readonly string[]): str
 async function writeConfigurationRoot(call: DataCall, method: 'PUT' | 'PATCH'): Promise<void> {
   const media = requestType(call.req.headers['content-type'], false);
   const text = unwrapConfiguration(await readBody(call.req, call.ctx.options.bodyLimit), media.encoding);
-  const root: DataRoot = text.trim() === '' || text.trim() === '{}'
-    ? { kind: 'root', children: [] }
-    : decodeBody(text, media, call.ctx.schema, { allowState: false }).root;
+  const root: DataRoot =
+    text.trim() === '' || text.trim() === '{}'
+      ? { kind: 'root', children: [] }
+      : decodeBody(text, media, call.ctx.schema, { allowState: false }).root;
   await commitWrite(call.ctx, call.scope, {
-    operation: method === 'PUT' ? 'replace' : 'patch', steps: [], path: '/', checkReferences: call.query.checkReferences,
+    operation: method === 'PUT' ? 'replace' : 'patch',
+    steps: [],
+    path: '/',
+    checkReferences: call.query.checkReferences,
     edits: [{ operation: method === 'PUT' ? 'replace' : 'merge', target: [], value: root }],
   });
   call.res.status(method === 'PUT' ? 204 : 200).end();

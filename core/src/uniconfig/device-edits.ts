@@ -43,7 +43,7 @@ function sameValue(a: LeafValue, b: LeafValue): boolean {
 }
 
 /** The node as an edit value: `{"module:name": ...}` (a list entry as a one-entry list), no attributes. */
-function valueOf(node: DataNode): JsonObject {
+function editValue(node: DataNode): JsonObject {
   return toJsonValue(node, { attributes: false }) as JsonObject;
 }
 
@@ -95,7 +95,7 @@ class EditWalk {
     if (owner !== undefined && parent !== undefined) {
       for (const [n, m] of matched) {
         if (needsWholeParent(n, m)) {
-          this.edits.push({ operation: 'replace', path: pathOf(parent), value: valueOf(owner) });
+          this.edits.push({ operation: 'replace', path: pathOf(parent), value: editValue(owner) });
           return;
         }
       }
@@ -114,10 +114,11 @@ class EditWalk {
     if (a === b) return;
     switch (a.kind) {
       case 'leaf':
-        if (!sameValue(a.value, (b as typeof a).value)) this.edits.push({ operation: 'replace', path: pathOf(loc), value: valueOf(b) });
+        if (!sameValue(a.value, (b as typeof a).value)) this.edits.push({ operation: 'replace', path: pathOf(loc), value: editValue(b) });
         return;
       case 'any':
-        if (JSON.stringify(a.value) !== JSON.stringify((b as typeof a).value)) this.edits.push({ operation: 'replace', path: pathOf(loc), value: valueOf(b) });
+        if (JSON.stringify(a.value) !== JSON.stringify((b as typeof a).value))
+          this.edits.push({ operation: 'replace', path: pathOf(loc), value: editValue(b) });
         return;
       case 'container':
         this.children(a.children, (b as typeof a).children, loc, b);
@@ -175,7 +176,7 @@ class EditWalk {
     let json: unknown[] | undefined;
     list.values.forEach((v, i) => {
       if (!wanted(v)) return;
-      json ??= valueOf(list)[member] as unknown[];
+      json ??= editValue(list)[member] as unknown[];
       this.edits.push({ operation: 'merge', path: pathOf(this.valueLoc(list, v, loc)), value: { [member]: [json[i]] } as JsonObject });
     });
   }
@@ -187,9 +188,10 @@ class EditWalk {
   }
 
   private created(n: DataNode, loc: Loc): void {
-    if (n.kind === 'list') for (const e of n.entries) this.edits.push({ operation: 'replace', path: pathOf(this.entryLoc(e, loc)), value: valueOf(e) });
+    if (n.kind === 'list')
+      for (const e of n.entries) this.edits.push({ operation: 'replace', path: pathOf(this.entryLoc(e, loc)), value: editValue(e) });
     else if (n.kind === 'leaf-list') this.mergeValues(n, loc, () => true);
-    else this.edits.push({ operation: 'replace', path: pathOf(loc), value: valueOf(n) });
+    else this.edits.push({ operation: 'replace', path: pathOf(loc), value: editValue(n) });
   }
 }
 

@@ -46,7 +46,9 @@ export async function readChanged(device: MountedDevice, scope: PluginScope, bef
   for (const schema of touched) {
     const read = await readDevice(device, scope, { steps: [{ schema }], content: 'config' });
     const node = read.children.find((c) => c.schema === schema);
-    edits.push(node === undefined ? { operation: 'remove', target: [{ schema }] } : { operation: 'replace', target: [{ schema }], value: node });
+    edits.push(
+      node === undefined ? { operation: 'remove', target: [{ schema }] } : { operation: 'replace', target: [{ schema }], value: node },
+    );
   }
   return applyEdits(before, edits, device.schema);
 }
@@ -74,19 +76,28 @@ function rollbackOf(device: MountedDevice, e: unknown): SouthboundRollback {
   const report = typeof e === 'object' && e !== null ? (e as { rollback?: unknown }).rollback : undefined;
   if (typeof report === 'object' && report !== null && Array.isArray((report as { sent?: unknown }).sent)) {
     const r = report as { sent: unknown[]; failed?: unknown; incomplete?: unknown };
-    const failed = Array.isArray(r.failed) ? r.failed as Array<{ command?: unknown; message?: unknown }> : [];
+    const failed = Array.isArray(r.failed) ? (r.failed as Array<{ command?: unknown; message?: unknown }>) : [];
     const incomplete = typeof r.incomplete === 'string' && r.incomplete !== '' ? r.incomplete : undefined;
     if (failed.length > 0 || incomplete !== undefined) {
       const refused = failed.map((f) => `${JSON.stringify(String(f.command ?? '').trim())}: ${String(f.message ?? '')}`);
-      return { status: 'fail', detail: [refused.length > 0 ? `${refused.length} undo command(s) refused (${refused.join('; ')})` : '', incomplete ?? ''].filter((x) => x !== '').join('; ') };
+      return {
+        status: 'fail',
+        detail: [refused.length > 0 ? `${refused.length} undo command(s) refused (${refused.join('; ')})` : '', incomplete ?? '']
+          .filter((x) => x !== '')
+          .join('; '),
+      };
     }
     return { status: 'complete', detail: r.sent.length === 0 ? 'nothing had been applied' : `undone with ${r.sent.length} command(s)` };
   }
   if (device.node.protocol === 'netconf') {
     const capabilities = device.connection.capabilities ?? [];
     if (capabilities.some((c) => c.startsWith(CAP_CANDIDATE))) return { status: 'complete', detail: 'the candidate was discarded' };
-    if (capabilities.some((c) => c.startsWith(CAP_ROLLBACK_ON_ERROR))) return { status: 'complete', detail: 'the device rolled the edit back (rollback-on-error)' };
-    return { status: 'fail', detail: 'the device has neither :candidate nor :rollback-on-error, so running may keep the edits before the failing one' };
+    if (capabilities.some((c) => c.startsWith(CAP_ROLLBACK_ON_ERROR)))
+      return { status: 'complete', detail: 'the device rolled the edit back (rollback-on-error)' };
+    return {
+      status: 'fail',
+      detail: 'the device has neither :candidate nor :rollback-on-error, so running may keep the edits before the failing one',
+    };
   }
   return { status: 'unknown', detail: 'the southbound gave no rollback report' };
 }
@@ -95,24 +106,34 @@ function rollbackOf(device: MountedDevice, e: unknown): SouthboundRollback {
  * Sends the change `before` -> `after` to the device; resolves with what was sent. Throws the
  * southbound's refusal as a MountError, carrying its rollback report ({@link southboundRollback}).
  */
-export async function pushConfiguration(device: MountedDevice, scope: PluginScope, before: DataRoot, after: DataRoot): Promise<readonly string[]> {
+export async function pushConfiguration(
+  device: MountedDevice,
+  scope: PluginScope,
+  before: DataRoot,
+  after: DataRoot,
+): Promise<readonly string[]> {
   const edits = changeEdits(before, after);
   if (edits.length === 0) return [];
   const hook = scope.hooks.device.write.get(device.node.protocol);
-  if (hook === undefined || !hook.isUsed()) throw MountError.of(501, 'operation-not-supported', `no southbound plugin writes '${device.node.protocol}' devices`);
-  let result;
+  if (hook === undefined || !hook.isUsed())
+    throw MountError.of(501, 'operation-not-supported', `no southbound plugin writes '${device.node.protocol}' devices`);
+  let result: Awaited<ReturnType<typeof hook.promise>>;
   try {
     result = await hook.promise({
-      device: device.info, connection: device.connection,
-      before: toJsonValue(before, { attributes: false }) as JsonObject, after: toJsonValue(after, { attributes: false }) as JsonObject,
-      edits, ...(device.codec ? { codec: device.codec } : {}),
+      device: device.info,
+      connection: device.connection,
+      before: toJsonValue(before, { attributes: false }) as JsonObject,
+      after: toJsonValue(after, { attributes: false }) as JsonObject,
+      edits,
+      ...(device.codec ? { codec: device.codec } : {}),
     });
   } catch (e) {
     const fault = deviceFault(device.node.nodeId, e);
     rollbackReports.set(fault, rollbackOf(device, e));
     throw fault;
   }
-  if (result === undefined) throw MountError.of(501, 'operation-not-supported', `no southbound plugin accepted a write to '${device.node.nodeId}'`);
+  if (result === undefined)
+    throw MountError.of(501, 'operation-not-supported', `no southbound plugin accepted a write to '${device.node.nodeId}'`);
   return result.commands;
 }
 
@@ -126,7 +147,8 @@ export async function dryRunConfiguration(device: MountedDevice, scope: PluginSc
     return Array.isArray(rpcs) ? rpcs.map(String) : [];
   }
   const result = await invokeDevice(device, scope, CLI_DRY_RUN, {
-    before: toJsonValue(before, { attributes: false }) as JsonObject, after: toJsonValue(after, { attributes: false }) as JsonObject,
+    before: toJsonValue(before, { attributes: false }) as JsonObject,
+    after: toJsonValue(after, { attributes: false }) as JsonObject,
   });
   const commands = result.output?.['commands'];
   return Array.isArray(commands) ? commands.map(String) : [];

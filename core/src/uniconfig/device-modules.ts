@@ -22,14 +22,25 @@ const SET_NAME = /^[0-9a-f]{64}$/;
 /** The hash naming a module set (order-independent). */
 function moduleSetHash(sources: readonly SchemaSourceText[]): string {
   const hash = createHash('sha256');
-  const sorted = [...sources].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : (a.revision ?? '') < (b.revision ?? '') ? -1 : 1));
+  const sorted = [...sources].sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : (a.revision ?? '') < (b.revision ?? '') ? -1 : 1,
+  );
   for (const s of sorted) hash.update(`${s.name}@${s.revision ?? ''}\0${s.text}\0`);
   return hash.digest('hex');
 }
 
 function isSources(value: unknown): value is SchemaSourceText[] {
-  return Array.isArray(value) && value.every((s) => s !== null && typeof s === 'object' && typeof s.name === 'string' && typeof s.text === 'string'
-    && (s.revision === undefined || typeof s.revision === 'string'));
+  return (
+    Array.isArray(value) &&
+    value.every(
+      (s) =>
+        s !== null &&
+        typeof s === 'object' &&
+        typeof s.name === 'string' &&
+        typeof s.text === 'string' &&
+        (s.revision === undefined || typeof s.revision === 'string'),
+    )
+  );
 }
 
 export class DeviceModuleStore {
@@ -42,7 +53,10 @@ export class DeviceModuleStore {
   private readonly hashes = new WeakMap<object, string>();
   private tail: Promise<void> = Promise.resolve();
 
-  constructor(dataDir: string, private readonly log: { error(message: string): void }) {
+  constructor(
+    dataDir: string,
+    private readonly log: { error(message: string): void },
+  ) {
     this.dir = path.join(dataDir, DIRECTORY);
   }
 
@@ -76,7 +90,11 @@ export class DeviceModuleStore {
     const set = hash;
     const work = this.tail.then(async () => {
       const setFile = path.join(this.dir, `${set}.json`);
-      if (!(await exists(setFile))) await writeDurably(setFile, JSON.stringify(sources.map((s) => ({ name: s.name, ...(s.revision ? { revision: s.revision } : {}), text: s.text }))));
+      if (!(await exists(setFile)))
+        await writeDurably(
+          setFile,
+          JSON.stringify(sources.map((s) => ({ name: s.name, ...(s.revision ? { revision: s.revision } : {}), text: s.text }))),
+        );
       await writeDurably(this.nodeFile(nodeId), JSON.stringify({ set }));
       await fsyncDirectory(this.dir);
       const previous = this.setOf.get(nodeId);

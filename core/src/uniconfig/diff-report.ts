@@ -76,8 +76,15 @@ class Report {
     const matched: boolean[] = new Array(b.length).fill(false);
     for (const n of a) {
       let at = -1;
-      for (let i = 0; i < b.length; i++) if (b[i]!.schema === n.schema) { at = i; break; }
-      if (at < 0) { this.delete(segment(parentPath, parentModule, n.schema), nodeText(n)); continue; }
+      for (let i = 0; i < b.length; i++)
+        if (b[i]!.schema === n.schema) {
+          at = i;
+          break;
+        }
+      if (at < 0) {
+        this.delete(segment(parentPath, parentModule, n.schema), nodeText(n));
+        continue;
+      }
       matched[at] = true;
       const m = b[at]!;
       if (m !== n) this.node(n, m, parentPath, parentModule);
@@ -93,7 +100,8 @@ class Report {
         return;
       }
       case 'any':
-        if (JSON.stringify(a.value) !== JSON.stringify((b as typeof a).value)) this.update(segment(parentPath, parentModule, a.schema), nodeText(a), nodeText(b));
+        if (JSON.stringify(a.value) !== JSON.stringify((b as typeof a).value))
+          this.update(segment(parentPath, parentModule, a.schema), nodeText(a), nodeText(b));
         return;
       case 'container':
         this.children(a.children, (b as typeof a).children, segment(parentPath, parentModule, a.schema), a.schema.module.name);
@@ -120,8 +128,14 @@ class Report {
       for (let i = 0; i < n; i++) {
         const x = a.entries[i];
         const y = b.entries[i];
-        if (x === undefined) { this.create(listPath, nodeText(y!)); break; }
-        if (y === undefined) { this.delete(listPath, nodeText(x)); break; }
+        if (x === undefined) {
+          this.create(listPath, nodeText(y!));
+          break;
+        }
+        if (y === undefined) {
+          this.delete(listPath, nodeText(x));
+          break;
+        }
         if (x !== y) this.children(x.children, y.children, listPath, module);
       }
       return;
@@ -136,7 +150,8 @@ class Report {
     if (a.schema.orderedBy === 'user') {
       const before = a.entries.map(entryKey).filter((k) => ib.has(k));
       const after = b.entries.map(entryKey).filter((k) => ia.has(k));
-      if (before.some((k, i) => k !== after[i])) this.reorder(listPath, JSON.stringify(a.entries.map(entryKey)), JSON.stringify(b.entries.map(entryKey)));
+      if (before.some((k, i) => k !== after[i]))
+        this.reorder(listPath, JSON.stringify(a.entries.map(entryKey)), JSON.stringify(b.entries.map(entryKey)));
     }
   }
 
@@ -169,17 +184,24 @@ class Report {
     const reported = new Set<string>(); // a repeated value (state leaf-lists allow them) is one path
     for (const v of a.values) {
       const t = valueText(v);
-      if (!after.has(t) && !reported.has(t)) { reported.add(t); this.delete(`${listPath}[.=${quotePredicate(t)}]`, valueData(v)); }
+      if (!after.has(t) && !reported.has(t)) {
+        reported.add(t);
+        this.delete(`${listPath}[.=${quotePredicate(t)}]`, valueData(v));
+      }
     }
     reported.clear();
     for (const v of b.values) {
       const t = valueText(v);
-      if (!before.has(t) && !reported.has(t)) { reported.add(t); this.create(`${listPath}[.=${quotePredicate(t)}]`, valueData(v)); }
+      if (!before.has(t) && !reported.has(t)) {
+        reported.add(t);
+        this.create(`${listPath}[.=${quotePredicate(t)}]`, valueData(v));
+      }
     }
     if (a.schema.orderedBy === 'user') {
       const x = a.values.map(valueText).filter((t) => after.has(t));
       const y = b.values.map(valueText).filter((t) => before.has(t));
-      if (x.some((t, i) => t !== y[i])) this.reorder(listPath, JSON.stringify(a.values.map(jsonScalar)), JSON.stringify(b.values.map(jsonScalar)));
+      if (x.some((t, i) => t !== y[i]))
+        this.reorder(listPath, JSON.stringify(a.values.map(jsonScalar)), JSON.stringify(b.values.map(jsonScalar)));
     }
   }
 
@@ -209,10 +231,18 @@ function nodeText(node: DataNode): string {
     leafPrefixes.set(node.schema, prefix);
   }
   const v = node.value;
-  const json = typeof v === 'string' ? JSON.stringify(v)
-    : typeof v === 'bigint' ? `"${v.toString()}"`
-      : typeof v === 'number' ? (Number.isFinite(v) ? String(v) : 'null')
-        : typeof v === 'boolean' ? String(v) : '[null]';
+  const json =
+    typeof v === 'string'
+      ? JSON.stringify(v)
+      : typeof v === 'bigint'
+        ? `"${v.toString()}"`
+        : typeof v === 'number'
+          ? Number.isFinite(v)
+            ? String(v)
+            : 'null'
+          : typeof v === 'boolean'
+            ? String(v)
+            : '[null]';
   return `${prefix}${json}}`;
 }
 

@@ -64,13 +64,20 @@ export function unknownNode(nodeId: string): RestconfError {
 }
 
 export class UniconfigEngine {
-  constructor(readonly store: NodeStore, private readonly mount: MountManager, private readonly log: EngineLogger, readonly modules: DeviceModuleStore) {}
+  constructor(
+    readonly store: NodeStore,
+    private readonly mount: MountManager,
+    private readonly log: EngineLogger,
+    readonly modules: DeviceModuleStore,
+  ) {}
 
   /** The mounted device of a uniconfig node (404 unknown, 502 unreachable); its modules are kept for when it is down. */
   device(scope: PluginScope, nodeId: string): MountedDevice {
     if (!this.store.has(nodeId)) throw unknownNode(nodeId);
     const device = this.mount.device(scope, 'unified', nodeId);
-    this.modules.remember(nodeId, device.connection.schemaSources).catch((e: unknown) => this.log.error(`node ${nodeId}: keeping its YANG modules failed: ${messageOf(e)}`));
+    this.modules
+      .remember(nodeId, device.connection.schemaSources)
+      .catch((e: unknown) => this.log.error(`node ${nodeId}: keeping its YANG modules failed: ${messageOf(e)}`));
     return device;
   }
 
@@ -100,7 +107,9 @@ export class UniconfigEngine {
     if (existing !== undefined) return existing;
     const schema = this.schema(scope, nodeId);
     const view: NodeView = {
-      nodeId, schema, written: false,
+      nodeId,
+      schema,
+      written: false,
       intended: this.store.tree('config', nodeId, schema),
       baseActual: this.store.tree('operational', nodeId, schema),
       baseVersion: this.store.version(nodeId),
@@ -122,7 +131,13 @@ export class UniconfigEngine {
    * Applies `edits` to a node's intended configuration: in the transaction's view, or (immediate mode)
    * committed to the device and stored. `check` validates the would-be tree (throws to refuse).
    */
-  async write(scope: PluginScope, tx: Transaction | undefined, nodeId: string, edits: readonly Edit[], check?: (next: DataRoot, previous: DataRoot) => void): Promise<DataRoot> {
+  async write(
+    scope: PluginScope,
+    tx: Transaction | undefined,
+    nodeId: string,
+    edits: readonly Edit[],
+    check?: (next: DataRoot, previous: DataRoot) => void,
+  ): Promise<DataRoot> {
     if (tx !== undefined) {
       const view = this.view(scope, tx, nodeId);
       const next = applyEdits(view.intended, edits, view.schema);
@@ -140,9 +155,13 @@ export class UniconfigEngine {
       const sent = await pushConfiguration(device, scope, actual, next);
       const now = sent.length > 0 ? await this.readBack(device, scope, actual, next) : actual;
       try {
-        await this.store.save([{ nodeId, intended: this.store.encode(next, device.schema), actual: this.store.encode(now, device.schema) }]);
+        await this.store.save([
+          { nodeId, intended: this.store.encode(next, device.schema), actual: this.store.encode(now, device.schema) },
+        ]);
       } catch (e) {
-        await pushConfiguration(device, scope, now, actual).catch((r: unknown) => this.log.error(`node ${nodeId}: rollback after a failed store write failed: ${messageOf(r)}`));
+        await pushConfiguration(device, scope, now, actual).catch((r: unknown) =>
+          this.log.error(`node ${nodeId}: rollback after a failed store write failed: ${messageOf(r)}`),
+        );
         throw e;
       }
       return next;
@@ -163,9 +182,16 @@ export class UniconfigEngine {
   async commit(scope: PluginScope, tx: Transaction | undefined, nodeIds: readonly string[], checked: boolean): Promise<void> {
     await this.store.locked(nodeIds, async () => {
       if (tx !== undefined) {
-        const stale = nodeIds.filter((id) => { const v = tx.views.get(id); return v !== undefined && this.store.version(id) !== v.baseVersion; });
+        const stale = nodeIds.filter((id) => {
+          const v = tx.views.get(id);
+          return v !== undefined && this.store.version(id) !== v.baseVersion;
+        });
         if (stale.length > 0) {
-          throw RestconfError.of('in-use', `node(s) ${stale.join(', ')} changed since this transaction first read them (another transaction or write committed); nothing was committed`, { type: 'application' });
+          throw RestconfError.of(
+            'in-use',
+            `node(s) ${stale.join(', ')} changed since this transaction first read them (another transaction or write committed); nothing was committed`,
+            { type: 'application' },
+          );
         }
       }
       const items = nodeIds.map((nodeId): CommitItem => {
@@ -216,7 +242,11 @@ export class UniconfigEngine {
       if (diffTrees(item.base, now).length > 0) drifted.push(item.nodeId);
     }
     if (drifted.length > 0) {
-      throw RestconfError.of('resource-denied', `the configuration of ${drifted.join(', ')} on the device differs from the actual configuration this transaction started from (changed outside this service?); nothing was committed`, { type: 'application' });
+      throw RestconfError.of(
+        'resource-denied',
+        `the configuration of ${drifted.join(', ')} on the device differs from the actual configuration this transaction started from (changed outside this service?); nothing was committed`,
+        { type: 'application' },
+      );
     }
   }
 
@@ -255,18 +285,44 @@ export class UniconfigEngine {
    * The answer to a failed commit: one entry per node saying how it fared. The failing node's
    * `rollback-status` is its southbound's own report (device-io.ts): `complete`, `fail` or `unknown`.
    */
-  private failure(items: readonly CommitItem[], failedItem: CommitItem, cause: unknown, pushed: readonly CommitItem[], rollbackFailed: ReadonlySet<string>): RestconfError {
+  private failure(
+    items: readonly CommitItem[],
+    failedItem: CommitItem,
+    cause: unknown,
+    pushed: readonly CommitItem[],
+    rollbackFailed: ReadonlySet<string>,
+  ): RestconfError {
     const own = southboundRollback(cause);
     const status = isConnectionLoss(cause) && rollbackFailed.size === 0 && own?.status !== 'fail' ? 502 : 500;
     const entries = items.map((item) => {
       const wasPushed = pushed.includes(item);
       const failedHere = item === failedItem;
       const configuration = failedHere ? 'fail' : wasPushed ? 'complete' : 'n/a';
-      const rollback = failedHere ? own?.status ?? 'complete' : wasPushed ? (rollbackFailed.has(item.nodeId) ? 'fail' : 'complete') : 'n/a';
-      const message = failedHere ? `${messageOf(cause)}${own ? `; rollback on the device: ${own.detail}` : ''}`
-        : wasPushed ? `rolled back because node '${failedItem.nodeId}' failed` : `not sent because node '${failedItem.nodeId}' failed`;
-      const tag = failedHere ? (status === 502 ? 'southbound_no_connection' : 'operation-failed') : rollback === 'fail' ? 'rollback-failed' : 'operation-failed';
-      return { type: 'application' as const, tag, message, info: { 'node-id': item.nodeId, 'configuration-status': configuration, 'rollback-status': rollback } };
+      const rollback = failedHere
+        ? (own?.status ?? 'complete')
+        : wasPushed
+          ? rollbackFailed.has(item.nodeId)
+            ? 'fail'
+            : 'complete'
+          : 'n/a';
+      const message = failedHere
+        ? `${messageOf(cause)}${own ? `; rollback on the device: ${own.detail}` : ''}`
+        : wasPushed
+          ? `rolled back because node '${failedItem.nodeId}' failed`
+          : `not sent because node '${failedItem.nodeId}' failed`;
+      const tag = failedHere
+        ? status === 502
+          ? 'southbound_no_connection'
+          : 'operation-failed'
+        : rollback === 'fail'
+          ? 'rollback-failed'
+          : 'operation-failed';
+      return {
+        type: 'application' as const,
+        tag,
+        message,
+        info: { 'node-id': item.nodeId, 'configuration-status': configuration, 'rollback-status': rollback },
+      };
     });
     return new RestconfError(status, entries);
   }
@@ -276,7 +332,9 @@ export class UniconfigEngine {
     try {
       return await readChanged(device, scope, before, after);
     } catch (e) {
-      this.log.error(`node ${device.node.nodeId}: reading the configuration back after a write failed (${messageOf(e)}); keeping what was sent as actual`);
+      this.log.error(
+        `node ${device.node.nodeId}: reading the configuration back after a write failed (${messageOf(e)}); keeping what was sent as actual`,
+      );
       return after;
     }
   }

@@ -75,7 +75,10 @@ export class NodeStore {
   private found: TopologyNodes | undefined;
   private readonly actualDir: string;
 
-  constructor(private readonly local: LocalStores, dataDir: string) {
+  constructor(
+    private readonly local: LocalStores,
+    dataDir: string,
+  ) {
     this.nodes(); // a schema without the uniconfig modules is a start-up fault, not a request's
     this.actualDir = path.join(dataDir, ACTUAL_DIRECTORY);
   }
@@ -85,7 +88,8 @@ export class NodeStore {
     if (this.found?.schema === schema) return this.found;
     const nodeList = nodeSteps(schema, UNICONFIG_TOPOLOGY, 'x')[2]!.schema as ListSchema;
     const configuration = nodeList.children.find((c) => c.name === 'configuration' && c.module.name === TOPOLOGY_MODULE);
-    if (configuration?.kind !== 'anydata') throw new Error(`the local schema has no ${TOPOLOGY_MODULE}:configuration anydata under network-topology nodes`);
+    if (configuration?.kind !== 'anydata')
+      throw new Error(`the local schema has no ${TOPOLOGY_MODULE}:configuration anydata under network-topology nodes`);
     this.found = { schema, nodeList, configuration };
     return this.found;
   }
@@ -104,7 +108,11 @@ export class NodeStore {
         // Written with rename after fsync, so a torn file cannot be there; anything else is not ours.
       }
     }
-    if (updates.length > 0) await this.apply('operational', updates.map((u) => ({ nodeId: u.nodeId, value: u.actual! })));
+    if (updates.length > 0)
+      await this.apply(
+        'operational',
+        updates.map((u) => ({ nodeId: u.nodeId, value: u.actual! })),
+      );
     return updates.length;
   }
 
@@ -112,7 +120,9 @@ export class NodeStore {
   nodeIds(): string[] {
     const list = this.nodeListIn(this.local.datastores.config.current());
     if (list === undefined) return [];
-    return list.entries.flatMap((e) => e.children.flatMap((c) => (c.kind === 'leaf' && c.schema.name === 'node-id' ? [String(c.value)] : [])));
+    return list.entries.flatMap((e) =>
+      e.children.flatMap((c) => (c.kind === 'leaf' && c.schema.name === 'node-id' ? [String(c.value)] : [])),
+    );
   }
 
   /** The uniconfig nodes whose intended configuration differs from the actual one (compared as stored). */
@@ -193,7 +203,9 @@ export class NodeStore {
   private async lock(nodeId: string): Promise<() => void> {
     const previous = this.locks.get(nodeId) ?? Promise.resolve();
     let release!: () => void;
-    const mine = new Promise<void>((r) => { release = r; });
+    const mine = new Promise<void>((r) => {
+      release = r;
+    });
     const chained = previous.then(() => mine);
     this.locks.set(nodeId, chained);
     await previous;
@@ -205,7 +217,10 @@ export class NodeStore {
 
   private async writeActualFile(nodeId: string, value: ConfigurationJson | null): Promise<void> {
     const file = path.join(this.actualDir, fileNameOf(nodeId));
-    if (value === null) { await removeIfPresent(file); return; }
+    if (value === null) {
+      await removeIfPresent(file);
+      return;
+    }
     const temporary = `${file}.tmp`;
     const handle = await fs.open(temporary, 'w', 0o600);
     try {
@@ -233,7 +248,11 @@ export class NodeStore {
    * no datastore: what a transaction sees of the whole topology. Nodes `root` does not hold are left out
    * (a node uninstalled after the transaction looked at it stays gone).
    */
-  overlaid(root: DataRoot, datastore: 'config' | 'operational', values: ReadonlyArray<{ nodeId: string; value: ConfigurationJson }>): DataRoot {
+  overlaid(
+    root: DataRoot,
+    datastore: 'config' | 'operational',
+    values: ReadonlyArray<{ nodeId: string; value: ConfigurationJson }>,
+  ): DataRoot {
     const list = this.nodeListIn(root);
     const present = list === undefined ? [] : values.filter((v) => findEntry(list, [v.nodeId]) !== undefined);
     if (present.length === 0) return root;
@@ -250,7 +269,10 @@ export class NodeStore {
     for (const entry of list.entries) {
       const id = entry.children.find((c) => c.kind === 'leaf' && c.schema.name === 'node-id');
       if (id?.kind !== 'leaf' || !entry.children.some((c) => c.schema === configuration)) continue;
-      edits.push({ operation: 'remove', target: [...nodeSteps(this.local.schema, UNICONFIG_TOPOLOGY, String(id.value)), { schema: configuration }] });
+      edits.push({
+        operation: 'remove',
+        target: [...nodeSteps(this.local.schema, UNICONFIG_TOPOLOGY, String(id.value)), { schema: configuration }],
+      });
     }
     return edits.length === 0 ? root : applyEdits(root, edits, this.local.schema);
   }
@@ -259,20 +281,32 @@ export class NodeStore {
   private topologyDocument(values: ReadonlyArray<{ nodeId: string; value: ConfigurationJson | null }>): JsonObject {
     return {
       'network-topology:network-topology': {
-        topology: [{ 'topology-id': UNICONFIG_TOPOLOGY, node: values.map((v) => ({ 'node-id': v.nodeId, [`${TOPOLOGY_MODULE}:configuration`]: v.value })) }],
+        topology: [
+          {
+            'topology-id': UNICONFIG_TOPOLOGY,
+            node: values.map((v) => ({ 'node-id': v.nodeId, [`${TOPOLOGY_MODULE}:configuration`]: v.value })),
+          },
+        ],
       },
     };
   }
 
   /** Sets (or with null removes) the configuration of nodes in one datastore, in one write. */
-  private async apply(datastore: 'config' | 'operational', values: ReadonlyArray<{ nodeId: string; value: ConfigurationJson | null }>): Promise<void> {
+  private async apply(
+    datastore: 'config' | 'operational',
+    values: ReadonlyArray<{ nodeId: string; value: ConfigurationJson | null }>,
+  ): Promise<void> {
     const edits: Edit[] = [];
     const put = values.filter((v) => v.value !== null);
     if (put.length > 0) {
-      edits.push({ operation: 'merge', target: [], value: decodeJson(this.topologyDocument(put), this.local.schema, { allowState: datastore === 'operational' }).root });
+      edits.push({
+        operation: 'merge',
+        target: [],
+        value: decodeJson(this.topologyDocument(put), this.local.schema, { allowState: datastore === 'operational' }).root,
+      });
     }
-    for (const v of values) if (v.value === null) edits.push({ operation: 'remove', target: nodeSteps(this.local.schema, UNICONFIG_TOPOLOGY, v.nodeId) });
+    for (const v of values)
+      if (v.value === null) edits.push({ operation: 'remove', target: nodeSteps(this.local.schema, UNICONFIG_TOPOLOGY, v.nodeId) });
     await this.local.datastores[datastore].apply(edits);
   }
 }
-

@@ -86,18 +86,25 @@ export class UniconfigOperations {
         const ids = engine.targets(targetNodes(input), () => (tx !== undefined ? tx.writtenNodes() : allNodes()));
         return perNode(ids, async (id) => {
           const device = engine.device(scope, id);
-          const commands = await dryRunConfiguration(device, scope, engine.read(scope, tx, id, 'actual'), engine.read(scope, tx, id, 'intended'));
+          const commands = await dryRunConfiguration(
+            device,
+            scope,
+            engine.read(scope, tx, id, 'actual'),
+            engine.read(scope, tx, id, 'intended'),
+          );
           return { protocol: device.node.protocol, ...(commands.length > 0 ? { command: commands } : {}) };
         });
       }
       case 'uniconfig-manager:sync-from-network': {
         const ids = engine.targets(targetNodes(input), allNodes);
-        return perNode(ids, (id) => engine.store.locked([id], async () => {
-          const device = engine.device(scope, id);
-          const now = await readConfiguration(device, scope);
-          await engine.store.save([{ nodeId: id, actual: engine.store.encode(now, device.schema) }]);
-          return {};
-        }));
+        return perNode(ids, (id) =>
+          engine.store.locked([id], async () => {
+            const device = engine.device(scope, id);
+            const now = await readConfiguration(device, scope);
+            await engine.store.save([{ nodeId: id, actual: engine.store.encode(now, device.schema) }]);
+            return {};
+          }),
+        );
       }
       case 'uniconfig-manager:is-in-sync': {
         const ids = engine.targets(targetNodes(input), allNodes);
@@ -129,7 +136,10 @@ export class UniconfigOperations {
         if (copies === undefined) throw missing(snapshotName);
         const ids = engine.targets(targetNodes(input), () => [...copies.keys()]);
         const absent = ids.filter((id) => !copies.has(id));
-        if (absent.length > 0) throw RestconfError.of('data-missing', `snapshot '${snapshotName}' holds no configuration of ${absent.join(', ')}`, { type: 'application' });
+        if (absent.length > 0)
+          throw RestconfError.of('data-missing', `snapshot '${snapshotName}' holds no configuration of ${absent.join(', ')}`, {
+            type: 'application',
+          });
         await this.replaceIntended(scope, tx, ids, (id) => engine.store.decode(copies.get(id)!, engine.schema(scope, id)));
         return null;
       }
@@ -142,7 +152,12 @@ export class UniconfigOperations {
   }
 
   /** Intended := `next(id)` for each node: in the transaction, or committed at once without one. */
-  private async replaceIntended(scope: PluginScope, tx: Transaction | undefined, ids: readonly string[], next: (id: string) => import('../data/tree').DataRoot): Promise<void> {
+  private async replaceIntended(
+    scope: PluginScope,
+    tx: Transaction | undefined,
+    ids: readonly string[],
+    next: (id: string) => import('../data/tree').DataRoot,
+  ): Promise<void> {
     const { engine } = this.parts;
     // Without a transaction: a private one, committed now (all or nothing, like any commit).
     const target = tx ?? new Transaction('immediate', 60_000, () => undefined);

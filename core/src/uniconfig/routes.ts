@@ -58,7 +58,10 @@ export function uniconfigMiddleware(parts: RouteParts) {
   const { ctx } = parts;
   return (req: Request, res: Response, next: NextFunction): void => {
     const original = req.originalUrl.split('?')[0]!;
-    if (!original.startsWith('/rests/data/') && !original.startsWith('/rests/operations/')) { next(); return; }
+    if (!original.startsWith('/rests/data/') && !original.startsWith('/rests/operations/')) {
+      next();
+      return;
+    }
     const work = async (): Promise<boolean> => {
       const scope = scopeOf(ctx, res);
       let uri: UriParseContext = { original, path: original, keyDelimiter: ctx.options.keyDelimiter };
@@ -69,7 +72,12 @@ export function uniconfigMiddleware(parts: RouteParts) {
         const where = configurationPath(raw, uri.keyDelimiter);
         if (where === undefined) {
           // a read of the topology in a transaction shows the transaction's views (topology-view.ts)
-          if ((req.method !== 'GET' && req.method !== 'HEAD') || !hasTransactionCookie(req.headers.cookie) || !topologyViewPath(raw, uri.keyDelimiter)) return false;
+          if (
+            (req.method !== 'GET' && req.method !== 'HEAD') ||
+            !hasTransactionCookie(req.headers.cookie) ||
+            !topologyViewPath(raw, uri.keyDelimiter)
+          )
+            return false;
           const tx = parts.registry.fromCookieHeader(req.headers.cookie);
           if (tx === undefined) return false;
           await serveTopologyView(uriCtx, parts.engine, scope, tx, req, res, raw);
@@ -84,7 +92,9 @@ export function uniconfigMiddleware(parts: RouteParts) {
       await runOperation(parts, scope, req, res, op);
       return true;
     };
-    work().then((handled) => { if (!handled) next(); }, next);
+    work().then((handled) => {
+      if (!handled) next();
+    }, next);
   };
 }
 
@@ -99,7 +109,11 @@ function operationOf(ctx: RestconfContext, text: string): OperationSchema | unde
 async function runOperation(parts: RouteParts, scope: PluginScope, req: Request, res: Response, op: OperationSchema): Promise<void> {
   const { ctx } = parts;
   const name = `${op.module.name}:${op.name}`;
-  if (req.method === 'OPTIONS') { res.status(200).setHeader('Allow', ALLOW.operation.join(', ')); res.end(); return; }
+  if (req.method === 'OPTIONS') {
+    res.status(200).setHeader('Allow', ALLOW.operation.join(', '));
+    res.end();
+    return;
+  }
   if (req.method !== 'POST') throw methodNotAllowed(req.method, ALLOW.operation, 'operations are invoked with POST');
   const params = new URLSearchParams(queryText(req));
   const media = responseType(req.headers.accept);
@@ -107,13 +121,17 @@ async function runOperation(parts: RouteParts, scope: PluginScope, req: Request,
     let idle = DEFAULT_IDLE_SECONDS;
     for (const [key, value] of params) {
       if (key !== 'timeout') throw badQuery(key, 'create-transaction takes only the timeout parameter');
-      if (!/^\d{1,6}$/.test(value) || Number(value) < 1 || Number(value) > MAX_IDLE_SECONDS) throw badQuery('timeout', `must be a whole number of seconds from 1 to ${MAX_IDLE_SECONDS}`);
+      if (!/^\d{1,6}$/.test(value) || Number(value) < 1 || Number(value) > MAX_IDLE_SECONDS)
+        throw badQuery('timeout', `must be a whole number of seconds from 1 to ${MAX_IDLE_SECONDS}`);
       idle = Number(value);
     }
     await readInput(req, ctx, op, `/${name}`);
     const tx = parts.registry.create(idle);
     res.setHeader('Set-Cookie', `${COOKIE_NAME}=${tx.id};Path=/rests/`);
-    res.status(201).type(media.type).send(encodeOutput(ctx, op, { 'transaction-id': tx.id }, media.encoding));
+    res
+      .status(201)
+      .type(media.type)
+      .send(encodeOutput(ctx, op, { 'transaction-id': tx.id }, media.encoding));
     return;
   }
   const firstParam = [...params.keys()][0];
@@ -122,8 +140,14 @@ async function runOperation(parts: RouteParts, scope: PluginScope, req: Request,
   const input = await readInput(req, ctx, op, `/${name}`);
   const output = await parts.operations.run(name, scope, tx, input);
   if (output === undefined) throw RestconfError.of('operation-not-supported', `'${name}' is not implemented`, { type: 'application' });
-  if (output === null) { res.status(204).end(); return; }
-  res.status(200).type(media.type).send(encodeOutput(ctx, op, output, media.encoding));
+  if (output === null) {
+    res.status(204).end();
+    return;
+  }
+  res
+    .status(200)
+    .type(media.type)
+    .send(encodeOutput(ctx, op, output, media.encoding));
 }
 
 /** The input members (checked against the schema: 400 naming the fault; mandatory leaves present). */
@@ -133,11 +157,15 @@ async function readInput(req: Request, ctx: RestconfContext, op: OperationSchema
   if (text.trim() !== '') {
     const decoded = decodeBody(text, requestType(req.headers['content-type'], false), ctx.schema, { parent: op, parentPath: path });
     const node = decoded.root.children[0];
-    if (decoded.root.children.length !== 1 || node?.schema !== op.input) throw new DataError(fault('invalid-value', path, `the body must hold '${op.module.name}:input' only`));
+    if (decoded.root.children.length !== 1 || node?.schema !== op.input)
+      throw new DataError(fault('invalid-value', path, `the body must hold '${op.module.name}:input' only`));
     input = node as ContainerNode;
   }
-  const missing = dataSchemaChildren(op.input.children).filter((c) => c.kind === 'leaf' && c.mandatory && !input.children.some((n) => n.schema === c));
-  if (missing.length > 0) throw new DataError(missing.map((c) => fault('missing-element', `${path}/input/${c.name}`, `mandatory input '${c.name}' is missing`)));
+  const missing = dataSchemaChildren(op.input.children).filter(
+    (c) => c.kind === 'leaf' && c.mandatory && !input.children.some((n) => n.schema === c),
+  );
+  if (missing.length > 0)
+    throw new DataError(missing.map((c) => fault('missing-element', `${path}/input/${c.name}`, `mandatory input '${c.name}' is missing`)));
   const members = toJsonValue(input, { attributes: false }) as Record<string, JsonObject>;
   return Object.values(members)[0] ?? {};
 }
@@ -149,6 +177,7 @@ async function readInput(req: Request, ctx: RestconfContext, op: OperationSchema
  */
 function encodeOutput(ctx: RestconfContext, op: OperationSchema, output: JsonObject, encoding: 'json' | 'xml'): string {
   if (encoding === 'json') return JSON.stringify({ [`${op.module.name}:output`]: output });
-  const node = decodeJson({ [`${op.module.name}:output`]: output }, ctx.schema, { parent: op, parentPath: `/${op.module.name}:${op.name}` }).node!;
+  const node = decodeJson({ [`${op.module.name}:output`]: output }, ctx.schema, { parent: op, parentPath: `/${op.module.name}:${op.name}` })
+    .node!;
   return encodeXml(node, ctx.schema);
 }

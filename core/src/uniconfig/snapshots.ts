@@ -29,7 +29,8 @@ export class SnapshotStore {
     if (this.found?.schema === schema) return this.found;
     const top = schema.data.find((n) => n.name === 'snapshots' && n.module.name === SNAPSHOT_MODULE);
     const list = top?.kind === 'container' ? top.children.find((c) => c.name === 'snapshot') : undefined;
-    if (top?.kind !== 'container' || list?.kind !== 'list') throw new Error(`the local schema has no ${SNAPSHOT_MODULE}:snapshots/snapshot list`);
+    if (top?.kind !== 'container' || list?.kind !== 'list')
+      throw new Error(`the local schema has no ${SNAPSHOT_MODULE}:snapshots/snapshot list`);
     this.found = { schema, top, list };
     return this.found;
   }
@@ -52,7 +53,9 @@ export class SnapshotStore {
   read(name: string): Map<string, JsonObject> | undefined {
     const found = findTarget(this.config.current(), this.steps(name));
     if (found === undefined) return undefined;
-    const json = toJsonValue(found) as { 'snapshot-manager:snapshot'?: Array<{ node?: Array<{ 'node-id'?: string; configuration?: JsonObject }> }> };
+    const json = toJsonValue(found) as {
+      'snapshot-manager:snapshot'?: Array<{ node?: Array<{ 'node-id'?: string; configuration?: JsonObject }> }>;
+    };
     const out = new Map<string, JsonObject>();
     for (const n of json['snapshot-manager:snapshot']?.[0]?.node ?? []) {
       if (typeof n['node-id'] === 'string') out.set(n['node-id'], n.configuration ?? {});
@@ -64,13 +67,17 @@ export class SnapshotStore {
   async create(name: string, nodes: ReadonlyMap<string, JsonObject>, now = new Date()): Promise<void> {
     const doc = {
       'snapshot-manager:snapshots': {
-        snapshot: [{ name, created: now.toISOString(), node: [...nodes].map(([nodeId, configuration]) => ({ 'node-id': nodeId, configuration })) }],
+        snapshot: [
+          { name, created: now.toISOString(), node: [...nodes].map(([nodeId, configuration]) => ({ 'node-id': nodeId, configuration })) },
+        ],
       },
     };
     const value: DataRoot = decodeJson(doc, this.local.schema, { allowState: false }).root;
     await this.config.apply([{ operation: 'merge', target: [], value }], (_next, previous) => {
       if (findTarget(previous, this.steps(name)) !== undefined) {
-        throw RestconfError.of('data-exists', `snapshot '${name}' exists already; delete it first or pick another name`, { type: 'application' });
+        throw RestconfError.of('data-exists', `snapshot '${name}' exists already; delete it first or pick another name`, {
+          type: 'application',
+        });
       }
     });
   }

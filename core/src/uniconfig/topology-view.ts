@@ -34,7 +34,7 @@ import { COOKIE_NAME, type Transaction } from './transactions';
  * container, the uniconfig topology or one of its nodes, nothing below.
  */
 export function topologyViewPath(raw: string, keyDelimiter: string | null): boolean {
-  let lexed;
+  let lexed: ReturnType<typeof lexPath>;
   try {
     lexed = lexPath(raw, keyDelimiter);
   } catch {
@@ -44,7 +44,13 @@ export function topologyViewPath(raw: string, keyDelimiter: string | null): bool
   if (top === undefined || rest.length > 0) return false;
   if (top.module !== 'network-topology' || top.name !== 'network-topology' || top.keys !== undefined) return false;
   if (topology === undefined) return true;
-  if (topology.module !== undefined || topology.name !== 'topology' || topology.keys?.length !== 1 || topology.keys[0] !== UNICONFIG_TOPOLOGY) return false;
+  if (
+    topology.module !== undefined ||
+    topology.name !== 'topology' ||
+    topology.keys?.length !== 1 ||
+    topology.keys[0] !== UNICONFIG_TOPOLOGY
+  )
+    return false;
   return node === undefined || (node.module === undefined && node.name === 'node' && node.keys?.length === 1);
 }
 
@@ -77,7 +83,13 @@ function viewOf(store: Datastore, overlay: (root: ReturnType<Datastore['current'
 
 /** Serves a GET or HEAD of a topology path (see the top of this file) in transaction `tx`. */
 export async function serveTopologyView(
-  ctx: RestconfContext, engine: UniconfigEngine, scope: PluginScope, tx: Transaction, req: IncomingMessage, res: ServerResponse, raw: string,
+  ctx: RestconfContext,
+  engine: UniconfigEngine,
+  scope: PluginScope,
+  tx: Transaction,
+  req: IncomingMessage,
+  res: ServerResponse,
+  raw: string,
 ): Promise<void> {
   const intended = [...tx.views.values()].map((v) => ({ nodeId: v.nodeId, value: engine.store.encode(v.intended, v.schema) }));
   const datastores: Datastores = {
@@ -88,8 +100,15 @@ export async function serveTopologyView(
   const viewCtx: RestconfContext = { ...ctx, datastores };
   const parsed = parseDataPath(raw, ctx.schema, { keyDelimiter: ctx.options.keyDelimiter });
   const call: PlainDataCall = {
-    ctx: viewCtx, scope, req, res, target: parsed, rawPath: raw,
-    responseType: responseType(req.headers.accept), query: dataQuery(req, parsed, viewCtx), rawQuery: rawQueryOf(req),
+    ctx: viewCtx,
+    scope,
+    req,
+    res,
+    target: parsed,
+    rawPath: raw,
+    responseType: responseType(req.headers.accept),
+    query: dataQuery(req, viewCtx),
+    rawQuery: rawQueryOf(req),
   };
   await handleGet(call, req.method === 'HEAD');
 }

@@ -46,7 +46,11 @@ export class Transaction {
   closed = false;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(readonly id: string, readonly idleMs: number, private readonly onExpire: (t: Transaction) => void) {
+  constructor(
+    readonly id: string,
+    readonly idleMs: number,
+    private readonly onExpire: (t: Transaction) => void,
+  ) {
     this.touch();
   }
 
@@ -66,7 +70,10 @@ export class Transaction {
 
   /** Nodes the transaction changed, in a stable order. */
   writtenNodes(): string[] {
-    return [...this.views.values()].filter((v) => v.written).map((v) => v.nodeId).sort();
+    return [...this.views.values()]
+      .filter((v) => v.written)
+      .map((v) => v.nodeId)
+      .sort();
   }
 }
 
@@ -79,7 +86,11 @@ export class TransactionRegistry {
   /** Opens a transaction idle-expiring after `idleSeconds`. */
   create(idleSeconds = DEFAULT_IDLE_SECONDS): Transaction {
     if (this.open.size >= MAX_OPEN_TRANSACTIONS) {
-      throw RestconfError.of('resource-denied', `${MAX_OPEN_TRANSACTIONS} transactions are open; commit or close one first (idle ones expire)`, { type: 'application' });
+      throw RestconfError.of(
+        'resource-denied',
+        `${MAX_OPEN_TRANSACTIONS} transactions are open; commit or close one first (idle ones expire)`,
+        { type: 'application' },
+      );
     }
     const tx = new Transaction(randomUUID(), idleSeconds * 1000, (t) => {
       if (this.open.get(t.id) === t) {
@@ -130,7 +141,12 @@ export function transactionCookie(header: string | string[] | undefined): string
     const eq = part.indexOf('=');
     if (eq < 0) continue;
     if (part.slice(0, eq).trim() !== COOKIE_NAME) continue;
-    values.push(part.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1'));
+    values.push(
+      part
+        .slice(eq + 1)
+        .trim()
+        .replace(/^"(.*)"$/, '$1'),
+    );
   }
   if (values.length === 0) return undefined;
   if (values.length > 1) throw invalidTransaction(`the Cookie header names ${values.length} ${COOKIE_NAME} values; send one`);

@@ -56,7 +56,10 @@ function guarded(root: DataRoot, snapshots: SnapshotStore): Array<DataNode | und
   let uniconfig: DataNode | undefined;
   if (top?.kind === 'container') {
     const list = top.children.find((c) => c.kind === 'list');
-    if (list?.kind === 'list') uniconfig = list.entries.find((e) => e.children.some((c) => c.kind === 'leaf' && c.schema.name === 'topology-id' && c.value === UNICONFIG_TOPOLOGY));
+    if (list?.kind === 'list')
+      uniconfig = list.entries.find((e) =>
+        e.children.some((c) => c.kind === 'leaf' && c.schema.name === 'topology-id' && c.value === UNICONFIG_TOPOLOGY),
+      );
   }
   return [uniconfig, root.children.find((c) => snapshots.isSnapshotsNode(c.schema))];
 }
@@ -96,11 +99,22 @@ export class Uniconfig {
       const [beforeNodes, beforeSnapshots] = guarded(w.before, this.snapshots);
       const [afterNodes, afterSnapshots] = guarded(w.after, this.snapshots);
       if (beforeNodes !== afterNodes) {
-        w.faults.push(fault('invalid-value', `/network-topology:network-topology/topology[topology-id='${UNICONFIG_TOPOLOGY}']`,
-          'uniconfig nodes are created by install-node and changed under .../node=<id>/configuration, not written directly'));
+        w.faults.push(
+          fault(
+            'invalid-value',
+            `/network-topology:network-topology/topology[topology-id='${UNICONFIG_TOPOLOGY}']`,
+            'uniconfig nodes are created by install-node and changed under .../node=<id>/configuration, not written directly',
+          ),
+        );
       }
       if (beforeSnapshots !== afterSnapshots) {
-        w.faults.push(fault('invalid-value', '/snapshot-manager:snapshots', 'snapshots are written by snapshot-manager:create-snapshot and delete-snapshot only'));
+        w.faults.push(
+          fault(
+            'invalid-value',
+            '/snapshot-manager:snapshots',
+            'snapshots are written by snapshot-manager:create-snapshot and delete-snapshot only',
+          ),
+        );
       }
     });
   }
@@ -119,7 +133,9 @@ export class Uniconfig {
         const json = this.store.encode(root, device.schema);
         await this.store.locked([nodeId], () => this.store.save([{ nodeId, intended: json, actual: json }]));
       } catch (e) {
-        await this.options.mount.uninstall({ operation: 'connection-manager:uninstall-node', input: { 'node-id': nodeId } }).catch(() => undefined);
+        await this.options.mount
+          .uninstall({ operation: 'connection-manager:uninstall-node', input: { 'node-id': nodeId } })
+          .catch(() => undefined);
         await this.engine.modules.forget(nodeId).catch(() => undefined);
         throw e;
       }

@@ -12,22 +12,104 @@ import type { Statement, YangDiagnostic } from './statement';
 
 /** Every core keyword of YANG 1 and 1.1 (RFC 7950 §14), mapped to whether it takes an argument. */
 const KEYWORDS: ReadonlyMap<string, boolean> = new Map([
-  ...['action', 'anydata', 'anyxml', 'argument', 'augment', 'base', 'belongs-to', 'bit', 'case', 'choice',
-    'config', 'contact', 'container', 'default', 'description', 'deviate', 'deviation', 'enum',
-    'error-app-tag', 'error-message', 'extension', 'feature', 'fraction-digits', 'grouping', 'identity',
-    'if-feature', 'import', 'include', 'key', 'leaf', 'leaf-list', 'length', 'list', 'mandatory',
-    'max-elements', 'min-elements', 'modifier', 'module', 'must', 'namespace', 'notification', 'ordered-by',
-    'organization', 'path', 'pattern', 'position', 'prefix', 'presence', 'range', 'reference', 'refine',
-    'require-instance', 'revision', 'revision-date', 'rpc', 'status', 'submodule', 'type', 'typedef',
-    'unique', 'units', 'uses', 'value', 'when', 'yang-version', 'yin-element'].map((k) => [k, true] as const),
-  ['input', false], ['output', false],
+  ...[
+    'action',
+    'anydata',
+    'anyxml',
+    'argument',
+    'augment',
+    'base',
+    'belongs-to',
+    'bit',
+    'case',
+    'choice',
+    'config',
+    'contact',
+    'container',
+    'default',
+    'description',
+    'deviate',
+    'deviation',
+    'enum',
+    'error-app-tag',
+    'error-message',
+    'extension',
+    'feature',
+    'fraction-digits',
+    'grouping',
+    'identity',
+    'if-feature',
+    'import',
+    'include',
+    'key',
+    'leaf',
+    'leaf-list',
+    'length',
+    'list',
+    'mandatory',
+    'max-elements',
+    'min-elements',
+    'modifier',
+    'module',
+    'must',
+    'namespace',
+    'notification',
+    'ordered-by',
+    'organization',
+    'path',
+    'pattern',
+    'position',
+    'prefix',
+    'presence',
+    'range',
+    'reference',
+    'refine',
+    'require-instance',
+    'revision',
+    'revision-date',
+    'rpc',
+    'status',
+    'submodule',
+    'type',
+    'typedef',
+    'unique',
+    'units',
+    'uses',
+    'value',
+    'when',
+    'yang-version',
+    'yin-element',
+  ].map((k) => [k, true] as const),
+  ['input', false],
+  ['output', false],
 ]);
 
 /** Statements whose argument is a plain identifier (RFC 7950 §14 `identifier-arg-str`). */
 const IDENTIFIER_ARG = new Set([
-  'module', 'submodule', 'import', 'include', 'belongs-to', 'prefix', 'feature', 'identity', 'typedef',
-  'grouping', 'container', 'leaf', 'leaf-list', 'list', 'choice', 'case', 'anydata', 'anyxml', 'rpc',
-  'action', 'notification', 'extension', 'argument', 'bit',
+  'module',
+  'submodule',
+  'import',
+  'include',
+  'belongs-to',
+  'prefix',
+  'feature',
+  'identity',
+  'typedef',
+  'grouping',
+  'container',
+  'leaf',
+  'leaf-list',
+  'list',
+  'choice',
+  'case',
+  'anydata',
+  'anyxml',
+  'rpc',
+  'action',
+  'notification',
+  'extension',
+  'argument',
+  'bit',
 ]);
 
 /** Statements whose argument is `[prefix:]identifier`. */
@@ -37,16 +119,34 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 const IDENTIFIER_REF = /^(?:[A-Za-z_][A-Za-z0-9_.-]*:)?[A-Za-z_][A-Za-z0-9_.-]*$/;
 
 /** Position of each module-level statement group in the order RFC 7950 §7.1 demands. */
-const enum Section { Header, Linkage, Meta, Revision, Body }
+const enum Section {
+  Header,
+  Linkage,
+  Meta,
+  Revision,
+  Body,
+}
 const SECTION_NAMES = ['header', 'linkage (import, include)', 'meta (organization, contact, description, reference)', 'revision', 'body'];
 
 function sectionOf(keyword: string): Section {
   switch (keyword) {
-    case 'yang-version': case 'namespace': case 'prefix': case 'belongs-to': return Section.Header;
-    case 'import': case 'include': return Section.Linkage;
-    case 'organization': case 'contact': case 'description': case 'reference': return Section.Meta;
-    case 'revision': return Section.Revision;
-    default: return Section.Body;
+    case 'yang-version':
+    case 'namespace':
+    case 'prefix':
+    case 'belongs-to':
+      return Section.Header;
+    case 'import':
+    case 'include':
+      return Section.Linkage;
+    case 'organization':
+    case 'contact':
+    case 'description':
+    case 'reference':
+      return Section.Meta;
+    case 'revision':
+      return Section.Revision;
+    default:
+      return Section.Body;
   }
 }
 
@@ -91,8 +191,11 @@ function checkHeader(top: Statement, fault: Fault): void {
     seen.add(sub.keyword);
     const own = sectionOf(sub.keyword);
     if (own < section && sectionStmt) {
-      fault(sub, `invalid keyword "${sub.keyword}": it cannot appear after "${sectionStmt.keyword}" ` +
-        `(RFC 7950 §7.1: ${SECTION_NAMES[own]} statements come before ${SECTION_NAMES[section]} statements)`);
+      fault(
+        sub,
+        `invalid keyword "${sub.keyword}": it cannot appear after "${sectionStmt.keyword}" ` +
+          `(RFC 7950 §7.1: ${SECTION_NAMES[own]} statements come before ${SECTION_NAMES[section]} statements)`,
+      );
       continue;
     }
     section = own;
@@ -104,7 +207,10 @@ function checkHeader(top: Statement, fault: Fault): void {
   }
   for (const link of top.substatements) {
     if (link.prefix !== undefined) continue;
-    if ((link.keyword === 'import' || link.keyword === 'belongs-to') && !link.substatements.some((s) => s.prefix === undefined && s.keyword === 'prefix')) {
+    if (
+      (link.keyword === 'import' || link.keyword === 'belongs-to') &&
+      !link.substatements.some((s) => s.prefix === undefined && s.keyword === 'prefix')
+    ) {
       fault(link, `${link.keyword} "${link.arg ?? ''}" has no "prefix" statement`);
     }
   }
@@ -118,8 +224,14 @@ function checkStatement(stmt: Statement, fault: Fault): void {
     fault(stmt, `unknown keyword "${stmt.keyword}" (an extension statement needs a prefix)`);
     return;
   }
-  if (takesArgument && stmt.arg === undefined) { fault(stmt, `"${stmt.keyword}" needs an argument`); return; }
-  if (!takesArgument && stmt.arg !== undefined) { fault(stmt, `"${stmt.keyword}" takes no argument, found "${stmt.arg}"`); return; }
+  if (takesArgument && stmt.arg === undefined) {
+    fault(stmt, `"${stmt.keyword}" needs an argument`);
+    return;
+  }
+  if (!takesArgument && stmt.arg !== undefined) {
+    fault(stmt, `"${stmt.keyword}" takes no argument, found "${stmt.arg}"`);
+    return;
+  }
   const arg = stmt.arg ?? '';
   if (IDENTIFIER_ARG.has(stmt.keyword) && !IDENTIFIER.test(arg)) {
     fault(stmt, `invalid identifier "${arg}" as the argument of "${stmt.keyword}"`);
@@ -137,7 +249,9 @@ function checkStatement(stmt: Statement, fault: Fault): void {
 export function dateProblem(text: string): string | undefined {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
   if (!m) return `expected the form YYYY-MM-DD${text.length !== 10 ? ` (length ${text.length} instead of 10)` : ''}`;
-  const year = Number(m[1]), month = Number(m[2]), day = Number(m[3]);
+  const year = Number(m[1]),
+    month = Number(m[2]),
+    day = Number(m[3]);
   if (month < 1 || month > 12) return `month ${m[2]} does not exist`;
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
   const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];

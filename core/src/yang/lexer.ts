@@ -16,8 +16,19 @@ export type Token =
   | { readonly kind: '{' | '}' | ';' | 'eof'; readonly position: SourcePosition }
   | { readonly kind: 'error'; readonly message: string; readonly position: SourcePosition };
 
-const SPACE = 0x20, TAB = 0x09, LF = 0x0a, CR = 0x0d, DQUOTE = 0x22, SQUOTE = 0x27;
-const SLASH = 0x2f, STAR = 0x2a, BACKSLASH = 0x5c, PLUS = 0x2b, SEMI = 0x3b, LBRACE = 0x7b, RBRACE = 0x7d;
+const SPACE = 0x20,
+  TAB = 0x09,
+  LF = 0x0a,
+  CR = 0x0d,
+  DQUOTE = 0x22,
+  SQUOTE = 0x27;
+const SLASH = 0x2f,
+  STAR = 0x2a,
+  BACKSLASH = 0x5c,
+  PLUS = 0x2b,
+  SEMI = 0x3b,
+  LBRACE = 0x7b,
+  RBRACE = 0x7d;
 
 /** Columns a tab counts for when double-quoted string indentation is measured (RFC 7950 §6.1.3). */
 const TAB_WIDTH = 8;
@@ -51,8 +62,14 @@ export class Lexer {
   private lineStart = 0;
   private failure: Token | undefined;
 
-  constructor(private readonly text: string, private readonly file: string) {
-    if (text.charCodeAt(0) === 0xfeff) { this.pos = 1; this.lineStart = 1; }
+  constructor(
+    private readonly text: string,
+    private readonly file: string,
+  ) {
+    if (text.charCodeAt(0) === 0xfeff) {
+      this.pos = 1;
+      this.lineStart = 1;
+    }
   }
 
   /** The position of the next unread character. */
@@ -79,10 +96,16 @@ export class Lexer {
     const t = this.text;
     while (this.pos < t.length) {
       const c = t.charCodeAt(this.pos);
-      if (c === SPACE || c === TAB || c === LF || c === CR) { this.advance(); continue; }
+      if (c === SPACE || c === TAB || c === LF || c === CR) {
+        this.advance();
+        continue;
+      }
       if (c === SLASH && t.charCodeAt(this.pos + 1) === SLASH) {
         const eol = t.indexOf('\n', this.pos);
-        if (eol < 0) { this.pos = t.length; break; }
+        if (eol < 0) {
+          this.pos = t.length;
+          break;
+        }
         this.pos = eol; // the newline itself is consumed by advance() on the next turn
         continue;
       }
@@ -115,7 +138,10 @@ export class Lexer {
     const position = this.here();
     if (this.pos >= t.length) return { kind: 'eof', position };
     const c = t.charCodeAt(this.pos);
-    if (c === RBRACE) { this.pos++; return { kind: '}', position }; }
+    if (c === RBRACE) {
+      this.pos++;
+      return { kind: '}', position };
+    }
     if (!isIdentStart(c)) {
       return this.fail(`expected a statement keyword, found '${showChar(String.fromCodePoint(t.codePointAt(this.pos) ?? c))}'`, position);
     }
@@ -123,12 +149,22 @@ export class Lexer {
     let colon = -1;
     while (this.pos < t.length) {
       const d = t.charCodeAt(this.pos);
-      if (isIdentChar(d)) { this.pos++; continue; }
-      if (d === 0x3a && colon < 0 && isIdentStart(t.charCodeAt(this.pos + 1))) { colon = this.pos++; continue; }
+      if (isIdentChar(d)) {
+        this.pos++;
+        continue;
+      }
+      if (d === 0x3a && colon < 0 && isIdentStart(t.charCodeAt(this.pos + 1))) {
+        colon = this.pos++;
+        continue;
+      }
       break;
     }
     const after = t.charCodeAt(this.pos);
-    if (this.pos < t.length && !endsUnquoted(after) && !(after === SLASH && (t.charCodeAt(this.pos + 1) === SLASH || t.charCodeAt(this.pos + 1) === STAR))) {
+    if (
+      this.pos < t.length &&
+      !endsUnquoted(after) &&
+      !(after === SLASH && (t.charCodeAt(this.pos + 1) === SLASH || t.charCodeAt(this.pos + 1) === STAR))
+    ) {
       return this.fail(`invalid character '${showChar(t[this.pos])}' in keyword "${t.slice(start, this.pos)}"`, this.here());
     }
     if (colon < 0) return { kind: 'keyword', prefix: undefined, name: t.slice(start, this.pos), position };
@@ -144,8 +180,14 @@ export class Lexer {
     const position = this.here();
     if (this.pos >= t.length) return this.fail('unexpected end of input after a keyword', position);
     const c = t.charCodeAt(this.pos);
-    if (c === LBRACE) { this.pos++; return { kind: '{', position }; }
-    if (c === SEMI) { this.pos++; return { kind: ';', position }; }
+    if (c === LBRACE) {
+      this.pos++;
+      return { kind: '{', position };
+    }
+    if (c === SEMI) {
+      this.pos++;
+      return { kind: ';', position };
+    }
     if (c === RBRACE) return this.fail('unexpected "}" after a keyword: expected an argument, ";" or "{"', position);
     if (c === DQUOTE || c === SQUOTE) return this.readQuotedConcatenation(position);
     const start = this.pos;
@@ -165,8 +207,14 @@ export class Lexer {
     if (skipped) return skipped;
     const position = this.here();
     const c = this.text.charCodeAt(this.pos);
-    if (c === LBRACE) { this.pos++; return { kind: '{', position }; }
-    if (c === SEMI) { this.pos++; return { kind: ';', position }; }
+    if (c === LBRACE) {
+      this.pos++;
+      return { kind: '{', position };
+    }
+    if (c === SEMI) {
+      this.pos++;
+      return { kind: ';', position };
+    }
     if (this.pos >= this.text.length) return this.fail('unexpected end of input: expected ";" or "{" after an argument', position);
     return this.fail(`expected ";" or "{" after an argument, found '${showChar(this.text[this.pos])}'`, position);
   }
@@ -193,7 +241,10 @@ export class Lexer {
   private readSingleQuoted(): string | undefined {
     const start = this.here();
     const end = this.text.indexOf("'", this.pos + 1);
-    if (end < 0) { this.fail('unterminated single-quoted string', start); return undefined; }
+    if (end < 0) {
+      this.fail('unterminated single-quoted string', start);
+      return undefined;
+    }
     this.pos++;
     const from = this.pos;
     while (this.pos < end) this.advance();
@@ -215,7 +266,8 @@ export class Lexer {
       return undefined;
     }
     // Measured only when the string spans lines, so long one-line inputs stay linear.
-    const quoteIndex = this.pos, quoteLineStart = this.lineStart;
+    const quoteIndex = this.pos,
+      quoteLineStart = this.lineStart;
     let quoteColumn = -1;
     this.pos++;
     // Finished pieces, and the literal text since the last line break or escape: only that tail

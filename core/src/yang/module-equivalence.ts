@@ -33,8 +33,14 @@ const DOCUMENTATION = new Set(['description', 'reference', 'contact', 'organizat
 
 /** Statements whose argument here is the value their absence means. */
 const DEFAULT_ARGUMENT: ReadonlyMap<string, string> = new Map([
-  ['config', 'true'], ['mandatory', 'false'], ['min-elements', '0'], ['max-elements', 'unbounded'],
-  ['status', 'current'], ['ordered-by', 'system'], ['require-instance', 'true'], ['yin-element', 'false'],
+  ['config', 'true'],
+  ['mandatory', 'false'],
+  ['min-elements', '0'],
+  ['max-elements', 'unbounded'],
+  ['status', 'current'],
+  ['ordered-by', 'system'],
+  ['require-instance', 'true'],
+  ['yin-element', 'false'],
   ['yang-version', '1'],
 ]);
 
@@ -42,8 +48,20 @@ const DEFAULT_ARGUMENT: ReadonlyMap<string, string> = new Map([
 const OVERRIDING = new Set(['refine', 'deviate']);
 
 const DATA_DEFINITION = new Set([
-  'container', 'leaf', 'leaf-list', 'list', 'choice', 'case', 'anydata', 'anyxml', 'uses',
-  'rpc', 'action', 'notification', 'input', 'output',
+  'container',
+  'leaf',
+  'leaf-list',
+  'list',
+  'choice',
+  'case',
+  'anydata',
+  'anyxml',
+  'uses',
+  'rpc',
+  'action',
+  'notification',
+  'input',
+  'output',
 ]);
 const OWN_ORDER = new Set(['enum', 'bit', 'type', 'default', 'augment']);
 
@@ -89,7 +107,10 @@ function unmatched(onlyLeft: Statement[], onlyRight: Statement[], a: Statement, 
   const counterpart = (onlyLeft[0] ? onlyRight : onlyLeft).find((s) => keywordOf(s) === keywordOf(first));
   if (counterpart) {
     const [l, r] = onlyLeft[0] ? [first, counterpart] : [counterpart, first];
-    return { path: `${path}/${keywordOf(l)}`, what: `${keywordOf(l)} is ${quote(l.arg)} at ${where(l)} and ${quote(r.arg)} at ${where(r)}` };
+    return {
+      path: `${path}/${keywordOf(l)}`,
+      what: `${keywordOf(l)} is ${quote(l.arg)} at ${where(l)} and ${quote(r.arg)} at ${where(r)}`,
+    };
   }
   const lacks = onlyLeft[0] ? b : a;
   return { path: `${path}/${step(first)}`, what: `defined at ${where(first)} and absent from ${step(lacks)} at ${where(lacks)}` };

@@ -59,7 +59,10 @@ function parseStatements(text: string, file: string): { statement: Statement } |
     if (head.kind === 'eof') {
       if (open.length > 0) {
         const unclosed = open[open.length - 1];
-        return error(`unexpected end of input: "${unclosed.keyword}" opened at line ${unclosed.position.line} is not closed with "}"`, head.position);
+        return error(
+          `unexpected end of input: "${unclosed.keyword}" opened at line ${unclosed.position.line} is not closed with "}"`,
+          head.position,
+        );
       }
       if (!top) return error('no YANG statement found: the file is empty', head.position);
       return { statement: top };
@@ -71,7 +74,10 @@ function parseStatements(text: string, file: string): { statement: Statement } |
     }
     if (head.kind !== 'keyword') return error('expected a statement keyword', head.position);
     if (open.length === 0 && top) {
-      return error(`unexpected statement "${head.name}" after the end of "${top.keyword}" (only one module or submodule per file)`, head.position);
+      return error(
+        `unexpected statement "${head.name}" after the end of "${top.keyword}" (only one module or submodule per file)`,
+        head.position,
+      );
     }
     const stmt: MutableStatement = { prefix: head.prefix, keyword: head.name, arg: undefined, substatements: [], position: head.position };
     let next = lexer.nextAfterKeyword();

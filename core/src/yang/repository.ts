@@ -228,10 +228,20 @@ function describe(file: string, text: string): ModuleSource {
   const { statement, diagnostics } = parseYang(text, file);
   const fromFileName = parseYangFileName(path.basename(file));
   if (!statement) {
-    return { file, text, kind: undefined, name: fromFileName?.name ?? path.basename(file), revision: fromFileName?.revision, belongsTo: undefined, statement: undefined, diagnostics };
+    return {
+      file,
+      text,
+      kind: undefined,
+      name: fromFileName?.name ?? path.basename(file),
+      revision: fromFileName?.revision,
+      belongsTo: undefined,
+      statement: undefined,
+      diagnostics,
+    };
   }
   let revision: string | undefined;
-  for (const r of findSubs(statement, 'revision')) if (r.arg !== undefined && (revision === undefined || r.arg > revision)) revision = r.arg;
+  for (const r of findSubs(statement, 'revision'))
+    if (r.arg !== undefined && (revision === undefined || r.arg > revision)) revision = r.arg;
   const kind = statement.keyword === 'submodule' ? 'submodule' : 'module';
   const belongsTo = kind === 'submodule' ? findSub(statement, 'belongs-to')?.arg : undefined;
   return { file, text, kind, name: statement.arg ?? '', revision, belongsTo, statement, diagnostics };
@@ -240,8 +250,13 @@ function describe(file: string, text: string): ModuleSource {
 function unreadable(file: string, reason: string): ModuleSource {
   const fromFileName = parseYangFileName(path.basename(file));
   return {
-    file, text: '', kind: undefined, name: fromFileName?.name ?? path.basename(file), revision: fromFileName?.revision,
-    belongsTo: undefined, statement: undefined,
+    file,
+    text: '',
+    kind: undefined,
+    name: fromFileName?.name ?? path.basename(file),
+    revision: fromFileName?.revision,
+    belongsTo: undefined,
+    statement: undefined,
     diagnostics: [{ severity: 'error', message: `cannot read ${file}: ${reason}`, position: { file, line: 1, column: 1 } }],
   };
 }

@@ -24,7 +24,12 @@ export interface CompiledModule {
   readonly file: string;
   /** The parsed main module; submodules' statements are in `submodules`. */
   readonly statement: Statement;
-  readonly submodules: ReadonlyArray<{ readonly name: string; readonly revision?: string; readonly file: string; readonly statement: Statement }>;
+  readonly submodules: ReadonlyArray<{
+    readonly name: string;
+    readonly revision?: string;
+    readonly file: string;
+    readonly statement: Statement;
+  }>;
   /** Implemented (its data nodes, augments and deviations are in force) or only imported. */
   readonly implemented: boolean;
   /** Prefix -> module name, as declared in this module (its own prefix and its imports). */
@@ -169,17 +174,39 @@ export type Status = 'current' | 'deprecated' | 'obsolete';
 // Types
 
 export type BuiltinTypeName =
-  | 'binary' | 'bits' | 'boolean' | 'decimal64' | 'empty' | 'enumeration' | 'identityref'
-  | 'instance-identifier' | 'int8' | 'int16' | 'int32' | 'int64' | 'leafref' | 'string'
-  | 'uint8' | 'uint16' | 'uint32' | 'uint64' | 'union';
+  | 'binary'
+  | 'bits'
+  | 'boolean'
+  | 'decimal64'
+  | 'empty'
+  | 'enumeration'
+  | 'identityref'
+  | 'instance-identifier'
+  | 'int8'
+  | 'int16'
+  | 'int32'
+  | 'int64'
+  | 'leafref'
+  | 'string'
+  | 'uint8'
+  | 'uint16'
+  | 'uint32'
+  | 'uint64'
+  | 'union';
 
 /**
  * An interval of a range restriction. Integers are exact bigints; decimal64 bounds are scaled by
  * 10^fraction-digits (so 1.5 with 2 fraction digits is 150n).
  */
-export interface RangeInterval { readonly min: bigint; readonly max: bigint }
+export interface RangeInterval {
+  readonly min: bigint;
+  readonly max: bigint;
+}
 /** An interval of a length restriction; max may be Infinity (`max` of a string). */
-export interface LengthInterval { readonly min: number; readonly max: number }
+export interface LengthInterval {
+  readonly min: number;
+  readonly max: number;
+}
 
 /** A restriction's own error-message and error-app-tag, when the model gives them. */
 export interface RestrictionError {
@@ -187,8 +214,14 @@ export interface RestrictionError {
   readonly errorAppTag?: string;
 }
 
-export interface RangeRestriction extends RestrictionError { readonly intervals: readonly RangeInterval[]; readonly source: string }
-export interface LengthRestriction extends RestrictionError { readonly intervals: readonly LengthInterval[]; readonly source: string }
+export interface RangeRestriction extends RestrictionError {
+  readonly intervals: readonly RangeInterval[];
+  readonly source: string;
+}
+export interface LengthRestriction extends RestrictionError {
+  readonly intervals: readonly LengthInterval[];
+  readonly source: string;
+}
 export interface PatternRestriction extends RestrictionError {
   /** The XSD regular expression as written in the model. */
   readonly source: string;
@@ -198,8 +231,18 @@ export interface PatternRestriction extends RestrictionError {
   readonly inverted: boolean;
 }
 
-export interface EnumMember { readonly name: string; readonly value: number; readonly status: Status; readonly ifFeatures: readonly string[] }
-export interface BitMember { readonly name: string; readonly position: number; readonly status: Status; readonly ifFeatures: readonly string[] }
+export interface EnumMember {
+  readonly name: string;
+  readonly value: number;
+  readonly status: Status;
+  readonly ifFeatures: readonly string[];
+}
+export interface BitMember {
+  readonly name: string;
+  readonly position: number;
+  readonly status: Status;
+  readonly ifFeatures: readonly string[];
+}
 
 /**
  * A resolved type: the built-in type at the bottom of the typedef chain, with every restriction of
@@ -250,8 +293,16 @@ export interface MustConstraint extends RestrictionError {
 // Schema nodes
 
 export type SchemaNode =
-  | ContainerSchema | ListSchema | LeafSchema | LeafListSchema | ChoiceSchema | CaseSchema | AnySchema
-  | OperationSchema | OperationIOSchema | NotificationSchema;
+  | ContainerSchema
+  | ListSchema
+  | LeafSchema
+  | LeafListSchema
+  | ChoiceSchema
+  | CaseSchema
+  | AnySchema
+  | OperationSchema
+  | OperationIOSchema
+  | NotificationSchema;
 
 /** Nodes that hold data instances (not choice/case). */
 export type DataSchemaNode = ContainerSchema | ListSchema | LeafSchema | LeafListSchema | AnySchema;
@@ -356,7 +407,12 @@ export interface NotificationSchema extends SchemaNodeBase {
 /** True for the nodes that hold data instances themselves. */
 export function isDataNode(node: SchemaNode): node is DataSchemaNode {
   switch (node.kind) {
-    case 'container': case 'list': case 'leaf': case 'leaf-list': case 'anydata': case 'anyxml':
+    case 'container':
+    case 'list':
+    case 'leaf':
+    case 'leaf-list':
+    case 'anydata':
+    case 'anyxml':
       return true;
     default:
       return false;

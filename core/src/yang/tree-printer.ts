@@ -57,7 +57,10 @@ export function printTree(ctx: SchemaContext, modules: readonly string[], option
   let out = '';
   for (const name of modules) {
     const module = ctx.modules.get(name);
-    if (!module) { out += `(module "${name}" is not in the schema context)\n`; continue; }
+    if (!module) {
+      out += `(module "${name}" is not in the schema context)\n`;
+      continue;
+    }
     // yanglint separates the trees of several modules with an empty line.
     out += (out.length > 0 ? '\n' : '') + printModule(module, statements);
   }
@@ -66,7 +69,11 @@ export function printTree(ctx: SchemaContext, modules: readonly string[], option
 
 function printModule(module: CompiledModule, statements: StatementIndex): string {
   const lines: string[] = [`module: ${module.name}`];
-  renderFamily(module.data.map((n) => compiledRow(n, module, statements)), '  ', lines);
+  renderFamily(
+    module.data.map((n) => compiledRow(n, module, statements)),
+    '  ',
+    lines,
+  );
   let firstAugment = true;
   for (const aug of findSubs(module.statement, 'augment')) {
     if (augmentTargetIsLocal(aug.arg ?? '', module)) continue; // its nodes are in the module section already
@@ -76,14 +83,22 @@ function printModule(module: CompiledModule, statements: StatementIndex): string
   }
   if (module.rpcs.length > 0) {
     lines.push('', '  rpcs:');
-    renderFamily(module.rpcs.map((n) => compiledRow(n, module, statements)), '    ', lines);
+    renderFamily(
+      module.rpcs.map((n) => compiledRow(n, module, statements)),
+      '    ',
+      lines,
+    );
   }
   if (module.notifications.length > 0) {
     lines.push('', '  notifications:');
-    renderFamily(module.notifications.map((n) => compiledRow(n, module, statements)), '    ', lines);
+    renderFamily(
+      module.notifications.map((n) => compiledRow(n, module, statements)),
+      '    ',
+      lines,
+    );
   }
   printStructures(module, statements, lines);
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 /** Data-def substatements of an extension instance in the order libyang stores (and prints) them. */
@@ -115,7 +130,11 @@ function printStructures(module: CompiledModule, statements: StatementIndex, lin
 }
 
 /** Which extension-defined tree a top-level statement of a module text is, by its prefix's module. */
-function extensionKind(stmt: Statement, module: CompiledModule, text: Statement): 'yang-data' | 'structure' | 'augment-structure' | undefined {
+function extensionKind(
+  stmt: Statement,
+  module: CompiledModule,
+  text: Statement,
+): 'yang-data' | 'structure' | 'augment-structure' | undefined {
   if (stmt.prefix === undefined) return undefined;
   // A submodule declares its own prefixes; its imports are in the module's prefix map unless renamed.
   const own = text === module.statement ? undefined : findSubs(text, 'import').find((i) => findSub(i, 'prefix')?.arg === stmt.prefix)?.arg;
@@ -138,10 +157,10 @@ function printSubtree(ctx: SchemaContext, statements: StatementIndex, path: stri
     const siblings = (node.parent ? childrenInOrder(node.parent) : topLevelOf(node)).map((s) => compiledRow(s, module, statements));
     const row = compiledRow(node, module, statements);
     lines.push(wrapper + renderLine(row, maxGapToType(siblings)));
-    if (node === target) renderFamily(row.children, wrapper + '   ', lines);
+    if (node === target) renderFamily(row.children, `${wrapper}   `, lines);
     wrapper += '   ';
   }
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 function topLevelOf(node: SchemaNode): readonly SchemaNode[] {
@@ -163,7 +182,10 @@ function findByDataPath(ctx: SchemaContext, path: string): SchemaNode | undefine
     const name = colon >= 0 ? step.slice(colon + 1) : step;
     found = undefined;
     for (const c of dataChildren(children)) {
-      if (c.name === name && (moduleName === undefined || c.module.name === moduleName)) { found = c; break; }
+      if (c.name === name && (moduleName === undefined || c.module.name === moduleName)) {
+        found = c;
+        break;
+      }
     }
     if (!found) return undefined;
     children = found.kind === 'rpc' || found.kind === 'action' ? [found.input, found.output] : found.children;
@@ -195,10 +217,15 @@ function operationPlace(node: SchemaNode): 'input' | 'output' | 'notification' |
 
 function compiledFlags(node: SchemaNode): string {
   switch (node.kind) {
-    case 'input': return '-w';
-    case 'output': return 'ro';
-    case 'rpc': case 'action': return '-x';
-    default: break;
+    case 'input':
+      return '-w';
+    case 'output':
+      return 'ro';
+    case 'rpc':
+    case 'action':
+      return '-x';
+    default:
+      break;
   }
   const place = operationPlace(node);
   if (place === 'input') return '-w';
@@ -227,14 +254,23 @@ function compiledRow(node: SchemaNode, printed: CompiledModule, statements: Stat
     children: childrenInOrder(node).map((c) => compiledRow(c, printed, statements, style)),
   };
   switch (node.kind) {
-    case 'choice': return { ...base, shape: 'choice', opts: node.mandatory ? '' : '?' };
-    case 'case': return { ...base, shape: 'case', opts: '', ifFeatures: node.shorthand ? [] : base.ifFeatures };
-    case 'container': return { ...base, shape: 'plain', opts: node.presence !== undefined ? '!' : '' };
-    case 'list': return { ...base, shape: 'plain', opts: '*', ...keysOf(node, stmt) };
-    case 'leaf-list': return { ...base, shape: 'plain', opts: '*', type: typeText(stmt, node.type) };
-    case 'leaf': return { ...base, shape: 'plain', opts: node.mandatory || node.isKey ? '' : '?', type: typeText(stmt, node.type) };
-    case 'anydata': case 'anyxml': return { ...base, shape: 'plain', opts: node.mandatory ? '' : '?', type: node.kind };
-    default: return { ...base, shape: 'plain', opts: '' };
+    case 'choice':
+      return { ...base, shape: 'choice', opts: node.mandatory ? '' : '?' };
+    case 'case':
+      return { ...base, shape: 'case', opts: '', ifFeatures: node.shorthand ? [] : base.ifFeatures };
+    case 'container':
+      return { ...base, shape: 'plain', opts: node.presence !== undefined ? '!' : '' };
+    case 'list':
+      return { ...base, shape: 'plain', opts: '*', ...keysOf(node, stmt) };
+    case 'leaf-list':
+      return { ...base, shape: 'plain', opts: '*', type: typeText(stmt, node.type) };
+    case 'leaf':
+      return { ...base, shape: 'plain', opts: node.mandatory || node.isKey ? '' : '?', type: typeText(stmt, node.type) };
+    case 'anydata':
+    case 'anyxml':
+      return { ...base, shape: 'plain', opts: node.mandatory ? '' : '?', type: node.kind };
+    default:
+      return { ...base, shape: 'plain', opts: '' };
   }
 }
 
@@ -249,7 +285,7 @@ function typeText(stmt: Statement | undefined, type: YangType): string {
   const typeStmt = stmt ? findSub(stmt, 'type') : undefined;
   if (typeStmt) {
     const path = findSub(typeStmt, 'path')?.arg;
-    return path !== undefined ? `-> ${path}` : typeStmt.arg ?? type.name;
+    return path !== undefined ? `-> ${path}` : (typeStmt.arg ?? type.name);
   }
   if (type.name === 'leafref' && type.leafref) return `-> ${type.leafref.path.source}`;
   return type.name;
@@ -319,7 +355,11 @@ function parsedChildren(stmt: Statement, ctx: ParsedContext): Row[] {
   const core = stmt.substatements.filter((s) => s.prefix === undefined);
   if (stmt.keyword === 'rpc' || stmt.keyword === 'action') {
     return core
-      .filter((s) => (s.keyword === 'input' || s.keyword === 'output') && s.substatements.some((c) => c.prefix === undefined && PARSED_DATA.has(c.keyword)))
+      .filter(
+        (s) =>
+          (s.keyword === 'input' || s.keyword === 'output') &&
+          s.substatements.some((c) => c.prefix === undefined && PARSED_DATA.has(c.keyword)),
+      )
       .sort((a, b) => (a.keyword === 'input' ? 0 : 1) - (b.keyword === 'input' ? 0 : 1))
       .map((s) => parsedRow(s, ctx, false));
   }
@@ -334,8 +374,7 @@ function parsedChildren(stmt: Statement, ctx: ParsedContext): Row[] {
 function parsedRow(stmt: Statement, ctx: ParsedContext, implicitCase: boolean): Row {
   const kw = stmt.keyword;
   const own = findSub(stmt, 'status')?.arg;
-  const status = kw === 'input' || kw === 'output' ? ctx.status
-    : own !== undefined ? statusMark(own) : ctx.status;
+  const status = kw === 'input' || kw === 'output' ? ctx.status : own !== undefined ? statusMark(own) : ctx.status;
   const ownConfig = findSub(stmt, 'config')?.arg;
   let flags: string;
   if (kw === 'input' || ctx.ancestor === 'input') flags = '-w';
@@ -350,8 +389,10 @@ function parsedRow(stmt: Statement, ctx: ParsedContext, implicitCase: boolean): 
   let opts = '';
   let shape: Row['shape'] = 'plain';
   if (kw === 'case') shape = 'case';
-  else if (kw === 'choice') { shape = 'choice'; opts = mandatory ? '' : '?'; }
-  else if (kw === 'container' && findSub(stmt, 'presence')) opts = '!';
+  else if (kw === 'choice') {
+    shape = 'choice';
+    opts = mandatory ? '' : '?';
+  } else if (kw === 'container' && findSub(stmt, 'presence')) opts = '!';
   else if (kw === 'list' || kw === 'leaf-list') opts = '*';
   else if ((kw === 'anydata' || kw === 'anyxml') && !mandatory) opts = '?';
   else if (kw === 'leaf' && !mandatory && !ctx.listKeys.includes(stmt.arg ?? '')) opts = '?';
@@ -367,7 +408,11 @@ function parsedRow(stmt: Statement, ctx: ParsedContext, implicitCase: boolean): 
     listKeys: keyArg !== undefined ? keyArg.split(/\s+/).filter((k) => k.length > 0) : ctx.listKeys,
   };
   return {
-    status, flags, shape, name: stmt.arg ?? kw, opts,
+    status,
+    flags,
+    shape,
+    name: stmt.arg ?? kw,
+    opts,
     ...(keyArg !== undefined && keyArg.trim() !== '' ? { keys: keyArg } : {}),
     ...(type !== undefined ? { type } : {}),
     ifFeatures: findSubs(stmt, 'if-feature').map((s) => s.arg ?? ''),
@@ -432,7 +477,8 @@ function renderLine(row: Row, maxGap: number): string {
   else text = `${row.status}--${row.flags} ${name}${row.opts}`;
   if (row.keys !== undefined) text += ` [${row.keys}]`;
   if (row.type !== undefined) {
-    const gap = maxGap > 0 ? (row.keys !== undefined ? 1 : maxGap - gapToOpts(row)) : row.opts.length > 0 ? GAP_BEFORE_TYPE - 1 : GAP_BEFORE_TYPE;
+    const gap =
+      maxGap > 0 ? (row.keys !== undefined ? 1 : maxGap - gapToOpts(row)) : row.opts.length > 0 ? GAP_BEFORE_TYPE - 1 : GAP_BEFORE_TYPE;
     text += ' '.repeat(Math.max(1, gap)) + row.type;
   }
   if (row.ifFeatures.length > 0) text += ` {${row.ifFeatures.join(',')}}?`;

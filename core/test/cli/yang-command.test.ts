@@ -52,12 +52,24 @@ corpusOnly('yang tree prints what yanglint prints for ietf-interfaces (the MANIF
   const r = rosetta(['yang', 'tree', '-D', ...IETF, 'ietf/ietf-interfaces@2018-02-20.yang'], corpusPath());
   t.is(r.code, 0, r.stderr);
   const oracle = fs.readFileSync(corpusPath('oracle/trees/ietf-interfaces@2018-02-20.tree'), 'utf8');
-  const squash = (s: string) => s.split('\n').map((l) => l.trim().split(/\s+/).join(' ')).filter(Boolean);
+  const squash = (s: string) =>
+    s
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/).join(' '))
+      .filter(Boolean);
   t.deepEqual(squash(r.stdout), squash(oracle));
 });
 
 test('yang tree -P prints one subtree with the augmenting modules loaded', (t) => {
-  const r = rosetta(['yang', 'tree', '-P', '/ietf-interfaces:interfaces', ...MODELS, 'ietf-interfaces@2018-02-20.yang', 'ietf-ip@2018-02-22.yang']);
+  const r = rosetta([
+    'yang',
+    'tree',
+    '-P',
+    '/ietf-interfaces:interfaces',
+    ...MODELS,
+    'ietf-interfaces@2018-02-20.yang',
+    'ietf-ip@2018-02-22.yang',
+  ]);
   t.is(r.code, 0, r.stderr);
   t.regex(r.stdout, /\+--rw ip:ipv4!/);
   t.notRegex(r.stdout, /interfaces-state/);
@@ -68,9 +80,9 @@ corpusOnly('yang check accepts a good module and names the fault of a bad one', 
   const template = rosetta(['yang', 'check', ...IETF, 'ietf/ietf-template@2023-07-26.yang'], corpusPath());
   t.is(template.code, 1);
   t.regex(template.stderr, /ietf-template@2023-07-26\.yang:60:\d+: error: .*date/);
-  const escape = rosetta(['yang', 'check', ...IETF, 'ietf-older-revisions/ietf-netconf-acm@2012-02-22.yang'], corpusPath());
-  t.is(escape.code, 1);
-  t.regex(escape.stderr, /:103:\d+: error: .*\\\*/);
+  const badEscape = rosetta(['yang', 'check', ...IETF, 'ietf-older-revisions/ietf-netconf-acm@2012-02-22.yang'], corpusPath());
+  t.is(badEscape.code, 1);
+  t.regex(badEscape.stderr, /:103:\d+: error: .*\\\*/);
   const missing = rosetta(['yang', 'check', ...IETF, 'no-such-module'], corpusPath());
   t.is(missing.code, 1);
   t.regex(missing.stderr, /no-such-module/);
@@ -87,14 +99,22 @@ corpusOnly('yang check -F switches features: ietf-tls-client needs ietf-tls-comm
 });
 
 test('yang validate: a valid configuration exits 0 in JSON and XML', (t) => {
-  const json = tempFile('good.json', JSON.stringify({
-    'ietf-interfaces:interfaces': { interface: [{ name: 'eth0', type: 'iana-if-type:ethernetCsmacd', enabled: true, description: 'uplink' }] },
-  }));
+  const json = tempFile(
+    'good.json',
+    JSON.stringify({
+      'ietf-interfaces:interfaces': {
+        interface: [{ name: 'eth0', type: 'iana-if-type:ethernetCsmacd', enabled: true, description: 'uplink' }],
+      },
+    }),
+  );
   const r = rosetta(['yang', 'validate', '-t', 'config', ...MODELS, ...INTERFACES, json]);
   t.is(r.code, 0, r.stderr);
-  const xml = tempFile('good.xml', `<interfaces xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces"
+  const xml = tempFile(
+    'good.xml',
+    `<interfaces xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces"
     xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type"><interface><name>eth0</name>
-    <type>ianaift:ethernetCsmacd</type></interface></interfaces>`);
+    <type>ianaift:ethernetCsmacd</type></interface></interfaces>`,
+  );
   const rx = rosetta(['yang', 'validate', '-t', 'config', ...MODELS, ...INTERFACES, xml]);
   t.is(rx.code, 0, rx.stderr);
 });
@@ -104,12 +124,31 @@ test('yang validate: faults are reported with their instance path and reason', (
   const r = rosetta(['yang', 'validate', '-t', 'config', ...MODELS, ...INTERFACES, noType]);
   t.is(r.code, 1);
   t.regex(r.stderr, /\/ietf-interfaces:interfaces\/interface\[name='eth0'\]\/type/);
-  const badBool = tempFile('bad.json', JSON.stringify({ 'ietf-interfaces:interfaces': { interface: [{ name: 'eth0', type: 'iana-if-type:ethernetCsmacd', enabled: 'yes' }] } }));
+  const badBool = tempFile(
+    'bad.json',
+    JSON.stringify({
+      'ietf-interfaces:interfaces': { interface: [{ name: 'eth0', type: 'iana-if-type:ethernetCsmacd', enabled: 'yes' }] },
+    }),
+  );
   const b = rosetta(['yang', 'validate', '-t', 'config', ...MODELS, ...INTERFACES, badBool]);
   t.is(b.code, 1);
   t.regex(b.stderr, /enabled/);
   t.regex(b.stderr, /"yes"/);
-  const state = tempFile('state.json', JSON.stringify({ 'ietf-interfaces:interfaces-state': { interface: [{ name: 'lo', type: 'iana-if-type:softwareLoopback', 'oper-status': 'up', statistics: { 'discontinuity-time': '2024-01-01T00:00:00Z' } }] } }));
+  const state = tempFile(
+    'state.json',
+    JSON.stringify({
+      'ietf-interfaces:interfaces-state': {
+        interface: [
+          {
+            name: 'lo',
+            type: 'iana-if-type:softwareLoopback',
+            'oper-status': 'up',
+            statistics: { 'discontinuity-time': '2024-01-01T00:00:00Z' },
+          },
+        ],
+      },
+    }),
+  );
   t.is(rosetta(['yang', 'validate', '-t', 'config', ...MODELS, ...INTERFACES, state]).code, 1, 'state data is refused in a configuration');
   const garbage = tempFile('garbage.json', '{"ietf-interfaces:interfaces": {"interface": [');
   const g = rosetta(['yang', 'validate', ...MODELS, ...INTERFACES, garbage]);
@@ -133,7 +172,8 @@ const REFS_MODULE = `module example-refs {
 `;
 
 const REFS_NS = 'urn:example:refs';
-const refsJson = (uplink: string, watched: string) => JSON.stringify({ 'example-refs:site': { port: [{ name: 'eth0' }], uplink, watched } });
+const refsJson = (uplink: string, watched: string) =>
+  JSON.stringify({ 'example-refs:site': { port: [{ name: 'eth0' }], uplink, watched } });
 const refsXml = (uplink: string, watched: string) =>
   `<site xmlns="${REFS_NS}" xmlns:refs="${REFS_NS}"><port><name>eth0</name></port><uplink>${uplink}</uplink><watched>${watched}</watched></site>`;
 const GOOD_WATCHED = { json: "/example-refs:site/port[name='eth0']", xml: "/refs:site/refs:port[refs:name='eth0']" };
@@ -150,8 +190,16 @@ test('yang validate checks leafrefs and instance-identifiers as yanglint does, i
   const moduleFile = tempFile('example-refs.yang', REFS_MODULE);
   const cases: Array<{ name: string; path: RegExp | undefined; text: Record<'json' | 'xml', string> }> = [
     { name: 'good', path: undefined, text: { json: refsJson('eth0', GOOD_WATCHED.json), xml: refsXml('eth0', GOOD_WATCHED.xml) } },
-    { name: 'dangling-leafref', path: /\/example-refs:site\/uplink: .*"eth9"/, text: { json: refsJson('eth9', GOOD_WATCHED.json), xml: refsXml('eth9', GOOD_WATCHED.xml) } },
-    { name: 'dangling-instance-identifier', path: /\/example-refs:site\/watched: .*eth9/, text: { json: refsJson('eth0', BAD_WATCHED.json), xml: refsXml('eth0', BAD_WATCHED.xml) } },
+    {
+      name: 'dangling-leafref',
+      path: /\/example-refs:site\/uplink: .*"eth9"/,
+      text: { json: refsJson('eth9', GOOD_WATCHED.json), xml: refsXml('eth9', GOOD_WATCHED.xml) },
+    },
+    {
+      name: 'dangling-instance-identifier',
+      path: /\/example-refs:site\/watched: .*eth9/,
+      text: { json: refsJson('eth0', BAD_WATCHED.json), xml: refsXml('eth0', BAD_WATCHED.xml) },
+    },
   ];
   let yanglintMissing = false;
   for (const c of cases) {

@@ -5,7 +5,17 @@
  * values, and refused ones keep being refused.
  */
 import test from 'ava';
-import { decodeJson, decodeXml, encodeJson, encodeXml, DataError, listIndex, type LeafNode, type ListNode, type ContainerNode } from '../../src/data';
+import {
+  decodeJson,
+  decodeXml,
+  encodeJson,
+  encodeXml,
+  DataError,
+  listIndex,
+  type LeafNode,
+  type ListNode,
+  type ContainerNode,
+} from '../../src/data';
 import { schema } from './fixture';
 
 const N = 20000;
@@ -14,8 +24,10 @@ function document(entries: number): string {
   const list = [];
   for (let i = 0; i < entries; i++) {
     list.push({
-      name: `eth${i}`, description: `uplink ${i} to rack ${i % 48} <&> "q" \u00e9\u{1F600}`,
-      type: i % 5 === 0 ? 'iana-if-type:softwareLoopback' : 'iana-if-type:ethernetCsmacd', enabled: i % 3 !== 0,
+      name: `eth${i}`,
+      description: `uplink ${i} to rack ${i % 48} <&> "q" \u00e9\u{1F600}`,
+      type: i % 5 === 0 ? 'iana-if-type:softwareLoopback' : 'iana-if-type:ethernetCsmacd',
+      enabled: i % 3 !== 0,
     });
   }
   return JSON.stringify({ 'ietf-interfaces:interfaces': { interface: list } });
@@ -57,20 +69,34 @@ test('identityref values of many entries share one string and one result; refuse
   // An identity that exists but is not derived from the leaf's base is refused even after the same
   // name was accepted elsewhere.
   t.throws(bad('ietf-interfaces:interface-type'), { instanceOf: DataError });
-  const xmlBad = `<interfaces xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces"><interface><name>a</name>`
-    + '<type xmlns:x="urn:nowhere">x:ethernetCsmacd</type></interface></interfaces>';
+  const xmlBad =
+    `<interfaces xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces"><interface><name>a</name>` +
+    '<type xmlns:x="urn:nowhere">x:ethernetCsmacd</type></interface></interfaces>';
   t.regex(t.throws(() => decodeXml(xmlBad, ctx), { instanceOf: DataError }).first.message, /unknown prefix/);
 });
 
 test('booleans decode to real booleans from both forms and refuse other values', (t) => {
   const ctx = schema();
-  const { root } = decodeJson({ 'ietf-interfaces:interfaces': { interface: [{ name: 'a', enabled: true }, { name: 'b', enabled: false }] } }, ctx);
+  const { root } = decodeJson(
+    {
+      'ietf-interfaces:interfaces': {
+        interface: [
+          { name: 'a', enabled: true },
+          { name: 'b', enabled: false },
+        ],
+      },
+    },
+    ctx,
+  );
   const values = entriesOf(root).entries.map((e) => (e.children[1] as LeafNode).value);
   t.deepEqual(values, [true, false]);
-  const xml = (v: string) => `<interfaces xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces"><interface><name>a</name><enabled>${v}</enabled></interface></interfaces>`;
+  const xml = (v: string) =>
+    `<interfaces xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces"><interface><name>a</name><enabled>${v}</enabled></interface></interfaces>`;
   t.is((entriesOf(decodeXml(xml('true'), ctx).root).entries[0]!.children[1] as LeafNode).value, true);
   t.throws(() => decodeXml(xml('TRUE'), ctx), { instanceOf: DataError });
-  t.throws(() => decodeJson({ 'ietf-interfaces:interfaces': { interface: [{ name: 'a', enabled: 'true' }] } }, ctx), { instanceOf: DataError });
+  t.throws(() => decodeJson({ 'ietf-interfaces:interfaces': { interface: [{ name: 'a', enabled: 'true' }] } }, ctx), {
+    instanceOf: DataError,
+  });
 });
 
 test('a parsed document passed in is left as it was (entries are only dropped from text the decoder parsed)', (t) => {

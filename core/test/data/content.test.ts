@@ -13,7 +13,10 @@ const tree = (doc: unknown): DataRoot => decodeJson(doc, ctx).root;
 const interfaces = (n: number, withState: boolean) => ({
   'ietf-interfaces:interfaces': {
     interface: Array.from({ length: n }, (_, i) => ({
-      name: `eth${i}`, type: 'iana-if-type:ethernetCsmacd', enabled: true, ...(withState ? { 'oper-status': 'up' } : {}),
+      name: `eth${i}`,
+      type: 'iana-if-type:ethernetCsmacd',
+      enabled: true,
+      ...(withState ? { 'oper-status': 'up' } : {}),
     })),
   },
 });
@@ -38,7 +41,12 @@ test('config cut drops state leaves, copies only what changed, leaves the input 
 test('nonconfig cut keeps state and the keys that name its entries; a tree with no state leaves nothing', (t) => {
   const root = tree(interfaces(2, true));
   t.deepEqual(JSON.parse(encodeJson(cutContent(root, 'nonconfig'))), {
-    'ietf-interfaces:interfaces': { interface: [{ name: 'eth0', 'oper-status': 'up' }, { name: 'eth1', 'oper-status': 'up' }] },
+    'ietf-interfaces:interfaces': {
+      interface: [
+        { name: 'eth0', 'oper-status': 'up' },
+        { name: 'eth1', 'oper-status': 'up' },
+      ],
+    },
   });
   t.deepEqual(cutContent(tree(interfaces(2, false)), 'nonconfig').children, []);
 });
@@ -55,11 +63,17 @@ test('a non-presence container emptied by the config cut goes; one that was empt
 
 test('a subtree whose schema holds no state is kept whole by the config cut and dropped by the nonconfig cut, unwalked', (t) => {
   // data-kinds route entries: all config, while their parent container holds state elsewhere
-  const root = tree({ 'data-kinds:kinds': { route: [{ prefix: '10.0.0.0/8', metric: 10, 'next-hop': '192.0.2.9' }], state: { uptime: 5 } } });
+  const root = tree({
+    'data-kinds:kinds': { route: [{ prefix: '10.0.0.0/8', metric: 10, 'next-hop': '192.0.2.9' }], state: { uptime: 5 } },
+  });
   const kinds = root.children[0]! as { children: ListNode[] };
   const route = kinds.children.find((c) => c.schema.name === 'route')!;
   const config = cutContent(root, 'config').children[0]! as { children: ListNode[] };
-  t.is(config.children.find((c) => c.schema.name === 'route'), route, 'the very list, not a copy');
+  t.is(
+    config.children.find((c) => c.schema.name === 'route'),
+    route,
+    'the very list, not a copy',
+  );
   t.deepEqual(JSON.parse(encodeJson(cutContent(root, 'nonconfig'))), { 'data-kinds:kinds': { state: { uptime: 5 } } });
   t.is(cutContent(route, 'nonconfig'), undefined);
   t.is(cutContent(route, 'config'), route);

@@ -25,7 +25,9 @@ const ctx: SchemaContext = compileSchema(new ModuleRepository([...MODEL_DIRS]), 
 /** A deep copy made of fresh objects: nothing a decoder proved applies to it. */
 function fresh<T extends DataNode | DataRoot>(node: T): T {
   switch (node.kind) {
-    case 'root': case 'container': case 'entry':
+    case 'root':
+    case 'container':
+    case 'entry':
       return { ...node, children: node.children.map((c) => fresh(c)) };
     case 'list': {
       const copy = { ...node, entries: node.entries.map((e) => fresh(e)) } as ListNode;
@@ -53,15 +55,29 @@ const eth = (i: number): Record<string, unknown> => ({ name: `eth${i}`, type: 'i
 const documents: Array<[string, unknown]> = [
   ['valid', { 'ietf-interfaces:interfaces': { interface: [eth(0), eth(1), eth(2)] } }],
   ['an entry without its mandatory type', { 'ietf-interfaces:interfaces': { interface: [eth(0), { name: 'eth1' }, eth(2)] } }],
-  ['ietf-ip address without a prefix (a mandatory choice below)', { 'ietf-interfaces:interfaces': { interface: [
-    { ...eth(0), 'ietf-ip:ipv4': { address: [{ ip: '10.0.0.1' }, { ip: '10.0.0.2', 'prefix-length': 24 }] } },
-  ] } }],
-  ['ietf-ip neighbor without its mandatory link-layer-address', { 'ietf-interfaces:interfaces': { interface: [
-    { ...eth(0), 'ietf-ip:ipv4': { neighbor: [{ ip: '10.0.0.9' }] } },
-  ] } }],
-  ['state data with its mandatory state leaves missing', { 'ietf-interfaces:interfaces': { interface: [
-    { ...eth(0), 'oper-status': 'up' }, { ...eth(1), 'oper-status': 'down', 'if-index': 2, statistics: { 'discontinuity-time': '2024-01-01T00:00:00Z' } },
-  ] } }],
+  [
+    'ietf-ip address without a prefix (a mandatory choice below)',
+    {
+      'ietf-interfaces:interfaces': {
+        interface: [{ ...eth(0), 'ietf-ip:ipv4': { address: [{ ip: '10.0.0.1' }, { ip: '10.0.0.2', 'prefix-length': 24 }] } }],
+      },
+    },
+  ],
+  [
+    'ietf-ip neighbor without its mandatory link-layer-address',
+    { 'ietf-interfaces:interfaces': { interface: [{ ...eth(0), 'ietf-ip:ipv4': { neighbor: [{ ip: '10.0.0.9' }] } }] } },
+  ],
+  [
+    'state data with its mandatory state leaves missing',
+    {
+      'ietf-interfaces:interfaces': {
+        interface: [
+          { ...eth(0), 'oper-status': 'up' },
+          { ...eth(1), 'oper-status': 'down', 'if-index': 2, statistics: { 'discontinuity-time': '2024-01-01T00:00:00Z' } },
+        ],
+      },
+    },
+  ],
 ];
 
 for (const [what, doc] of documents) {
@@ -95,9 +111,21 @@ test('a list decoded for configuration is proved complete only when every entry 
   const missing = decodeJson({ 'ietf-interfaces:interfaces': { interface: [eth(0), { name: 'eth1' }] } }, ctx, { allowState: false }).root;
   t.is(listProof(interfacesList(missing), 'config'), ListProof.Keys);
 
-  const withIp = decodeXml(encodeXml(decodeJson({ 'ietf-interfaces:interfaces': { interface: [
-    { ...eth(0), 'ietf-ip:ipv4': { address: [{ ip: '10.0.0.1', 'prefix-length': 8 }] } },
-  ] } }, ctx).root, ctx), ctx, { allowState: false }).root;
+  const withIp = decodeXml(
+    encodeXml(
+      decodeJson(
+        {
+          'ietf-interfaces:interfaces': {
+            interface: [{ ...eth(0), 'ietf-ip:ipv4': { address: [{ ip: '10.0.0.1', 'prefix-length': 8 }] } }],
+          },
+        },
+        ctx,
+      ).root,
+      ctx,
+    ),
+    ctx,
+    { allowState: false },
+  ).root;
   // ietf-ip's address has a choice (subnet): validation must walk the entries that hold one.
   t.is(listProof(interfacesList(withIp), 'config'), ListProof.Keys);
   t.deepEqual(faults(withIp, { type: 'config' }), []);
@@ -105,7 +133,7 @@ test('a list decoded for configuration is proved complete only when every entry 
 
 test('a decoded list changed afterwards is validated in full: putEntry, or entries replaced', (t) => {
   const doc = { 'ietf-interfaces:interfaces': { interface: [eth(0), eth(1)] } };
-  const expected = ["missing-element /ietf-interfaces:interfaces/interface[name='eth9']/type: mandatory leaf \"type\" is missing"];
+  const expected = ['missing-element /ietf-interfaces:interfaces/interface[name=\'eth9\']/type: mandatory leaf "type" is missing'];
   const bad = interfacesList(decodeJson({ 'ietf-interfaces:interfaces': { interface: [{ name: 'eth9' }] } }, ctx).root).entries[0]!;
 
   const root = decodeJson(doc, ctx, { allowState: false }).root;

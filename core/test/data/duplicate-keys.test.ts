@@ -4,7 +4,16 @@
  * it had been found entry by entry. JSON and XML, on the real ietf-interfaces + ietf-ip models.
  */
 import test from 'ava';
-import { decodeJson, decodeXml, DataError, findEntry, firstRepeatedKey, listIndex, type ListNode, type ContainerNode } from '../../src/data';
+import {
+  decodeJson,
+  decodeXml,
+  DataError,
+  findEntry,
+  firstRepeatedKey,
+  listIndex,
+  type ListNode,
+  type ContainerNode,
+} from '../../src/data';
 import { schema } from './fixture';
 
 const IF_NS = 'urn:ietf:params:xml:ns:yang:ietf-interfaces';
@@ -21,48 +30,113 @@ function faultOf(fn: () => unknown): string {
   throw new Error('no DataError thrown');
 }
 
-const eth = (name: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ name, type: 'iana-if-type:ethernetCsmacd', ...extra });
+const eth = (name: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  name,
+  type: 'iana-if-type:ethernetCsmacd',
+  ...extra,
+});
 const xmlEntry = (name: string, extra = ''): string =>
   `<interface><name>${name}</name><type xmlns:t="${IANA_NS}">t:ethernetCsmacd</type>${extra}</interface>`;
 
 test('a duplicate key is named at the second entry, with the key, in JSON and XML', (t) => {
   const expected = "invalid-value /ietf-interfaces:interfaces/interface[name='eth1']: duplicate entry of list 'interface' with key eth1";
-  t.is(faultOf(() => decodeJson({ 'ietf-interfaces:interfaces': { interface: [eth('eth0'), eth('eth1'), eth('eth1')] } }, schema())), expected);
-  t.is(faultOf(() => decodeXml(`<interfaces xmlns="${IF_NS}">${xmlEntry('eth0')}${xmlEntry('eth1')}${xmlEntry('eth1')}</interfaces>`, schema())), expected);
+  t.is(
+    faultOf(() => decodeJson({ 'ietf-interfaces:interfaces': { interface: [eth('eth0'), eth('eth1'), eth('eth1')] } }, schema())),
+    expected,
+  );
+  t.is(
+    faultOf(() =>
+      decodeXml(`<interfaces xmlns="${IF_NS}">${xmlEntry('eth0')}${xmlEntry('eth1')}${xmlEntry('eth1')}</interfaces>`, schema()),
+    ),
+    expected,
+  );
 });
 
 test('a duplicate outranks a bad value further on, in the same list or below a later entry', (t) => {
   const expected = "invalid-value /ietf-interfaces:interfaces/interface[name='a']: duplicate entry of list 'interface' with key a";
   const ctx = schema();
-  t.is(faultOf(() => decodeJson({ 'ietf-interfaces:interfaces': { interface: [eth('a'), eth('a'), eth('b', { enabled: 'yes' })] } }, ctx)), expected);
-  t.is(faultOf(() => decodeJson({ 'ietf-interfaces:interfaces': { interface: [
-    eth('a'), eth('a'), eth('b', { 'ietf-ip:ipv4': { address: [{ ip: '10.0.0.1', 'prefix-length': 99 }] } }),
-  ] } }, ctx)), expected);
-  t.is(faultOf(() => decodeXml(`<interfaces xmlns="${IF_NS}">${xmlEntry('a')}${xmlEntry('a')}${xmlEntry('b', '<enabled>yes</enabled>')}</interfaces>`, ctx)), expected);
-  t.is(faultOf(() => decodeXml(`<interfaces xmlns="${IF_NS}">${xmlEntry('a')}${xmlEntry('a')}`
-    + `${xmlEntry('b', `<ipv4 xmlns="${IP_NS}"><address><ip>10.0.0.1</ip><prefix-length>99</prefix-length></address></ipv4>`)}</interfaces>`, ctx)), expected);
+  t.is(
+    faultOf(() => decodeJson({ 'ietf-interfaces:interfaces': { interface: [eth('a'), eth('a'), eth('b', { enabled: 'yes' })] } }, ctx)),
+    expected,
+  );
+  t.is(
+    faultOf(() =>
+      decodeJson(
+        {
+          'ietf-interfaces:interfaces': {
+            interface: [eth('a'), eth('a'), eth('b', { 'ietf-ip:ipv4': { address: [{ ip: '10.0.0.1', 'prefix-length': 99 }] } })],
+          },
+        },
+        ctx,
+      ),
+    ),
+    expected,
+  );
+  t.is(
+    faultOf(() =>
+      decodeXml(
+        `<interfaces xmlns="${IF_NS}">${xmlEntry('a')}${xmlEntry('a')}${xmlEntry('b', '<enabled>yes</enabled>')}</interfaces>`,
+        ctx,
+      ),
+    ),
+    expected,
+  );
+  t.is(
+    faultOf(() =>
+      decodeXml(
+        `<interfaces xmlns="${IF_NS}">${xmlEntry('a')}${xmlEntry('a')}` +
+          `${xmlEntry('b', `<ipv4 xmlns="${IP_NS}"><address><ip>10.0.0.1</ip><prefix-length>99</prefix-length></address></ipv4>`)}</interfaces>`,
+        ctx,
+      ),
+    ),
+    expected,
+  );
 });
 
 test('a bad value before any duplicate is what is reported', (t) => {
   const ctx = schema();
-  const json = faultOf(() => decodeJson({ 'ietf-interfaces:interfaces': { interface: [eth('a', { enabled: 'yes' }), eth('b'), eth('b')] } }, ctx));
+  const json = faultOf(() =>
+    decodeJson({ 'ietf-interfaces:interfaces': { interface: [eth('a', { enabled: 'yes' }), eth('b'), eth('b')] } }, ctx),
+  );
   t.regex(json, /^invalid-value \/ietf-interfaces:interfaces\/interface\[name='a'\]\/enabled: invalid value/);
-  const xml = faultOf(() => decodeXml(`<interfaces xmlns="${IF_NS}">${xmlEntry('a', '<enabled>yes</enabled>')}${xmlEntry('b')}${xmlEntry('b')}</interfaces>`, ctx));
+  const xml = faultOf(() =>
+    decodeXml(`<interfaces xmlns="${IF_NS}">${xmlEntry('a', '<enabled>yes</enabled>')}${xmlEntry('b')}${xmlEntry('b')}</interfaces>`, ctx),
+  );
   t.regex(xml, /^invalid-value \/ietf-interfaces:interfaces\/interface\[name='a'\]\/enabled: invalid value/);
 });
 
 test('a nested list: a duplicate address inside an entry is named under that entry; an outer duplicate before it wins', (t) => {
   const ctx = schema();
   const addr = (ip: string): Record<string, unknown> => ({ ip, 'prefix-length': 24 });
-  t.is(faultOf(() => decodeJson({ 'ietf-interfaces:interfaces': { interface: [
-    eth('a', { 'ietf-ip:ipv4': { address: [addr('10.0.0.1'), addr('10.0.0.1')] } }),
-  ] } }, ctx)), "invalid-value /ietf-interfaces:interfaces/interface[name='a']/ietf-ip:ipv4/address[ip='10.0.0.1']: duplicate entry of list 'address' with key 10.0.0.1");
+  t.is(
+    faultOf(() =>
+      decodeJson(
+        { 'ietf-interfaces:interfaces': { interface: [eth('a', { 'ietf-ip:ipv4': { address: [addr('10.0.0.1'), addr('10.0.0.1')] } })] } },
+        ctx,
+      ),
+    ),
+    "invalid-value /ietf-interfaces:interfaces/interface[name='a']/ietf-ip:ipv4/address[ip='10.0.0.1']: duplicate entry of list 'address' with key 10.0.0.1",
+  );
   const xmlAddr = (ip: string): string => `<address><ip>${ip}</ip><prefix-length>24</prefix-length></address>`;
-  t.is(faultOf(() => decodeXml(`<interfaces xmlns="${IF_NS}">${xmlEntry('a', `<ipv4 xmlns="${IP_NS}">${xmlAddr('10.0.0.1')}${xmlAddr('10.0.0.1')}</ipv4>`)}</interfaces>`, ctx)),
-    "invalid-value /ietf-interfaces:interfaces/interface[name='a']/ietf-ip:ipv4/address[ip='10.0.0.1']: duplicate entry of list 'address' with key 10.0.0.1");
-  t.is(faultOf(() => decodeXml(`<interfaces xmlns="${IF_NS}">${xmlEntry('a')}${xmlEntry('a')}`
-    + `${xmlEntry('b', `<ipv4 xmlns="${IP_NS}">${xmlAddr('10.0.0.1')}${xmlAddr('10.0.0.1')}</ipv4>`)}</interfaces>`, ctx)),
-  "invalid-value /ietf-interfaces:interfaces/interface[name='a']: duplicate entry of list 'interface' with key a");
+  t.is(
+    faultOf(() =>
+      decodeXml(
+        `<interfaces xmlns="${IF_NS}">${xmlEntry('a', `<ipv4 xmlns="${IP_NS}">${xmlAddr('10.0.0.1')}${xmlAddr('10.0.0.1')}</ipv4>`)}</interfaces>`,
+        ctx,
+      ),
+    ),
+    "invalid-value /ietf-interfaces:interfaces/interface[name='a']/ietf-ip:ipv4/address[ip='10.0.0.1']: duplicate entry of list 'address' with key 10.0.0.1",
+  );
+  t.is(
+    faultOf(() =>
+      decodeXml(
+        `<interfaces xmlns="${IF_NS}">${xmlEntry('a')}${xmlEntry('a')}` +
+          `${xmlEntry('b', `<ipv4 xmlns="${IP_NS}">${xmlAddr('10.0.0.1')}${xmlAddr('10.0.0.1')}</ipv4>`)}</interfaces>`,
+        ctx,
+      ),
+    ),
+    "invalid-value /ietf-interfaces:interfaces/interface[name='a']: duplicate entry of list 'interface' with key a",
+  );
 });
 
 test('the index, built at the first lookup after reading, finds every entry, frozen lists too', (t) => {
@@ -95,7 +169,9 @@ test('firstRepeatedKey finds the first key equal to an earlier one, as a Set wou
   const alphabet = ['a', 'b', 'é', '中', '😀', '0', ' ', ''];
   for (let round = 0; round < 300; round++) {
     const n = Math.floor(random() * 200);
-    const keys = Array.from({ length: n }, () => Array.from({ length: Math.floor(random() * 4) }, () => alphabet[Math.floor(random() * alphabet.length)]).join(''));
+    const keys = Array.from({ length: n }, () =>
+      Array.from({ length: Math.floor(random() * 4) }, () => alphabet[Math.floor(random() * alphabet.length)]).join(''),
+    );
     const count = Math.floor(random() * (n + 1));
     t.is(firstRepeatedKey(keys, count), bySet(keys, count), JSON.stringify(keys.slice(0, count)));
   }

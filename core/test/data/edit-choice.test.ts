@@ -57,34 +57,81 @@ const json = (root: DataRoot): unknown => JSON.parse(encodeJson(root));
 
 const stored = tree({
   'edit-choice:global': { on: true },
-  'edit-choice:peer': [{ id: 1, 'key-id': 7, 'key-text': 'k' }, { id: 2, password: 'p' }],
+  'edit-choice:peer': [
+    { id: 1, 'key-id': 7, 'key-text': 'k' },
+    { id: 2, password: 'p' },
+  ],
 });
 
 test('a top-level node of another case replaces the case, by a merge at the root and by a replace of the node', (t) => {
   const merged = applyEdit(stored, { operation: 'merge', target: [], value: tree({ 'edit-choice:local-name': 'x' }) }, ctx);
-  t.deepEqual(json(merged), { 'edit-choice:local-name': 'x', 'edit-choice:peer': [{ id: 1, 'key-id': 7, 'key-text': 'k' }, { id: 2, password: 'p' }] });
-  const back = applyEdit(merged, { operation: 'create', target: [{ schema: schemaNamed('global') }], value: tree({ 'edit-choice:global': {} }).children[0]! }, ctx);
-  t.deepEqual(json(back), { 'edit-choice:global': {}, 'edit-choice:peer': [{ id: 1, 'key-id': 7, 'key-text': 'k' }, { id: 2, password: 'p' }] });
-  t.deepEqual(json(stored), { 'edit-choice:global': { on: true }, 'edit-choice:peer': [{ id: 1, 'key-id': 7, 'key-text': 'k' }, { id: 2, password: 'p' }] }, 'the input tree is not changed');
+  t.deepEqual(json(merged), {
+    'edit-choice:local-name': 'x',
+    'edit-choice:peer': [
+      { id: 1, 'key-id': 7, 'key-text': 'k' },
+      { id: 2, password: 'p' },
+    ],
+  });
+  const back = applyEdit(
+    merged,
+    { operation: 'create', target: [{ schema: schemaNamed('global') }], value: tree({ 'edit-choice:global': {} }).children[0]! },
+    ctx,
+  );
+  t.deepEqual(json(back), {
+    'edit-choice:global': {},
+    'edit-choice:peer': [
+      { id: 1, 'key-id': 7, 'key-text': 'k' },
+      { id: 2, password: 'p' },
+    ],
+  });
+  t.deepEqual(
+    json(stored),
+    {
+      'edit-choice:global': { on: true },
+      'edit-choice:peer': [
+        { id: 1, 'key-id': 7, 'key-text': 'k' },
+        { id: 2, password: 'p' },
+      ],
+    },
+    'the input tree is not changed',
+  );
 });
 
-test('inside list entries: a merge of the list, and a leaf target in one entry, replace only that entry\'s case', (t) => {
+test("inside list entries: a merge of the list, and a leaf target in one entry, replace only that entry's case", (t) => {
   const peer = schemaNamed('peer');
-  let next = applyEdit(stored, { operation: 'merge', target: [{ schema: peer }], value: tree({ 'edit-choice:peer': [{ id: 1, password: 'q' }] }).children[0]! }, ctx);
-  t.deepEqual(json(next), { 'edit-choice:global': { on: true }, 'edit-choice:peer': [{ id: 1, password: 'q' }, { id: 2, password: 'p' }] });
+  let next = applyEdit(
+    stored,
+    { operation: 'merge', target: [{ schema: peer }], value: tree({ 'edit-choice:peer': [{ id: 1, password: 'q' }] }).children[0]! },
+    ctx,
+  );
+  t.deepEqual(json(next), {
+    'edit-choice:global': { on: true },
+    'edit-choice:peer': [
+      { id: 1, password: 'q' },
+      { id: 2, password: 'p' },
+    ],
+  });
   const keyId: PathStep[] = [{ schema: peer, keys: [2] }, { schema: schemaNamed('key-id') }];
   const entry = (tree({ 'edit-choice:peer': [{ id: 2, 'key-id': 9 }] }).children[0] as ListNode).entries[0]!;
   next = applyEdit(next, { operation: 'replace', target: keyId, value: entry.children.find((c) => c.schema === keyId[1]!.schema)! }, ctx);
-  t.deepEqual(json(next), { 'edit-choice:global': { on: true }, 'edit-choice:peer': [{ id: 1, password: 'q' }, { id: 2, 'key-id': 9 }] });
+  t.deepEqual(json(next), {
+    'edit-choice:global': { on: true },
+    'edit-choice:peer': [
+      { id: 1, password: 'q' },
+      { id: 2, 'key-id': 9 },
+    ],
+  });
 });
 
-test('uniconfig sends a case switch as the removal of the old case\'s nodes and the new node', (t) => {
+test("uniconfig sends a case switch as the removal of the old case's nodes and the new node", (t) => {
   const after = applyEdit(stored, { operation: 'merge', target: [], value: tree({ 'edit-choice:peer': [{ id: 1, password: 's' }] }) }, ctx);
-  const edits = changeEdits(stored, after).map((e) => `${e.operation} ${e.path}`).sort();
+  const edits = changeEdits(stored, after)
+    .map((e) => `${e.operation} ${e.path}`)
+    .sort();
   t.deepEqual(edits, [
-    'remove /edit-choice:peer[id=\'1\']/key-id',
-    'remove /edit-choice:peer[id=\'1\']/key-text',
-    'replace /edit-choice:peer[id=\'1\']/password',
+    "remove /edit-choice:peer[id='1']/key-id",
+    "remove /edit-choice:peer[id='1']/key-text",
+    "replace /edit-choice:peer[id='1']/password",
   ]);
 });
 

@@ -16,7 +16,10 @@ const interfaces = {
   'ietf-interfaces:interfaces': {
     interface: [
       {
-        name: 'eth0', description: 'uplink', type: 'iana-if-type:ethernetCsmacd', enabled: true,
+        name: 'eth0',
+        description: 'uplink',
+        type: 'iana-if-type:ethernetCsmacd',
+        enabled: true,
         'ietf-ip:ipv4': { address: [{ ip: '192.0.2.1', 'prefix-length': 24 }], mtu: 1500 },
       },
       { name: 'lo', type: 'iana-if-type:softwareLoopback' },
@@ -33,11 +36,17 @@ test('decodes ietf-interfaces with the ietf-ip augment into typed nodes', (t) =>
   t.is(list.kind, 'list');
   t.is(list.entries.length, 2);
   const eth0 = list.entries[0]!;
-  t.deepEqual(eth0.children.map((c) => c.schema.name), ['name', 'description', 'type', 'enabled', 'ipv4']);
+  t.deepEqual(
+    eth0.children.map((c) => c.schema.name),
+    ['name', 'description', 'type', 'enabled', 'ipv4'],
+  );
   t.is((eth0.children[2] as LeafNode).value, 'iana-if-type:ethernetCsmacd');
   const ipv4 = eth0.children[4] as ContainerNode;
   t.is(ipv4.schema.module.name, 'ietf-ip');
-  t.deepEqual(ipv4.children.map((c) => c.schema.name), ['mtu', 'address']); // schema order, not document order
+  t.deepEqual(
+    ipv4.children.map((c) => c.schema.name),
+    ['mtu', 'address'],
+  ); // schema order, not document order
 });
 
 test('round trip JSON -> tree -> JSON is RFC 7951 (module prefix only where the module changes)', (t) => {
@@ -47,7 +56,10 @@ test('round trip JSON -> tree -> JSON is RFC 7951 (module prefix only where the 
     'ietf-interfaces:interfaces': {
       interface: [
         {
-          name: 'eth0', description: 'uplink', type: 'iana-if-type:ethernetCsmacd', enabled: true,
+          name: 'eth0',
+          description: 'uplink',
+          type: 'iana-if-type:ethernetCsmacd',
+          enabled: true,
           'ietf-ip:ipv4': { mtu: 1500, address: [{ ip: '192.0.2.1', 'prefix-length': 24 }] },
         },
         { name: 'lo', type: 'iana-if-type:softwareLoopback' },
@@ -60,10 +72,22 @@ test('64-bit integers and decimal64 are strings, empty is [null], and all kinds 
   const ctx = schema();
   const doc = {
     'data-kinds:kinds': {
-      flag: [null], big: '-9007199254740993', counter: '18446744073709551615', ratio: '3.10', small: -3,
-      mask: 'write read', either: 'text', iftype: 'iana-if-type:ieee8023adLag', color: 'green',
-      tags: ['b', 'a', 'c'], numbers: [5, 1], blob: { anything: [1, { deep: true }] },
-      route: [{ prefix: '10.0.0.0/8', metric: 10, 'next-hop': '192.0.2.9' }, { prefix: '10.0.0.0/8', metric: 20 }],
+      flag: [null],
+      big: '-9007199254740993',
+      counter: '18446744073709551615',
+      ratio: '3.10',
+      small: -3,
+      mask: 'write read',
+      either: 'text',
+      iftype: 'iana-if-type:ieee8023adLag',
+      color: 'green',
+      tags: ['b', 'a', 'c'],
+      numbers: [5, 1],
+      blob: { anything: [1, { deep: true }] },
+      route: [
+        { prefix: '10.0.0.0/8', metric: 10, 'next-hop': '192.0.2.9' },
+        { prefix: '10.0.0.0/8', metric: 20 },
+      ],
       rule: [{ name: 'z', match: { port: 22 } }, { name: 'a' }],
     },
   };
@@ -82,12 +106,15 @@ test('64-bit integers and decimal64 are strings, empty is [null], and all kinds 
   t.deepEqual(out['data-kinds:kinds'].tags, ['b', 'a', 'c']);
   t.deepEqual(out['data-kinds:kinds'].blob, { anything: [1, { deep: true }] });
   t.deepEqual(out['data-kinds:kinds'].route[1], { prefix: '10.0.0.0/8', metric: 20 });
-  t.deepEqual(out['data-kinds:kinds'].rule.map((r: { name: string }) => r.name), ['z', 'a']);
+  t.deepEqual(
+    out['data-kinds:kinds'].rule.map((r: { name: string }) => r.name),
+    ['z', 'a'],
+  );
   // A second round trip is stable.
   t.is(encodeJson(decodeJson(encodeJson(node!), ctx).root), encodeJson(node!));
 });
 
-test('attributes: declared annotations per docs/restconf-api.md#attributes-in-json, module left out when it is the node\'s', (t) => {
+test("attributes: declared annotations per docs/restconf-api.md#attributes-in-json, module left out when it is the node's", (t) => {
   const ctx = schema();
   const doc = {
     'data-kinds:kinds': {
@@ -100,7 +127,9 @@ test('attributes: declared annotations per docs/restconf-api.md#attributes-in-js
   const { node } = decodeJson(doc, ctx);
   t.deepEqual(node!.attributes, { 'data-kinds:note': 'top', 'ietf-origin:origin': 'ietf-origin:intended' });
   t.deepEqual(JSON.parse(encodeJson(node!)), doc);
-  t.deepEqual(JSON.parse(encodeJson(node!, { attributes: false })), { 'data-kinds:kinds': { small: 3, tags: ['x', 'y'], rule: [{ name: 'r1' }] } });
+  t.deepEqual(JSON.parse(encodeJson(node!, { attributes: false })), {
+    'data-kinds:kinds': { small: 3, tags: ['x', 'y'], rule: [{ name: 'r1' }] },
+  });
 });
 
 test('an undeclared attribute is unknown-attribute; a badly typed one bad-attribute', (t) => {
@@ -117,7 +146,9 @@ test('an undeclared attribute is unknown-attribute; a badly typed one bad-attrib
 
 test('errors carry the instance path and the rule', (t) => {
   const ctx = schema();
-  let f = faultOf(() => decodeJson({ 'ietf-interfaces:interfaces': { interface: [{ name: 'eth0', 'ietf-ip:ipv4': { mtu: 70000 } }] } }, ctx));
+  let f = faultOf(() =>
+    decodeJson({ 'ietf-interfaces:interfaces': { interface: [{ name: 'eth0', 'ietf-ip:ipv4': { mtu: 70000 } }] } }, ctx),
+  );
   t.is(f.tag, 'invalid-value');
   t.is(f.path, "/ietf-interfaces:interfaces/interface[name='eth0']/ietf-ip:ipv4/mtu");
   t.regex(f.message, /70000/);
@@ -129,7 +160,19 @@ test('errors carry the instance path and the rule', (t) => {
   f = faultOf(() => decodeJson({ 'ietf-interfaces:interfaces': { interface: [{ name: 'a' }, { name: 'a' }] } }, ctx));
   t.is(f.tag, 'invalid-value');
   t.is(f.path, "/ietf-interfaces:interfaces/interface[name='a']");
-  f = faultOf(() => decodeJson({ 'data-kinds:kinds': { route: [{ prefix: 'p', metric: 1 }, { prefix: 'p', metric: 1 }] } }, ctx));
+  f = faultOf(() =>
+    decodeJson(
+      {
+        'data-kinds:kinds': {
+          route: [
+            { prefix: 'p', metric: 1 },
+            { prefix: 'p', metric: 1 },
+          ],
+        },
+      },
+      ctx,
+    ),
+  );
   t.is(f.path, "/data-kinds:kinds/route[prefix='p'][metric='1']");
   f = faultOf(() => decodeJson({ 'data-kinds:kinds': { numbers: [1, 1] } }, ctx));
   t.is(f.tag, 'invalid-value');
@@ -153,18 +196,23 @@ test('malformed JSON is malformed-message with line and column', (t) => {
 
 test('10,000 levels of nesting neither overflow nor hang: unknown-element / too-big', (t) => {
   const ctx = schema();
-  const deep = '{"data-kinds:kinds":'.padEnd(0) + '{"x":'.repeat(10000) + '1' + '}'.repeat(10000) + '}';
+  const deep = `${'{"data-kinds:kinds":'.padEnd(0) + '{"x":'.repeat(10000)}1${'}'.repeat(10000)}}`;
   t.is(faultOf(() => decodeJson(deep, ctx)).tag, 'unknown-element');
-  const deepAny = '{"data-kinds:kinds":{"blob":' + '['.repeat(10000) + ']'.repeat(10000) + '}}';
+  const deepAny = `{"data-kinds:kinds":{"blob":${'['.repeat(10000)}${']'.repeat(10000)}}}`;
   t.is(faultOf(() => decodeJson(deepAny, ctx)).tag, 'too-big');
 });
 
 test('a document under a RESTCONF target: members are the children of options.parent', (t) => {
   const ctx = schema();
   const interfacesSchema = decodeJson(interfaces, ctx).node!.schema;
-  const { node } = decodeJson({ 'ietf-interfaces:interface': [{ name: 'eth9' }] }, ctx, { parent: interfacesSchema, parentPath: '/ietf-interfaces:interfaces' });
+  const { node } = decodeJson({ 'ietf-interfaces:interface': [{ name: 'eth9' }] }, ctx, {
+    parent: interfacesSchema,
+    parentPath: '/ietf-interfaces:interfaces',
+  });
   t.is(node!.kind, 'list');
-  const f = faultOf(() => decodeJson({ interface: [{ name: 'eth9', mtu: 1 }] }, ctx, { parent: interfacesSchema, parentPath: '/ietf-interfaces:interfaces' }));
+  const f = faultOf(() =>
+    decodeJson({ interface: [{ name: 'eth9', mtu: 1 }] }, ctx, { parent: interfacesSchema, parentPath: '/ietf-interfaces:interfaces' }),
+  );
   t.is(f.path, "/ietf-interfaces:interfaces/interface[name='eth9']/mtu");
   t.is(encodeJson((node as ListNode).entries[0]!), '{"ietf-interfaces:interface":[{"name":"eth9"}]}');
 });

@@ -18,8 +18,9 @@ function collect(): () => void {
 function document(entries: number): string {
   let xml = '<interfaces xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces">';
   for (let i = 0; i < entries; i++) {
-    xml += `<interface><name>eth${i}</name><description>a description long enough to be cut as a view, number ${i}</description>`
-      + '<type xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type">ianaift:ethernetCsmacd</type><enabled>true</enabled></interface>';
+    xml +=
+      `<interface><name>eth${i}</name><description>a description long enough to be cut as a view, number ${i}</description>` +
+      '<type xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type">ianaift:ethernetCsmacd</type><enabled>true</enabled></interface>';
   }
   return `${xml}</interfaces>`;
 }
@@ -28,7 +29,12 @@ test('a decoded tree keeps none of its document: dropping the text frees it, dro
   const gc = collect();
   const ctx = schema();
   // V8 keeps the last subject a regular expression matched until the next match anywhere: match elsewhere
-  const heap = (): number => { /y/.exec('y'); gc(); gc(); return process.memoryUsage().heapUsed; };
+  const heap = (): number => {
+    /y/.exec('y');
+    gc();
+    gc();
+    return process.memoryUsage().heapUsed;
+  };
   decodeXml(document(10), ctx); // schema tables and codecs made before the baseline
   const base = heap();
   let xml: string | undefined = document(25_000);
@@ -44,14 +50,23 @@ test('a decoded tree keeps none of its document: dropping the text frees it, dro
   t.true(none - base < size * 0.2, `${none - base} bytes stay after the text and the tree are dropped (the text was ${size})`);
 });
 
-test('the encoder\'s caches keep nothing of the trees they wrote: a tree of views written as XML, then dropped with its text, frees both', (t) => {
+test("the encoder's caches keep nothing of the trees they wrote: a tree of views written as XML, then dropped with its text, frees both", (t) => {
   const gc = collect();
   const ctx = schema();
-  const heap = (): number => { /y/.exec('y'); gc(); gc(); return process.memoryUsage().heapUsed; };
+  const heap = (): number => {
+    /y/.exec('y');
+    gc();
+    gc();
+    return process.memoryUsage().heapUsed;
+  };
   // enum-like values long enough to be views: the element cache and the runs of constant pieces keep them
-  const doc = (n: number): string => `<interfaces xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces">${
-    Array.from({ length: n }, (_, i) => `<interface><name>interface-number-${i}</name><description>${'d'.repeat(40)}${i}</description>`
-      + '<type xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type">ianaift:softwareLoopback</type><enabled>false</enabled></interface>').join('')}</interfaces>`;
+  const doc = (n: number): string =>
+    `<interfaces xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces">${Array.from(
+      { length: n },
+      (_, i) =>
+        `<interface><name>interface-number-${i}</name><description>${'d'.repeat(40)}${i}</description>` +
+        '<type xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type">ianaift:softwareLoopback</type><enabled>false</enabled></interface>',
+    ).join('')}</interfaces>`;
   encodeXml(decodeXml(doc(10), ctx, { views: true }).root, ctx);
   const base = heap();
   let xml: string | undefined = doc(20_000);

@@ -19,7 +19,9 @@ function document(): string {
   for (let i = 0; i < 300; i++) {
     const description = i === 150 ? 'a &amp; b' : i === 151 ? '' : `uplink ${i}`;
     const extra = i === 200 ? '\n    <link-up-down-trap-enable>disabled</link-up-down-trap-enable>' : '';
-    entries.push(`\n  <interface>\n    <name>eth${i}</name>\n    <description>${description}</description>\n    <type\n      xmlns:ianaift="${IANA_NS}">ianaift:ethernetCsmacd</type>\n    <enabled>${i % 3 !== 0}</enabled>${extra}\n  </interface>`);
+    entries.push(
+      `\n  <interface>\n    <name>eth${i}</name>\n    <description>${description}</description>\n    <type\n      xmlns:ianaift="${IANA_NS}">ianaift:ethernetCsmacd</type>\n    <enabled>${i % 3 !== 0}</enabled>${extra}\n  </interface>`,
+    );
   }
   return `<data xmlns:nc="urn:ietf:params:xml:ns:netconf:base:1.0"><interfaces xmlns="${IF_NS}">${entries.join('')}\n</interfaces>\n</data>`;
 }
@@ -50,7 +52,17 @@ test('cut after end tags, in every way tried, the pieces decode to the tree of t
   const cuts = endTagCuts(text);
   t.true(cuts.length > 1500);
   t.deepEqual(json(inPieces(text, cuts)), whole, 'after every end tag');
-  for (const every of [2, 7, 33, 250]) t.deepEqual(json(inPieces(text, cuts.filter((_, i) => i % every === 0))), whole, `after every ${every}th end tag`);
+  for (const every of [2, 7, 33, 250])
+    t.deepEqual(
+      json(
+        inPieces(
+          text,
+          cuts.filter((_, i) => i % every === 0),
+        ),
+      ),
+      whole,
+      `after every ${every}th end tag`,
+    );
   t.deepEqual(json(inPieces(text, [])), whole, 'all at the end');
   t.deepEqual(json(inPieces(text, [0, 0, cuts[0]!, cuts[0]!])), whole, 'empty pieces');
 });
@@ -59,7 +71,10 @@ test('cut anywhere, the pieces make the tree of the whole text or a fault, never
   const text = document();
   const whole = json(decodeXml(text, schema()));
   let seed = 7;
-  const random = (n: number): number => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed % n; };
+  const random = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed % n;
+  };
   let same = 0;
   let faults = 0;
   for (let round = 0; round < 200; round++) {

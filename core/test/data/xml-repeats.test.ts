@@ -26,32 +26,37 @@ const entry = (name: string, extra = ''): string =>
   `<interface><name>${name}</name><type xmlns:ianaift="${IANA_NS}">ianaift:ethernetCsmacd</type>${extra}</interface>`;
 
 test('entries that repeat, then change, their children resolve each child afresh where anything differs', (t) => {
-  const xml = `<interfaces xmlns="${IF_NS}">${entry('a')}${entry('b')}`
+  const xml =
+    `<interfaces xmlns="${IF_NS}">${entry('a')}${entry('b')}` +
     // another order, a prefixed name for the same node, and a prefix bound to another identity module name
-    + `<interface><type xmlns:x="${IANA_NS}">x:softwareLoopback</type><if:name xmlns:if="${IF_NS}">c</if:name></interface>`
-    + `${entry('d', '<enabled>false</enabled>')}</interfaces>`;
+    `<interface><type xmlns:x="${IANA_NS}">x:softwareLoopback</type><if:name xmlns:if="${IF_NS}">c</if:name></interface>` +
+    `${entry('d', '<enabled>false</enabled>')}</interfaces>`;
   const { node } = decodeXml(xml, schema());
   t.deepEqual(JSON.parse(encodeJson(node!)), {
-    'ietf-interfaces:interfaces': { interface: [
-      { name: 'a', type: 'iana-if-type:ethernetCsmacd' },
-      { name: 'b', type: 'iana-if-type:ethernetCsmacd' },
-      { name: 'c', type: 'iana-if-type:softwareLoopback' },
-      { name: 'd', type: 'iana-if-type:ethernetCsmacd', enabled: false },
-    ] },
+    'ietf-interfaces:interfaces': {
+      interface: [
+        { name: 'a', type: 'iana-if-type:ethernetCsmacd' },
+        { name: 'b', type: 'iana-if-type:ethernetCsmacd' },
+        { name: 'c', type: 'iana-if-type:softwareLoopback' },
+        { name: 'd', type: 'iana-if-type:ethernetCsmacd', enabled: false },
+      ],
+    },
   });
 });
 
 test('a name repeated in a scope whose default namespace changed is not taken for the earlier node', (t) => {
-  const xml = `<interfaces xmlns="${IF_NS}">${entry('a')}${entry('b')}`
-    + `<interface><name>c</name><type xmlns="urn:example:other">x</type></interface></interfaces>`;
+  const xml =
+    `<interfaces xmlns="${IF_NS}">${entry('a')}${entry('b')}` +
+    `<interface><name>c</name><type xmlns="urn:example:other">x</type></interface></interfaces>`;
   const f = faultOf(() => decodeXml(xml, schema()));
   t.is(f.tag, 'unknown-namespace');
   t.regex(f.message, /urn:example:other/);
 });
 
 test('a repeated identity prefix bound to another namespace is resolved again', (t) => {
-  const xml = `<interfaces xmlns="${IF_NS}">${entry('a')}`
-    + `<interface><name>b</name><type xmlns:ianaift="urn:example:nowhere">ianaift:ethernetCsmacd</type></interface></interfaces>`;
+  const xml =
+    `<interfaces xmlns="${IF_NS}">${entry('a')}` +
+    `<interface><name>b</name><type xmlns:ianaift="urn:example:nowhere">ianaift:ethernetCsmacd</type></interface></interfaces>`;
   const f = faultOf(() => decodeXml(xml, schema()));
   t.is(f.tag, 'invalid-value');
   t.is(f.path, "/ietf-interfaces:interfaces/interface[name='b']/type");
@@ -85,7 +90,9 @@ function longDocument(vary: (i: number) => string | undefined): string {
 }
 
 function entriesOf(xml: string): Array<Record<string, unknown>> {
-  const json = JSON.parse(encodeJson(decodeXml(xml, schema()).node!)) as { 'ietf-interfaces:interfaces': { interface: Array<Record<string, unknown>> } };
+  const json = JSON.parse(encodeJson(decodeXml(xml, schema()).node!)) as {
+    'ietf-interfaces:interfaces': { interface: Array<Record<string, unknown>> };
+  };
   return json['ietf-interfaces:interfaces'].interface;
 }
 
@@ -111,7 +118,12 @@ test('repeated entries, matched whole, decode as the general path reads them, an
   t.deepEqual(entriesOf(document), entriesOf(document));
   const got = entriesOf(document);
   t.is(got.length, ENTRIES);
-  const expected = (i: number): Record<string, unknown> => ({ name: `e${i}`, description: `d${i}`, type: 'iana-if-type:ethernetCsmacd', enabled: true });
+  const expected = (i: number): Record<string, unknown> => ({
+    name: `e${i}`,
+    description: `d${i}`,
+    type: 'iana-if-type:ethernetCsmacd',
+    enabled: true,
+  });
   const differing: Record<number, Record<string, unknown>> = {
     10: { ...expected(10), description: 'a & b' },
     700: { ...expected(700), description: 'a & b!' },
@@ -127,7 +139,12 @@ test('repeated entries, matched whole, decode as the general path reads them, an
 
 test('faults in elements shaped like the remembered ones name the element as the general path does', (t) => {
   const faultAt = (at: number, entry: string): ReturnType<typeof faultOf> =>
-    faultOf(() => decodeXml(longDocument((i) => (i === at ? entry : undefined)), schema()));
+    faultOf(() =>
+      decodeXml(
+        longDocument((i) => (i === at ? entry : undefined)),
+        schema(),
+      ),
+    );
   for (const at of [20, 900]) {
     const invalid = faultAt(at, shaped(at, `<description>d</description>${TYPE}<enabled>maybe</enabled>`));
     t.is(invalid.tag, 'invalid-value');
@@ -153,7 +170,10 @@ test('whole entries: pretty-printed entries, a changed shape and back, and an en
   const leaves = (i: number): string => `\n    <description>d${i}</description>\n    ${TYPE}\r\n    <enabled>${i % 2 === 0}</enabled>`;
   const variations: Record<number, string> = {
     // one leaf more, one less, then a leaf whose value needs a reference: each leaves the whole match
-    300: indent(300, `${leaves(300)}\n    <mtu>1500</mtu>`.replace('<mtu>1500</mtu>', '<link-up-down-trap-enable>enabled</link-up-down-trap-enable>')),
+    300: indent(
+      300,
+      `${leaves(300)}\n    <mtu>1500</mtu>`.replace('<mtu>1500</mtu>', '<link-up-down-trap-enable>enabled</link-up-down-trap-enable>'),
+    ),
     301: indent(301, `\n    <description>d301</description>`),
     302: indent(302, leaves(302).replace('>d302<', '>d&lt;302<')),
     // a value the shape matches but its type refuses is read by the general path, which reports it (see below)
@@ -178,12 +198,26 @@ test('whole entries: pretty-printed entries, a changed shape and back, and an en
 
 test('whole entries: duplicate keys, a missing key and a list in a container at the entries depth are found as on the general path', (t) => {
   const doc = (vary: (i: number) => string | undefined): string => longDocument(vary);
-  t.regex(faultOf(() => decodeXml(doc((i) => (i === 1100 ? shaped(1000) : undefined)), schema())).message, /duplicate entry of list 'interface' with key e1000/);
-  const keyless = faultOf(() => decodeXml(doc((i) => (i === 1100 ? `<interface><description>d</description>${TYPE}<enabled>true</enabled></interface>` : undefined)), schema()));
+  t.regex(
+    faultOf(() =>
+      decodeXml(
+        doc((i) => (i === 1100 ? shaped(1000) : undefined)),
+        schema(),
+      ),
+    ).message,
+    /duplicate entry of list 'interface' with key e1000/,
+  );
+  const keyless = faultOf(() =>
+    decodeXml(
+      doc((i) => (i === 1100 ? `<interface><description>d</description>${TYPE}<enabled>true</enabled></interface>` : undefined)),
+      schema(),
+    ),
+  );
   t.is(keyless.tag, 'missing-element'); // was a TypeError: the path read the entry's children after they were handed over
   t.is(keyless.path, "/ietf-interfaces:interfaces/interface[name='']");
   // entries of another shape (a container among the leaves) interleaved with whole-matched ones
-  const statistics = (i: number): string => `<interface><name>s${i}</name><description>d</description>${TYPE}<enabled>true</enabled><higher-layer-if>x</higher-layer-if></interface>`;
+  const statistics = (i: number): string =>
+    `<interface><name>s${i}</name><description>d</description>${TYPE}<enabled>true</enabled><higher-layer-if>x</higher-layer-if></interface>`;
   const mixed = entriesOf(doc((i) => (i > 600 && i % 50 === 0 ? statistics(i) : undefined)));
   t.is(mixed.length, ENTRIES);
   t.deepEqual(mixed[650], { name: 's650', description: 'd', type: 'iana-if-type:ethernetCsmacd', enabled: true, 'higher-layer-if': ['x'] });

@@ -39,9 +39,11 @@ function syntaxError(xml: string): XmlSyntaxError {
 test('tokens: elements, attributes in both quotes, self-closing tags, text between', (t) => {
   t.deepEqual(tokens(`<?xml version="1.0" encoding="UTF-8"?>\n<a:x xmlns:a="urn:a" b='1'><y/>t<z c="&lt;&#65;&#x42;"></z></a:x>\n`), [
     ['start', 'a:x', 'xmlns:a=urn:a', 'b=1'],
-    ['start', 'y'], ['end', 'y'],
+    ['start', 'y'],
+    ['end', 'y'],
     ['text', 't'],
-    ['start', 'z', 'c=<AB'], ['end', 'z'],
+    ['start', 'z', 'c=<AB'],
+    ['end', 'z'],
     ['end', 'a:x'],
   ]);
 });
@@ -69,7 +71,10 @@ test('names and namespace values come back as the same string objects (interned)
   const seen: string[] = [];
   const values: string[] = [];
   for (let k = tok.next(); k !== XmlToken.Eof; k = tok.next()) {
-    if (k === XmlToken.Start && tok.name === 'type') { seen.push(tok.name); values.push(tok.attrValues[0]!); }
+    if (k === XmlToken.Start && tok.name === 'type') {
+      seen.push(tok.name);
+      values.push(tok.attrValues[0]!);
+    }
   }
   t.is(seen.length, 2);
   t.true(Object.is(seen[0], seen[1]));
@@ -128,10 +133,11 @@ const IF_NS = 'urn:ietf:params:xml:ns:yang:ietf-interfaces';
 
 test('decodeXml: CDATA, comments, CRLF and character references in real ietf-interfaces values', (t) => {
   const ctx = schema();
-  const xml = `<?xml version="1.0"?>\r\n<!-- from a device -->\r\n<interfaces xmlns="${IF_NS}">\r\n`
-    + '  <interface><name>ge-0/0/1</name><!-- uplink --><description><![CDATA[a <b> & c]]>&#x21;</description>\r\n'
-    + '    <type xmlns:ift="urn:ietf:params:xml:ns:yang:iana-if-type"> ift:ethernetCsmacd </type><enabled>false</enabled></interface>\r\n'
-    + '</interfaces>\r\n';
+  const xml =
+    `<?xml version="1.0"?>\r\n<!-- from a device -->\r\n<interfaces xmlns="${IF_NS}">\r\n` +
+    '  <interface><name>ge-0/0/1</name><!-- uplink --><description><![CDATA[a <b> & c]]>&#x21;</description>\r\n' +
+    '    <type xmlns:ift="urn:ietf:params:xml:ns:yang:iana-if-type"> ift:ethernetCsmacd </type><enabled>false</enabled></interface>\r\n' +
+    '</interfaces>\r\n';
   const { root } = decodeXml(xml, ctx);
   t.deepEqual(JSON.parse(encodeJson(root)), {
     'ietf-interfaces:interfaces': {
@@ -143,7 +149,10 @@ test('decodeXml: CDATA, comments, CRLF and character references in real ietf-int
 test('decodeXml: <data> and NETCONF <config> wrappers hold a whole datastore; nothing may follow them', (t) => {
   const ctx = schema();
   const body = `<interfaces xmlns="${IF_NS}"><interface><name>a</name></interface></interfaces>`;
-  for (const wrapper of ['<data xmlns="urn:ietf:params:xml:ns:yang:ietf-restconf">', '<config xmlns="urn:ietf:params:xml:ns:netconf:base:1.0">']) {
+  for (const wrapper of [
+    '<data xmlns="urn:ietf:params:xml:ns:yang:ietf-restconf">',
+    '<config xmlns="urn:ietf:params:xml:ns:netconf:base:1.0">',
+  ]) {
     const name = wrapper.slice(1, wrapper.indexOf(' '));
     const { root } = decodeXml(`${wrapper}${body}</${name}>`, ctx);
     t.deepEqual(JSON.parse(encodeJson(root)), { 'ietf-interfaces:interfaces': { interface: [{ name: 'a' }] } });
@@ -168,7 +177,10 @@ test('decodeXml: a config leaf-list value given twice is refused in linear time'
   t.true(Number(process.hrtime.bigint() - start) / 1e6 < 3000);
   const json = JSON.parse(encodeJson(root)) as { 'ietf-system:system': { 'dns-resolver': { search: string[] } } };
   t.is(json['ietf-system:system']['dns-resolver'].search.length, 50000);
-  const e = t.throws(() => decodeXml(`<system xmlns="${sys}"><dns-resolver><search>a</search><search>a</search></dns-resolver></system>`, ctx), { instanceOf: DataError });
+  const e = t.throws(
+    () => decodeXml(`<system xmlns="${sys}"><dns-resolver><search>a</search><search>a</search></dns-resolver></system>`, ctx),
+    { instanceOf: DataError },
+  );
   t.is(e.first.tag, 'invalid-value');
   t.regex(e.first.message, /appears twice/);
 });

@@ -39,27 +39,44 @@ test('decodes XML with namespaces, prefixed identityref values and an augment', 
 
 test('encodes XML: xmlns where the module changes, identityref prefixes declared, keys first', (t) => {
   const ctx = schema();
-  const { node } = decodeJson({
-    'ietf-interfaces:interfaces': { interface: [{ type: 'iana-if-type:ethernetCsmacd', name: 'eth0', 'ietf-ip:ipv4': { mtu: 1500 } }] },
-  }, ctx);
-  t.is(encodeXml(node!, ctx),
-    `<interfaces xmlns="${IF_NS}"><interface><name>eth0</name>`
-    + '<type xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type">ianaift:ethernetCsmacd</type>'
-    + `<ipv4 xmlns="${IP_NS}"><mtu>1500</mtu></ipv4></interface></interfaces>`);
+  const { node } = decodeJson(
+    {
+      'ietf-interfaces:interfaces': { interface: [{ type: 'iana-if-type:ethernetCsmacd', name: 'eth0', 'ietf-ip:ipv4': { mtu: 1500 } }] },
+    },
+    ctx,
+  );
+  t.is(
+    encodeXml(node!, ctx),
+    `<interfaces xmlns="${IF_NS}"><interface><name>eth0</name>` +
+      '<type xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type">ianaift:ethernetCsmacd</type>' +
+      `<ipv4 xmlns="${IP_NS}"><mtu>1500</mtu></ipv4></interface></interfaces>`,
+  );
 });
 
 test('encodes runs of tags and cached elements as they are, however long, and the same again on the next document', (t) => {
   const ctx = schema();
-  const entries = Array.from({ length: 3000 }, (_, i) => ({ name: `e${i}`, enabled: i % 3 !== 0, type: i % 2 ? 'iana-if-type:ethernetCsmacd' : 'iana-if-type:softwareLoopback' }));
+  const entries = Array.from({ length: 3000 }, (_, i) => ({
+    name: `e${i}`,
+    enabled: i % 3 !== 0,
+    type: i % 2 ? 'iana-if-type:ethernetCsmacd' : 'iana-if-type:softwareLoopback',
+  }));
   const { node } = decodeJson({ 'ietf-interfaces:interfaces': { interface: entries } }, ctx);
-  const expected = `<interfaces xmlns="${IF_NS}">` + entries.map((e) => `<interface><name>${e.name}</name>`
-    + `<type xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type">ianaift:${e.type.split(':')[1]}</type>`
-    + `<enabled>${e.enabled}</enabled></interface>`).join('') + '</interfaces>';
+  const expected =
+    `<interfaces xmlns="${IF_NS}">` +
+    entries
+      .map(
+        (e) =>
+          `<interface><name>${e.name}</name>` +
+          `<type xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type">ianaift:${e.type.split(':')[1]}</type>` +
+          `<enabled>${e.enabled}</enabled></interface>`,
+      )
+      .join('') +
+    '</interfaces>';
   t.is(encodeXml(node!, ctx), expected);
   t.is(encodeXml(node!, ctx), expected, 'the runs remembered from the first document');
   // 400 empty values: one run of constant pieces far past the bound on a run's length
   const kinds = decodeJson({ 'data-kinds:kinds': { tags: ['x'] } }, ctx).node as ContainerNode;
-  const tags = { ...kinds.children[0]!, values: Array.from({ length: 400 }, () => '') } as typeof kinds.children[0];
+  const tags = { ...kinds.children[0]!, values: Array.from({ length: 400 }, () => '') } as (typeof kinds.children)[0];
   t.is(encodeXml({ ...kinds, children: [tags] }, ctx), `<kinds xmlns="urn:rosetta:test:data-kinds">${'<tags/>'.repeat(400)}</kinds>`);
 });
 
@@ -89,11 +106,22 @@ test('round trip JSON -> tree -> XML -> tree -> JSON keeps every node kind and a
   const doc = {
     'data-kinds:kinds': {
       '@': { note: 'top <&"> ' },
-      flag: [null], big: '-9007199254740993', counter: '18446744073709551615', ratio: '3.1', small: { '@': { weight: 7 }, '#': -3 },
-      mask: 'read write', either: 42, iftype: 'iana-if-type:ieee8023adLag', color: 'green',
-      tags: [{ '@': { note: 'first' }, '#': 'b' }, 'a', 'c'], numbers: [5, 1],
+      flag: [null],
+      big: '-9007199254740993',
+      counter: '18446744073709551615',
+      ratio: '3.1',
+      small: { '@': { weight: 7 }, '#': -3 },
+      mask: 'read write',
+      either: 42,
+      iftype: 'iana-if-type:ieee8023adLag',
+      color: 'green',
+      tags: [{ '@': { note: 'first' }, '#': 'b' }, 'a', 'c'],
+      numbers: [5, 1],
       blob: { anything: ['1', { deep: 'x' }], 'ietf-interfaces:other': 'y' },
-      route: [{ prefix: '10.0.0.0/8', metric: 10, 'next-hop': '192.0.2.9' }, { prefix: '10.0.0.0/8', metric: 20 }],
+      route: [
+        { prefix: '10.0.0.0/8', metric: 10, 'next-hop': '192.0.2.9' },
+        { prefix: '10.0.0.0/8', metric: 20 },
+      ],
       rule: [{ name: 'z', '@': { note: 'entry' }, match: { port: 22 } }, { name: 'a' }],
     },
     'ietf-system:system': { 'dns-resolver': { search: ['b.example', 'a.example'] }, ntp: {} },
@@ -144,10 +172,16 @@ test('10,000 nested XML elements are refused, not a stack overflow', (t) => {
 
 test('RFC 7952 attributes in XML are attributes in their module namespace', (t) => {
   const ctx = schema();
-  const { node } = decodeJson({ 'data-kinds:kinds': { small: { '@': { weight: 7, 'ietf-origin:origin': 'ietf-origin:learned' }, '#': 1 } } }, ctx);
+  const { node } = decodeJson(
+    { 'data-kinds:kinds': { small: { '@': { weight: 7, 'ietf-origin:origin': 'ietf-origin:learned' }, '#': 1 } } },
+    ctx,
+  );
   const xml = encodeXml(node!, ctx);
-  t.is(xml, '<kinds xmlns="urn:rosetta:test:data-kinds"><small xmlns:dk="urn:rosetta:test:data-kinds" '
-    + 'xmlns:or="urn:ietf:params:xml:ns:yang:ietf-origin" dk:weight="7" or:origin="or:learned">1</small></kinds>');
+  t.is(
+    xml,
+    '<kinds xmlns="urn:rosetta:test:data-kinds"><small xmlns:dk="urn:rosetta:test:data-kinds" ' +
+      'xmlns:or="urn:ietf:params:xml:ns:yang:ietf-origin" dk:weight="7" or:origin="or:learned">1</small></kinds>',
+  );
   const back = decodeXml(xml, ctx).node as ContainerNode;
   t.deepEqual((back.children[0] as LeafNode).attributes, { 'data-kinds:weight': 7, 'ietf-origin:origin': 'ietf-origin:learned' });
 });
@@ -159,7 +193,8 @@ test('leaves of few values (boolean, enumeration, identityref) written from the 
   const doc = {
     'ietf-interfaces:interfaces': {
       interface: Array.from({ length: 40 }, (_, i) => ({
-        name: `eth${i}`, type: i % 2 ? 'iana-if-type:ethernetCsmacd' : 'iana-if-type:softwareLoopback',
+        name: `eth${i}`,
+        type: i % 2 ? 'iana-if-type:ethernetCsmacd' : 'iana-if-type:softwareLoopback',
         enabled: i % 5 === 0 ? { '@': { 'ietf-origin:origin': 'ietf-origin:learned' }, '#': i % 3 !== 0 } : i % 3 !== 0,
         'ietf-ip:ipv4': { enabled: i % 2 === 0, forwarding: true },
       })),
@@ -167,7 +202,8 @@ test('leaves of few values (boolean, enumeration, identityref) written from the 
     'data-kinds:kinds': { color: 'green', tags: ['a&b', 'c>d'] },
   };
   const root = decodeJson(doc, ctx).root;
-  for (let round = 0; round < 2; round++) { // the second round writes from the caches the first filled
+  for (let round = 0; round < 2; round++) {
+    // the second round writes from the caches the first filled
     const xml = encodeXml(root, ctx);
     t.regex(xml, /<ipv4 xmlns="urn:ietf:params:xml:ns:yang:ietf-ip"><enabled>true<\/enabled>/);
     t.regex(xml, /<enabled xmlns:or="urn:ietf:params:xml:ns:yang:ietf-origin" or:origin="or:learned">false<\/enabled>/);
@@ -177,7 +213,14 @@ test('leaves of few values (boolean, enumeration, identityref) written from the 
 });
 
 test('a list entry without its key is missing-element at the entry, not a crash', (t) => {
-  const e = t.throws(() => decodeXml('<interfaces xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces"><interface><description>d</description></interface></interfaces>', schema()), { instanceOf: DataError })!;
+  const e = t.throws(
+    () =>
+      decodeXml(
+        '<interfaces xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces"><interface><description>d</description></interface></interfaces>',
+        schema(),
+      ),
+    { instanceOf: DataError },
+  )!;
   t.is(e.first.tag, 'missing-element');
   t.is(e.first.path, "/ietf-interfaces:interfaces/interface[name='']");
   t.regex(e.first.message, /lacks its key 'name'/);

@@ -38,11 +38,15 @@ const startTime = (pid: number) => stat(pid)![19]!;
 
 /** The child processes of `parent`, as /proc lists them. */
 function childrenOf(parent: number): number[] {
-  return fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number).filter((pid) => stat(pid)?.[1] === String(parent));
+  return fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number)
+    .filter((pid) => stat(pid)?.[1] === String(parent));
 }
 
 async function until<T>(what: string, probe: () => T | undefined, ms = 20_000): Promise<T> {
-  for (const deadline = Date.now() + ms; ;) {
+  for (const deadline = Date.now() + ms; ; ) {
     const found = probe();
     if (found !== undefined) return found;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -53,7 +57,9 @@ async function until<T>(what: string, probe: () => T | undefined, ms = 20_000): 
 /** Spawns `sh -c script` (killed at the end of the test); the shell execs a program that never reaps. */
 function spawnShell(t: ExecutionContext, script: string, args: readonly string[] = []): ChildProcess {
   const shell = spawn('sh', ['-c', script, 'sh', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  t.teardown(() => { shell.kill('SIGKILL'); });
+  t.teardown(() => {
+    shell.kill('SIGKILL');
+  });
   return shell;
 }
 
@@ -66,7 +72,11 @@ async function zombie(t: ExecutionContext): Promise<number> {
 /** Writes the lock the way the service does: pid, host, token, then the start time when given. */
 function writeLock(directory: string, pid: number, start?: string): void {
   fs.mkdirSync(directory, { recursive: true });
-  fs.writeFileSync(path.join(directory, LOCK_FILE_NAME), `${pid}\n${os.hostname()}\n0123456789abcdef\n${start !== undefined ? `${start}\n` : ''}`, { mode: 0o600 });
+  fs.writeFileSync(
+    path.join(directory, LOCK_FILE_NAME),
+    `${pid}\n${os.hostname()}\n0123456789abcdef\n${start !== undefined ? `${start}\n` : ''}`,
+    { mode: 0o600 },
+  );
 }
 
 /** The pid a directory's lock names. */
@@ -89,7 +99,7 @@ test('a lock whose holder is a zombie is stale: the service starts on the direct
   }
 });
 
-test('the lock records the holder\'s start time, so a pid that names another process now is stale', async (t) => {
+test("the lock records the holder's start time, so a pid that names another process now is stale", async (t) => {
   const directory = temporaryDirectory(t);
   const { close } = await openJournal(directory);
   const [pid, host, token, start, rest] = fs.readFileSync(path.join(directory, LOCK_FILE_NAME), 'utf8').split('\n');
@@ -103,13 +113,20 @@ test('the lock records the holder\'s start time, so a pid that names another pro
   writeLock(directory, unrelated, String(Number(startTime(unrelated)) - 1));
   const reused = await openJournal(directory);
   await reused.close();
-  t.true(reused.logs.some((line) => line.includes(`stale lock of process ${unrelated}`)), reused.logs.join('\n'));
+  t.true(
+    reused.logs.some((line) => line.includes(`stale lock of process ${unrelated}`)),
+    reused.logs.join('\n'),
+  );
 
   for (const start of [startTime(unrelated), undefined]) {
     writeLock(directory, unrelated, start);
     const refused = await t.throwsAsync(Journal.open(directory, { log: () => undefined }));
     t.is((refused as { code?: string }).code, 'locked');
-    t.regex(refused?.message ?? '', new RegExp(`in use by process ${unrelated}\\b`), start === undefined ? 'a lock without a start time: the live pid holds' : 'the same start time: the holder itself');
+    t.regex(
+      refused?.message ?? '',
+      new RegExp(`in use by process ${unrelated}\\b`),
+      start === undefined ? 'a lock without a start time: the live pid holds' : 'the same start time: the holder itself',
+    );
   }
 });
 
@@ -117,11 +134,21 @@ test('a real second service on the same directory is refused; once that one is k
   const dataDir = temporaryDirectory(t);
   const cwd = temporaryDirectory(t);
   // The service runs as the child of a shell that execs a sleep: killed, it stays a zombie.
-  const parent = spawn('sh', ['-c', 'cd "$1" && "$2" "$3" start --port 0 --data-dir "$4" & exec sleep 120', 'sh', cwd, process.execPath, BIN, dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
-  t.teardown(() => { parent.kill('SIGKILL'); });
+  const parent = spawn(
+    'sh',
+    ['-c', 'cd "$1" && "$2" "$3" start --port 0 --data-dir "$4" & exec sleep 120', 'sh', cwd, process.execPath, BIN, dataDir],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  t.teardown(() => {
+    parent.kill('SIGKILL');
+  });
   let output = '';
-  parent.stdout!.on('data', (d) => { output += d; });
-  parent.stderr!.on('data', (d) => { output += d; });
+  parent.stdout!.on('data', (d) => {
+    output += d;
+  });
+  parent.stderr!.on('data', (d) => {
+    output += d;
+  });
   await until(`the first service to listen (${output})`, () => (/listening on .*\/rests/.test(output) ? true : undefined), 60_000);
   const service = childrenOf(parent.pid!)[0]!;
 
@@ -142,18 +169,24 @@ async function mainThreadGone(t: ExecutionContext, seconds: number): Promise<num
   return until('a zombie main thread', () => childrenOf(parent.pid!).find((pid) => stat(pid)?.[0] === 'Z'));
 }
 
-(PYTHON ? test : test.skip)('a holder whose threads are still finishing is given a few seconds: taken over once it is gone, refused while it lives on', async (t) => {
-  const directory = temporaryDirectory(t);
-  const finishing = await mainThreadGone(t, 1);
-  writeLock(directory, finishing, startTime(finishing));
-  const began = Date.now();
-  const waited = await openJournal(directory);
-  await waited.close();
-  t.true(Date.now() - began >= 300, 'the lock was judged only once the last thread was gone');
-  t.true(waited.logs.some((line) => line.includes(`stale lock of process ${finishing}`)), waited.logs.join('\n'));
+(PYTHON ? test : test.skip)(
+  'a holder whose threads are still finishing is given a few seconds: taken over once it is gone, refused while it lives on',
+  async (t) => {
+    const directory = temporaryDirectory(t);
+    const finishing = await mainThreadGone(t, 1);
+    writeLock(directory, finishing, startTime(finishing));
+    const began = Date.now();
+    const waited = await openJournal(directory);
+    await waited.close();
+    t.true(Date.now() - began >= 300, 'the lock was judged only once the last thread was gone');
+    t.true(
+      waited.logs.some((line) => line.includes(`stale lock of process ${finishing}`)),
+      waited.logs.join('\n'),
+    );
 
-  const living = await mainThreadGone(t, 60);
-  writeLock(directory, living, startTime(living));
-  const refused = await t.throwsAsync(Journal.open(directory, { log: () => undefined }));
-  t.regex(refused?.message ?? '', new RegExp(`in use by process ${living}\\b`));
-});
+    const living = await mainThreadGone(t, 60);
+    writeLock(directory, living, startTime(living));
+    const refused = await t.throwsAsync(Journal.open(directory, { log: () => undefined }));
+    t.regex(refused?.message ?? '', new RegExp(`in use by process ${living}\\b`));
+  },
+);

@@ -30,14 +30,19 @@ function gatedSync() {
     }
   };
   /** Resolves once `n` fsyncs have started. */
-  const started = (n: number) => new Promise<void>((resolve) => {
-    const check = () => (gates.length >= n ? resolve() : waiting.push(check));
-    check();
-  });
+  const started = (n: number) =>
+    new Promise<void>((resolve) => {
+      const check = () => (gates.length >= n ? resolve() : waiting.push(check));
+      check();
+    });
   return { sync, gates, started, most: () => most };
 }
 
-const settle = <T>(p: Promise<T>) => p.then((v) => ({ ok: true as const, v }), (e: unknown) => ({ ok: false as const, e }));
+const settle = <T>(p: Promise<T>) =>
+  p.then(
+    (v) => ({ ok: true as const, v }),
+    (e: unknown) => ({ ok: false as const, e }),
+  );
 
 test('appends during an fsync start their own commit; acknowledgements still come in append order', async (t) => {
   const directory = temporaryDirectory(t);
@@ -139,13 +144,18 @@ test('a snapshot taken while commits are in flight rotates only once they are du
 
 test('maxConcurrentCommits must be a positive integer', async (t) => {
   for (const bad of [0, -1, 1.5]) {
-    const error = await t.throwsAsync(openCollecting(t, temporaryDirectory(t), { maxConcurrentCommits: bad }), { instanceOf: JournalError });
+    const error = await t.throwsAsync(openCollecting(t, temporaryDirectory(t), { maxConcurrentCommits: bad }), {
+      instanceOf: JournalError,
+    });
     t.is(error?.code, 'bad-argument');
   }
 });
 
 test('with the default I/O, commits go through an O_DSYNC descriptor of the segment (Linux /proc)', async (t) => {
-  if (!fs.existsSync('/proc/self/fdinfo') || fsConstants.O_DSYNC === undefined) { t.pass('no /proc or no O_DSYNC here'); return; }
+  if (!fs.existsSync('/proc/self/fdinfo') || fsConstants.O_DSYNC === undefined) {
+    t.pass('no /proc or no O_DSYNC here');
+    return;
+  }
   const directory = temporaryDirectory(t);
   const { journal } = await openCollecting(t, directory);
   await journal.append('durable when written');
@@ -158,9 +168,18 @@ test('with the default I/O, commits go through an O_DSYNC descriptor of the segm
       return [];
     }
   });
-  t.true(flags.some((f) => (f & fsConstants.O_DSYNC) === fsConstants.O_DSYNC && (f & 3) === fsConstants.O_WRONLY), flags.map((f) => f.toString(8)).join(' '));
+  t.true(
+    flags.some((f) => (f & fsConstants.O_DSYNC) === fsConstants.O_DSYNC && (f & 3) === fsConstants.O_WRONLY),
+    flags.map((f) => f.toString(8)).join(' '),
+  );
   await journal.close();
-  const still = fs.readdirSync('/proc/self/fd').filter((fd) => { try { return fs.readlinkSync(`/proc/self/fd/${fd}`) === segment; } catch { return false; } });
+  const still = fs.readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return fs.readlinkSync(`/proc/self/fd/${fd}`) === segment;
+    } catch {
+      return false;
+    }
+  });
   t.deepEqual(still, [], 'closing the journal closes both descriptors');
   t.deepEqual((await openCollecting(t, directory)).records, ['durable when written']);
 });

@@ -13,7 +13,7 @@ const JOURNAL_MODULE = path.resolve(__dirname, '../../src/datastore/journal.js')
 
 /** The exact text of record `n`: about 200 bytes, different for every n, so a mixed-up record shows. */
 function recordFor(n: number): string {
-  return `record ${n} ` + `${n}:`.repeat(200).slice(0, 190);
+  return `record ${n} ${`${n}:`.repeat(200).slice(0, 190)}`;
 }
 
 const CHILD_SCRIPT = `
@@ -124,12 +124,18 @@ test('kill -9 at random moments loses no acknowledged record and leaves none hal
       t.true(result.readyAt > highestAcknowledged, `round ${round} started at ${result.readyAt}, acknowledged ${highestAcknowledged}`);
     }
     // Acknowledgements arrive in order and start where the recovered journal ended.
-    t.deepEqual(result.acknowledged, result.acknowledged.map((_, i) => (result.readyAt ?? 0) + i));
+    t.deepEqual(
+      result.acknowledged,
+      result.acknowledged.map((_, i) => (result.readyAt ?? 0) + i),
+    );
     if (result.acknowledged.length > 0) highestAcknowledged = Math.max(highestAcknowledged, result.acknowledged.at(-1)!);
     totalAcknowledged += result.acknowledged.length;
 
     const recovered = await verifyJournal(directory);
-    t.true(recovered.count > highestAcknowledged, `round ${round}: ${recovered.count} records recovered, ${highestAcknowledged} acknowledged`);
+    t.true(
+      recovered.count > highestAcknowledged,
+      `round ${round}: ${recovered.count} records recovered, ${highestAcknowledged} acknowledged`,
+    );
     t.log(
       `round ${round}: kill ${JSON.stringify(kill)}, ${result.acknowledged.length} acknowledged, ` +
         `${recovered.count} recovered (snapshot at ${recovered.fromSnapshot}), ${recovered.droppedBytes} torn byte(s) dropped`,
@@ -166,8 +172,14 @@ test('another process cannot open a directory a live process holds, and takes it
   await exited;
   const logs: string[] = [];
   const records: string[] = [];
-  const journal = await Journal.open(directory, { log: (line) => logs.push(line), onRecord: (record) => void records.push(record.toString()) });
+  const journal = await Journal.open(directory, {
+    log: (line) => logs.push(line),
+    onRecord: (record) => void records.push(record.toString()),
+  });
   await journal.close();
   t.deepEqual(records, ['from the holder']);
-  t.true(logs.some((line) => line.includes(`stale lock of process ${holder.pid}`)), logs.join('\n'));
+  t.true(
+    logs.some((line) => line.includes(`stale lock of process ${holder.pid}`)),
+    logs.join('\n'),
+  );
 });

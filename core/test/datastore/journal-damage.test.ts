@@ -16,7 +16,7 @@ async function writeRecords(directory: string, records: string[]): Promise<void>
   await journal.close();
 }
 
-const fiveRecords = ['alpha', 'bravo', 'charlie', 'delta', 'echo-' + 'x'.repeat(200)];
+const fiveRecords = ['alpha', 'bravo', 'charlie', 'delta', `echo-${'x'.repeat(200)}`];
 
 function segmentPath(directory: string, name = FIRST_SEGMENT): string {
   return path.join(directory, name);
@@ -33,7 +33,10 @@ test('a record cut off mid-payload is dropped, logged, and appending continues a
   t.deepEqual(records, fiveRecords.slice(0, 4));
   t.is(journal.recovery.droppedBytes, encodeFrame(fiveRecords[4]!).length - 3);
   t.regex(journal.recovery.dropReason ?? '', /torn record/);
-  t.true(logs.some((line) => line.includes('dropped') && line.includes(FIRST_SEGMENT)), logs.join('\n'));
+  t.true(
+    logs.some((line) => line.includes('dropped') && line.includes(FIRST_SEGMENT)),
+    logs.join('\n'),
+  );
   t.is(fs.statSync(file).size, size - encodeFrame(fiveRecords[4]!).length); // cut on disk too
   await journal.append('foxtrot');
   await journal.close();
@@ -147,7 +150,10 @@ test('a damaged snapshot is ignored with a log line; without the segments it sup
   const error = await t.throwsAsync(Journal.open(directory, { log: (line) => logs.push(line) }), { instanceOf: JournalError });
   t.is(error?.code, 'corrupt');
   t.regex(error?.message ?? '', /records 0\.\.4 are missing/);
-  t.true(logs.some((line) => line.includes('ignoring snapshot snapshot-0000000000000005.snap: checksum mismatch')), logs.join('\n'));
+  t.true(
+    logs.some((line) => line.includes('ignoring snapshot snapshot-0000000000000005.snap: checksum mismatch')),
+    logs.join('\n'),
+  );
 });
 
 test('an older valid snapshot is used when the newest one is damaged and the journal still reaches back', async (t) => {

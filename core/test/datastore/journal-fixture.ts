@@ -49,5 +49,8 @@ export async function openCollecting(t: ExecutionContext, directory: string, opt
 
 /** Names of the journal's files in `directory`, sorted. */
 export function journalFiles(directory: string): string[] {
-  return fs.readdirSync(directory).filter((name) => name !== 'LOCK').sort();
+  return fs
+    .readdirSync(directory)
+    .filter((name) => name !== 'LOCK')
+    .sort();
 }

@@ -32,8 +32,10 @@ test.serial('durable appends per second with 1 and 8 concurrent appenders', asyn
   const single = await measure(t, 1, 1500);
   const eight = await measure(t, 8, 1500);
   t.log(`1 appender : ${single.perSecond} appends/s (${single.appended} records, ${single.batchesWritten} fsyncs)`);
-  t.log(`8 appenders: ${eight.perSecond} appends/s (${eight.appended} records, ${eight.batchesWritten} fsyncs, ` +
-    `${(eight.appended / eight.batchesWritten).toFixed(1)} records per fsync)`);
+  t.log(
+    `8 appenders: ${eight.perSecond} appends/s (${eight.appended} records, ${eight.batchesWritten} fsyncs, ` +
+      `${(eight.appended / eight.batchesWritten).toFixed(1)} records per fsync)`,
+  );
   t.is(single.batchesWritten, single.appended); // one waiting writer: one fsync per record
   t.true(eight.appended / eight.batchesWritten >= 4, 'group commit should put several waiting writers in one fsync');
 });
@@ -77,7 +79,9 @@ test.serial('a 100,000-entry body: append and snapshot cost next to JSON.parse +
   const recoverMs = millisecondsSince(started);
   await reopened.close();
 
-  t.log(`body ${(body.length / 1e6).toFixed(1)} MB: JSON.parse+stringify ${jsonMs.toFixed(0)} ms, durable append ${appendMs.toFixed(0)} ms, durable snapshot ${snapshotMs.toFixed(0)} ms`);
+  t.log(
+    `body ${(body.length / 1e6).toFixed(1)} MB: JSON.parse+stringify ${jsonMs.toFixed(0)} ms, durable append ${appendMs.toFixed(0)} ms, durable snapshot ${snapshotMs.toFixed(0)} ms`,
+  );
   t.log(`recovery of that snapshot + 100,000 records of 200 bytes: ${recoverMs.toFixed(0)} ms`);
   t.is(snapshotBytes, Buffer.byteLength(reserialized));
   t.is(replayed, 100_000);

@@ -60,10 +60,16 @@ test('appends from 8 concurrent writers are group-committed and keep call order'
   // Group commit: far fewer fsyncs than records (8 writers waiting on one fsync share the next one).
   t.true(journal.stats.batchesWritten <= 400 / 4, `${journal.stats.batchesWritten} batches for 400 records`);
   // Acknowledgements come in append order.
-  t.deepEqual(order, [...order].sort((a, b) => a - b));
+  t.deepEqual(
+    order,
+    [...order].sort((a, b) => a - b),
+  );
   await journal.close();
   const reopened = await openCollecting(t, directory);
-  t.deepEqual(reopened.records, Array.from({ length: 400 }, (_, n) => `record ${n}`));
+  t.deepEqual(
+    reopened.records,
+    Array.from({ length: 400 }, (_, n) => `record ${n}`),
+  );
 });
 
 test('a snapshot covers the records before it, later records replay on top, superseded files go', async (t) => {
@@ -146,7 +152,10 @@ test('a lock left by a dead process is taken over', async (t) => {
   const { records, logs } = await openCollecting(t, directory);
   t.deepEqual(records, ['kept']);
   t.deepEqual(journalFiles(directory), ['journal-0000000000000000.log']);
-  t.true(logs.some((line) => line.includes('stale lock of process 2147483646')), logs.join('\n'));
+  t.true(
+    logs.some((line) => line.includes('stale lock of process 2147483646')),
+    logs.join('\n'),
+  );
 });
 
 test('a failed write rejects the batch and everything after it; recovery keeps only acknowledged records', async (t) => {
@@ -265,13 +274,19 @@ test('a failed snapshot rejects, leaves the journal usable and loses nothing', a
   t.regex(error?.message ?? '', /snapshot-0000000000000002\.snap/);
   t.is(journal.failed, undefined);
   await journal.append('c');
-  t.false(journalFiles(directory).some((name) => name.includes('.tmp-')), 'temporary file removed');
+  t.false(
+    journalFiles(directory).some((name) => name.includes('.tmp-')),
+    'temporary file removed',
+  );
   await journal.close();
 
   const reopened = await openCollecting(t, directory);
   t.is(reopened.snapshot, undefined);
   t.deepEqual(reopened.records, ['a', 'b', 'c']);
-  t.true(reopened.logs.some((line) => line.includes('ignoring snapshot snapshot-0000000000000002.snap: not a regular file')), reopened.logs.join('\n'));
+  t.true(
+    reopened.logs.some((line) => line.includes('ignoring snapshot snapshot-0000000000000002.snap: not a regular file')),
+    reopened.logs.join('\n'),
+  );
 });
 
 test('a segment name already taken makes the snapshot fail without touching that file', async (t) => {

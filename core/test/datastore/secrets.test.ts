@@ -43,7 +43,17 @@ function compile(masterLength = '1..16'): SchemaContext {
   return ctx;
 }
 const ctx = compile();
-const VAULT = { 'secret-test:vault': { owner: 'ops', master: 'Master-0xA1', note: 'Note-77', account: [{ name: 'alice', pin: '123456', token: 'Tok-alice' }, { name: 'bob', pin: '987654', token: 'Tok-bob' }] } };
+const VAULT = {
+  'secret-test:vault': {
+    owner: 'ops',
+    master: 'Master-0xA1',
+    note: 'Note-77',
+    account: [
+      { name: 'alice', pin: '123456', token: 'Tok-alice' },
+      { name: 'bob', pin: '987654', token: 'Tok-bob' },
+    ],
+  },
+};
 const CLEAR = ['Master-0xA1', 'Note-77', '123456', '987654', 'Tok-alice', 'Tok-bob'];
 
 const put = (doc: unknown, schema = ctx): Edit => ({ operation: 'merge', target: [], value: decodeJson(doc, schema).root });
@@ -65,13 +75,18 @@ const tokenOf = (who: string) => steps(ctx, 'secret-test:vault', ['account', who
 const noteAt = () => steps(ctx, 'secret-test:vault', 'note');
 
 function filesHolding(dir: string, needle: string): string[] {
-  return fs.readdirSync(dir, { recursive: true, withFileTypes: true })
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile() && fs.readFileSync(path.join(e.parentPath ?? e.path, e.name)).includes(needle))
     .map((e) => e.name);
 }
 
 async function open(t: import('ava').ExecutionContext, dir: string, options: ConfigStoreOptions = {}, schema = ctx): Promise<ConfigStore> {
-  const store = await ConfigStore.open(path.join(dir, 'config'), schema, { log: () => undefined, secrets: SecretBox.open(dir), ...options });
+  const store = await ConfigStore.open(path.join(dir, 'config'), schema, {
+    log: () => undefined,
+    secrets: SecretBox.open(dir),
+    ...options,
+  });
   t.teardown(() => store.close());
   return store;
 }
@@ -112,7 +127,10 @@ test('the store seals sensitive leaves in its tree, records and snapshots; recov
   await store.close();
   await new Promise((resolve) => setTimeout(resolve, 100));
   const files = fs.readdirSync(path.join(dir, 'config'));
-  t.true(files.some((f) => /snap/i.test(f)), files.join(' '));
+  t.true(
+    files.some((f) => /snap/i.test(f)),
+    files.join(' '),
+  );
   for (const secret of [...CLEAR, '5555']) t.deepEqual(filesHolding(dir, secret), [], secret);
 
   // Recovery: the pins' pattern is checked on the clear value (sealed text would fail it and be dropped).
@@ -206,6 +224,8 @@ test('cost: sealing walks only subtrees that hold sensitive leaves', (t) => {
   t.false(encodeJson(sealedEdits[0]!.value as never).includes('"pin":"1000"'));
   const many = time(withSecrets);
   const none = time(noSecrets);
-  t.log(`sealing 10,000 pins: ${many.toFixed(1)} ms (${((many * 1000) / 10_000).toFixed(1)} us each); an edit without secrets: ${(none * 1000).toFixed(1)} us`);
+  t.log(
+    `sealing 10,000 pins: ${many.toFixed(1)} ms (${((many * 1000) / 10_000).toFixed(1)} us each); an edit without secrets: ${(none * 1000).toFixed(1)} us`,
+  );
   t.true(none < 1, `${none} ms`);
 });

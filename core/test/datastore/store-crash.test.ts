@@ -53,7 +53,9 @@ function runAndKill(directory: string, base: number, afterAcks: number): Promise
       // A random extra delay moves the kill off the acknowledgement boundary.
       if (acknowledged.length >= afterAcks) setTimeout(kill, Math.random() * 8);
     });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
     child.on('error', reject);
     child.on('exit', () => {
       clearTimeout(timer);

@@ -33,7 +33,10 @@ export function entryTarget(ctx: SchemaContext, name: string): PathStep[] {
 /** A merge (or other operation) of one interface entry with the given leaves. */
 export function entryEdit(ctx: SchemaContext, fields: Record<string, unknown>, operation: Edit['operation'] = 'merge'): Edit {
   const name = String(fields.name);
-  const decoded = decodeJson({ 'ietf-interfaces:interface': [fields] }, ctx, { parent: interfacesSchema(ctx).interfaces, parentPath: '/ietf-interfaces:interfaces' });
+  const decoded = decodeJson({ 'ietf-interfaces:interface': [fields] }, ctx, {
+    parent: interfacesSchema(ctx).interfaces,
+    parentPath: '/ietf-interfaces:interfaces',
+  });
   return { operation, target: entryTarget(ctx, name), value: decoded.node! };
 }
 

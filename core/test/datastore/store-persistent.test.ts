@@ -66,7 +66,7 @@ const nameOf = (e: ListEntryNode): string => (e as unknown as { name: string }).
 
 test('EntrySequence matches an array through random replace/insert (first, last, before, after)/remove; forks keep theirs', (t) => {
   const next = random(11);
-  let model = Array.from({ length: 1000 }, (_, i) => entry(`e${i}`));
+  const model = Array.from({ length: 1000 }, (_, i) => entry(`e${i}`));
   let sequence = EntrySequence.from(model, nameOf);
   const forks: Array<[EntrySequence, ListEntryNode[]]> = [];
   let fresh = 1000;
@@ -120,7 +120,8 @@ test('a copy-on-write edit of a 20,000-entry list leaves the old version and its
   const target = (name: string): PathStep[] => [{ schema: interfaces }, { schema: itf, keys: [name] }];
   for (let i = 0; i < 50; i++) {
     const name = `eth${i * 397}`;
-    const value = decodeJson(JSON.stringify({ 'ietf-interfaces:interface': [{ name, description: `v${i}` }] }), ctx, { parent: interfaces }).node!;
+    const value = decodeJson(JSON.stringify({ 'ietf-interfaces:interface': [{ name, description: `v${i}` }] }), ctx, { parent: interfaces })
+      .node!;
     root = applyEdit(root, { operation: 'merge', target: target(name), value }, ctx);
     if (i % 3 === 0) root = applyEdit(root, { operation: 'remove', target: target(`eth${i * 397 + 1}`) }, ctx);
     if (i % 5 === 0) {
@@ -130,20 +131,30 @@ test('a copy-on-write edit of a 20,000-entry list leaves the old version and its
     versions.push(root);
   }
   const list = (r: typeof root): ListNode => (r.children[0] as { children: ListNode[] }).children[0]!;
-  const descriptions = (r: typeof root): string[] => list(r).entries.map((e) => {
-    const d = e.children.find((c) => c.schema.name === 'description');
-    return d?.kind === 'leaf' ? String(d.value) : '';
-  });
+  const descriptions = (r: typeof root): string[] =>
+    list(r).entries.map((e) => {
+      const d = e.children.find((c) => c.schema.name === 'description');
+      return d?.kind === 'leaf' ? String(d.value) : '';
+    });
   // The first version is untouched; the last has every change, in order.
-  t.deepEqual(descriptions(versions[0]!), entries.map((e) => e.description));
+  t.deepEqual(
+    descriptions(versions[0]!),
+    entries.map((e) => e.description),
+  );
   const last = descriptions(versions[versions.length - 1]!);
   t.is(last.length, 20_000 - 17 + 10);
   t.is(last[0], 'v0');
   t.is(last[397 - 1], 'v1'); // eth1 was removed before it
-  t.deepEqual(list(versions[versions.length - 1]!).entries.slice(-2).map((e) => (e.children[0] as { value: string }).value), ['new40', 'new45']);
+  t.deepEqual(
+    list(versions[versions.length - 1]!)
+      .entries.slice(-2)
+      .map((e) => (e.children[0] as { value: string }).value),
+    ['new40', 'new45'],
+  );
   // Key lookups through the persistent index agree with each version's entries.
   for (const version of [versions[1]!, versions[20]!, versions[50]!]) {
     const l = list(version);
-    for (const e of l.entries.slice(0, 500)) t.is(l.index?.get((e.children[0] as { value: string }).value) ?? (l.index === undefined ? e : undefined), e);
+    for (const e of l.entries.slice(0, 500))
+      t.is(l.index?.get((e.children[0] as { value: string }).value) ?? (l.index === undefined ? e : undefined), e);
   }
 });

@@ -19,7 +19,7 @@ test('Config: a prepared tree on the newest version is used as is; a stale one i
   const base = store.newest();
   const next = applyEdits(base, edits, ctx);
   const stored = await store.apply(edits, undefined, { tree: { base, next } });
-  t.is(stored, next, 'the caller\'s tree became the stored version, not a second copy');
+  t.is(stored, next, "the caller's tree became the stored version, not a second copy");
   t.is(store.current(), next);
 
   // Prepared on a version another write has since replaced: the edits are applied again on the real base.
@@ -35,11 +35,20 @@ test('Config: a prepared tree on the newest version is used as is; a stale one i
 
 test('Config: newest() includes a write that is applied but not yet durable; current() does not', async (t) => {
   let release!: () => void;
-  const gate = new Promise<void>((resolve) => { release = resolve; });
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
   let held = false;
   const store = await ConfigStore.open(dataDirectory(t), ctx, {
     log: () => undefined,
-    journal: { io: { sync: async (file) => { if (held) await gate; await file.datasync(); } } },
+    journal: {
+      io: {
+        sync: async (file) => {
+          if (held) await gate;
+          await file.datasync();
+        },
+      },
+    },
   });
   t.teardown(() => store.close());
   await store.apply([entryEdit(ctx, { name: 'eth0', description: 'durable' })]);

@@ -38,14 +38,18 @@ test.serial('one-entry apply costs the same with 100,000 entries stored as with 
     let next = 5000;
     for (; next < 5200; next++) await store.apply([edits[next]!]);
     start = process.hrtime.bigint();
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      while (next < 6000) await store.apply([edits[next++]!]);
-    }));
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < 6000) await store.apply([edits[next++]!]);
+      }),
+    );
     const durable = microseconds(start, 800);
     t.is(interfaceList(store.current())?.entries.length, size);
     await store.close();
     results[size] = { memory, durable };
-    t.log(`${size} entries stored: in-memory edit ${memory.toFixed(1)} us, durable apply ${durable.toFixed(1)} us (${(1e6 / durable).toFixed(0)}/s with 8 writers)`);
+    t.log(
+      `${size} entries stored: in-memory edit ${memory.toFixed(1)} us, durable apply ${durable.toFixed(1)} us (${(1e6 / durable).toFixed(0)}/s with 8 writers)`,
+    );
   }
   t.true(results[100_000]!.memory > 0);
 });
@@ -63,7 +67,9 @@ test.serial('heap per stored small list entry, after gc, before and after single
   for (let i = 0; i < 200; i++) await store.apply([entryEdit(ctx, { name: `eth${i * 97}`, description: `e${i}` })]);
   gc();
   const edited = (process.memoryUsage().heapUsed - base) / count;
-  t.log(`${count} entries {name, description, enabled}: ${stored.toFixed(0)} bytes/entry as decoded, ${edited.toFixed(0)} bytes/entry after edits (persistent index and sequence built)`);
+  t.log(
+    `${count} entries {name, description, enabled}: ${stored.toFixed(0)} bytes/entry as decoded, ${edited.toFixed(0)} bytes/entry after edits (persistent index and sequence built)`,
+  );
   t.true(stored < 1024, `${stored} bytes per entry`);
   t.true(edited < 1024, `${edited} bytes per entry`);
   await store.close();

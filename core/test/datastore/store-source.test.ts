@@ -22,23 +22,46 @@ const ctx = schema();
 /** The value a PUT handler would get for `text` at `target` (same scope as replay uses). */
 function decodeAt(text: string, target: PathStep[], context: SchemaContext = ctx): DataNode | DataRoot {
   const scope = valueDecodeScope(target);
-  const decoded = decodeJson(text, context, { ...(scope.parent !== undefined ? { parent: scope.parent, parentPath: scope.parentPath } : {}), allowState: false });
+  const decoded = decodeJson(text, context, {
+    ...(scope.parent !== undefined ? { parent: scope.parent, parentPath: scope.parentPath } : {}),
+    allowState: false,
+  });
   return target.length === 0 ? decoded.root : decoded.root.children[0]!;
 }
 
 function journalText(dir: string): string {
-  return fs.readdirSync(dir).filter((f) => f.endsWith('.log')).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('');
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.log'))
+    .map((f) => fs.readFileSync(path.join(dir, f), 'utf8'))
+    .join('');
 }
 
-const ENTRY = '{ "ietf-interfaces:interface" : [ { "name": "eth0", "description": "caf\\u00e9 \\"quoted\\" \\\\ back", "enabled": false, "type": "iana-if-type:ethernetCsmacd" } ] }';
-const CONTAINER = JSON.stringify({ 'ietf-interfaces:interfaces': { interface: [{ name: 'a', description: 'x' }, { name: 'b', enabled: true }] } });
-const ROOT = JSON.stringify({ 'ietf-interfaces:interfaces': { interface: [{ name: 'r' }] }, 'example-jukebox:jukebox': { library: { artist: [{ name: 'Ella' }] } } });
+const ENTRY =
+  '{ "ietf-interfaces:interface" : [ { "name": "eth0", "description": "caf\\u00e9 \\"quoted\\" \\\\ back", "enabled": false, "type": "iana-if-type:ethernetCsmacd" } ] }';
+const CONTAINER = JSON.stringify({
+  'ietf-interfaces:interfaces': {
+    interface: [
+      { name: 'a', description: 'x' },
+      { name: 'b', enabled: true },
+    ],
+  },
+});
+const ROOT = JSON.stringify({
+  'ietf-interfaces:interfaces': { interface: [{ name: 'r' }] },
+  'example-jukebox:jukebox': { library: { artist: [{ name: 'Ella' }] } },
+});
 
 test('kept body texts replay to the same trees: list entry, container, datastore root', async (t) => {
   const dir = dataDirectory(t);
   const store = await ConfigStore.open(dir, ctx, { log: () => undefined });
   const { interfaces } = interfacesSchema(ctx);
-  const writes: Array<[PathStep[], string]> = [[entryTarget(ctx, 'eth0'), ENTRY], [[{ schema: interfaces }], CONTAINER], [[], ROOT], [entryTarget(ctx, 'eth0'), ENTRY]];
+  const writes: Array<[PathStep[], string]> = [
+    [entryTarget(ctx, 'eth0'), ENTRY],
+    [[{ schema: interfaces }], CONTAINER],
+    [[], ROOT],
+    [entryTarget(ctx, 'eth0'), ENTRY],
+  ];
   const after: string[] = [];
   for (const [target, text] of writes) {
     const edit: Edit = { operation: 'replace', target, value: decodeAt(text, target) };
@@ -60,7 +83,9 @@ test('a body text decoded against another schema is not kept: the value is encod
   const store = await ConfigStore.open(dir, ctx, { log: () => undefined });
   const other = compileSchema(new ModuleRepository([...MODEL_DIRS]), { modules: ['ietf-interfaces', 'iana-if-type'] });
   const target = entryTarget(ctx, 'eth0');
-  await store.apply([{ operation: 'replace', target, value: decodeAt(ENTRY, target) }], undefined, { source: { json: ENTRY, schema: other } });
+  await store.apply([{ operation: 'replace', target, value: decodeAt(ENTRY, target) }], undefined, {
+    source: { json: ENTRY, schema: other },
+  });
   await store.close();
   const journal = journalText(dir);
   t.true(journal.includes('"d":'));
@@ -77,7 +102,10 @@ test('a kept text the schema no longer fully accepts: the unknown node is droppe
   const [edit] = decodeEditRecord(record, { ctx, log: (m) => logs.push(m), where: 'record 0' });
   t.truthy(edit);
   t.is(encodeJson(edit!.value as DataNode), encodeJson(value));
-  t.true(logs.some((l) => l.includes('retired')), logs.join('\n'));
+  t.true(
+    logs.some((l) => l.includes('retired')),
+    logs.join('\n'),
+  );
 });
 
 test('a record whose kept text is not JSON drops that edit with a log line, never throws', (t) => {
@@ -85,6 +113,9 @@ test('a record whose kept text is not JSON drops that edit with a log line, neve
   const record = `{"e":[{"o":"replace","t":${JSON.stringify([{ n: 'ietf-interfaces:interfaces' }, { n: 'ietf-interfaces:interface', k: ['eth8'] }])},"b":"{not json"}]}`;
   const logs: string[] = [];
   t.deepEqual(decodeEditRecord(record, { ctx, log: (m) => logs.push(m), where: 'record 3' }), []);
-  t.true(logs.some((l) => l.includes('record 3') && l.includes('not JSON')), logs.join('\n'));
+  t.true(
+    logs.some((l) => l.includes('record 3') && l.includes('not JSON')),
+    logs.join('\n'),
+  );
   t.is(target.length, 2);
 });

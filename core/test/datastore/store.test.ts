@@ -16,7 +16,12 @@ import { bulkEdit, dataDirectory, entryEdit, entryTarget, interfaceList, readEnt
 
 const ctx = schema();
 
-async function open(t: import('ava').ExecutionContext, directory: string, options: ConfigStoreOptions = {}, context = ctx): Promise<ConfigStore> {
+async function open(
+  t: import('ava').ExecutionContext,
+  directory: string,
+  options: ConfigStoreOptions = {},
+  context = ctx,
+): Promise<ConfigStore> {
   const store = await ConfigStore.open(directory, context, { log: () => undefined, ...options });
   t.teardown(() => store.close());
   return store;
@@ -35,9 +40,18 @@ test('restart keeps every change: merge, create, replace, delete, remove and ins
   const rules = decodeJson({ 'data-kinds:kinds': { rule: [{ name: 'a' }, { name: 'c' }] } }, ctx).node!;
   await store.apply([{ operation: 'merge', target: [], value: { kind: 'root', children: [rules] } }]);
   const kinds = rules.schema;
-  const rule = (kinds as { children: readonly { name: string }[] }).children.find((c) => c.name === 'rule') as unknown as import('../../src/yang/schema').ListSchema;
+  const rule = (kinds as { children: readonly { name: string }[] }).children.find(
+    (c) => c.name === 'rule',
+  ) as unknown as import('../../src/yang/schema').ListSchema;
   const b = decodeJson({ 'data-kinds:rule': [{ name: 'b' }] }, ctx, { parent: kinds }).node!;
-  await store.apply([{ operation: 'create', target: [{ schema: kinds }, { schema: rule, keys: ['b'] }], value: b, insert: { where: 'before', point: ['c'] } }]);
+  await store.apply([
+    {
+      operation: 'create',
+      target: [{ schema: kinds }, { schema: rule, keys: ['b'] }],
+      value: b,
+      insert: { where: 'before', point: ['c'] },
+    },
+  ]);
   const before = encodeJson(store.current());
   await store.close();
 
@@ -55,7 +69,10 @@ test('snapshots on compaction: the tree survives through snapshot + replay, and 
   const expected = encodeJson(store.current());
   await store.close();
   const files = fs.readdirSync(dir);
-  t.true(files.some((f) => f.includes('snapshot')), files.join(' '));
+  t.true(
+    files.some((f) => f.includes('snapshot')),
+    files.join(' '),
+  );
   const reopened = await open(t, dir);
   t.is(encodeJson(reopened.current()), expected);
   t.is(readEntry(reopened.current(), 'eth4')?.description, 'v44');
@@ -68,11 +85,16 @@ test('a failing edit or check changes nothing, in memory or on disk; a multi-edi
   const version = store.current();
   const records = store.stats.segmentRecords;
 
-  const exists = await t.throwsAsync(store.apply([entryEdit(ctx, { name: 'eth9' }), entryEdit(ctx, { name: 'eth0' }, 'create')]), { instanceOf: DataError });
+  const exists = await t.throwsAsync(store.apply([entryEdit(ctx, { name: 'eth9' }), entryEdit(ctx, { name: 'eth0' }, 'create')]), {
+    instanceOf: DataError,
+  });
   t.is(exists!.first.tag, 'data-exists');
-  await t.throwsAsync(store.apply([entryEdit(ctx, { name: 'eth9' })], () => {
-    throw new DataError({ tag: 'invalid-value', path: '/ietf-interfaces:interfaces', message: 'rejected by validation' });
-  }), { message: /rejected by validation/ });
+  await t.throwsAsync(
+    store.apply([entryEdit(ctx, { name: 'eth9' })], () => {
+      throw new DataError({ tag: 'invalid-value', path: '/ietf-interfaces:interfaces', message: 'rejected by validation' });
+    }),
+    { message: /rejected by validation/ },
+  );
   await t.throwsAsync(store.apply([{ operation: 'delete', target: entryTarget(ctx, 'nope') }]), { instanceOf: DataError });
 
   t.is(store.current(), version);
@@ -88,11 +110,14 @@ test('concurrent writers are serialized in call order and share fsyncs (group co
   const store = await open(t, dataDirectory(t));
   const seen: Array<{ previous: DataRoot; next: DataRoot }> = [];
   const writes = Array.from({ length: 200 }, (_, i) =>
-    store.apply([entryEdit(ctx, { name: `eth${i % 10}`, description: `write ${i}` })], (next, previous) => { seen.push({ previous, next }); }));
+    store.apply([entryEdit(ctx, { name: `eth${i % 10}`, description: `write ${i}` })], (next, previous) => {
+      seen.push({ previous, next });
+    }),
+  );
   const results = await Promise.all(writes);
   t.is(seen.length, 200);
   for (let i = 1; i < seen.length; i++) t.is(seen[i]!.previous, seen[i - 1]!.next, `write ${i} built on write ${i - 1}`);
-  results.forEach((root, i) => t.is(root, seen[i]!.next));
+  for (const [i, root] of results.entries()) t.is(root, seen[i]!.next);
   t.is(store.current(), results[199]);
   for (let k = 0; k < 10; k++) t.is(readEntry(store.current(), `eth${k}`)?.description, `write ${190 + k}`);
   t.true(store.stats.batchesWritten < 200, `${store.stats.batchesWritten} fsyncs for 200 writes`);
@@ -103,15 +128,27 @@ test('readers keep an old version unchanged while a large apply runs, and see a 
   let release!: () => void;
   let gate = Promise.resolve();
   const store = await open(t, dataDirectory(t), {
-    journal: { io: { sync: async (file) => { await gate; await file.datasync(); } } },
+    journal: {
+      io: {
+        sync: async (file) => {
+          await gate;
+          await file.datasync();
+        },
+      },
+    },
   });
   await store.apply([bulkEdit(ctx, 1000)]);
   const old = store.current();
   const oldText = encodeJson(old);
 
-  gate = new Promise((resolve) => { release = resolve; });
+  gate = new Promise((resolve) => {
+    release = resolve;
+  });
   let done = false;
-  const large = store.apply([bulkEdit(ctx, 50_000, 'ge')]).then((root) => { done = true; return root; });
+  const large = store.apply([bulkEdit(ctx, 50_000, 'ge')]).then((root) => {
+    done = true;
+    return root;
+  });
   await new Promise((resolve) => setTimeout(resolve, 200)); // applied and appended, not yet fsync'ed
   t.false(done);
   t.is(store.current(), old, 'an unacknowledged change is not visible');
@@ -132,7 +169,17 @@ test('a failed fsync rejects with operation-failed, changes nothing visible, and
   let failNext = false;
   const dir = dataDirectory(t);
   const store = await open(t, dir, {
-    journal: { io: { sync: async (file) => { if (failNext) { failNext = false; throw new Error('EIO: injected'); } await file.datasync(); } } },
+    journal: {
+      io: {
+        sync: async (file) => {
+          if (failNext) {
+            failNext = false;
+            throw new Error('EIO: injected');
+          }
+          await file.datasync();
+        },
+      },
+    },
   });
   await store.apply([entryEdit(ctx, { name: 'eth0', description: 'durable' })]);
   const version = store.current();
@@ -190,14 +237,28 @@ test('a node the schema lost between runs is dropped with a log line naming it; 
   const dir = dataDirectory(t);
   const doc = (json: unknown): Edit => ({ operation: 'merge', target: [], value: decodeJson(json, v1).root });
   const first = await open(t, dir, { journal: { compactAfterRecords: 2 } }, v1);
-  await first.apply([doc({ 'store-test:box': { keep: 'k', old: 'o', narrowed: 'wide', item: [{ id: 'a', size: 1, legacy: 'l' }, { id: 'b', size: 2, legacy: 'l' }] } })]);
+  await first.apply([
+    doc({
+      'store-test:box': {
+        keep: 'k',
+        old: 'o',
+        narrowed: 'wide',
+        item: [
+          { id: 'a', size: 1, legacy: 'l' },
+          { id: 'b', size: 2, legacy: 'l' },
+        ],
+      },
+    }),
+  ]);
   await first.apply([doc({ 'store-test:retired': { x: '1' } })]); // compaction: these two are in a snapshot
   await first.close();
   await new Promise((resolve) => setTimeout(resolve, 100));
   const again = await open(t, dir, {}, v1);
   await again.apply([doc({ 'store-test:box': { item: [{ id: 'c', size: 3, legacy: 'l' }] } })]); // a record after it
-  const retired = (v1.data.find((n) => n.name === 'retired'))!;
-  await again.apply([{ operation: 'merge', target: [{ schema: retired }], value: decodeJson({ 'store-test:retired': { x: '2' } }, v1).node! }]);
+  const retired = v1.data.find((n) => n.name === 'retired')!;
+  await again.apply([
+    { operation: 'merge', target: [{ schema: retired }], value: decodeJson({ 'store-test:retired': { x: '2' } }, v1).node! },
+  ]);
   await again.close();
 
   const logs: string[] = [];

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import test from 'ava';
-import { deviceCodec, deviceFault, DeviceSchemaCache, MountError, SecretBox } from '../../src/mount';
+import { deviceCodec, deviceFault, DeviceSchemaCache, type MountError, SecretBox } from '../../src/mount';
 import { DataError } from '../../src/data/errors';
 import { OWN_YANG_DIR } from '../../src/service/schema';
 import { testModel } from '../test-models';
@@ -19,11 +19,20 @@ const source = (file: string) => {
   return { name: name!, ...(revision ? { revision } : {}), text: fs.readFileSync(file, 'utf8') };
 };
 const IETF = [
-  testModel('ietf-interfaces@2018-02-20.yang'), testModel('ietf-ip@2018-02-22.yang'), testModel('ietf-inet-types@2013-07-15.yang'),
+  testModel('ietf-interfaces@2018-02-20.yang'),
+  testModel('ietf-ip@2018-02-22.yang'),
+  testModel('ietf-inet-types@2013-07-15.yang'),
   path.join(OWN_YANG_DIR, 'ietf-yang-types@2013-07-15.yang'),
 ].map(source);
-const BROKEN = { name: 'acme-broken', revision: '2024-01-01', text: 'module acme-broken { namespace "urn:b"; prefix b; revision 2024-01-01; leaf x { type no-such-type; } }' };
-const IMPORTER = { name: 'acme-user', text: 'module acme-user { namespace "urn:u"; prefix u; import acme-broken { prefix b; } container c { leaf y { type string; } } }' };
+const BROKEN = {
+  name: 'acme-broken',
+  revision: '2024-01-01',
+  text: 'module acme-broken { namespace "urn:b"; prefix b; revision 2024-01-01; leaf x { type no-such-type; } }',
+};
+const IMPORTER = {
+  name: 'acme-user',
+  text: 'module acme-user { namespace "urn:u"; prefix u; import acme-broken { prefix b; } container c { leaf y { type string; } } }',
+};
 
 test('a device module set compiles; a broken module and its importer are left out with the reason', (t) => {
   const cache = new DeviceSchemaCache();
@@ -64,7 +73,12 @@ test('the codec turns get replies into RFC 7951 JSON with content filtering; mal
   t.deepEqual(Object.fromEntries(Object.entries(codec.fromXml(data))), expected);
   t.is(fresh['ietf-interfaces:interfaces'], fresh['ietf-interfaces:interfaces'], 'made once');
   t.true(Object.isFrozen(fresh));
-  t.throws(() => { (fresh as Record<string, unknown>)['ietf-interfaces:interfaces'] = {}; }, { instanceOf: TypeError });
+  t.throws(
+    () => {
+      (fresh as Record<string, unknown>)['ietf-interfaces:interfaces'] = {};
+    },
+    { instanceOf: TypeError },
+  );
   const config = codec.fromXml(data, { content: 'config' });
   t.deepEqual(Object.keys(config), ['ietf-interfaces:interfaces']);
   const state = codec.fromXml(data, { content: 'nonconfig' });
@@ -78,13 +92,27 @@ test('the codec turns get replies into RFC 7951 JSON with content filtering; mal
     const reader = codec.dataReader(content === undefined ? {} : { content });
     const cuts = [...data.matchAll(/<\/[^>]*>/g)].map((m) => m.index! + m[0].length).filter((_, i) => i % 2 === 0);
     let from = 0;
-    for (const cut of cuts.slice(0, -1)) { reader.push(data.slice(from, cut)); from = cut; }
+    for (const cut of cuts.slice(0, -1)) {
+      reader.push(data.slice(from, cut));
+      from = cut;
+    }
     const answer = reader.end(data.slice(from));
-    t.deepEqual(JSON.parse(JSON.stringify(answer)), JSON.parse(JSON.stringify(codec.fromXml(data, content === undefined ? {} : { content }))), `content ${content}`);
+    t.deepEqual(
+      JSON.parse(JSON.stringify(answer)),
+      JSON.parse(JSON.stringify(codec.fromXml(data, content === undefined ? {} : { content }))),
+      `content ${content}`,
+    );
     t.true(Object.isFrozen(answer));
   }
   t.throws(() => codec.dataReader().push('<rpc-reply><data>'), { message: /element is <data>/ });
-  t.throws(() => { const r = codec.dataReader(); r.push('<data><interfaces xmlns="urn:nope"></interfaces>'); r.end('</data>'); }, { instanceOf: DataError });
+  t.throws(
+    () => {
+      const r = codec.dataReader();
+      r.push('<data><interfaces xmlns="urn:nope"></interfaces>');
+      r.end('</data>');
+    },
+    { instanceOf: DataError },
+  );
 });
 
 test('secrets: sealed values open only with the same data folder key (mode 0600)', (t) => {
@@ -103,13 +131,27 @@ test('secrets: sealed values open only with the same data folder key (mode 0600)
 });
 
 test('southbound errors map by shape: rpc-errors keep tag and path, refused commands name the command, the rest is 502', (t) => {
-  const rpc = deviceFault('N1', Object.assign(new Error('x'), { faults: [{ tag: 'data-exists', path: '/m:a', message: 'exists', type: 'protocol' }] })) as MountError;
+  const rpc = deviceFault(
+    'N1',
+    Object.assign(new Error('x'), { faults: [{ tag: 'data-exists', path: '/m:a', message: 'exists', type: 'protocol' }] }),
+  ) as MountError;
   t.is(rpc.status, 409);
   t.deepEqual(rpc.entries[0], { type: 'protocol', tag: 'data-exists', message: "device 'N1': exists", path: '/m:a' });
-  const cli = deviceFault('R1', Object.assign(new Error('x'), { status: 502, tag: 'operation-failed', command: 'ip route 1.1.1.1/32 foo', deviceMessage: '% Unknown command' })) as MountError;
+  const cli = deviceFault(
+    'R1',
+    Object.assign(new Error('x'), {
+      status: 502,
+      tag: 'operation-failed',
+      command: 'ip route 1.1.1.1/32 foo',
+      deviceMessage: '% Unknown command',
+    }),
+  ) as MountError;
   t.is(cli.status, 502);
   t.regex(cli.entries[0]!.message, /refused 'ip route 1\.1\.1\.1\/32 foo': % Unknown command/);
-  const timeout = deviceFault('R1', Object.assign(new Error('no prompt'), { status: 504, tag: 'operation-failed', command: 'show x' })) as MountError;
+  const timeout = deviceFault(
+    'R1',
+    Object.assign(new Error('no prompt'), { status: 504, tag: 'operation-failed', command: 'show x' }),
+  ) as MountError;
   t.is(timeout.status, 504);
   const plain = deviceFault('R1', new Error('socket closed')) as MountError;
   t.is(plain.status, 502);

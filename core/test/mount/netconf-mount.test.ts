@@ -48,9 +48,12 @@ const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-schema-cache-'));
 
 test.before(async () => {
   device = await startNetconfSimulator({
-    yang: MODEL, username: 'admin', password: 'Adm1n-pw',
-    config: '<system xmlns="urn:acme:router"><hostname>n1</hostname></system>'
-      + '<interfaces xmlns="urn:acme:router"><interface><name>ge0</name><description>first</description><mtu>1500</mtu></interface></interfaces>',
+    yang: MODEL,
+    username: 'admin',
+    password: 'Adm1n-pw',
+    config:
+      '<system xmlns="urn:acme:router"><hostname>n1</hostname></system>' +
+      '<interfaces xmlns="urn:acme:router"><interface><name>ge0</name><description>first</description><mtu>1500</mtu></interface></interfaces>',
     operations: {
       ping: (call) => {
         const target = call.input.children.find((c) => c.name === 'target')?.text ?? '';
@@ -73,9 +76,12 @@ test.serial('install-node downloads and compiles the device module; status and c
     input: {
       'node-id': 'N1',
       netconf: {
-        'netconf-node-topology:host': '127.0.0.1', 'netconf-node-topology:port': device.port,
-        'netconf-node-topology:username': 'admin', 'netconf-node-topology:password': 'Adm1n-pw',
-        'netconf-node-topology:tcp-only': false, 'netconf-node-topology:schema-cache-directory': cache,
+        'netconf-node-topology:host': '127.0.0.1',
+        'netconf-node-topology:port': device.port,
+        'netconf-node-topology:username': 'admin',
+        'netconf-node-topology:password': 'Adm1n-pw',
+        'netconf-node-topology:tcp-only': false,
+        'netconf-node-topology:schema-cache-directory': cache,
       },
     },
   });
@@ -85,7 +91,10 @@ test.serial('install-node downloads and compiles the device module; status and c
   const entry = node.json['network-topology:node'][0];
   t.is(entry['netconf-node-topology:connection-status'], 'connected');
   const caps = entry['netconf-node-topology:available-capabilities']['available-capability'].map((c: any) => c.capability);
-  t.true(caps.some((c: string) => c.startsWith('urn:ietf:params:netconf:base:1.1')), caps.join(' '));
+  t.true(
+    caps.some((c: string) => c.startsWith('urn:ietf:params:netconf:base:1.1')),
+    caps.join(' '),
+  );
   t.false(node.text.includes('Adm1n-pw'));
   const unified = await s.request('GET', `${NODES}/topology=unified/node=N1?content=nonconfig`);
   t.is(unified.json['network-topology:node'][0]['unified-topology:connection-type'], 'netconf');
@@ -107,10 +116,14 @@ test.serial('GET under the mount point: whole tree, subtrees, content and fields
 });
 
 test.serial('PUT, PATCH, POST and DELETE reach the device running configuration', async (t) => {
-  const put = await s.request('PUT', `${MOUNT}/acme-router:interfaces/interface=ge1`, { 'acme-router:interface': [{ name: 'ge1', description: 'second', mtu: 9000 }] });
+  const put = await s.request('PUT', `${MOUNT}/acme-router:interfaces/interface=ge1`, {
+    'acme-router:interface': [{ name: 'ge1', description: 'second', mtu: 9000 }],
+  });
   t.is(put.status, 201, put.text);
   t.regex(device.runningXml(), /<name>ge1<\/name>.*<description>second<\/description>/s);
-  const replace = await s.request('PUT', `${MOUNT}/acme-router:interfaces/interface=ge1`, { 'acme-router:interface': [{ name: 'ge1', mtu: 1400 }] });
+  const replace = await s.request('PUT', `${MOUNT}/acme-router:interfaces/interface=ge1`, {
+    'acme-router:interface': [{ name: 'ge1', mtu: 1400 }],
+  });
   t.is(replace.status, 204, replace.text);
   t.notRegex(device.runningXml(), /second/);
   const patch = await s.request('PATCH', `${MOUNT}/acme-router:system`, { 'acme-router:system': { location: 'lab' } });
@@ -126,7 +139,9 @@ test.serial('PUT, PATCH, POST and DELETE reach the device running configuration'
   t.notRegex(device.runningXml(), /ge2/);
   const again = await s.request('DELETE', `${MOUNT}/acme-router:interfaces/interface=ge2`);
   t.is(again.status, 404);
-  const bad = await s.request('PATCH', `${MOUNT}/acme-router:interfaces/interface=ge1`, { 'acme-router:interface': [{ name: 'ge1', mtu: 10 }] });
+  const bad = await s.request('PATCH', `${MOUNT}/acme-router:interfaces/interface=ge1`, {
+    'acme-router:interface': [{ name: 'ge1', mtu: 10 }],
+  });
   t.is(bad.status, 400);
   t.true(device.operationLog.includes('commit'));
 });
@@ -147,12 +162,24 @@ test.serial('device RPC and action; an rpc-error keeps its tag and message', asy
   t.deepEqual(action.json, { 'acme-router:output': { 'done-at': 'ge0' } });
 });
 
-test.serial('a device answer that does not fit the device schema is a 502 naming the fault, not the client\'s 400', async (t) => {
+test.serial("a device answer that does not fit the device schema is a 502 naming the fault, not the client's 400", async (t) => {
   // the same model, but the device holds an element its own module does not define
-  const odd = await startNetconfSimulator({ yang: MODEL, config: '<system xmlns="urn:acme:router"><hostname>n2</hostname><colour>red</colour></system>' });
+  const odd = await startNetconfSimulator({
+    yang: MODEL,
+    config: '<system xmlns="urn:acme:router"><hostname>n2</hostname><colour>red</colour></system>',
+  });
   t.teardown(() => odd.close());
   const r = await s.request('POST', '/rests/operations/connection-manager:install-node', {
-    input: { 'node-id': 'ODD', netconf: { 'netconf-node-topology:host': '127.0.0.1', 'netconf-node-topology:port': odd.port, 'netconf-node-topology:username': 'u', 'netconf-node-topology:password': 'p', 'netconf-node-topology:schema-cache-directory': cache } },
+    input: {
+      'node-id': 'ODD',
+      netconf: {
+        'netconf-node-topology:host': '127.0.0.1',
+        'netconf-node-topology:port': odd.port,
+        'netconf-node-topology:username': 'u',
+        'netconf-node-topology:password': 'p',
+        'netconf-node-topology:schema-cache-directory': cache,
+      },
+    },
   });
   // install reads the device's configuration (the uniconfig copy): the device's fault, so 502
   t.is(r.status, 502, r.text);
@@ -162,9 +189,13 @@ test.serial('a device answer that does not fit the device schema is a 502 naming
 });
 
 test.serial('uninstall-node closes the session and removes the node', async (t) => {
-  const wrongType = await s.request('POST', '/rests/operations/connection-manager:uninstall-node', { input: { 'node-id': 'N1', 'connection-type': 'cli' } });
+  const wrongType = await s.request('POST', '/rests/operations/connection-manager:uninstall-node', {
+    input: { 'node-id': 'N1', 'connection-type': 'cli' },
+  });
   t.is(wrongType.status, 404);
-  const r = await s.request('POST', '/rests/operations/connection-manager:uninstall-node', { input: { 'node-id': 'N1', 'connection-type': 'netconf' } });
+  const r = await s.request('POST', '/rests/operations/connection-manager:uninstall-node', {
+    input: { 'node-id': 'N1', 'connection-type': 'netconf' },
+  });
   t.is(r.status, 204, r.text);
   t.is((await s.request('GET', `${NODES}/topology=topology-netconf/node=N1`)).status, 404);
   t.is((await s.request('GET', MOUNT)).status, 404);

@@ -39,10 +39,17 @@ test('after a reconnect to an upgraded device, the mount point serves the new mo
   s = await startMountService(pluginsFile(['plugins/netconf']));
   const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-reconnect-cache-'));
   const r = await s.request('POST', '/rests/operations/connection-manager:install-node', {
-    input: { 'node-id': 'BOX', netconf: {
-      'netconf-node-topology:host': '127.0.0.1', 'netconf-node-topology:port': port, 'netconf-node-topology:username': 'u',
-      'netconf-node-topology:password': 'p', 'netconf-node-topology:between-attempts-timeout': 100, 'netconf-node-topology:schema-cache-directory': cache,
-    } },
+    input: {
+      'node-id': 'BOX',
+      netconf: {
+        'netconf-node-topology:host': '127.0.0.1',
+        'netconf-node-topology:port': port,
+        'netconf-node-topology:username': 'u',
+        'netconf-node-topology:password': 'p',
+        'netconf-node-topology:between-attempts-timeout': 100,
+        'netconf-node-topology:schema-cache-directory': cache,
+      },
+    },
   });
   t.is(r.status, 204, r.text);
   t.is((await s.request('GET', `${MOUNT}/acme-box:box/name?content=config`)).status, 200);
@@ -50,10 +57,16 @@ test('after a reconnect to an upgraded device, the mount point serves the new mo
 
   await device.close();
   device = await startNetconfSimulator({ yang: V2, config: CONFIG }, { port });
-  const served = await eventually(async () => (await s!.request('GET', `${MOUNT}/acme-box:box/serial?content=config`)).status === 200, 15_000);
+  const served = await eventually(
+    async () => (await s!.request('GET', `${MOUNT}/acme-box:box/serial?content=config`)).status === 200,
+    15_000,
+  );
   t.true(served, s.logs.slice(-8).join('\n'));
   const serial = await s.request('GET', `${MOUNT}/acme-box:box/serial?content=config`);
   t.deepEqual(serial.json, { 'acme-box:serial': 'S-42' });
-  t.true(s.logs.some((l) => /BOX: the module set changed while reconnecting/.test(l)), s.logs.join('\n'));
+  t.true(
+    s.logs.some((l) => /BOX: the module set changed while reconnecting/.test(l)),
+    s.logs.join('\n'),
+  );
   t.true(s.logs.some((l) => /node BOX: module set changed .* compiling its schema again/.test(l)));
 });

@@ -17,7 +17,8 @@ test('a plugin replaced twice on disk while requests flow: zero failures, no mix
     await ws.writePlugin('plugins/ver', pkg('plugin-ver', '1.0.0'), versionPlugin('hot-1', 1));
     await ws.writeConfig({ watch: true, plugins: [{ path: 'plugins/ver' }] });
     const host = await PluginHost.start({
-      configFile: ws.configFile, debounceMs: 50,
+      configFile: ws.configFile,
+      debounceMs: 50,
       logger: { info: () => undefined, warn: (m) => errors.push(m), error: (m) => errors.push(m) },
     });
 

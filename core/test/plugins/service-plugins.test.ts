@@ -46,7 +46,11 @@ async function writeCounter(ws: Workspace, version: string, options: { yang?: st
   const dir = path.join(ws.root, 'plugins/counter');
   await fs.mkdir(path.join(dir, 'yang'), { recursive: true });
   await fs.writeFile(path.join(dir, 'yang/test-counter@2026-01-01.yang'), options.yang ?? counterYang(version));
-  await ws.writePlugin('plugins/counter', pkg('plugin-counter', version, 'extension', { yang: 'yang' }), options.source ?? counterSource(version));
+  await ws.writePlugin(
+    'plugins/counter',
+    pkg('plugin-counter', version, 'extension', { yang: 'yang' }),
+    options.source ?? counterSource(version),
+  );
 }
 
 interface Running {
@@ -62,21 +66,34 @@ async function start(ws: Workspace, extra: Record<string, unknown> = {}): Promis
   const errors: string[] = [];
   const config = resolveConfig({ port: 0, dataDir, plugins: ws.configFile, ...extra }, os.tmpdir());
   const service = await startService({
-    config, openDatastores: (dir, schema) => openDatastores(dir, schema, { log: (m) => errors.push(m) }), log: { info: () => undefined, error: (m) => errors.push(m) },
+    config,
+    openDatastores: (dir, schema) => openDatastores(dir, schema, { log: (m) => errors.push(m) }),
+    log: { info: () => undefined, error: (m) => errors.push(m) },
   });
   const send = async (method: string, p: string, body?: unknown) => {
     const res = await fetch(service.url + p, {
-      method, headers: body !== undefined ? { 'content-type': 'application/yang-data+json' } : {},
+      method,
+      headers: body !== undefined ? { 'content-type': 'application/yang-data+json' } : {},
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
     const text = await res.text();
     let json: unknown;
-    try { json = JSON.parse(text); } catch { json = undefined; }
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
     return { status: res.status, json, text };
   };
   return {
-    service, errors, send, get: (p) => send('GET', p),
-    async stop() { await service.stop(); await fs.rm(dataDir, { recursive: true, force: true }); },
+    service,
+    errors,
+    send,
+    get: (p) => send('GET', p),
+    async stop() {
+      await service.stop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
   };
 }
 
@@ -96,7 +113,7 @@ async function pluginRows(s: Running): Promise<PluginRow[]> {
   return r.json['rosetta-plugins:plugins-state'].plugin as PluginRow[];
 }
 
-test('a plugin\'s YANG joins the local schema; replaced twice on disk under load: zero failures, then the new version answers', async (t) => {
+test("a plugin's YANG joins the local schema; replaced twice on disk under load: zero failures, then the new version answers", async (t) => {
   const ws = await makeWorkspace();
   await writeCounter(ws, '1.0.0');
   await ws.writeConfig({ watch: true, plugins: [{ path: 'plugins/counter' }] });
@@ -110,12 +127,13 @@ test('a plugin\'s YANG joins the local schema; replaced twice on disk under load
     t.is((await s.send('PUT', '/rests/data/test-counter:settings/extra', { 'test-counter:extra': 'x' })).status, 404);
 
     let running = true;
-    let failures: string[] = [];
+    const failures: string[] = [];
     let done = 0;
     const seen = new Set<string>();
     const client = async (n: number) => {
       while (running) {
-        const r = n % 2 === 0 ? await s.get('/rests/data/test-counter:state') : await s.send('POST', '/rests/operations/test-counter:version');
+        const r =
+          n % 2 === 0 ? await s.get('/rests/data/test-counter:state') : await s.send('POST', '/rests/operations/test-counter:version');
         const body = r.json?.['test-counter:state'] ?? r.json?.['test-counter:output'];
         if (r.status !== 200 || typeof body?.version !== 'string') failures.push(`${r.status} ${r.text.slice(0, 200)}`);
         else seen.add(body.version);
@@ -137,8 +155,13 @@ test('a plugin\'s YANG joins the local schema; replaced twice on disk under load
     t.deepEqual([...seen].sort(), ['1.0.0', '2.0.0', '3.0.0']);
     // The schema swapped with the plugin: the new leaf is writable, stored data survived the change.
     t.is((await s.send('PUT', '/rests/data/test-counter:settings/extra', { 'test-counter:extra': 'x' })).status, 201);
-    t.deepEqual((await s.get('/rests/data/test-counter:settings?content=config')).json, { 'test-counter:settings': { label: 'kept', extra: 'x' } });
-    t.deepEqual((await pluginRows(s)).map((p) => [p.name, p.version, p.kind, p.state]), [['plugin-counter', '3.0.0', 'extension', 'loaded']]);
+    t.deepEqual((await s.get('/rests/data/test-counter:settings?content=config')).json, {
+      'test-counter:settings': { label: 'kept', extra: 'x' },
+    });
+    t.deepEqual(
+      (await pluginRows(s)).map((p) => [p.name, p.version, p.kind, p.state]),
+      [['plugin-counter', '3.0.0', 'extension', 'loaded']],
+    );
     // A version with the same modules keeps the schema object: no recompile, no barrier.
     const schema = s.service.schema;
     await writeCounter(ws, '3.0.1');
@@ -169,7 +192,10 @@ test('a plugin that throws while loading, or whose YANG does not compile, leaves
 
     await writeCounter(ws, '2.0.1', { yang: counterYang('2.0.0').replace('type string; }', 'type no-such-type; }') });
     const refused = await s.send('POST', '/rests/operations/rosetta-plugins:reload');
-    t.regex(refused.json['rosetta-plugins:output'].error[0], /plugin-counter@2\.0\.1: its YANG does not compile into the local schema: .*test-counter@2026-01-01\.yang:\d+:\d+.*no-such-type/s);
+    t.regex(
+      refused.json['rosetta-plugins:output'].error[0],
+      /plugin-counter@2\.0\.1: its YANG does not compile into the local schema: .*test-counter@2026-01-01\.yang:\d+:\d+.*no-such-type/s,
+    );
     [row] = await pluginRows(s);
     t.is(row!.version, '1.0.0');
     t.regex(row!.error ?? '', /no-such-type/);
@@ -179,7 +205,10 @@ test('a plugin that throws while loading, or whose YANG does not compile, leaves
     await writeCounter(ws, '2.1.0');
     const fixed = await s.send('POST', '/rests/operations/rosetta-plugins:reload');
     t.deepEqual(fixed.json['rosetta-plugins:output'].swapped, ['plugin-counter@2.1.0', '-plugin-counter@1.0.0']);
-    await until('the new schema', async () => (await s.send('PUT', '/rests/data/test-counter:settings/extra', { 'test-counter:extra': 'y' })).status === 201);
+    await until(
+      'the new schema',
+      async () => (await s.send('PUT', '/rests/data/test-counter:settings/extra', { 'test-counter:extra': 'y' })).status === 201,
+    );
     [row] = await pluginRows(s);
     t.deepEqual([row!.version, row!.state, row!.error], ['2.1.0', 'loaded', undefined]);
   } finally {
@@ -197,8 +226,14 @@ test('a plugin whose YANG does not compile at start-up is left out, loudly, and 
     t.is((await s.get('/rests/data/test-counter:state')).status, 404);
     const [row] = await pluginRows(s);
     t.is(row!.state, 'failed');
-    t.regex(row!.error ?? '', /^plugin plugin-counter@1\.0\.0: its YANG does not compile into the local schema: .*test-counter@2026-01-01\.yang:\d+:\d+.*nope/s);
-    t.true(s.errors.some((e) => /plugin-counter@1\.0\.0: its YANG does not compile.*the service runs without this plugin/s.test(e)), s.errors.join('\n'));
+    t.regex(
+      row!.error ?? '',
+      /^plugin plugin-counter@1\.0\.0: its YANG does not compile into the local schema: .*test-counter@2026-01-01\.yang:\d+:\d+.*nope/s,
+    );
+    t.true(
+      s.errors.some((e) => /plugin-counter@1\.0\.0: its YANG does not compile.*the service runs without this plugin/s.test(e)),
+      s.errors.join('\n'),
+    );
   } finally {
     await s.stop();
     await ws.remove();
@@ -223,7 +258,10 @@ test('enabling and disabling through plugins.json while running adds and removes
     await ws.writeConfig({ watch: true, plugins: [{ path: 'plugins/counter', enabled: false }] });
     await until('disabled', async () => (await s.get('/rests/data/test-counter:state')).status === 404);
     t.is((await pluginRows(s))[0]!.state, 'disabled');
-    t.true(s.errors.some((e) => /local schema change: .*dropping .*settings/.test(e)), s.errors.join('\n'));
+    t.true(
+      s.errors.some((e) => /local schema change: .*dropping .*settings/.test(e)),
+      s.errors.join('\n'),
+    );
   } finally {
     await s.stop();
     await ws.remove();
@@ -241,7 +279,9 @@ test('introspection through RESTCONF: plugins with kinds and ranges, and the uni
   const ws = await makeWorkspace();
   await ws.writePlugin('plugins/fake-cli', pkg('plugin-fake-cli', '0.1.0', 'southbound'), fakeSouthbound);
   for (const [folder, name, version, versions] of [
-    ['plugins/frr-8', 'plugin-frr', '1.0.0', '>=8.1 <9'], ['plugins/frr-10', 'plugin-frr', '2.0.0', '>=8.4 <11'], ['plugins/ios', 'plugin-ios', '1.0.0', '15.x'],
+    ['plugins/frr-8', 'plugin-frr', '1.0.0', '>=8.1 <9'],
+    ['plugins/frr-10', 'plugin-frr', '2.0.0', '>=8.4 <11'],
+    ['plugins/ios', 'plugin-ios', '1.0.0', '15.x'],
   ] as const) {
     await fs.mkdir(path.join(ws.root, folder, 'yang'), { recursive: true });
     const type = name === 'plugin-ios' ? 'ios' : 'frr';
@@ -250,19 +290,34 @@ test('introspection through RESTCONF: plugins with kinds and ranges, and the uni
   await ws.writeConfig({ watch: false, plugins: ['fake-cli', 'frr-8', 'frr-10'].map((p) => ({ path: `plugins/${p}` })) });
   const s = await start(ws);
   try {
-    const install = (id: string, type: string, version: string) => s.send('POST', '/rests/operations/connection-manager:install-node', { input: {
-      'node-id': id, cli: { 'cli-topology:host': '127.0.0.1', 'cli-topology:port': 22, 'cli-topology:transport-type': 'ssh',
-        'cli-topology:device-type': type, 'cli-topology:device-version': version, 'cli-topology:username': 'u', 'cli-topology:password': 'p' } } });
+    const install = (id: string, type: string, version: string) =>
+      s.send('POST', '/rests/operations/connection-manager:install-node', {
+        input: {
+          'node-id': id,
+          cli: {
+            'cli-topology:host': '127.0.0.1',
+            'cli-topology:port': 22,
+            'cli-topology:transport-type': 'ssh',
+            'cli-topology:device-type': type,
+            'cli-topology:device-version': version,
+            'cli-topology:username': 'u',
+            'cli-topology:password': 'p',
+          },
+        },
+      });
     const first = await install('R1', 'frr', '8.4.4');
     t.is(first.status, 204, first.text);
     t.is((await install('R2', 'frr', '7.5.1')).status, 204);
     t.is((await install('S1', 'ios', '15.2(4)M3')).status, 204);
     const state = (await s.get('/rests/data/rosetta-plugins:plugins-state')).json['rosetta-plugins:plugins-state'];
-    t.deepEqual(state.plugin.map((p: any) => [p.path, p.name, p.version, p.kind, p.state, p.device?.versions]), [
-      ['plugins/fake-cli', 'plugin-fake-cli', '0.1.0', 'southbound', 'loaded', undefined],
-      ['plugins/frr-8', 'plugin-frr', '1.0.0', 'translation-unit', 'loaded', '>=8.1 <9'],
-      ['plugins/frr-10', 'plugin-frr', '2.0.0', 'translation-unit', 'loaded', '>=8.4 <11'],
-    ]);
+    t.deepEqual(
+      state.plugin.map((p: any) => [p.path, p.name, p.version, p.kind, p.state, p.device?.versions]),
+      [
+        ['plugins/fake-cli', 'plugin-fake-cli', '0.1.0', 'southbound', 'loaded', undefined],
+        ['plugins/frr-8', 'plugin-frr', '1.0.0', 'translation-unit', 'loaded', '>=8.1 <9'],
+        ['plugins/frr-10', 'plugin-frr', '2.0.0', 'translation-unit', 'loaded', '>=8.4 <11'],
+      ],
+    );
     const devices = Object.fromEntries(state.device.map((d: any) => [d['node-id'], d]));
     // Two versions of plugin-frr cover 8.4.4: the highest serves.
     t.deepEqual(devices['R1']['translation-unit'], [{ name: 'plugin-frr', version: '2.0.0' }]);
@@ -282,19 +337,25 @@ test('introspection through RESTCONF: plugins with kinds and ranges, and the uni
   }
 });
 
-test('the key delimiter is the core\'s uri.parse tap; a plugin tapping after it can replace the handling', async (t) => {
+test("the key delimiter is the core's uri.parse tap; a plugin tapping after it can replace the handling", async (t) => {
   const ws = await makeWorkspace();
   await writeCounter(ws, '1.0.0');
   await ws.writeConfig({ watch: false, plugins: [] });
   const yang = await fs.mkdtemp(path.join(os.tmpdir(), 'rosetta-kd-'));
-  await fs.writeFile(path.join(yang, 'kd.yang'), 'module kd { namespace "urn:kd"; prefix kd; list item { key name; leaf name { type string; } } }');
+  await fs.writeFile(
+    path.join(yang, 'kd.yang'),
+    'module kd { namespace "urn:kd"; prefix kd; list item { key name; leaf name { type string; } } }',
+  );
   const s = await start(ws, { yangDirs: [yang] });
   try {
     t.is((await s.send('PUT', '/rests/data/kd:item=%22a/b%22', { 'kd:item': [{ name: 'a/b' }] })).status, 201);
     t.is((await s.get('/rests/data/kd:item=%22a/b%22')).json['kd:item'][0].name, 'a/b');
     // A plugin that turns the delimiter off: %22 is then an ordinary escaped quote.
-    await ws.writePlugin('plugins/no-delimiter', pkg('plugin-no-delimiter', '1.0.0', 'extension'),
-      `module.exports = { rosettaPlugin: 1, setup({ hooks }) { hooks.uri.parse.tap('no-delimiter', (u) => { u.keyDelimiter = null; return u; }); } };`);
+    await ws.writePlugin(
+      'plugins/no-delimiter',
+      pkg('plugin-no-delimiter', '1.0.0', 'extension'),
+      `module.exports = { rosettaPlugin: 1, setup({ hooks }) { hooks.uri.parse.tap('no-delimiter', (u) => { u.keyDelimiter = null; return u; }); } };`,
+    );
     await ws.writeConfig({ watch: false, plugins: [{ path: 'plugins/no-delimiter' }] });
     t.is((await s.send('POST', '/rests/operations/rosetta-plugins:reload')).status, 200);
     t.is((await s.send('PUT', '/rests/data/kd:item=%22q%22', { 'kd:item': [{ name: '"q"' }] })).status, 201);

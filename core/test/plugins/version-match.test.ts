@@ -45,7 +45,7 @@ test('* and empty mean any version; garbage is refused, not thrown', (t) => {
   t.deepEqual(coerceDeviceVersion(''), { kind: 'any' });
   t.is(coerceDeviceVersion('unknown'), undefined);
   t.is(coerceDeviceVersion('x'.repeat(100_000)), undefined);
-  t.is(coerceDeviceVersion('('.repeat(10_000) + '1'), undefined); // over the length bound, refused at once
+  t.is(coerceDeviceVersion(`${'('.repeat(10_000)}1`), undefined); // over the length bound, refused at once
 });
 
 const units = [
@@ -79,14 +79,18 @@ test('vendor strings match vendor ranges', (t) => {
 test('a device no unit covers gets a reason naming what is offered', (t) => {
   const uncovered = matchUnits(units, 'frr', '6.0');
   t.deepEqual(uncovered.units, []);
-  t.regex(uncovered.reason ?? '', /no translation unit for frr covers version 6\.0 \(read as 6\.0\.0\).*plugin-frr 1\.2\.0 serves >=8\.1 <11/);
+  t.regex(
+    uncovered.reason ?? '',
+    /no translation unit for frr covers version 6\.0 \(read as 6\.0\.0\).*plugin-frr 1\.2\.0 serves >=8\.1 <11/,
+  );
   t.regex(matchUnits(units, 'eos', '4.27.2F').reason ?? '', /no translation unit is loaded for device type "eos"/);
   t.regex(matchUnits(units, 'frr', 'garbage').reason ?? '', /cannot be read as a version/);
 });
 
 const folder = path.resolve('/plugins/frr');
 const goodUnit = {
-  name: '@rosetta/plugin-frr', version: '1.2.0',
+  name: '@rosetta/plugin-frr',
+  version: '1.2.0',
   rosetta: { kind: 'translation-unit', entry: 'dist/index.js', yang: 'yang', device: { type: 'frr', versions: '>=8.1 <11' } },
 };
 
@@ -114,7 +118,10 @@ test('manifest problems name the plugin and the field', (t) => {
     const r = validateManifest(folder, pkg);
     t.false(r.ok, field);
     if (!r.ok) {
-      t.true(r.problems.some((p) => p.field === field), `${field}: ${JSON.stringify(r.problems)}`);
+      t.true(
+        r.problems.some((p) => p.field === field),
+        `${field}: ${JSON.stringify(r.problems)}`,
+      );
       const name = (pkg as { name?: string }).name;
       t.is(r.problems[0]!.plugin, String(name));
     }
@@ -125,22 +132,34 @@ test('manifest problems name the plugin and the field', (t) => {
 });
 
 test('plugins.json: entries resolved against its folder; bad entries named and left out', (t) => {
-  const r = parsePluginsConfig({
-    watch: false,
-    plugins: [
-      { path: 'plugins/cli', enabled: true },
-      { path: 'plugins/tls', enabled: false, config: { port: 8443 } },
-      { path: 'plugins/cli' },
-      { path: 'plugins/x', enabled: 'yes' },
-      { enabled: true },
-      'plugins/y',
-      { path: 'plugins/z', config: [] },
-    ],
-  }, '/srv/rosetta');
+  const r = parsePluginsConfig(
+    {
+      watch: false,
+      plugins: [
+        { path: 'plugins/cli', enabled: true },
+        { path: 'plugins/tls', enabled: false, config: { port: 8443 } },
+        { path: 'plugins/cli' },
+        { path: 'plugins/x', enabled: 'yes' },
+        { enabled: true },
+        'plugins/y',
+        { path: 'plugins/z', config: [] },
+      ],
+    },
+    '/srv/rosetta',
+  );
   t.is(r.config?.watch, false);
-  t.deepEqual(r.config?.entries.map((e) => [e.folder, e.enabled]), [['/srv/rosetta/plugins/cli', true], ['/srv/rosetta/plugins/tls', false]]);
+  t.deepEqual(
+    r.config?.entries.map((e) => [e.folder, e.enabled]),
+    [
+      ['/srv/rosetta/plugins/cli', true],
+      ['/srv/rosetta/plugins/tls', false],
+    ],
+  );
   t.deepEqual(r.config?.entries[1]?.config, { port: 8443 });
-  t.deepEqual(r.problems.map((p) => p.field), ['plugins[2].path', 'plugins[3].enabled', 'plugins[4].path', 'plugins[5]', 'plugins[6].config']);
+  t.deepEqual(
+    r.problems.map((p) => p.field),
+    ['plugins[2].path', 'plugins[3].enabled', 'plugins[4].path', 'plugins[5]', 'plugins[6].config'],
+  );
   t.is(parsePluginsConfig('[]', '/').config, undefined);
   t.is(parsePluginsConfig({ plugins: {} }, '/').config, undefined);
 });

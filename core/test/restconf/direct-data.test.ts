@@ -18,7 +18,12 @@ import { compileSchema } from '../../src/yang/compiler';
 import { memoryDatastores } from './http-fixture';
 import { MODEL_DIRS } from '../data/fixture';
 
-interface Server { url: string; close(): Promise<void>; toExpress: string[]; leases: { taken: number; released: number } }
+interface Server {
+  url: string;
+  close(): Promise<void>;
+  toExpress: string[];
+  leases: { taken: number; released: number };
+}
 
 const repo = new ModuleRepository([...MODEL_DIRS]);
 const schema = compileSchema(repo, { modules: ['ietf-interfaces', 'iana-if-type', 'example-jukebox', 'network-topology'] });
@@ -30,39 +35,74 @@ async function serve(direct: boolean): Promise<Server> {
     acquire(): PluginScope {
       leases.taken++;
       let released = false;
-      return { generation: 0, hooks, unitsFor: () => ({ units: [] }) as never, release: () => { if (!released) { released = true; leases.released++; } } };
+      return {
+        generation: 0,
+        hooks,
+        unitsFor: () => ({ units: [] }) as never,
+        release: () => {
+          if (!released) {
+            released = true;
+            leases.released++;
+          }
+        },
+      };
     },
   };
   const errors: string[] = [];
   const ctx: RestconfContext = {
-    schema, datastores: await memoryDatastores('', schema), plugins,
-    options: { keyDelimiter: '%22', bodyLimit: 4096, defaultContent: 'all' }, log: { info: () => undefined, error: (m) => errors.push(m) },
+    schema,
+    datastores: await memoryDatastores('', schema),
+    plugins,
+    options: { keyDelimiter: '%22', bodyLimit: 4096, defaultContent: 'all' },
+    log: { info: () => undefined, error: (m) => errors.push(m) },
   };
   const toExpress: string[] = [];
   const handler = createRestconfHandler(ctx, {
     pluginRoutes: !direct,
     claimed: (raw) => raw.startsWith('/network-topology:network-topology/topology=uniconfig/'),
-    extraRoutes: (router) => router.use((req, _res, next) => { toExpress.push(`${req.method} ${req.originalUrl}`); next(); }),
+    extraRoutes: (router) =>
+      router.use((req, _res, next) => {
+        toExpress.push(`${req.method} ${req.originalUrl}`);
+        next();
+      }),
   });
   const server = http.createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, toExpress, leases,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    toExpress,
+    leases,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
-interface Sent { method: string; path: string; body?: string; headers?: Record<string, string> }
+interface Sent {
+  method: string;
+  path: string;
+  body?: string;
+  headers?: Record<string, string>;
+}
 
 /** Sends one request; answers what a client sees of it (status, the headers that matter, body). */
 function send(base: string, r: Sent): Promise<string> {
   return new Promise((resolve, reject) => {
-    const headers = { ...(r.body !== undefined ? { 'content-type': 'application/yang-data+json', 'content-length': String(Buffer.byteLength(r.body)) } : {}), ...r.headers };
+    const headers = {
+      ...(r.body !== undefined
+        ? { 'content-type': 'application/yang-data+json', 'content-length': String(Buffer.byteLength(r.body)) }
+        : {}),
+      ...r.headers,
+    };
     const req = http.request(base + r.path, { method: r.method, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
-        const shown = ['content-type', 'content-length', 'allow', 'accept-patch', 'location', 'connection'].map((h) => `${h}: ${String(res.headers[h])}`);
+        const shown = ['content-type', 'content-length', 'allow', 'accept-patch', 'location', 'connection'].map(
+          (h) => `${h}: ${String(res.headers[h])}`,
+        );
         resolve(`${res.statusCode}\n${shown.join('\n')}\n${Buffer.concat(chunks).toString()}`);
       });
     });
@@ -72,7 +112,8 @@ function send(base: string, r: Sent): Promise<string> {
 }
 
 const IF = '/rests/data/ietf-interfaces:interfaces';
-const entry = (name: string, extra: Record<string, unknown> = {}) => JSON.stringify({ 'ietf-interfaces:interface': [{ name, type: 'iana-if-type:ethernetCsmacd', ...extra }] });
+const entry = (name: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ 'ietf-interfaces:interface': [{ name, type: 'iana-if-type:ethernetCsmacd', ...extra }] });
 
 /** Requests the direct path serves itself, in order (writes change what later reads see). */
 const DIRECT: Sent[] = [
@@ -102,7 +143,12 @@ const DIRECT: Sent[] = [
   { method: 'PUT', path: `${IF}/interface=eth2`, body: entry('eth2'), headers: { 'content-type': 'text/plain' } },
   { method: 'PUT', path: `${IF}/interface=eth2`, body: entry('eth2', { description: 'x'.repeat(5000) }) },
   { method: 'PUT', path: `${IF}/interface=eth2`, body: '' },
-  { method: 'PUT', path: '/rests/data/example-jukebox:jukebox', body: '<jukebox xmlns="http://example.com/ns/example-jukebox"/>', headers: { 'content-type': 'application/yang-data+xml' } },
+  {
+    method: 'PUT',
+    path: '/rests/data/example-jukebox:jukebox',
+    body: '<jukebox xmlns="http://example.com/ns/example-jukebox"/>',
+    headers: { 'content-type': 'application/yang-data+xml' },
+  },
   { method: 'PATCH', path: `${IF}/interface=eth0`, body: entry('eth0', { enabled: false }) },
   { method: 'GET', path: `${IF}/interface=eth0/enabled` },
   { method: 'DELETE', path: `${IF}/interface=eth1` },
@@ -118,7 +164,12 @@ const DIRECT: Sent[] = [
 /** Requests the direct path hands to express. */
 const HANDED_OVER: Sent[] = [
   { method: 'POST', path: IF, body: entry('eth5') },
-  { method: 'PATCH', path: IF, body: '{"ietf-yang-patch:yang-patch":{"patch-id":"p","edit":[{"edit-id":"1","operation":"delete","target":"/interface=eth5"}]}}', headers: { 'content-type': 'application/yang-patch+json' } },
+  {
+    method: 'PATCH',
+    path: IF,
+    body: '{"ietf-yang-patch:yang-patch":{"patch-id":"p","edit":[{"edit-id":"1","operation":"delete","target":"/interface=eth5"}]}}',
+    headers: { 'content-type': 'application/yang-patch+json' },
+  },
   { method: 'POST', path: '/rests/data/network-topology:network-topology/topology=t/node=n/yang-ext:mount/m:reset' },
   { method: 'GET', path: '/rests/data/network-topology:network-topology/topology=uniconfig/node=n/configuration' },
   { method: 'TRACE', path: `${IF}/interface=eth0` },
@@ -135,20 +186,31 @@ test('the direct path answers exactly what the express route answers; other requ
       const b = await send(viaExpress.url, r);
       t.is(a, b, `${r.method} ${r.path}`);
     }
-    t.deepEqual(viaDirect.toExpress, HANDED_OVER.map((r) => `${r.method} ${r.path}`), 'only the handed-over requests went through express');
+    t.deepEqual(
+      viaDirect.toExpress,
+      HANDED_OVER.map((r) => `${r.method} ${r.path}`),
+      'only the handed-over requests went through express',
+    );
     // A body past the size respond.ts sends as a string (64 K characters) is sent as bytes: same answer.
     for (let i = 0; i < 400; i++) {
       const put = { method: 'PUT', path: `${IF}/interface=big${i}`, body: entry(`big${i}`, { description: `ünïcode ${'d'.repeat(150)}` }) };
       await Promise.all([send(viaDirect.url, put), send(viaExpress.url, put)]);
     }
-    for (const r of [{ method: 'GET', path: IF }, { method: 'HEAD', path: IF }, { method: 'GET', path: IF, headers: { accept: 'application/yang-data+xml' } }]) {
+    for (const r of [
+      { method: 'GET', path: IF },
+      { method: 'HEAD', path: IF },
+      { method: 'GET', path: IF, headers: { accept: 'application/yang-data+xml' } },
+    ]) {
       const a = await send(viaDirect.url, r);
       t.true(a.length > 70_000 || r.method === 'HEAD', `${a.length} characters`);
       t.is(a, await send(viaExpress.url, r), `${r.method} ${r.path} (large)`);
     }
     t.true(viaExpress.toExpress.length >= DIRECT.length + HANDED_OVER.length, 'with plugin routes everything goes through express');
     // Sanity of the comparison itself: the direct answers are the RESTCONF ones, not two identical failures.
-    t.regex(await send(viaDirect.url, { method: 'GET', path: `${IF}/interface=eth0` }), /^200\ncontent-type: application\/yang-data\+json; charset=utf-8\n[\s\S]*"description":"second"/);
+    t.regex(
+      await send(viaDirect.url, { method: 'GET', path: `${IF}/interface=eth0` }),
+      /^200\ncontent-type: application\/yang-data\+json; charset=utf-8\n[\s\S]*"description":"second"/,
+    );
     t.regex(await send(viaDirect.url, { method: 'PUT', path: `${IF}/interface=eth7`, body: entry('eth7') }), /^201\n/);
   } finally {
     await viaDirect.close();

@@ -76,7 +76,13 @@ export function ietfSchema(): SchemaContext {
 /** openconfig-interfaces (+ if-ethernet, if-ip) and openconfig-network-instance. */
 export function ocSchema(): SchemaContext {
   if (oc) return oc;
-  const modules = ['openconfig-interfaces', 'openconfig-if-ethernet', 'openconfig-if-ip', 'openconfig-network-instance', 'openconfig-policy-types'];
+  const modules = [
+    'openconfig-interfaces',
+    'openconfig-if-ethernet',
+    'openconfig-if-ip',
+    'openconfig-network-instance',
+    'openconfig-policy-types',
+  ];
   oc = assertCompiled(compileSchema(new ModuleRepository([...MODEL_DIRS]), { modules, implementImports: true }));
   return oc;
 }

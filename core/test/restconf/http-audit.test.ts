@@ -63,7 +63,9 @@ test.before(async () => {
   fs.writeFileSync(plugins, JSON.stringify({ watch: false, plugins: [] }));
   s = await startTestService({ yangDirs: [modelYangDir([JUKEBOX, INTERFACES, IANA_IF_TYPE]), dir], plugins }, []);
 });
-test.after.always(async () => { await s?.service.stop(); });
+test.after.always(async () => {
+  await s?.service.stop();
+});
 
 const TOP = '/rests/data/audit:top';
 const IF = '/rests/data/ietf-interfaces:interfaces';
@@ -71,32 +73,79 @@ const XML = { 'content-type': 'application/yang-data+xml', accept: 'application/
 const firstError = (r: { json: any }) => r.json.errors.error[0];
 
 async function seed(): Promise<void> {
-  const r = await s.request('PUT', TOP, { body: JSON.stringify({ 'audit:top': { tag: ['x', 'y'], item: [{ name: 'i1', size: 1 }, { name: 'i2', size: 2 }] } }) });
+  const r = await s.request('PUT', TOP, {
+    body: JSON.stringify({
+      'audit:top': {
+        tag: ['x', 'y'],
+        item: [
+          { name: 'i1', size: 1 },
+          { name: 'i2', size: 2 },
+        ],
+      },
+    }),
+  });
   if (r.status !== 201 && r.status !== 204) throw new Error(r.text);
 }
 
 test.serial('every query parameter: a good value is served, a bad one is 400 naming it', async (t) => {
   await seed();
-  const ifs = JSON.stringify({ 'ietf-interfaces:interfaces': { interface: ['b', 'a', 'c'].map((n, i) => ({ name: n, type: 'iana-if-type:ethernetCsmacd', enabled: i !== 1 })) } });
+  const ifs = JSON.stringify({
+    'ietf-interfaces:interfaces': {
+      interface: ['b', 'a', 'c'].map((n, i) => ({ name: n, type: 'iana-if-type:ethernetCsmacd', enabled: i !== 1 })),
+    },
+  });
   t.is((await s.request('PUT', IF, { body: ifs })).status, 201);
   const good: Array<[string, number]> = [
-    ['content=config', 200], ['content=nonconfig', 404], ['content=all', 200], ['depth=1', 200], ['depth=unbounded', 200],
-    ['fields=name', 200], ['fields=name;enabled', 200], ['offset=1', 200], ['limit=2', 200], ['fetch=count', 200],
-    ['sortby=name(desc)', 200], ['sortby=ietf-interfaces:name;enabled(asc)', 200], ['jsonb-filter=%7B%40%2Fenabled%7D%20%3D%3D%20true', 200],
-    ['with-defaults', 200], ['with-defaults=report-all', 200], ['with-defaults=explicit', 200], ['with-defaults=trim', 200],
-    ['with-defaults=report-all-tagged', 200], ['hideEmptyDataNodes=true', 200], ['hideAttributes=true', 200], ['unhide=all', 200],
+    ['content=config', 200],
+    ['content=nonconfig', 404],
+    ['content=all', 200],
+    ['depth=1', 200],
+    ['depth=unbounded', 200],
+    ['fields=name', 200],
+    ['fields=name;enabled', 200],
+    ['offset=1', 200],
+    ['limit=2', 200],
+    ['fetch=count', 200],
+    ['sortby=name(desc)', 200],
+    ['sortby=ietf-interfaces:name;enabled(asc)', 200],
+    ['jsonb-filter=%7B%40%2Fenabled%7D%20%3D%3D%20true', 200],
+    ['with-defaults', 200],
+    ['with-defaults=report-all', 200],
+    ['with-defaults=explicit', 200],
+    ['with-defaults=trim', 200],
+    ['with-defaults=report-all-tagged', 200],
+    ['hideEmptyDataNodes=true', 200],
+    ['hideAttributes=true', 200],
+    ['unhide=all', 200],
   ];
   for (const [q, status] of good) {
     const r = await s.request('GET', `${IF}/interface?${q}`);
     t.is(r.status, status, `${q}: ${r.text}`);
   }
   const bad: Array<[string, string]> = [
-    ['content=some', 'content'], ['depth=0', 'depth'], ['depth=65536', 'depth'], ['depth=x', 'depth'], ['fields=', 'fields'],
-    ['fields=name(', 'fields'], ['fields=nosuch', 'fields'], ['offset=-1', 'offset'], ['offset=x', 'offset'], ['limit=x', 'limit'],
-    ['fetch=all', 'fetch'], ['sortby=name(up)', 'sortby'], ['sortby=nosuch', 'sortby'], ['jsonb-filter=%7B%40%2Fenabled', 'jsonb-filter'],
-    ['with-defaults=sometimes', 'with-defaults'], ['hideEmptyDataNodes=maybe', 'hideEmptyDataNodes'], ['hideAttributes=1', 'hideAttributes'],
-    ['checkForReferences=yes', 'checkForReferences'], ['insert=first', 'insert'], ['point=a', 'point'], ['apply-tags=true', 'apply-tags'],
-    ['nosuch=1', 'nosuch'], ['depth=1&depth=2', 'depth'],
+    ['content=some', 'content'],
+    ['depth=0', 'depth'],
+    ['depth=65536', 'depth'],
+    ['depth=x', 'depth'],
+    ['fields=', 'fields'],
+    ['fields=name(', 'fields'],
+    ['fields=nosuch', 'fields'],
+    ['offset=-1', 'offset'],
+    ['offset=x', 'offset'],
+    ['limit=x', 'limit'],
+    ['fetch=all', 'fetch'],
+    ['sortby=name(up)', 'sortby'],
+    ['sortby=nosuch', 'sortby'],
+    ['jsonb-filter=%7B%40%2Fenabled', 'jsonb-filter'],
+    ['with-defaults=sometimes', 'with-defaults'],
+    ['hideEmptyDataNodes=maybe', 'hideEmptyDataNodes'],
+    ['hideAttributes=1', 'hideAttributes'],
+    ['checkForReferences=yes', 'checkForReferences'],
+    ['insert=first', 'insert'],
+    ['point=a', 'point'],
+    ['apply-tags=true', 'apply-tags'],
+    ['nosuch=1', 'nosuch'],
+    ['depth=1&depth=2', 'depth'],
   ];
   for (const [q, name] of bad) {
     const r = await s.request('GET', `${IF}/interface?${q}`);
@@ -131,12 +180,17 @@ test.serial('insert/point on PUT and POST for ordered-by user lists and leaf-lis
   await seed();
   let r = await s.request('PUT', `${TOP}/item=i0?insert=first`, { body: JSON.stringify({ 'audit:item': [{ name: 'i0' }] }) });
   t.is(r.status, 201, r.text);
-  r = await s.request('POST', `${TOP}?insert=after&point=${encodeURIComponent('/audit:top/item=i1')}`, { body: JSON.stringify({ 'audit:item': [{ name: 'i15' }] }) });
+  r = await s.request('POST', `${TOP}?insert=after&point=${encodeURIComponent('/audit:top/item=i1')}`, {
+    body: JSON.stringify({ 'audit:item': [{ name: 'i15' }] }),
+  });
   t.is(r.status, 201, r.text);
   r = await s.request('POST', `${TOP}?insert=before&point=x`, { body: JSON.stringify({ 'audit:tag': ['w'] }) });
   t.is(r.status, 201, r.text);
   r = await s.request('GET', TOP);
-  t.deepEqual(r.json['audit:top'].item.map((e: any) => e.name), ['i0', 'i1', 'i15', 'i2']);
+  t.deepEqual(
+    r.json['audit:top'].item.map((e: any) => e.name),
+    ['i0', 'i1', 'i15', 'i2'],
+  );
   t.deepEqual(r.json['audit:top'].tag, ['w', 'x', 'y']);
   r = await s.request('POST', `${TOP}?insert=after&point=nosuch`, { body: JSON.stringify({ 'audit:item': [{ name: 'i9' }] }) });
   t.is(r.status, 400, 'a point that does not exist');
@@ -144,54 +198,64 @@ test.serial('insert/point on PUT and POST for ordered-by user lists and leaf-lis
   t.is(r.status, 400, 'insert with PATCH');
 });
 
-test.serial('attributes on every node kind: stored by PUT, POST and PATCH, shown by GET in JSON and XML, dropped by hideAttributes', async (t) => {
-  const A = { 'ietf-netconf-with-defaults:default': true };
-  const body = {
-    'audit:top': {
-      '@': A,
-      plain: { '@': A, '#': 4 },
-      tag: [{ '@': A, '#': 'x' }, 'y'],
-      item: { '@': A, '#': [{ name: 'i1', '@': A }] },
-    },
-  };
-  let r = await s.request('PUT', TOP, { body: JSON.stringify(body) });
-  t.is(r.status, 204, r.text);
-  r = await s.request('PATCH', TOP, { body: JSON.stringify({ 'audit:top': { 'empty-box': { '@': A } } }) });
-  t.is(r.status, 200, r.text);
-  r = await s.request('POST', TOP, { body: JSON.stringify({ 'audit:tag': { '@': A, '#': ['z'] } }) });
-  t.is(r.status, 201, r.text);
-  r = await s.request('GET', TOP);
-  const top = r.json['audit:top'];
-  t.deepEqual(top['@'], A, 'container');
-  t.deepEqual(top.plain, { '@': A, '#': 4 }, 'leaf');
-  t.deepEqual(top.item['@'], A, 'list');
-  t.deepEqual(top.item['#'][0]['@'], A, 'list entry');
-  t.true(JSON.stringify(top.tag).includes('"@"'), `leaf-list and its entries: ${JSON.stringify(top.tag)}`);
-  t.deepEqual(top['empty-box'], { '@': A }, 'container stored by PATCH');
-  const x = await s.request('GET', TOP, { headers: { accept: 'application/yang-data+xml' } });
-  t.is(x.status, 200);
-  t.regex(x.text, /<plain [^>]*:default="true"[^>]*>4<\/plain>/, x.text);
-  t.regex(x.text, /<top [^>]*:default="true"/);
-  t.regex(x.text, /xmlns:[a-z-]+="urn:ietf:params:xml:ns:yang:ietf-netconf-with-defaults"/, 'RFC 7952: the annotation module\'s namespace');
-  t.regex(x.text, /<item [^>]*:default="true"><name>i1<\/name><\/item>/, 'list entry');
-  t.regex(x.text, /<tag [^>]*:default="true">x<\/tag><tag>y<\/tag>/, 'leaf-list entry');
-  const hidden = await s.request('GET', `${TOP}?hideAttributes=true`);
-  t.false(hidden.text.includes('"@"'), hidden.text);
-  // XML in: attributes on a leaf and a container.
-  const xmlBody = '<top xmlns="urn:rosetta:test:audit" xmlns:wd="urn:ietf:params:xml:ns:yang:ietf-netconf-with-defaults" wd:default="true"><plain wd:default="true">5</plain></top>';
-  r = await s.request('PUT', TOP, { body: xmlBody, headers: XML });
-  t.is(r.status, 204, r.text);
-  r = await s.request('GET', `${TOP}/plain`);
-  t.deepEqual(r.json, { 'audit:plain': { '@': A, '#': 5 } });
-  // An undeclared attribute is 400 unknown-attribute, nothing stored.
-  r = await s.request('PUT', `${TOP}/plain`, { body: JSON.stringify({ 'audit:plain': { '@': { 'audit:nope': 1 }, '#': 6 } }) });
-  t.is(r.status, 400);
-  t.is(firstError(r)['error-tag'], 'unknown-attribute');
-  t.is((await s.request('GET', `${TOP}/plain`)).json['audit:plain']['#'], 5);
-});
+test.serial(
+  'attributes on every node kind: stored by PUT, POST and PATCH, shown by GET in JSON and XML, dropped by hideAttributes',
+  async (t) => {
+    const A = { 'ietf-netconf-with-defaults:default': true };
+    const body = {
+      'audit:top': {
+        '@': A,
+        plain: { '@': A, '#': 4 },
+        tag: [{ '@': A, '#': 'x' }, 'y'],
+        item: { '@': A, '#': [{ name: 'i1', '@': A }] },
+      },
+    };
+    let r = await s.request('PUT', TOP, { body: JSON.stringify(body) });
+    t.is(r.status, 204, r.text);
+    r = await s.request('PATCH', TOP, { body: JSON.stringify({ 'audit:top': { 'empty-box': { '@': A } } }) });
+    t.is(r.status, 200, r.text);
+    r = await s.request('POST', TOP, { body: JSON.stringify({ 'audit:tag': { '@': A, '#': ['z'] } }) });
+    t.is(r.status, 201, r.text);
+    r = await s.request('GET', TOP);
+    const top = r.json['audit:top'];
+    t.deepEqual(top['@'], A, 'container');
+    t.deepEqual(top.plain, { '@': A, '#': 4 }, 'leaf');
+    t.deepEqual(top.item['@'], A, 'list');
+    t.deepEqual(top.item['#'][0]['@'], A, 'list entry');
+    t.true(JSON.stringify(top.tag).includes('"@"'), `leaf-list and its entries: ${JSON.stringify(top.tag)}`);
+    t.deepEqual(top['empty-box'], { '@': A }, 'container stored by PATCH');
+    const x = await s.request('GET', TOP, { headers: { accept: 'application/yang-data+xml' } });
+    t.is(x.status, 200);
+    t.regex(x.text, /<plain [^>]*:default="true"[^>]*>4<\/plain>/, x.text);
+    t.regex(x.text, /<top [^>]*:default="true"/);
+    t.regex(
+      x.text,
+      /xmlns:[a-z-]+="urn:ietf:params:xml:ns:yang:ietf-netconf-with-defaults"/,
+      "RFC 7952: the annotation module's namespace",
+    );
+    t.regex(x.text, /<item [^>]*:default="true"><name>i1<\/name><\/item>/, 'list entry');
+    t.regex(x.text, /<tag [^>]*:default="true">x<\/tag><tag>y<\/tag>/, 'leaf-list entry');
+    const hidden = await s.request('GET', `${TOP}?hideAttributes=true`);
+    t.false(hidden.text.includes('"@"'), hidden.text);
+    // XML in: attributes on a leaf and a container.
+    const xmlBody =
+      '<top xmlns="urn:rosetta:test:audit" xmlns:wd="urn:ietf:params:xml:ns:yang:ietf-netconf-with-defaults" wd:default="true"><plain wd:default="true">5</plain></top>';
+    r = await s.request('PUT', TOP, { body: xmlBody, headers: XML });
+    t.is(r.status, 204, r.text);
+    r = await s.request('GET', `${TOP}/plain`);
+    t.deepEqual(r.json, { 'audit:plain': { '@': A, '#': 5 } });
+    // An undeclared attribute is 400 unknown-attribute, nothing stored.
+    r = await s.request('PUT', `${TOP}/plain`, { body: JSON.stringify({ 'audit:plain': { '@': { 'audit:nope': 1 }, '#': 6 } }) });
+    t.is(r.status, 400);
+    t.is(firstError(r)['error-tag'], 'unknown-attribute');
+    t.is((await s.request('GET', `${TOP}/plain`)).json['audit:plain']['#'], 5);
+  },
+);
 
 test.serial('error envelope in JSON and XML with error-path; no stack traces', async (t) => {
-  const j = await s.request('PUT', `${IF}/interface=e1`, { body: JSON.stringify({ 'ietf-interfaces:interface': [{ name: 'e1', type: 'iana-if-type:ethernetCsmacd', enabled: 'maybe' }] }) });
+  const j = await s.request('PUT', `${IF}/interface=e1`, {
+    body: JSON.stringify({ 'ietf-interfaces:interface': [{ name: 'e1', type: 'iana-if-type:ethernetCsmacd', enabled: 'maybe' }] }),
+  });
   t.is(j.status, 400);
   t.deepEqual(Object.keys(j.json), ['errors']);
   const e = firstError(j);
@@ -208,12 +272,19 @@ test.serial('error envelope in JSON and XML with error-path; no stack traces', a
   t.regex(x.text, /^<errors xmlns="urn:ietf:params:xml:ns:yang:ietf-restconf">/);
   t.regex(x.text, /<error-type>(protocol|application)<\/error-type>/);
   t.regex(x.text, /<error-tag>invalid-value<\/error-tag>/);
-  t.regex(x.text, /<error-path xmlns:ietf-interfaces="urn:ietf:params:xml:ns:yang:ietf-interfaces">\/ietf-interfaces:interfaces\/ietf-interfaces:interface\[ietf-interfaces:name='e1'\]\/ietf-interfaces:enabled<\/error-path>/, x.text);
+  t.regex(
+    x.text,
+    /<error-path xmlns:ietf-interfaces="urn:ietf:params:xml:ns:yang:ietf-interfaces">\/ietf-interfaces:interfaces\/ietf-interfaces:interface\[ietf-interfaces:name='e1'\]\/ietf-interfaces:enabled<\/error-path>/,
+    x.text,
+  );
   t.notRegex(x.text, /at .*\.js:\d+/);
 });
 
 test.serial('media types: application/yang.data+json in and out; missing Accept answers JSON', async (t) => {
-  let r = await s.request('PUT', `${IF}/interface=m1`, { body: JSON.stringify({ 'ietf-interfaces:interface': [{ name: 'm1', type: 'iana-if-type:ethernetCsmacd' }] }), headers: { 'content-type': 'application/yang.data+json' } });
+  let r = await s.request('PUT', `${IF}/interface=m1`, {
+    body: JSON.stringify({ 'ietf-interfaces:interface': [{ name: 'm1', type: 'iana-if-type:ethernetCsmacd' }] }),
+    headers: { 'content-type': 'application/yang.data+json' },
+  });
   t.is(r.status, 201, r.text);
   r = await s.request('GET', `${IF}/interface=m1`, { headers: { accept: 'application/yang.data+json' } });
   t.is(r.status, 200);
@@ -234,33 +305,41 @@ test.serial('content=all merges Config and Operational into one answer', async (
   t.falsy(c.json['ietf-restconf:data']['ietf-yang-library:yang-library']);
 });
 
-test.serial('RPC input is validated fully against the schema before any implementation (nested mandatory, choice, must, when, types, unknown nodes)', async (t) => {
-  const call = (input: unknown, headers?: Record<string, string>) =>
-    s.request('POST', '/rests/operations/audit:configure', { body: typeof input === 'string' ? input : JSON.stringify({ 'audit:input': input }), ...(headers ? { headers } : {}) });
-  const cases: Array<[unknown, string, RegExp]> = [
-    [{ fast: [null], target: {} }, 'missing-element', /\/input\/target\/host/],
-    [{}, 'missing-element', /\/input/],
-    [{ fast: [null], slow: [null] }, 'bad-element', /./],
-    [{ fast: [null], peer: [{ name: 'p', port: 5 }] }, 'invalid-value', /peer\[name='p'\]\/port/],
-    [{ fast: [null], count: 3 }, 'unknown-element', /count/],
-    [{ fast: [null], peer: [{ name: 'p', port: 'x' }] }, 'invalid-value', /port/],
-    [{ fast: [null], bogus: 1 }, 'unknown-element', /bogus|input/],
-  ];
-  for (const [input, tag, where] of cases) {
-    const r = await call(input);
-    t.is(r.status, 400, `${JSON.stringify(input)}: ${r.text}`);
-    const tags = r.json.errors.error.map((e: any) => e['error-tag']);
-    if (tag !== 'bad-element') t.true(tags.includes(tag), `${JSON.stringify(input)}: ${r.text}`);
-    t.regex(JSON.stringify(r.json.errors.error.map((e: any) => e['error-path'] ?? '')), where, r.text);
-  }
-  // Valid input: checked, then 501 because nothing implements it.
-  let r = await call({ mode: 'b', count: 2, fast: [null], target: { host: 'h' }, peer: [{ name: 'p', port: 830 }] });
-  t.is(r.status, 501, r.text);
-  r = await call('<input xmlns="urn:rosetta:test:audit"><fast/><target><host>h</host></target></input>', { 'content-type': 'application/yang-data+xml' });
-  t.is(r.status, 501, r.text);
-  r = await call('<input xmlns="urn:rosetta:test:audit"><target/></input>', { 'content-type': 'application/yang-data+xml' });
-  t.is(r.status, 400, r.text);
-});
+test.serial(
+  'RPC input is validated fully against the schema before any implementation (nested mandatory, choice, must, when, types, unknown nodes)',
+  async (t) => {
+    const call = (input: unknown, headers?: Record<string, string>) =>
+      s.request('POST', '/rests/operations/audit:configure', {
+        body: typeof input === 'string' ? input : JSON.stringify({ 'audit:input': input }),
+        ...(headers ? { headers } : {}),
+      });
+    const cases: Array<[unknown, string, RegExp]> = [
+      [{ fast: [null], target: {} }, 'missing-element', /\/input\/target\/host/],
+      [{}, 'missing-element', /\/input/],
+      [{ fast: [null], slow: [null] }, 'bad-element', /./],
+      [{ fast: [null], peer: [{ name: 'p', port: 5 }] }, 'invalid-value', /peer\[name='p'\]\/port/],
+      [{ fast: [null], count: 3 }, 'unknown-element', /count/],
+      [{ fast: [null], peer: [{ name: 'p', port: 'x' }] }, 'invalid-value', /port/],
+      [{ fast: [null], bogus: 1 }, 'unknown-element', /bogus|input/],
+    ];
+    for (const [input, tag, where] of cases) {
+      const r = await call(input);
+      t.is(r.status, 400, `${JSON.stringify(input)}: ${r.text}`);
+      const tags = r.json.errors.error.map((e: any) => e['error-tag']);
+      if (tag !== 'bad-element') t.true(tags.includes(tag), `${JSON.stringify(input)}: ${r.text}`);
+      t.regex(JSON.stringify(r.json.errors.error.map((e: any) => e['error-path'] ?? '')), where, r.text);
+    }
+    // Valid input: checked, then 501 because nothing implements it.
+    let r = await call({ mode: 'b', count: 2, fast: [null], target: { host: 'h' }, peer: [{ name: 'p', port: 830 }] });
+    t.is(r.status, 501, r.text);
+    r = await call('<input xmlns="urn:rosetta:test:audit"><fast/><target><host>h</host></target></input>', {
+      'content-type': 'application/yang-data+xml',
+    });
+    t.is(r.status, 501, r.text);
+    r = await call('<input xmlns="urn:rosetta:test:audit"><target/></input>', { 'content-type': 'application/yang-data+xml' });
+    t.is(r.status, 400, r.text);
+  },
+);
 
 test.serial('RPC answers 200 with output (JSON and XML) when implemented', async (t) => {
   let r = await s.request('POST', '/rests/operations/rosetta-plugins:reload');
@@ -278,7 +357,10 @@ test.serial('ietf-yang-library data is valid against ietf-yang-library (RFC 8525
   const legacy = await s.request('GET', '/rests/data/ietf-yang-library:modules-state');
   t.is(legacy.status, 200);
   const decoded = decodeJson({ ...r.json, ...legacy.json }, s.service.schema, {});
-  t.deepEqual(validateTree(decoded.root, s.service.schema, { type: 'data', checkLeafrefs: true }).map((f) => `${f.path}: ${f.message}`), []);
+  t.deepEqual(
+    validateTree(decoded.root, s.service.schema, { type: 'data', checkLeafrefs: true }).map((f) => `${f.path}: ${f.message}`),
+    [],
+  );
   const lib = r.json['ietf-yang-library:yang-library'];
   const set = lib['module-set'][0];
   const implemented = [...s.service.schema.modules.values()].filter((m) => m.implemented);
@@ -289,12 +371,26 @@ test.serial('ietf-yang-library data is valid against ietf-yang-library (RFC 8525
     t.is(entry.namespace, m.namespace);
     if (m.revision) t.is(entry.revision, m.revision);
   }
-  t.truthy(set.module.find((e: any) => e.name === 'audit'), 'a --yang module is listed');
+  t.truthy(
+    set.module.find((e: any) => e.name === 'audit'),
+    'a --yang module is listed',
+  );
   const state = legacy.json['ietf-yang-library:modules-state'];
   t.is(state['module-set-id'], lib['content-id']);
-  t.deepEqual(state.module.filter((e: any) => e['conformance-type'] === 'implement').map((e: any) => e.name).sort(), implemented.map((m) => m.name).sort());
-  t.deepEqual(state.module.filter((e: any) => e['conformance-type'] === 'import').map((e: any) => `${e.name}@${e.revision}`).sort(),
-    (set['import-only-module'] ?? []).map((e: any) => `${e.name}@${e.revision}`).sort());
+  t.deepEqual(
+    state.module
+      .filter((e: any) => e['conformance-type'] === 'implement')
+      .map((e: any) => e.name)
+      .sort(),
+    implemented.map((m) => m.name).sort(),
+  );
+  t.deepEqual(
+    state.module
+      .filter((e: any) => e['conformance-type'] === 'import')
+      .map((e: any) => `${e.name}@${e.revision}`)
+      .sort(),
+    (set['import-only-module'] ?? []).map((e: any) => `${e.name}@${e.revision}`).sort(),
+  );
   t.deepEqual(lib.schema, [{ name: 'complete', 'module-set': ['complete'] }]);
   t.regex(lib['content-id'], /^[0-9a-f]+$/);
   const v = await s.request('GET', '/rests/yang-library-version');
@@ -304,10 +400,10 @@ test.serial('ietf-yang-library data is valid against ietf-yang-library (RFC 8525
 test.serial('bad input changes nothing: XML nested 10,000 deep, unknown nodes, wrong types, bad escapes, trailing &', async (t) => {
   await seed();
   const before = (await s.request('GET', TOP)).text;
-  const deepXml = '<top xmlns="urn:rosetta:test:audit">' + '<a>'.repeat(10_000) + '</a>'.repeat(10_000) + '</top>';
+  const deepXml = `<top xmlns="urn:rosetta:test:audit">${'<a>'.repeat(10_000)}${'</a>'.repeat(10_000)}</top>`;
   const attempts: Array<[string, string, string, Record<string, string> | undefined, number]> = [
     ['PUT', TOP, deepXml, XML, 400],
-    ['PUT', TOP, '{"audit:top":' + '['.repeat(10_000) + ']'.repeat(10_000) + '}', undefined, 400],
+    ['PUT', TOP, `{"audit:top":${'['.repeat(10_000)}${']'.repeat(10_000)}}`, undefined, 400],
     ['PUT', TOP, JSON.stringify({ 'audit:top': { nosuch: 1 } }), undefined, 400],
     ['PUT', TOP, JSON.stringify({ 'audit:top': { plain: 300 } }), undefined, 400],
     ['PATCH', TOP, JSON.stringify({ 'audit:top': { item: [{ name: 'i1', size: -1 }] } }), undefined, 400],
@@ -325,33 +421,38 @@ test.serial('bad input changes nothing: XML nested 10,000 deep, unknown nodes, w
   t.is(s.errors.filter((e) => /TypeError|RangeError|Maximum call stack/.test(e)).length, 0, s.errors.join('\n'));
 });
 
-test.serial('YANG Patch (XML): prefixes declared on <edit> and <value> resolve; per-edit errors name the edit and tag; atomic', async (t) => {
-  const body = `<yang-patch xmlns="urn:ietf:params:xml:ns:yang:ietf-yang-patch"><patch-id>px</patch-id>
+test.serial(
+  'YANG Patch (XML): prefixes declared on <edit> and <value> resolve; per-edit errors name the edit and tag; atomic',
+  async (t) => {
+    const body = `<yang-patch xmlns="urn:ietf:params:xml:ns:yang:ietf-yang-patch"><patch-id>px</patch-id>
     <edit xmlns:ia="urn:ietf:params:xml:ns:yang:iana-if-type"><edit-id>e1</edit-id><operation>create</operation><target>/interface=x1</target>
       <value><interface xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces"><name>x1</name><type>ia:ethernetCsmacd</type></interface></value></edit>
     <edit><edit-id>e2</edit-id><operation>create</operation><target>/interface=x2</target>
       <value xmlns:ib="urn:ietf:params:xml:ns:yang:iana-if-type"><interface xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces"><name>x2</name><type>ib:softwareLoopback</type></interface></value></edit>
   </yang-patch>`;
-  const headers = { 'content-type': 'application/yang-patch+xml', accept: 'application/yang-data+xml' };
-  let r = await s.request('PATCH', IF, { body, headers });
-  t.is(r.status, 200, r.text);
-  t.regex(r.text, /<ok\/>/);
-  r = await s.request('GET', `${IF}/interface=x2/type`);
-  t.deepEqual(r.json, { 'ietf-interfaces:type': 'iana-if-type:softwareLoopback' });
-  // Again: both creates fail (data-exists), with the edit-id, and nothing changes.
-  const again = body.replace('<patch-id>px</patch-id>', '<patch-id>py</patch-id>').replace('<operation>create</operation><target>/interface=x2', '<operation>delete</operation><target>/interface=x2');
-  r = await s.request('PATCH', IF, { body: again, headers });
-  t.not(r.status, 200, r.text);
-  t.regex(r.text, /<edit><edit-id>e1<\/edit-id><errors><error>.*<error-tag>data-exists<\/error-tag>/s, r.text);
-  t.is((await s.request('GET', `${IF}/interface=x2`)).status, 200, 'the delete of x2 was not applied');
-  // An insert without a point: the edit's own error.
-  const noPoint = `<yang-patch xmlns="urn:ietf:params:xml:ns:yang:ietf-yang-patch"><patch-id>pz</patch-id>
+    const headers = { 'content-type': 'application/yang-patch+xml', accept: 'application/yang-data+xml' };
+    let r = await s.request('PATCH', IF, { body, headers });
+    t.is(r.status, 200, r.text);
+    t.regex(r.text, /<ok\/>/);
+    r = await s.request('GET', `${IF}/interface=x2/type`);
+    t.deepEqual(r.json, { 'ietf-interfaces:type': 'iana-if-type:softwareLoopback' });
+    // Again: both creates fail (data-exists), with the edit-id, and nothing changes.
+    const again = body
+      .replace('<patch-id>px</patch-id>', '<patch-id>py</patch-id>')
+      .replace('<operation>create</operation><target>/interface=x2', '<operation>delete</operation><target>/interface=x2');
+    r = await s.request('PATCH', IF, { body: again, headers });
+    t.not(r.status, 200, r.text);
+    t.regex(r.text, /<edit><edit-id>e1<\/edit-id><errors><error>.*<error-tag>data-exists<\/error-tag>/s, r.text);
+    t.is((await s.request('GET', `${IF}/interface=x2`)).status, 200, 'the delete of x2 was not applied');
+    // An insert without a point: the edit's own error.
+    const noPoint = `<yang-patch xmlns="urn:ietf:params:xml:ns:yang:ietf-yang-patch"><patch-id>pz</patch-id>
     <edit><edit-id>i1</edit-id><operation>insert</operation><target>/item=n1</target><where>after</where>
       <value><item xmlns="urn:rosetta:test:audit"><name>n1</name></item></value></edit></yang-patch>`;
-  r = await s.request('PATCH', TOP, { body: noPoint, headers });
-  t.not(r.status, 200, r.text);
-  t.regex(r.text, /<edit-id>i1<\/edit-id>/, r.text);
-});
+    r = await s.request('PATCH', TOP, { body: noPoint, headers });
+    t.not(r.status, 200, r.text);
+    t.regex(r.text, /<edit-id>i1<\/edit-id>/, r.text);
+  },
+);
 
 test.serial('jsonb-filter absolute paths read the datastores content selects (state data with content=all)', async (t) => {
   const filter = encodeURIComponent('exists({$/ietf-yang-library:yang-library/content-id})');

@@ -98,7 +98,7 @@ test('a PATCH of a leaf target in another case replaces the case', async (t) => 
   t.deepEqual(await top(s), { name: 'n', 'udp-port': 53, 'auto-level': 3 });
 });
 
-test('a PUT of the new case\'s node itself replaces the case; a PUT of the parent still replaces it all', async (t) => {
+test("a PUT of the new case's node itself replaces the case; a PUT of the parent still replaces it all", async (t) => {
   const s = await withTcp();
   let r = await s.request('PUT', `${TOP}/udp-port`, { 'choice-test:udp-port': 53 });
   t.is(r.status, 201, r.text);
@@ -108,7 +108,7 @@ test('a PUT of the new case\'s node itself replaces the case; a PUT of the paren
   t.deepEqual(await top(s), { 'tcp-port': 22 });
 });
 
-test('a POST of the new case\'s node replaces the case; of a list entry too', async (t) => {
+test("a POST of the new case's node replaces the case; of a list entry too", async (t) => {
   const s = await withTcp();
   let r = await s.request('POST', TOP, { 'choice-test:udp-port': 53 });
   t.is(r.status, 201, r.text);
@@ -120,14 +120,18 @@ test('a POST of the new case\'s node replaces the case; of a list entry too', as
   t.is(r.status, 409, 'a create of what is there still conflicts');
 });
 
-test('nested choices: the inner choice\'s cases replace each other, the outer case stays; leaving the outer case drops both', async (t) => {
+test("nested choices: the inner choice's cases replace each other, the outer case stays; leaving the outer case drops both", async (t) => {
   const s = await withTcp();
   let r = await s.request('PATCH', TOP, { 'choice-test:top': { tunnel: { id: 7 }, 'gre-key': 1 } });
   t.is(r.status, 200, r.text);
   t.deepEqual(await top(s), { name: 'n', tunnel: { id: 7 }, 'gre-key': 1, 'auto-level': 3 });
   r = await s.request('PATCH', TOP, { 'choice-test:top': { vni: 9 } });
   t.is(r.status, 200, r.text);
-  t.deepEqual(await top(s), { name: 'n', tunnel: { id: 7 }, vni: 9, 'auto-level': 3 }, 'the other inner case goes, the outer case\'s nodes stay');
+  t.deepEqual(
+    await top(s),
+    { name: 'n', tunnel: { id: 7 }, vni: 9, 'auto-level': 3 },
+    "the other inner case goes, the outer case's nodes stay",
+  );
   r = await s.request('PATCH', TOP, { 'choice-test:top': { 'tcp-host': 'x' } });
   t.is(r.status, 200, r.text);
   t.deepEqual(await top(s), { name: 'n', 'tcp-host': 'x', 'auto-level': 3 }, 'every node of the tunnel case goes, nested choice included');
@@ -151,13 +155,18 @@ test('the default case: another case replaces it, and its defaults come back onc
   r = await s.request('DELETE', `${TOP}/manual-rate`);
   t.is(r.status, 204, r.text);
   r = await s.request('GET', `${TOP}?with-defaults=report-all`);
-  t.is(r.json['choice-test:top']['auto-level'], 1, 'with no case chosen the default case\'s default is in use again');
+  t.is(r.json['choice-test:top']['auto-level'], 1, "with no case chosen the default case's default is in use again");
 });
 
 test('YANG Patch merge, create and replace replace the case', async (t) => {
   const s = await withTcp();
-  const patch = (operation: string, target: string, value: unknown) => s.request('PATCH', TOP,
-    { 'ietf-yang-patch:yang-patch': { 'patch-id': 'p', edit: [{ 'edit-id': '1', operation, target, value }] } }, YANG_PATCH);
+  const patch = (operation: string, target: string, value: unknown) =>
+    s.request(
+      'PATCH',
+      TOP,
+      { 'ietf-yang-patch:yang-patch': { 'patch-id': 'p', edit: [{ 'edit-id': '1', operation, target, value }] } },
+      YANG_PATCH,
+    );
   let r = await patch('merge', '/udp-port', { 'choice-test:udp-port': 53 });
   t.is(r.status, 200, r.text);
   t.deepEqual(await top(s), { name: 'n', 'udp-port': 53, 'auto-level': 3 });
@@ -167,16 +176,26 @@ test('YANG Patch merge, create and replace replace the case', async (t) => {
   r = await patch('replace', '/server=b', { 'choice-test:server': [{ name: 'b' }] });
   t.is(r.status, 200, r.text);
   t.deepEqual(await top(s), { name: 'n', server: [{ name: 'b' }], 'auto-level': 3 });
-  r = await s.request('PATCH', '/rests/data', { 'ietf-yang-patch:yang-patch': { 'patch-id': 'q', edit: [
-    { 'edit-id': '1', operation: 'merge', target: '/choice-test:top', value: { 'choice-test:top': { 'manual-rate': 4 } } },
-  ] } }, YANG_PATCH);
+  r = await s.request(
+    'PATCH',
+    '/rests/data',
+    {
+      'ietf-yang-patch:yang-patch': {
+        'patch-id': 'q',
+        edit: [{ 'edit-id': '1', operation: 'merge', target: '/choice-test:top', value: { 'choice-test:top': { 'manual-rate': 4 } } }],
+      },
+    },
+    YANG_PATCH,
+  );
   t.is(r.status, 200, r.text);
   t.deepEqual(await top(s), { name: 'n', server: [{ name: 'b' }], 'manual-rate': 4 }, 'a merge from the datastore root too');
 });
 
 test('apply-tags: a body may delete nodes of one case while it writes another', async (t) => {
   const s = await withTcp();
-  const r = await s.request('PATCH', `${TOP}?apply-tags=true`, { 'choice-test:top': { 'udp-port': 53, 'tcp-port': { '@': { operation: 'delete' }, '#': 80 } } });
+  const r = await s.request('PATCH', `${TOP}?apply-tags=true`, {
+    'choice-test:top': { 'udp-port': 53, 'tcp-port': { '@': { operation: 'delete' }, '#': 80 } },
+  });
   t.is(r.status, 200, r.text);
   t.deepEqual(await top(s), { name: 'n', 'udp-port': 53, 'auto-level': 3 });
 });
@@ -193,19 +212,39 @@ test('one body holding two cases of a choice is refused, naming both nodes, and 
   await refused('PATCH', TOP, { 'choice-test:top': { 'udp-port': 1, 'tcp-host': 'y' } });
   await refused('PUT', TOP, { 'choice-test:top': { 'udp-port': 1, 'tcp-port': 2 } });
   await refused('PATCH', '/rests/data', { 'choice-test:top': { 'udp-port': 1, 'tcp-port': 2 } });
-  await refused('PATCH', `${TOP}?apply-tags=true`, { 'choice-test:top': { 'udp-port': 1, 'tcp-port': { '@': { operation: 'replace' }, '#': 2 } } });
-  await refused('PATCH', TOP, { 'ietf-yang-patch:yang-patch': { 'patch-id': 'p', edit: [
-    { 'edit-id': '1', operation: 'merge', target: '/', value: { 'choice-test:top': { 'udp-port': 1, 'tcp-port': 2 } } },
-  ] } }, YANG_PATCH);
+  await refused('PATCH', `${TOP}?apply-tags=true`, {
+    'choice-test:top': { 'udp-port': 1, 'tcp-port': { '@': { operation: 'replace' }, '#': 2 } },
+  });
+  await refused(
+    'PATCH',
+    TOP,
+    {
+      'ietf-yang-patch:yang-patch': {
+        'patch-id': 'p',
+        edit: [{ 'edit-id': '1', operation: 'merge', target: '/', value: { 'choice-test:top': { 'udp-port': 1, 'tcp-port': 2 } } }],
+      },
+    },
+    YANG_PATCH,
+  );
   t.deepEqual(await top(s), { name: 'n', 'tcp-port': 80, 'tcp-host': 'h', 'auto-level': 3 });
 });
 
 test('the other case goes in the same transaction: a request failing later keeps it, one that succeeds is one durable write', async (t) => {
   const s = await withTcp();
-  let r = await s.request('PATCH', TOP, { 'ietf-yang-patch:yang-patch': { 'patch-id': 'p', edit: [
-    { 'edit-id': '1', operation: 'merge', target: '/udp-port', value: { 'choice-test:udp-port': 53 } },
-    { 'edit-id': '2', operation: 'create', target: '/name', value: { 'choice-test:name': 'again' } },
-  ] } }, YANG_PATCH);
+  let r = await s.request(
+    'PATCH',
+    TOP,
+    {
+      'ietf-yang-patch:yang-patch': {
+        'patch-id': 'p',
+        edit: [
+          { 'edit-id': '1', operation: 'merge', target: '/udp-port', value: { 'choice-test:udp-port': 53 } },
+          { 'edit-id': '2', operation: 'create', target: '/name', value: { 'choice-test:name': 'again' } },
+        ],
+      },
+    },
+    YANG_PATCH,
+  );
   t.is(r.status, 409, r.text);
   t.deepEqual(await top(s), { name: 'n', 'tcp-port': 80, 'tcp-host': 'h', 'auto-level': 3 }, 'nothing of the failed request is kept');
   r = await s.request('PATCH', TOP, { 'choice-test:top': { 'udp-port': 53 } });

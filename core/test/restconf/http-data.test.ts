@@ -2,8 +2,12 @@ import test from 'ava';
 import { startTestService, type TestService } from './http-fixture';
 
 let t0: TestService;
-test.before(async () => { t0 = await startTestService(); });
-test.after.always(async () => { await t0?.service.stop(); });
+test.before(async () => {
+  t0 = await startTestService();
+});
+test.after.always(async () => {
+  await t0?.service.stop();
+});
 
 const IF = '/rests/data/ietf-interfaces:interfaces';
 const ifBody = (name: string, extra: Record<string, unknown> = {}) =>
@@ -27,7 +31,9 @@ test.serial('PUT whose body root is not the last URI node is 400', async (t) => 
   const r = await t0.request('PUT', `${IF}/interface=eth9`, { body: JSON.stringify({ 'ietf-interfaces:interfaces': {} }) });
   t.is(r.status, 400);
   t.is(r.json.errors.error[0]['error-tag'], 'unknown-element', 'interfaces is no sibling of interface');
-  const sibling = await t0.request('PUT', `${IF}/interface=eth9/description`, { body: JSON.stringify({ 'ietf-interfaces:enabled': true }) });
+  const sibling = await t0.request('PUT', `${IF}/interface=eth9/description`, {
+    body: JSON.stringify({ 'ietf-interfaces:enabled': true }),
+  });
   t.is(sibling.status, 400);
   t.is(sibling.json.errors.error[0]['error-tag'], 'invalid-value');
   t.is((await t0.request('GET', `${IF}/interface=eth9`)).status, 404);
@@ -93,11 +99,13 @@ test.serial('GET of a schema node without data is 404 data-missing; of an unknow
 });
 
 test.serial('XML both ways: PUT XML, GET XML', async (t) => {
-  const xml = '<interface xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces"><name>x1</name><type xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type">ianaift:ethernetCsmacd</type><mtu-bogus/></interface>';
+  const xml =
+    '<interface xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces"><name>x1</name><type xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type">ianaift:ethernetCsmacd</type><mtu-bogus/></interface>';
   let r = await t0.request('PUT', `${IF}/interface=x1`, { body: xml, headers: { 'content-type': 'application/yang-data+xml' } });
   t.is(r.status, 400, 'unknown element');
   t.regex(r.text, /unknown-element/);
-  const good = '<interface xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces"><name>x1</name><type xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type">ianaift:ethernetCsmacd</type><description>xml</description></interface>';
+  const good =
+    '<interface xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces"><name>x1</name><type xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type">ianaift:ethernetCsmacd</type><description>xml</description></interface>';
   r = await t0.request('PUT', `${IF}/interface=x1`, { body: good, headers: { 'content-type': 'application/xml' } });
   t.is(r.status, 201, r.text);
   r = await t0.request('GET', `${IF}/interface=x1/description`, { headers: { accept: 'application/yang-data+xml' } });
@@ -120,7 +128,9 @@ test.serial('media types: 415 for an unknown Content-Type, 406 for an unsatisfia
 });
 
 test.serial('writes to operational (config false) data answer 405 with Allow', async (t) => {
-  const r = await t0.request('PUT', '/rests/data/example-jukebox:jukebox/library/artist-count', { body: JSON.stringify({ 'example-jukebox:artist-count': 3 }) });
+  const r = await t0.request('PUT', '/rests/data/example-jukebox:jukebox/library/artist-count', {
+    body: JSON.stringify({ 'example-jukebox:artist-count': 3 }),
+  });
   t.is(r.status, 405);
   t.is(r.headers.get('allow'), 'GET, HEAD, OPTIONS');
 });
@@ -133,7 +143,12 @@ test.serial('malformed bodies are 400 malformed-message and change nothing', asy
   t.is(r.status, 400);
   r = await t0.request('PUT', `${IF}/interface=bad`, { body: '[]'.padStart(10_000, '[').padEnd(20_000, ']') });
   t.is(r.status, 400);
-  const deep = '{"ietf-interfaces:interface":[{"name":"bad","type":"iana-if-type:ethernetCsmacd","x":' + '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000) + '}]}';
+  const deep =
+    '{"ietf-interfaces:interface":[{"name":"bad","type":"iana-if-type:ethernetCsmacd","x":' +
+    '{"a":'.repeat(10_000) +
+    '1' +
+    '}'.repeat(10_000) +
+    '}]}';
   r = await t0.request('PUT', `${IF}/interface=bad`, { body: deep });
   t.is(r.status, 400);
   t.is(r.json.errors.error[0]['error-tag'], 'unknown-element');
@@ -173,7 +188,9 @@ test.serial('leafref checking only with checkForReferences=true', async (t) => {
 });
 
 test.serial('validation: a missing mandatory leaf is 400 with its path', async (t) => {
-  const r = await t0.request('PUT', '/rests/data/example-jukebox:jukebox/playlist=p2/song=1', { body: JSON.stringify({ 'example-jukebox:song': [{ index: 1 }] }) });
+  const r = await t0.request('PUT', '/rests/data/example-jukebox:jukebox/playlist=p2/song=1', {
+    body: JSON.stringify({ 'example-jukebox:song': [{ index: 1 }] }),
+  });
   t.is(r.status, 400, r.text);
   t.is(r.json.errors.error[0]['error-tag'], 'missing-element');
 });
@@ -192,14 +209,21 @@ test.serial('413 too-big past the body limit; nothing changed', async (t) => {
 
 test.serial('insert/point on POST into an ordered-by user list; 400 on a system-ordered one', async (t) => {
   const pl = '/rests/data/example-jukebox:jukebox/playlist=ins';
-  await t0.request('PUT', '/rests/data/example-jukebox:jukebox/library', { body: JSON.stringify({ 'example-jukebox:library': { artist: [{ name: 'A', album: [{ name: 'B', song: [{ name: 's', location: 'l' }] }] }] } }) });
+  await t0.request('PUT', '/rests/data/example-jukebox:jukebox/library', {
+    body: JSON.stringify({
+      'example-jukebox:library': { artist: [{ name: 'A', album: [{ name: 'B', song: [{ name: 's', location: 'l' }] }] }] },
+    }),
+  });
   t.is((await t0.request('PUT', pl, { body: JSON.stringify({ 'example-jukebox:playlist': [{ name: 'ins' }] }) })).status, 201);
   const song = (i: number) => JSON.stringify({ 'example-jukebox:song': [{ index: i, id: 's' }] });
   t.is((await t0.request('POST', pl, { body: song(1) })).status, 201);
   t.is((await t0.request('POST', `${pl}?insert=first`, { body: song(2) })).status, 201);
   t.is((await t0.request('POST', `${pl}?insert=after&point=2`, { body: song(3) })).status, 201);
   const r = await t0.request('GET', pl);
-  t.deepEqual(r.json['example-jukebox:playlist'][0].song.map((s: any) => s.index), [2, 3, 1]);
+  t.deepEqual(
+    r.json['example-jukebox:playlist'][0].song.map((s: any) => s.index),
+    [2, 3, 1],
+  );
   const bad = await t0.request('POST', `${IF}?insert=first`, { body: ifBody('ins0') });
   t.is(bad.status, 400);
   t.regex(bad.json.errors.error[0]['error-message'], /insert/);

@@ -19,8 +19,13 @@ import { TEST_MODELS } from '../test-models';
 class MemoryStore implements Datastore {
   private tree: DataRoot = emptyRoot();
   private queue: Promise<unknown> = Promise.resolve();
-  constructor(readonly name: 'config' | 'operational', private readonly ctx: SchemaContext) {}
-  current(): DataRoot { return this.tree; }
+  constructor(
+    readonly name: 'config' | 'operational',
+    private readonly ctx: SchemaContext,
+  ) {}
+  current(): DataRoot {
+    return this.tree;
+  }
   apply(edits: readonly Edit[], check?: (next: DataRoot, previous: DataRoot) => void): Promise<DataRoot> {
     const run = this.queue.then(() => {
       const previous = this.tree;
@@ -52,25 +57,43 @@ export const IANA_IF_TYPE = 'iana-if-type@2026-03-17.yang';
 export interface TestService {
   readonly service: RunningService;
   readonly errors: string[];
-  request(method: string, path: string, options?: { body?: string; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; text: string; json: any }>;
+  request(
+    method: string,
+    path: string,
+    options?: { body?: string; headers?: Record<string, string> },
+  ): Promise<{ status: number; headers: Headers; text: string; json: any }>;
 }
 
 /** Starts a service with jukebox and ietf-interfaces; `raw` overrides configuration fields. */
-export async function startTestService(raw: Record<string, unknown> = {}, files: readonly string[] = [JUKEBOX, INTERFACES, IANA_IF_TYPE]): Promise<TestService> {
+export async function startTestService(
+  raw: Record<string, unknown> = {},
+  files: readonly string[] = [JUKEBOX, INTERFACES, IANA_IF_TYPE],
+): Promise<TestService> {
   const yangDir = modelYangDir(files);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-data-'));
   const config: ServiceConfig = resolveConfig({ port: 0, dataDir, yangDirs: [yangDir], ...raw }, os.tmpdir());
   const errors: string[] = [];
-  const service = await startService({ config, openDatastores: memoryDatastores, log: { info: () => undefined, error: (m) => errors.push(m) } });
+  const service = await startService({
+    config,
+    openDatastores: memoryDatastores,
+    log: { info: () => undefined, error: (m) => errors.push(m) },
+  });
   return {
     service,
     errors,
     async request(method, p, options = {}) {
-      const headers: Record<string, string> = { ...(options.body !== undefined ? { 'content-type': 'application/yang-data+json' } : {}), ...options.headers };
+      const headers: Record<string, string> = {
+        ...(options.body !== undefined ? { 'content-type': 'application/yang-data+json' } : {}),
+        ...options.headers,
+      };
       const res = await fetch(service.url + p, { method, headers, ...(options.body !== undefined ? { body: options.body } : {}) });
       const text = await res.text();
       let json: unknown;
-      try { json = JSON.parse(text); } catch { json = undefined; }
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
       return { status: res.status, headers: res.headers, text, json };
     },
   };

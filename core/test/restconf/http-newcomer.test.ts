@@ -108,7 +108,12 @@ module newcomer {
 }
 `;
 
-interface Answer { status: number; headers: Headers; text: string; json: any }
+interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: any;
+}
 
 interface Service {
   readonly running: RunningService;
@@ -124,7 +129,11 @@ async function start(raw: Record<string, unknown> = {}): Promise<Service> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-newcomer-data-'));
   const config = resolveConfig({ port: 0, host: '127.0.0.1', dataDir, yangDirs: [yangDir], ...raw }, os.tmpdir());
   const errors: string[] = [];
-  const running = await startService({ config, openDatastores: (dir, ctx) => openDatastores(dir, ctx), log: { info: () => undefined, error: (m) => errors.push(m) } });
+  const running = await startService({
+    config,
+    openDatastores: (dir, ctx) => openDatastores(dir, ctx),
+    log: { info: () => undefined, error: (m) => errors.push(m) },
+  });
   return {
     running,
     errors,
@@ -135,7 +144,11 @@ async function start(raw: Record<string, unknown> = {}): Promise<Service> {
       const res = await fetch(running.url + p, { method, headers, ...(options.body !== undefined ? { body: options.body } : {}) });
       const text = await res.text();
       let json: unknown;
-      try { json = JSON.parse(text); } catch { json = undefined; }
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
       return { status: res.status, headers: res.headers, text, json };
     },
   };
@@ -153,7 +166,14 @@ const DATA = '/rests/data';
 // Location
 
 /** POSTs one entry under `parent`, then GETs, PUTs and DELETEs its Location exactly as returned. */
-async function usableLocation(t: ExecutionContext, s: Service, parent: string, list: string, entry: Record<string, unknown>, change: Record<string, unknown>): Promise<void> {
+async function usableLocation(
+  t: ExecutionContext,
+  s: Service,
+  parent: string,
+  list: string,
+  entry: Record<string, unknown>,
+  change: Record<string, unknown>,
+): Promise<void> {
   const label = JSON.stringify(entry);
   const created = await s.request('POST', `${DATA}/${parent}`, { body: JSON.stringify({ [`newcomer:${list}`]: [entry] }) });
   t.is(created.status, 201, `${label}: ${created.text}`);
@@ -166,14 +186,33 @@ async function usableLocation(t: ExecutionContext, s: Service, parent: string, l
   t.deepEqual(read.json, { [`newcomer:${list}`]: [entry] }, `${label} GET ${location}`);
   const replaced = await s.request('PUT', where, { body: JSON.stringify({ [`newcomer:${list}`]: [{ ...entry, ...change }] }) });
   t.is(replaced.status, 204, `${label} PUT ${location}: ${replaced.text}`);
-  t.deepEqual((await s.request('GET', where)).json, { [`newcomer:${list}`]: [{ ...entry, ...change }] }, `${label} GET after PUT ${location}`);
+  t.deepEqual(
+    (await s.request('GET', where)).json,
+    { [`newcomer:${list}`]: [{ ...entry, ...change }] },
+    `${label} GET after PUT ${location}`,
+  );
   const deleted = await s.request('DELETE', where);
   t.is(deleted.status, 204, `${label} DELETE ${location}: ${deleted.text}`);
   t.is((await s.request('GET', where)).status, 404, `${label} GET after DELETE ${location}`);
 }
 
 const AWKWARD_KEYS = [
-  'ge-0/0/1', 'say "hi"', '"quoted"', 'a,b', 'k=v', 'with space', '100%', '50%22', '/lead/and/trail/', 'x/"y" z', 'a/"b', '/"', 'ü/ß €', '%22', '"', '',
+  'ge-0/0/1',
+  'say "hi"',
+  '"quoted"',
+  'a,b',
+  'k=v',
+  'with space',
+  '100%',
+  '50%22',
+  '/lead/and/trail/',
+  'x/"y" z',
+  'a/"b',
+  '/"',
+  'ü/ß €',
+  '%22',
+  '"',
+  '',
 ];
 
 test('the Location of a POSTed entry works for GET, PUT and DELETE whatever its key holds (key delimiter on)', async (t) => {
@@ -190,7 +229,9 @@ test('the Location of a POSTed entry works for GET, PUT and DELETE whatever its 
 test('the key-delimiter form is how a Location names a key holding /', async (t) => {
   const s = await start();
   try {
-    const created = await s.request('POST', `${DATA}/newcomer:ports`, { body: JSON.stringify({ 'newcomer:port': [{ name: 'ge-0/0/1' }] }) });
+    const created = await s.request('POST', `${DATA}/newcomer:ports`, {
+      body: JSON.stringify({ 'newcomer:port': [{ name: 'ge-0/0/1' }] }),
+    });
     t.is(created.headers.get('location'), `${DATA}/newcomer:ports/port=%22ge-0/0/1%22`);
     const plain = await s.request('POST', `${DATA}/newcomer:ports`, { body: JSON.stringify({ 'newcomer:port': [{ name: 'eth0' }] }) });
     t.is(plain.headers.get('location'), `${DATA}/newcomer:ports/port=eth0`);
@@ -202,7 +243,8 @@ test('the key-delimiter form is how a Location names a key holding /', async (t)
 test('with the key delimiter off, the Location of every key without / works', async (t) => {
   const s = await start({ keyDelimiter: null });
   try {
-    for (const name of AWKWARD_KEYS.filter((k) => !k.includes('/'))) await usableLocation(t, s, 'newcomer:ports', 'port', { name }, { speed: 10 });
+    for (const name of AWKWARD_KEYS.filter((k) => !k.includes('/')))
+      await usableLocation(t, s, 'newcomer:ports', 'port', { name }, { speed: 10 });
     await usableLocation(t, s, 'newcomer:ports', 'link', { from: '"x"', to: 'a,b' }, { cost: 5 });
   } finally {
     await stop(t, s);
@@ -224,7 +266,12 @@ const LIMITS = `${DATA}/newcomer:limits`;
 const YANG_PATCH = 'application/yang-patch+json';
 
 function yangPatch(...edits: Array<{ id: string; target: string; value: unknown }>): string {
-  return JSON.stringify({ 'ietf-yang-patch:yang-patch': { 'patch-id': 'p', edit: edits.map((e) => ({ 'edit-id': e.id, operation: 'merge', target: e.target, value: e.value })) } });
+  return JSON.stringify({
+    'ietf-yang-patch:yang-patch': {
+      'patch-id': 'p',
+      edit: edits.map((e) => ({ 'edit-id': e.id, operation: 'merge', target: e.target, value: e.value })),
+    },
+  });
 }
 
 test('a broken must answers 400 invalid-value with its app tag and path, and stores nothing, through every write', async (t) => {
@@ -246,17 +293,26 @@ test('a broken must answers 400 invalid-value with its app tag and path, and sto
     // The must sits on high, the node this request does not touch: raising low alone breaks it.
     mustOfHigh(await s.request('PATCH', LIMITS, { body: JSON.stringify({ 'newcomer:limits': { low: 10 } }) }), 'PATCH of the other node');
     mustOfHigh(await s.request('PUT', `${LIMITS}/low`, { body: JSON.stringify({ 'newcomer:low': 10 }) }), 'PUT of the other leaf');
-    mustOfHigh(await s.request('PATCH', DATA, { type: YANG_PATCH, body: yangPatch(
-      { id: 'raise-low', target: '/newcomer:limits/low', value: { 'newcomer:low': 20 } },
-      { id: 'raise-high', target: '/newcomer:limits/high', value: { 'newcomer:high': 15 } },
-    ) }), 'YANG Patch');
+    mustOfHigh(
+      await s.request('PATCH', DATA, {
+        type: YANG_PATCH,
+        body: yangPatch(
+          { id: 'raise-low', target: '/newcomer:limits/low', value: { 'newcomer:low': 20 } },
+          { id: 'raise-high', target: '/newcomer:limits/high', value: { 'newcomer:high': 15 } },
+        ),
+      }),
+      'YANG Patch',
+    );
     t.deepEqual((await s.request('GET', LIMITS)).json, { 'newcomer:limits': { low: 1, high: 5 } }, 'nothing changed');
 
     // Two edits that each alone would break the must, together satisfy it.
-    const both = await s.request('PATCH', DATA, { type: YANG_PATCH, body: yangPatch(
-      { id: 'raise-low', target: '/newcomer:limits/low', value: { 'newcomer:low': 20 } },
-      { id: 'raise-high', target: '/newcomer:limits/high', value: { 'newcomer:high': 25 } },
-    ) });
+    const both = await s.request('PATCH', DATA, {
+      type: YANG_PATCH,
+      body: yangPatch(
+        { id: 'raise-low', target: '/newcomer:limits/low', value: { 'newcomer:low': 20 } },
+        { id: 'raise-high', target: '/newcomer:limits/high', value: { 'newcomer:high': 25 } },
+      ),
+    });
     t.is(both.status, 200, both.text);
     t.deepEqual((await s.request('GET', LIMITS)).json, { 'newcomer:limits': { low: 20, high: 25 } });
   } finally {
@@ -272,10 +328,16 @@ test('a must declaring its own error-message and error-app-tag answers them, in 
     t.is(json['error-app-tag'], 'ratio-range');
     t.is(json['error-message'], 'ratio is a percentage');
     t.is(json['error-path'], '/newcomer:limits/ratio');
-    const xml = await s.request('PUT', LIMITS, { type: 'application/yang-data+xml', accept: 'application/yang-data+xml',
-      body: '<limits xmlns="urn:rosetta:test:newcomer"><ratio>150</ratio></limits>' });
+    const xml = await s.request('PUT', LIMITS, {
+      type: 'application/yang-data+xml',
+      accept: 'application/yang-data+xml',
+      body: '<limits xmlns="urn:rosetta:test:newcomer"><ratio>150</ratio></limits>',
+    });
     t.is(xml.status, 400, xml.text);
-    t.regex(xml.text, /<error-tag>invalid-value<\/error-tag><error-app-tag>ratio-range<\/error-app-tag><error-path[^>]*>\/newcomer:limits\/newcomer:ratio<\/error-path><error-message>ratio is a percentage<\/error-message>/);
+    t.regex(
+      xml.text,
+      /<error-tag>invalid-value<\/error-tag><error-app-tag>ratio-range<\/error-app-tag><error-path[^>]*>\/newcomer:limits\/newcomer:ratio<\/error-path><error-message>ratio is a percentage<\/error-message>/,
+    );
     t.is((await s.request('GET', LIMITS)).status, 404, 'nothing stored');
   } finally {
     await stop(t, s);
@@ -286,8 +348,29 @@ test('unique, max-elements, min-elements and mandatory violations answer 400 nam
   const s = await start();
   try {
     const cases: Array<[string, string, string, Record<string, unknown>, string | undefined, string]> = [
-      ['unique', 'PUT', LIMITS, { 'newcomer:limits': { server: [{ name: 'a', ip: '10.0.0.1' }, { name: 'b', ip: '10.0.0.1' }] } }, 'data-not-unique', "/newcomer:limits/server[name='b']"],
-      ['max-elements', 'PUT', LIMITS, { 'newcomer:limits': { server: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] } }, 'too-many-elements', "/newcomer:limits/server[name='c']"],
+      [
+        'unique',
+        'PUT',
+        LIMITS,
+        {
+          'newcomer:limits': {
+            server: [
+              { name: 'a', ip: '10.0.0.1' },
+              { name: 'b', ip: '10.0.0.1' },
+            ],
+          },
+        },
+        'data-not-unique',
+        "/newcomer:limits/server[name='b']",
+      ],
+      [
+        'max-elements',
+        'PUT',
+        LIMITS,
+        { 'newcomer:limits': { server: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] } },
+        'too-many-elements',
+        "/newcomer:limits/server[name='c']",
+      ],
       ['min-elements', 'PUT', `${DATA}/newcomer:team`, { 'newcomer:team': { lead: 'x' } }, 'too-few-elements', '/newcomer:team/member'],
       ['mandatory', 'PUT', `${DATA}/newcomer:team`, { 'newcomer:team': { member: ['y'] } }, undefined, '/newcomer:team/lead'],
     ];
@@ -298,8 +381,15 @@ test('unique, max-elements, min-elements and mandatory violations answer 400 nam
       t.is((await s.request('GET', where)).status, 404, `${label}: nothing stored`);
     }
     // One entry more than max-elements through POST, after two that fit.
-    t.is((await s.request('PUT', LIMITS, { body: JSON.stringify({ 'newcomer:limits': { server: [{ name: 'a' }, { name: 'b' }] } }) })).status, 201);
-    const third = oneError(t, await s.request('POST', LIMITS, { body: JSON.stringify({ 'newcomer:server': [{ name: 'c' }] }) }), 'POST beyond max-elements');
+    t.is(
+      (await s.request('PUT', LIMITS, { body: JSON.stringify({ 'newcomer:limits': { server: [{ name: 'a' }, { name: 'b' }] } }) })).status,
+      201,
+    );
+    const third = oneError(
+      t,
+      await s.request('POST', LIMITS, { body: JSON.stringify({ 'newcomer:server': [{ name: 'c' }] }) }),
+      'POST beyond max-elements',
+    );
     t.is(third['error-app-tag'], 'too-many-elements');
     t.is((await s.request('GET', `${LIMITS}/server=c`)).status, 404);
   } finally {
@@ -316,7 +406,10 @@ const NS = 'urn:rosetta:test:newcomer';
 test('with-defaults=report-all answers the default of a leaf that holds none, in JSON and XML; explicit and trim answer 404', async (t) => {
   const s = await start();
   try {
-    t.is((await s.request('PUT', `${DATA}/newcomer:settings`, { body: JSON.stringify({ 'newcomer:settings': { name: 'n' } }) })).status, 201);
+    t.is(
+      (await s.request('PUT', `${DATA}/newcomer:settings`, { body: JSON.stringify({ 'newcomer:settings': { name: 'n' } }) })).status,
+      201,
+    );
     const cases: Array<[string, unknown, string]> = [
       ['newcomer:settings/timeout', { 'newcomer:timeout': 30 }, `<timeout xmlns="${NS}">30</timeout>`],
       ['newcomer:settings/level', { 'newcomer:level': ['info'] }, `<level xmlns="${NS}">info</level>`],
@@ -358,7 +451,10 @@ test('with-defaults=report-all answers the default of a leaf that holds none, in
 test('with-defaults=report-all-tagged answers the default of a leaf that holds none with the default attribute, as inside its parent', async (t) => {
   const s = await start();
   try {
-    t.is((await s.request('PUT', `${DATA}/newcomer:settings`, { body: JSON.stringify({ 'newcomer:settings': { name: 'n' } }) })).status, 201);
+    t.is(
+      (await s.request('PUT', `${DATA}/newcomer:settings`, { body: JSON.stringify({ 'newcomer:settings': { name: 'n' } }) })).status,
+      201,
+    );
     const parent = await s.request('GET', `${DATA}/newcomer:settings?with-defaults=report-all-tagged`);
     t.is(parent.status, 200, parent.text);
     const timeout = await s.request('GET', `${DATA}/newcomer:settings/timeout?with-defaults=report-all-tagged`);
@@ -369,7 +465,10 @@ test('with-defaults=report-all-tagged answers the default of a leaf that holds n
     t.deepEqual(count.json, { 'newcomer:count': { '@': { 'ietf-netconf-with-defaults:default': true }, '#': 3 } }, count.text);
     const xml = await s.request('GET', `${DATA}/newcomer:logging/target?with-defaults=report-all-tagged`, { accept: XML });
     t.is(xml.status, 200, xml.text);
-    t.regex(xml.text, /^(<\?xml[^>]*>\s*)?<target xmlns="urn:rosetta:test:newcomer" xmlns:(\w+)="[^"]+" \2:default="true">syslog<\/target>$/);
+    t.regex(
+      xml.text,
+      /^(<\?xml[^>]*>\s*)?<target xmlns="urn:rosetta:test:newcomer" xmlns:(\w+)="[^"]+" \2:default="true">syslog<\/target>$/,
+    );
   } finally {
     await stop(t, s);
   }
@@ -387,7 +486,10 @@ test('hideEmptyDataNodes=true hides every empty container at every depth, also o
         maintenance: { window: {}, '@': { note: 'planned' } },
         marked: { '@': { note: 'only an attribute' } },
         mode: { paused: {} },
-        item: [{ id: 'a', extra: {} }, { id: 'b', extra: { window: undefined, text: 't' } }],
+        item: [
+          { id: 'a', extra: {} },
+          { id: 'b', extra: { window: undefined, text: 't' } },
+        ],
       },
     };
     const put = await s.request('PUT', `${DATA}/newcomer:box`, { body: JSON.stringify(box) });
@@ -401,8 +503,10 @@ test('hideEmptyDataNodes=true hides every empty container at every depth, also o
     t.deepEqual(hidden.json, { 'newcomer:box': { name: 'n', item: [{ id: 'a' }, { id: 'b', extra: { text: 't' } }] } });
     const xml = await s.request('GET', `${DATA}/newcomer:box?hideEmptyDataNodes=true`, { accept: XML });
     t.is(xml.status, 200, xml.text);
-    t.is(xml.text.replace(/^<\?xml[^>]*>\s*/, ''),
-      `<box xmlns="${NS}"><name>n</name><item><id>a</id></item><item><id>b</id><extra><text>t</text></extra></item></box>`);
+    t.is(
+      xml.text.replace(/^<\?xml[^>]*>\s*/, ''),
+      `<box xmlns="${NS}"><name>n</name><item><id>a</id></item><item><id>b</id><extra><text>t</text></extra></item></box>`,
+    );
 
     // The target itself stays, even when empty.
     const target = await s.request('GET', `${DATA}/newcomer:box/maintenance?hideEmptyDataNodes=true&hideAttributes=true`);

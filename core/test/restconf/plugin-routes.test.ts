@@ -27,7 +27,7 @@ type RoutesTap = (c: ServerRoutesContext) => void;
 /** A generation whose only taps are `server.routes` taps (one per entry of `taps`). */
 function generation(taps: RoutesTap[]): RosettaHooks {
   const hooks = createHooks();
-  taps.forEach((tap, i) => hooks.server.routes.tap(`plugin-${i}`, tap));
+  for (const [i, tap] of taps.entries()) hooks.server.routes.tap(`plugin-${i}`, tap);
   return hooks;
 }
 
@@ -48,30 +48,60 @@ async function serve(hooks: RosettaHooks): Promise<Served> {
     acquire(): PluginScope {
       leases.taken++;
       let released = false;
-      return { generation: 0, hooks: current, unitsFor: () => ({ units: [] }) as never, release: () => { if (!released) { released = true; leases.released++; } } };
+      return {
+        generation: 0,
+        hooks: current,
+        unitsFor: () => ({ units: [] }) as never,
+        release: () => {
+          if (!released) {
+            released = true;
+            leases.released++;
+          }
+        },
+      };
     },
   };
   const ctx: RestconfContext = {
-    schema, datastores: await memoryDatastores('', schema), plugins,
-    options: { keyDelimiter: '%22', bodyLimit: 4096, defaultContent: 'all' }, log: { info: () => undefined, error: () => undefined },
+    schema,
+    datastores: await memoryDatastores('', schema),
+    plugins,
+    options: { keyDelimiter: '%22', bodyLimit: 4096, defaultContent: 'all' },
+    log: { info: () => undefined, error: () => undefined },
   };
-  const local = { resolve: () => { throw new Error('unused'); }, readConfig: () => undefined, readSecret: () => undefined };
+  const local = {
+    resolve: () => {
+      throw new Error('unused');
+    },
+    readConfig: () => undefined,
+    readSecret: () => undefined,
+  };
   const routes = createPluginRoutes(ctx, local);
   const toExpress: string[] = [];
   const handler = createRestconfHandler(ctx, {
     pluginRoutes: false,
     pluginRouteClaims: routes.claims,
     extraRoutes: (router) => {
-      router.use((req, _res, next) => { toExpress.push(`${req.method} ${req.originalUrl}`); next(); });
+      router.use((req, _res, next) => {
+        toExpress.push(`${req.method} ${req.originalUrl}`);
+        next();
+      });
       router.use(routes.middleware);
     },
   });
   const server = http.createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, toExpress, leases,
-    swap: (next) => { current = next; },
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    toExpress,
+    leases,
+    swap: (next) => {
+      current = next;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -89,11 +119,23 @@ function send(base: string, method: string, p: string): Promise<{ status: number
 
 test('taps that register no route, or none on a data path, leave data requests on the direct path', async (t) => {
   let built = 0;
-  const s = await serve(generation([
-    () => { built++; },
-    ({ routes }) => { routes.use('/rests/http-client', (_req: unknown, res: http.ServerResponse) => { res.end('client'); }); },
-    ({ routes }) => { routes.get('/status', (_req: unknown, res: http.ServerResponse) => { res.end('up'); }); },
-  ]));
+  const s = await serve(
+    generation([
+      () => {
+        built++;
+      },
+      ({ routes }) => {
+        routes.use('/rests/http-client', (_req: unknown, res: http.ServerResponse) => {
+          res.end('client');
+        });
+      },
+      ({ routes }) => {
+        routes.get('/status', (_req: unknown, res: http.ServerResponse) => {
+          res.end('up');
+        });
+      },
+    ]),
+  );
   try {
     t.is((await send(s.url, 'GET', IF)).status, 404, 'no interfaces yet: answered by RESTCONF');
     t.is((await send(s.url, 'GET', `${IF}?depth=1`)).status, 404);
@@ -102,7 +144,7 @@ test('taps that register no route, or none on a data path, leave data requests o
     t.deepEqual(await send(s.url, 'GET', '/rests/http-client/x'), { status: 200, body: 'client' });
     t.deepEqual(await send(s.url, 'GET', '/status'), { status: 200, body: 'up' });
     t.deepEqual(s.toExpress, ['GET /rests/http-client/x', 'GET /status']);
-    t.is(built, 1, 'the generation\'s router was built once');
+    t.is(built, 1, "the generation's router was built once");
     t.is(s.leases.released, s.leases.taken, 'every lease is released');
   } finally {
     await s.close();
@@ -111,31 +153,65 @@ test('taps that register no route, or none on a data path, leave data requests o
 
 test('a route on a data path, or a use on a prefix of it, takes exactly the requests it matches', async (t) => {
   // A colon in a path pattern starts a parameter (path-to-regexp), so the module prefix's colon is escaped.
-  const s = await serve(generation([
-    ({ routes }) => { routes.get('/rests/data/ietf-interfaces\\:interfaces/interface=:name', (req: { params: { name: string } }, res: http.ServerResponse) => { res.end(`plugin ${req.params.name}`); }); },
-    ({ routes }) => { routes.use('/rests/data/ietf-interfaces\\:interfaces-state', (_req: unknown, res: http.ServerResponse) => { res.end('state'); }); },
-  ]));
+  const s = await serve(
+    generation([
+      ({ routes }) => {
+        routes.get(
+          '/rests/data/ietf-interfaces\\:interfaces/interface=:name',
+          (req: { params: { name: string } }, res: http.ServerResponse) => {
+            res.end(`plugin ${req.params.name}`);
+          },
+        );
+      },
+      ({ routes }) => {
+        routes.use('/rests/data/ietf-interfaces\\:interfaces-state', (_req: unknown, res: http.ServerResponse) => {
+          res.end('state');
+        });
+      },
+    ]),
+  );
   try {
     t.deepEqual(await send(s.url, 'GET', `${IF}/interface=eth0`), { status: 200, body: 'plugin eth0' });
-    t.deepEqual(await send(s.url, 'GET', '/rests/data/ietf-interfaces:interfaces-state/interface=x?depth=2'), { status: 200, body: 'state' });
+    t.deepEqual(await send(s.url, 'GET', '/rests/data/ietf-interfaces:interfaces-state/interface=x?depth=2'), {
+      status: 200,
+      body: 'state',
+    });
     t.is((await send(s.url, 'GET', IF)).status, 404, 'the parent is not routed by the plugin');
     // A malformed escape in the route's parameter: express decides (and answers 400), not the direct path.
     t.is((await send(s.url, 'GET', `${IF}/interface=%E0`)).status, 400);
-    t.deepEqual(s.toExpress, [`GET ${IF}/interface=eth0`, 'GET /rests/data/ietf-interfaces:interfaces-state/interface=x?depth=2', `GET ${IF}/interface=%E0`]);
+    t.deepEqual(s.toExpress, [
+      `GET ${IF}/interface=eth0`,
+      'GET /rests/data/ietf-interfaces:interfaces-state/interface=x?depth=2',
+      `GET ${IF}/interface=%E0`,
+    ]);
   } finally {
     await s.close();
   }
 });
 
-test('a use without a path takes every request; a hot swap brings the new generation\'s table', async (t) => {
-  const s = await serve(generation([({ routes }) => { routes.use((_req: unknown, _res: unknown, next: () => void) => next()); }]));
+test("a use without a path takes every request; a hot swap brings the new generation's table", async (t) => {
+  const s = await serve(
+    generation([
+      ({ routes }) => {
+        routes.use((_req: unknown, _res: unknown, next: () => void) => next());
+      },
+    ]),
+  );
   try {
     t.is((await send(s.url, 'GET', IF)).status, 404);
     t.deepEqual(s.toExpress, [`GET ${IF}`], 'a pathless use sees every request');
     s.swap(generation([() => undefined]));
     t.is((await send(s.url, 'GET', IF)).status, 404);
     t.deepEqual(s.toExpress, [`GET ${IF}`], 'the new generation adds no route: direct again');
-    s.swap(generation([({ routes }) => { routes.post('/rests/data/ietf-interfaces\\:interfaces', (_req: unknown, res: http.ServerResponse) => { res.end('posted'); }); }]));
+    s.swap(
+      generation([
+        ({ routes }) => {
+          routes.post('/rests/data/ietf-interfaces\\:interfaces', (_req: unknown, res: http.ServerResponse) => {
+            res.end('posted');
+          });
+        },
+      ]),
+    );
     t.is((await send(s.url, 'GET', IF)).status, 404, 'a POST route lets the GET fall through to RESTCONF');
     t.deepEqual(s.toExpress, [`GET ${IF}`, `GET ${IF}`], 'a route on the path (any method) hands the request over');
     t.is(s.leases.released, s.leases.taken);
@@ -145,7 +221,14 @@ test('a use without a path takes every request; a hot swap brings the new genera
 });
 
 test('a generation whose route taps throw serves no plugin route and keeps the direct path', async (t) => {
-  const s = await serve(generation([({ routes }) => { routes.use('/rests/data', () => undefined); throw new Error('broken plugin'); }]));
+  const s = await serve(
+    generation([
+      ({ routes }) => {
+        routes.use('/rests/data', () => undefined);
+        throw new Error('broken plugin');
+      },
+    ]),
+  );
   try {
     t.is((await send(s.url, 'GET', IF)).status, 404);
     t.deepEqual(s.toExpress, []);

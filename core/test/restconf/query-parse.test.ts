@@ -59,7 +59,8 @@ test('content, depth, with-defaults', (t) => {
   for (const bad of ['0', '65536', '-1', '1.5', 'x', '', '0x10', '1e3', '99999999999999999999']) rejects(t, `depth=${bad}`, 'GET', 'depth');
   t.is(parseQuery('with-defaults', 'GET').withDefaults, 'report-all');
   t.is(parseQuery('with-defaults=', 'GET').withDefaults, 'report-all');
-  for (const v of ['report-all', 'explicit', 'trim', 'report-all-tagged'] as const) t.is(parseQuery(`with-defaults=${v}`, 'GET').withDefaults, v);
+  for (const v of ['report-all', 'explicit', 'trim', 'report-all-tagged'] as const)
+    t.is(parseQuery(`with-defaults=${v}`, 'GET').withDefaults, v);
   rejects(t, 'with-defaults=all', 'GET', 'with-defaults');
 });
 
@@ -82,25 +83,49 @@ test('offset, limit, fetch, flags, unhide', (t) => {
   rejects(t, 'checkForReferences=1', 'PUT', 'checkForReferences');
   rejects(t, 'apply-tags=', 'PATCH', 'apply-tags');
   t.is(parseQuery('unhide=all', 'GET').unhide, 'all');
-  t.deepEqual(parseQuery('unhide=frinx:hidden deprecated,frinx:hidden', 'GET').unhide, [{ extension: 'frinx:hidden', argument: 'deprecated' }, { extension: 'frinx:hidden' }]);
+  t.deepEqual(parseQuery('unhide=frinx:hidden deprecated,frinx:hidden', 'GET').unhide, [
+    { extension: 'frinx:hidden', argument: 'deprecated' },
+    { extension: 'frinx:hidden' },
+  ]);
   rejects(t, 'unhide=hidden', 'GET', 'unhide');
   rejects(t, 'unhide=', 'GET', 'unhide');
 });
 
 test('fields grammar: good and bad', (t) => {
-  t.deepEqual(parseQuery('fields=a/b;c(d;e/f)', 'GET').fields, [{ path: ['a', 'b'] }, { path: ['c'], sub: [{ path: ['d'] }, { path: ['e', 'f'] }] }]);
+  t.deepEqual(parseQuery('fields=a/b;c(d;e/f)', 'GET').fields, [
+    { path: ['a', 'b'] },
+    { path: ['c'], sub: [{ path: ['d'] }, { path: ['e', 'f'] }] },
+  ]);
   t.deepEqual(parseQuery('fields=ietf-ip:ipv4(mtu)', 'GET').fields, [{ path: ['ietf-ip:ipv4'], sub: [{ path: ['mtu'] }] }]);
-  for (const bad of ['', 'a;', ';a', 'a//b', 'a(b', 'a(b))', 'a()', '(a)', 'a b', 'a:b:c', '1a', 'a/']) rejects(t, `fields=${encodeURIComponent(bad)}`, 'GET', 'fields');
+  for (const bad of ['', 'a;', ';a', 'a//b', 'a(b', 'a(b))', 'a()', '(a)', 'a b', 'a:b:c', '1a', 'a/'])
+    rejects(t, `fields=${encodeURIComponent(bad)}`, 'GET', 'fields');
   rejects(t, `fields=${'a('.repeat(100)}b${')'.repeat(100)}`, 'GET', 'fields');
 });
 
 test('sortby and jsonb-filter syntax', (t) => {
   t.deepEqual(parseQuery('sortby=name(desc);config/mtu;ietf-ip:ipv4/mtu(asc)', 'GET').sortby, [
-    { path: ['name'], descending: true }, { path: ['config', 'mtu'], descending: false }, { path: ['ietf-ip:ipv4', 'mtu'], descending: false },
+    { path: ['name'], descending: true },
+    { path: ['config', 'mtu'], descending: false },
+    { path: ['ietf-ip:ipv4', 'mtu'], descending: false },
   ]);
   for (const bad of ['', 'name(up)', 'name()', 'name;', '(desc)', 'a b']) rejects(t, `sortby=${encodeURIComponent(bad)}`, 'GET', 'sortby');
   t.truthy(parseQuery(`jsonb-filter=${encodeURIComponent('{@/enabled} == true && !({@/mtu} > 1500)')}`, 'GET').jsonbFilter);
-  for (const bad of ['', '{@/a}', '{@/a} ==', '{@/a} = 1', '{a} == 1', '{@/a == 1', '"x" like_regex "("', '{@/a} like_regex "x" flag "z"', '({@/a} == 1', 'exists({@/a}', '{$} == 1', '{@/a} is known', '"unterminated == 1', '{@/a} starts "x"']) {
+  for (const bad of [
+    '',
+    '{@/a}',
+    '{@/a} ==',
+    '{@/a} = 1',
+    '{a} == 1',
+    '{@/a == 1',
+    '"x" like_regex "("',
+    '{@/a} like_regex "x" flag "z"',
+    '({@/a} == 1',
+    'exists({@/a}',
+    '{$} == 1',
+    '{@/a} is known',
+    '"unterminated == 1',
+    '{@/a} starts "x"',
+  ]) {
     rejects(t, `jsonb-filter=${encodeURIComponent(bad)}`, 'GET', 'jsonb-filter');
   }
   rejects(t, `jsonb-filter=${encodeURIComponent(`${'!'.repeat(500)}({@/a} == 1)`)}`, 'GET', 'jsonb-filter');
@@ -125,7 +150,8 @@ test('insert and point: pairing, method, ordered-by user, both point forms', (t)
 
   const before = parseQuery('insert=before&point=3', 'POST').insert!;
   t.deepEqual(resolveInsert(before, song, ctx, uri), { where: 'before', point: [3] });
-  const byPath = parseQuery(`insert=after&point=${encodeURIComponent('/example-jukebox:jukebox/playlist=Foo%20Bar/song=7')}`, 'PUT').insert!;
+  const byPath = parseQuery(`insert=after&point=${encodeURIComponent('/example-jukebox:jukebox/playlist=Foo%20Bar/song=7')}`, 'PUT')
+    .insert!;
   t.deepEqual(resolveInsert(byPath, song, ctx, uri), { where: 'after', point: [7] });
   t.deepEqual(resolveInsert({ where: 'first' }, song, ctx, uri), { where: 'first' });
   t.deepEqual(resolveInsert({ where: 'after', point: 'b' }, order, ctx, uri), { where: 'after', point: ['b'] });
@@ -141,13 +167,17 @@ test('insert and point: pairing, method, ordered-by user, both point forms', (t)
   fail(() => resolveInsert({ where: 'before', point: '/example-jukebox:jukebox/playlist=Foo' }, song, ctx, uri), 'point');
   fail(() => resolveInsert({ where: 'before', point: '/example-jukebox:jukebox/nothing' }, song, ctx, uri), 'point');
   fail(() => resolveInsert({ where: 'before', point: '/example-jukebox:jukebox/playlist=Foo/song' }, song, ctx, uri), 'point');
-  const plain = (ctx.data.find((n) => n.name === 'box')!.children.find((c: SchemaNode) => c.name === 'plain')) as LeafListSchema;
+  const plain = ctx.data.find((n) => n.name === 'box')!.children.find((c: SchemaNode) => c.name === 'plain') as LeafListSchema;
   fail(() => resolveInsert({ where: 'last' }, plain, ctx, uri), 'insert');
 });
 
 test('garbage queries never throw anything but RestconfError', (t) => {
   for (const q of ['%', '=', '==', '&=&', 'a=%', '%%%=%%%', '\u0000=1', 'fields=%E0%A4%A', 'depth=%00', '=1&=2']) {
-    try { parseQuery(q, 'GET'); } catch (e) { t.true(e instanceof RestconfError, `${q}: ${String(e)}`); }
+    try {
+      parseQuery(q, 'GET');
+    } catch (e) {
+      t.true(e instanceof RestconfError, `${q}: ${String(e)}`);
+    }
   }
   t.pass();
 });

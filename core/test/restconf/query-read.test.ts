@@ -15,10 +15,15 @@ import { ietfSchema, tree } from './fixture';
 const IFACES = {
   'ietf-interfaces:interfaces': {
     interface: [
-      { name: 'eth0', type: 'iana-if-type:ethernetCsmacd', enabled: true, description: 'uplink', 'oper-status': 'up',
-        'ietf-ip:ipv4': { mtu: 1500, address: [{ ip: '10.0.0.1', 'prefix-length': 24 }] } },
-      { name: 'eth1', type: 'iana-if-type:ethernetCsmacd', enabled: false, 'oper-status': 'down',
-        'ietf-ip:ipv4': { mtu: 9000 } },
+      {
+        name: 'eth0',
+        type: 'iana-if-type:ethernetCsmacd',
+        enabled: true,
+        description: 'uplink',
+        'oper-status': 'up',
+        'ietf-ip:ipv4': { mtu: 1500, address: [{ ip: '10.0.0.1', 'prefix-length': 24 }] },
+      },
+      { name: 'eth1', type: 'iana-if-type:ethernetCsmacd', enabled: false, 'oper-status': 'down', 'ietf-ip:ipv4': { mtu: 9000 } },
       { name: 'lo0', type: 'iana-if-type:softwareLoopback', description: 'loopback', 'oper-status': 'up' },
       { name: 'eth2', type: 'iana-if-type:ethernetCsmacd', 'oper-status': 'testing', 'ietf-ip:ipv4': { mtu: 576 } },
     ],
@@ -35,7 +40,8 @@ function at(root: DataRoot, path: string): { data: ReadTarget; schema: SchemaNod
   for (const step of parsed.steps) {
     const children: readonly DataNode[] = (data as { children: DataNode[] }).children;
     const node = children.find((c) => c.schema === step.schema)!;
-    if (node.kind === 'list' && step.keys !== undefined) data = node.entries.find((e) => (e.children[0] as { value: unknown }).value === step.keys![0])!;
+    if (node.kind === 'list' && step.keys !== undefined)
+      data = node.entries.find((e) => (e.children[0] as { value: unknown }).value === step.keys![0])!;
     else data = node;
   }
   return { data, schema: parsed.target };
@@ -58,14 +64,20 @@ const ifaces = tree(ctx, IFACES);
 
 test('input trees are never changed', (t) => {
   const before = encodeJson(ifaces);
-  get(ifaces, '/ietf-interfaces:interfaces/interface', 'content=config&with-defaults=report-all-tagged&fields=name;ietf-ip:ipv4&depth=2&sortby=name(desc)&offset=1&limit=2&hideEmptyDataNodes=true&hideAttributes=true');
+  get(
+    ifaces,
+    '/ietf-interfaces:interfaces/interface',
+    'content=config&with-defaults=report-all-tagged&fields=name;ietf-ip:ipv4&depth=2&sortby=name(desc)&offset=1&limit=2&hideEmptyDataNodes=true&hideAttributes=true',
+  );
   get(ifaces, '/ietf-interfaces:interfaces', 'with-defaults=trim');
   t.is(encodeJson(ifaces), before);
 });
 
 test('content: config, nonconfig, all', (t) => {
   const config = get(ifaces, '/ietf-interfaces:interfaces/interface=eth1', 'content=config') as Record<string, Record<string, unknown>[]>;
-  t.deepEqual(config, { 'ietf-interfaces:interface': [{ name: 'eth1', type: 'iana-if-type:ethernetCsmacd', enabled: false, 'ietf-ip:ipv4': { mtu: 9000 } }] });
+  t.deepEqual(config, {
+    'ietf-interfaces:interface': [{ name: 'eth1', type: 'iana-if-type:ethernetCsmacd', enabled: false, 'ietf-ip:ipv4': { mtu: 9000 } }],
+  });
   const state = get(ifaces, '/ietf-interfaces:interfaces/interface=eth1', 'content=nonconfig');
   t.deepEqual(state, { 'ietf-interfaces:interface': [{ name: 'eth1', 'oper-status': 'down' }] });
   const all = get(ifaces, '/ietf-interfaces:interfaces/interface=eth1', 'content=all') as Record<string, Record<string, unknown>[]>;
@@ -73,7 +85,9 @@ test('content: config, nonconfig, all', (t) => {
   t.is(all['ietf-interfaces:interface']![0]!['enabled'], false);
   // a state leaf as the target disappears under content=config
   t.is(get(ifaces, '/ietf-interfaces:interfaces/interface=eth1/oper-status', 'content=config'), undefined);
-  t.deepEqual(get(ifaces, '/ietf-interfaces:interfaces/interface=eth1/oper-status', 'content=nonconfig'), { 'ietf-interfaces:oper-status': 'down' });
+  t.deepEqual(get(ifaces, '/ietf-interfaces:interfaces/interface=eth1/oper-status', 'content=nonconfig'), {
+    'ietf-interfaces:oper-status': 'down',
+  });
   // at the root: jukebox has no state data here, so nonconfig leaves only interfaces' state
   const root = tree(ctx, { ...IFACES, 'example-jukebox:jukebox': { playlist: [{ name: 'p' }] } });
   const rootState = get(root, '', 'content=nonconfig') as Record<string, unknown>;
@@ -84,23 +98,35 @@ test('with-defaults: report-all, trim, explicit, report-all-tagged', (t) => {
   // ietf-interfaces: enabled defaults to true; ietf-ip ipv4: enabled true, forwarding false
   const explicit = get(ifaces, '/ietf-interfaces:interfaces/interface=lo0', 'content=config&with-defaults=explicit');
   t.deepEqual(explicit, { 'ietf-interfaces:interface': [{ name: 'lo0', description: 'loopback', type: 'iana-if-type:softwareLoopback' }] });
-  const all = get(ifaces, '/ietf-interfaces:interfaces/interface=eth2', 'content=config&with-defaults=report-all') as Record<string, Record<string, unknown>[]>;
+  const all = get(ifaces, '/ietf-interfaces:interfaces/interface=eth2', 'content=config&with-defaults=report-all') as Record<
+    string,
+    Record<string, unknown>[]
+  >;
   const eth2 = all['ietf-interfaces:interface']![0]!;
   t.is(eth2['enabled'], true);
   t.deepEqual(eth2['ietf-ip:ipv4'], { enabled: true, forwarding: false, mtu: 576 });
   // the added defaults are in schema order (enabled after type... as the tree keeps it)
   t.deepEqual(Object.keys(eth2), ['name', 'type', 'enabled', 'ietf-ip:ipv4']);
-  const tagged = get(ifaces, '/ietf-interfaces:interfaces/interface=eth0', 'content=config&with-defaults=report-all-tagged') as Record<string, Record<string, unknown>[]>;
+  const tagged = get(ifaces, '/ietf-interfaces:interfaces/interface=eth0', 'content=config&with-defaults=report-all-tagged') as Record<
+    string,
+    Record<string, unknown>[]
+  >;
   const eth0 = tagged['ietf-interfaces:interface']![0]!;
   // enabled=true is stored but equals its default: tagged too
   t.deepEqual(eth0['enabled'], { '@': { 'ietf-netconf-with-defaults:default': true }, '#': true });
-  t.deepEqual((eth0['ietf-ip:ipv4'] as Record<string, unknown>)['forwarding'], { '@': { 'ietf-netconf-with-defaults:default': true }, '#': false });
+  t.deepEqual((eth0['ietf-ip:ipv4'] as Record<string, unknown>)['forwarding'], {
+    '@': { 'ietf-netconf-with-defaults:default': true },
+    '#': false,
+  });
   t.is((eth0['ietf-ip:ipv4'] as Record<string, unknown>)['mtu'], 1500);
   const trim = get(ifaces, '/ietf-interfaces:interfaces/interface=eth0', 'with-defaults=trim') as Record<string, Record<string, unknown>[]>;
   t.false('enabled' in trim['ietf-interfaces:interface']![0]!);
   t.is(trim['ietf-interfaces:interface']![0]!['description'], 'uplink');
   // eth1 has enabled=false, not the default: kept by trim
-  const trim1 = get(ifaces, '/ietf-interfaces:interfaces/interface=eth1', 'with-defaults=trim') as Record<string, Record<string, unknown>[]>;
+  const trim1 = get(ifaces, '/ietf-interfaces:interfaces/interface=eth1', 'with-defaults=trim') as Record<
+    string,
+    Record<string, unknown>[]
+  >;
   t.is(trim1['ietf-interfaces:interface']![0]!['enabled'], false);
 });
 
@@ -109,7 +135,10 @@ test('with-defaults: choices, leaf-list defaults, absent non-presence containers
   const all = get(box, '/rc-extra:box', 'with-defaults=report-all');
   t.deepEqual(all, { 'rc-extra:box': { name: 'b', level: 5, dflt: [1, 2], 'auto-speed': 1000, inner: { deep: 'd' } } });
   // data in the manual case: the default case's default is not added
-  const manual = get(tree(ctx, { 'rc-extra:box': { 'manual-speed': 10 } }), '/rc-extra:box', 'with-defaults=report-all') as Record<string, Record<string, unknown>>;
+  const manual = get(tree(ctx, { 'rc-extra:box': { 'manual-speed': 10 } }), '/rc-extra:box', 'with-defaults=report-all') as Record<
+    string,
+    Record<string, unknown>
+  >;
   t.false('auto-speed' in manual['rc-extra:box']!);
   t.is(manual['rc-extra:box']!['manual-speed'], 10);
   // trim: values equal to defaults go, and a container left empty goes with them
@@ -122,11 +151,23 @@ test('with-defaults: choices, leaf-list defaults, absent non-presence containers
 });
 
 test('depth counts levels from the target; entries keep their keys', (t) => {
-  const jb = tree(ctx, { 'example-jukebox:jukebox': { library: { artist: [{ name: 'A', album: [{ name: 'X', year: 2000 }] }] }, playlist: [{ name: 'p', description: 'd' }], player: { gap: '0.5' } } });
+  const jb = tree(ctx, {
+    'example-jukebox:jukebox': {
+      library: { artist: [{ name: 'A', album: [{ name: 'X', year: 2000 }] }] },
+      playlist: [{ name: 'p', description: 'd' }],
+      player: { gap: '0.5' },
+    },
+  });
   t.deepEqual(get(jb, '/example-jukebox:jukebox', 'depth=1'), { 'example-jukebox:jukebox': {} });
-  t.deepEqual(get(jb, '/example-jukebox:jukebox', 'depth=2'), { 'example-jukebox:jukebox': { library: {}, playlist: [{ name: 'p' }], player: {} } });
+  t.deepEqual(get(jb, '/example-jukebox:jukebox', 'depth=2'), {
+    'example-jukebox:jukebox': { library: {}, playlist: [{ name: 'p' }], player: {} },
+  });
   t.deepEqual(get(jb, '/example-jukebox:jukebox', 'depth=3'), {
-    'example-jukebox:jukebox': { library: { artist: [{ name: 'A' }] }, playlist: [{ name: 'p', description: 'd' }], player: { gap: '0.5' } },
+    'example-jukebox:jukebox': {
+      library: { artist: [{ name: 'A' }] },
+      playlist: [{ name: 'p', description: 'd' }],
+      player: { gap: '0.5' },
+    },
   });
   t.deepEqual(get(jb, '/example-jukebox:jukebox', 'depth=unbounded'), get(jb, '/example-jukebox:jukebox', ''));
   t.deepEqual(get(jb, '', 'depth=1'), { 'example-jukebox:jukebox': {} });
@@ -145,14 +186,28 @@ test('fields: siblings, descent, sub-selection, the chain rule, unknown names', 
   rejects(t, ifaces, `${list}=eth0`, 'fields=ietf-ip:ipv4/mtu;description', 'fields');
   // parentheses keep the chain inside them
   t.deepEqual(get(ifaces, '/ietf-interfaces:interfaces', 'fields=interface(name;ietf-ip:ipv4(mtu))'), {
-    'ietf-interfaces:interfaces': { interface: [{ name: 'eth0', 'ietf-ip:ipv4': { mtu: 1500 } }, { name: 'eth1', 'ietf-ip:ipv4': { mtu: 9000 } }, { name: 'lo0' }, { name: 'eth2', 'ietf-ip:ipv4': { mtu: 576 } }] },
+    'ietf-interfaces:interfaces': {
+      interface: [
+        { name: 'eth0', 'ietf-ip:ipv4': { mtu: 1500 } },
+        { name: 'eth1', 'ietf-ip:ipv4': { mtu: 9000 } },
+        { name: 'lo0' },
+        { name: 'eth2', 'ietf-ip:ipv4': { mtu: 576 } },
+      ],
+    },
   });
   // on a whole list, fields apply to each entry; keys stay
   t.deepEqual(get(ifaces, list, 'fields=description'), {
-    'ietf-interfaces:interface': [{ name: 'eth0', description: 'uplink' }, { name: 'eth1' }, { name: 'lo0', description: 'loopback' }, { name: 'eth2' }],
+    'ietf-interfaces:interface': [
+      { name: 'eth0', description: 'uplink' },
+      { name: 'eth1' },
+      { name: 'lo0', description: 'loopback' },
+      { name: 'eth2' },
+    ],
   });
   // at the root names are module-qualified
-  t.deepEqual(Object.keys(get(tree(ctx, { ...IFACES, 'example-jukebox:jukebox': {} }), '', 'fields=example-jukebox:jukebox') as object), ['example-jukebox:jukebox']);
+  t.deepEqual(Object.keys(get(tree(ctx, { ...IFACES, 'example-jukebox:jukebox': {} }), '', 'fields=example-jukebox:jukebox') as object), [
+    'example-jukebox:jukebox',
+  ]);
   rejects(t, ifaces, '', 'fields=interfaces', 'fields');
   rejects(t, ifaces, list, 'fields=nonsense', 'fields');
   rejects(t, ifaces, list, 'fields=description(x)', 'fields');
@@ -161,7 +216,8 @@ test('fields: siblings, descent, sub-selection, the chain rule, unknown names', 
 
 test('sortby: several keys, desc, module-qualified leaves, union order', (t) => {
   const list = '/ietf-interfaces:interfaces/interface';
-  const names = (q: string): string[] => ((get(ifaces, list, q) as Record<string, Array<{ name: string }>>)['ietf-interfaces:interface']!).map((e) => e.name);
+  const names = (q: string): string[] =>
+    (get(ifaces, list, q) as Record<string, Array<{ name: string }>>)['ietf-interfaces:interface']!.map((e) => e.name);
   t.deepEqual(names('sortby=name'), ['eth0', 'eth1', 'eth2', 'lo0']);
   t.deepEqual(names('sortby=name(desc)'), ['lo0', 'eth2', 'eth1', 'eth0']);
   // entries without ipv4/mtu (lo0) come first ascending: no value sorts before any value
@@ -172,11 +228,21 @@ test('sortby: several keys, desc, module-qualified leaves, union order', (t) => 
   t.deepEqual(names('sortby=type(desc);name(desc)'), ['lo0', 'eth2', 'eth1', 'eth0']);
   t.deepEqual(names('sortby=oper-status;name'), ['eth1', 'eth2', 'eth0', 'lo0']); // enum names as strings: down, testing, up
   // union: no value, empty, boolean, numeric, then strings
-  const box = tree(ctx, { 'rc-extra:box': { pair: [
-    { a: 's', b: 1, v: 'x' }, { a: 'n', b: 2 }, { a: 'e', b: 3 }, { a: 'b', b: 4 }, { a: 'i', b: 5 },
-  ] } });
+  const box = tree(ctx, {
+    'rc-extra:box': {
+      pair: [
+        { a: 's', b: 1, v: 'x' },
+        { a: 'n', b: 2 },
+        { a: 'e', b: 3 },
+        { a: 'b', b: 4 },
+        { a: 'i', b: 5 },
+      ],
+    },
+  });
   // v is a string leaf; use 'a' for a deterministic check with an absent value in the middle
-  const sorted = ((get(box, '/rc-extra:box/pair', 'sortby=v;b(desc)') as Record<string, Array<{ a: string }>>)['rc-extra:pair']!).map((e) => e.a);
+  const sorted = (get(box, '/rc-extra:box/pair', 'sortby=v;b(desc)') as Record<string, Array<{ a: string }>>)['rc-extra:pair']!.map(
+    (e) => e.a,
+  );
   t.deepEqual(sorted, ['i', 'b', 'e', 'n', 's']);
   rejects(t, ifaces, list, 'sortby=nonsense', 'sortby');
   rejects(t, ifaces, list, 'sortby=ietf-ip:ipv4', 'sortby');
@@ -185,11 +251,22 @@ test('sortby: several keys, desc, module-qualified leaves, union order', (t) => 
 });
 
 test('sortby on a union leaf: no value, empty, boolean, numeric, then strings', (t) => {
-  const pairs = tree(ctx, { 'rc-extra:box': { pair: [
-    { a: 'str', b: 1, u: 'abc' }, { a: 'num', b: 2, u: 10 }, { a: 'none', b: 3 }, { a: 'empty', b: 4, u: [null] },
-    { a: 'bool', b: 5, u: true }, { a: 'neg', b: 6, u: -3 }, { a: 'false', b: 7, u: false }, { a: 'numtext', b: 8, u: '7x' },
-  ] } });
-  const order = (q: string): string[] => ((get(pairs, '/rc-extra:box/pair', q) as Record<string, Array<{ a: string }>>)['rc-extra:pair']!).map((e) => e.a);
+  const pairs = tree(ctx, {
+    'rc-extra:box': {
+      pair: [
+        { a: 'str', b: 1, u: 'abc' },
+        { a: 'num', b: 2, u: 10 },
+        { a: 'none', b: 3 },
+        { a: 'empty', b: 4, u: [null] },
+        { a: 'bool', b: 5, u: true },
+        { a: 'neg', b: 6, u: -3 },
+        { a: 'false', b: 7, u: false },
+        { a: 'numtext', b: 8, u: '7x' },
+      ],
+    },
+  });
+  const order = (q: string): string[] =>
+    (get(pairs, '/rc-extra:box/pair', q) as Record<string, Array<{ a: string }>>)['rc-extra:pair']!.map((e) => e.a);
   t.deepEqual(order('sortby=u'), ['none', 'empty', 'false', 'bool', 'neg', 'num', 'numtext', 'str']);
   t.deepEqual(order('sortby=u(desc)'), ['str', 'numtext', 'num', 'neg', 'bool', 'false', 'empty', 'none']);
   // two keys: numeric b breaks no tie here, a (string) orders code units (upper case first)
@@ -198,7 +275,8 @@ test('sortby on a union leaf: no value, empty, boolean, numeric, then strings', 
 
 test('offset, limit and fetch=count', (t) => {
   const list = '/ietf-interfaces:interfaces/interface';
-  const names = (q: string): string[] => ((get(ifaces, list, q) as Record<string, Array<{ name: string }>>)['ietf-interfaces:interface']!).map((e) => e.name);
+  const names = (q: string): string[] =>
+    (get(ifaces, list, q) as Record<string, Array<{ name: string }>>)['ietf-interfaces:interface']!.map((e) => e.name);
   t.deepEqual(names('offset=1&limit=2'), ['eth1', 'lo0']);
   t.deepEqual(names('sortby=name&offset=1&limit=2'), ['eth1', 'eth2']);
   t.deepEqual(names('offset=3'), ['eth2']);
@@ -224,7 +302,9 @@ test('hideEmptyDataNodes and hideAttributes', (t) => {
   t.deepEqual(get(box, '/rc-extra:box', 'hideEmptyDataNodes=false'), { 'rc-extra:box': { name: 'n', inner: {}, flag: {} } });
   const tagged = get(ifaces, '/ietf-interfaces:interfaces/interface=eth0/enabled', 'with-defaults=report-all-tagged');
   t.deepEqual(tagged, { 'ietf-interfaces:enabled': { '@': { 'ietf-netconf-with-defaults:default': true }, '#': true } });
-  t.deepEqual(get(ifaces, '/ietf-interfaces:interfaces/interface=eth0/enabled', 'with-defaults=report-all-tagged&hideAttributes=true'), { 'ietf-interfaces:enabled': true });
+  t.deepEqual(get(ifaces, '/ietf-interfaces:interfaces/interface=eth0/enabled', 'with-defaults=report-all-tagged&hideAttributes=true'), {
+    'ietf-interfaces:enabled': true,
+  });
 });
 
 test('jsonb-filter needs a list target', (t) => {

@@ -12,7 +12,10 @@ const DELIM = { keyDelimiter: '%22' } as const;
 const NO_DELIM = { keyDelimiter: null } as const;
 
 function names(p: ParsedPath): string[] {
-  return p.steps.map((s) => `${s.schema.module.name}:${s.schema.name}${s.keys ? `=${s.keys.map(String).join(',')}` : ''}${s.value !== undefined ? `=${String(s.value)}` : ''}`);
+  return p.steps.map(
+    (s) =>
+      `${s.schema.module.name}:${s.schema.name}${s.keys ? `=${s.keys.map(String).join(',')}` : ''}${s.value !== undefined ? `=${String(s.value)}` : ''}`,
+  );
 }
 
 function fails(t: import('ava').ExecutionContext, fn: () => unknown, status: number, tag: string, text?: RegExp): RestconfError {
@@ -85,11 +88,35 @@ test('identityref keys carry their module; leaf-list values', (t) => {
 
 test('OpenConfig: identityref key with its module, composite key', (t) => {
   const ctx = ocSchema();
-  const p = parseDataPath('/openconfig-network-instance:network-instances/network-instance=default/protocols/protocol=openconfig-policy-types:STATIC,static', ctx, DELIM);
+  const p = parseDataPath(
+    '/openconfig-network-instance:network-instances/network-instance=default/protocols/protocol=openconfig-policy-types:STATIC,static',
+    ctx,
+    DELIM,
+  );
   t.deepEqual(p.steps.at(-1)!.keys, ['openconfig-policy-types:STATIC', 'static']);
-  t.is(p.path, "/openconfig-network-instance:network-instances/network-instance[name='default']/protocols/protocol[identifier='openconfig-policy-types:STATIC'][name='static']");
-  fails(t, () => parseDataPath('/openconfig-network-instance:network-instances/network-instance=default/protocols/protocol=STATIC,static', ctx, DELIM), 400, 'invalid-value');
-  fails(t, () => parseDataPath('/openconfig-network-instance:network-instances/network-instance=default/protocols/protocol=openconfig-policy-types:STATIC', ctx, DELIM), 400, 'invalid-value', /2 key/);
+  t.is(
+    p.path,
+    "/openconfig-network-instance:network-instances/network-instance[name='default']/protocols/protocol[identifier='openconfig-policy-types:STATIC'][name='static']",
+  );
+  fails(
+    t,
+    () =>
+      parseDataPath('/openconfig-network-instance:network-instances/network-instance=default/protocols/protocol=STATIC,static', ctx, DELIM),
+    400,
+    'invalid-value',
+  );
+  fails(
+    t,
+    () =>
+      parseDataPath(
+        '/openconfig-network-instance:network-instances/network-instance=default/protocols/protocol=openconfig-policy-types:STATIC',
+        ctx,
+        DELIM,
+      ),
+    400,
+    'invalid-value',
+    /2 key/,
+  );
   const oci = parseDataPath('/openconfig-interfaces:interfaces/interface=%22Ethernet1/1%22/config/mtu', ctx, DELIM);
   t.deepEqual(oci.steps[1]!.keys, ['Ethernet1/1']);
   t.is(oci.target!.name, 'mtu');
@@ -156,7 +183,11 @@ test('malformed segments and misplaced keys are 400', (t) => {
 
 test('mount points split the path; the device part parses against another schema', (t) => {
   const ctx = ietfSchema();
-  const outer = parseDataPath('/rc-extra:box/server=r1/yang-ext:mount/openconfig-interfaces:interfaces/interface=%22Ethernet1/1%22', ctx, DELIM);
+  const outer = parseDataPath(
+    '/rc-extra:box/server=r1/yang-ext:mount/openconfig-interfaces:interfaces/interface=%22Ethernet1/1%22',
+    ctx,
+    DELIM,
+  );
   t.truthy(outer.mount);
   t.deepEqual(names(outer), ['rc-extra:box', 'rc-extra:server=r1']);
   t.is(outer.mount!.devicePath, 'openconfig-interfaces:interfaces/interface=%22Ethernet1/1%22');
@@ -170,7 +201,13 @@ test('mount points split the path; the device part parses against another schema
   // unknown outer segment before the mount still 404
   fails(t, () => parseDataPath('/rc-extra:box/nope=r1/yang-ext:mount/x:y', ctx, DELIM), 404, 'invalid-value', /'nope=r1'/);
   // an unknown device segment is 404 too, with the outer path in the message
-  fails(t, () => parseDevicePath('openconfig-interfaces:interfaces/bogus', ocSchema(), DELIM, 'data', '/outer'), 404, 'invalid-value', /\/outer/);
+  fails(
+    t,
+    () => parseDevicePath('openconfig-interfaces:interfaces/bogus', ocSchema(), DELIM, 'data', '/outer'),
+    404,
+    'invalid-value',
+    /\/outer/,
+  );
 });
 
 test('RPC paths, device RPC paths and action paths', (t) => {
@@ -195,9 +232,27 @@ test('RPC paths, device RPC paths and action paths', (t) => {
 
 test('garbage input: never throws anything but RestconfError, linear time', (t) => {
   const ctx = ietfSchema();
-  const samples = ['%', '%%', '=', '/=/', ':', 'a:', ':b', 'ietf-interfaces:interfaces/interface=%22', '%22%22%22', '\u0000', 'a'.repeat(1000), '/'.repeat(50), 'ietf-interfaces:interfaces/interface=,,,,'];
+  const samples = [
+    '%',
+    '%%',
+    '=',
+    '/=/',
+    ':',
+    'a:',
+    ':b',
+    'ietf-interfaces:interfaces/interface=%22',
+    '%22%22%22',
+    '\u0000',
+    'a'.repeat(1000),
+    '/'.repeat(50),
+    'ietf-interfaces:interfaces/interface=,,,,',
+  ];
   for (const s of samples) {
-    try { parseDataPath(s, ctx, DELIM); } catch (e) { t.true(e instanceof RestconfError, `${s}: ${String(e)}`); }
+    try {
+      parseDataPath(s, ctx, DELIM);
+    } catch (e) {
+      t.true(e instanceof RestconfError, `${s}: ${String(e)}`);
+    }
   }
   // a long key of delimiters and commas: linear, so well under a second
   const long = `/ietf-interfaces:interfaces/interface=%22${'%22a'.repeat(200_000)}`;

@@ -17,24 +17,56 @@ import { ConfigError, resolveConfig } from '../../src/service/config';
 const HASH = 'scrypt$16384$8$1$c2FsdHNhbHRzYWx0$a2V5a2V5a2V5a2V5a2V5a2V5a2V5a2V5a2V5a2V5a2U=';
 
 test('auth object: shape faults name the field; a good object is handed over unchanged', (t) => {
-  const good = { users: [{ name: 'admin', role: 'write', passwordHash: HASH }, { name: 'm', role: 'read', certificateSubjects: ['CN=m'] }], failedAttemptDelayMs: 100 };
+  const good = {
+    users: [
+      { name: 'admin', role: 'write', passwordHash: HASH },
+      { name: 'm', role: 'read', certificateSubjects: ['CN=m'] },
+    ],
+    failedAttemptDelayMs: 100,
+  };
   t.deepEqual(resolveConfig({ auth: good }, '/b').auth, good);
   t.is(resolveConfig({}, '/b').auth, undefined);
   const bad: Array<[unknown, string]> = [
-    [[], 'auth'], [{ users: {} }, 'auth.users'], [{ users: [] }, 'auth.users'], [{ users: [], extra: 1 }, 'auth.extra'],
-    [{ users: [null] }, 'auth.users[0]'], [{ users: [{ name: '', role: 'read', passwordHash: HASH }] }, 'auth.users[0].name'],
+    [[], 'auth'],
+    [{ users: {} }, 'auth.users'],
+    [{ users: [] }, 'auth.users'],
+    [{ users: [], extra: 1 }, 'auth.extra'],
+    [{ users: [null] }, 'auth.users[0]'],
+    [{ users: [{ name: '', role: 'read', passwordHash: HASH }] }, 'auth.users[0].name'],
     [{ users: [{ name: 'a', role: 'read', passwordHash: HASH, password: 'x' }] }, 'auth.users[0].password'],
     [{ users: [{ name: 'a', role: 'read', passwordHash: HASH, groups: [] }] }, 'auth.users[0].groups'],
     [{ users: [{ name: 'a', role: 'Write', passwordHash: HASH }] }, 'auth.users[0].role'],
     [{ users: [{ name: 'a', role: 'read', passwordHash: 'scrypt$16384$8$1$c2FsdA==$a2V5' }] }, 'auth.users[0].passwordHash'],
-    [{ users: [{ name: 'a', role: 'read', passwordHash: HASH.replace('16384', '1048576').replace('$8$', '$32$') }] }, 'auth.users[0].passwordHash'],
+    [
+      { users: [{ name: 'a', role: 'read', passwordHash: HASH.replace('16384', '1048576').replace('$8$', '$32$') }] },
+      'auth.users[0].passwordHash',
+    ],
     [{ users: [{ name: 'a', role: 'read', certificateSubjects: [] }] }, 'auth.users[0].certificateSubjects'],
     [{ users: [{ name: 'a', role: 'read', certificateSubjects: ['ops'] }] }, 'auth.users[0].certificateSubjects[0]'],
-    [{ users: [{ name: 'a', role: 'read', certificateSubjects: ['CN=x'] }, { name: 'b', role: 'read', certificateSubjects: ['CN=x'] }] }, 'auth.users[1].certificateSubjects[0]'],
-    [{ users: [{ name: 'a', role: 'read', passwordHash: HASH }, { name: 'a', role: 'write', passwordHash: HASH }] }, 'auth.users[1].name'],
+    [
+      {
+        users: [
+          { name: 'a', role: 'read', certificateSubjects: ['CN=x'] },
+          { name: 'b', role: 'read', certificateSubjects: ['CN=x'] },
+        ],
+      },
+      'auth.users[1].certificateSubjects[0]',
+    ],
+    [
+      {
+        users: [
+          { name: 'a', role: 'read', passwordHash: HASH },
+          { name: 'a', role: 'write', passwordHash: HASH },
+        ],
+      },
+      'auth.users[1].name',
+    ],
     [{ users: [{ name: 'a', role: 'read', passwordHash: HASH }], enabled: 1 }, 'auth.enabled'],
     [{ users: [{ name: 'a', role: 'read', passwordHash: HASH }], failedAttemptDelayMs: 1.5 }, 'auth.failedAttemptDelayMs'],
-    [{ users: [{ name: 'a', role: 'read', passwordHash: HASH }], failedAttemptDelayMs: 900, maxFailedAttemptDelayMs: 800 }, 'auth.maxFailedAttemptDelayMs'],
+    [
+      { users: [{ name: 'a', role: 'read', passwordHash: HASH }], failedAttemptDelayMs: 900, maxFailedAttemptDelayMs: 800 },
+      'auth.maxFailedAttemptDelayMs',
+    ],
   ];
   for (const [auth, field] of bad) {
     const e = t.throws(() => resolveConfig({ auth }, '/b'), { instanceOf: ConfigError }, JSON.stringify(auth));
@@ -48,13 +80,19 @@ test('tls object: store paths are relative to the configuration file; client aut
   t.is(c.tls?.['keystorePath'], '/etc/rosetta/keys/ks.p12');
   t.is(c.tls?.['truststorePath'], '/abs/ts.p12');
   t.is(t.throws(() => resolveConfig({ tls: { keystorePath: '' } }, '/b'), { instanceOf: ConfigError })?.field, 'tls.keystorePath');
-  t.is(t.throws(() => resolveConfig({ tls: { enabledClientAuthentication: true } }, '/b'), { instanceOf: ConfigError })?.field, 'tls.enabledClientAuthentication');
+  t.is(
+    t.throws(() => resolveConfig({ tls: { enabledClientAuthentication: true } }, '/b'), { instanceOf: ConfigError })?.field,
+    'tls.enabledClientAuthentication',
+  );
 });
 
 test('start-up checks: TLS or auth asked for without their plugin, and the non-loopback warning', (t) => {
   const config = (raw: Record<string, unknown>) => resolveConfig(raw, '/b');
   const auth = { users: [{ name: 'a', role: 'read', passwordHash: HASH }] };
-  t.is(t.throws(() => checkSecurityAtStart(config({ tls: { enabledTls: true } }), false, false), { instanceOf: ConfigError })?.field, 'tls.enabledTls');
+  t.is(
+    t.throws(() => checkSecurityAtStart(config({ tls: { enabledTls: true } }), false, false), { instanceOf: ConfigError })?.field,
+    'tls.enabledTls',
+  );
   t.is(t.throws(() => checkSecurityAtStart(config({ auth }), false, false), { instanceOf: ConfigError })?.field, 'auth');
   t.is(t.throws(() => checkSecurityAtStart(config({}), false, true), { instanceOf: ConfigError })?.field, 'auth');
   t.is(checkSecurityAtStart(config({ auth }), false, true), undefined);
@@ -65,7 +103,9 @@ test('start-up checks: TLS or auth asked for without their plugin, and the non-l
   for (const h of ['0.0.0.0', '::', '10.0.0.1', '128.0.0.1', 'example.com', '127.0.0.1.example.com']) t.false(isLoopbackHost(h), h);
 });
 
-async function gate(tap: ((hooks: ReturnType<typeof createHooks>) => void) | undefined): Promise<{ url: string; close: () => void; log: string[] }> {
+async function gate(
+  tap: ((hooks: ReturnType<typeof createHooks>) => void) | undefined,
+): Promise<{ url: string; close: () => void; log: string[] }> {
   const hooks = createHooks();
   tap?.(hooks);
   const scope: PluginScope = { generation: 1, hooks, unitsFor: () => ({ units: [] }) as never, release: () => undefined };
@@ -80,10 +120,20 @@ async function gate(tap: ((hooks: ReturnType<typeof createHooks>) => void) | und
 test('the gate fails closed: no verdict 401, a throwing tap 500, no tap 503; allowed requests reach the app', async (t) => {
   const cases: Array<[((h: ReturnType<typeof createHooks>) => void) | undefined, number]> = [
     [(h) => h.server.authenticate.tapPromise('pass', async () => undefined), 401],
-    [(h) => h.server.authenticate.tapPromise('broken', async () => { throw new Error('boom'); }), 500],
+    [
+      (h) =>
+        h.server.authenticate.tapPromise('broken', async () => {
+          throw new Error('boom');
+        }),
+      500,
+    ],
     [undefined, 503],
     [(h) => h.server.authenticate.tapPromise('deny', async () => ({ allow: false, status: 403, message: 'no' })), 403],
-    [(h) => h.server.authenticate.tapPromise('allow', async (ctx) => (ctx.authorization === 'yes' ? { allow: true, user: 'u' } : undefined)), 200],
+    [
+      (h) =>
+        h.server.authenticate.tapPromise('allow', async (ctx) => (ctx.authorization === 'yes' ? { allow: true, user: 'u' } : undefined)),
+      200,
+    ],
   ];
   for (const [tap, status] of cases) {
     const g = await gate(tap);
@@ -101,7 +151,11 @@ test('the gate fails closed: no verdict 401, a throwing tap 500, no tap 503; all
   }
   const app: http.RequestListener = (_q, s) => s.end();
   const quiet = { info: () => undefined, error: () => undefined };
-  const unused = { acquire: (): PluginScope => { throw new Error('not used'); } };
+  const unused = {
+    acquire: (): PluginScope => {
+      throw new Error('not used');
+    },
+  };
   t.is(authenticatingHandler(app, unused, undefined, quiet), app, 'no auth object: the app itself');
   t.is(authenticatingHandler(app, unused, { enabled: false, users: [] }, quiet), app, 'auth switched off: the app itself');
 });

@@ -28,9 +28,15 @@ interface Running {
 async function startProcess(args: string[], cwd = os.tmpdir()): Promise<Running> {
   const proc = spawn(process.execPath, [BIN, 'start', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  proc.stdout!.on('data', (d) => { out += d; });
-  proc.stderr!.on('data', (d) => { out += d; });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
+  proc.stdout!.on('data', (d) => {
+    out += d;
+  });
+  proc.stderr!.on('data', (d) => {
+    out += d;
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    proc.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const deadline = Date.now() + 60_000;
   for (;;) {
     const where = /listening on (\S+)\/rests/.exec(out);
@@ -46,14 +52,20 @@ async function startProcess(args: string[], cwd = os.tmpdir()): Promise<Running>
 
 /** Waits (bounded) until the child's output matches `pattern`. */
 async function waitFor(s: Running, pattern: RegExp): Promise<void> {
-  for (const deadline = Date.now() + 10_000; !pattern.test(s.output()) && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 25));
+  for (const deadline = Date.now() + 10_000; !pattern.test(s.output()) && Date.now() < deadline; )
+    await new Promise((r) => setTimeout(r, 25));
 }
 
 function folders(): { dataDir: string; yangDir: string } {
   return { dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-proc-')), yangDir: modelYangDir([INTERFACES, IANA_IF_TYPE]) };
 }
 
-const entry = (name: string, description: string, enabled: boolean) => ({ name, type: 'iana-if-type:ethernetCsmacd', description, enabled });
+const entry = (name: string, description: string, enabled: boolean) => ({
+  name,
+  type: 'iana-if-type:ethernetCsmacd',
+  description,
+  enabled,
+});
 
 async function put(url: string, p: string, body: unknown): Promise<number> {
   const r = await fetch(url + p, { method: 'PUT', headers: { 'content-type': 'application/yang-data+json' }, body: JSON.stringify(body) });
@@ -62,9 +74,11 @@ async function put(url: string, p: string, body: unknown): Promise<number> {
 }
 
 async function interfaces(url: string): Promise<Map<string, { description: string; enabled: boolean }>> {
-  const r = await fetch(url + IF + '?content=config');
+  const r = await fetch(`${url + IF}?content=config`);
   if (r.status === 404) return new Map();
-  const json = (await r.json()) as { 'ietf-interfaces:interfaces': { interface?: Array<{ name: string; description: string; enabled: boolean }> } };
+  const json = (await r.json()) as {
+    'ietf-interfaces:interfaces': { interface?: Array<{ name: string; description: string; enabled: boolean }> };
+  };
   return new Map((json['ietf-interfaces:interfaces'].interface ?? []).map((e) => [e.name, e]));
 }
 
@@ -80,9 +94,15 @@ test('SIGKILL during concurrent writes: every acknowledged write survives a rest
       for (let i = round * 1_000_000; !stop; i++) {
         const single = put(s.url, `${IF}/interface=w${w}`, { 'ietf-interfaces:interface': [entry(`w${w}`, `serial ${i}`, i % 2 === 0)] });
         const pair = fetch(s.url + IF, {
-          method: 'PATCH', headers: { 'content-type': 'application/yang-data+json' },
-          body: JSON.stringify({ 'ietf-interfaces:interfaces': { interface: [entry(`p${w}a`, `serial ${i}`, true), entry(`p${w}b`, `serial ${i}`, true)] } }),
-        }).then(async (r) => { await r.text(); return r.status; });
+          method: 'PATCH',
+          headers: { 'content-type': 'application/yang-data+json' },
+          body: JSON.stringify({
+            'ietf-interfaces:interfaces': { interface: [entry(`p${w}a`, `serial ${i}`, true), entry(`p${w}b`, `serial ${i}`, true)] },
+          }),
+        }).then(async (r) => {
+          await r.text();
+          return r.status;
+        });
         try {
           const [a, b] = await Promise.all([single, pair]);
           if (a === 201 || a === 204) acked.set(`w${w}`, i);
@@ -135,11 +155,21 @@ test('SIGTERM and SIGINT: a request in flight finishes, the store is closed, dat
     // Half a request, the signal, then the rest: the answer must still be 201.
     const answer = new Promise<string>((resolve) => {
       const sock = net.connect(Number(url.port), url.hostname, () => {
-        sock.write(`PUT ${IF}/interface=${signal} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+        sock.write(
+          `PUT ${IF}/interface=${signal} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+        );
       });
       let out = '';
-      sock.on('data', (d) => { out += d; }).on('close', () => resolve(out)).on('error', () => resolve(out));
-      setTimeout(() => { s.proc.kill(signal); setTimeout(() => sock.write(body.slice(10)), 300); }, 100);
+      sock
+        .on('data', (d) => {
+          out += d;
+        })
+        .on('close', () => resolve(out))
+        .on('error', () => resolve(out));
+      setTimeout(() => {
+        s.proc.kill(signal);
+        setTimeout(() => sock.write(body.slice(10)), 300);
+      }, 100);
     });
     t.regex(await answer, /^HTTP\/1.1 201/, signal);
     const exit = await s.exited;
@@ -179,7 +209,12 @@ test('defaults without flags: ./data, ./plugins.json when present; bad config an
   // the test never needs 8181; the default port itself is checked in service.test.ts).
   const s = await startProcess(['--port', '0'], cwd);
   try {
-    t.regex(s.output(), new RegExp(`data in ${path.join(fs.realpathSync(cwd), 'data').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}|data in ${path.join(cwd, 'data').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    t.regex(
+      s.output(),
+      new RegExp(
+        `data in ${path.join(fs.realpathSync(cwd), 'data').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}|data in ${path.join(cwd, 'data').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`,
+      ),
+    );
     t.true(fs.existsSync(path.join(cwd, 'data')));
     t.notRegex(s.output(), /plugins from/, 'no plugins.json in the working folder: none loaded');
   } finally {
@@ -195,13 +230,18 @@ test('defaults without flags: ./data, ./plugins.json when present; bad config an
     withPlugins.proc.kill('SIGTERM');
     await withPlugins.exited;
   }
-  const run = (args: string[]) => new Promise<{ code: number | null; out: string }>((resolve) => {
-    const p = spawn(process.execPath, [BIN, 'start', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    p.stdout!.on('data', (d) => { out += d; });
-    p.stderr!.on('data', (d) => { out += d; });
-    p.once('exit', (code) => resolve({ code, out }));
-  });
+  const run = (args: string[]) =>
+    new Promise<{ code: number | null; out: string }>((resolve) => {
+      const p = spawn(process.execPath, [BIN, 'start', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      p.stdout!.on('data', (d) => {
+        out += d;
+      });
+      p.stderr!.on('data', (d) => {
+        out += d;
+      });
+      p.once('exit', (code) => resolve({ code, out }));
+    });
   const cfg = path.join(cwd, 'bad.json');
   fs.writeFileSync(cfg, JSON.stringify({ port: 'eighty' }));
   let r = await run(['--config', cfg]);

@@ -17,10 +17,18 @@ test('config: defaults, and each bad field is named', (t) => {
   t.is(c.bodyLimit, 64 * 1024 * 1024);
   t.is(resolveConfig({ keyDelimiter: null }, '/b').keyDelimiter, null);
   const bad: Array<[unknown, string]> = [
-    [{ port: 70000 }, 'port'], [{ port: 'x' }, 'port'], [{ keyDelimeter: '%22' }, 'keyDelimeter'], [{ yangDirs: 'x' }, 'yangDirs'],
-    [{ yangDirs: [1] }, 'yangDirs[0]'], [{ keyDelimiter: '/' }, 'keyDelimiter'], [{ bodyLimit: -1 }, 'bodyLimit'],
-    [{ tls: { enabledTls: 'yes' } }, 'tls.enabledTls'], [{ tls: { bogus: 1 } }, 'tls.bogus'], [{ schemaFilters: { x: true } }, 'schemaFilters.x'],
-    [{ defaultContent: 'nonconfig' }, 'defaultContent'], [[], '(root)'],
+    [{ port: 70000 }, 'port'],
+    [{ port: 'x' }, 'port'],
+    [{ keyDelimeter: '%22' }, 'keyDelimeter'],
+    [{ yangDirs: 'x' }, 'yangDirs'],
+    [{ yangDirs: [1] }, 'yangDirs[0]'],
+    [{ keyDelimiter: '/' }, 'keyDelimiter'],
+    [{ bodyLimit: -1 }, 'bodyLimit'],
+    [{ tls: { enabledTls: 'yes' } }, 'tls.enabledTls'],
+    [{ tls: { bogus: 1 } }, 'tls.bogus'],
+    [{ schemaFilters: { x: true } }, 'schemaFilters.x'],
+    [{ defaultContent: 'nonconfig' }, 'defaultContent'],
+    [[], '(root)'],
   ];
   for (const [raw, field] of bad) {
     const e = t.throws(() => resolveConfig(raw, '/b'), { instanceOf: ConfigError });
@@ -47,9 +55,14 @@ test('schema: own modules plus extra folders; collisions with own modules are er
   t.notThrows(() => assembleSchema([same]));
   // A network-topology of the same name and revision with other text.
   const clash = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-yang-'));
-  fs.writeFileSync(path.join(clash, 'network-topology@2013-10-21.yang'),
-    'module network-topology { namespace "urn:TBD:params:xml:ns:yang:network-topology"; prefix nt; revision 2013-10-21; container network-topology; }');
-  t.throws(() => assembleSchema([clash]), { instanceOf: SchemaAssemblyError, message: /network-topology.*defines it differently: \/import ietf-inet-types: defined at / });
+  fs.writeFileSync(
+    path.join(clash, 'network-topology@2013-10-21.yang'),
+    'module network-topology { namespace "urn:TBD:params:xml:ns:yang:network-topology"; prefix nt; revision 2013-10-21; container network-topology; }',
+  );
+  t.throws(() => assembleSchema([clash]), {
+    instanceOf: SchemaAssemblyError,
+    message: /network-topology.*defines it differently: \/import ietf-inet-types: defined at /,
+  });
   const broken = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-yang-'));
   fs.writeFileSync(path.join(broken, 'b.yang'), 'module b { namespace "urn:b"; prefix b; leaf x { type nosuchtype; } }');
   t.throws(() => assembleSchema([broken]), { instanceOf: SchemaAssemblyError, message: /b\.yang:\d+:\d+/ });
@@ -62,10 +75,16 @@ test('stop lets a request in flight finish and refuses new connections', async (
   const body = JSON.stringify({ 'ietf-interfaces:interface': [{ name: 'slow', type: 'iana-if-type:ethernetCsmacd' }] });
   const answer = new Promise<string>((resolve) => {
     const sock = net.connect(Number(url.port), url.hostname, () => {
-      sock.write(`PUT /rests/data/ietf-interfaces:interfaces/interface=slow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+      sock.write(
+        `PUT /rests/data/ietf-interfaces:interfaces/interface=slow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+      );
     });
     let out = '';
-    sock.on('data', (d) => { out += d; }).on('close', () => resolve(out));
+    sock
+      .on('data', (d) => {
+        out += d;
+      })
+      .on('close', () => resolve(out));
     setTimeout(() => sock.write(body.slice(10)), 300);
   });
   await new Promise((r) => setTimeout(r, 100));

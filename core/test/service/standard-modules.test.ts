@@ -60,7 +60,11 @@ const PUBLISHED_METADATA = `module ietf-yang-metadata {
 }
 `;
 
-interface Outcome { readonly code: number | null; readonly output: string; readonly listening: boolean }
+interface Outcome {
+  readonly code: number | null;
+  readonly output: string;
+  readonly listening: boolean;
+}
 
 /**
  * Runs `rosetta start --yang <dir>`; once it listens (it started) it is stopped with SIGTERM, else
@@ -68,7 +72,10 @@ interface Outcome { readonly code: number | null; readonly output: string; reado
  */
 function start(yangDir: string): Promise<Outcome> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-std-data-'));
-  const proc = spawn(process.execPath, [BIN, 'start', '--port', '0', '--data-dir', dataDir, '--yang', yangDir], { cwd: dataDir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [BIN, 'start', '--port', '0', '--data-dir', dataDir, '--yang', yangDir], {
+    cwd: dataDir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   let listening = false;
   const onData = (d: Buffer): void => {
@@ -81,10 +88,12 @@ function start(yangDir: string): Promise<Outcome> {
   proc.stdout!.on('data', onData);
   proc.stderr!.on('data', onData);
   const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
-  return new Promise((resolve) => proc.once('close', (code) => {
-    clearTimeout(timer);
-    resolve({ code, output, listening });
-  }));
+  return new Promise((resolve) =>
+    proc.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output, listening });
+    }),
+  );
 }
 
 function folderWith(files: Record<string, string>): string {
@@ -95,7 +104,7 @@ function folderWith(files: Record<string, string>): string {
 
 const OWN_TYPES = path.join(OWN_YANG_DIR, 'ietf-yang-types@2013-07-15.yang');
 
-test('a published text of a module the service ships, beside the user\'s own modules, starts and is loaded once', async (t) => {
+test("a published text of a module the service ships, beside the user's own modules, starts and is loaded once", async (t) => {
   const dir = folderWith({
     'ietf-yang-metadata@2016-08-05.yang': PUBLISHED_METADATA,
     'example-site.yang': 'module example-site { namespace "urn:example:site"; prefix site; container site { leaf name { type string; } } }',
@@ -110,7 +119,7 @@ test('a published text of a module the service ships, beside the user\'s own mod
 
 test('a text of a shipped module with a changed type refuses to start, naming both files and the node', async (t) => {
   const changed = fs.readFileSync(OWN_TYPES, 'utf8').replace(/(typedef counter32 \{\s*type )uint32/, '$1uint64');
-  t.not(changed, fs.readFileSync(OWN_TYPES, 'utf8'), 'the service\'s ietf-yang-types defines counter32 as uint32');
+  t.not(changed, fs.readFileSync(OWN_TYPES, 'utf8'), "the service's ietf-yang-types defines counter32 as uint32");
   const dir = folderWith({ 'ietf-yang-types@2013-07-15.yang': changed });
   const outcome = await start(dir);
   t.false(outcome.listening, outcome.output);
@@ -128,7 +137,10 @@ test('a text of a shipped module with an added node refuses to start, naming bot
   t.is(outcome.code, 1, outcome.output);
   t.true(outcome.output.includes(path.join(dir, 'ietf-yang-metadata@2016-08-05.yang')), outcome.output);
   t.true(outcome.output.includes(path.join(OWN_YANG_DIR, 'ietf-yang-metadata@2016-08-05.yang')), outcome.output);
-  t.regex(outcome.output, /\/container extra: defined at \S+ietf-yang-metadata@2016-08-05\.yang:\d+:\d+ and absent from module ietf-yang-metadata/);
+  t.regex(
+    outcome.output,
+    /\/container extra: defined at \S+ietf-yang-metadata@2016-08-05\.yang:\d+:\d+ and absent from module ietf-yang-metadata/,
+  );
 });
 
 /** The module names and revisions a start printed as loaded (implemented). */
@@ -138,44 +150,63 @@ function loadedModules(outcome: Outcome): string[] {
 
 /** The service's own module files, as `name@revision.yang` -> path. */
 function ownModuleFiles(): Map<string, string> {
-  return new Map(fs.readdirSync(OWN_YANG_DIR).filter((f) => f.endsWith('.yang')).map((f) => [f, path.join(OWN_YANG_DIR, f)]));
+  return new Map(
+    fs
+      .readdirSync(OWN_YANG_DIR)
+      .filter((f) => f.endsWith('.yang'))
+      .map((f) => [f, path.join(OWN_YANG_DIR, f)]),
+  );
 }
 
-corpusTest(test, 'published texts of the shipped modules')('a folder holding the published text of every module the service ships starts, each module loaded once, the imported ones not implemented', async (t) => {
-  const corpus = new ModuleRepository([corpusPath()]);
-  const files: Record<string, string> = {};
-  for (const [name] of ownModuleFiles()) {
-    const [module, revision] = name.replace(/\.yang$/, '').split('@');
-    const published = corpus.find(module!, revision);
-    if (published !== undefined) files[name] = published.text;
-  }
-  // The standard ones the service ships, network-topology among them; its own modules are not in the corpus.
-  t.true(['ietf-yang-library@2019-01-04.yang', 'ietf-netconf-with-defaults@2011-06-01.yang', 'network-topology@2013-10-21.yang',
-    'ietf-inet-types@2013-07-15.yang', 'ietf-netconf@2011-06-01.yang'].every((f) => f in files), Object.keys(files).join(', '));
-  const outcome = await start(folderWith(files));
-  t.true(outcome.listening, outcome.output);
-  t.is(outcome.code, 0, outcome.output);
-  const loaded = loadedModules(outcome);
-  for (const name of Object.keys(files)) {
-    const module = name.replace(/\.yang$/, '');
-    t.is(loaded.filter((m) => m === module).length, IMPORT_ONLY.has(module.split('@')[0]!) ? 0 : 1, `${module}: ${outcome.output}`);
-  }
-});
+corpusTest(test, 'published texts of the shipped modules')(
+  'a folder holding the published text of every module the service ships starts, each module loaded once, the imported ones not implemented',
+  async (t) => {
+    const corpus = new ModuleRepository([corpusPath()]);
+    const files: Record<string, string> = {};
+    for (const [name] of ownModuleFiles()) {
+      const [module, revision] = name.replace(/\.yang$/, '').split('@');
+      const published = corpus.find(module!, revision);
+      if (published !== undefined) files[name] = published.text;
+    }
+    // The standard ones the service ships, network-topology among them; its own modules are not in the corpus.
+    t.true(
+      [
+        'ietf-yang-library@2019-01-04.yang',
+        'ietf-netconf-with-defaults@2011-06-01.yang',
+        'network-topology@2013-10-21.yang',
+        'ietf-inet-types@2013-07-15.yang',
+        'ietf-netconf@2011-06-01.yang',
+      ].every((f) => f in files),
+      Object.keys(files).join(', '),
+    );
+    const outcome = await start(folderWith(files));
+    t.true(outcome.listening, outcome.output);
+    t.is(outcome.code, 0, outcome.output);
+    const loaded = loadedModules(outcome);
+    for (const name of Object.keys(files)) {
+      const module = name.replace(/\.yang$/, '');
+      t.is(loaded.filter((m) => m === module).length, IMPORT_ONLY.has(module.split('@')[0]!) ? 0 : 1, `${module}: ${outcome.output}`);
+    }
+  },
+);
 
-corpusTest(test, 'another revision of an import-only module')('a folder holding ietf-inet-types@2025-12-22 and a module using it starts with both revisions', async (t) => {
-  const dir = folderWith({
-    'ietf-inet-types@2025-12-22.yang': fs.readFileSync(corpusPath('ietf', 'ietf-inet-types@2025-12-22.yang'), 'utf8'),
-    'example-mail.yang': `module example-mail { namespace "urn:example:mail"; prefix mail;
+corpusTest(test, 'another revision of an import-only module')(
+  'a folder holding ietf-inet-types@2025-12-22 and a module using it starts with both revisions',
+  async (t) => {
+    const dir = folderWith({
+      'ietf-inet-types@2025-12-22.yang': fs.readFileSync(corpusPath('ietf', 'ietf-inet-types@2025-12-22.yang'), 'utf8'),
+      'example-mail.yang': `module example-mail { namespace "urn:example:mail"; prefix mail;
       import ietf-inet-types { prefix inet; revision-date 2025-12-22; }
       container mail { leaf postmaster { type inet:email-address; } } }`,
-  });
-  const outcome = await start(dir);
-  t.true(outcome.listening, outcome.output);
-  t.is(outcome.code, 0, outcome.output);
-  const loaded = loadedModules(outcome);
-  t.true(loaded.includes('ietf-inet-types@2025-12-22'), outcome.output);
-  t.true(loaded.includes('example-mail'), outcome.output);
-});
+    });
+    const outcome = await start(dir);
+    t.true(outcome.listening, outcome.output);
+    t.is(outcome.code, 0, outcome.output);
+    const loaded = loadedModules(outcome);
+    t.true(loaded.includes('ietf-inet-types@2025-12-22'), outcome.output);
+    t.true(loaded.includes('example-mail'), outcome.output);
+  },
+);
 
 /** A later revision of ietf-inet-types (a stand-in, short): `uri` as the service's modules use it and a type of its own. */
 const LATER_INET_TYPES = `module ietf-inet-types {
@@ -196,41 +227,58 @@ const SITE_USING_LATER = `module example-site {
 }
 `;
 
-test('another revision of a module the service only imports, used by the user\'s module, starts', async (t) => {
+test("another revision of a module the service only imports, used by the user's module, starts", async (t) => {
   const outcome = await start(folderWith({ 'ietf-inet-types@2030-01-01.yang': LATER_INET_TYPES, 'example-site.yang': SITE_USING_LATER }));
   t.true(outcome.listening, outcome.output);
   t.is(outcome.code, 0, outcome.output);
   const loaded = loadedModules(outcome);
   t.true(loaded.includes('ietf-inet-types@2030-01-01'), outcome.output);
   t.true(loaded.includes('example-site'), outcome.output);
-  t.false(loaded.some((m) => m.startsWith('ietf-netconf')), `ietf-netconf and ietf-netconf-with-defaults are only imported: ${outcome.output}`);
+  t.false(
+    loaded.some((m) => m.startsWith('ietf-netconf')),
+    `ietf-netconf and ietf-netconf-with-defaults are only imported: ${outcome.output}`,
+  );
 });
 
-test('the service\'s import-only modules are import-only in ietf-yang-library, beside another revision the user implements, and serve no RPCs', async (t) => {
+test("the service's import-only modules are import-only in ietf-yang-library, beside another revision the user implements, and serve no RPCs", async (t) => {
   const yangDir = folderWith({ 'ietf-inet-types@2030-01-01.yang': LATER_INET_TYPES, 'example-site.yang': SITE_USING_LATER });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-std-data-'));
   const errors: string[] = [];
   const running = await startService({
     config: resolveConfig({ port: 0, host: '127.0.0.1', dataDir, yangDirs: [yangDir] }, os.tmpdir()),
-    openDatastores: memoryDatastores, log: { info: () => undefined, error: (m) => errors.push(m) },
+    openDatastores: memoryDatastores,
+    log: { info: () => undefined, error: (m) => errors.push(m) },
   });
   try {
-    const lib = await (await fetch(`${running.url}/rests/data/ietf-yang-library:yang-library?content=nonconfig`)).json() as any;
+    const lib = (await (await fetch(`${running.url}/rests/data/ietf-yang-library:yang-library?content=nonconfig`)).json()) as any;
     const set = lib['ietf-yang-library:yang-library']['module-set'][0];
     const implemented = set.module.map((m: any) => `${m.name}@${m.revision ?? ''}`);
     const importOnly = set['import-only-module'].map((m: any) => `${m.name}@${m.revision}`);
-    t.deepEqual(importOnly, ['ietf-inet-types@2013-07-15', 'ietf-netconf@2011-06-01', 'ietf-netconf-with-defaults@2011-06-01', 'ietf-yang-types@2013-07-15']);
+    t.deepEqual(importOnly, [
+      'ietf-inet-types@2013-07-15',
+      'ietf-netconf@2011-06-01',
+      'ietf-netconf-with-defaults@2011-06-01',
+      'ietf-yang-types@2013-07-15',
+    ]);
     t.true(implemented.includes('ietf-inet-types@2030-01-01'), implemented.join(', '));
     t.true(implemented.includes('ietf-yang-library@2019-01-04'), implemented.join(', '));
-    t.false(implemented.some((m: string) => m.startsWith('ietf-netconf') || m.startsWith('ietf-yang-types@')), implemented.join(', '));
+    t.false(
+      implemented.some((m: string) => m.startsWith('ietf-netconf') || m.startsWith('ietf-yang-types@')),
+      implemented.join(', '),
+    );
     // network-topology's deviations (its never-true musts) are listed with it.
     t.deepEqual(set.module.find((m: any) => m.name === 'network-topology').deviation, ['network-topology-deviations']);
 
-    const operations = await (await fetch(`${running.url}/rests/operations`)).json() as any;
-    t.false(Object.keys(operations['ietf-restconf:operations']).some((rpc) => rpc.startsWith('ietf-netconf')), JSON.stringify(operations));
+    const operations = (await (await fetch(`${running.url}/rests/operations`)).json()) as any;
+    t.false(
+      Object.keys(operations['ietf-restconf:operations']).some((rpc) => rpc.startsWith('ietf-netconf')),
+      JSON.stringify(operations),
+    );
     t.false(running.schema.rpcs.some((rpc) => rpc.module.name === 'ietf-netconf'));
     const getConfig = await fetch(`${running.url}/rests/operations/ietf-netconf:get-config`, {
-      method: 'POST', headers: { 'content-type': 'application/yang-data+json' }, body: '{"ietf-netconf:input":{"source":{"running":[null]}}}',
+      method: 'POST',
+      headers: { 'content-type': 'application/yang-data+json' },
+      body: '{"ietf-netconf:input":{"source":{"running":[null]}}}',
     });
     t.true(getConfig.status >= 400 && getConfig.status < 500, `${getConfig.status}`);
   } finally {

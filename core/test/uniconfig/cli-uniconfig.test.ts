@@ -26,9 +26,14 @@ function installBody(nodeId: string, port: number, extra: Record<string, unknown
     input: {
       'node-id': nodeId,
       cli: {
-        'cli-topology:host': '127.0.0.1', 'cli-topology:port': port, 'cli-topology:transport-type': 'ssh',
-        'cli-topology:device-type': 'frr', 'cli-topology:device-version': '8.4.4',
-        'cli-topology:username': 'u', 'cli-topology:password': 'p', ...extra,
+        'cli-topology:host': '127.0.0.1',
+        'cli-topology:port': port,
+        'cli-topology:transport-type': 'ssh',
+        'cli-topology:device-type': 'frr',
+        'cli-topology:device-version': '8.4.4',
+        'cli-topology:username': 'u',
+        'cli-topology:password': 'p',
+        ...extra,
       },
     },
   };
@@ -58,7 +63,10 @@ test.before(async () => {
   r1 = await refusingDevice('r1', ['interface eth0', ' description uplink', 'interface eth1', ' shutdown']);
   r2 = await refusingDevice('r2', ['interface eth0', ' description r2-uplink']);
   s = await startMountService(plugins);
-  for (const [id, dev] of [['R1', r1], ['R2', r2]] as const) {
+  for (const [id, dev] of [
+    ['R1', r1],
+    ['R2', r2],
+  ] as const) {
     const r = await s.request('POST', `${OPS}/connection-manager:install-node`, installBody(id, dev.port));
     if (r.status !== 204) throw new Error(`install ${id}: ${r.status} ${r.text}`);
   }
@@ -73,11 +81,18 @@ test.after.always(async () => {
 test.serial('install-node fills intended (config) and actual (nonconfig); configuration may be written bare or prefixed', async (t) => {
   t.is(await description('R1', 'eth0'), 'uplink');
   t.is(await description('R1', 'eth0', undefined, 'nonconfig'), 'uplink');
-  const prefixed = await s.request('GET', `${TOPO}/node=R1/uniconfig-topology:configuration/rosetta-openconfig-interfaces:interfaces/interface=eth0/config?content=config`);
+  const prefixed = await s.request(
+    'GET',
+    `${TOPO}/node=R1/uniconfig-topology:configuration/rosetta-openconfig-interfaces:interfaces/interface=eth0/config?content=config`,
+  );
   t.is(prefixed.status, 200, prefixed.text);
   const whole = await s.request('GET', `${TOPO}/node=R2?content=config`);
   t.is(whole.status, 200, whole.text);
-  t.is(whole.json['network-topology:node'][0]['uniconfig-topology:configuration']['rosetta-openconfig-interfaces:interfaces'].interface[0].config.description, 'r2-uplink');
+  t.is(
+    whole.json['network-topology:node'][0]['uniconfig-topology:configuration']['rosetta-openconfig-interfaces:interfaces'].interface[0]
+      .config.description,
+    'r2-uplink',
+  );
   const root = await s.request('GET', conf('R1'));
   t.is(root.status, 200, root.text);
   t.deepEqual(Object.keys(root.json), ['uniconfig-topology:configuration']);
@@ -95,11 +110,19 @@ test.serial('install-node fills intended (config) and actual (nonconfig); config
   // an install with install-uniconfig-node-enabled false makes no uniconfig node
   const dev = await startSimulator(frrDevice({ hostname: 'r3', username: 'u', password: 'p' }));
   try {
-    const r = await s.request('POST', `${OPS}/connection-manager:install-node`, installBody('R3', dev.port, { 'uniconfig-config:install-uniconfig-node-enabled': false }));
+    const r = await s.request(
+      'POST',
+      `${OPS}/connection-manager:install-node`,
+      installBody('R3', dev.port, { 'uniconfig-config:install-uniconfig-node-enabled': false }),
+    );
     t.is(r.status, 204, r.text);
     t.is((await s.request('GET', `${TOPO}/node=R3`)).status, 404);
     t.is((await s.request('GET', conf('R3'))).status, 404);
-    t.is((await s.request('POST', `${OPS}/connection-manager:uninstall-node`, { input: { 'node-id': 'R3', 'connection-type': 'cli' } })).status, 204);
+    t.is(
+      (await s.request('POST', `${OPS}/connection-manager:uninstall-node`, { input: { 'node-id': 'R3', 'connection-type': 'cli' } }))
+        .status,
+      204,
+    );
   } finally {
     await dev.close();
   }
@@ -110,7 +133,9 @@ test.serial('immediate mode: each write is committed to the device before the an
   t.is(put.status, 204, put.text);
   t.regex(r1.view.runningConfig(), /interface eth0\n description to core/);
   t.is(await description('R1', 'eth0', undefined, 'nonconfig'), 'to core');
-  const post = await s.request('POST', ifaces('R1'), { 'rosetta-openconfig-interfaces:interface': [{ name: 'lo7', config: { name: 'lo7', description: 'seven' } }] });
+  const post = await s.request('POST', ifaces('R1'), {
+    'rosetta-openconfig-interfaces:interface': [{ name: 'lo7', config: { name: 'lo7', description: 'seven' } }],
+  });
   t.is(post.status, 201, post.text);
   t.regex(post.headers.get('location') ?? '', /configuration\/rosetta-openconfig-interfaces:interfaces\/interface=lo7$/);
   t.regex(r1.view.runningConfig(), /interface lo7\n description seven/);
@@ -132,7 +157,14 @@ test.serial('build-and-commit: the transaction sees its own changes, diff and dr
   const cookie = await createTransaction();
   const created = await s.request('POST', `${OPS}/uniconfig-manager:create-transaction`);
   t.regex(created.headers.get('set-cookie') ?? '', /^UNICONFIGTXID=[0-9a-f-]{36};\s*Path=\/rests\/$/);
-  t.is((await s.request('POST', `${OPS}/uniconfig-manager:close-transaction`, undefined, { cookie: created.headers.get('set-cookie')!.split(';')[0]! })).status, 204);
+  t.is(
+    (
+      await s.request('POST', `${OPS}/uniconfig-manager:close-transaction`, undefined, {
+        cookie: created.headers.get('set-cookie')!.split(';')[0]!,
+      })
+    ).status,
+    204,
+  );
 
   t.is((await setDescription('R1', 'eth0', 'in a tx', cookie)).status, 204);
   t.is((await setDescription('R2', 'eth0', 'r2 in a tx', cookie)).status, 204);
@@ -144,7 +176,10 @@ test.serial('build-and-commit: the transaction sees its own changes, diff and dr
   const diff = await s.request('POST', `${OPS}/uniconfig-manager:calculate-diff`, { input: {} }, { cookie });
   t.is(diff.status, 200, diff.text);
   const results = diff.json['uniconfig-manager:output']['node-results']['node-result'];
-  t.deepEqual(results.map((n: any) => n['node-id']), ['R1', 'R2']);
+  t.deepEqual(
+    results.map((n: any) => n['node-id']),
+    ['R1', 'R2'],
+  );
   const updated = results[0]['updated-data'][0];
   t.is(updated.path, "/rosetta-openconfig-interfaces:interfaces/interface[name='eth0']/config/description");
   t.is(JSON.parse(updated['data-actual'])['rosetta-openconfig-interfaces:description'], 'to core');
@@ -155,8 +190,14 @@ test.serial('build-and-commit: the transaction sees its own changes, diff and dr
   t.is(dry.status, 200, dry.text);
   const dryR1 = dry.json['dryrun-manager:output']['node-results']['node-result'][0];
   t.is(dryR1.protocol, 'cli');
-  t.true(dryR1.command.some((c: string) => c.includes('description in a tx')), dryR1.command.join('\n'));
-  t.false(r1.commandLog.slice(commandsBefore).some((c) => c.includes('in a tx')), 'dry run sent nothing');
+  t.true(
+    dryR1.command.some((c: string) => c.includes('description in a tx')),
+    dryR1.command.join('\n'),
+  );
+  t.false(
+    r1.commandLog.slice(commandsBefore).some((c) => c.includes('in a tx')),
+    'dry run sent nothing',
+  );
 
   const commit = await s.request('POST', `${OPS}/uniconfig-manager:commit`, { input: {} }, { cookie });
   t.is(commit.status, 204, commit.text);
@@ -189,14 +230,22 @@ test.serial('a commit across two devices where the second refuses leaves both as
   t.is((await setDescription('R2', 'eth0', 'REFUSE this', cookie)).status, 204);
   const config1 = r1.view.runningConfig();
   const config2 = r2.view.runningConfig();
-  const commit = await s.request('POST', `${OPS}/uniconfig-manager:commit`, { input: { 'target-nodes': { node: ['R1', 'R2'] } } }, { cookie });
+  const commit = await s.request(
+    'POST',
+    `${OPS}/uniconfig-manager:commit`,
+    { input: { 'target-nodes': { node: ['R1', 'R2'] } } },
+    { cookie },
+  );
   t.is(commit.status, 500, commit.text);
   const info = commit.json.errors.error.map((e: any) => e['error-info']);
   t.deepEqual(info, [
     { 'node-id': 'R1', 'configuration-status': 'complete', 'rollback-status': 'complete' },
     { 'node-id': 'R2', 'configuration-status': 'fail', 'rollback-status': 'complete' },
   ]);
-  t.true(r1.commandLog.some((c) => c.includes('all or nothing')), 'R1 was changed, then rolled back');
+  t.true(
+    r1.commandLog.some((c) => c.includes('all or nothing')),
+    'R1 was changed, then rolled back',
+  );
   t.is(r1.view.runningConfig(), config1);
   t.is(r2.view.runningConfig(), config2);
   t.is(await description('R1', 'eth0'), 'in a tx');
@@ -227,31 +276,52 @@ test.serial('a hand change on the device: checked-commit 409, is-in-sync false, 
   const cookie = await createTransaction();
   t.is((await setDescription('R1', 'eth1', 'checked', cookie)).status, 204);
   // changed behind uniconfig's back, through the mount point
-  const hand = await s.request('PUT', '/rests/data/network-topology:network-topology/topology=cli/node=R1/yang-ext:mount/rosetta-openconfig-interfaces:interfaces/interface=eth0/config/description',
-    { 'rosetta-openconfig-interfaces:description': 'by hand' });
+  const hand = await s.request(
+    'PUT',
+    '/rests/data/network-topology:network-topology/topology=cli/node=R1/yang-ext:mount/rosetta-openconfig-interfaces:interfaces/interface=eth0/config/description',
+    { 'rosetta-openconfig-interfaces:description': 'by hand' },
+  );
   t.is(hand.status, 204, hand.text);
   const checked = await s.request('POST', `${OPS}/uniconfig-manager:checked-commit`, { input: {} }, { cookie });
   t.is(checked.status, 409, checked.text);
   t.notRegex(r1.view.runningConfig(), /checked/);
   const sync = await s.request('POST', `${OPS}/uniconfig-manager:is-in-sync`, { input: { 'target-nodes': { node: ['R1', 'R2'] } } });
   t.is(sync.status, 200, sync.text);
-  t.deepEqual(sync.json['uniconfig-manager:output']['node-results']['node-result'].map((n: any) => [n['node-id'], n['is-in-sync']]), [['R1', false], ['R2', true]]);
+  t.deepEqual(
+    sync.json['uniconfig-manager:output']['node-results']['node-result'].map((n: any) => [n['node-id'], n['is-in-sync']]),
+    [
+      ['R1', false],
+      ['R2', true],
+    ],
+  );
   const pulled = await s.request('POST', `${OPS}/uniconfig-manager:sync-from-network`, { input: { 'target-nodes': { node: ['R1'] } } });
   t.is(pulled.status, 200, pulled.text);
   t.is(await description('R1', 'eth0', undefined, 'nonconfig'), 'by hand');
   t.is(await description('R1', 'eth0'), 'in a tx', 'intended stays until replaced');
-  const replace = await s.request('POST', `${OPS}/uniconfig-manager:replace-config-with-operational`, { input: { 'target-nodes': { node: ['R1'] } } });
+  const replace = await s.request('POST', `${OPS}/uniconfig-manager:replace-config-with-operational`, {
+    input: { 'target-nodes': { node: ['R1'] } },
+  });
   t.is(replace.status, 204, replace.text);
   t.is(await description('R1', 'eth0'), 'by hand');
 });
 
 test.serial('snapshots: create, read as data, replace the configuration with one (committed), delete', async (t) => {
-  t.is((await s.request('POST', `${OPS}/snapshot-manager:create-snapshot`, { input: { name: 'before-change', 'target-nodes': { node: ['R1'] } } })).status, 204);
+  t.is(
+    (
+      await s.request('POST', `${OPS}/snapshot-manager:create-snapshot`, {
+        input: { name: 'before-change', 'target-nodes': { node: ['R1'] } },
+      })
+    ).status,
+    204,
+  );
   const dup = await s.request('POST', `${OPS}/snapshot-manager:create-snapshot`, { input: { name: 'before-change' } });
   t.is(dup.status, 409, dup.text);
   const data = await s.request('GET', '/rests/data/snapshot-manager:snapshots/snapshot=before-change/node=R1');
   t.is(data.status, 200, data.text);
-  t.is(data.json['snapshot-manager:node'][0].configuration['rosetta-openconfig-interfaces:interfaces'].interface[0].config.description, 'by hand');
+  t.is(
+    data.json['snapshot-manager:node'][0].configuration['rosetta-openconfig-interfaces:interfaces'].interface[0].config.description,
+    'by hand',
+  );
   t.is((await setDescription('R1', 'eth0', 'after snapshot')).status, 204);
   const back = await s.request('POST', `${OPS}/snapshot-manager:replace-config-with-snapshot`, { input: { name: 'before-change' } });
   t.is(back.status, 204, back.text);
@@ -267,14 +337,23 @@ test.serial('snapshots: create, read as data, replace the configuration with one
 test.serial('bad input: unknown target node 404, garbage or unknown cookies 422, direct writes of uniconfig nodes refused', async (t) => {
   const unknown = await s.request('POST', `${OPS}/uniconfig-manager:commit`, { input: { 'target-nodes': { node: ['NOPE'] } } });
   t.is(unknown.status, 404, unknown.text);
-  for (const cookie of ['UNICONFIGTXID=garbage', 'UNICONFIGTXID=', `UNICONFIGTXID=${'x'.repeat(5000)}`, 'UNICONFIGTXID=00000000-0000-0000-0000-000000000000',
-    'UNICONFIGTXID=a; UNICONFIGTXID=b']) {
+  for (const cookie of [
+    'UNICONFIGTXID=garbage',
+    'UNICONFIGTXID=',
+    `UNICONFIGTXID=${'x'.repeat(5000)}`,
+    'UNICONFIGTXID=00000000-0000-0000-0000-000000000000',
+    'UNICONFIGTXID=a; UNICONFIGTXID=b',
+  ]) {
     const r = await s.request('GET', desc('R1', 'eth0'), undefined, { cookie });
     t.is(r.status, 422, `${cookie.slice(0, 40)}: ${r.text}`);
     const c = await s.request('POST', `${OPS}/uniconfig-manager:commit`, { input: {} }, { cookie });
     t.is(c.status, 422);
   }
-  t.is((await s.request('GET', desc('R1', 'eth0'), undefined, { cookie: 'other=1; session=abc' })).status, 200, 'other cookies are ignored');
+  t.is(
+    (await s.request('GET', desc('R1', 'eth0'), undefined, { cookie: 'other=1; session=abc' })).status,
+    200,
+    'other cookies are ignored',
+  );
   t.is((await s.request('POST', `${OPS}/uniconfig-manager:close-transaction`)).status, 422);
   t.is((await s.request('POST', `${OPS}/uniconfig-manager:create-transaction?timeout=abc`)).status, 400);
   const direct = await s.request('PUT', `${TOPO}/node=R1`, { 'network-topology:node': [{ 'node-id': 'R1' }] });

@@ -42,57 +42,81 @@ async function hostname(svc: MountService, content: string, cookie?: string): Pr
   return { status: r.status, value: r.status === 200 ? r.json['acme-router:hostname'] : r.text };
 }
 
-test.serial('a down device: its stored copy is read and edited in a transaction; commit 502, nothing changed; after it is back the commit goes through', async (t) => {
-  device = await startNetconfSimulator({ yang: MODEL, username: 'admin', password: 'pw', config: CONFIG });
-  const port = device.port;
-  s = await startMountService(plugins);
-  const install = await s.request('POST', `${OPS}/connection-manager:install-node`, { input: { 'node-id': 'N1', netconf: {
-    'netconf-node-topology:host': '127.0.0.1', 'netconf-node-topology:port': port,
-    'netconf-node-topology:username': 'admin', 'netconf-node-topology:password': 'pw' } } });
-  t.is(install.status, 204, install.text);
+test.serial(
+  'a down device: its stored copy is read and edited in a transaction; commit 502, nothing changed; after it is back the commit goes through',
+  async (t) => {
+    device = await startNetconfSimulator({ yang: MODEL, username: 'admin', password: 'pw', config: CONFIG });
+    const port = device.port;
+    s = await startMountService(plugins);
+    const install = await s.request('POST', `${OPS}/connection-manager:install-node`, {
+      input: {
+        'node-id': 'N1',
+        netconf: {
+          'netconf-node-topology:host': '127.0.0.1',
+          'netconf-node-topology:port': port,
+          'netconf-node-topology:username': 'admin',
+          'netconf-node-topology:password': 'pw',
+        },
+      },
+    });
+    t.is(install.status, 204, install.text);
 
-  // 1. the session is lost while the service runs
-  await device.close();
-  device = undefined;
-  t.deepEqual(await hostname(s, 'config'), { status: 200, value: 'n1' });
-  const lost = await transaction(s);
-  t.is((await s.request('PUT', `${CONF}/acme-router:system/hostname`, { 'acme-router:hostname': 'offline-edit' }, { cookie: lost })).status, 204);
-  const status = async (svc: MountService) => (await svc.request('GET', '/rests/data/network-topology:network-topology/topology=topology-netconf/node=N1?content=nonconfig')).text;
-  const running = s;
-  t.true(await eventually(async () => !(await status(running)).includes('"connected"')), 'the loss is noticed');
-  const lostCommit = await s.request('POST', `${OPS}/uniconfig-manager:commit`, { input: {} }, { cookie: lost });
-  t.is(lostCommit.status, 502, lostCommit.text);
-  t.deepEqual(await hostname(s, 'config'), { status: 200, value: 'n1' }, 'intended unchanged');
-  t.deepEqual(await hostname(s, 'nonconfig'), { status: 200, value: 'n1' }, 'actual unchanged');
+    // 1. the session is lost while the service runs
+    await device.close();
+    device = undefined;
+    t.deepEqual(await hostname(s, 'config'), { status: 200, value: 'n1' });
+    const lost = await transaction(s);
+    t.is(
+      (await s.request('PUT', `${CONF}/acme-router:system/hostname`, { 'acme-router:hostname': 'offline-edit' }, { cookie: lost })).status,
+      204,
+    );
+    const status = async (svc: MountService) =>
+      (await svc.request('GET', '/rests/data/network-topology:network-topology/topology=topology-netconf/node=N1?content=nonconfig')).text;
+    const running = s;
+    t.true(await eventually(async () => !(await status(running)).includes('"connected"')), 'the loss is noticed');
+    const lostCommit = await s.request('POST', `${OPS}/uniconfig-manager:commit`, { input: {} }, { cookie: lost });
+    t.is(lostCommit.status, 502, lostCommit.text);
+    t.deepEqual(await hostname(s, 'config'), { status: 200, value: 'n1' }, 'intended unchanged');
+    t.deepEqual(await hostname(s, 'nonconfig'), { status: 200, value: 'n1' }, 'actual unchanged');
 
-  // 2. the service restarts while the device is still down: nothing but the kept modules gives the schema
-  await s.service.stop();
-  s = await startMountService(plugins, s.dataDir);
-  t.deepEqual(await hostname(s, 'config'), { status: 200, value: 'n1' }, s.logs.join('\n'));
-  t.deepEqual(await hostname(s, 'nonconfig'), { status: 200, value: 'n1' });
-  const whole = await s.request('GET', CONF);
-  t.deepEqual(whole.json, { 'uniconfig-topology:configuration': { 'acme-router:system': { hostname: 'n1', location: 'lab' } } });
-  const cookie = await transaction(s);
-  t.is((await s.request('PUT', `${CONF}/acme-router:system/hostname`, { 'acme-router:hostname': 'edited-while-down' }, { cookie })).status, 204);
-  t.deepEqual(await hostname(s, 'config', cookie), { status: 200, value: 'edited-while-down' });
-  const diff = await s.request('POST', `${OPS}/uniconfig-manager:calculate-diff`, { input: {} }, { cookie });
-  t.is(diff.status, 200, diff.text);
-  t.deepEqual(diff.json['uniconfig-manager:output']['node-results']['node-result'][0]['updated-data'].map((u: any) => u.path), ['/acme-router:system/hostname']);
-  const immediate = await s.request('PUT', `${CONF}/acme-router:system/location`, { 'acme-router:location': 'never' });
-  t.is(immediate.status, 502, immediate.text);
-  const commit = await s.request('POST', `${OPS}/uniconfig-manager:commit`, { input: { 'target-nodes': { node: ['N1'] } } }, { cookie });
-  t.is(commit.status, 502, commit.text);
-  t.deepEqual(await hostname(s, 'config'), { status: 200, value: 'n1' });
-  t.deepEqual(await hostname(s, 'nonconfig'), { status: 200, value: 'n1' });
+    // 2. the service restarts while the device is still down: nothing but the kept modules gives the schema
+    await s.service.stop();
+    s = await startMountService(plugins, s.dataDir);
+    t.deepEqual(await hostname(s, 'config'), { status: 200, value: 'n1' }, s.logs.join('\n'));
+    t.deepEqual(await hostname(s, 'nonconfig'), { status: 200, value: 'n1' });
+    const whole = await s.request('GET', CONF);
+    t.deepEqual(whole.json, { 'uniconfig-topology:configuration': { 'acme-router:system': { hostname: 'n1', location: 'lab' } } });
+    const cookie = await transaction(s);
+    t.is(
+      (await s.request('PUT', `${CONF}/acme-router:system/hostname`, { 'acme-router:hostname': 'edited-while-down' }, { cookie })).status,
+      204,
+    );
+    t.deepEqual(await hostname(s, 'config', cookie), { status: 200, value: 'edited-while-down' });
+    const diff = await s.request('POST', `${OPS}/uniconfig-manager:calculate-diff`, { input: {} }, { cookie });
+    t.is(diff.status, 200, diff.text);
+    t.deepEqual(
+      diff.json['uniconfig-manager:output']['node-results']['node-result'][0]['updated-data'].map((u: any) => u.path),
+      ['/acme-router:system/hostname'],
+    );
+    const immediate = await s.request('PUT', `${CONF}/acme-router:system/location`, { 'acme-router:location': 'never' });
+    t.is(immediate.status, 502, immediate.text);
+    const commit = await s.request('POST', `${OPS}/uniconfig-manager:commit`, { input: { 'target-nodes': { node: ['N1'] } } }, { cookie });
+    t.is(commit.status, 502, commit.text);
+    t.deepEqual(await hostname(s, 'config'), { status: 200, value: 'n1' });
+    t.deepEqual(await hostname(s, 'nonconfig'), { status: 200, value: 'n1' });
 
-  // 3. the device comes back on its port: a new transaction's edit commits and reaches it
-  device = await startNetconfSimulator({ yang: MODEL, username: 'admin', password: 'pw', config: CONFIG }, { port });
-  const svc = s;
-  t.true(await eventually(async () => (await status(svc)).includes('"connected"'), 30_000), svc.logs.join('\n'));
-  const again = await transaction(s);
-  t.is((await s.request('PUT', `${CONF}/acme-router:system/hostname`, { 'acme-router:hostname': 'back' }, { cookie: again })).status, 204);
-  const ok = await s.request('POST', `${OPS}/uniconfig-manager:commit`, { input: {} }, { cookie: again });
-  t.is(ok.status, 204, ok.text);
-  t.regex(device.runningXml(), /<hostname>back<\/hostname>/);
-  t.deepEqual(await hostname(s, 'nonconfig'), { status: 200, value: 'back' });
-});
+    // 3. the device comes back on its port: a new transaction's edit commits and reaches it
+    device = await startNetconfSimulator({ yang: MODEL, username: 'admin', password: 'pw', config: CONFIG }, { port });
+    const svc = s;
+    t.true(await eventually(async () => (await status(svc)).includes('"connected"'), 30_000), svc.logs.join('\n'));
+    const again = await transaction(s);
+    t.is(
+      (await s.request('PUT', `${CONF}/acme-router:system/hostname`, { 'acme-router:hostname': 'back' }, { cookie: again })).status,
+      204,
+    );
+    const ok = await s.request('POST', `${OPS}/uniconfig-manager:commit`, { input: {} }, { cookie: again });
+    t.is(ok.status, 204, ok.text);
+    t.regex(device.runningXml(), /<hostname>back<\/hostname>/);
+    t.deepEqual(await hostname(s, 'nonconfig'), { status: 200, value: 'back' });
+  },
+);

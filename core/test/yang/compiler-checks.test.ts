@@ -51,7 +51,10 @@ test('defaults are checked against their types, reported at the default statemen
   const ctx = compileSchema(inline({ d: DEFAULTS }), { modules: ['d'] });
   const found = where(ctx);
   const expect = (line: number, column: number, text: string): void => {
-    t.true(found.some((f) => f.startsWith(`d.yang:${line}:${column} `) && f.includes(text)), `${line}:${column} ${text}\n${found.join('\n')}`);
+    t.true(
+      found.some((f) => f.startsWith(`d.yang:${line}:${column} `) && f.includes(text)),
+      `${line}:${column} ${text}\n${found.join('\n')}`,
+    );
   };
   // yanglint: Invalid default - value does not fit the type (Value "300" is out of type uint8 min/max bounds.). (/d:a)
   expect(4, 24, 'Invalid default - value "300" does not fit the type');
@@ -68,20 +71,31 @@ test('defaults are checked against their types, reported at the default statemen
   expect(13, 49, 'value "1000" does not fit'); // a leafref default has its target's type
   expect(14, 49, 'Invalid mandatory leaf with a default value.');
   // Unused typedefs and groupings are not checked (as libyang), valid defaults pass.
-  t.false(found.some((f) => f.startsWith('d.yang:3:') || f.startsWith('d.yang:17:') || f.includes('/d:fine')), found.join('\n'));
+  t.false(
+    found.some((f) => f.startsWith('d.yang:3:') || f.startsWith('d.yang:17:') || f.includes('/d:fine')),
+    found.join('\n'),
+  );
   t.is(found.length, 9, found.join('\n'));
   t.is((ctx.data.find((n) => n.name === 'fine') as LeafSchema).default, '10');
 });
 
 test('a deviation that replaces a type re-checks the default; a deviation default is checked where written', (t) => {
   const base = 'module b { yang-version 1.1; namespace "urn:b"; prefix b; leaf q { type string; default "x"; } leaf n { type int8; } }';
-  const replace = 'module r { yang-version 1.1; namespace "urn:r"; prefix r; import b { prefix b; }\n  deviation /b:q { deviate replace { type int8; } }\n}';
-  const add = 'module a { yang-version 1.1; namespace "urn:a"; prefix a; import b { prefix b; }\n  deviation /b:n { deviate add { default 128; } }\n}';
+  const replace =
+    'module r { yang-version 1.1; namespace "urn:r"; prefix r; import b { prefix b; }\n  deviation /b:q { deviate replace { type int8; } }\n}';
+  const add =
+    'module a { yang-version 1.1; namespace "urn:a"; prefix a; import b { prefix b; }\n  deviation /b:n { deviate add { default 128; } }\n}';
   const replaced = compileSchema(inline({ b: base, r: replace }), { modules: ['r'] });
   // yanglint: Invalid default - value does not fit the type (Invalid type int8 value "x".). (/dv0:q)
-  t.deepEqual(where(replaced).map((w) => w.split(' ')[0]), ['b.yang:1:81']);
+  t.deepEqual(
+    where(replaced).map((w) => w.split(' ')[0]),
+    ['b.yang:1:81'],
+  );
   const added = compileSchema(inline({ b: base, a: add }), { modules: ['a'] });
-  t.deepEqual(where(added).map((w) => w.split(' ')[0]), ['a.yang:2:34']);
+  t.deepEqual(
+    where(added).map((w) => w.split(' ')[0]),
+    ['a.yang:2:34'],
+  );
   t.is(errors(added)[0]!.module, 'a');
 });
 
@@ -96,7 +110,7 @@ const IDENT_USER = `module fd { yang-version 1.1; namespace "urn:fd"; prefix fd;
   leaf r { type identityref { base a:base; } default a:one; }
 }`;
 
-test('an identityref default naming an import-only module implements that module (decision: not libyang\'s error)', (t) => {
+test("an identityref default naming an import-only module implements that module (decision: not libyang's error)", (t) => {
   // yanglint without -i: "Invalid identityref "a:one" value - identity found in non-implemented module "fa"."
   // yanglint -i: passes, fa is implemented (yanglint -l: I fa) with feature f disabled (no x in -P /fa:c).
   // Rosetta does what -i does in both modes and warns when -i was not given (see references.ts).
@@ -105,8 +119,14 @@ test('an identityref default naming an import-only module implements that module
   t.true(plain.modules.get('fa')!.implemented);
   t.false(plain.modules.get('fa')!.features.get('f')!.enabled);
   const c = plain.data.find((n) => n.name === 'c')!;
-  t.deepEqual(c.children.map((n) => n.name), ['y']);
-  t.deepEqual(warnings(plain).map((w) => `${w.position.line}:${w.position.column} ${w.module}`), ['2:46 fd']);
+  t.deepEqual(
+    c.children.map((n) => n.name),
+    ['y'],
+  );
+  t.deepEqual(
+    warnings(plain).map((w) => `${w.position.line}:${w.position.column} ${w.module}`),
+    ['2:46 fd'],
+  );
   t.regex(warnings(plain)[0]!.message, /import-only module "fa", which is therefore implemented/);
   const withI = compileSchema(inline({ fa: IDENT_BASE, fd: IDENT_USER }), { modules: ['fd'], implementImports: true });
   t.deepEqual(errors(withI), []);
@@ -114,14 +134,23 @@ test('an identityref default naming an import-only module implements that module
   t.true(withI.modules.get('fa')!.implemented);
   // An identity that is not derived from the base is still a faulty default.
   const wrong = compileSchema(inline({ fa: IDENT_BASE, fd: IDENT_USER.replace('default a:one', 'default a:base') }), { modules: ['fd'] });
-  t.regex(where(wrong).join('\n'), /fd\.yang:2:46 Invalid default - value "a:base" does not fit the type \(identity "fa:base" is not derived from fa:base\)/);
+  t.regex(
+    where(wrong).join('\n'),
+    /fd\.yang:2:46 Invalid default - value "a:base" does not fit the type \(identity "fa:base" is not derived from fa:base\)/,
+  );
 });
 
 corpusOnly('modules yanglint compiles only with -i compile in default mode too, with the warning', (t) => {
   const dirs = OC.map((d) => corpusPath(d));
-  const ctx = compileSchema(new ModuleRepository(dirs), { modules: [corpusPath('openconfig/release/models/interfaces/openconfig-if-ip.yang')] });
+  const ctx = compileSchema(new ModuleRepository(dirs), {
+    modules: [corpusPath('openconfig/release/models/interfaces/openconfig-if-ip.yang')],
+  });
   t.deepEqual(errors(ctx), []);
-  t.true(warnings(ctx).some((w) => /Default "oc-ospf-types:NORMAL" names an identity of import-only module "openconfig-ospf-types"/.test(w.message)));
+  t.true(
+    warnings(ctx).some((w) =>
+      /Default "oc-ospf-types:NORMAL" names an identity of import-only module "openconfig-ospf-types"/.test(w.message),
+    ),
+  );
   t.true(ctx.modules.get('openconfig-ospf-types')!.implemented);
 });
 
@@ -132,7 +161,14 @@ function yanglintList(dirs: string[], files: string[], implementImports: boolean
   if (!fs.existsSync('/usr/bin/yanglint')) return undefined;
   const args = ['-D', ...(implementImports ? ['-i'] : []), ...dirs.flatMap((d) => ['-p', d]), '-l', ...files];
   const out = spawnSync('/usr/bin/yanglint', args, { cwd: corpusPath(), encoding: 'utf8' }).stdout ?? '';
-  const builtIn = new Set(['ietf-yang-metadata', 'yang', 'ietf-yang-schema-mount', 'ietf-yang-structure-ext', 'ietf-inet-types', 'ietf-yang-types']);
+  const builtIn = new Set([
+    'ietf-yang-metadata',
+    'yang',
+    'ietf-yang-schema-mount',
+    'ietf-yang-structure-ext',
+    'ietf-inet-types',
+    'ietf-yang-types',
+  ]);
   const list = new Map<string, string>();
   for (const line of out.split('\n')) {
     const m = /^\s+([iI]) ([^@\s]+)/.exec(line);
@@ -142,13 +178,19 @@ function yanglintList(dirs: string[], files: string[], implementImports: boolean
 }
 
 function implementedFlags(dirs: string[], files: string[], implementImports: boolean): Map<string, string> {
-  const ctx = compileSchema(new ModuleRepository(dirs.map((d) => corpusPath(d))), { modules: files.map((f) => corpusPath(f)), implementImports });
+  const ctx = compileSchema(new ModuleRepository(dirs.map((d) => corpusPath(d))), {
+    modules: files.map((f) => corpusPath(f)),
+    implementImports,
+  });
   t0(errors(ctx).length === 0, `${files.join(' ')}: ${errors(ctx)[0]?.message}`);
   const out = new Map<string, string>();
-  for (const m of ctx.modules.values()) if (!['ietf-inet-types', 'ietf-yang-types'].includes(m.name)) out.set(m.name, m.implemented ? 'I' : 'i');
+  for (const m of ctx.modules.values())
+    if (!['ietf-inet-types', 'ietf-yang-types'].includes(m.name)) out.set(m.name, m.implemented ? 'I' : 'i');
   return out;
 }
-function t0(ok: boolean, message: string): void { if (!ok) throw new Error(message); }
+function t0(ok: boolean, message: string): void {
+  if (!ok) throw new Error(message);
+}
 
 const OCIF = 'openconfig/release/models/interfaces/';
 
@@ -156,7 +198,13 @@ corpusOnly('implemented flags agree with yanglint -l: openconfig-interfaces + op
   const ours = implementedFlags(OC, [`${OCIF}openconfig-interfaces.yang`, `${OCIF}openconfig-if-ethernet.yang`], true);
   // Recorded from `yanglint -D -i -p ... -l` (2.1.30): -i leaves iana-if-type import-only although
   // when-expressions compare with 'ianaift:...' literals (literals do not implement).
-  t.deepEqual([...ours].filter(([, f]) => f === 'I').map(([n]) => n).sort(), ['openconfig-if-ethernet', 'openconfig-interfaces']);
+  t.deepEqual(
+    [...ours]
+      .filter(([, f]) => f === 'I')
+      .map(([n]) => n)
+      .sort(),
+    ['openconfig-if-ethernet', 'openconfig-interfaces'],
+  );
   t.is(ours.get('iana-if-type'), 'i');
   t.is(ours.get('ietf-interfaces'), 'i');
   const live = yanglintList(OC, [`${OCIF}openconfig-interfaces.yang`, `${OCIF}openconfig-if-ethernet.yang`], true);
@@ -167,7 +215,10 @@ corpusOnly('implemented flags agree with yanglint -l: ietf-interfaces + ietf-ip,
   const files = ['ietf/ietf-interfaces@2018-02-20.yang', 'ietf/ietf-ip@2018-02-22.yang'];
   for (const i of [false, true]) {
     const ours = implementedFlags(IETF, files, i);
-    t.deepEqual([...ours].sort(), [['ietf-interfaces', 'I'], ['ietf-ip', 'I']]);
+    t.deepEqual([...ours].sort(), [
+      ['ietf-interfaces', 'I'],
+      ['ietf-ip', 'I'],
+    ]);
     const live = yanglintList(IETF, files, i);
     if (live) t.deepEqual(ours, live);
   }
@@ -180,7 +231,9 @@ corpusOnly('implemented flags agree with yanglint -l on larger OpenConfig and IE
     [OC, ['openconfig/release/models/system/openconfig-system.yang'], true],
     [IETF, ['ietf/ietf-ospf@2022-10-19.yang'], false],
   ];
-  if (!fs.existsSync('/usr/bin/yanglint')) { t.log('yanglint not installed: recorded cases above only'); }
+  if (!fs.existsSync('/usr/bin/yanglint')) {
+    t.log('yanglint not installed: recorded cases above only');
+  }
   for (const [dirs, files, i] of cases) {
     const ours = implementedFlags(dirs, files, i);
     t.true([...ours.values()].filter((f) => f === 'I').length >= 2);
@@ -210,17 +263,29 @@ test('status references (RFC 7950 §7.21.2): within one module only; a current n
   // yanglint rejects the explicit "current" x under the deprecated container; RFC 7950 does not
   // (status is not inherited and x references nothing), so Rosetta keeps x current.
   const dep = ctx.data.find((n) => n.name === 'dep')!;
-  t.deepEqual(dep.children.map((n) => [n.name, n.status]), [['x', 'current'], ['z', 'deprecated']]);
+  t.deepEqual(
+    dep.children.map((n) => [n.name, n.status]),
+    [
+      ['x', 'current'],
+      ['z', 'deprecated'],
+    ],
+  );
   // Another module may use a deprecated typedef (yanglint agrees).
-  const other = compileSchema(inline({ s: mod, o: 'module o { namespace "urn:o"; prefix o; import s { prefix s; } leaf b { type s:old; } }' }), { modules: ['o'] });
+  const other = compileSchema(
+    inline({ s: mod, o: 'module o { namespace "urn:o"; prefix o; import s { prefix s; } leaf b { type s:old; } }' }),
+    { modules: ['o'] },
+  );
   t.false(errors(other).some((d) => d.module === 'o'));
 });
 
 test('config true under config false is an error from a node, an augment and a deviation (RFC 7950 §7.21.1)', (t) => {
   const st = 'module m2 { yang-version 1.1; namespace "urn:m2"; prefix m; container st { config false; leaf z { type string; } } }';
-  const viaDeviation = 'module m3 { yang-version 1.1; namespace "urn:m3"; prefix n; import m2 { prefix m; }\n  deviation /m:st/m:z { deviate add { config true; } }\n}';
-  const viaAugment = 'module m4 { yang-version 1.1; namespace "urn:m4"; prefix n; import m2 { prefix m; }\n  augment /m:st { leaf w { type string; config true; } }\n}';
-  const own = 'module m5 { yang-version 1.1; namespace "urn:m5"; prefix n;\n  container st { config false; container in { config true; } }\n}';
+  const viaDeviation =
+    'module m3 { yang-version 1.1; namespace "urn:m3"; prefix n; import m2 { prefix m; }\n  deviation /m:st/m:z { deviate add { config true; } }\n}';
+  const viaAugment =
+    'module m4 { yang-version 1.1; namespace "urn:m4"; prefix n; import m2 { prefix m; }\n  augment /m:st { leaf w { type string; config true; } }\n}';
+  const own =
+    'module m5 { yang-version 1.1; namespace "urn:m5"; prefix n;\n  container st { config false; container in { config true; } }\n}';
   const msg = 'Configuration node cannot be child of any state data node.';
   t.deepEqual(where(compileSchema(inline({ m2: st, m3: viaDeviation }), { modules: ['m3'] })), [`m3.yang:2:39 ${msg}`]);
   t.deepEqual(where(compileSchema(inline({ m2: st, m4: viaAugment }), { modules: ['m4'] })), [`m4.yang:2:19 ${msg}`]);

@@ -8,7 +8,10 @@ import type { SchemaNode } from '../../src/yang/schema';
 import { corpusPath } from '../corpus';
 
 /** One row of a tree: how deep the node is and its name (with the prefix yanglint shows, if any). */
-export interface TreeRow { readonly depth: number; readonly name: string }
+export interface TreeRow {
+  readonly depth: number;
+  readonly name: string;
+}
 
 const ROW = /^(\s*(?:[| ]\s{2})*)\+--(?:[-rwxnou]+|:)\s*(\S+)/;
 
@@ -33,7 +36,7 @@ export function oracleRows(file: string): TreeRow[] {
  * then actions, then notifications; augmenting modules' nodes carry their prefix.
  */
 export function compiledRows(node: SchemaNode, depth = 0, parentModule = node.module.name, out: TreeRow[] = []): TreeRow[] {
-  const name = node.module.name !== parentModule || node.kind === 'case' && false ? `${node.module.prefix}:${node.name}` : node.name;
+  const name = node.module.name !== parentModule || (node.kind === 'case' && false) ? `${node.module.prefix}:${node.name}` : node.name;
   out.push({ depth, name });
   let kids = node.children as readonly SchemaNode[];
   if (node.kind === 'action' || node.kind === 'rpc') kids = kids.filter((k) => k.children.length > 0);

@@ -24,8 +24,10 @@ function at(ctx: SchemaContext, ...steps: string[]): SchemaNode {
   let [module, name] = steps[0]!.split(':') as [string, string];
   let node = ctx.data.find((n) => n.name === name && n.module.name === module);
   for (const s of steps.slice(1)) {
-    if (s.includes(':')) [module, name] = s.split(':') as [string, string]; else name = s;
-    const direct: SchemaNode | undefined = node && (node.children as readonly SchemaNode[]).find((c) => c.name === name && c.module.name === module);
+    if (s.includes(':')) [module, name] = s.split(':') as [string, string];
+    else name = s;
+    const direct: SchemaNode | undefined =
+      node && (node.children as readonly SchemaNode[]).find((c) => c.name === name && c.module.name === module);
     node = direct ?? (node && findDataChild(node.children, module, name));
   }
   if (!node) throw new Error(`no node ${steps.join('/')}`);
@@ -51,16 +53,28 @@ corpusOnly('ietf-interfaces + ietf-ip: augments, keys, config, features match ya
   });
   t.deepEqual(errors(ctx), []);
   const iface = at(ctx, 'ietf-interfaces:interfaces', 'interface') as ListSchema;
-  t.deepEqual(iface.keys.map((k) => k.name), ['name']);
+  t.deepEqual(
+    iface.keys.map((k) => k.name),
+    ['name'],
+  );
   t.true(iface.keys[0]!.isKey);
   t.false(at(ctx, 'ietf-interfaces:interfaces', 'interface', 'oper-status').config);
   const ipv4 = at(ctx, 'ietf-interfaces:interfaces', 'interface', 'ietf-ip:ipv4');
   t.is(ipv4.module.name, 'ietf-ip');
   const subnet = at(ctx, 'ietf-interfaces:interfaces', 'interface', 'ietf-ip:ipv4', 'address', 'subnet') as unknown as ChoiceSchema;
-  t.deepEqual(subnet.children.map((c) => [c.name, c.shorthand]), [['prefix-length', true], ['netmask', true]]);
+  t.deepEqual(
+    subnet.children.map((c) => [c.name, c.shorthand]),
+    [
+      ['prefix-length', true],
+      ['netmask', true],
+    ],
+  );
   const ifType = at(ctx, 'ietf-interfaces:interfaces', 'interface', 'type') as LeafSchema;
   t.is(ifType.type.builtin, 'identityref');
-  t.deepEqual(ifType.type.identityBases!.map((b) => b.name), ['interface-type']);
+  t.deepEqual(
+    ifType.type.identityBases!.map((b) => b.name),
+    ['interface-type'],
+  );
   sameTree(t, ctx, at(ctx, 'ietf-interfaces:interfaces'), 'ietf-interfaces+ietf-ip.tree');
 });
 
@@ -75,14 +89,31 @@ test('features: -F with an empty list removes if-feature nodes; default enables 
   t.not(all, none);
 });
 
-corpusOnly('ietf-routing + ipv4/ipv6 unicast + ospf: augments of augments resolve, in yanglint\'s order', (t) => {
+corpusOnly("ietf-routing + ipv4/ipv6 unicast + ospf: augments of augments resolve, in yanglint's order", (t) => {
   const ctx = compileSchema(new ModuleRepository(IETF()), {
-    modules: ['ietf-routing@2018-03-13', 'ietf-ipv4-unicast-routing@2018-03-13', 'ietf-ipv6-unicast-routing@2018-03-13', 'ietf-ospf@2022-10-19'].map((m) => corpusPath('ietf', `${m}.yang`)),
+    modules: [
+      'ietf-routing@2018-03-13',
+      'ietf-ipv4-unicast-routing@2018-03-13',
+      'ietf-ipv6-unicast-routing@2018-03-13',
+      'ietf-ospf@2022-10-19',
+    ].map((m) => corpusPath('ietf', `${m}.yang`)),
   });
   t.deepEqual(errors(ctx), []);
   const ospf = at(ctx, 'ietf-routing:routing', 'control-plane-protocols', 'control-plane-protocol', 'ietf-ospf:ospf');
   t.is(ospf.module.name, 'ietf-ospf');
-  t.truthy(at(ctx, 'ietf-routing:routing', 'control-plane-protocols', 'control-plane-protocol', 'ietf-ospf:ospf', 'areas', 'area', 'interfaces', 'interface'));
+  t.truthy(
+    at(
+      ctx,
+      'ietf-routing:routing',
+      'control-plane-protocols',
+      'control-plane-protocol',
+      'ietf-ospf:ospf',
+      'areas',
+      'area',
+      'interfaces',
+      'interface',
+    ),
+  );
   // Same nodes, same depths, same order as yanglint: augments of several modules grouped in
   // module-name order (v4ur before v6ur before ospf), and ietf-ospf's two augments of its own
   // interface list in libyang's application order (instance-id before topologies).
@@ -90,8 +121,13 @@ corpusOnly('ietf-routing + ipv4/ipv6 unicast + ospf: augments of augments resolv
 });
 
 corpusOnly('openconfig-interfaces with its augmenting modules (-i): leafrefs resolve, tree matches yanglint node for node', (t) => {
-  const files = ['interfaces/openconfig-interfaces', 'interfaces/openconfig-if-ethernet', 'interfaces/openconfig-if-ip', 'interfaces/openconfig-if-aggregate', 'vlan/openconfig-vlan']
-    .map((f) => corpusPath('openconfig/release/models', `${f}.yang`));
+  const files = [
+    'interfaces/openconfig-interfaces',
+    'interfaces/openconfig-if-ethernet',
+    'interfaces/openconfig-if-ip',
+    'interfaces/openconfig-if-aggregate',
+    'vlan/openconfig-vlan',
+  ].map((f) => corpusPath('openconfig/release/models', `${f}.yang`));
   const ctx = compileSchema(new ModuleRepository(OC()), { modules: files, implementImports: true });
   t.deepEqual(errors(ctx), []);
   const name = at(ctx, 'openconfig-interfaces:interfaces', 'interface', 'name') as LeafSchema;
@@ -130,7 +166,10 @@ test('inline: refine, choice default and shorthand, typedef default/units, enums
   const ctx = compileSchema(inline({ 'base.yang': BASE }), { modules: ['base'] });
   t.deepEqual(errors(ctx), []);
   const server = at(ctx, 'base:top', 'server') as ListSchema;
-  t.deepEqual(server.unique.map((u) => u.map((x) => x.path.join('/'))), [['ep/host']]);
+  t.deepEqual(
+    server.unique.map((u) => u.map((x) => x.path.join('/'))),
+    [['ep/host']],
+  );
   const port = at(ctx, 'base:top', 'server', 'ep', 'port') as LeafSchema;
   t.is(port.default, '830');
   t.is((at(ctx, 'base:top', 'server', 'ep', 'opts') as { presence?: string }).presence, 'on');
@@ -145,9 +184,23 @@ test('inline: refine, choice default and shorthand, typedef default/units, enums
   t.is(choice.defaultCase?.name, 'tcp');
   t.true(choice.defaultCase!.shorthand);
   const color = at(ctx, 'base:top', 'server', 'color') as LeafSchema;
-  t.deepEqual(color.type.enums!.map((e) => [e.name, e.value]), [['red', 0], ['green', 5], ['blue', 6]]);
+  t.deepEqual(
+    color.type.enums!.map((e) => [e.name, e.value]),
+    [
+      ['red', 0],
+      ['green', 5],
+      ['blue', 6],
+    ],
+  );
   const flags = at(ctx, 'base:top', 'server', 'flags') as LeafSchema;
-  t.deepEqual(flags.type.bits!.map((b) => [b.name, b.position]), [['a', 0], ['b', 3], ['c', 4]]);
+  t.deepEqual(
+    flags.type.bits!.map((b) => [b.name, b.position]),
+    [
+      ['a', 0],
+      ['b', 3],
+      ['c', 4],
+    ],
+  );
   const proto = ctx.modules.get('base')!.identities.get('proto')!;
   t.deepEqual([...proto.derived].map((i) => i.name).sort(), ['ospf', 'ospfv3']);
   const ref = at(ctx, 'base:top', 'server', 'ref') as LeafSchema;
@@ -187,13 +240,34 @@ test('errors carry file, line, column and module; other modules still compile', 
 }`;
   const ctx = compileSchema(inline({ 'bad.yang': bad, 'base.yang': BASE }), { modules: ['bad', 'base'] });
   const msgs = errors(ctx).map((d) => `${d.module} ${d.position.line} ${d.message}`);
-  t.true(msgs.some((m) => m.startsWith('bad 1 Importing "nosuch"')), msgs.join('\n'));
-  t.true(msgs.some((m) => /^bad 2 Grouping "g\d" references itself/.test(m)), msgs.join('\n'));
-  t.true(msgs.some((m) => m.startsWith('bad 3 Referenced type "unknown-type" not found.')), msgs.join('\n'));
-  t.true(msgs.some((m) => m.startsWith('bad 3 Grouping "missing" referenced by a uses statement not found.')), msgs.join('\n'));
-  t.true(msgs.some((m) => m.startsWith('bad 4 The list\'s key "id" not found.')), msgs.join('\n'));
-  t.true(msgs.some((m) => m.startsWith('bad 5 Augment target node "/x:nope" from module "bad" was not found.')), msgs.join('\n'));
-  t.true(msgs.some((m) => m.startsWith('bad 6 Invalid default - value "300" does not fit the type')), msgs.join('\n'));
+  t.true(
+    msgs.some((m) => m.startsWith('bad 1 Importing "nosuch"')),
+    msgs.join('\n'),
+  );
+  t.true(
+    msgs.some((m) => /^bad 2 Grouping "g\d" references itself/.test(m)),
+    msgs.join('\n'),
+  );
+  t.true(
+    msgs.some((m) => m.startsWith('bad 3 Referenced type "unknown-type" not found.')),
+    msgs.join('\n'),
+  );
+  t.true(
+    msgs.some((m) => m.startsWith('bad 3 Grouping "missing" referenced by a uses statement not found.')),
+    msgs.join('\n'),
+  );
+  t.true(
+    msgs.some((m) => m.startsWith('bad 4 The list\'s key "id" not found.')),
+    msgs.join('\n'),
+  );
+  t.true(
+    msgs.some((m) => m.startsWith('bad 5 Augment target node "/x:nope" from module "bad" was not found.')),
+    msgs.join('\n'),
+  );
+  t.true(
+    msgs.some((m) => m.startsWith('bad 6 Invalid default - value "300" does not fit the type')),
+    msgs.join('\n'),
+  );
   t.true(errors(ctx).every((d) => d.position.file === 'bad.yang' && d.position.column > 0));
   t.false(ctx.diagnostics.some((d) => d.module === 'base' && d.severity === 'error'));
   t.truthy(at(ctx, 'base:top', 'server'));
@@ -208,7 +282,13 @@ test('the same module set compiled twice is the same context (cache keyed by fil
 });
 
 /** yanglint's verdict rows (oracle/compile-results.tsv), read by the corpus tests when they run. */
-const rows = () => fs.readFileSync(corpusPath('oracle/compile-results.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
+const rows = () =>
+  fs
+    .readFileSync(corpusPath('oracle/compile-results.tsv'), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split('\t'));
 function dirsFor(file: string): string[] {
   if (file.startsWith('ietf')) return ['ietf', 'ieee'];
   if (file.startsWith('ieee')) return ['ieee', 'ietf'];
@@ -235,11 +315,16 @@ corpusOnly('every module yanglint compiles (PASS and PASS(-i)) compiles without 
 });
 
 corpusOnly('all OpenConfig modules compile together in one context (-i), without errors', (t) => {
-  const files = rows().filter((r) => r[0]!.startsWith('openconfig/') && r[1] === 'module').map((r) => corpusPath(r[0]!));
+  const files = rows()
+    .filter((r) => r[0]!.startsWith('openconfig/') && r[1] === 'module')
+    .map((r) => corpusPath(r[0]!));
   t.is(files.length, 181);
   const start = Date.now();
   const ctx = compileSchema(new ModuleRepository(OC()), { modules: files, implementImports: true });
   const ms = Date.now() - start;
   t.log(`181 OpenConfig modules: ${ms} ms, ${ctx.data.length} top-level nodes`);
-  t.deepEqual(errors(ctx).map((d) => d.message), []);
+  t.deepEqual(
+    errors(ctx).map((d) => d.message),
+    [],
+  );
 });

@@ -17,20 +17,36 @@ const test = corpusTest(ava, "the whole corpus against yanglint's verdicts");
 /** Empty without the corpus: every test below is then registered as skipped, and no per-folder test. */
 const CORPUS = FOUND ?? '';
 
-interface Verdict { file: string; kind: 'module' | 'submodule'; name: string; verdict: string; parent: string }
+interface Verdict {
+  file: string;
+  kind: 'module' | 'submodule';
+  name: string;
+  verdict: string;
+  parent: string;
+}
 
-const verdicts: Verdict[] = FOUND === undefined ? [] : fs.readFileSync(path.join(CORPUS, 'oracle/compile-results.tsv'), 'utf8')
-  .split('\n').slice(1).filter((l) => l.trim() !== '')
-  .map((l) => l.split('\t'))
-  .map((c) => ({ file: c[0], kind: c[1] as Verdict['kind'], name: c[2], verdict: c[6], parent: c[7] }));
+const verdicts: Verdict[] =
+  FOUND === undefined
+    ? []
+    : fs
+        .readFileSync(path.join(CORPUS, 'oracle/compile-results.tsv'), 'utf8')
+        .split('\n')
+        .slice(1)
+        .filter((l) => l.trim() !== '')
+        .map((l) => l.split('\t'))
+        .map((c) => ({ file: c[0], kind: c[1] as Verdict['kind'], name: c[2], verdict: c[6], parent: c[7] }));
 
 /** The `-p` search paths yanglint was given for a file, by corpus folder. */
 function searchPaths(file: string): string[] {
   const folder = file.split('/')[0];
-  const dirs = folder === 'ietf' || folder === 'ietf-older-revisions' ? ['ietf', 'ieee']
-    : folder === 'ieee' ? ['ieee', 'ietf']
-      : folder === 'openconfig' ? ['openconfig/release/models', 'openconfig/third_party/ietf']
-        : ['opendaylight', 'ietf', 'ietf-older-revisions'];
+  const dirs =
+    folder === 'ietf' || folder === 'ietf-older-revisions'
+      ? ['ietf', 'ieee']
+      : folder === 'ieee'
+        ? ['ieee', 'ietf']
+        : folder === 'openconfig'
+          ? ['openconfig/release/models', 'openconfig/third_party/ietf']
+          : ['opendaylight', 'ietf', 'ietf-older-revisions'];
   const abs = dirs.map((d) => path.join(CORPUS, d));
   const own = path.dirname(path.join(CORPUS, file)); // yanglint searches the file's folder too
   return abs.includes(own) ? abs : [...abs, own];
@@ -93,7 +109,7 @@ function repositoryFor(file: string): ModuleRepository {
 const folders = [...new Set(verdicts.map((v) => v.file.split('/')[0]))];
 for (const folder of folders) {
   test(`every module yanglint compiles in ${folder}/ compiles, submodules included`, (t) => {
-    const passing = verdicts.filter((v) => v.kind === 'module' && v.file.startsWith(folder + '/') && v.verdict.startsWith('PASS'));
+    const passing = verdicts.filter((v) => v.kind === 'module' && v.file.startsWith(`${folder}/`) && v.verdict.startsWith('PASS'));
     t.true(passing.length > 0);
     let submodulesSeen = 0;
     for (const v of passing) {
@@ -105,10 +121,14 @@ for (const folder of folders) {
       t.truthy(compiled, v.file);
       t.true(compiled?.implemented, v.file);
       const subs = verdicts.filter((s) => s.kind === 'submodule' && s.parent === v.file);
-      for (const s of subs) t.true(compiled?.submodules.some((x) => x.name === s.name), `${v.name} includes ${s.name}`);
+      for (const s of subs)
+        t.true(
+          compiled?.submodules.some((x) => x.name === s.name),
+          `${v.name} includes ${s.name}`,
+        );
       submodulesSeen += subs.length;
     }
-    t.is(submodulesSeen, verdicts.filter((s) => s.kind === 'submodule' && s.parent.startsWith(folder + '/')).length);
+    t.is(submodulesSeen, verdicts.filter((s) => s.kind === 'submodule' && s.parent.startsWith(`${folder}/`)).length);
   });
 }
 
@@ -127,8 +147,10 @@ for (const folder of folders) {
  */
 const REJECTED_BY_EXTENSION_RULES: Record<string, RegExp> = {
   'ietf/ietf-connectionless-oam@2019-04-16.yang': /"yangmnt:mount-point" is allowed only in a container or list statement \(RFC 8528/,
-  'ietf/ietf-connectionless-oam-methods@2019-04-16.yang': /"yangmnt:mount-point" is allowed only in a container or list statement \(RFC 8528/,
-  'ietf/ietf-dots-signal-channel@2021-09-02.yang': /leafref path "\/data-channel:dots-data.*inside sx:structure "dots-signal".*absolute paths start at the structure's own top-level nodes/,
+  'ietf/ietf-connectionless-oam-methods@2019-04-16.yang':
+    /"yangmnt:mount-point" is allowed only in a container or list statement \(RFC 8528/,
+  'ietf/ietf-dots-signal-channel@2021-09-02.yang':
+    /leafref path "\/data-channel:dots-data.*inside sx:structure "dots-signal".*absolute paths start at the structure's own top-level nodes/,
   'ietf/ietf-dots-call-home@2021-12-09.yang': /inside sx:structure "dots-signal"/,
   'ietf/ietf-dots-signal-control@2021-09-02.yang': /inside sx:structure "dots-signal"/,
   'ietf/ietf-dots-telemetry@2022-06-20.yang': /inside sx:structure "dots-signal"/,
@@ -152,10 +174,17 @@ test('modules yanglint fails on fail here, on the same rule; ietf-voucher-reques
   for (const v of failing) {
     const ctx = compileSchema(repositoryFor(v.file), { modules: [path.join(CORPUS, v.file)], implementImports: true });
     const errors = ctx.diagnostics.filter((d) => d.severity === 'error').map(formatDiagnostic);
-    if (ACCEPTED_THOUGH_YANGLINT_FAILS.has(v.file)) { t.deepEqual(errors, [], v.file); continue; }
+    if (ACCEPTED_THOUGH_YANGLINT_FAILS.has(v.file)) {
+      t.deepEqual(errors, [], v.file);
+      continue;
+    }
     t.true(errors.length > 0, `${v.file} must be rejected`);
     const rule = REJECTED_BY_EXTENSION_RULES[v.file];
-    if (rule) t.true(errors.some((e) => rule.test(e)), `${v.file}: ${errors.join('; ')}`);
+    if (rule)
+      t.true(
+        errors.some((e) => rule.test(e)),
+        `${v.file}: ${errors.join('; ')}`,
+      );
   }
   t.is(Object.keys(REJECTED_BY_EXTENSION_RULES).length + ACCEPTED_THOUGH_YANGLINT_FAILS.size, 8);
 });

@@ -17,21 +17,37 @@ function parsed(body: string, file: string): Statement {
 const differenceOf = (a: string, b: string) => moduleDifference(parsed(a, 'a.yang'), parsed(b, 'b.yang'));
 
 test('documentation, stated defaults, quoting and the order of typedefs do not count', (t) => {
-  t.is(differenceOf(
-    'typedef t1 { type string; } typedef t2 { type int8; } container c { leaf x { type t1; } }',
-    `typedef t2 { type "int8"; description "two"; } typedef t1 { type string; reference "RFC"; }
+  t.is(
+    differenceOf(
+      'typedef t1 { type string; } typedef t2 { type int8; } container c { leaf x { type t1; } }',
+      `typedef t2 { type "int8"; description "two"; } typedef t1 { type string; reference "RFC"; }
      container c { config true; status current; description "c"; leaf x { type "t" + "1"; mandatory false; } }`,
-  ), undefined);
+    ),
+    undefined,
+  );
 });
 
 test('a changed type, an added node, and another order of data nodes or enums count', (t) => {
-  t.like(differenceOf('leaf x { type string; }', 'leaf x { type int8; }'), { path: '/leaf x/type', what: 'type is "string" at a.yang:1:71 and "int8" at b.yang:1:71' });
+  t.like(differenceOf('leaf x { type string; }', 'leaf x { type int8; }'), {
+    path: '/leaf x/type',
+    what: 'type is "string" at a.yang:1:71 and "int8" at b.yang:1:71',
+  });
   t.like(differenceOf('leaf x { type string; }', 'leaf x { type string; } leaf y { type string; }'), { path: '/leaf y' });
-  t.like(differenceOf('leaf x { type string; } leaf y { type string; }', 'leaf y { type string; } leaf x { type string; }'), { path: '/leaf y' });
-  t.like(differenceOf('leaf x { type enumeration { enum a; enum b; } }', 'leaf x { type enumeration { enum b; enum a; } }'), { path: '/leaf x/type enumeration/enum b' });
+  t.like(differenceOf('leaf x { type string; } leaf y { type string; }', 'leaf y { type string; } leaf x { type string; }'), {
+    path: '/leaf y',
+  });
+  t.like(differenceOf('leaf x { type enumeration { enum a; enum b; } }', 'leaf x { type enumeration { enum b; enum a; } }'), {
+    path: '/leaf x/type enumeration/enum b',
+  });
 });
 
 test('a stated default still counts where it overrides: in refine and deviate', (t) => {
   const grouping = 'grouping g { leaf x { type string; mandatory true; } } ';
-  t.like(differenceOf(`${grouping} container c { uses g { refine x; } }`, `${grouping} container c { uses g { refine x { mandatory false; } } }`), { path: '/container c/uses g/refine x/mandatory false' });
+  t.like(
+    differenceOf(
+      `${grouping} container c { uses g { refine x; } }`,
+      `${grouping} container c { uses g { refine x { mandatory false; } } }`,
+    ),
+    { path: '/container c/uses g/refine x/mandatory false' },
+  );
 });

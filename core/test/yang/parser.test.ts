@@ -5,7 +5,6 @@
 import test from 'ava';
 import { corpusPath, corpusTest } from '../corpus';
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { parseYang } from '../../src/yang/parser';
 import { checkGrammar, dateProblem } from '../../src/yang/grammar';
 import { findSub, type Statement } from '../../src/yang/statement';
@@ -54,7 +53,7 @@ test('unquoted strings stop at comment openers; "//" inside quotes is text', (t)
 });
 
 test('single quotes keep everything literally, backslashes included', (t) => {
-  t.is(descriptionOf(mod("  description 'a\\S \"b\"';")), 'a\\S "b"');
+  t.is(descriptionOf(mod('  description \'a\\S "b"\';')), 'a\\S "b"');
 });
 
 test('double-quoted escapes: only \\n \\t \\" \\\\ are legal', (t) => {
@@ -115,7 +114,7 @@ test('syntax faults come back as diagnostics with line and column, never as exce
     ['module t { namespace "urn:t"; prefix t;', /not closed/, 1],
     ['module t { namespace "urn:t"; prefix t; }}', /unexpected "}"/, 1],
     ['module t { namespace "urn:t; prefix t; }', /unterminated double-quoted/, 1],
-    ['module t { namespace \'urn:t; prefix t; }', /unterminated single-quoted/, 1],
+    ["module t { namespace 'urn:t; prefix t; }", /unterminated single-quoted/, 1],
     ['module t { /* namespace "urn:t"; prefix t; }', /unterminated comment/, 1],
     ['module t {\n namespace "urn:t"; prefix t;\n leaf 9x { type string; } }', /invalid identifier "9x"/, 3],
     ['module t { namespace "urn:t" prefix t; }', /expected ";" or "{"/, 1],
@@ -154,8 +153,11 @@ test('revision dates must be real YYYY-MM-DD dates', (t) => {
 });
 
 test('module header order: header, linkage, meta, revision, body', (t) => {
-  const ok = parseYang('module t { yang-version 1.1; prefix t; namespace "urn:t"; import a { prefix a; } include s; ' +
-    'organization o; description d; contact c; revision 2020-01-01; revision 2019-01-01; leaf x { type string; } }', 't.yang');
+  const ok = parseYang(
+    'module t { yang-version 1.1; prefix t; namespace "urn:t"; import a { prefix a; } include s; ' +
+      'organization o; description d; contact c; revision 2020-01-01; revision 2019-01-01; leaf x { type string; } }',
+    't.yang',
+  );
   t.deepEqual(ok.diagnostics, []);
   t.truthy(ok.statement);
   const late = parseYang('module t { namespace "urn:t"; prefix t; leaf x { type string; } revision 2020-01-01; }', 't.yang');
@@ -198,18 +200,24 @@ corpusOnly('a real module parses into the statements libyang sees', (t) => {
   t.is(s.arg, 'ietf-interfaces');
   t.is(findSub(s, 'namespace')!.arg, 'urn:ietf:params:xml:ns:yang:ietf-interfaces');
   const contact = findSub(s, 'contact')!.arg!;
-  t.true(contact.startsWith('WG Web:   <https://datatracker.ietf.org/wg/netmod/>\nWG List:  <mailto:netmod@ietf.org>\n\nEditor:   Martin Bjorklund\n          <mailto:mbj@tail-f.com>'));
+  t.true(
+    contact.startsWith(
+      'WG Web:   <https://datatracker.ietf.org/wg/netmod/>\nWG List:  <mailto:netmod@ietf.org>\n\nEditor:   Martin Bjorklund\n          <mailto:mbj@tail-f.com>',
+    ),
+  );
 });
 
 test('garbage input fails fast and linearly, without throwing', (t) => {
   const size = 10 * 1024 * 1024;
   const inputs = [
     Buffer.alloc(size, 0x7b).toString('latin1'), // "{{{{..."
-    'module t { namespace "urn:t"; prefix t; ' + 'container c { '.repeat(200_000),
-    'module t { description "' + 'x\n'.repeat(size / 2),
-    'module t { description ' + '"a" + '.repeat(size / 6) + 'z',
-    'module t ' + '/*'.repeat(size / 2),
-    Array.from({ length: size / 8 }, (_, i) => String.fromCharCode(32 + ((i * 7919) % 90))).join('').repeat(8),
+    `module t { namespace "urn:t"; prefix t; ${'container c { '.repeat(200_000)}`,
+    `module t { description "${'x\n'.repeat(size / 2)}`,
+    `module t { description ${'"a" + '.repeat(size / 6)}z`,
+    `module t ${'/*'.repeat(size / 2)}`,
+    Array.from({ length: size / 8 }, (_, i) => String.fromCharCode(32 + ((i * 7919) % 90)))
+      .join('')
+      .repeat(8),
   ];
   for (const text of inputs) {
     const start = process.hrtime.bigint();

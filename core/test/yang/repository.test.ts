@@ -105,7 +105,7 @@ corpusOnly('constructing over the whole corpus reads nothing until asked; the in
   t.true(repo.filesNamed('ietf-interfaces').length >= 3);
 });
 
-test('a requested revision must be the module\'s newest revision, not any older one it lists', (t) => {
+test("a requested revision must be the module's newest revision, not any older one it lists", (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'repo-test-'));
   fs.writeFileSync(path.join(dir, 'm.yang'), 'module m { namespace "urn:m"; prefix m; revision 2021-01-01; revision 2020-01-01; }');
   const repo = new ModuleRepository([dir]);

@@ -18,7 +18,12 @@ function shippedFiles(): string[] {
     const dir = path.join(REPO_ROOT, 'plugins', plugin, 'yang');
     if (fs.existsSync(dir)) dirs.push(dir);
   }
-  return dirs.flatMap((d) => fs.readdirSync(d).filter((f) => f.endsWith('.yang')).map((f) => path.join(d, f)));
+  return dirs.flatMap((d) =>
+    fs
+      .readdirSync(d)
+      .filter((f) => f.endsWith('.yang'))
+      .map((f) => path.join(d, f)),
+  );
 }
 
 corpusTest(test, 'shipped modules against their published text')('each shipped module the corpus also has is the published text', (t) => {
@@ -36,7 +41,16 @@ corpusTest(test, 'shipped modules against their published text')('each shipped m
     t.true(ours.text === published.text, `${file} is ${published.file} byte for byte`);
   }
   t.deepEqual(compared.sort(), [
-    'ietf-datastores', 'ietf-inet-types', 'ietf-netconf', 'ietf-netconf-with-defaults', 'ietf-restconf', 'ietf-yang-library',
-    'ietf-yang-metadata', 'ietf-yang-patch', 'ietf-yang-types', 'network-topology', 'yang-ext',
+    'ietf-datastores',
+    'ietf-inet-types',
+    'ietf-netconf',
+    'ietf-netconf-with-defaults',
+    'ietf-restconf',
+    'ietf-yang-library',
+    'ietf-yang-metadata',
+    'ietf-yang-patch',
+    'ietf-yang-types',
+    'network-topology',
+    'yang-ext',
   ]);
 });

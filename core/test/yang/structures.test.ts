@@ -17,7 +17,10 @@ import type { ContainerSchema, LeafSchema, ListSchema, SchemaContext, SchemaNode
 
 const corpusOnly = corpusTest(test, 'structures of the published modules against yanglint');
 
-const errors = (ctx: SchemaContext): string[] => ctx.diagnostics.filter((d) => d.severity === 'error').map((d) => `${path.basename(d.position.file)}:${d.position.line}:${d.position.column} ${d.message}`);
+const errors = (ctx: SchemaContext): string[] =>
+  ctx.diagnostics
+    .filter((d) => d.severity === 'error')
+    .map((d) => `${path.basename(d.position.file)}:${d.position.line}:${d.position.column} ${d.message}`);
 
 function corpus(file: string): { ctx: SchemaContext; name: string } {
   const repo = new ModuleRepository([corpusPath('ietf'), corpusPath('ieee')]);
@@ -136,7 +139,13 @@ for (const [file, expected] of Object.entries(YANGLINT_TREES)) {
 corpusOnly('ietf-restconf: two yang-data templates, config false throughout, no datastore nodes', (t) => {
   const { ctx } = corpus('ietf-restconf@2017-01-26.yang');
   const m = ctx.modules.get('ietf-restconf')!;
-  t.deepEqual(m.structures.map((s) => [s.extension, s.name]), [['yang-data', 'yang-errors'], ['yang-data', 'yang-api']]);
+  t.deepEqual(
+    m.structures.map((s) => [s.extension, s.name]),
+    [
+      ['yang-data', 'yang-errors'],
+      ['yang-data', 'yang-api'],
+    ],
+  );
   t.deepEqual(m.data, []);
   const errorsTemplate = m.structures[0]!;
   t.is(errorsTemplate.module, m);
@@ -156,7 +165,7 @@ corpusOnly('ietf-restconf: two yang-data templates, config false throughout, no 
   t.is(findStructure(ctx, 'no-such-module', 'yang-errors'), undefined);
 });
 
-test('sx:structure top-level nodes come in libyang\'s order: containers, leaves, leaf-lists, lists, choices, anydata, uses', (t) => {
+test("sx:structure top-level nodes come in libyang's order: containers, leaves, leaf-lists, lists, choices, anydata, uses", (t) => {
   const ctx = inline({
     o: `module o { yang-version 1.1; namespace "urn:o"; prefix o;
       import ietf-yang-structure-ext { prefix sx; }
@@ -174,10 +183,13 @@ test('sx:structure top-level nodes come in libyang\'s order: containers, leaves,
   });
   t.deepEqual(errors(ctx), []);
   const s = ctx.modules.get('o')!.structures[0]!;
-  t.deepEqual(s.nodes.map((n) => n.name), ['c', 'l', 'll', 'li', 'ch', 'any', 'from-uses']);
+  t.deepEqual(
+    s.nodes.map((n) => n.name),
+    ['c', 'l', 'll', 'li', 'ch', 'any', 'from-uses'],
+  );
 });
 
-test('a structure\'s typedefs and groupings are in scope, config is ignored, musts are kept', (t) => {
+test("a structure's typedefs and groupings are in scope, config is ignored, musts are kept", (t) => {
   const ctx = inline({
     p: `module p { yang-version 1.1; namespace "urn:p"; prefix p;
       import ietf-yang-structure-ext { prefix sx; }
@@ -195,7 +207,10 @@ test('a structure\'s typedefs and groupings are in scope, config is ignored, mus
   t.deepEqual(errors(ctx), []);
   const s = ctx.modules.get('p')!.structures[0]!;
   t.is(s.description, 'A file format.');
-  t.deepEqual(s.musts.map((m) => m.xpath.source), ['count(item) < 10']);
+  t.deepEqual(
+    s.musts.map((m) => m.xpath.source),
+    ['count(item) < 10'],
+  );
   const share = child(child(s, 'item'), 'share') as LeafSchema;
   t.is(share.type.name, 'percent');
   t.deepEqual(share.type.range?.intervals, [{ min: 0n, max: 100n }]);
@@ -240,7 +255,10 @@ test('an absolute leafref cannot leave its structure or yang-data (yanglint: Not
   });
   const found = errors(ctx);
   t.is(found.length, 2);
-  t.regex(found[0]!, /^refout\.yang:5:48 Not found node in path: leafref path "\/refout:d\/refout:v" names "refout:d".*inside sx:structure "s" of module refout/);
+  t.regex(
+    found[0]!,
+    /^refout\.yang:5:48 Not found node in path: leafref path "\/refout:d\/refout:v" names "refout:d".*inside sx:structure "s" of module refout/,
+  );
   t.regex(found[1]!, /^refout\.yang:6:\d+ .*inside rc:yang-data "y" of module refout/);
 });
 
@@ -248,7 +266,10 @@ corpusOnly('ietf-dots-signal-channel fails on its leafrefs to the data channel, 
   const { ctx } = corpus('ietf-dots-signal-channel@2021-09-02.yang');
   const found = errors(ctx);
   t.is(found.length, 2);
-  t.regex(found[0]!, /^ietf-dots-signal-channel@2021-09-02\.yang:221:21 Not found node in path: leafref path "\/data-channel:dots-data\/data-channel:dots-client\/data-channel:acls\/data-channel:acl\/data-channel:name" names "data-channel:dots-data", which is not a data node under the root \(inside sx:structure "dots-signal"/);
+  t.regex(
+    found[0]!,
+    /^ietf-dots-signal-channel@2021-09-02\.yang:221:21 Not found node in path: leafref path "\/data-channel:dots-data\/data-channel:dots-client\/data-channel:acls\/data-channel:acl\/data-channel:name" names "data-channel:dots-data", which is not a data node under the root \(inside sx:structure "dots-signal"/,
+  );
   t.regex(found[1]!, /:232:21 .*data-channel:type/);
 });
 
@@ -289,14 +310,22 @@ test('sx:augment-structure adds nodes in its own namespace; trees print as yangl
   const ext = ctx.modules.get('ext')!;
   t.true(base.implemented, 'the target module is implemented, as libyang does');
   const body = child(base.structures[0]!, 'body');
-  t.deepEqual(body.children.map((n) => `${n.module.name}:${n.name}`), ['base:text', 'ext:meta', 'ext:size', 'ext:note']);
+  t.deepEqual(
+    body.children.map((n) => `${n.module.name}:${n.name}`),
+    ['base:text', 'ext:meta', 'ext:size', 'ext:note'],
+  );
   t.is(ext.structureAugments.length, 1);
   t.is(ext.structureAugments[0]!.target, body);
   t.is(ext.structureAugments[0]!.structure, base.structures[0]);
-  t.deepEqual(ext.structureAugments[0]!.nodes.map((n) => n.name), ['meta', 'size', 'note']);
+  t.deepEqual(
+    ext.structureAugments[0]!.nodes.map((n) => n.name),
+    ['meta', 'size', 'note'],
+  );
   t.deepEqual(ext.structures, []);
   // yanglint -f tree base.yang ext.yang
-  t.is(printTree(ctx, ['base', 'ext']), `module: base
+  t.is(
+    printTree(ctx, ['base', 'ext']),
+    `module: base
   +--rw data
      +--rw v?   string
 
@@ -319,21 +348,28 @@ module: ext
     |  +-- author?   string
     +-- size?    uint16
     +-- extra
-`);
+`,
+  );
 });
 
 test('an augment-structure holding only uses is accepted (RFC 8791: 1*(data-def-stmt / case-stmt); libyang refuses it)', (t) => {
-  const ctx = inline({
-    base: BASE,
-    onlyuses: `module onlyuses { yang-version 1.1; namespace "urn:onlyuses"; prefix u;
+  const ctx = inline(
+    {
+      base: BASE,
+      onlyuses: `module onlyuses { yang-version 1.1; namespace "urn:onlyuses"; prefix u;
       import ietf-yang-structure-ext { prefix sx; }
       import base { prefix b; }
       grouping g { leaf extra { type string; } }
       sx:augment-structure "/b:msg/b:body" { uses g; }
     }`,
-  }, ['onlyuses']);
+    },
+    ['onlyuses'],
+  );
   t.deepEqual(errors(ctx), []);
-  t.deepEqual(child(ctx.modules.get('base')!.structures[0]!, 'body').children.map((n) => n.name), ['text', 'extra']);
+  t.deepEqual(
+    child(ctx.modules.get('base')!.structures[0]!, 'body').children.map((n) => n.name),
+    ['text', 'extra'],
+  );
 });
 
 test('augment-structures of nodes another augment-structure adds apply whatever the module order', (t) => {
@@ -346,41 +382,104 @@ test('augment-structures of nodes another augment-structure adds apply whatever 
   const ctx = inline({ base: BASE, ext: EXT, second }, ['second', 'ext']);
   t.deepEqual(errors(ctx), []);
   const meta = child(child(ctx.modules.get('base')!.structures[0]!, 'body'), 'meta');
-  t.deepEqual(meta.children.map((n) => `${n.module.name}:${n.name}`), ['ext:author', 'second:when-written']);
+  t.deepEqual(
+    meta.children.map((n) => `${n.module.name}:${n.name}`),
+    ['ext:author', 'second:when-written'],
+  );
 });
 
 // --- Rules, with yanglint 2.1.30's verdict on the same text ---------------------------------------------
 
-const HEADER = 'import ietf-restconf { prefix rc; } import ietf-yang-structure-ext { prefix sx; } import ietf-yang-schema-mount { prefix yangmnt; }';
-const ruleModule = (name: string, body: string): string => `module ${name} { yang-version 1.1; namespace "urn:${name}"; prefix ${name}; ${HEADER} ${body} }`;
+const HEADER =
+  'import ietf-restconf { prefix rc; } import ietf-yang-structure-ext { prefix sx; } import ietf-yang-schema-mount { prefix yangmnt; }';
+const ruleModule = (name: string, body: string): string =>
+  `module ${name} { yang-version 1.1; namespace "urn:${name}"; prefix ${name}; ${HEADER} ${body} }`;
 
 const RULES: Array<{ name: string; body: string; error: RegExp }> = [
   // yanglint: Extension rc:yang-data is instantiated multiple times.
-  { name: 'dup', body: 'rc:yang-data a { container a; } rc:yang-data a { container b; }', error: /^dup\.yang:1:229 Extension rc:yang-data is instantiated multiple times\.$/ },
+  {
+    name: 'dup',
+    body: 'rc:yang-data a { container a; } rc:yang-data a { container b; }',
+    error: /^dup\.yang:1:229 Extension rc:yang-data is instantiated multiple times\.$/,
+  },
   // yanglint: ... with multiple top level data nodes, but only a single container data node is allowed.
-  { name: 'two', body: 'rc:yang-data a { container a; container b; }', error: /^two\.yang:1:197 Extension rc:yang-data is instantiated with multiple top level data nodes, but only a single container data node is allowed\.$/ },
+  {
+    name: 'two',
+    body: 'rc:yang-data a { container a; container b; }',
+    error:
+      /^two\.yang:1:197 Extension rc:yang-data is instantiated with multiple top level data nodes, but only a single container data node is allowed\.$/,
+  },
   // yanglint: ... with leaf top level data node, but only a single container data node is allowed.
-  { name: 'leafonly', body: 'grouping g { leaf x { type string; } } rc:yang-data a { uses g; }', error: /Extension rc:yang-data is instantiated with leaf top level data node, but only a single container data node is allowed\.$/ },
+  {
+    name: 'leafonly',
+    body: 'grouping g { leaf x { type string; } } rc:yang-data a { uses g; }',
+    error: /Extension rc:yang-data is instantiated with leaf top level data node, but only a single container data node is allowed\.$/,
+  },
   // yanglint: ... with leaf top level data node (inside a choice), ...
-  { name: 'choiceleaf', body: 'rc:yang-data a { choice c { container a; case b { leaf x { type string; } } } }', error: /instantiated with leaf top level data node \(inside a choice\)/ },
+  {
+    name: 'choiceleaf',
+    body: 'rc:yang-data a { choice c { container a; case b { leaf x { type string; } } } }',
+    error: /instantiated with leaf top level data node \(inside a choice\)/,
+  },
   // yanglint: ... instantiated without any top level data node, but exactly one container data node is expected.
-  { name: 'empty', body: 'grouping nothing; rc:yang-data a { uses nothing; }', error: /instantiated without any top level data node, but exactly one container data node is expected\.$/ },
+  {
+    name: 'empty',
+    body: 'grouping nothing; rc:yang-data a { uses nothing; }',
+    error: /instantiated without any top level data node, but exactly one container data node is expected\.$/,
+  },
   // yanglint: Extension sx:structure collides with a container with the same identifier.
-  { name: 'collide', body: 'container top; sx:structure top { leaf x { type string; } }', error: /^collide\.yang:1:224 Extension sx:structure collides with a container with the same identifier\.$/ },
+  {
+    name: 'collide',
+    body: 'container top; sx:structure top { leaf x { type string; } }',
+    error: /^collide\.yang:1:224 Extension sx:structure collides with a container with the same identifier\.$/,
+  },
   // yanglint: Extension sx:structure must not be used as a non top-level statement in "container" statement.
-  { name: 'nested', body: 'container c { sx:structure s { leaf x { type string; } } }', error: /^nested\.yang:1:220 Extension sx:structure must not be used as a non top-level statement in "container" statement\.$/ },
+  {
+    name: 'nested',
+    body: 'container c { sx:structure s { leaf x { type string; } } }',
+    error: /^nested\.yang:1:220 Extension sx:structure must not be used as a non top-level statement in "container" statement\.$/,
+  },
   // yanglint: Extension sx:augment-structure does not define any data-def-stmt statements.
-  { name: 'augempty', body: 'sx:structure s { container c; } sx:augment-structure "/augempty:s/augempty:c" { description "d"; }', error: /^augempty\.yang:1:244 Extension sx:augment-structure does not define any data-def-stmt statements\.$/ },
+  {
+    name: 'augempty',
+    body: 'sx:structure s { container c; } sx:augment-structure "/augempty:s/augempty:c" { description "d"; }',
+    error: /^augempty\.yang:1:244 Extension sx:augment-structure does not define any data-def-stmt statements\.$/,
+  },
   // yanglint: Augment extension target node "/augroot:s" from module "augroot" was not found.
-  { name: 'augroot', body: 'sx:structure s { container c; } sx:augment-structure "/augroot:s" { leaf x { type string; } }', error: /^augroot\.yang:1:241 Augment extension target node "\/augroot:s" from module "augroot" was not found\.$/ },
-  { name: 'augmiss', body: 'sx:structure s { container c; } sx:augment-structure "/augmiss:s/augmiss:nope" { leaf x { type string; } }', error: /Augment extension target node "\/augmiss:s\/augmiss:nope" from module "augmiss" was not found\.$/ },
-  { name: 'augdata', body: 'container c; sx:augment-structure "/augdata:c" { leaf x { type string; } }', error: /Augment extension target node "\/augdata:c" from module "augdata" was not found\.$/ },
+  {
+    name: 'augroot',
+    body: 'sx:structure s { container c; } sx:augment-structure "/augroot:s" { leaf x { type string; } }',
+    error: /^augroot\.yang:1:241 Augment extension target node "\/augroot:s" from module "augroot" was not found\.$/,
+  },
+  {
+    name: 'augmiss',
+    body: 'sx:structure s { container c; } sx:augment-structure "/augmiss:s/augmiss:nope" { leaf x { type string; } }',
+    error: /Augment extension target node "\/augmiss:s\/augmiss:nope" from module "augmiss" was not found\.$/,
+  },
+  {
+    name: 'augdata',
+    body: 'container c; sx:augment-structure "/augdata:c" { leaf x { type string; } }',
+    error: /Augment extension target node "\/augdata:c" from module "augdata" was not found\.$/,
+  },
   // yanglint: Invalid keyword "description" as a child of "rc:yang-data y" extension instance.
-  { name: 'desc', body: 'rc:yang-data y { description "x"; container c; }', error: /^desc\.yang:1:217 Invalid keyword "description" as a child of "rc:yang-data y" extension instance\.$/ },
+  {
+    name: 'desc',
+    body: 'rc:yang-data y { description "x"; container c; }',
+    error: /^desc\.yang:1:217 Invalid keyword "description" as a child of "rc:yang-data y" extension instance\.$/,
+  },
   // yanglint: Extension "yangmnt:mount-point" instance allowed only in container or list statement.
-  { name: 'mpleaf', body: 'leaf l { type string; yangmnt:mount-point "m"; }', error: /^mpleaf\.yang:1:228 Extension "yangmnt:mount-point" is allowed only in a container or list statement \(RFC 8528 §3\.1\), not in "leaf" statement "l"\.$/ },
+  {
+    name: 'mpleaf',
+    body: 'leaf l { type string; yangmnt:mount-point "m"; }',
+    error:
+      /^mpleaf\.yang:1:228 Extension "yangmnt:mount-point" is allowed only in a container or list statement \(RFC 8528 §3\.1\), not in "leaf" statement "l"\.$/,
+  },
   // The same in a grouping nobody uses (libyang checks while parsing).
-  { name: 'mpgrp', body: 'grouping g { anydata a { yangmnt:mount-point "m"; } } container c { yangmnt:mount-point "ok"; }', error: /^mpgrp\.yang:1:228 .*not in "anydata" statement "a"\.$/ },
+  {
+    name: 'mpgrp',
+    body: 'grouping g { anydata a { yangmnt:mount-point "m"; } } container c { yangmnt:mount-point "ok"; }',
+    error: /^mpgrp\.yang:1:228 .*not in "anydata" statement "a"\.$/,
+  },
 ];
 
 for (const rule of RULES) {
@@ -394,26 +493,43 @@ for (const rule of RULES) {
 test('a nested rc:yang-data is ignored with a warning (yanglint: a warning, exit 0)', (t) => {
   const ctx = inline({ nestedyd: ruleModule('nestedyd', 'container c { rc:yang-data s { container x; } }') });
   t.deepEqual(errors(ctx), []);
-  t.true(ctx.diagnostics.some((d) => d.severity === 'warning' && /Extension rc:yang-data is ignored since it appears as a non top-level statement in "container" statement\./.test(d.message)));
+  t.true(
+    ctx.diagnostics.some(
+      (d) =>
+        d.severity === 'warning' &&
+        /Extension rc:yang-data is ignored since it appears as a non top-level statement in "container" statement\./.test(d.message),
+    ),
+  );
   t.deepEqual(ctx.modules.get('nestedyd')!.structures, []);
 });
 
 test('mount-points on containers and lists are fine, in a module that is only imported too', (t) => {
-  const ctx = inline({
-    mpok: ruleModule('mpok', 'container c { yangmnt:mount-point "c"; } list l { key k; leaf k { type string; } yangmnt:mount-point "l"; }'),
-    user: 'module user { namespace "urn:user"; prefix u; import mpok { prefix m; } leaf x { type string; } }',
-  }, ['user']);
+  const ctx = inline(
+    {
+      mpok: ruleModule(
+        'mpok',
+        'container c { yangmnt:mount-point "c"; } list l { key k; leaf k { type string; } yangmnt:mount-point "l"; }',
+      ),
+      user: 'module user { namespace "urn:user"; prefix u; import mpok { prefix m; } leaf x { type string; } }',
+    },
+    ['user'],
+  );
   t.deepEqual(errors(ctx), []);
-  const bad = inline({
-    mpbad: ruleModule('mpbad', 'grouping g { leaf-list ll { type string; yangmnt:mount-point "x"; } }'),
-    user: 'module user { namespace "urn:user"; prefix u; import mpbad { prefix m; } leaf x { type string; } }',
-  }, ['user']);
+  const bad = inline(
+    {
+      mpbad: ruleModule('mpbad', 'grouping g { leaf-list ll { type string; yangmnt:mount-point "x"; } }'),
+      user: 'module user { namespace "urn:user"; prefix u; import mpbad { prefix m; } leaf x { type string; } }',
+    },
+    ['user'],
+  );
   t.regex(errors(bad).join('\n'), /mpbad\.yang:.*not in "leaf-list" statement "ll"/);
 });
 
 test('garbage augment-structure paths and arguments are reported, never thrown', (t) => {
   for (const arg of ['""', '"/"', '"//"', '"no-slash"', '"/zz:s/zz:c"', '"/garbage:s//garbage:c"', '"/garbage:s/garbage:c/../x"']) {
-    const ctx = inline({ garbage: ruleModule('garbage', `sx:structure s { container c; } sx:augment-structure ${arg} { leaf x { type string; } }`) });
+    const ctx = inline({
+      garbage: ruleModule('garbage', `sx:structure s { container c; } sx:augment-structure ${arg} { leaf x { type string; } }`),
+    });
     t.true(errors(ctx).length >= 1, arg);
   }
   const noArg = inline({ noarg: ruleModule('noarg', 'rc:yang-data { container c; }') });

@@ -16,7 +16,13 @@ import { printTree } from '../../src/yang/tree-printer';
 const corpusOnly = corpusTest(test, "the tree printer against yanglint's tree diagrams");
 const TREES = () => corpusPath('oracle/trees');
 
-interface TreeCase { tree: string; searchDirs: string[]; files: string[]; implementImports: boolean; schemaPath?: string }
+interface TreeCase {
+  tree: string;
+  searchDirs: string[];
+  files: string[];
+  implementImports: boolean;
+  schemaPath?: string;
+}
 
 /** The rows of MANIFEST.md "Schema trees": tree file and the yanglint command that printed it. */
 function treeCases(): TreeCase[] {
@@ -55,8 +61,16 @@ function parseTree(text: string): { records: Map<string, string>; order: string[
     const m = NODE.exec(line);
     if (!m) {
       const s = line.trim();
-      if (s.endsWith(':') || s.startsWith('module:') || s.startsWith('submodule:')) { section = s.split(/\s+/).join(' '); stack = []; continue; }
-      if (stack.length > 0) { const k = stack[stack.length - 1][1]; records.set(k, records.get(k) + ' ' + s.split(/\s+/).join(' ')); continue; }
+      if (s.endsWith(':') || s.startsWith('module:') || s.startsWith('submodule:')) {
+        section = s.split(/\s+/).join(' ');
+        stack = [];
+        continue;
+      }
+      if (stack.length > 0) {
+        const k = stack[stack.length - 1][1];
+        records.set(k, `${records.get(k)} ${s.split(/\s+/).join(' ')}`);
+        continue;
+      }
       section = s.split(/\s+/).join(' ');
       stack = [];
       continue;
@@ -67,20 +81,32 @@ function parseTree(text: string): { records: Map<string, string>; order: string[
     let detail = rest.split(/\s+/).slice(1).join(' ');
     let keys = '';
     const km = /^(\S+)\s+(\[[^\]]*\])\s*(.*)$/.exec(rest);
-    if (km) { name = km[1]; keys = km[2]; detail = km[3]; }
+    if (km) {
+      name = km[1];
+      keys = km[2];
+      detail = km[3];
+    }
     const bare = name.replace(/[?*!]$/, '');
     while (stack.length > 0 && stack[stack.length - 1][0] >= depth) stack.pop();
-    const parent = stack.length > 0 ? stack[stack.length - 1][1] : section ?? '';
+    const parent = stack.length > 0 ? stack[stack.length - 1][1] : (section ?? '');
     let key = `${parent}/${bare}`;
     for (let n = 2; records.has(key); n++) key = `${parent}/${bare}#${n}`;
-    records.set(key, [`${m.groups!.status}--${m.groups!.flags}`, name, keys, detail.split(/\s+/).join(' ')].join(' ').replace(/ {2}/g, ' ').trim());
+    records.set(
+      key,
+      [`${m.groups!.status}--${m.groups!.flags}`, name, keys, detail.split(/\s+/).join(' ')].join(' ').replace(/ {2}/g, ' ').trim(),
+    );
     order.push(key);
     stack.push([depth, key]);
   }
   return { records, order };
 }
 
-interface Difference { kind: 'missing' | 'differs' | 'extra'; key: string; expected?: string; actual?: string }
+interface Difference {
+  kind: 'missing' | 'differs' | 'extra';
+  key: string;
+  expected?: string;
+  actual?: string;
+}
 
 function treeDiff(expectedText: string, actualText: string): { nodes: number; differences: Difference[] } {
   const exp = parseTree(expectedText);
@@ -136,9 +162,14 @@ test('the tree-diff port catches wrong flags, marks, types, features and missing
   t.is(treeDiff(base, base).differences.length, 0);
   t.is(treeDiff(base, base.replace(/ {3}string/, ' string')).differences.length, 0, 'white space is not compared');
   for (const changed of [
-    base.replace('+--rw l?', '+--ro l?'), base.replace('l?', 'l'), base.replace('string', 'int8'),
-    base.replace(' {f}?', ''), base.replace('     +--ro k*   uint8\n', ''), base.replace('+--rw c', 'x--rw c'),
-  ]) t.true(treeDiff(base, changed).differences.length > 0, changed);
+    base.replace('+--rw l?', '+--ro l?'),
+    base.replace('l?', 'l'),
+    base.replace('string', 'int8'),
+    base.replace(' {f}?', ''),
+    base.replace('     +--ro k*   uint8\n', ''),
+    base.replace('+--rw c', 'x--rw c'),
+  ])
+    t.true(treeDiff(base, changed).differences.length > 0, changed);
 });
 
 corpusOnly('printTree reports unknown modules and paths instead of throwing', (t) => {

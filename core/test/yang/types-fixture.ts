@@ -4,7 +4,14 @@
  * resolved YangTypes with restrictions, as the compiler would hand them over.
  */
 import type {
-  BuiltinTypeName, CompiledModule, Identity, LeafListSchema, LeafSchema, PatternRestriction, SchemaContext, SchemaNode,
+  BuiltinTypeName,
+  CompiledModule,
+  Identity,
+  LeafListSchema,
+  LeafSchema,
+  PatternRestriction,
+  SchemaContext,
+  SchemaNode,
   YangType,
 } from '../../src/yang/schema';
 import { builtinRange, FULL_LENGTH, parseLength, parseRange, translatePattern } from '../../src/yang/types';
@@ -15,9 +22,17 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 export function makeType(
   builtin: BuiltinTypeName,
   opts: {
-    range?: string; length?: string; patterns?: Array<string | { source: string; inverted?: boolean; errorMessage?: string; errorAppTag?: string }>;
-    fractionDigits?: number; enums?: string[]; bits?: Array<[string, number]>; union?: YangType[]; bases?: Identity[];
-    rangeError?: { errorMessage?: string; errorAppTag?: string }; target?: LeafSchema; name?: string;
+    range?: string;
+    length?: string;
+    patterns?: Array<string | { source: string; inverted?: boolean; errorMessage?: string; errorAppTag?: string }>;
+    fractionDigits?: number;
+    enums?: string[];
+    bits?: Array<[string, number]>;
+    union?: YangType[];
+    bases?: Identity[];
+    rangeError?: { errorMessage?: string; errorAppTag?: string };
+    target?: LeafSchema;
+    name?: string;
   } = {},
 ): YangType {
   const type: Mutable<YangType> = { builtin, name: opts.name ?? builtin, patterns: [] };
@@ -55,10 +70,29 @@ export function makeType(
 
 function makeModule(name: string, prefix: string): Mutable<CompiledModule> {
   return {
-    name, prefix, revision: undefined, namespace: `urn:test:${name}`, yangVersion: '1.1', file: `${name}.yang`,
-    statement: undefined as never, submodules: [], implemented: true, prefixes: new Map([[prefix, name]]), imports: [],
-    features: new Map(), identities: new Map(), typedefs: new Map(), extensions: new Map(), annotations: new Map(),
-    data: [], rpcs: [], notifications: [], augments: [], deviations: [], structures: [], structureAugments: [],
+    name,
+    prefix,
+    revision: undefined,
+    namespace: `urn:test:${name}`,
+    yangVersion: '1.1',
+    file: `${name}.yang`,
+    statement: undefined as never,
+    submodules: [],
+    implemented: true,
+    prefixes: new Map([[prefix, name]]),
+    imports: [],
+    features: new Map(),
+    identities: new Map(),
+    typedefs: new Map(),
+    extensions: new Map(),
+    annotations: new Map(),
+    data: [],
+    rpcs: [],
+    notifications: [],
+    augments: [],
+    deviations: [],
+    structures: [],
+    structureAugments: [],
   };
 }
 
@@ -76,7 +110,18 @@ function addIdentity(module: Mutable<CompiledModule>, name: string, bases: Ident
 }
 
 function node<T extends SchemaNode>(fields: Partial<T> & Pick<T, 'kind' | 'name' | 'module'>): T {
-  return { parent: undefined, children: [], config: true, status: 'current', ifFeatures: [], when: [], musts: [], extensions: [], position: { file: 't', line: 1, column: 1 }, ...fields } as unknown as T;
+  return {
+    parent: undefined,
+    children: [],
+    config: true,
+    status: 'current',
+    ifFeatures: [],
+    when: [],
+    musts: [],
+    extensions: [],
+    position: { file: 't', line: 1, column: 1 },
+    ...fields,
+  } as unknown as T;
 }
 
 /**
@@ -95,18 +140,66 @@ export function makeContext() {
   importOnly.implemented = false;
   addIdentity(importOnly, 'legacy', [transport]);
 
-  const ifName = node<LeafSchema>({ kind: 'leaf', name: 'name', module: baseMod, type: makeType('string', { length: '1..16' }), mandatory: false, isKey: true });
+  const ifName = node<LeafSchema>({
+    kind: 'leaf',
+    name: 'name',
+    module: baseMod,
+    type: makeType('string', { length: '1..16' }),
+    mandatory: false,
+    isKey: true,
+  });
   const ifUnit = node<LeafSchema>({ kind: 'leaf', name: 'unit', module: baseMod, type: makeType('uint16'), mandatory: false, isKey: true });
-  const mtu = node<LeafSchema>({ kind: 'leaf', name: 'mtu', module: baseMod, type: makeType('uint16', { range: '68..9000' }), mandatory: false, isKey: false });
-  const extLeaf = node<LeafSchema>({ kind: 'leaf', name: 'speed', module: extMod, type: makeType('uint32'), mandatory: false, isKey: false });
-  const iface = node({ kind: 'list', name: 'interface', module: baseMod, children: [ifName, ifUnit, mtu, extLeaf], keys: [ifName, ifUnit], unique: [], minElements: 0, maxElements: Infinity, orderedBy: 'system' });
-  const tags = node<LeafListSchema>({ kind: 'leaf-list', name: 'tag', module: baseMod, type: makeType('uint8'), defaults: [], minElements: 0, maxElements: Infinity, orderedBy: 'user' });
+  const mtu = node<LeafSchema>({
+    kind: 'leaf',
+    name: 'mtu',
+    module: baseMod,
+    type: makeType('uint16', { range: '68..9000' }),
+    mandatory: false,
+    isKey: false,
+  });
+  const extLeaf = node<LeafSchema>({
+    kind: 'leaf',
+    name: 'speed',
+    module: extMod,
+    type: makeType('uint32'),
+    mandatory: false,
+    isKey: false,
+  });
+  const iface = node({
+    kind: 'list',
+    name: 'interface',
+    module: baseMod,
+    children: [ifName, ifUnit, mtu, extLeaf],
+    keys: [ifName, ifUnit],
+    unique: [],
+    minElements: 0,
+    maxElements: Infinity,
+    orderedBy: 'system',
+  });
+  const tags = node<LeafListSchema>({
+    kind: 'leaf-list',
+    name: 'tag',
+    module: baseMod,
+    type: makeType('uint8'),
+    defaults: [],
+    minElements: 0,
+    maxElements: Infinity,
+    orderedBy: 'user',
+  });
   const top = node({ kind: 'container', name: 'top', module: baseMod, children: [iface, tags] });
   baseMod.data = [top];
 
-  const modules = new Map<string, CompiledModule>([[baseMod.name, baseMod], [extMod.name, extMod], [importOnly.name, importOnly]]);
+  const modules = new Map<string, CompiledModule>([
+    [baseMod.name, baseMod],
+    [extMod.name, extMod],
+    [importOnly.name, importOnly],
+  ]);
   const ctx: SchemaContext = {
-    modules, data: [top], rpcs: [], notifications: [], diagnostics: [],
+    modules,
+    data: [top],
+    rpcs: [],
+    notifications: [],
+    diagnostics: [],
     moduleByNamespace: (ns) => [...modules.values()].find((m) => m.namespace === ns),
   };
   return { ctx, baseMod, extMod, identities: { transport, tcp, udp, quic, unrelated }, nodes: { top, iface, mtu, tags } };

@@ -62,24 +62,85 @@ const MODULE = `module types-oracle {
 
 /** [leaf, JSON value] pairs: good and bad values of every kind. */
 const JSON_CASES: Array<[string, unknown]> = [
-  ['u8', 0], ['u8', 255], ['u8', 256], ['u8', -1], ['u8', '5'], ['u8', 1e2],
-  ['i16', -32768], ['i16', 32768], ['u32', 4294967295], ['u32', 4294967296],
-  ['i64', '-9223372036854775808'], ['i64', '9223372036854775808'], ['i64', 5], ['u64', '18446744073709551615'], ['u64', '-1'],
-  ['pct', 100], ['pct', 101], ['edge-pct', 10], ['edge-pct', 50], ['edge-pct', 95],
-  ['dec', '1.50'], ['dec', '3'], ['dec', '-0.00'], ['dec', '90.01'], ['dec', '1.555'], ['dec', '1.500'], ['dec', 1.5], ['dec', '.5'],
-  ['str', 'abc'], ['str', 'a'], ['str', 'abcde'], ['str', 'AB'],
-  ['bin', 'AAE='], ['bin', 'AAE'], ['bin', 'AAECAw=='],
-  ['bits', 'seven zero'], ['bits', ''], ['bits', 'one one'], ['bits', 'two'],
-  ['en', 'up'], ['en', 'sideways'], ['e', [null]], ['e', null], ['bo', true], ['bo', 'true'],
-  ['id', 'a'], ['id', 'types-oracle:b'], ['id', 'types-oracle:base'], ['id', 'nomod:a'],
-  ['iftype', 'iana-if-type:ethernetCsmacd'], ['iftype', 'ietf-interfaces:interface-type'], ['iftype', 'iana-if-type:l2vlan'], ['iftype', 'ethernetCsmacd'], ['iftype', 'types-oracle:a'],
-  ['v4', '192.168.1.1'], ['v4', '256.1.1.1'], ['v4', '10.0.0.1%eth0'],
-  ['v6', '2001:db8::1'], ['v6', '2001:db8:::1'], ['v6', '::ffff:192.0.2.1'],
-  ['host', 'router1.example.com'], ['host', '10.1.1.1'], ['host', 'bad host'],
-  ['port', 65535], ['port', 65536], ['mac', '00:1a:2b:3c:4d:5e'], ['mac', '00-1a-2b-3c-4d-5e'],
-  ['dt', '2024-02-29T12:34:56Z'], ['dt', '2024-13-01T00:00:00Z'],
-  ['un', 15], ['un', '15'], ['un', 'abc'], ['un2', 7], ['un2', 'auto'], ['un2', 'manual'], ['un2', '7'],
-  ['ii', '/types-oracle:c/u8'], ['ii', "/types-oracle:c/l[k1='x'][k2='3']"], ['ii', '/types-oracle:c/nothing'],
+  ['u8', 0],
+  ['u8', 255],
+  ['u8', 256],
+  ['u8', -1],
+  ['u8', '5'],
+  ['u8', 1e2],
+  ['i16', -32768],
+  ['i16', 32768],
+  ['u32', 4294967295],
+  ['u32', 4294967296],
+  ['i64', '-9223372036854775808'],
+  ['i64', '9223372036854775808'],
+  ['i64', 5],
+  ['u64', '18446744073709551615'],
+  ['u64', '-1'],
+  ['pct', 100],
+  ['pct', 101],
+  ['edge-pct', 10],
+  ['edge-pct', 50],
+  ['edge-pct', 95],
+  ['dec', '1.50'],
+  ['dec', '3'],
+  ['dec', '-0.00'],
+  ['dec', '90.01'],
+  ['dec', '1.555'],
+  ['dec', '1.500'],
+  ['dec', 1.5],
+  ['dec', '.5'],
+  ['str', 'abc'],
+  ['str', 'a'],
+  ['str', 'abcde'],
+  ['str', 'AB'],
+  ['bin', 'AAE='],
+  ['bin', 'AAE'],
+  ['bin', 'AAECAw=='],
+  ['bits', 'seven zero'],
+  ['bits', ''],
+  ['bits', 'one one'],
+  ['bits', 'two'],
+  ['en', 'up'],
+  ['en', 'sideways'],
+  ['e', [null]],
+  ['e', null],
+  ['bo', true],
+  ['bo', 'true'],
+  ['id', 'a'],
+  ['id', 'types-oracle:b'],
+  ['id', 'types-oracle:base'],
+  ['id', 'nomod:a'],
+  ['iftype', 'iana-if-type:ethernetCsmacd'],
+  ['iftype', 'ietf-interfaces:interface-type'],
+  ['iftype', 'iana-if-type:l2vlan'],
+  ['iftype', 'ethernetCsmacd'],
+  ['iftype', 'types-oracle:a'],
+  ['v4', '192.168.1.1'],
+  ['v4', '256.1.1.1'],
+  ['v4', '10.0.0.1%eth0'],
+  ['v6', '2001:db8::1'],
+  ['v6', '2001:db8:::1'],
+  ['v6', '::ffff:192.0.2.1'],
+  ['host', 'router1.example.com'],
+  ['host', '10.1.1.1'],
+  ['host', 'bad host'],
+  ['port', 65535],
+  ['port', 65536],
+  ['mac', '00:1a:2b:3c:4d:5e'],
+  ['mac', '00-1a-2b-3c-4d-5e'],
+  ['dt', '2024-02-29T12:34:56Z'],
+  ['dt', '2024-13-01T00:00:00Z'],
+  ['un', 15],
+  ['un', '15'],
+  ['un', 'abc'],
+  ['un2', 7],
+  ['un2', 'auto'],
+  ['un2', 'manual'],
+  ['un2', '7'],
+  ['ii', '/types-oracle:c/u8'],
+  ['ii', "/types-oracle:c/l[k1='x'][k2='3']"],
+  ['ii', '/types-oracle:c/nothing'],
   ['ii', '/types-oracle:c/types-oracle:u8'],
   // Keys in another order than the schema's: yanglint keeps the order written, we canonicalise to the
   // schema's order (see types-values.test.ts), so that case is not compared here.
@@ -87,10 +148,29 @@ const JSON_CASES: Array<[string, unknown]> = [
 
 /** [leaf, XML text] pairs. */
 const XML_CASES: Array<[string, string]> = [
-  ['u8', ' 15 '], ['u8', '+015'], ['u8', '0x15'], ['u8', '256'], ['i64', '-9223372036854775809'],
-  ['dec', ' 1.5'], ['dec', '-0.00'], ['bo', 'true'], ['bo', ' true'], ['e', ''], ['e', 'x'],
-  ['bits', 'one  zero'], ['en', 'down'], ['id', 'a'], ['id', 'p:b'], ['iftype', 'ift:ethernetCsmacd'], ['iftype', 'nope:x'],
-  ['un', '15'], ['un', 'abc'], ['un2', 'auto'], ['str', ' ab'], ['ii', '/p:c/p:u8'], ['ii', "/p:c/p:l[p:k1='x'][p:k2='03']"],
+  ['u8', ' 15 '],
+  ['u8', '+015'],
+  ['u8', '0x15'],
+  ['u8', '256'],
+  ['i64', '-9223372036854775809'],
+  ['dec', ' 1.5'],
+  ['dec', '-0.00'],
+  ['bo', 'true'],
+  ['bo', ' true'],
+  ['e', ''],
+  ['e', 'x'],
+  ['bits', 'one  zero'],
+  ['en', 'down'],
+  ['id', 'a'],
+  ['id', 'p:b'],
+  ['iftype', 'ift:ethernetCsmacd'],
+  ['iftype', 'nope:x'],
+  ['un', '15'],
+  ['un', 'abc'],
+  ['un2', 'auto'],
+  ['str', ' ab'],
+  ['ii', '/p:c/p:u8'],
+  ['ii', "/p:c/p:l[p:k1='x'][p:k2='03']"],
 ];
 
 const XML_PREFIXES: Record<string, string> = { p: 'types-oracle', ift: 'iana-if-type' };
@@ -103,7 +183,19 @@ function hasYanglint(): boolean {
 function yanglint(dir: string, file: string, data: string, leaf: string): { ok: true; value: unknown } | { ok: false; message: string } {
   const dataFile = path.join(dir, file);
   fs.writeFileSync(dataFile, data);
-  const r = spawnSync('yanglint', ['-f', 'json', '-p', corpusPath('ietf'), path.join(dir, 'types-oracle.yang'), corpusPath('ietf', 'iana-if-type@2026-03-17.yang'), dataFile], { encoding: 'utf8' });
+  const r = spawnSync(
+    'yanglint',
+    [
+      '-f',
+      'json',
+      '-p',
+      corpusPath('ietf'),
+      path.join(dir, 'types-oracle.yang'),
+      corpusPath('ietf', 'iana-if-type@2026-03-17.yang'),
+      dataFile,
+    ],
+    { encoding: 'utf8' },
+  );
   if (r.status !== 0) return { ok: false, message: r.stderr.trim() };
   const doc = JSON.parse(r.stdout) as { 'types-oracle:c': Record<string, unknown> };
   return { ok: true, value: doc['types-oracle:c'][leaf] };
@@ -116,7 +208,10 @@ if (CORPUS === undefined || hasYanglint()) {
       fs.writeFileSync(path.join(dir, 'types-oracle.yang'), MODULE);
       const repo = new ModuleRepository([dir, corpusPath('ietf')]);
       const ctx = compileSchema(repo, { modules: ['types-oracle', 'iana-if-type'] });
-      t.deepEqual(ctx.diagnostics.filter((d) => d.severity === 'error'), []);
+      t.deepEqual(
+        ctx.diagnostics.filter((d) => d.severity === 'error'),
+        [],
+      );
       const container = ctx.modules.get('types-oracle')!.data.find((n) => n.name === 'c')!;
       const leafOf = (name: string): LeafSchema => container.children.find((n: SchemaNode) => n.name === name) as LeafSchema;
       const disagreements: string[] = [];
@@ -127,7 +222,9 @@ if (CORPUS === undefined || hasYanglint()) {
         compared++;
         const oursJson = ours.ok ? valueToJson(leafOf(leaf).type, ours.value) : undefined;
         if (ours.ok !== theirs.ok || (theirs.ok && JSON.stringify(oursJson) !== JSON.stringify(theirs.value))) {
-          disagreements.push(`JSON ${leaf}=${JSON.stringify(raw)}: ours ${ours.ok ? JSON.stringify(oursJson) : `refused (${ours.message})`}, yanglint ${theirs.ok ? JSON.stringify(theirs.value) : `refused (${theirs.message.split('\n')[0]})`}`);
+          disagreements.push(
+            `JSON ${leaf}=${JSON.stringify(raw)}: ours ${ours.ok ? JSON.stringify(oursJson) : `refused (${ours.message})`}, yanglint ${theirs.ok ? JSON.stringify(theirs.value) : `refused (${theirs.message.split('\n')[0]})`}`,
+          );
         }
       }
       for (const [leaf, text] of XML_CASES) {
@@ -138,7 +235,9 @@ if (CORPUS === undefined || hasYanglint()) {
         compared++;
         const oursJson = ours.ok ? valueToJson(leafOf(leaf).type, ours.value) : undefined;
         if (ours.ok !== theirs.ok || (theirs.ok && JSON.stringify(oursJson) !== JSON.stringify(theirs.value))) {
-          disagreements.push(`XML ${leaf}=${JSON.stringify(text)}: ours ${ours.ok ? JSON.stringify(oursJson) : `refused (${ours.message})`}, yanglint ${theirs.ok ? JSON.stringify(theirs.value) : `refused (${theirs.message.split('\n')[0]})`}`);
+          disagreements.push(
+            `XML ${leaf}=${JSON.stringify(text)}: ours ${ours.ok ? JSON.stringify(oursJson) : `refused (${ours.message})`}, yanglint ${theirs.ok ? JSON.stringify(theirs.value) : `refused (${theirs.message.split('\n')[0]})`}`,
+          );
         }
       }
       t.log(`${compared} values compared with yanglint`);

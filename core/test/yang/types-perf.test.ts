@@ -22,7 +22,12 @@ function measure(label: string, run: (i: number) => boolean): number {
   return ns;
 }
 
-function perValue(t: { log: (...a: unknown[]) => void; true: (v: boolean, m?: string) => void }, label: string, limitNs: number, run: (i: number) => boolean): void {
+function perValue(
+  t: { log: (...a: unknown[]) => void; true: (v: boolean, m?: string) => void },
+  label: string,
+  limitNs: number,
+  run: (i: number) => boolean,
+): void {
   const ns = measure(label, run);
   t.log(`${label}: ${ns.toFixed(1)} ns per value`);
   t.true(ns < limitNs, `${label} took ${ns.toFixed(1)} ns per value (limit ${limitNs})`);
@@ -43,7 +48,9 @@ test('a million strings, plain, length-checked and pattern-checked (ipv4-address
   const limited = makeType('string', { length: '1..64' });
   perValue(t, 'string (length 1..64) from JSON', 1000, (i) => valueFromJson(limited, names[i & 1023], ctx, 'base-mod').ok);
   const ipv4 = makeType('string', {
-    patterns: ['(([0-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5])\\.){3}([0-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5])(%[\\p{N}\\p{L}]+)?'],
+    patterns: [
+      '(([0-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5])\\.){3}([0-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5])(%[\\p{N}\\p{L}]+)?',
+    ],
   });
   const addresses = Array.from({ length: 1024 }, (_, i) => `10.${i & 255}.${(i * 7) & 255}.${(i * 13) & 255}`);
   perValue(t, 'ipv4-address from JSON', 3000, (i) => valueFromJson(ipv4, addresses[i & 1023], ctx, 'base-mod').ok);

@@ -3,9 +3,7 @@
  * disjoint parts, subsets of the base, decimal64 fraction digits, and the errors naming the bad part.
  */
 import test from 'ava';
-import {
-  builtinRange, formatDecimal, formatRange, parseDecimal, parseLength, parseRange, FULL_LENGTH,
-} from '../../src/yang/types';
+import { builtinRange, formatDecimal, formatRange, parseDecimal, parseLength, parseRange, FULL_LENGTH } from '../../src/yang/types';
 
 test('builtinRange gives the exact bounds of each integer type and the int64 mantissa of decimal64', (t) => {
   t.deepEqual(builtinRange('int8'), [{ min: -128n, max: 127n }]);
@@ -20,12 +18,23 @@ test('builtinRange gives the exact bounds of each integer type and the int64 man
 
 test('parseRange resolves min and max against the base and keeps parts in order', (t) => {
   const r = parseRange('1..10 | 20 | 30..max', builtinRange('uint8')!, 'uint8');
-  t.deepEqual(r, { intervals: [{ min: 1n, max: 10n }, { min: 20n, max: 20n }, { min: 30n, max: 255n }] });
+  t.deepEqual(r, {
+    intervals: [
+      { min: 1n, max: 10n },
+      { min: 20n, max: 20n },
+      { min: 30n, max: 255n },
+    ],
+  });
   const m = parseRange('min..-1', builtinRange('int16')!, 'int16');
   t.deepEqual(m, { intervals: [{ min: -32768n, max: -1n }] });
   // A derived type narrows its parent's range: min/max are the parent's, not the built-in's.
   const parent = (parseRange('10..100 | 200..300', builtinRange('uint32')!, 'uint32') as { intervals: never[] }).intervals;
-  t.deepEqual(parseRange('min..50 | 250..max', parent, 'uint32'), { intervals: [{ min: 10n, max: 50n }, { min: 250n, max: 300n }] });
+  t.deepEqual(parseRange('min..50 | 250..max', parent, 'uint32'), {
+    intervals: [
+      { min: 10n, max: 50n },
+      { min: 250n, max: 300n },
+    ],
+  });
   t.deepEqual(parseRange(' 5 ', builtinRange('int8')!, 'int8'), { intervals: [{ min: 5n, max: 5n }] });
 });
 
@@ -49,17 +58,31 @@ test('parseRange rejects parts outside the base, out of order, overlapping or ma
 
 test('parseRange on decimal64 scales by fraction-digits and limits the digits', (t) => {
   const base = builtinRange('decimal64', 2)!;
-  t.deepEqual(parseRange('-1.5..2 | 3.25', base, 'decimal64', 2), { intervals: [{ min: -150n, max: 200n }, { min: 325n, max: 325n }] });
+  t.deepEqual(parseRange('-1.5..2 | 3.25', base, 'decimal64', 2), {
+    intervals: [
+      { min: -150n, max: 200n },
+      { min: 325n, max: 325n },
+    ],
+  });
   t.regex((parseRange('1.555', base, 'decimal64', 2) as { error: string }).error, /more than 2 fraction digits/);
   t.regex((parseRange('1..2', base, 'decimal64') as { error: string }).error, /fraction-digits/);
   // The full decimal64 range at 18 fraction digits is about ±9.22.
-  t.regex((parseRange('-10..10', builtinRange('decimal64', 18)!, 'decimal64', 18) as { error: string }).error, /not within the base range -9\.223372036854775808\.\.9\.223372036854775807/);
+  t.regex(
+    (parseRange('-10..10', builtinRange('decimal64', 18)!, 'decimal64', 18) as { error: string }).error,
+    /not within the base range -9\.223372036854775808\.\.9\.223372036854775807/,
+  );
   t.is(formatRange([{ min: -150n, max: 200n }], 'decimal64', 2), '-1.5..2.0');
 });
 
 test('parseLength handles max as Infinity, narrows a base and rejects bad parts', (t) => {
   t.deepEqual(parseLength('1..max', FULL_LENGTH), { intervals: [{ min: 1, max: Infinity }] });
-  t.deepEqual(parseLength('0 | 2..4 | 8', FULL_LENGTH), { intervals: [{ min: 0, max: 0 }, { min: 2, max: 4 }, { min: 8, max: 8 }] });
+  t.deepEqual(parseLength('0 | 2..4 | 8', FULL_LENGTH), {
+    intervals: [
+      { min: 0, max: 0 },
+      { min: 2, max: 4 },
+      { min: 8, max: 8 },
+    ],
+  });
   const base = (parseLength('1..253', FULL_LENGTH) as { intervals: never[] }).intervals;
   t.deepEqual(parseLength('min..max', base), { intervals: [{ min: 1, max: 253 }] });
   t.regex((parseLength('0..10', base) as { error: string }).error, /"0\.\.10" is not within the base length 1\.\.253/);

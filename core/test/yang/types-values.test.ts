@@ -148,7 +148,13 @@ test('enumeration and bits, with canonical bit order', (t) => {
   t.is(value(text(en, 'testing')), 'testing');
   t.is(message(json(en, 'sideways')), 'value "sideways" is not one of the enumeration\'s names (up, down, testing)');
   t.regex(message(json(en, 0)), /not a JSON string/);
-  const bits = makeType('bits', { bits: [['zero', 0], ['one', 1], ['seven', 7]] });
+  const bits = makeType('bits', {
+    bits: [
+      ['zero', 0],
+      ['one', 1],
+      ['seven', 7],
+    ],
+  });
   t.is(value(json(bits, 'seven zero')), 'zero seven');
   t.is(value(text(bits, '  one\tzero ')), 'zero one');
   t.is(value(json(bits, '')), '');
@@ -173,7 +179,10 @@ test('identityref: module-qualified values, the leaf module for the simple form,
   const both = makeType('identityref', { bases: [identities.transport, identities.udp] });
   t.is(value(json(both, 'ext-mod:quic')), 'ext-mod:quic');
   t.regex(message(json(both, 'base-mod:tcp')), /not derived from base-mod:transport, base-mod:udp/);
-  t.is(valueToText(idref, 'ext-mod:quic', (m) => (m === 'ext-mod' ? 'x' : 'b')), 'x:quic');
+  t.is(
+    valueToText(idref, 'ext-mod:quic', (m) => (m === 'ext-mod' ? 'x' : 'b')),
+    'x:quic',
+  );
   t.is(valueToText(idref, 'ext-mod:quic'), 'ext-mod:quic');
   t.is(valueToJson(idref, 'ext-mod:quic'), 'ext-mod:quic');
 });
@@ -185,7 +194,10 @@ test('instance-identifier: JSON and XML forms, schema checks, canonical keys', (
   // Keys in any order, double quotes, spacing and leading zeros come back canonical.
   t.is(value(json(iid, '/base-mod:top/interface[unit = "01"][name="eth0"]/mtu')), canonical);
   t.is(value(text(iid, "/b:top/b:interface[b:name='eth0'][b:unit='1']/b:mtu")), canonical);
-  t.is(value(json(iid, "/base-mod:top/interface[name='eth0'][unit='1']/ext-mod:speed")), "/base-mod:top/interface[name='eth0'][unit='1']/ext-mod:speed");
+  t.is(
+    value(json(iid, "/base-mod:top/interface[name='eth0'][unit='1']/ext-mod:speed")),
+    "/base-mod:top/interface[name='eth0'][unit='1']/ext-mod:speed",
+  );
   t.is(value(json(iid, "/base-mod:top/tag[.='7']")), "/base-mod:top/tag[.='7']");
   t.is(value(json(iid, '/base-mod:top/interface[3]')), '/base-mod:top/interface[3]');
   t.is(value(json(iid, "/base-mod:top/interface[name=\"it's\"][unit='2']")), "/base-mod:top/interface[name=\"it's\"][unit='2']");
@@ -197,7 +209,7 @@ test('instance-identifier: JSON and XML forms, schema checks, canonical keys', (
   t.regex(message(json(iid, "/base-mod:top/interface[name=''][unit='1']")), /key "name".*length 0/);
   t.regex(message(json(iid, "/base-mod:top/interface[mtu='1'][unit='1']")), /"mtu" is not a key/);
   t.regex(message(json(iid, "/base-mod:top/tag[.='300']")), /out of range/);
-  t.regex(message(json(iid, "/base-mod:top[1]")), /takes no predicate/);
+  t.regex(message(json(iid, '/base-mod:top[1]')), /takes no predicate/);
   t.regex(message(json(iid, "/base-mod:top/interface[name='eth0'")), /expected "\]"/);
   t.regex(message(json(iid, '')), /cannot be empty/);
   t.regex(message(text(iid, '/q:top')), /unknown prefix "q"/);
@@ -208,12 +220,17 @@ test('instance-identifier: JSON and XML forms, schema checks, canonical keys', (
 });
 
 test('union: the first member that accepts the JSON value, by JSON type (RFC 7951 §6.10)', (t) => {
-  const u = makeType('union', { union: [makeType('int32'), makeType('enumeration', { enums: ['auto'] }), makeType('string', { patterns: ['[a-z]+'] })] });
+  const u = makeType('union', {
+    union: [makeType('int32'), makeType('enumeration', { enums: ['auto'] }), makeType('string', { patterns: ['[a-z]+'] })],
+  });
   t.is(value(json(u, 1500)), 1500);
   t.is(value(json(u, 'auto')), 'auto');
   t.is(value(json(u, 'abc')), 'abc');
   // A JSON string is never an int32, so "1500" reaches the string member, whose pattern refuses it.
-  t.regex(message(json(u, '1500')), /matches no member type of the union \(int32: .*not a JSON number.*; enumeration: .*; string: .*does not match pattern/);
+  t.regex(
+    message(json(u, '1500')),
+    /matches no member type of the union \(int32: .*not a JSON number.*; enumeration: .*; string: .*does not match pattern/,
+  );
   // In XML the text itself decides: the int32 member takes it first.
   t.is(value(text(u, '1500')), 1500);
   t.is(value(text(u, 'auto')), 'auto');
@@ -231,7 +248,9 @@ test('union: the first member that accepts the JSON value, by JSON type (RFC 795
   const prefixFor = (m: string): string => (m === 'ext-mod' ? 'x' : 'b');
   t.is(valueToText(idOrString, 'ext-mod:quic', prefixFor), 'x:quic');
   t.is(valueToText(idOrString, 'hello', prefixFor), 'hello');
-  const nested = makeType('union', { union: [makeType('union', { union: [makeType('boolean'), makeType('empty')] }), makeType('decimal64', { fractionDigits: 1 })] });
+  const nested = makeType('union', {
+    union: [makeType('union', { union: [makeType('boolean'), makeType('empty')] }), makeType('decimal64', { fractionDigits: 1 })],
+  });
   t.is(value(json(nested, [null])), null);
   t.is(value(json(nested, '2.50')), '2.5');
   t.is(value(text(nested, 'true')), true);
@@ -253,12 +272,38 @@ test('leafref takes its target type; an unresolved leafref takes scalars as they
 
 test('garbage never throws: objects, arrays, huge strings, odd numbers', (t) => {
   const types = [
-    makeType('uint8'), makeType('int64'), makeType('decimal64', { fractionDigits: 3 }), makeType('string', { length: '1..5', patterns: ['a*'] }),
-    makeType('boolean'), makeType('empty'), makeType('binary'), makeType('enumeration', { enums: ['a'] }), makeType('bits', { bits: [['a', 0]] }),
-    makeType('identityref', { bases: [identities.transport] }), makeType('instance-identifier'), makeType('leafref'),
+    makeType('uint8'),
+    makeType('int64'),
+    makeType('decimal64', { fractionDigits: 3 }),
+    makeType('string', { length: '1..5', patterns: ['a*'] }),
+    makeType('boolean'),
+    makeType('empty'),
+    makeType('binary'),
+    makeType('enumeration', { enums: ['a'] }),
+    makeType('bits', { bits: [['a', 0]] }),
+    makeType('identityref', { bases: [identities.transport] }),
+    makeType('instance-identifier'),
+    makeType('leafref'),
     makeType('union', { union: [makeType('uint8'), makeType('boolean')] }),
   ];
-  const raws: unknown[] = [undefined, null, NaN, Infinity, -Infinity, 1e300, {}, [], [null, null], { toString: 1 }, 'x'.repeat(100000), '[[[', ':', '/', '/a:b[', 5n];
+  const raws: unknown[] = [
+    undefined,
+    null,
+    NaN,
+    Infinity,
+    -Infinity,
+    1e300,
+    {},
+    [],
+    [null, null],
+    { toString: 1 },
+    'x'.repeat(100000),
+    '[[[',
+    ':',
+    '/',
+    '/a:b[',
+    5n,
+  ];
   for (const type of types) {
     for (const raw of raws) {
       const r = valueFromJson(type, raw, ctx, MOD);
@@ -269,9 +314,26 @@ test('garbage never throws: objects, arrays, huge strings, odd numbers', (t) => 
 });
 
 test('compareValues: no value, empty, boolean, numbers (exactly), then strings', (t) => {
-  const values: Array<LeafValue | undefined> = ['b', 10, null, true, '2.5', 3n, false, undefined, 'a', -1, '-1.25', 18446744073709551615n, 'B'];
+  const values: Array<LeafValue | undefined> = [
+    'b',
+    10,
+    null,
+    true,
+    '2.5',
+    3n,
+    false,
+    undefined,
+    'a',
+    -1,
+    '-1.25',
+    18446744073709551615n,
+    'B',
+  ];
   // Array.prototype.sort never hands `undefined` to a comparator, so sort boxed values.
-  const sorted = values.map((v) => ({ v })).sort((x, y) => compareValues(x.v, y.v)).map((x) => x.v);
+  const sorted = values
+    .map((v) => ({ v }))
+    .sort((x, y) => compareValues(x.v, y.v))
+    .map((x) => x.v);
   t.deepEqual(sorted, [undefined, null, false, true, '-1.25', -1, '2.5', 3n, 10, 18446744073709551615n, 'B', 'a', 'b']);
   t.is(compareValues(3n, 3), 0);
   t.is(compareValues('3.0', 3), 0);

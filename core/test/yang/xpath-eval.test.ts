@@ -7,8 +7,21 @@ import test from 'ava';
 import { XNode, evaluateXPath, stringValue, type XValue, XPathSession } from '../../src/yang/xpath';
 import type { Identity, LeafSchema, YangType } from '../../src/yang/schema';
 import {
-  container, dContainer, dLeaf, dLeafList, dList, dRoot, fixtureContext, fixtureModule, leaf, leafList, leafrefType,
-  list, stringType, uint32Type, xp,
+  container,
+  dContainer,
+  dLeaf,
+  dLeafList,
+  dList,
+  dRoot,
+  fixtureContext,
+  fixtureModule,
+  leaf,
+  leafList,
+  leafrefType,
+  list,
+  stringType,
+  uint32Type,
+  xp,
 } from './xpath-fixture';
 
 // A model shaped like ietf-interfaces + an OpenConfig-style identityref.
@@ -22,12 +35,22 @@ const softLoop = ifaceType('softwareLoopback');
 (iana.identities as Map<string, Identity>).set(baseType.name, baseType).set(ethernet.name, ethernet).set(softLoop.name, softLoop);
 const identityType: YangType = { builtin: 'identityref', name: 'identityref', patterns: [], identityBases: [baseType] };
 const enumType: YangType = {
-  builtin: 'enumeration', name: 'enumeration', patterns: [],
-  enums: [{ name: 'up', value: 1, status: 'current', ifFeatures: [] }, { name: 'down', value: 2, status: 'current', ifFeatures: [] }],
+  builtin: 'enumeration',
+  name: 'enumeration',
+  patterns: [],
+  enums: [
+    { name: 'up', value: 1, status: 'current', ifFeatures: [] },
+    { name: 'down', value: 2, status: 'current', ifFeatures: [] },
+  ],
 };
 const bitsType: YangType = {
-  builtin: 'bits', name: 'bits', patterns: [],
-  bits: [{ name: 'a', position: 0, status: 'current', ifFeatures: [] }, { name: 'b', position: 1, status: 'current', ifFeatures: [] }],
+  builtin: 'bits',
+  name: 'bits',
+  patterns: [],
+  bits: [
+    { name: 'a', position: 0, status: 'current', ifFeatures: [] },
+    { name: 'b', position: 1, status: 'current', ifFeatures: [] },
+  ],
 };
 const sName = leaf('name', ifm);
 const sType = leaf('type', ifm, identityType);
@@ -37,17 +60,35 @@ const sFlags = leaf('flags', ifm, bitsType);
 const sAddr = leafList('address', ifm, stringType);
 const sIface = list('interface', ifm, ['name'], [sName, sType, sMtu, sOper, sFlags, sAddr]);
 const sLower = leaf('lower', ifm, leafrefType(xp('/if:interfaces/if:interface/if:name', ifm)));
-const sIid: LeafSchema = leaf('target', ifm, { builtin: 'instance-identifier', name: 'instance-identifier', patterns: [], requireInstance: true });
+const sIid: LeafSchema = leaf('target', ifm, {
+  builtin: 'instance-identifier',
+  name: 'instance-identifier',
+  patterns: [],
+  requireInstance: true,
+});
 const sRefs = container('refs', ifm, [sLower, sIid]);
 const sTop = container('interfaces', ifm, [sIface, sRefs]);
 const ctx = fixtureContext([ifm, iana], [sTop]);
 
-const tree = dRoot(dContainer(sTop,
-  dList(sIface,
-    [dLeaf(sName, 'eth0'), dLeaf(sType, 'iana-if-type:ethernetCsmacd'), dLeaf(sMtu, 1500), dLeaf(sOper, 'up'), dLeaf(sFlags, 'a b'), dLeafList(sAddr, '10.0.0.1', '10.0.0.2')],
-    [dLeaf(sName, 'lo'), dLeaf(sType, 'iana-if-type:softwareLoopback'), dLeaf(sMtu, 65536), dLeaf(sOper, 'down')],
-    [dLeaf(sName, 'eth1'), dLeaf(sType, 'iana-if-type:ethernetCsmacd'), dLeaf(sMtu, 9000)]),
-  dContainer(sRefs, dLeaf(sLower, 'lo'), dLeaf(sIid, "/ietf-interfaces:interfaces/interface[name='eth1']/mtu"))));
+const tree = dRoot(
+  dContainer(
+    sTop,
+    dList(
+      sIface,
+      [
+        dLeaf(sName, 'eth0'),
+        dLeaf(sType, 'iana-if-type:ethernetCsmacd'),
+        dLeaf(sMtu, 1500),
+        dLeaf(sOper, 'up'),
+        dLeaf(sFlags, 'a b'),
+        dLeafList(sAddr, '10.0.0.1', '10.0.0.2'),
+      ],
+      [dLeaf(sName, 'lo'), dLeaf(sType, 'iana-if-type:softwareLoopback'), dLeaf(sMtu, 65536), dLeaf(sOper, 'down')],
+      [dLeaf(sName, 'eth1'), dLeaf(sType, 'iana-if-type:ethernetCsmacd'), dLeaf(sMtu, 9000)],
+    ),
+    dContainer(sRefs, dLeaf(sLower, 'lo'), dLeaf(sIid, "/ietf-interfaces:interfaces/interface[name='eth1']/mtu")),
+  ),
+);
 
 const root = XNode.root(tree);
 const top = [...root.children()][0]!;
@@ -74,7 +115,7 @@ test('paths walk the tree: lists, leaf-lists, parents and absolute paths', (t) =
   t.deepEqual(texts('../interface[mtu > 1500]/name'), ['lo', 'eth1']);
   t.deepEqual(texts('../interface[last()]/name'), ['eth1']);
   t.deepEqual(texts('../interface[position() = 2]/name'), ['lo']);
-  t.deepEqual(texts("../interface[name = current()/../refs/lower]/mtu"), ['65536']);
+  t.deepEqual(texts('../interface[name = current()/../refs/lower]/mtu'), ['65536']);
   t.deepEqual(texts('//if:name'), ['eth0', 'lo', 'eth1']);
   t.deepEqual(texts('/descendant::mtu'), ['1500', '65536', '9000']);
   t.deepEqual(texts('following-sibling::interface/name'), ['lo', 'eth1']);
@@ -83,7 +124,9 @@ test('paths walk the tree: lists, leaf-lists, parents and absolute paths', (t) =
   t.deepEqual(texts('name | ../interface/mtu | name'), ['eth0', '1500', '65536', '9000']);
   t.deepEqual(texts('../interface[2]/following::mtu'), ['9000']);
   t.deepEqual(texts('../interface[2]/preceding::mtu'), ['1500']);
-  t.deepEqual(texts('/'), ['eth0iana-if-type:ethernetCsmacd1500upa b10.0.0.110.0.0.2loiana-if-type:softwareLoopback65536downeth1iana-if-type:ethernetCsmacd9000lo/ietf-interfaces:interfaces/interface[name=\'eth1\']/mtu']);
+  t.deepEqual(texts('/'), [
+    "eth0iana-if-type:ethernetCsmacd1500upa b10.0.0.110.0.0.2loiana-if-type:softwareLoopback65536downeth1iana-if-type:ethernetCsmacd9000lo/ietf-interfaces:interfaces/interface[name='eth1']/mtu",
+  ]);
 });
 
 test('comparisons use node-set semantics', (t) => {

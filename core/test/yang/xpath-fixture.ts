@@ -4,8 +4,18 @@
  * corpus compile it with the compiler instead.
  */
 import type {
-  CompiledModule, ContainerSchema, LeafListSchema, LeafSchema, ListSchema, SchemaContext, SchemaNode, SchemaXPath,
-  YangType, ChoiceSchema, CaseSchema, MustConstraint,
+  CompiledModule,
+  ContainerSchema,
+  LeafListSchema,
+  LeafSchema,
+  ListSchema,
+  SchemaContext,
+  SchemaNode,
+  SchemaXPath,
+  YangType,
+  ChoiceSchema,
+  CaseSchema,
+  MustConstraint,
 } from '../../src/yang/schema';
 
 const here = { file: 'fixture.yang', line: 1, column: 1 };
@@ -13,11 +23,29 @@ const here = { file: 'fixture.yang', line: 1, column: 1 };
 export function fixtureModule(name: string, prefix: string, imports: Record<string, string> = {}): CompiledModule {
   const prefixes = new Map<string, string>([[prefix, name], ...Object.entries(imports)]);
   return {
-    name, revision: undefined, namespace: `urn:test:${name}`, prefix, yangVersion: '1.1', file: `${name}.yang`,
+    name,
+    revision: undefined,
+    namespace: `urn:test:${name}`,
+    prefix,
+    yangVersion: '1.1',
+    file: `${name}.yang`,
     statement: { prefix: undefined, keyword: 'module', arg: name, substatements: [], position: here },
-    submodules: [], implemented: true, prefixes, imports: [], features: new Map(), identities: new Map(),
-    typedefs: new Map(), extensions: new Map(), annotations: new Map(), data: [], rpcs: [], notifications: [],
-    augments: [], deviations: [], structures: [], structureAugments: [],
+    submodules: [],
+    implemented: true,
+    prefixes,
+    imports: [],
+    features: new Map(),
+    identities: new Map(),
+    typedefs: new Map(),
+    extensions: new Map(),
+    annotations: new Map(),
+    data: [],
+    rpcs: [],
+    notifications: [],
+    augments: [],
+    deviations: [],
+    structures: [],
+    structureAugments: [],
   };
 }
 
@@ -53,8 +81,17 @@ interface Extra {
 function base(name: string, module: CompiledModule, extra: Extra = {}, kind = 'leaf') {
   recordOwnWhens(kind, name, module, extra.when ?? []);
   return {
-    name, module, parent: undefined as SchemaNode | undefined, children: [] as SchemaNode[], config: extra.config ?? true,
-    status: 'current' as const, ifFeatures: [], when: [...(extra.placedWhen ?? []), ...(extra.when ?? [])], musts: extra.musts ?? [], extensions: [], position: here,
+    name,
+    module,
+    parent: undefined as SchemaNode | undefined,
+    children: [] as SchemaNode[],
+    config: extra.config ?? true,
+    status: 'current' as const,
+    ifFeatures: [],
+    when: [...(extra.placedWhen ?? []), ...(extra.when ?? [])],
+    musts: extra.musts ?? [],
+    extensions: [],
+    position: here,
   };
 }
 
@@ -71,40 +108,92 @@ export function leafrefType(path: SchemaXPath, requireInstance = true): YangType
   return { builtin: 'leafref', name: 'leafref', patterns: [], leafref: { path, requireInstance } };
 }
 
-export function container(name: string, module: CompiledModule, children: SchemaNode[], extra: Extra & { presence?: string } = {}): ContainerSchema {
-  const node: ContainerSchema = { ...base(name, module, extra, 'container'), kind: 'container', ...(extra.presence ? { presence: extra.presence } : {}) };
-  return adopt(node, children);
-}
-
-export function list(name: string, module: CompiledModule, keys: string[], children: SchemaNode[], extra: Extra & { min?: number; max?: number; unique?: string[][] } = {}): ListSchema {
-  const keyLeaves = keys.map((k) => children.find((c) => c.name === k) as LeafSchema);
-  for (const k of keyLeaves) (k as Mutable<LeafSchema>).isKey = true;
-  const unique = (extra.unique ?? []).map((u) => u.map((p) => {
-    const path = p.split('/');
-    let n: SchemaNode | undefined = { children } as unknown as SchemaNode;
-    for (const s of path) n = n!.children.find((c) => c.name === s);
-    return { path, leaf: n as LeafSchema };
-  }));
-  const node: ListSchema = {
-    ...base(name, module, extra, 'list'), kind: 'list', keys: keyLeaves, unique, minElements: extra.min ?? 0,
-    maxElements: extra.max ?? Infinity, orderedBy: 'system',
+export function container(
+  name: string,
+  module: CompiledModule,
+  children: SchemaNode[],
+  extra: Extra & { presence?: string } = {},
+): ContainerSchema {
+  const node: ContainerSchema = {
+    ...base(name, module, extra, 'container'),
+    kind: 'container',
+    ...(extra.presence ? { presence: extra.presence } : {}),
   };
   return adopt(node, children);
 }
 
-export function leaf(name: string, module: CompiledModule, type: YangType = stringType, extra: Extra & { mandatory?: boolean; default?: string } = {}): LeafSchema {
+export function list(
+  name: string,
+  module: CompiledModule,
+  keys: string[],
+  children: SchemaNode[],
+  extra: Extra & { min?: number; max?: number; unique?: string[][] } = {},
+): ListSchema {
+  const keyLeaves = keys.map((k) => children.find((c) => c.name === k) as LeafSchema);
+  for (const k of keyLeaves) (k as Mutable<LeafSchema>).isKey = true;
+  const unique = (extra.unique ?? []).map((u) =>
+    u.map((p) => {
+      const path = p.split('/');
+      let n: SchemaNode | undefined = { children } as unknown as SchemaNode;
+      for (const s of path) n = n!.children.find((c) => c.name === s);
+      return { path, leaf: n as LeafSchema };
+    }),
+  );
+  const node: ListSchema = {
+    ...base(name, module, extra, 'list'),
+    kind: 'list',
+    keys: keyLeaves,
+    unique,
+    minElements: extra.min ?? 0,
+    maxElements: extra.max ?? Infinity,
+    orderedBy: 'system',
+  };
+  return adopt(node, children);
+}
+
+export function leaf(
+  name: string,
+  module: CompiledModule,
+  type: YangType = stringType,
+  extra: Extra & { mandatory?: boolean; default?: string } = {},
+): LeafSchema {
   return {
-    ...base(name, module, extra), kind: 'leaf', type, mandatory: extra.mandatory ?? false, isKey: false,
+    ...base(name, module, extra),
+    kind: 'leaf',
+    type,
+    mandatory: extra.mandatory ?? false,
+    isKey: false,
     ...(extra.default !== undefined ? { default: extra.default } : {}),
   };
 }
 
-export function leafList(name: string, module: CompiledModule, type: YangType = stringType, extra: Extra & { min?: number; max?: number } = {}): LeafListSchema {
-  return { ...base(name, module, extra, 'leaf-list'), kind: 'leaf-list', type, defaults: [], minElements: extra.min ?? 0, maxElements: extra.max ?? Infinity, orderedBy: 'system' };
+export function leafList(
+  name: string,
+  module: CompiledModule,
+  type: YangType = stringType,
+  extra: Extra & { min?: number; max?: number } = {},
+): LeafListSchema {
+  return {
+    ...base(name, module, extra, 'leaf-list'),
+    kind: 'leaf-list',
+    type,
+    defaults: [],
+    minElements: extra.min ?? 0,
+    maxElements: extra.max ?? Infinity,
+    orderedBy: 'system',
+  };
 }
 
-export function choice(name: string, module: CompiledModule, cases: CaseSchema[], extra: Extra & { mandatory?: boolean } = {}): ChoiceSchema {
-  return adopt({ ...base(name, module, extra, 'choice'), kind: 'choice', mandatory: extra.mandatory ?? false, children: cases } as ChoiceSchema, cases);
+export function choice(
+  name: string,
+  module: CompiledModule,
+  cases: CaseSchema[],
+  extra: Extra & { mandatory?: boolean } = {},
+): ChoiceSchema {
+  return adopt(
+    { ...base(name, module, extra, 'choice'), kind: 'choice', mandatory: extra.mandatory ?? false, children: cases } as ChoiceSchema,
+    cases,
+  );
 }
 
 export function caseOf(name: string, module: CompiledModule, children: SchemaNode[], extra: Extra = {}): CaseSchema {
@@ -115,17 +204,19 @@ export function caseOf(name: string, module: CompiledModule, children: SchemaNod
 export function fixtureContext(modules: CompiledModule[], top: SchemaNode[]): SchemaContext {
   for (const m of modules) (m as Mutable<CompiledModule>).data = top.filter((n) => n.module === m);
   return {
-    modules: new Map(modules.map((m) => [m.name, m])), data: top, rpcs: [], notifications: [],
-    moduleByNamespace: (ns) => modules.find((m) => m.namespace === ns), diagnostics: [],
+    modules: new Map(modules.map((m) => [m.name, m])),
+    data: top,
+    rpcs: [],
+    notifications: [],
+    moduleByNamespace: (ns) => modules.find((m) => m.namespace === ns),
+    diagnostics: [],
   };
 }
 
 // ---------------------------------------------------------------------------------------------------
 // Data trees by hand
 
-import type {
-  ContainerNode, DataNode, DataRoot, LeafListNode, LeafNode, LeafValue, ListEntryNode, ListNode,
-} from '../../src/data/tree';
+import type { ContainerNode, DataNode, DataRoot, LeafListNode, LeafNode, LeafValue, ListEntryNode, ListNode } from '../../src/data/tree';
 
 export function dRoot(...children: DataNode[]): DataRoot {
   return { kind: 'root', children };
@@ -147,7 +238,11 @@ export function child<T extends SchemaNode = SchemaNode>(parent: { children: rea
   for (const c of parent.children) {
     if (c.name === name && c.kind !== 'choice' && c.kind !== 'case') return c as T;
     if (c.kind === 'choice' || c.kind === 'case') {
-      try { return child<T>(c, name); } catch { /* keep looking */ }
+      try {
+        return child<T>(c, name);
+      } catch {
+        /* keep looking */
+      }
     }
   }
   throw new Error(`no child ${name}`);

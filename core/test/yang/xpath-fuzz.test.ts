@@ -11,13 +11,64 @@ const ctx = fixtureContext([m], [sTop]);
 const root = XNode.root(dRoot(dContainer(sTop, dList(sList, [dLeaf(sName, 'a')], [dLeaf(sName, 'b')]))));
 const entry = [...[...root.children()][0]!.children()][0]!;
 
-const pieces = ['/', '//', '.', '..', '@', '*', '(', ')', '[', ']', ',', '::', ':', '|', '+', '-', '=', '!=', '<', '>=', ' and ', ' or ',
-  ' div ', ' mod ', "'x'", '"y"', '1', '2.5', '$v', 'name', 'item', 'top', 'fz:', 'fz:item', 'current()', 'count(', 'deref(', 'child::',
-  'ancestor::', 'following-sibling::', 'node()', 'text()', 're-match(', 'concat(', 'derived-from(', '!', '#', 'é', '\u{1F600}'];
+const pieces = [
+  '/',
+  '//',
+  '.',
+  '..',
+  '@',
+  '*',
+  '(',
+  ')',
+  '[',
+  ']',
+  ',',
+  '::',
+  ':',
+  '|',
+  '+',
+  '-',
+  '=',
+  '!=',
+  '<',
+  '>=',
+  ' and ',
+  ' or ',
+  ' div ',
+  ' mod ',
+  "'x'",
+  '"y"',
+  '1',
+  '2.5',
+  '$v',
+  'name',
+  'item',
+  'top',
+  'fz:',
+  'fz:item',
+  'current()',
+  'count(',
+  'deref(',
+  'child::',
+  'ancestor::',
+  'following-sibling::',
+  'node()',
+  'text()',
+  're-match(',
+  'concat(',
+  'derived-from(',
+  '!',
+  '#',
+  'é',
+  '\u{1F600}',
+];
 
 test('random expressions parse to a tree or an error with a position, and evaluate without throwing', (t) => {
   let seed = 12345;
-  const rand = (n: number) => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed % n; };
+  const rand = (n: number) => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed % n;
+  };
   let parsedCount = 0;
   const start = Date.now();
   for (let i = 0; i < 20000; i++) {

@@ -6,7 +6,6 @@
 import ava from 'ava';
 import { CORPUS, corpusPath, corpusTest } from '../corpus';
 import fs from 'node:fs';
-import path from 'node:path';
 import { ModuleRepository } from '../../src/yang/repository';
 import { compileSchema } from '../../src/yang/compiler';
 import { type SchemaNode, dataChildren } from '../../src/yang/schema';
@@ -15,9 +14,22 @@ import type { DataNode } from '../../src/data/tree';
 
 const test = corpusTest(ava, 'XPath over the published OpenConfig release');
 function compileRelease() {
-  const oracle = fs.readFileSync(corpusPath('oracle/compile-results.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
-  const modules = oracle.filter((r) => r[0]!.startsWith('openconfig/release') && r[1] === 'module' && r[6]!.startsWith('PASS')).map((r) => r[2]!);
-  return { modules, ctx: compileSchema(new ModuleRepository([corpusPath('openconfig/release/models'), corpusPath('openconfig/third_party/ietf')]), { modules, implementImports: true }) };
+  const oracle = fs
+    .readFileSync(corpusPath('oracle/compile-results.tsv'), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split('\t'));
+  const modules = oracle
+    .filter((r) => r[0]!.startsWith('openconfig/release') && r[1] === 'module' && r[6]!.startsWith('PASS'))
+    .map((r) => r[2]!);
+  return {
+    modules,
+    ctx: compileSchema(new ModuleRepository([corpusPath('openconfig/release/models'), corpusPath('openconfig/third_party/ietf')]), {
+      modules,
+      implementImports: true,
+    }),
+  };
 }
 /** The whole release compiled once; without the corpus every test here is registered as skipped. */
 const { modules, ctx } = CORPUS === undefined ? { modules: [], ctx: undefined as never } : compileRelease();
@@ -25,12 +37,19 @@ const { modules, ctx } = CORPUS === undefined ? { modules: [], ctx: undefined as
 /** A stand-in data node for a schema node (no value, no children): enough to evaluate its expressions. */
 function instance(s: SchemaNode): DataNode | undefined {
   switch (s.kind) {
-    case 'container': return { kind: 'container', schema: s, children: [] };
-    case 'list': return { kind: 'entry', schema: s, children: [] };
-    case 'leaf': return { kind: 'leaf', schema: s, value: '' };
-    case 'leaf-list': return { kind: 'leaf-list', schema: s, values: [''] };
-    case 'anydata': case 'anyxml': return { kind: 'any', schema: s, value: null };
-    default: return undefined;
+    case 'container':
+      return { kind: 'container', schema: s, children: [] };
+    case 'list':
+      return { kind: 'entry', schema: s, children: [] };
+    case 'leaf':
+      return { kind: 'leaf', schema: s, value: '' };
+    case 'leaf-list':
+      return { kind: 'leaf-list', schema: s, values: [''] };
+    case 'anydata':
+    case 'anyxml':
+      return { kind: 'any', schema: s, value: null };
+    default:
+      return undefined;
   }
 }
 
@@ -49,7 +68,10 @@ test('compiling the OpenConfig release meets no leafref path fault', (t) => {
   t.true(modules.length > 150);
   const errors = ctx.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message);
   if (errors.length) t.log(`compiler faults (outside XPath): ${errors.join('; ')}`);
-  t.deepEqual(errors.filter((m) => /path|xpath/i.test(m) && !/^Augment target/.test(m)), []);
+  t.deepEqual(
+    errors.filter((m) => /path|xpath/i.test(m) && !/^Augment target/.test(m)),
+    [],
+  );
 });
 
 test('every leafref path in OpenConfig resolves to a leaf or leaf-list', (t) => {

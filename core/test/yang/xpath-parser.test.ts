@@ -24,8 +24,10 @@ test('abbreviated location paths expand to their axes', (t) => {
 });
 
 test('leafref predicates with current() and deref()', (t) => {
-  t.is(parsed("/if:interfaces/if:interface[if:name = current()/../ifname]/if:type"),
-    '/child::if:interfaces/child::if:interface[child::if:name = current()/parent::node()/child::ifname]/child::if:type');
+  t.is(
+    parsed('/if:interfaces/if:interface[if:name = current()/../ifname]/if:type'),
+    '/child::if:interfaces/child::if:interface[child::if:name = current()/parent::node()/child::ifname]/child::if:type',
+  );
   t.is(parsed('deref(../ifname)/../oc:config'), 'deref(parent::node()/child::ifname)/parent::node()/child::oc:config');
 });
 
@@ -70,9 +72,9 @@ test('syntax errors carry the offset and a reason', (t) => {
 });
 
 test('hostile nesting is refused, not a stack overflow', (t) => {
-  const deep = '('.repeat(100000) + '1' + ')'.repeat(100000);
+  const deep = `${'('.repeat(100000)}1${')'.repeat(100000)}`;
   t.regex(parsed(deep), /nested deeper than/);
-  const preds = 'a' + '[b'.repeat(50000);
+  const preds = `a${'[b'.repeat(50000)}`;
   t.regex(parsed(preds), /nested deeper than/);
   const long = Array.from({ length: 100000 }, (_, i) => `a${i}`).join(' or ');
   const start = process.hrtime.bigint();

@@ -40,14 +40,20 @@ function tryPath(source: string, from: LeafSchema = refLeaf): string {
 }
 
 test('unresolvable paths are errors naming the step', (t) => {
-  t.is(tryPath('/if:interfaces/if:iface/if:name'),
-    'leafref path "/if:interfaces/if:iface/if:name" names "if:iface", which is not a data node under container /ietf-interfaces:interfaces');
+  t.is(
+    tryPath('/if:interfaces/if:iface/if:name'),
+    'leafref path "/if:interfaces/if:iface/if:name" names "if:iface", which is not a data node under container /ietf-interfaces:interfaces',
+  );
   t.is(tryPath('/x:interfaces'), 'leafref path "/x:interfaces" uses prefix "x", which module ietf-ip does not declare');
-  t.is(tryPath('/if:interfaces/if:interface'),
-    'leafref path "/if:interfaces/if:interface" targets list /ietf-interfaces:interfaces/interface, which is not a leaf or leaf-list');
+  t.is(
+    tryPath('/if:interfaces/if:interface'),
+    'leafref path "/if:interfaces/if:interface" targets list /ietf-interfaces:interfaces/interface, which is not a leaf or leaf-list',
+  );
   t.is(tryPath('../../../../..'), 'leafref path "../../../../.." goes above the root with \'..\'');
-  t.is(tryPath('/if:interfaces/if:interface[if:nom = current()/../ifname]/if:type'),
-    'leafref path "/if:interfaces/if:interface[if:nom = current()/../ifname]/if:type" names "if:nom", which is not a data node under list /ietf-interfaces:interfaces/interface');
+  t.is(
+    tryPath('/if:interfaces/if:interface[if:nom = current()/../ifname]/if:type'),
+    'leafref path "/if:interfaces/if:interface[if:nom = current()/../ifname]/if:type" names "if:nom", which is not a data node under list /ietf-interfaces:interfaces/interface',
+  );
   t.is(tryPath('deref(../peer-type)/../if:name'), 'name');
   t.regex(tryPath('deref(../enabled)'), /names "enabled", which is not a data node/);
   t.regex(tryPath('/if:interfaces/if:interface/if:name +'), /invalid XPath .* at offset \d+/);

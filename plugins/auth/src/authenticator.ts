@@ -68,7 +68,12 @@ export class Authenticator {
       const canonical = normaliseCertificateSubject(ctx.clientCertificate.subject);
       user = canonical === undefined ? undefined : this.settings.bySubject.get(canonical);
       if (!user) {
-        return { allow: false, status: 401, message: `the client certificate (${ctx.clientCertificate.subject.replace(/\n/g, ', ')}) is not mapped to a user; send Basic credentials`, challenge: CHALLENGE };
+        return {
+          allow: false,
+          status: 401,
+          message: `the client certificate (${ctx.clientCertificate.subject.replace(/\n/g, ', ')}) is not mapped to a user; send Basic credentials`,
+          challenge: CHALLENGE,
+        };
       }
     } else {
       return { allow: false, status: 401, message: 'authentication required', challenge: CHALLENGE };
@@ -91,7 +96,9 @@ export class Authenticator {
     // so parallel guesses cost as much time as sequential ones and at most one scrypt per address runs.
     const previous = this.checking.get(address) ?? Promise.resolve();
     let finished!: () => void;
-    const turn = new Promise<void>((resolve) => { finished = resolve; });
+    const turn = new Promise<void>((resolve) => {
+      finished = resolve;
+    });
     const mine = previous.then(() => turn);
     this.checking.set(address, mine);
     await previous;
@@ -110,7 +117,7 @@ export class Authenticator {
     // Always one scrypt derivation, so that a malformed header, an unknown name and a wrong password
     // take the same time.
     const ok = await verifyPassword(credentials?.password ?? '', user?.passwordHash ?? this.decoy);
-    if (!ok || !user || !user.passwordHash) {
+    if (!ok || !user?.passwordHash) {
       const delay = this.delays.recordFailure(address);
       this.onFailure(address, this.delays.failures(address));
       await sleep(delay);

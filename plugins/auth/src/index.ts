@@ -17,7 +17,13 @@ export { Authenticator, parseBasic } from './authenticator';
 export { FailureDelays, type FailureDelayOptions } from './failure-delay';
 export { decoyHash, parsePasswordHash, verifyPassword, type PasswordHash } from './password';
 export {
-  AuthConfigError, compileAuthSettings, normaliseCertificateSubject, normaliseConfiguredSubject, type AuthSettings, type Role, type User,
+  AuthConfigError,
+  compileAuthSettings,
+  normaliseCertificateSubject,
+  normaliseConfiguredSubject,
+  type AuthSettings,
+  type Role,
+  type User,
 } from './users';
 
 export default definePlugin({

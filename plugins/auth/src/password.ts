@@ -36,8 +36,13 @@ export function parsePasswordHash(text: string): PasswordHash | string {
 
 function derive(password: string, hash: PasswordHash): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFC'), hash.salt, hash.key.length, { N: hash.N, r: hash.r, p: hash.p, maxmem: MAX_MEMORY + 1024 * 1024 },
-      (err, key) => (err ? reject(err) : resolve(key)));
+    scrypt(
+      password.normalize('NFC'),
+      hash.salt,
+      hash.key.length,
+      { N: hash.N, r: hash.r, p: hash.p, maxmem: MAX_MEMORY + 1024 * 1024 },
+      (err, key) => (err ? reject(err) : resolve(key)),
+    );
   });
 }
 

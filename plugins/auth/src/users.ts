@@ -31,7 +31,10 @@ export const DEFAULT_MAX_FAILED_ATTEMPT_DELAY_MS = 8000;
 
 /** A fault in the `auth` object, naming the field. */
 export class AuthConfigError extends Error {
-  constructor(readonly field: string, problem: string) {
+  constructor(
+    readonly field: string,
+    problem: string,
+  ) {
     super(`${field}: ${problem}`);
     this.name = 'AuthConfigError';
   }
@@ -60,7 +63,8 @@ export function normaliseCertificateSubject(subject: string): string | undefined
 
 function delay(raw: JsonValue | undefined, field: string, fallback: number): number {
   if (raw === undefined) return fallback;
-  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 0 || raw > 60_000) throw new AuthConfigError(field, 'must be an integer from 0 to 60000 (ms)');
+  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 0 || raw > 60_000)
+    throw new AuthConfigError(field, 'must be an integer from 0 to 60000 (ms)');
   return raw;
 }
 
@@ -75,7 +79,8 @@ export function compileAuthSettings(config: Readonly<Record<string, JsonValue>>)
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new AuthConfigError(at, 'must be an object');
     const name = raw['name'];
     const role = raw['role'];
-    if (typeof name !== 'string' || name === '' || name.includes(':')) throw new AuthConfigError(`${at}.name`, 'must be a non-empty name without ":"');
+    if (typeof name !== 'string' || name === '' || name.includes(':'))
+      throw new AuthConfigError(`${at}.name`, 'must be a non-empty name without ":"');
     if (users.has(name)) throw new AuthConfigError(`${at}.name`, `user ${JSON.stringify(name)} is listed twice`);
     if (role !== 'read' && role !== 'write') throw new AuthConfigError(`${at}.role`, 'must be "read" or "write"');
     let passwordHash: PasswordHash | undefined;
@@ -90,13 +95,20 @@ export function compileAuthSettings(config: Readonly<Record<string, JsonValue>>)
     if (!Array.isArray(subjects)) throw new AuthConfigError(`${at}.certificateSubjects`, 'must be an array of subjects');
     subjects.forEach((s, j) => {
       const canonical = typeof s === 'string' ? normaliseConfiguredSubject(s) : undefined;
-      if (canonical === undefined) throw new AuthConfigError(`${at}.certificateSubjects[${j}]`, 'must be a subject such as "CN=ops,O=Example"');
-      if (bySubject.has(canonical)) throw new AuthConfigError(`${at}.certificateSubjects[${j}]`, 'this subject is mapped to another user too');
+      if (canonical === undefined)
+        throw new AuthConfigError(`${at}.certificateSubjects[${j}]`, 'must be a subject such as "CN=ops,O=Example"');
+      if (bySubject.has(canonical))
+        throw new AuthConfigError(`${at}.certificateSubjects[${j}]`, 'this subject is mapped to another user too');
       bySubject.set(canonical, user);
     });
   });
   const failedAttemptDelayMs = delay(config['failedAttemptDelayMs'], 'auth.failedAttemptDelayMs', DEFAULT_FAILED_ATTEMPT_DELAY_MS);
-  const maxFailedAttemptDelayMs = delay(config['maxFailedAttemptDelayMs'], 'auth.maxFailedAttemptDelayMs', Math.max(DEFAULT_MAX_FAILED_ATTEMPT_DELAY_MS, failedAttemptDelayMs));
-  if (maxFailedAttemptDelayMs < failedAttemptDelayMs) throw new AuthConfigError('auth.maxFailedAttemptDelayMs', 'must not be below failedAttemptDelayMs');
+  const maxFailedAttemptDelayMs = delay(
+    config['maxFailedAttemptDelayMs'],
+    'auth.maxFailedAttemptDelayMs',
+    Math.max(DEFAULT_MAX_FAILED_ATTEMPT_DELAY_MS, failedAttemptDelayMs),
+  );
+  if (maxFailedAttemptDelayMs < failedAttemptDelayMs)
+    throw new AuthConfigError('auth.maxFailedAttemptDelayMs', 'must not be below failedAttemptDelayMs');
   return { users, bySubject, failedAttemptDelayMs, maxFailedAttemptDelayMs };
 }

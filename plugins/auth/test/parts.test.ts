@@ -6,8 +6,15 @@
 import test from 'ava';
 import { hashPassword } from '@rosetta/core/dist/src/cli/hash-password-command';
 import {
-  AuthConfigError, Authenticator, compileAuthSettings, FailureDelays, normaliseCertificateSubject, normaliseConfiguredSubject, parseBasic,
-  parsePasswordHash, verifyPassword,
+  AuthConfigError,
+  Authenticator,
+  compileAuthSettings,
+  FailureDelays,
+  normaliseCertificateSubject,
+  normaliseConfiguredSubject,
+  parseBasic,
+  parsePasswordHash,
+  verifyPassword,
 } from '../src';
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -20,8 +27,14 @@ test('scrypt hashes from rosetta hash-password verify the right password only; b
   t.true(await verifyPassword('s3cret u\u0308ni\u0308code', hash), 'NFC-normalised before hashing');
   t.false(await verifyPassword('s3cret', hash));
   t.false(await verifyPassword('', hash));
-  for (const bad of ['', 'plain', 'scrypt$1000$8$1$AAAAAAAAAAA=$AAAAAAAAAAAAAAAAAAAAAA==', 'scrypt$1048576$64$1$AAAAAAAAAAA=$AAAAAAAAAAAAAAAAAAAAAA==',
-    'scrypt$1024$8$1$AAA=$AAAAAAAAAAAAAAAAAAAAAA==', 'scrypt$1024$8$1$AAAAAAAAAAA=$AAAA']) {
+  for (const bad of [
+    '',
+    'plain',
+    'scrypt$1000$8$1$AAAAAAAAAAA=$AAAAAAAAAAAAAAAAAAAAAA==',
+    'scrypt$1048576$64$1$AAAAAAAAAAA=$AAAAAAAAAAAAAAAAAAAAAA==',
+    'scrypt$1024$8$1$AAA=$AAAAAAAAAAAAAAAAAAAAAA==',
+    'scrypt$1024$8$1$AAAAAAAAAAA=$AAAA',
+  ]) {
     t.is(typeof parsePasswordHash(bad), 'string', bad);
   }
 });
@@ -29,7 +42,8 @@ test('scrypt hashes from rosetta hash-password verify the right password only; b
 test('Basic headers: user and password split at the first colon; anything else is not credentials', (t) => {
   t.deepEqual(parseBasic(basic('admin', 'pa:ss')), { user: 'admin', password: 'pa:ss' });
   t.deepEqual(parseBasic(`basic   ${Buffer.from('a:').toString('base64')}`), { user: 'a', password: '' });
-  for (const bad of ['Bearer abc', 'Basic', 'Basic !!!', `Basic ${Buffer.from('nocolon').toString('base64')}`, 'Digest x']) t.is(parseBasic(bad), undefined, bad);
+  for (const bad of ['Bearer abc', 'Basic', 'Basic !!!', `Basic ${Buffer.from('nocolon').toString('base64')}`, 'Digest x'])
+    t.is(parseBasic(bad), undefined, bad);
 });
 
 test('subjects: order and attribute case do not matter; escaped commas stay in values', (t) => {
@@ -43,14 +57,20 @@ test('subjects: order and attribute case do not matter; escaped commas stay in v
 test('failure delays grow per address, are bounded, reset on success, and forget quiet or surplus addresses', (t) => {
   let now = 1_000_000;
   const d = new FailureDelays({ firstMs: 100, maxMs: 1000, capacity: 3, forgetAfterMs: 60_000, now: () => now });
-  t.deepEqual([1, 2, 3, 4, 5, 6].map(() => d.recordFailure('10.0.0.1')), [100, 200, 400, 800, 1000, 1000]);
+  t.deepEqual(
+    [1, 2, 3, 4, 5, 6].map(() => d.recordFailure('10.0.0.1')),
+    [100, 200, 400, 800, 1000, 1000],
+  );
   t.is(d.pendingMs('10.0.0.1'), 1000);
   t.is(d.pendingMs('10.0.0.2'), 0, 'per address');
   now += 400;
   t.is(d.pendingMs('10.0.0.1'), 600);
   d.recordSuccess('10.0.0.1');
   t.is(d.failures('10.0.0.1'), 0);
-  d.recordFailure('a'); d.recordFailure('b'); d.recordFailure('c'); d.recordFailure('d');
+  d.recordFailure('a');
+  d.recordFailure('b');
+  d.recordFailure('c');
+  d.recordFailure('d');
   t.is(d.failures('a'), 0, 'the oldest address goes past capacity');
   t.is(d.failures('d'), 1);
   now += 61_000;
@@ -67,9 +87,25 @@ test('settings: each fault names its field', (t) => {
     [{ users: [{ name: 'a:b', role: 'read', passwordHash: hash }] }, 'auth.users[0].name'],
     [{ users: [{ name: 'a', role: 'admin', passwordHash: hash }] }, 'auth.users[0].role'],
     [{ users: [{ name: 'a', role: 'read', passwordHash: 'x' }] }, 'auth.users[0].passwordHash'],
-    [{ users: [{ name: 'a', role: 'read', passwordHash: hash }, { name: 'a', role: 'read', passwordHash: hash }] }, 'auth.users[1].name'],
+    [
+      {
+        users: [
+          { name: 'a', role: 'read', passwordHash: hash },
+          { name: 'a', role: 'read', passwordHash: hash },
+        ],
+      },
+      'auth.users[1].name',
+    ],
     [{ users: [{ name: 'a', role: 'read', certificateSubjects: ['CN=a', 'bad'] }] }, 'auth.users[0].certificateSubjects[1]'],
-    [{ users: [{ name: 'a', role: 'read', certificateSubjects: ['CN=a'] }, { name: 'b', role: 'read', certificateSubjects: ['cn=a'] }] }, 'auth.users[1].certificateSubjects[0]'],
+    [
+      {
+        users: [
+          { name: 'a', role: 'read', certificateSubjects: ['CN=a'] },
+          { name: 'b', role: 'read', certificateSubjects: ['cn=a'] },
+        ],
+      },
+      'auth.users[1].certificateSubjects[0]',
+    ],
     [{ users: [], failedAttemptDelayMs: -1 }, 'auth.failedAttemptDelayMs'],
     [{ users: [], failedAttemptDelayMs: 500, maxFailedAttemptDelayMs: 100 }, 'auth.maxFailedAttemptDelayMs'],
   ];
@@ -88,20 +124,39 @@ test('decisions: roles by method, unknown users, certificate subjects, and the c
       { name: 'reader', role: 'read', passwordHash: readerHash, certificateSubjects: ['CN=monitor,O=Example'] },
       { name: 'certonly', role: 'write', certificateSubjects: ['CN=robot'] },
     ],
-    failedAttemptDelayMs: 0, maxFailedAttemptDelayMs: 0,
+    failedAttemptDelayMs: 0,
+    maxFailedAttemptDelayMs: 0,
   });
   const auth = new Authenticator(settings);
   const ctx = (method: string, authorization?: string, subject?: string) => ({
-    method, url: '/rests/data', authorization, remoteAddress: '127.0.0.1', config: {},
+    method,
+    url: '/rests/data',
+    authorization,
+    remoteAddress: '127.0.0.1',
+    config: {},
     clientCertificate: subject ? { subject, fingerprint256: 'AA' } : undefined,
   });
   t.like(await auth.authenticate(ctx('PUT', basic('writer', 'w-pass'))), { allow: true, user: 'writer' });
-  for (const m of ['GET', 'HEAD', 'OPTIONS', 'get']) t.like(await auth.authenticate(ctx(m, basic('reader', 'r-pass'))), { allow: true, user: 'reader' });
-  for (const m of ['PUT', 'POST', 'PATCH', 'DELETE']) t.like(await auth.authenticate(ctx(m, basic('reader', 'r-pass'))), { allow: false, status: 403 });
+  for (const m of ['GET', 'HEAD', 'OPTIONS', 'get'])
+    t.like(await auth.authenticate(ctx(m, basic('reader', 'r-pass'))), { allow: true, user: 'reader' });
+  for (const m of ['PUT', 'POST', 'PATCH', 'DELETE'])
+    t.like(await auth.authenticate(ctx(m, basic('reader', 'r-pass'))), { allow: false, status: 403 });
   t.like(await auth.authenticate(ctx('GET')), { allow: false, status: 401, challenge: 'Basic realm="rosetta", charset="UTF-8"' });
-  t.like(await auth.authenticate(ctx('GET', basic('writer', 'r-pass'))), { allow: false, status: 401, message: 'wrong user name or password' });
-  t.like(await auth.authenticate(ctx('GET', basic('nobody', 'w-pass'))), { allow: false, status: 401, message: 'wrong user name or password' });
-  t.like(await auth.authenticate(ctx('GET', basic('certonly', ''))), { allow: false, status: 401 }, 'a certificate-only user has no password');
+  t.like(await auth.authenticate(ctx('GET', basic('writer', 'r-pass'))), {
+    allow: false,
+    status: 401,
+    message: 'wrong user name or password',
+  });
+  t.like(await auth.authenticate(ctx('GET', basic('nobody', 'w-pass'))), {
+    allow: false,
+    status: 401,
+    message: 'wrong user name or password',
+  });
+  t.like(
+    await auth.authenticate(ctx('GET', basic('certonly', ''))),
+    { allow: false, status: 401 },
+    'a certificate-only user has no password',
+  );
   t.like(await auth.authenticate(ctx('GET', 'Bearer token')), { allow: false, status: 401 });
   t.like(await auth.authenticate(ctx('GET', `Basic ${'A'.repeat(10_000)}`)), { allow: false, status: 401 });
   t.like(await auth.authenticate(ctx('GET', undefined, 'O=Example\nCN=monitor')), { allow: true, user: 'reader' });
@@ -120,12 +175,21 @@ test('decisions: roles by method, unknown users, certificate subjects, and the c
   t.log(`scrypt N=16384 check ${first.toFixed(1)} ms; cached ${cached.toFixed(3)} ms`);
 });
 
-test('parallel attempts from one address are checked one at a time, each after the last failure\'s delay', async (t) => {
+test("parallel attempts from one address are checked one at a time, each after the last failure's delay", async (t) => {
   const settings = compileAuthSettings({
-    users: [{ name: 'u', role: 'write', passwordHash: await hashPassword('right', { cost: 1024 }) }], failedAttemptDelayMs: 100, maxFailedAttemptDelayMs: 1000,
+    users: [{ name: 'u', role: 'write', passwordHash: await hashPassword('right', { cost: 1024 }) }],
+    failedAttemptDelayMs: 100,
+    maxFailedAttemptDelayMs: 1000,
   });
   const auth = new Authenticator(settings);
-  const ctx = (authorization: string, remoteAddress: string) => ({ method: 'GET', url: '/', authorization, remoteAddress, config: {}, clientCertificate: undefined });
+  const ctx = (authorization: string, remoteAddress: string) => ({
+    method: 'GET',
+    url: '/',
+    authorization,
+    remoteAddress,
+    config: {},
+    clientCertificate: undefined,
+  });
   const started = Date.now();
   const answers = await Promise.all([1, 2, 3].map((i) => auth.authenticate(ctx(basic('u', `guess${i}`), '10.1.1.1'))));
   const elapsed = Date.now() - started;
@@ -142,11 +206,22 @@ test('parallel attempts from one address are checked one at a time, each after t
 });
 
 test('an unknown user name costs the same scrypt work as a wrong password (no user enumeration by timing)', async (t) => {
-  const settings = compileAuthSettings({ users: [{ name: 'u', role: 'write', passwordHash: await hashPassword('right', { cost: 8192 }) }], failedAttemptDelayMs: 0, maxFailedAttemptDelayMs: 0 });
+  const settings = compileAuthSettings({
+    users: [{ name: 'u', role: 'write', passwordHash: await hashPassword('right', { cost: 8192 }) }],
+    failedAttemptDelayMs: 0,
+    maxFailedAttemptDelayMs: 0,
+  });
   const auth = new Authenticator(settings);
   const once = async (user: string, i: number): Promise<number> => {
     const started = process.hrtime.bigint();
-    await auth.authenticate({ method: 'GET', url: '/', authorization: basic(user, `wrong${i}`), remoteAddress: '10.0.0.9', config: {}, clientCertificate: undefined });
+    await auth.authenticate({
+      method: 'GET',
+      url: '/',
+      authorization: basic(user, `wrong${i}`),
+      remoteAddress: '10.0.0.9',
+      config: {},
+      clientCertificate: undefined,
+    });
     return Number(process.hrtime.bigint() - started) / 1e6;
   };
   await once('u', -1); // warm up
@@ -154,8 +229,8 @@ test('an unknown user name costs the same scrypt work as a wrong password (no us
   let wrongPassword = 0;
   let unknownUser = 0;
   for (let i = 0; i < 8; i++) {
-    wrongPassword += await once('u', i) / 8;
-    unknownUser += await once('nobody', i) / 8;
+    wrongPassword += (await once('u', i)) / 8;
+    unknownUser += (await once('nobody', i)) / 8;
   }
   t.log(`wrong password ${wrongPassword.toFixed(1)} ms, unknown user ${unknownUser.toFixed(1)} ms`);
   t.true(wrongPassword > 5, 'a real scrypt derivation ran');

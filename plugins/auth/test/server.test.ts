@@ -27,7 +27,12 @@ let users: unknown[] = [];
 test.before(async () => {
   users = [
     { name: 'admin', role: 'write', passwordHash: await hashPassword('admin-pass', { cost: 1024 }) },
-    { name: 'viewer', role: 'read', passwordHash: await hashPassword('viewer-pass', { cost: 1024 }), certificateSubjects: ['CN=viewer-client,O=Example'] },
+    {
+      name: 'viewer',
+      role: 'read',
+      passwordHash: await hashPassword('viewer-pass', { cost: 1024 }),
+      certificateSubjects: ['CN=viewer-client,O=Example'],
+    },
   ];
 });
 const auth = () => ({ users, failedAttemptDelayMs: 150, maxFailedAttemptDelayMs: 600 });
@@ -40,12 +45,17 @@ test('on: 401 with a Basic challenge, 403 for a read user writing, writes and re
     const none = await s.request('GET', '/rests/yang-library-version');
     t.is(none.status, 401);
     t.is(none.headers.get('www-authenticate'), 'Basic realm="rosetta", charset="UTF-8"');
-    t.deepEqual(none.json, { errors: { error: [{ 'error-type': 'protocol', 'error-tag': 'access-denied', 'error-message': 'authentication required' }] } });
+    t.deepEqual(none.json, {
+      errors: { error: [{ 'error-type': 'protocol', 'error-tag': 'access-denied', 'error-message': 'authentication required' }] },
+    });
     // Every route is behind the gate, the discovery ones included.
     t.is((await s.request('GET', '/.well-known/host-meta')).status, 401);
     t.is((await s.request('OPTIONS', '/rests')).status, 401);
     const xml = await s.request('GET', '/rests/yang-library-version', { headers: { accept: 'application/yang-data+xml' } });
-    t.regex(xml.text, /<errors xmlns="urn:ietf:params:xml:ns:yang:ietf-restconf"><error><error-type>protocol<\/error-type><error-tag>access-denied/);
+    t.regex(
+      xml.text,
+      /<errors xmlns="urn:ietf:params:xml:ns:yang:ietf-restconf"><error><error-type>protocol<\/error-type><error-tag>access-denied/,
+    );
 
     const admin = { authorization: basic('admin', 'admin-pass') };
     const viewer = { authorization: basic('viewer', 'viewer-pass') };
@@ -57,7 +67,11 @@ test('on: 401 with a Basic challenge, 403 for a read user writing, writes and re
     t.is(denied.headers.get('www-authenticate'), null);
     t.is(denied.json.errors.error[0]['error-tag'], 'access-denied');
     t.regex(denied.json.errors.error[0]['error-message'], /viewer has the read role: DELETE/);
-    t.is((await s.request('POST', '/rests/operations/ietf-netconf-monitoring:get-schema', { body: '{}', headers: viewer })).status, 403, 'RPCs need the write role');
+    t.is(
+      (await s.request('POST', '/rests/operations/ietf-netconf-monitoring:get-schema', { body: '{}', headers: viewer })).status,
+      403,
+      'RPCs need the write role',
+    );
     t.is((await s.request('GET', ETH0, { headers: admin })).status, 200, 'the data is still there');
     t.is((await s.request('DELETE', ETH0, { headers: admin })).status, 204);
   } finally {
@@ -75,7 +89,10 @@ test('wrong passwords are answered after a delay that grows per client and is bo
     };
     const wrong = [];
     for (let i = 0; i < 4; i++) wrong.push(await timed(basic('admin', `guess-${i}`)));
-    t.deepEqual(wrong.map((w) => w.status), [401, 401, 401, 401]);
+    t.deepEqual(
+      wrong.map((w) => w.status),
+      [401, 401, 401, 401],
+    );
     t.is(wrong[0]!.body.errors.error[0]['error-message'], 'wrong user name or password');
     t.true(wrong[0]!.ms >= 140, `first failure after ${wrong[0]!.ms} ms`);
     t.true(wrong[1]!.ms >= 290, `second failure after ${wrong[1]!.ms} ms`);
@@ -91,11 +108,21 @@ test('wrong passwords are answered after a delay that grows per client and is bo
     t.is((await failing).status, 401);
     t.is(good.status, 200);
     t.true(good.ms >= 500, `an attempt during the penalty waits for it (${good.ms} ms)`);
-    t.true(s.errors.some((e) => /\[@rosetta\/plugin-auth\] 4 failed authentication attempt\(s\) in a row from 127\.0\.0\.1/.test(e)), s.errors.join('\n'));
-    t.false(s.errors.some((e) => /3 failed authentication/.test(e)), 'not every failure is logged');
+    t.true(
+      s.errors.some((e) => /\[@rosetta\/plugin-auth\] 4 failed authentication attempt\(s\) in a row from 127\.0\.0\.1/.test(e)),
+      s.errors.join('\n'),
+    );
+    t.false(
+      s.errors.some((e) => /3 failed authentication/.test(e)),
+      'not every failure is logged',
+    );
     const again = await timed(basic('admin', 'wrong-again'));
     t.true(again.ms >= 140, `after a success the delay starts again (${again.ms} ms)`);
-    t.is(s.errors.filter((e) => /\] 1 failed authentication attempt\(s\) in a row/.test(e)).length, 2, 'the count restarted from one after the success');
+    t.is(
+      s.errors.filter((e) => /\] 1 failed authentication attempt\(s\) in a row/.test(e)).length,
+      2,
+      'the count restarted from one after the success',
+    );
   } finally {
     await s.service.stop();
   }
@@ -104,9 +131,13 @@ test('wrong passwords are answered after a delay that grows per client and is bo
 test('on/off: the auth object and the plugin must agree, or start-up refuses naming auth', async (t) => {
   const off = pluginsFile([{ path: AUTH_PLUGIN, enabled: false }]);
   const on = pluginsFile([{ path: AUTH_PLUGIN, enabled: true }]);
-  await t.throwsAsync(startTestService({ plugins: off, auth: auth() }, []), { message: /^auth: authentication is enabled but no authentication plugin is loaded/ });
+  await t.throwsAsync(startTestService({ plugins: off, auth: auth() }, []), {
+    message: /^auth: authentication is enabled but no authentication plugin is loaded/,
+  });
   await t.throwsAsync(startTestService({ auth: auth() }, []), { message: /^auth: authentication is enabled/ });
-  await t.throwsAsync(startTestService({ plugins: on }, []), { message: /^auth: an authentication plugin is loaded but the configuration has no auth object/ });
+  await t.throwsAsync(startTestService({ plugins: on }, []), {
+    message: /^auth: an authentication plugin is loaded but the configuration has no auth object/,
+  });
   for (const plugins of [on, off]) {
     const s = await startTestService({ plugins, auth: { ...auth(), enabled: false } }, []);
     try {
@@ -132,11 +163,17 @@ test('on/off: the auth object and the plugin must agree, or start-up refuses nam
 test('a non-loopback address without authentication is announced loudly; with it, not', async (t) => {
   const open = await startTestService({ host: '0.0.0.0' }, []);
   await open.service.stop();
-  t.true(open.errors.some((e) => /WARNING: listening on 0\.0\.0\.0, reachable from the network, WITHOUT AUTHENTICATION/.test(e)), open.errors.join('\n'));
+  t.true(
+    open.errors.some((e) => /WARNING: listening on 0\.0\.0\.0, reachable from the network, WITHOUT AUTHENTICATION/.test(e)),
+    open.errors.join('\n'),
+  );
   const loopback = await startTestService({}, []);
   await loopback.service.stop();
   t.false(loopback.errors.some((e) => /WITHOUT AUTHENTICATION/.test(e)));
-  const guarded = await startTestService({ host: '0.0.0.0', plugins: pluginsFile([{ path: AUTH_PLUGIN, enabled: true }]), auth: auth() }, []);
+  const guarded = await startTestService(
+    { host: '0.0.0.0', plugins: pluginsFile([{ path: AUTH_PLUGIN, enabled: true }]), auth: auth() },
+    [],
+  );
   await guarded.service.stop();
   t.false(guarded.errors.some((e) => /WITHOUT AUTHENTICATION/.test(e)));
 });
@@ -160,32 +197,112 @@ test('fail closed: the plugin disabled while running makes every request 503, ne
   }
 });
 
-test('TLS client certificates: a mapped subject is its user, with that user\'s role; Basic still works', async (t) => {
+test("TLS client certificates: a mapped subject is its user, with that user's role; Basic still works", async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-auth-pki-'));
   const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
-  openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.crt', '-subj', '/CN=localhost', '-days', '2', '-addext', 'subjectAltName=IP:127.0.0.1');
+  openssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'server.key',
+    '-out',
+    'server.crt',
+    '-subj',
+    '/CN=localhost',
+    '-days',
+    '2',
+    '-addext',
+    'subjectAltName=IP:127.0.0.1',
+  );
   openssl('pkcs12', '-export', '-in', 'server.crt', '-inkey', 'server.key', '-out', 'keystore.p12', '-passout', 'pass:ks');
-  for (const [name, subject] of [['viewer', '/O=Example/CN=viewer-client'], ['other', '/O=Example/CN=other-client']] as const) {
-    openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.crt`, '-subj', subject, '-days', '2');
+  for (const [name, subject] of [
+    ['viewer', '/O=Example/CN=viewer-client'],
+    ['other', '/O=Example/CN=other-client'],
+  ] as const) {
+    openssl(
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.crt`,
+      '-subj',
+      subject,
+      '-days',
+      '2',
+    );
   }
-  fs.writeFileSync(path.join(dir, 'clients.pem'), fs.readFileSync(path.join(dir, 'viewer.crt'), 'utf8') + fs.readFileSync(path.join(dir, 'other.crt'), 'utf8'));
-  openssl('pkcs12', '-export', '-nokeys', '-in', 'clients.pem', '-caname', 'viewer', '-caname', 'other', '-out', 'trust.p12', '-passout', 'pass:ts');
+  fs.writeFileSync(
+    path.join(dir, 'clients.pem'),
+    fs.readFileSync(path.join(dir, 'viewer.crt'), 'utf8') + fs.readFileSync(path.join(dir, 'other.crt'), 'utf8'),
+  );
+  openssl(
+    'pkcs12',
+    '-export',
+    '-nokeys',
+    '-in',
+    'clients.pem',
+    '-caname',
+    'viewer',
+    '-caname',
+    'other',
+    '-out',
+    'trust.p12',
+    '-passout',
+    'pass:ts',
+  );
   const read = (f: string) => fs.readFileSync(path.join(dir, f), 'utf8');
-  const tls = { enabledTls: true, enabledClientAuthentication: true, keystorePath: path.join(dir, 'keystore.p12'), keystorePassword: 'ks', truststorePath: path.join(dir, 'trust.p12'), truststorePassword: 'ts' };
-  const s = await startTestService({ plugins: pluginsFile([{ path: TLS_PLUGIN, enabled: true }, { path: AUTH_PLUGIN, enabled: true }]), tls, auth: auth() });
-  const call = (method: string, p: string, client: string, headers: Record<string, string> = {}, body?: string) => new Promise<number>((resolve, reject) => {
-    const req = https.request(`${s.service.url}${p}`, {
-      method, agent: false, ca: read('server.crt'), cert: read(`${client}.crt`), key: read(`${client}.key`),
-      headers: { ...headers, ...(body ? { 'content-type': 'application/yang-data+json' } : {}) },
-    }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode ?? 0)); });
-    req.on('error', reject);
-    req.end(body);
+  const tls = {
+    enabledTls: true,
+    enabledClientAuthentication: true,
+    keystorePath: path.join(dir, 'keystore.p12'),
+    keystorePassword: 'ks',
+    truststorePath: path.join(dir, 'trust.p12'),
+    truststorePassword: 'ts',
+  };
+  const s = await startTestService({
+    plugins: pluginsFile([
+      { path: TLS_PLUGIN, enabled: true },
+      { path: AUTH_PLUGIN, enabled: true },
+    ]),
+    tls,
+    auth: auth(),
   });
+  const call = (method: string, p: string, client: string, headers: Record<string, string> = {}, body?: string) =>
+    new Promise<number>((resolve, reject) => {
+      const req = https.request(
+        `${s.service.url}${p}`,
+        {
+          method,
+          agent: false,
+          ca: read('server.crt'),
+          cert: read(`${client}.crt`),
+          key: read(`${client}.key`),
+          headers: { ...headers, ...(body ? { 'content-type': 'application/yang-data+json' } : {}) },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
   try {
     t.is(await call('GET', '/rests/yang-library-version', 'viewer'), 200, 'the certificate alone authenticates viewer');
-    t.is(await call('PUT', ETH0, 'viewer', {}, INTERFACE), 403, 'with viewer\'s read role');
+    t.is(await call('PUT', ETH0, 'viewer', {}, INTERFACE), 403, "with viewer's read role");
     t.is(await call('GET', '/rests/yang-library-version', 'other'), 401, 'a trusted certificate mapped to no user is not enough');
-    t.is(await call('PUT', ETH0, 'other', { authorization: basic('admin', 'admin-pass') }, INTERFACE), 201, 'Basic credentials on top of it');
+    t.is(
+      await call('PUT', ETH0, 'other', { authorization: basic('admin', 'admin-pass') }, INTERFACE),
+      201,
+      'Basic credentials on top of it',
+    );
   } finally {
     await s.service.stop();
   }

@@ -43,14 +43,18 @@ const MAX_BODY = 1024 * 1024;
 /** The limits from `api.serviceConfig.callbacks` (the core has checked the fields). */
 function limitsOf(raw: JsonValue | undefined): RemoteLimits {
   const obj = (typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? raw : {}) as Record<string, JsonValue>;
-  const pick = (name: keyof RemoteLimits) => (typeof obj[name] === 'number' && (obj[name] as number) > 0 ? obj[name] as number : DEFAULT_LIMITS[name]);
+  const pick = (name: keyof RemoteLimits) =>
+    typeof obj[name] === 'number' && (obj[name] as number) > 0 ? (obj[name] as number) : DEFAULT_LIMITS[name];
   return { timeoutMs: pick('timeoutMs'), maxResponseBytes: pick('maxResponseBytes') };
 }
 
 function sendError(res: Reply, error: CallbackError): void {
   const entry: Record<string, string> = { 'error-type': 'application', 'error-tag': error.tag, 'error-message': error.message };
   if (error.path !== undefined) entry['error-path'] = error.path;
-  res.status(error.status).type('application/yang-data+json').send(JSON.stringify({ errors: { error: [entry] } }));
+  res
+    .status(error.status)
+    .type('application/yang-data+json')
+    .send(JSON.stringify({ errors: { error: [entry] } }));
 }
 
 function readJsonBody(req: CallRequest): Promise<unknown> {
@@ -59,12 +63,20 @@ function readJsonBody(req: CallRequest): Promise<unknown> {
     let size = 0;
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > MAX_BODY) { req.pause(); reject(new CallbackError(413, 'too-big', `the request body is larger than ${MAX_BODY} bytes`)); return; }
+      if (size > MAX_BODY) {
+        req.pause();
+        reject(new CallbackError(413, 'too-big', `the request body is larger than ${MAX_BODY} bytes`));
+        return;
+      }
       chunks.push(c);
     });
     req.on('error', () => reject(new CallbackError(400, 'malformed-message', 'the request body could not be read')));
     req.on('end', () => {
-      try { resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))); } catch { reject(new CallbackError(400, 'malformed-message', 'the body must be JSON: {"input": {"body": {...}}}')); }
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      } catch {
+        reject(new CallbackError(400, 'malformed-message', 'the body must be JSON: {"input": {"body": {...}}}'));
+      }
     });
   });
 }
@@ -72,7 +84,8 @@ function readJsonBody(req: CallRequest): Promise<unknown> {
 /** The `input.body` of a remote action's request, or 400. */
 function actionBody(raw: unknown): JsonValue {
   const input = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>)['input'] : undefined;
-  const body = typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>)['body'] : undefined;
+  const body =
+    typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>)['body'] : undefined;
   if (body === undefined) throw new CallbackError(400, 'malformed-message', 'the body must be {"input": {"body": {...}}}');
   return body as JsonValue;
 }
@@ -82,7 +95,11 @@ async function serve(local: LocalDataAccess, limits: RemoteLimits, req: CallRequ
   const rest = full.startsWith(`${PREFIX}/`) ? full.slice(PREFIX.length) : '';
   if (req.method !== 'GET' && req.method !== 'POST') {
     res.setHeader('Allow', 'GET, POST');
-    throw new CallbackError(405, 'operation-not-supported', `${req.method} is not served under ${PREFIX}: GET a call-point, POST a remote action`);
+    throw new CallbackError(
+      405,
+      'operation-not-supported',
+      `${req.method} is not served under ${PREFIX}: GET a call-point, POST a remote action`,
+    );
   }
   if (rest === '' || rest === '/') throw new CallbackError(404, 'invalid-value', `name a call-point or a remote action after ${PREFIX}/`);
   const target = local.resolve(rest);

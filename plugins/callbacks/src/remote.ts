@@ -26,7 +26,12 @@ export const DEFAULT_LIMITS: RemoteLimits = { timeoutMs: 10_000, maxResponseByte
 
 /** A failure to tell the client: HTTP status, RESTCONF error tag, message. */
 export class CallbackError extends Error {
-  constructor(readonly status: number, readonly tag: string, message: string, readonly path?: string) {
+  constructor(
+    readonly status: number,
+    readonly tag: string,
+    message: string,
+    readonly path?: string,
+  ) {
     super(message);
     this.name = 'CallbackError';
   }
@@ -45,14 +50,24 @@ export const TOKEN_PATH = `${SETTINGS_PATH}/access-token`;
 export function remoteServer(stored: JsonObject | undefined, accessToken: string | undefined): RemoteServer {
   const settings = (stored?.['callbacks:callbacks-settings'] ?? {}) as Record<string, JsonValue>;
   const server = (settings['remote-server'] ?? {}) as Record<string, JsonValue>;
-  const missing = (name: string) => new CallbackError(400, 'invalid-value',
-    `callbacks are not configured: set ${SETTINGS_PATH}/${name} first (PUT /rests/data/callbacks:callbacks-settings)`, `${SETTINGS_PATH}/${name}`);
+  const missing = (name: string) =>
+    new CallbackError(
+      400,
+      'invalid-value',
+      `callbacks are not configured: set ${SETTINGS_PATH}/${name} first (PUT /rests/data/callbacks:callbacks-settings)`,
+      `${SETTINGS_PATH}/${name}`,
+    );
   if (typeof server['host'] !== 'string') throw missing('remote-server/host');
   if (typeof server['port'] !== 'number') throw missing('remote-server/port');
   if (server['scheme'] !== 'http' && server['scheme'] !== 'https') throw missing('remote-server/scheme');
   if (settings['access-token'] === undefined) throw missing('access-token');
   if (accessToken === undefined) {
-    throw new CallbackError(400, 'invalid-value', `the stored ${TOKEN_PATH} cannot be opened with this data folder's key: set it again`, TOKEN_PATH);
+    throw new CallbackError(
+      400,
+      'invalid-value',
+      `the stored ${TOKEN_PATH} cannot be opened with this data folder's key: set it again`,
+      TOKEN_PATH,
+    );
   }
   return { scheme: server['scheme'], host: server['host'], port: server['port'], accessToken };
 }
@@ -68,12 +83,20 @@ export function remoteUrl(server: RemoteServer, suffix: string): URL {
  * (a status outside 2xx, a refused connection, an answer that is not a JSON object or is too large)
  * are 502; no answer within the time limit is 504.
  */
-export function callRemote(server: RemoteServer, suffix: string, method: 'GET' | 'POST', body: JsonValue | undefined, limits: RemoteLimits): Promise<JsonObject> {
+export function callRemote(
+  server: RemoteServer,
+  suffix: string,
+  method: 'GET' | 'POST',
+  body: JsonValue | undefined,
+  limits: RemoteLimits,
+): Promise<JsonObject> {
   let url: URL;
   try {
     url = remoteUrl(server, suffix);
   } catch {
-    return Promise.reject(new CallbackError(502, 'operation-failed', `the remote server settings and the suffix '${suffix}' do not make a URL`));
+    return Promise.reject(
+      new CallbackError(502, 'operation-failed', `the remote server settings and the suffix '${suffix}' do not make a URL`),
+    );
   }
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const where = `${method} ${url.origin}${url.pathname}`;
@@ -83,51 +106,71 @@ export function callRemote(server: RemoteServer, suffix: string, method: 'GET' |
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      if (err) reject(err); else resolve(value!);
+      if (err) reject(err);
+      else resolve(value!);
     };
     const transport = url.protocol === 'https:' ? https : http;
-    const req = transport.request(url, {
-      method,
-      headers: {
-        accept: 'application/json',
-        authorization: `Bearer ${server.accessToken}`,
-        ...(payload !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+    const req = transport.request(
+      url,
+      {
+        method,
+        headers: {
+          accept: 'application/json',
+          authorization: `Bearer ${server.accessToken}`,
+          ...(payload !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+        },
       },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > limits.maxResponseBytes) {
-          req.destroy();
-          finish(new CallbackError(502, 'operation-failed', `${where}: the answer is larger than ${limits.maxResponseBytes} bytes`));
-          return;
-        }
-        chunks.push(chunk);
-      });
-      res.on('error', () => finish(new CallbackError(502, 'operation-failed', `${where}: the answer was cut off`)));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const status = res.statusCode ?? 0;
-        if (status < 200 || status > 299) {
-          finish(new CallbackError(502, 'operation-failed', `${where}: the remote server answered ${status}${text.trim() === '' ? '' : `: ${text.slice(0, 200)}`}`));
-          return;
-        }
-        if (text.trim() === '') { finish(undefined, {}); return; }
-        let parsed: unknown;
-        try { parsed = JSON.parse(text); } catch { parsed = undefined; }
-        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-          finish(new CallbackError(502, 'operation-failed', `${where}: the remote server's answer is not a JSON object`));
-          return;
-        }
-        finish(undefined, parsed as JsonObject);
-      });
-    });
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > limits.maxResponseBytes) {
+            req.destroy();
+            finish(new CallbackError(502, 'operation-failed', `${where}: the answer is larger than ${limits.maxResponseBytes} bytes`));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('error', () => finish(new CallbackError(502, 'operation-failed', `${where}: the answer was cut off`)));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const status = res.statusCode ?? 0;
+          if (status < 200 || status > 299) {
+            finish(
+              new CallbackError(
+                502,
+                'operation-failed',
+                `${where}: the remote server answered ${status}${text.trim() === '' ? '' : `: ${text.slice(0, 200)}`}`,
+              ),
+            );
+            return;
+          }
+          if (text.trim() === '') {
+            finish(undefined, {});
+            return;
+          }
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            parsed = undefined;
+          }
+          if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+            finish(new CallbackError(502, 'operation-failed', `${where}: the remote server's answer is not a JSON object`));
+            return;
+          }
+          finish(undefined, parsed as JsonObject);
+        });
+      },
+    );
     const timer = setTimeout(() => {
       req.destroy();
       finish(new CallbackError(504, 'operation-failed', `${where}: no answer from the remote server within ${limits.timeoutMs} ms`));
     }, limits.timeoutMs);
-    req.on('error', (e: NodeJS.ErrnoException) => finish(new CallbackError(502, 'operation-failed', `${where}: ${e.code ?? 'request failed'}`)));
+    req.on('error', (e: NodeJS.ErrnoException) =>
+      finish(new CallbackError(502, 'operation-failed', `${where}: ${e.code ?? 'request failed'}`)),
+    );
     if (payload !== undefined) req.write(payload);
     req.end();
   });

@@ -13,7 +13,12 @@ import test from 'ava';
 import { ConfigError, loadConfig } from '@rosetta/core/dist/src/service/config';
 import { startCallbackService, type CallbackService } from './support/service';
 
-interface Seen { method: string; url: string; authorization: string | undefined; body: string }
+interface Seen {
+  method: string;
+  url: string;
+  authorization: string | undefined;
+  body: string;
+}
 
 /** The remote server: /devices/status answers JSON, /slow never answers, /fail answers 500, /actions/* echo. */
 async function startRemote(): Promise<{ port: number; seen: Seen[]; close(): Promise<void> }> {
@@ -21,13 +26,30 @@ async function startRemote(): Promise<{ port: number; seen: Seen[]; close(): Pro
   const hanging: http.ServerResponse[] = [];
   const server = http.createServer((req, res) => {
     let body = '';
-    req.on('data', (c) => { body += c; });
+    req.on('data', (c) => {
+      body += c;
+    });
     req.on('end', () => {
       seen.push({ method: req.method!, url: req.url!, authorization: req.headers.authorization, body });
-      if (req.url === '/devices/status') { res.setHeader('content-type', 'application/json'); res.end(JSON.stringify({ state: 'up', uptime: 1234 })); return; }
-      if (req.url === '/slow') { hanging.push(res); return; }
-      if (req.url === '/fail') { res.statusCode = 500; res.end('database on fire'); return; }
-      if (req.url?.startsWith('/actions/')) { res.setHeader('content-type', 'application/json'); res.end(JSON.stringify({ accepted: true, got: JSON.parse(body) })); return; }
+      if (req.url === '/devices/status') {
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ state: 'up', uptime: 1234 }));
+        return;
+      }
+      if (req.url === '/slow') {
+        hanging.push(res);
+        return;
+      }
+      if (req.url === '/fail') {
+        res.statusCode = 500;
+        res.end('database on fire');
+        return;
+      }
+      if (req.url?.startsWith('/actions/')) {
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ accepted: true, got: JSON.parse(body) }));
+        return;
+      }
       res.statusCode = 404;
       res.end();
     });
@@ -36,15 +58,31 @@ async function startRemote(): Promise<{ port: number; seen: Seen[]; close(): Pro
   return {
     port: (server.address() as AddressInfo).port,
     seen,
-    close: () => new Promise((resolve) => { for (const r of hanging) r.destroy(); server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        for (const r of hanging) r.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
-const DEVICE = { 'callbacks-test:device': { name: 'r1', status: { enabled: true }, 'slow-status': { enabled: true }, 'broken-status': { enabled: true }, plain: { enabled: true }, server: [{ id: 'a' }] } };
+const DEVICE = {
+  'callbacks-test:device': {
+    name: 'r1',
+    status: { enabled: true },
+    'slow-status': { enabled: true },
+    'broken-status': { enabled: true },
+    plain: { enabled: true },
+    server: [{ id: 'a' }],
+  },
+};
 const TOKEN = 'tok-3f9a-very-secret';
 
 async function configure(s: CallbackService, port: number): Promise<void> {
-  const settings = { 'callbacks:callbacks-settings': { 'remote-server': { host: '127.0.0.1', port, scheme: 'http' }, 'access-token': TOKEN } };
+  const settings = {
+    'callbacks:callbacks-settings': { 'remote-server': { host: '127.0.0.1', port, scheme: 'http' }, 'access-token': TOKEN },
+  };
   const put = await s.request('PUT', '/rests/data/callbacks:callbacks-settings', settings);
   if (put.status !== 201 && put.status !== 204) throw new Error(`settings: ${put.status} ${put.text}`);
 }
@@ -52,7 +90,10 @@ async function configure(s: CallbackService, port: number): Promise<void> {
 test('call-point GET and remote-action POST reach the remote server with the bearer token', async (t) => {
   const remote = await startRemote();
   const s = await startCallbackService({ timeoutMs: 500 });
-  t.teardown(async () => { await s.stop(); await remote.close(); });
+  t.teardown(async () => {
+    await s.stop();
+    await remote.close();
+  });
   t.is((await s.request('PUT', '/rests/data/callbacks-test:device', DEVICE)).status, 201);
   await configure(s, remote.port);
 
@@ -61,7 +102,9 @@ test('call-point GET and remote-action POST reach the remote server with the bea
   t.deepEqual(got.json, { response: { state: 'up', uptime: 1234 } });
   t.deepEqual(remote.seen.at(-1), { method: 'GET', url: '/devices/status', authorization: `Bearer ${TOKEN}`, body: '' });
 
-  const posted = await s.request('POST', '/rests/http-client/callbacks-test:device/server=a/restart', { input: { body: { when: 'now', force: true } } });
+  const posted = await s.request('POST', '/rests/http-client/callbacks-test:device/server=a/restart', {
+    input: { body: { when: 'now', force: true } },
+  });
   t.is(posted.status, 200, posted.text);
   t.deepEqual(posted.json, { response: { accepted: true, got: { when: 'now', force: true } } });
   t.is(remote.seen.at(-1)?.method, 'POST');
@@ -71,7 +114,9 @@ test('call-point GET and remote-action POST reach the remote server with the bea
   // The token is write-only: left out of every read of the settings, never in the log.
   const settings = await s.request('GET', '/rests/data/callbacks:callbacks-settings');
   t.is(settings.status, 200);
-  t.deepEqual(settings.json, { 'callbacks:callbacks-settings': { 'remote-server': { host: '127.0.0.1', port: remote.port, scheme: 'http' } } });
+  t.deepEqual(settings.json, {
+    'callbacks:callbacks-settings': { 'remote-server': { host: '127.0.0.1', port: remote.port, scheme: 'http' } },
+  });
   t.is((await s.request('GET', '/rests/data/callbacks:callbacks-settings/access-token')).status, 404);
   t.false((await s.request('GET', '/rests/data?content=config')).text.includes(TOKEN));
   t.false(s.logs.some((l) => l.includes(TOKEN)));
@@ -80,7 +125,10 @@ test('call-point GET and remote-action POST reach the remote server with the bea
 test('remote errors are 502, time-outs 504, in the error envelope', async (t) => {
   const remote = await startRemote();
   const s = await startCallbackService({ timeoutMs: 300 });
-  t.teardown(async () => { await s.stop(); await remote.close(); });
+  t.teardown(async () => {
+    await s.stop();
+    await remote.close();
+  });
   t.is((await s.request('PUT', '/rests/data/callbacks-test:device', DEVICE)).status, 201);
   await configure(s, remote.port);
 
@@ -105,7 +153,10 @@ test('remote errors are 502, time-outs 504, in the error envelope', async (t) =>
 test('settings must be configured first: each missing one is 400 naming it', async (t) => {
   const remote = await startRemote();
   const s = await startCallbackService(undefined);
-  t.teardown(async () => { await s.stop(); await remote.close(); });
+  t.teardown(async () => {
+    await s.stop();
+    await remote.close();
+  });
   t.is((await s.request('PUT', '/rests/data/callbacks-test:device', DEVICE)).status, 201);
   const url = '/rests/http-client/callbacks-test:device/status';
   const expectMissing = async (name: string) => {
@@ -115,24 +166,47 @@ test('settings must be configured first: each missing one is 400 naming it', asy
     t.regex(r.json.errors.error[0]['error-message'], new RegExp(name));
   };
   await expectMissing('remote-server/host');
-  await s.request('PUT', '/rests/data/callbacks:callbacks-settings', { 'callbacks:callbacks-settings': { 'remote-server': { host: '127.0.0.1' } } });
+  await s.request('PUT', '/rests/data/callbacks:callbacks-settings', {
+    'callbacks:callbacks-settings': { 'remote-server': { host: '127.0.0.1' } },
+  });
   await expectMissing('remote-server/port');
-  await s.request('PATCH', '/rests/data/callbacks:callbacks-settings', { 'callbacks:callbacks-settings': { 'remote-server': { port: remote.port } } });
+  await s.request('PATCH', '/rests/data/callbacks:callbacks-settings', {
+    'callbacks:callbacks-settings': { 'remote-server': { port: remote.port } },
+  });
   await expectMissing('remote-server/scheme');
-  await s.request('PATCH', '/rests/data/callbacks:callbacks-settings', { 'callbacks:callbacks-settings': { 'remote-server': { scheme: 'http' } } });
+  await s.request('PATCH', '/rests/data/callbacks:callbacks-settings', {
+    'callbacks:callbacks-settings': { 'remote-server': { scheme: 'http' } },
+  });
   await expectMissing('access-token');
   await s.request('PATCH', '/rests/data/callbacks:callbacks-settings', { 'callbacks:callbacks-settings': { 'access-token': TOKEN } });
   t.is((await s.request('GET', url)).status, 200);
   // Bad settings values are refused by the model.
-  t.is((await s.request('PATCH', '/rests/data/callbacks:callbacks-settings', { 'callbacks:callbacks-settings': { 'remote-server': { scheme: 'gopher' } } })).status, 400);
-  t.is((await s.request('PATCH', '/rests/data/callbacks:callbacks-settings', { 'callbacks:callbacks-settings': { 'remote-server': { port: 0 } } })).status, 400);
+  t.is(
+    (
+      await s.request('PATCH', '/rests/data/callbacks:callbacks-settings', {
+        'callbacks:callbacks-settings': { 'remote-server': { scheme: 'gopher' } },
+      })
+    ).status,
+    400,
+  );
+  t.is(
+    (
+      await s.request('PATCH', '/rests/data/callbacks:callbacks-settings', {
+        'callbacks:callbacks-settings': { 'remote-server': { port: 0 } },
+      })
+    ).status,
+    400,
+  );
   t.is(remote.seen.length, 1);
 });
 
 test('only stored, marked nodes are served; bad requests are refused before any remote call', async (t) => {
   const remote = await startRemote();
   const s = await startCallbackService(undefined);
-  t.teardown(async () => { await s.stop(); await remote.close(); });
+  t.teardown(async () => {
+    await s.stop();
+    await remote.close();
+  });
   await configure(s, remote.port);
   // Not stored yet.
   const absent = await s.request('GET', '/rests/http-client/callbacks-test:device/status');
@@ -153,7 +227,9 @@ test('only stored, marked nodes are served; bad requests are refused before any 
   const noInput = await s.request('POST', '/rests/http-client/callbacks-test:device/server=a/restart', { body: {} });
   t.is(noInput.status, 400);
   t.is(noInput.json.errors.error[0]['error-tag'], 'malformed-message');
-  const notJson = await s.request('POST', '/rests/http-client/callbacks-test:device/server=a/restart', '{"input": ', { 'content-type': 'application/json' });
+  const notJson = await s.request('POST', '/rests/http-client/callbacks-test:device/server=a/restart', '{"input": ', {
+    'content-type': 'application/json',
+  });
   t.is(notJson.status, 400);
   t.is(remote.seen.length, 0);
 });

@@ -53,7 +53,10 @@ export class CliDevice implements DeviceConnection {
   private readonly hostKeyTrust: HostKeyTrust;
 
   private constructor(
-    readonly nodeId: string, private readonly settings: CliNodeSettings, private readonly log: PluginLogger, private readonly backoff: Backoff,
+    readonly nodeId: string,
+    private readonly settings: CliNodeSettings,
+    private readonly log: PluginLogger,
+    private readonly backoff: Backoff,
     unusablePatterns: readonly RegExp[],
   ) {
     this.unusablePatterns = unusablePatterns;
@@ -65,7 +68,11 @@ export class CliDevice implements DeviceConnection {
    * and resolves with the device. Rejects with CliConnectionError when the device cannot be reached.
    */
   static async install(
-    nodeId: string, settings: CliNodeSettings, log: PluginLogger, backoff: Backoff = DEFAULT_BACKOFF, unusablePatterns: readonly RegExp[] = [],
+    nodeId: string,
+    settings: CliNodeSettings,
+    log: PluginLogger,
+    backoff: Backoff = DEFAULT_BACKOFF,
+    unusablePatterns: readonly RegExp[] = [],
   ): Promise<CliDevice> {
     const device = new CliDevice(nodeId, settings, log, backoff, unusablePatterns);
     let wait = backoff.initialMs;
@@ -152,7 +159,9 @@ export class CliDevice implements DeviceConnection {
   /** One login attempt, shared by everyone who needs a session at the same moment. */
   private connectNow(): Promise<CliSession> {
     if (this.closing) return Promise.reject(new CliConnectionError('closed', `device ${this.nodeId} is uninstalled`));
-    this.connecting ??= this.openSession().finally(() => { this.connecting = undefined; });
+    this.connecting ??= this.openSession().finally(() => {
+      this.connecting = undefined;
+    });
     return this.connecting;
   }
 
@@ -161,13 +170,24 @@ export class CliDevice implements DeviceConnection {
     let session: CliSession | undefined;
     const hostKey = this.hostKeyTrust.login();
     const shell = await CliShell.open({
-      host: s.host, port: s.port, username: s.username, password: s.password,
-      connectTimeoutMs: s.connectionEstablishTimeout * 1000, hostKey,
-      onLost: (reason) => { if (session) this.lost(session, reason); },
-    }).finally(() => { if (hostKey.presented !== undefined) this.hostKey = hostKey.presented; });
+      host: s.host,
+      port: s.port,
+      username: s.username,
+      password: s.password,
+      connectTimeoutMs: s.connectionEstablishTimeout * 1000,
+      hostKey,
+      onLost: (reason) => {
+        if (session) this.lost(session, reason);
+      },
+    }).finally(() => {
+      if (hostKey.presented !== undefined) this.hostKey = hostKey.presented;
+    });
     this.hostKeyTrust.loggedIn(hostKey);
     session = new CliSession(shell, {
-      commandTimeoutMs: s.commandTimeout * 1000, secret: s.secret, deviceType: s.deviceType, unusablePatterns: () => this.unusablePatterns,
+      commandTimeoutMs: s.commandTimeout * 1000,
+      secret: s.secret,
+      deviceType: s.deviceType,
+      unusablePatterns: () => this.unusablePatterns,
     });
     try {
       await session.prepare();

@@ -33,7 +33,10 @@ export class CliNoModelsError extends Error {
 export class CliConnectionError extends Error {
   readonly status = 502;
   readonly tag = 'southbound_no_connection';
-  constructor(readonly failure: ConnectionFailure, message: string) {
+  constructor(
+    readonly failure: ConnectionFailure,
+    message: string,
+  ) {
     super(message);
     this.name = 'CliConnectionError';
   }
@@ -42,8 +45,13 @@ export class CliConnectionError extends Error {
 export class CliDeviceUnusableError extends Error {
   readonly status = 502;
   readonly tag = 'southbound_no_connection';
-  constructor(readonly command: string, readonly deviceMessage: string) {
-    super(`the device is not usable: it answered ${JSON.stringify(command.trim())} with ${JSON.stringify(deviceMessage)} (the session is reset and reconnected)`);
+  constructor(
+    readonly command: string,
+    readonly deviceMessage: string,
+  ) {
+    super(
+      `the device is not usable: it answered ${JSON.stringify(command.trim())} with ${JSON.stringify(deviceMessage)} (the session is reset and reconnected)`,
+    );
     this.name = 'CliDeviceUnusableError';
   }
 }
@@ -51,7 +59,11 @@ export class CliDeviceUnusableError extends Error {
 export class CliTimeoutError extends Error {
   readonly status = 504;
   readonly tag = 'operation-failed';
-  constructor(readonly command: string, readonly timeoutMs: number, readonly partialOutput: string) {
+  constructor(
+    readonly command: string,
+    readonly timeoutMs: number,
+    readonly partialOutput: string,
+  ) {
     super(`no prompt after ${JSON.stringify(command)} within ${timeoutMs} ms (the session is reset)`);
     this.name = 'CliTimeoutError';
   }
@@ -70,7 +82,11 @@ export interface RollbackReport {
 export class CliCommandError extends Error {
   readonly status = 502;
   readonly tag = 'operation-failed';
-  constructor(readonly command: string, readonly deviceMessage: string, readonly rollback: RollbackReport) {
+  constructor(
+    readonly command: string,
+    readonly deviceMessage: string,
+    readonly rollback: RollbackReport,
+  ) {
     super(`the device refused ${JSON.stringify(command.trim())}: ${deviceMessage}; ${describeRollback(rollback)}`);
     this.name = 'CliCommandError';
   }
@@ -99,7 +115,10 @@ export class CliUntranslatableError extends Error {
 
 function describeRollback(r: RollbackReport): string {
   const parts = [r.sent.length === 0 ? 'nothing to roll back' : `rolled back with ${r.sent.length} command(s)`];
-  if (r.failed.length > 0) parts.push(`${r.failed.length} undo command(s) failed (${r.failed.map((f) => `${JSON.stringify(f.command.trim())}: ${f.message}`).join('; ')})`);
+  if (r.failed.length > 0)
+    parts.push(
+      `${r.failed.length} undo command(s) failed (${r.failed.map((f) => `${JSON.stringify(f.command.trim())}: ${f.message}`).join('; ')})`,
+    );
   if (r.incomplete) parts.push(`rollback incomplete: ${r.incomplete}`);
   return parts.join(', ');
 }

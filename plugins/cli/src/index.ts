@@ -7,13 +7,41 @@
  */
 import { definePlugin, NodeSettingsError, type PluginApi } from '@rosetta/sdk';
 import { CliDevice, DEFAULT_BACKOFF, isCliDevice } from './device';
-import { DRY_RUN, EXECUTE_AND_READ, dryRunRpc, executeAndRead, noUnitsReason, readDevice, unitsOf, unusablePatternsOf, writeDevice } from './operations';
+import {
+  DRY_RUN,
+  EXECUTE_AND_READ,
+  dryRunRpc,
+  executeAndRead,
+  noUnitsReason,
+  readDevice,
+  unitsOf,
+  unusablePatternsOf,
+  writeDevice,
+} from './operations';
 import { readCliSettings } from './settings';
 
 export { CliDevice, isCliDevice, DEFAULT_BACKOFF, type Backoff, type ConnectionStatus } from './device';
-export { CliCommandError, CliConnectionError, CliDeviceUnusableError, CliNoModelsError, CliRequestError, CliTimeoutError, CliUntranslatableError, type RollbackReport } from './errors';
 export {
-  DRY_RUN, EXECUTE_AND_READ, dryRun, dryRunRpc, executeAndRead, noUnitsReason, readDevice, unitsOf, unusablePatternsOf, writeDevice,
+  CliCommandError,
+  CliConnectionError,
+  CliDeviceUnusableError,
+  CliNoModelsError,
+  CliRequestError,
+  CliTimeoutError,
+  CliUntranslatableError,
+  type RollbackReport,
+} from './errors';
+export {
+  DRY_RUN,
+  EXECUTE_AND_READ,
+  dryRun,
+  dryRunRpc,
+  executeAndRead,
+  noUnitsReason,
+  readDevice,
+  unitsOf,
+  unusablePatternsOf,
+  writeDevice,
 } from './operations';
 export { planSteps, undoFor, type PlanStep, type SteppedPlan } from './plan';
 export { learnPrompt, type LearnedPrompt, type PromptMatch } from './prompt';
@@ -28,7 +56,8 @@ export default definePlugin({
       if (!checked.ok) throw new NodeSettingsError('cli', ctx.device.nodeId, checked.problems);
       // A device no unit serves is still installed (execute-and-read works on it); its mount point has
       // no translated models, which the core's connected-message and the mount point's reads say.
-      if (ctx.device.units.length === 0) api.log.warn(`${ctx.device.nodeId}: ${noUnitsReason(ctx.device)}; installing it without translated models`);
+      if (ctx.device.units.length === 0)
+        api.log.warn(`${ctx.device.nodeId}: ${noUnitsReason(ctx.device)}; installing it without translated models`);
       const unusable = ctx.device.units.length > 0 ? unusablePatternsOf(unitsOf(ctx.device)) : [];
       return CliDevice.install(ctx.device.nodeId, checked.value, api.log, DEFAULT_BACKOFF, unusable);
     });
@@ -44,7 +73,8 @@ export default definePlugin({
     api.hooks.device.write.for('cli').tapPromise('cli', async (ctx) => {
       if (!isCliDevice(ctx.connection)) return undefined;
       // the core gives a CLI device (no codec) the documents its units plan commands from
-      if (ctx.before === undefined || ctx.after === undefined) throw new Error(`a write to ${ctx.device.nodeId} came without before/after documents`);
+      if (ctx.before === undefined || ctx.after === undefined)
+        throw new Error(`a write to ${ctx.device.nodeId} came without before/after documents`);
       const commands = await writeDevice(ctx.connection, unitsOf(ctx.device), ctx.before, ctx.after);
       return { commands };
     });

@@ -7,12 +7,24 @@
  * - execute-and-read and dry-run (module cli-unit-generic).
  */
 import {
-  asTranslationUnit, cachingSession, readUnits, type CliSession as UnitSession, type DeviceInfo, type JsonObject, type JsonValue,
+  asTranslationUnit,
+  cachingSession,
+  readUnits,
+  type CliSession as UnitSession,
+  type DeviceInfo,
+  type JsonObject,
+  type JsonValue,
   type TranslationUnit,
 } from '@rosetta/sdk';
 import type { CliDevice } from './device';
 import {
-  CliCommandError, CliConnectionError, CliDeviceUnusableError, CliNoModelsError, CliRequestError, CliTimeoutError, type RollbackReport,
+  CliCommandError,
+  CliConnectionError,
+  CliDeviceUnusableError,
+  CliNoModelsError,
+  CliRequestError,
+  CliTimeoutError,
+  type RollbackReport,
 } from './errors';
 import { planSteps, undoFor, type SteppedPlan } from './plan';
 import { findDeviceError, type CliSession } from './session';
@@ -22,7 +34,9 @@ export const DRY_RUN = 'cli-unit-generic:dry-run';
 
 /** Why no translation unit serves a device (for its connection message and its mount point's answers). */
 export function noUnitsReason(device: DeviceInfo): string {
-  const what = device.deviceType ? `device-type ${JSON.stringify(device.deviceType)} version ${JSON.stringify(device.deviceVersion ?? '*')}` : 'a device without device-type';
+  const what = device.deviceType
+    ? `device-type ${JSON.stringify(device.deviceType)} version ${JSON.stringify(device.deviceVersion ?? '*')}`
+    : 'a device without device-type';
   return `no translation unit serves ${what}${device.unitsMissingReason ? `: ${device.unitsMissingReason}` : ''}`;
 }
 
@@ -31,7 +45,8 @@ export function noUnitsReason(device: DeviceInfo): string {
  * are none: the device is installed, but its mount point has no translated models to read or write.
  */
 export function unitsOf(device: DeviceInfo): TranslationUnit[] {
-  if (device.units.length === 0) throw new CliNoModelsError(`${noUnitsReason(device)}; the mount point has no translated models (execute-and-read still works)`);
+  if (device.units.length === 0)
+    throw new CliNoModelsError(`${noUnitsReason(device)}; the mount point has no translated models (execute-and-read still works)`);
   return device.units.map((u) => asTranslationUnit(u.definition));
 }
 
@@ -71,10 +86,15 @@ const readPlans = new WeakMap<CliDevice, Map<string, readonly string[]>>();
  * changed) costs its output once; one they newly ask for is sent as usual; the next read uses what this
  * one asked for.
  */
-export async function readDevice(device: CliDevice, units: readonly TranslationUnit[], path: string, content: 'config' | 'nonconfig' | 'all'): Promise<JsonObject> {
+export async function readDevice(
+  device: CliDevice,
+  units: readonly TranslationUnit[],
+  path: string,
+  content: 'config' | 'nonconfig' | 'all',
+): Promise<JsonObject> {
   device.useUnusablePatterns(unusablePatternsOf(units));
   const typeAhead = units.every((u) => u.typeAhead);
-  const plans = typeAhead ? readPlans.get(device) ?? new Map<string, readonly string[]>() : undefined;
+  const plans = typeAhead ? (readPlans.get(device) ?? new Map<string, readonly string[]>()) : undefined;
   if (plans) readPlans.set(device, plans);
   const planKey = `${content} ${path}`;
   return device.run(async (session) => {
@@ -116,7 +136,12 @@ export function dryRun(units: readonly TranslationUnit[], before: JsonObject, af
 }
 
 /** Sends the write in one configuration session; returns the commands sent. Throws CliCommandError on a refusal. */
-export async function writeDevice(device: CliDevice, units: readonly TranslationUnit[], before: JsonObject, after: JsonObject): Promise<string[]> {
+export async function writeDevice(
+  device: CliDevice,
+  units: readonly TranslationUnit[],
+  before: JsonObject,
+  after: JsonObject,
+): Promise<string[]> {
   const plan = planSteps(units, before, after);
   if (plan.commands.length === 0) return [];
   const patterns = errorPatternsOf(units);
@@ -169,7 +194,8 @@ async function rollback(session: CliSession, plan: SteppedPlan, failedAt: number
 /** `cli-unit-generic:execute-and-read`: one exec-mode command, its output. */
 export async function executeAndRead(device: CliDevice, input: JsonObject): Promise<JsonObject> {
   const command = input['command'];
-  if (typeof command !== 'string' || command.trim() === '') throw new CliRequestError('execute-and-read: input command must be a non-empty string');
+  if (typeof command !== 'string' || command.trim() === '')
+    throw new CliRequestError('execute-and-read: input command must be a non-empty string');
   if (/[\r\n]/.test(command)) throw new CliRequestError('execute-and-read: input command must be one line (no line breaks)');
   if (command.length > 4096) throw new CliRequestError('execute-and-read: input command is longer than 4096 characters');
   // the device's answer as printed, whatever it says (a device that cannot serve says so in it)
@@ -187,7 +213,7 @@ export async function dryRunRpc(device: CliDevice, units: readonly TranslationUn
   const given = input['before'];
   if (!isObject(after)) throw new CliRequestError('dry-run: input after must be the device configuration as a JSON object');
   if (given !== undefined && !isObject(given)) throw new CliRequestError('dry-run: input before, when given, must be a JSON object');
-  const before = given ?? await readDevice(device, units, '/', 'config');
+  const before = given ?? (await readDevice(device, units, '/', 'config'));
   const plan = dryRun(units, before, after);
   return { commands: [...plan.commands], 'undo-commands': [...plan.undo] };
 }

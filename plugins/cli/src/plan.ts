@@ -6,7 +6,15 @@
  * blocks add up to the SDK's lists; if they do not (a future SDK plans differently), the whole plan's
  * undo is used, which the SDK documents as valid for a write that failed midway.
  */
-import { planWrite, TranslationError, type JsonObject, type Registration, type TranslationUnit, type Writer, type WriterContext } from '@rosetta/sdk';
+import {
+  planWrite,
+  TranslationError,
+  type JsonObject,
+  type Registration,
+  type TranslationUnit,
+  type Writer,
+  type WriterContext,
+} from '@rosetta/sdk';
 import { CliUntranslatableError } from './errors';
 
 /** The forward commands of one step of the plan. */
@@ -57,7 +65,8 @@ export function planSteps(units: readonly TranslationUnit[], before: JsonObject,
   try {
     plan = planWrite(watched, before, after);
   } catch (e) {
-    if (e instanceof TranslationError) throw new CliUntranslatableError(e.path, e.message.startsWith(`${e.path}: `) ? e.message.slice(e.path.length + 2) : e.message);
+    if (e instanceof TranslationError)
+      throw new CliUntranslatableError(e.path, e.message.startsWith(`${e.path}: `) ? e.message.slice(e.path.length + 2) : e.message);
     throw e;
   }
   const matched = matchSteps(calls, plan.commands, plan.undo);
@@ -70,7 +79,10 @@ export function planSteps(units: readonly TranslationUnit[], before: JsonObject,
  */
 export function undoFor(plan: SteppedPlan, failedAt: number): readonly string[] {
   if (!plan.undoBlocks) return plan.undo;
-  return plan.undoBlocks.filter((b) => b.neededFrom < failedAt).reverse().flatMap((b) => b.commands);
+  return plan.undoBlocks
+    .filter((b) => b.neededFrom < failedAt)
+    .reverse()
+    .flatMap((b) => b.commands);
 }
 
 function watchUnit(unit: TranslationUnit, watch: (ctx: WriterContext, out: readonly string[]) => readonly string[]): TranslationUnit {
@@ -95,7 +107,11 @@ function watchUnit(unit: TranslationUnit, watch: (ctx: WriterContext, out: reado
  * for a node whose delete its parent's delete covered (no forward block), to that parent's step. The
  * result is checked against the plan's own lists.
  */
-function matchSteps(calls: readonly Call[], commands: readonly string[], undo: readonly string[]): { steps: PlanStep[]; undoBlocks: UndoBlock[] } | undefined {
+function matchSteps(
+  calls: readonly Call[],
+  commands: readonly string[],
+  undo: readonly string[],
+): { steps: PlanStep[]; undoBlocks: UndoBlock[] } | undefined {
   const blocks: Array<{ ctx: WriterContext; forward: boolean; out: string[] }> = [];
   for (const c of calls) {
     const last = blocks[blocks.length - 1];
@@ -119,7 +135,19 @@ function matchSteps(calls: readonly Call[], commands: readonly string[], undo: r
     undoBlocks.push({ path: b.ctx.path, neededFrom: owner ? owner.start : 0, commands: b.out });
   }
   const same = (a: readonly string[], c: readonly string[]) => a.length === c.length && a.every((x, i) => x === c[i]);
-  if (!same(steps.flatMap((s) => s.commands), commands)) return undefined;
-  if (!same([...undoBlocks].reverse().flatMap((s) => s.commands), undo)) return undefined;
+  if (
+    !same(
+      steps.flatMap((s) => s.commands),
+      commands,
+    )
+  )
+    return undefined;
+  if (
+    !same(
+      [...undoBlocks].reverse().flatMap((s) => s.commands),
+      undo,
+    )
+  )
+    return undefined;
   return { steps, undoBlocks };
 }

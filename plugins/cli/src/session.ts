@@ -52,7 +52,10 @@ export class CliSession {
   /** Commands sent on this session, for tests and logs (never the secret). */
   readonly sent: string[] = [];
 
-  constructor(private readonly shell: CliShell, private readonly options: CliSessionOptions) {}
+  constructor(
+    private readonly shell: CliShell,
+    private readonly options: CliSessionOptions,
+  ) {}
 
   /** Privileged mode and paging off, right after login. */
   async prepare(): Promise<void> {
@@ -104,7 +107,9 @@ export class CliSession {
       return commands.map((_, i) => typed.then((outputs) => outputs[i]!));
     }
     this.sent.push(...commands);
-    return this.shell.sendAll(commands, this.options.commandTimeoutMs).map((reply, i) => reply.then((r) => this.checked(commands[i]!, r).output));
+    return this.shell
+      .sendAll(commands, this.options.commandTimeoutMs)
+      .map((reply, i) => reply.then((r) => this.checked(commands[i]!, r).output));
   }
 
   /** Enters configuration mode (`configure terminal`) unless the device is in it already. */
@@ -112,7 +117,10 @@ export class CliSession {
     if (this.inConfigMode) return;
     const reply = await this.send('configure terminal');
     if (!this.inConfigMode) {
-      throw new CliConnectionError('login', `the device did not enter configuration mode: ${reply.output.trim() || `prompt ${reply.prompt?.text ?? '?'}`}`);
+      throw new CliConnectionError(
+        'login',
+        `the device did not enter configuration mode: ${reply.output.trim() || `prompt ${reply.prompt?.text ?? '?'}`}`,
+      );
     }
   }
 
@@ -156,7 +164,8 @@ export class CliSession {
     this.sent.push('enable');
     const asked = await this.shell.send('enable', this.options.commandTimeoutMs, PASSWORD_QUESTION);
     if (!asked.prompt) {
-      if (this.options.secret === undefined) throw new CliConnectionError('login', 'the device asks for an enable secret: set cli-topology:secret');
+      if (this.options.secret === undefined)
+        throw new CliConnectionError('login', 'the device asks for an enable secret: set cli-topology:secret');
       const answer = await this.shell.send(this.options.secret, this.options.commandTimeoutMs, PASSWORD_QUESTION, false);
       if (!answer.prompt) throw new CliConnectionError('login', 'the device refused the enable secret (it asks again)');
     }

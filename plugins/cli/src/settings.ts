@@ -4,7 +4,16 @@
  * as in the cli-topology module; defaults follow what a UniConfig user expects. The member readers are
  * the SDK's (node-settings.ts), so every southbound reports bad members alike.
  */
-import { settingHostKey, settingHostKeyVerification, settingInteger, settingSecret, settingText, unknownSettings, type HostKeyVerification, type JsonValue } from '@rosetta/sdk';
+import {
+  settingHostKey,
+  settingHostKeyVerification,
+  settingInteger,
+  settingSecret,
+  settingText,
+  unknownSettings,
+  type HostKeyVerification,
+  type JsonValue,
+} from '@rosetta/sdk';
 
 export interface CliNodeSettings {
   readonly host: string;
@@ -43,21 +52,32 @@ export const DEFAULTS = {
 } as const;
 
 const KNOWN = new Set([
-  'host', 'port', 'transport-type', 'device-type', 'device-version', 'username', 'password', 'secret', 'host-key', 'host-key-verification',
+  'host',
+  'port',
+  'transport-type',
+  'device-type',
+  'device-version',
+  'username',
+  'password',
+  'secret',
+  'host-key',
+  'host-key-verification',
   ...Object.keys(DEFAULTS),
 ]);
 
 /** Checks the container's members (module prefixes already removed by the core). */
 export function readCliSettings(raw: Readonly<Record<string, JsonValue>>): SettingsCheck {
   const problems: string[] = [];
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, problems: ['the cli container must be an object'] };
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return { ok: false, problems: ['the cli container must be an object'] };
   unknownSettings(raw, KNOWN, problems);
   const transport = raw['transport-type'] ?? 'ssh';
   if (transport === 'telnet') problems.push('transport-type: telnet is not supported; install the device with transport-type ssh');
   else if (transport !== 'ssh') problems.push(`transport-type: must be ssh, got ${JSON.stringify(transport)}`);
   const host = settingText(raw['host'], 'host', problems, true);
   if (host !== undefined && /\s/.test(host)) problems.push(`host: must be a host name or address, got ${JSON.stringify(host)}`);
-  const count = (name: keyof typeof DEFAULTS, min: number, max: number): number => settingInteger(raw[name], name, DEFAULTS[name], problems, min, max);
+  const count = (name: keyof typeof DEFAULTS, min: number, max: number): number =>
+    settingInteger(raw[name], name, DEFAULTS[name], problems, min, max);
   const value: CliNodeSettings = {
     host: host ?? '',
     port: count('port', 1, 65535),

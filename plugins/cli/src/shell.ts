@@ -52,7 +52,11 @@ export class CliShell {
   private learned: LearnedPrompt | undefined;
   private lastPrompt: PromptMatch | undefined;
 
-  private constructor(private readonly client: Client, private readonly stream: ClientChannel, private readonly options: ShellOptions) {
+  private constructor(
+    private readonly client: Client,
+    private readonly stream: ClientChannel,
+    private readonly options: ShellOptions,
+  ) {
     stream.on('data', (d: Buffer) => this.received(d.toString('utf8')));
     stream.stderr.on('data', (d: Buffer) => this.received(d.toString('utf8')));
     stream.on('close', () => this.ended('the device closed the session'));
@@ -76,7 +80,9 @@ export class CliShell {
           const refusal = hostKey.refusal(where);
           reject(refusal !== undefined ? new CliConnectionError('host-key', refusal) : connectError(e, where));
         });
-        client.once('close', () => reject(new CliConnectionError('unreachable', `${where}: no SSH session within ${options.connectTimeoutMs} ms`)));
+        client.once('close', () =>
+          reject(new CliConnectionError('unreachable', `${where}: no SSH session within ${options.connectTimeoutMs} ms`)),
+        );
         client.on('keyboard-interactive', (_name, _instructions, _lang, prompts, finish) => finish(prompts.map(() => options.password)));
         client.once('ready', () => {
           // one short command line per round trip: Nagle would hold it for the previous segment's ACK,
@@ -88,8 +94,14 @@ export class CliShell {
           });
         });
         client.connect({
-          host: options.host, port: options.port, username: options.username, password: options.password,
-          tryKeyboard: true, readyTimeout: options.connectTimeoutMs, keepaliveInterval: 0, hostVerifier: hostKey.verify,
+          host: options.host,
+          port: options.port,
+          username: options.username,
+          password: options.password,
+          tryKeyboard: true,
+          readyTimeout: options.connectTimeoutMs,
+          keepaliveInterval: 0,
+          hostVerifier: hostKey.verify,
         });
       });
       shell = new CliShell(client, stream, options);
@@ -125,7 +137,8 @@ export class CliShell {
    * (and closes the shell) when neither comes within `timeoutMs`.
    */
   send(line: string, timeoutMs: number, until?: RegExp, echo = true): Promise<Reply> {
-    if (!this.open) return Promise.reject(new CliConnectionError('closed', `session to ${this.options.host}:${this.options.port} is closed`));
+    if (!this.open)
+      return Promise.reject(new CliConnectionError('closed', `session to ${this.options.host}:${this.options.port} is closed`));
     if (this.waiter) return Promise.reject(new Error('a command is already running on this shell'));
     this.buffer = '';
     const reply = this.wait(timeoutMs, line, until).then((r) => ({ ...r, output: echo ? dropEcho(r.output, line) : r.output }));
@@ -143,7 +156,10 @@ export class CliShell {
    */
   sendAll(lines: readonly string[], timeoutMs: number): Promise<Reply>[] {
     if (lines.length === 1) return [this.send(lines[0]!, timeoutMs)];
-    if (!this.open) return lines.map(() => Promise.reject(new CliConnectionError('closed', `session to ${this.options.host}:${this.options.port} is closed`)));
+    if (!this.open)
+      return lines.map(() =>
+        Promise.reject(new CliConnectionError('closed', `session to ${this.options.host}:${this.options.port} is closed`)),
+      );
     if (this.waiter) return lines.map(() => Promise.reject(new Error('a command is already running on this shell')));
     this.buffer = '';
     const replies = this.waitAll(lines, timeoutMs);
@@ -155,7 +171,11 @@ export class CliShell {
   close(): void {
     this.closedByUs = true;
     this.ended('closed');
-    try { this.client.end(); } catch { /* already gone */ }
+    try {
+      this.client.end();
+    } catch {
+      /* already gone */
+    }
   }
 
   private wait(timeoutMs: number, command: string, until?: RegExp): Promise<Reply> {
@@ -180,7 +200,11 @@ export class CliShell {
           resolve({ output: normalise(this.buffer.slice(0, found ? found.index : stop)), prompt: found });
           return true;
         },
-        fail: (e) => { clearTimeout(timer); this.waiter = undefined; reject(e); },
+        fail: (e) => {
+          clearTimeout(timer);
+          this.waiter = undefined;
+          reject(e);
+        },
       };
       this.waiter.check();
     });
@@ -188,7 +212,12 @@ export class CliShell {
 
   private waitAll(lines: readonly string[], timeoutMs: number): Promise<Reply>[] {
     const settlers: Array<{ resolve: (r: Reply) => void; reject: (e: Error) => void }> = [];
-    const replies = lines.map(() => new Promise<Reply>((resolve, reject) => { settlers.push({ resolve, reject }); }));
+    const replies = lines.map(
+      () =>
+        new Promise<Reply>((resolve, reject) => {
+          settlers.push({ resolve, reject });
+        }),
+    );
     let done = 0; // replies settled
     let from = 0; // where reply `done` starts in the buffer (at its echo)
     let scanFrom = 0; // text before this holds no boundary not yet found
@@ -270,7 +299,10 @@ export class CliShell {
       const remaining = deadline - Date.now();
       if (remaining <= 0) break;
       const seen = await new Promise<LearnedPrompt | undefined>((resolve, reject) => {
-        const timer = setTimeout(() => { this.waiter = undefined; resolve(undefined); }, remaining);
+        const timer = setTimeout(() => {
+          this.waiter = undefined;
+          resolve(undefined);
+        }, remaining);
         this.waiter = {
           check: () => {
             const p = learnPrompt(this.buffer);
@@ -280,7 +312,11 @@ export class CliShell {
             resolve(p);
             return true;
           },
-          fail: (e) => { clearTimeout(timer); this.waiter = undefined; reject(e); },
+          fail: (e) => {
+            clearTimeout(timer);
+            this.waiter = undefined;
+            reject(e);
+          },
         };
         this.waiter.check();
       });
@@ -295,7 +331,10 @@ export class CliShell {
       this.stream.write('\n');
     }
     const tail = normalise(this.buffer).slice(-200);
-    throw new CliConnectionError('login', `${where}: no stable prompt after login within the connection-establish-timeout (last output: ${JSON.stringify(tail)})`);
+    throw new CliConnectionError(
+      'login',
+      `${where}: no stable prompt after login within the connection-establish-timeout (last output: ${JSON.stringify(tail)})`,
+    );
   }
 
   private received(text: string): void {
@@ -321,7 +360,8 @@ export class CliShell {
 }
 
 function connectError(e: Error & { level?: string; code?: string }, where: string): CliConnectionError {
-  if (e.level === 'client-authentication') return new CliConnectionError('authentication', `${where}: authentication failed (wrong username or password)`);
+  if (e.level === 'client-authentication')
+    return new CliConnectionError('authentication', `${where}: authentication failed (wrong username or password)`);
   const code = e.code ? ` (${e.code})` : '';
   return new CliConnectionError('unreachable', `${where}: cannot connect: ${e.message}${code}`);
 }

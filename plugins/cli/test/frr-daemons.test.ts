@@ -32,7 +32,10 @@ async function until(what: string, ok: () => boolean | Promise<boolean>, ms: num
 }
 
 if (why || !unit) {
-  test('FRR daemons-down tests', (t) => { t.log(`SKIPPED: ${why ?? 'plugins/frr is not built'}`); t.pass(); });
+  test('FRR daemons-down tests', (t) => {
+    t.log(`SKIPPED: ${why ?? 'plugins/frr is not built'}`);
+    t.pass();
+  });
   console.warn(`\n*** plugins/cli frr-daemons tests SKIPPED: ${why ?? 'plugins/frr is not built'} ***\n`);
 } else {
   test('daemons gone behind a live vtysh: reads and writes answer 502, the status says why, and the node recovers', async (t) => {
@@ -53,12 +56,21 @@ if (why || !unit) {
       t.throws(() => peer.runningConfig());
 
       // a write on the session opened before: `configure terminal` already prints the warnings, so nothing is sent
-      const write = await t.throwsAsync(h.write(node, {}, { [IFS.slice(1)]: { interface: [{ name: 'eth6', config: { name: 'eth6', enabled: true, description: 'never sent' } }] } }));
+      const write = await t.throwsAsync(
+        h.write(
+          node,
+          {},
+          { [IFS.slice(1)]: { interface: [{ name: 'eth6', config: { name: 'eth6', enabled: true, description: 'never sent' } }] } },
+        ),
+      );
       t.true(write instanceof CliDeviceUnusableError, String(write));
       t.is((write as CliDeviceUnusableError).status, 502);
       t.regex(write!.message, /not usable: it answered "configure terminal" with "Warning: connecting to \w+\.\.\.failed!"/);
       t.is(device.status(), 'connecting');
-      t.regex(device.message, /^connecting to frruser@127\.0\.0\.1:\d+ over SSH, device-type frr 8\.4\.4 \(.*not usable: Warning: connecting to \w+\.\.\.failed!/);
+      t.regex(
+        device.message,
+        /^connecting to frruser@127\.0\.0\.1:\d+ over SSH, device-type frr 8\.4\.4 \(.*not usable: Warning: connecting to \w+\.\.\.failed!/,
+      );
 
       // a fresh login finds no daemon at all: vtysh says so and exits, so reads fail as unreachable (502)
       const read = await t.throwsAsync(h.read(node, '/', 'config'));
@@ -71,7 +83,7 @@ if (why || !unit) {
       // the daemons come back (the whole peer restarts at its baseline): the node reconnects by itself
       await peer.start();
       await until('the reconnect', () => device!.status() === 'connected', 90_000);
-      const back = await h.read(node, ROUTES, 'config') as JsonObject;
+      const back = (await h.read(node, ROUTES, 'config')) as JsonObject;
       t.truthy(back, 'the default network instance reads again');
       t.notRegex(JSON.stringify(back), /192\.0\.2\.0/, 'the restarted peer is at its baseline: the read shows the device as it is now');
     } finally {
@@ -91,10 +103,12 @@ if (why || !unit) {
       const { node, device: installed } = await connectPeer(h, 'frr-no-bgpd');
       device = installed;
       t.is(device.status(), 'connected');
-      const before = await h.read(node, '/', 'config') as JsonObject;
+      const before = (await h.read(node, '/', 'config')) as JsonObject;
       const deviceBefore = peer.runningConfig();
       const bgp = {
-        identifier: 'rosetta-openconfig-policy-types:BGP', name: 'default', config: { identifier: 'rosetta-openconfig-policy-types:BGP', name: 'default' },
+        identifier: 'rosetta-openconfig-policy-types:BGP',
+        name: 'default',
+        config: { identifier: 'rosetta-openconfig-policy-types:BGP', name: 'default' },
         bgp: { global: { config: { as: 65077 } } },
       };
       const after = structuredClone(before) as any;

@@ -20,7 +20,10 @@ let h: Harness;
 const deviceRunningConfig = () => peer!.runningConfig();
 
 if (why) {
-  test('FRR peer tests', (t) => { t.log(`SKIPPED: ${why}`); t.pass(); });
+  test('FRR peer tests', (t) => {
+    t.log(`SKIPPED: ${why}`);
+    t.pass();
+  });
   console.warn(`\n*** plugins/cli frr-peer tests SKIPPED: ${why} ***\n`);
 } else {
   test.before(async () => {
@@ -47,14 +50,23 @@ if (why) {
       // a write: one configuration session, visible in the device's own running config
       const after: JsonObject = {
         ...before,
-        'rosetta-example-frr:interfaces': { interface: [...((before['rosetta-example-frr:interfaces'] as { interface?: JsonObject[] } | undefined)?.interface ?? []), IFACE] },
+        'rosetta-example-frr:interfaces': {
+          interface: [...((before['rosetta-example-frr:interfaces'] as { interface?: JsonObject[] } | undefined)?.interface ?? []), IFACE],
+        },
         'rosetta-example-frr:static-routes': { route: [ROUTE_OK] },
       };
-      t.deepEqual(await h.write(node, before, after), ['interface eth7', ' description rosetta cli test', 'exit', 'ip route 198.51.100.0/24 127.0.0.2']);
+      t.deepEqual(await h.write(node, before, after), [
+        'interface eth7',
+        ' description rosetta cli test',
+        'exit',
+        'ip route 198.51.100.0/24 127.0.0.2',
+      ]);
       let onDevice = deviceRunningConfig();
       t.regex(onDevice, /\ninterface eth7\n description rosetta cli test\n/);
       t.regex(onDevice, /\nip route 198\.51\.100\.0\/24 127\.0\.0\.2\n/);
-      t.deepEqual(await h.read(node, "/rosetta-example-frr:interfaces/interface[name='eth7']"), { 'rosetta-example-frr:interface': [IFACE] });
+      t.deepEqual(await h.read(node, "/rosetta-example-frr:interfaces/interface[name='eth7']"), {
+        'rosetta-example-frr:interface': [IFACE],
+      });
 
       // back to the start, then a write whose last command FRR refuses: everything before it is undone
       t.deepEqual(await h.write(node, after, before), ['no interface eth7', 'no ip route 198.51.100.0/24 127.0.0.2']);
@@ -81,7 +93,11 @@ if (why) {
 
   test.serial('plugins/frr units read the whole device through the session', async (t) => {
     const frr = frrPluginUnit();
-    if (!frr) { t.log('SKIPPED: plugins/frr is not built'); t.pass(); return; }
+    if (!frr) {
+      t.log('SKIPPED: plugins/frr is not built');
+      t.pass();
+      return;
+    }
     const node = await h.connect('frr-2', cliSettings(PEER.port, { username: PEER.username, password: PEER.password }), [frr]);
     try {
       const all = await h.read(node, '/', 'all');

@@ -18,7 +18,12 @@ test('prompt: learned from FRR login bytes; mode prompts derived from it', (t) =
   const p = learnPrompt(FRR_LOGIN)!;
   t.is(p.host, 'frr-peer');
   t.is(p.base, 'frr-peer# ');
-  t.deepEqual(p.find('show x\r\nout\r\nfrr-peer# '), { index: 'show x\r\nout\r\n'.length, text: 'frr-peer# ', mode: undefined, privileged: true });
+  t.deepEqual(p.find('show x\r\nout\r\nfrr-peer# '), {
+    index: 'show x\r\nout\r\n'.length,
+    text: 'frr-peer# ',
+    mode: undefined,
+    privileged: true,
+  });
   t.is(p.find('interface lo\r\nfrr-peer(config-if)# ')!.mode, 'config-if');
   t.is(p.find('frr-peer(config-router-af)# ')!.mode, 'config-router-af');
   t.false(p.find('x\r\nfrr-peer> ')!.privileged);
@@ -35,7 +40,7 @@ test('prompt: other CLIs, and text that is no prompt', (t) => {
   t.is(learnPrompt('Hello, this is FRRouting (version 8.4.4).\r\n'), undefined, 'a banner line ending in a newline');
   t.is(learnPrompt(''), undefined);
   t.is(learnPrompt('#'), undefined);
-  const long = 'a'.repeat(100_000) + '#';
+  const long = `${'a'.repeat(100_000)}#`;
   const started = Date.now();
   t.is(learnPrompt(long), undefined);
   t.is(learnPrompt('x('.repeat(50_000)), undefined);
@@ -52,11 +57,28 @@ test('settings: defaults, numeric strings, every bad member named, secrets never
     t.is(ok.value.maxConnectionAttempts, 1);
     t.is(ok.value.keepaliveDelay, 60);
   }
-  const bad = readCliSettings({ port: 70000, username: 7, password: 'sec\nret', secret: ['topsecret'], 'transport-type': 'telnet', 'keepalive-delay': -1, colour: 'red' } as never);
+  const bad = readCliSettings({
+    port: 70000,
+    username: 7,
+    password: 'sec\nret',
+    secret: ['topsecret'],
+    'transport-type': 'telnet',
+    'keepalive-delay': -1,
+    colour: 'red',
+  } as never);
   t.false(bad.ok);
   if (!bad.ok) {
     const text = bad.problems.join('\n');
-    for (const field of ['host: required', 'port: must be an integer', 'username: must be', 'password: must be', 'secret: must be', 'telnet is not supported', 'keepalive-delay: must be', 'colour: unknown setting']) {
+    for (const field of [
+      'host: required',
+      'port: must be an integer',
+      'username: must be',
+      'password: must be',
+      'secret: must be',
+      'telnet is not supported',
+      'keepalive-delay: must be',
+      'colour: unknown setting',
+    ]) {
       t.true(text.includes(field), field);
     }
     t.false(text.includes('topsecret') || text.includes('sec\nret'));
@@ -66,12 +88,18 @@ test('settings: defaults, numeric strings, every bad member named, secrets never
 test('device errors: the line an error pattern matches, default `% ` lines', (t) => {
   t.is(findDeviceError('\n% Unknown command: foo\n', []), '% Unknown command: foo');
   t.is(findDeviceError('ok\n', []), undefined);
-  t.is(findDeviceError('BGP is already running; AS is 65001\n', [/^% /m, /^BGP is already running; AS is \d+/m]), 'BGP is already running; AS is 65001');
+  t.is(
+    findDeviceError('BGP is already running; AS is 65001\n', [/^% /m, /^BGP is already running; AS is \d+/m]),
+    'BGP is already running; AS is 65001',
+  );
   t.is(findDeviceError('warning\n% Invalid input\n', [/% Invalid/g]), '% Invalid input', 'a global pattern is used without its state');
 });
 
 const unit = asTranslationUnit(EXAMPLE_UNIT.definition);
-const IF = (name: string, description?: string): JsonObject => ({ name, config: description === undefined ? { enabled: true } : { enabled: true, description } });
+const IF = (name: string, description?: string): JsonObject => ({
+  name,
+  config: description === undefined ? { enabled: true } : { enabled: true, description },
+});
 
 test('plan: steps add up to the SDK plan; the undo of a prefix is exactly the started steps, newest first', (t) => {
   const before: JsonObject = {
@@ -84,29 +112,71 @@ test('plan: steps add up to the SDK plan; the undo of a prefix is exactly the st
   };
   const plan = planSteps([unit], before, after);
   t.deepEqual(plan.commands, [
-    'no interface eth9', 'no ip route 10.1.0.0/16 10.0.0.1',
-    'interface eth0', ' description new', 'exit', 'interface eth1', ' description added', 'exit', 'ip route 172.16.0.0/12 10.0.0.1',
+    'no interface eth9',
+    'no ip route 10.1.0.0/16 10.0.0.1',
+    'interface eth0',
+    ' description new',
+    'exit',
+    'interface eth1',
+    ' description added',
+    'exit',
+    'ip route 172.16.0.0/12 10.0.0.1',
   ]);
   t.truthy(plan.steps);
-  t.deepEqual(plan.steps!.map((s) => s.start), [0, 1, 2, 5, 8]);
+  t.deepEqual(
+    plan.steps!.map((s) => s.start),
+    [0, 1, 2, 5, 8],
+  );
   t.deepEqual(undoFor(plan, plan.commands.length), plan.undo, 'everything sent: the whole undo');
   t.deepEqual(undoFor(plan, 0), [], 'the first command refused: nothing to undo');
   t.deepEqual(undoFor(plan, 1), ['interface eth9', 'exit']);
-  t.deepEqual(undoFor(plan, 4), ['interface eth0', ' description old', 'exit', 'ip route 10.1.0.0/16 10.0.0.1', 'interface eth9', 'exit'],
-    'a step refused midway (after `interface eth0`) is undone too');
-  t.deepEqual(undoFor(plan, 8), ['no interface eth1', 'interface eth0', ' description old', 'exit', 'ip route 10.1.0.0/16 10.0.0.1', 'interface eth9', 'exit']);
+  t.deepEqual(
+    undoFor(plan, 4),
+    ['interface eth0', ' description old', 'exit', 'ip route 10.1.0.0/16 10.0.0.1', 'interface eth9', 'exit'],
+    'a step refused midway (after `interface eth0`) is undone too',
+  );
+  t.deepEqual(undoFor(plan, 8), [
+    'no interface eth1',
+    'interface eth0',
+    ' description old',
+    'exit',
+    'ip route 10.1.0.0/16 10.0.0.1',
+    'interface eth9',
+    'exit',
+  ]);
   t.deepEqual(planSteps([unit], before, before).commands, []);
 });
 
 test('plan: with plugins/frr units (when built), BGP neighbors under a created instance', (t) => {
   const frr = frrPluginUnit();
-  if (!frr) { t.log('plugins/frr is not built; skipped'); t.pass(); return; }
+  if (!frr) {
+    t.log('plugins/frr is not built; skipped');
+    t.pass();
+    return;
+  }
   const units = [asTranslationUnit(frr.definition)];
   const after: JsonObject = {
-    'rosetta-openconfig-network-instance:network-instances': { 'network-instance': [{ name: 'default', protocols: { protocol: [{
-      identifier: 'rosetta-openconfig-policy-types:BGP', name: 'default',
-      bgp: { global: { config: { as: 65001 } }, neighbors: { neighbor: [{ 'neighbor-address': '192.0.2.1', config: { 'neighbor-address': '192.0.2.1', 'peer-as': 65002 } }] } },
-    }] } }] },
+    'rosetta-openconfig-network-instance:network-instances': {
+      'network-instance': [
+        {
+          name: 'default',
+          protocols: {
+            protocol: [
+              {
+                identifier: 'rosetta-openconfig-policy-types:BGP',
+                name: 'default',
+                bgp: {
+                  global: { config: { as: 65001 } },
+                  neighbors: {
+                    neighbor: [{ 'neighbor-address': '192.0.2.1', config: { 'neighbor-address': '192.0.2.1', 'peer-as': 65002 } }],
+                  },
+                },
+              },
+            ],
+          },
+        },
+      ],
+    },
   };
   let plan: ReturnType<typeof planSteps>;
   try {
@@ -125,7 +195,10 @@ test('YANG: cli-unit-generic compiles with yanglint and the core, with the same 
   const repo = path.resolve(__dirname, '../../../..');
   const ours = execFileSync(process.execPath, [path.join(repo, 'core/bin/rosetta.js'), 'yang', 'tree', file], { encoding: 'utf8' });
   t.regex(ours, /\+---x dry-run\n {7}\+---w input\n {7}\| {2}\+---w before\? {3}anydata/);
-  if (!fs.existsSync('/usr/bin/yanglint')) { t.log('yanglint is not installed: compared with the core only'); return; }
+  if (!fs.existsSync('/usr/bin/yanglint')) {
+    t.log('yanglint is not installed: compared with the core only');
+    return;
+  }
   const reference = execFileSync('/usr/bin/yanglint', ['-f', 'tree', file], { encoding: 'utf8' });
   t.is(ours.trim(), reference.trim());
 });

@@ -31,7 +31,7 @@ const unit = frrPluginUnit();
     for (const content of ['config', 'all'] as const) {
       const from = device.commandLog.length;
       const t0 = performance.now();
-      const doc = await h.read(node, '/', content) as any;
+      const doc = (await h.read(node, '/', content)) as any;
       const ms = performance.now() - t0;
       t.log(`whole read, content=${content}: ${ms.toFixed(0)} ms`);
       t.true(ms < BOUND_MS, `${ms} ms`);
@@ -43,15 +43,23 @@ const unit = frrPluginUnit();
       t.is(ifs.length, INTERFACES + (content === 'all' ? 1 : 0)); // state adds lo
       const e4321 = ifs.find((i: any) => i.name === 'e4321');
       t.deepEqual(e4321.config, { name: 'e4321', enabled: true, description: 'port 4321' });
-      t.deepEqual(e4321.subinterfaces.subinterface[0].ipv4.addresses.address.map((a: any) => [a.ip, a.config['prefix-length']]), [['10.16.225.1', 24]]);
+      t.deepEqual(
+        e4321.subinterfaces.subinterface[0].ipv4.addresses.address.map((a: any) => [a.ip, a.config['prefix-length']]),
+        [['10.16.225.1', 24]],
+      );
       if (content === 'all') t.is(e4321.state['oper-status'], 'NOT_PRESENT');
       else t.is(e4321.state, undefined);
 
-      const instance = doc['rosetta-openconfig-network-instance:network-instances']['network-instance'].find((n: any) => n.name === 'default');
+      const instance = doc['rosetta-openconfig-network-instance:network-instances']['network-instance'].find(
+        (n: any) => n.name === 'default',
+      );
       const statics = instance.protocols.protocol.find((p: any) => p.name === 'static')['static-routes'].static;
       t.is(statics.length, ROUTES);
       const route = statics.find((s: any) => s.prefix === '10.107.158.0/24'); // i = 1950 = 7 * 256 + 158, 1950 % 3 = 0
-      t.deepEqual(route['next-hops']['next-hop'].map((n: any) => n.config), [{ index: '127.0.0.2', 'next-hop': '127.0.0.2' }]);
+      t.deepEqual(
+        route['next-hops']['next-hop'].map((n: any) => n.config),
+        [{ index: '127.0.0.2', 'next-hop': '127.0.0.2' }],
+      );
     }
     // a subtree of one entry is as cheap as its own commands: no list scan of the others' readers
     const one = await h.read(node, "/rosetta-openconfig-interfaces:interfaces/interface[name='e9999']/config", 'config');

@@ -29,10 +29,15 @@ function cli(c: { connection: unknown }): CliDevice {
   return c.connection as CliDevice;
 }
 
-const IFACE = (name: string, description?: string): JsonObject => ({ name, config: description === undefined ? { enabled: true } : { enabled: true, description } });
+const IFACE = (name: string, description?: string): JsonObject => ({
+  name,
+  config: description === undefined ? { enabled: true } : { enabled: true, description },
+});
 
 let h: Harness;
-test.before(async () => { h = await harness(); });
+test.before(async () => {
+  h = await harness();
+});
 
 test('install: logs in, learns the prompt, says what it connected to, never shows the password', async (t) => {
   const device = await sim();
@@ -119,13 +124,21 @@ test('wrong password, closed port, telnet, bad port: clear errors without secret
     const noUnit = await h.connect('junos', cliSettings(served.port, { 'device-type': 'junos' }), []);
     try {
       t.is(noUnit.connection.status?.(), 'connected');
-      t.true(h.log.lines.some((l) => /warn junos: no translation unit serves device-type "junos".*installing it without translated models/.test(l)), h.log.lines.join('\n'));
+      t.true(
+        h.log.lines.some((l) =>
+          /warn junos: no translation unit serves device-type "junos".*installing it without translated models/.test(l),
+        ),
+        h.log.lines.join('\n'),
+      );
       t.deepEqual(await h.read(noUnit, '/', 'config'), {}, 'nothing is translated: an empty tree');
       const dry = await h.invoke(noUnit, 'cli-unit-generic:dry-run', { after: {} }).catch((e: Error) => e);
       t.true(dry instanceof CliNoModelsError);
       t.is((dry as CliNoModelsError).status, 404);
       t.is((dry as CliNoModelsError).tag, 'data-missing');
-      t.regex((dry as Error).message, /no translation unit serves device-type "junos" version "8\.4\.4"; the mount point has no translated models/);
+      t.regex(
+        (dry as Error).message,
+        /no translation unit serves device-type "junos" version "8\.4\.4"; the mount point has no translated models/,
+      );
       const out = await h.invoke(noUnit, 'cli-unit-generic:execute-and-read', { command: 'show version' });
       t.regex(String(out!['output']), /FRRouting 8\.4\.4/, 'the session works without units');
     } finally {
@@ -142,15 +155,19 @@ test('port as a numeric string; reads of the whole tree, a subtree and a list en
   try {
     const all = await h.read(node, '/', 'config');
     t.deepEqual(all, {
-      'rosetta-example-frr:interfaces': { interface: [
-        { name: 'eth0', config: { enabled: true, description: 'core' } },
-        { name: 'eth1', config: { enabled: false } },
-      ] },
+      'rosetta-example-frr:interfaces': {
+        interface: [
+          { name: 'eth0', config: { enabled: true, description: 'core' } },
+          { name: 'eth1', config: { enabled: false } },
+        ],
+      },
       'rosetta-example-frr:static-routes': { route: [{ prefix: '10.0.0.0/8', 'next-hop': '192.0.2.1' }] },
     });
     t.deepEqual(device.commandLog, ['show running-config'], 'one show command for the whole read');
     const entry = await h.read(node, "/rosetta-example-frr:interfaces/interface[name='eth1']", 'all');
-    t.deepEqual(entry, { 'rosetta-example-frr:interface': [{ name: 'eth1', config: { enabled: false }, state: { 'admin-status': 'down' } }] });
+    t.deepEqual(entry, {
+      'rosetta-example-frr:interface': [{ name: 'eth1', config: { enabled: false }, state: { 'admin-status': 'down' } }],
+    });
     t.deepEqual(device.commandLog.slice(1), ['show running-config', 'show interface json']);
     t.deepEqual(await h.read(node, "/rosetta-example-frr:interfaces/interface[name='nope']"), {}, 'no data: an empty document');
   } finally {
@@ -166,7 +183,12 @@ test('a refused command: the steps already sent are undone in reverse, the error
   try {
     const after = {
       'rosetta-example-frr:interfaces': { interface: [IFACE('eth1', 'edge')] },
-      'rosetta-example-frr:static-routes': { route: [{ prefix: '10.0.0.0/8', 'next-hop': '10.1.1.1' }, { prefix: '192.0.2.0/24', 'next-hop': '10.1.1.1' }] },
+      'rosetta-example-frr:static-routes': {
+        route: [
+          { prefix: '10.0.0.0/8', 'next-hop': '10.1.1.1' },
+          { prefix: '192.0.2.0/24', 'next-hop': '10.1.1.1' },
+        ],
+      },
     };
     const baseline = device.view.runningConfig();
     const err = await h.write(node, {}, after).catch((e: Error) => e);
@@ -178,12 +200,24 @@ test('a refused command: the steps already sent are undone in reverse, the error
     t.deepEqual(e.rollback.failed, []);
     t.regex(e.message, /refused "ip route 192\.0\.2\.0\/24 10\.1\.1\.1": % Unknown command: .*rolled back with 2 command/);
     t.deepEqual(device.commandLog, [
-      'configure terminal', 'interface eth1', 'description edge', 'exit', 'ip route 10.0.0.0/8 10.1.1.1', 'ip route 192.0.2.0/24 10.1.1.1',
-      'end', 'configure terminal', 'no ip route 10.0.0.0/8 10.1.1.1', 'no interface eth1', 'end',
+      'configure terminal',
+      'interface eth1',
+      'description edge',
+      'exit',
+      'ip route 10.0.0.0/8 10.1.1.1',
+      'ip route 192.0.2.0/24 10.1.1.1',
+      'end',
+      'configure terminal',
+      'no ip route 10.0.0.0/8 10.1.1.1',
+      'no interface eth1',
+      'end',
     ]);
     t.is(device.view.runningConfig(), baseline, 'the device is back where it was');
     // the device still serves the next request
-    t.deepEqual(await h.write(node, {}, { 'rosetta-example-frr:static-routes': { route: [{ prefix: '10.9.0.0/16', 'next-hop': '10.1.1.1' }] } }), ['ip route 10.9.0.0/16 10.1.1.1']);
+    t.deepEqual(
+      await h.write(node, {}, { 'rosetta-example-frr:static-routes': { route: [{ prefix: '10.9.0.0/16', 'next-hop': '10.1.1.1' }] } }),
+      ['ip route 10.9.0.0/16 10.1.1.1'],
+    );
   } finally {
     await node.connection.close();
     await device.close();
@@ -191,15 +225,19 @@ test('a refused command: the steps already sent are undone in reverse, the error
 });
 
 test('an update and a delete are undone exactly when a later command fails', async (t) => {
-  const device = await sim({ configCommands: [/^interface /, /^description /, /^shutdown$/, /^ip route 10\./] }, ['interface eth0', ' description old', 'ip route 10.1.0.0/16 10.0.0.1']);
+  const device = await sim({ configCommands: [/^interface /, /^description /, /^shutdown$/, /^ip route 10\./] }, [
+    'interface eth0',
+    ' description old',
+    'ip route 10.1.0.0/16 10.0.0.1',
+  ]);
   const node = await h.connect('R-rollback-2', cliSettings(device.port));
   try {
-    const before = await h.read(node, '/') as JsonObject;
+    const before = (await h.read(node, '/')) as JsonObject;
     const after = {
       'rosetta-example-frr:interfaces': { interface: [IFACE('eth0', 'new')] },
       'rosetta-example-frr:static-routes': { route: [{ prefix: '172.16.0.0/12', 'next-hop': '10.0.0.1' }] },
     };
-    const e = await h.write(node, before, after).catch((x: Error) => x) as CliCommandError;
+    const e = (await h.write(node, before, after).catch((x: Error) => x)) as CliCommandError;
     t.true(e instanceof CliCommandError);
     t.is(e.command, 'ip route 172.16.0.0/12 10.0.0.1');
     t.deepEqual(e.rollback.sent, ['interface eth0', ' description old', 'exit', 'ip route 10.1.0.0/16 10.0.0.1']);
@@ -214,12 +252,20 @@ test('two concurrent requests queue: the second starts after the first has left 
   const device = await sim();
   const node = await h.connect('R-queue', cliSettings(device.port));
   try {
-    const routes = (from: number) => ({ 'rosetta-example-frr:static-routes': { route: Array.from({ length: 5 }, (_, i) => ({ prefix: `10.${from + i}.0.0/16`, 'next-hop': '10.0.0.1' })) } });
+    const routes = (from: number) => ({
+      'rosetta-example-frr:static-routes': {
+        route: Array.from({ length: 5 }, (_, i) => ({ prefix: `10.${from + i}.0.0/16`, 'next-hop': '10.0.0.1' })),
+      },
+    });
     const [a, b, r] = await Promise.all([h.write(node, {}, routes(0)), h.write(node, {}, routes(100)), h.read(node, '/')]);
     t.is(a!.length, 5);
     t.is(b!.length, 5);
     const log = device.commandLog;
-    const session = (n: number) => ['configure terminal', ...routes(n)['rosetta-example-frr:static-routes'].route.map((x) => `ip route ${x.prefix} 10.0.0.1`), 'end'];
+    const session = (n: number) => [
+      'configure terminal',
+      ...routes(n)['rosetta-example-frr:static-routes'].route.map((x) => `ip route ${x.prefix} 10.0.0.1`),
+      'end',
+    ];
     t.deepEqual(log, [...session(0), ...session(100), 'show running-config']);
     t.is((r!['rosetta-example-frr:static-routes'] as { route: unknown[] }).route.length, 10);
   } finally {
@@ -256,9 +302,15 @@ test('a device hanging in the middle of a write: timeout naming what had been se
     const routes = ['10.1.0.0/16', '10.2.0.0/16'].map((prefix) => ({ prefix, 'next-hop': '10.0.0.1' }));
     const err = await h.write(node, {}, { 'rosetta-example-frr:static-routes': { route: routes } }).catch((e: Error) => e);
     t.true(err instanceof CliTimeoutError);
-    t.regex((err as Error).message, /no prompt after "ip route 10\.2\.0\.0\/16 10\.0\.0\.1" within 1000 ms .*commands sent before the failure, not rolled back: "ip route 10\.1\.0\.0\/16 10\.0\.0\.1"$/);
+    t.regex(
+      (err as Error).message,
+      /no prompt after "ip route 10\.2\.0\.0\/16 10\.0\.0\.1" within 1000 ms .*commands sent before the failure, not rolled back: "ip route 10\.1\.0\.0\/16 10\.0\.0\.1"$/,
+    );
     t.is((err as CliTimeoutError).status, 504);
-    t.deepEqual(await h.write(node, {}, { 'rosetta-example-frr:static-routes': { route: [{ prefix: '10.3.0.0/16', 'next-hop': '10.0.0.1' }] } }), ['ip route 10.3.0.0/16 10.0.0.1']);
+    t.deepEqual(
+      await h.write(node, {}, { 'rosetta-example-frr:static-routes': { route: [{ prefix: '10.3.0.0/16', 'next-hop': '10.0.0.1' }] } }),
+      ['ip route 10.3.0.0/16 10.0.0.1'],
+    );
   } finally {
     await node.connection.close();
     await device.close();
@@ -334,11 +386,22 @@ test('execute-and-read and dry-run; bad RPC input is refused; unknown operations
     const dry = await h.invoke(node, 'cli-unit-generic:dry-run', {
       after: { 'rosetta-example-frr:static-routes': { route: [{ prefix: '10.1.0.0/16', 'next-hop': '192.0.2.1' }] } },
     });
-    t.deepEqual(dry, { commands: ['no ip route 10.0.0.0/8 192.0.2.1', 'ip route 10.1.0.0/16 192.0.2.1'], 'undo-commands': ['no ip route 10.1.0.0/16 192.0.2.1', 'ip route 10.0.0.0/8 192.0.2.1'] });
-    const withBefore = await h.invoke(node, 'cli-unit-generic:dry-run', { before: {}, after: { 'rosetta-example-frr:interfaces': { interface: [IFACE('lo', 'x')] } } });
+    t.deepEqual(dry, {
+      commands: ['no ip route 10.0.0.0/8 192.0.2.1', 'ip route 10.1.0.0/16 192.0.2.1'],
+      'undo-commands': ['no ip route 10.1.0.0/16 192.0.2.1', 'ip route 10.0.0.0/8 192.0.2.1'],
+    });
+    const withBefore = await h.invoke(node, 'cli-unit-generic:dry-run', {
+      before: {},
+      after: { 'rosetta-example-frr:interfaces': { interface: [IFACE('lo', 'x')] } },
+    });
     t.deepEqual(withBefore!['commands'], ['interface lo', ' description x', 'exit']);
-    t.false(device.commandLog.some((c) => c.startsWith('ip route 10.1') || c.startsWith('interface')), 'dry-run sends nothing');
-    await t.throwsAsync(h.invoke(node, 'cli-unit-generic:execute-and-read', { command: 'show version\nconfigure terminal' }), { message: /one line/ });
+    t.false(
+      device.commandLog.some((c) => c.startsWith('ip route 10.1') || c.startsWith('interface')),
+      'dry-run sends nothing',
+    );
+    await t.throwsAsync(h.invoke(node, 'cli-unit-generic:execute-and-read', { command: 'show version\nconfigure terminal' }), {
+      message: /one line/,
+    });
     await t.throwsAsync(h.invoke(node, 'cli-unit-generic:execute-and-read', {}), { message: /non-empty string/ });
     await t.throwsAsync(h.invoke(node, 'cli-unit-generic:dry-run', { after: [1] }), { message: /after must be/ });
     t.is(await h.invoke(node, 'other:rpc', {}), undefined);

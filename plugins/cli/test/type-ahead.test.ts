@@ -7,14 +7,23 @@
  * unit that does not allow it is read one command at a time.
  */
 import test from 'ava';
-import { defineTranslationUnit, frrDevice, startSimulator, type DeviceDefinition, type ServingUnit, type SimulatedDevice } from '@rosetta/sdk';
+import {
+  defineTranslationUnit,
+  frrDevice,
+  startSimulator,
+  type DeviceDefinition,
+  type ServingUnit,
+  type SimulatedDevice,
+} from '@rosetta/sdk';
 import { CliShell, CliTimeoutError } from '../src/index';
 import { cliSettings, harness, type Harness } from './fixture';
 
 const creds = { username: 'frruser', password: 'frrpass' };
 const BIG = Array.from({ length: 5000 }, (_, i) => `line ${i} of a long answer that arrives in many SSH packets`).join('\n');
 /** Output that merely resembles a prompt or the next command's echo. */
-const TRICKY = ['show vrf', 'frr-peer#', 'frr-peer# ', '  frr-peer# show vrf', 'frr-peer# show vrf and more', 'x frr-peer# show vrf'].join('\n');
+const TRICKY = ['show vrf', 'frr-peer#', 'frr-peer# ', '  frr-peer# show vrf', 'frr-peer# show vrf and more', 'x frr-peer# show vrf'].join(
+  '\n',
+);
 
 let items = ['a', 'b'];
 
@@ -22,7 +31,15 @@ async function sim(extra: Partial<DeviceDefinition> = {}): Promise<SimulatedDevi
   const base = frrDevice(creds);
   return startSimulator({
     ...base,
-    commands: { ...base.commands, 'show big': BIG, 'show tricky': TRICKY, 'show items': () => items.join('\n'), 'show item a': 'A', 'show item b': 'B', 'show item c': 'C' },
+    commands: {
+      ...base.commands,
+      'show big': BIG,
+      'show tricky': TRICKY,
+      'show items': () => items.join('\n'),
+      'show item a': 'A',
+      'show item b': 'B',
+      'show item c': 'C',
+    },
     ...extra,
   });
 }
@@ -32,7 +49,9 @@ function open(device: SimulatedDevice): Promise<CliShell> {
 }
 
 let h: Harness;
-test.before(async () => { h = await harness(); });
+test.before(async () => {
+  h = await harness();
+});
 
 test('typed-ahead answers are split as one-by-one sends answer, however the output looks', async (t) => {
   const device = await sim();
@@ -43,7 +62,10 @@ test('typed-ahead answers are split as one-by-one sends answer, however the outp
     const one: string[] = [];
     for (const c of commands) one.push((await shell.send(c, 10_000)).output);
     const typed = await Promise.all(shell.sendAll(commands, 10_000));
-    t.deepEqual(typed.map((r) => r.output), one);
+    t.deepEqual(
+      typed.map((r) => r.output),
+      one,
+    );
     t.is(typed[2]!.output.trim(), '% Unknown command: show bogus');
     t.is(typed[3]!.output, `${TRICKY}\n`);
     t.is(typed[5]!.output.length, BIG.length + 1);
@@ -63,7 +85,12 @@ test('a typed-ahead command that hangs fails with the ones after it; the shell c
     t.regex((await first!).output, /FRRouting 8\.4\.4/, 'the answer before the hang arrives');
     const e = await t.throwsAsync(hung!);
     t.true(e instanceof CliTimeoutError);
-    t.true(await after!.then(() => false, (x: unknown) => x instanceof CliTimeoutError));
+    t.true(
+      await after!.then(
+        () => false,
+        (x: unknown) => x instanceof CliTimeoutError,
+      ),
+    );
     t.false(shell.isOpen);
   } finally {
     shell.close();
@@ -78,7 +105,11 @@ function itemsUnit(typeAhead: boolean): ServingUnit {
     paths: {
       '/t:items/item': {
         keys: ['name'],
-        list: async ({ session }) => (await session.exec('show items')).split('\n').filter((n) => n !== '').map((name) => ({ name })),
+        list: async ({ session }) =>
+          (await session.exec('show items'))
+            .split('\n')
+            .filter((n) => n !== '')
+            .map((name) => ({ name })),
         readConfig: async ({ session, key }) => ({ name: key['name']!, value: (await session.exec(`show item ${key['name']}`)).trim() }),
       },
     },

@@ -5,7 +5,7 @@
  * the running config; state from `show bgp vrf all summary json` and `show bgp vrf all neighbors json`.
  * A neighbor's commands need its instance's AS, which its writer finds in the whole document.
  */
-import { type CliSession, type Handler, type JsonObject, type Keys, type WriterContext } from '@rosetta/sdk';
+import type { CliSession, Handler, JsonObject, Keys, WriterContext } from '@rosetta/sdk';
 import { child, cliText, cliWord, flag, isObject, num, PROTOCOLS, protocolIn, protocolKind, text } from './model';
 import { DEFAULT_VRF, parseRunningConfig, RUNNING_CONFIG, type BgpConfig, type NeighborConfig } from './running-config';
 import { parsedJson } from './show-json';
@@ -33,7 +33,12 @@ async function showJson(session: CliSession, command: string): Promise<JsonObjec
 
 /** FRR's FSM state names (`Active`, `Idle (Admin)`, `OpenSent`) -> the model's enumeration. */
 const SESSION_STATES: Record<string, string> = {
-  idle: 'IDLE', connect: 'CONNECT', active: 'ACTIVE', opensent: 'OPENSENT', openconfirm: 'OPENCONFIRM', established: 'ESTABLISHED',
+  idle: 'IDLE',
+  connect: 'CONNECT',
+  active: 'ACTIVE',
+  opensent: 'OPENSENT',
+  openconfirm: 'OPENCONFIRM',
+  established: 'ESTABLISHED',
 };
 
 function neighborJson(n: NeighborConfig): JsonObject {
@@ -71,7 +76,11 @@ function neighborOf(entry: JsonObject): Neighbor {
   const config = child(entry, 'config');
   const peerAs = num(config, 'peer-as');
   const description = text(config, 'description');
-  return { enabled: flag(config, 'enabled', true), ...(peerAs !== undefined ? { peerAs } : {}), ...(description !== undefined ? { description } : {}) };
+  return {
+    enabled: flag(config, 'enabled', true),
+    ...(peerAs !== undefined ? { peerAs } : {}),
+    ...(description !== undefined ? { description } : {}),
+  };
 }
 
 /** Lines inside `router bgp` taking neighbor `address` from `was` (undefined: absent) to `now`. */
@@ -80,7 +89,8 @@ function neighborLines(address: string, was: Neighbor | undefined, now: Neighbor
   const out: string[] = [];
   // remote-as first: FRR refuses any other neighbor command before it
   if (!was || was.peerAs !== now.peerAs) out.push(`${n} remote-as ${now.peerAs ?? 'internal'}`);
-  if (now.description !== undefined && now.description !== was?.description) out.push(`${n} description ${cliText(now.description, 'description')}`);
+  if (now.description !== undefined && now.description !== was?.description)
+    out.push(`${n} description ${cliText(now.description, 'description')}`);
   if (now.description === undefined && was?.description !== undefined) out.push(`${n.replace('neighbor', 'no neighbor')} description`);
   if ((was?.enabled ?? true) !== now.enabled) out.push(now.enabled ? `${n.replace('neighbor', 'no neighbor')} shutdown` : `${n} shutdown`);
   return out;
@@ -109,11 +119,13 @@ export const bgpPaths: Record<string, Handler> = {
       const vrf = keys[0]!['name']!;
       const summary = child(child(await showJson(session, SUMMARY), vrf), 'ipv4Unicast');
       // an instance without neighbors has an empty summary; its own view still names AS and router id
-      const facts = num(summary, 'as') !== undefined ? { as: num(summary, 'as'), id: text(summary, 'routerId') }
-        : await (async () => {
-          const own = await showJson(session, `show bgp vrf ${vrf} json`);
-          return { as: num(own, 'localAS'), id: text(own, 'routerId') };
-        })();
+      const facts =
+        num(summary, 'as') !== undefined
+          ? { as: num(summary, 'as'), id: text(summary, 'routerId') }
+          : await (async () => {
+              const own = await showJson(session, `show bgp vrf ${vrf} json`);
+              return { as: num(own, 'localAS'), id: text(own, 'routerId') };
+            })();
       if (facts.as === undefined) return undefined;
       return { state: { as: facts.as, ...(facts.id !== undefined && facts.id !== '0.0.0.0' ? { 'router-id': facts.id } : {}) } };
     },
@@ -128,10 +140,15 @@ export const bgpPaths: Record<string, Handler> = {
         const was = child(before, 'config');
         const now = child(after, 'config');
         const as = requireAs(num(now, 'as'), path);
-        if (num(was, 'as') !== as) throw new Error(`${path}: the AS of a BGP instance cannot change (${num(was, 'as')} -> ${as}); delete the protocol and create it again`);
+        if (num(was, 'as') !== as)
+          throw new Error(
+            `${path}: the AS of a BGP instance cannot change (${num(was, 'as')} -> ${as}); delete the protocol and create it again`,
+          );
         const [oldId, newId] = [text(was, 'router-id'), text(now, 'router-id')];
         if (oldId === newId) return [];
-        return inRouter(as, keys[0]!['name']!, [newId !== undefined ? ` bgp router-id ${cliWord(newId, 'router-id')}` : ' no bgp router-id']);
+        return inRouter(as, keys[0]!['name']!, [
+          newId !== undefined ? ` bgp router-id ${cliWord(newId, 'router-id')}` : ' no bgp router-id',
+        ]);
       },
       delete(before, { keys, path }) {
         return [`no ${routerBgp(requireAs(num(child(before, 'config'), 'as'), path), keys[0]!['name']!)}`];
@@ -144,7 +161,8 @@ export const bgpPaths: Record<string, Handler> = {
     async list({ session, keys, content }) {
       const names = new Set((await instance(session, keys))?.neighbors.map((n) => n.address) ?? []);
       if (content !== 'config' && isBgp(keys)) {
-        for (const name of Object.keys(child(await showJson(session, NEIGHBORS), keys[0]!['name']!))) if (/^[\d.]+$/.test(name)) names.add(name);
+        for (const name of Object.keys(child(await showJson(session, NEIGHBORS), keys[0]!['name']!)))
+          if (/^[\d.]+$/.test(name)) names.add(name);
       }
       return [...names].map((a) => ({ 'neighbor-address': a }));
     },

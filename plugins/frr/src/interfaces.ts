@@ -5,7 +5,7 @@
  * differs and `exit`; deleting an interface removes everything configured on it, after which FRR drops the
  * block (a kernel interface such as `lo` cannot be removed, only cleared).
  */
-import { type CliSession, type Handler, type JsonObject, type Keys, type WriterContext } from '@rosetta/sdk';
+import type { CliSession, Handler, JsonObject, Keys, WriterContext } from '@rosetta/sdk';
 import { child, cliText, cliWord, entry, flag, IF_MODULE, INTERFACES, isObject, num, text } from './model';
 import { parseRunningConfig, RUNNING_CONFIG, type InterfaceConfig } from './running-config';
 import { parsedJson } from './show-json';
@@ -60,7 +60,8 @@ function settingsOf(config: JsonObject): Settings {
 /** Lines inside `interface NAME` that take `was` to `now`. */
 function settingLines(was: Settings, now: Settings): string[] {
   const out: string[] = [];
-  if (now.description !== undefined && now.description !== was.description) out.push(` description ${cliText(now.description, 'description')}`);
+  if (now.description !== undefined && now.description !== was.description)
+    out.push(` description ${cliText(now.description, 'description')}`);
   if (now.description === undefined && was.description !== undefined) out.push(' no description');
   if (was.enabled !== now.enabled) out.push(now.enabled ? ' no shutdown' : ' shutdown');
   return out;
@@ -88,7 +89,8 @@ function addressesOf(sub: JsonObject | undefined, path: string): string[] {
 }
 
 function checkIndex(key: Keys): void {
-  if (key['index'] !== '0') throw new Error(`FRR interfaces have no subinterfaces: only index 0 (the interface itself), not ${key['index']}`);
+  if (key['index'] !== '0')
+    throw new Error(`FRR interfaces have no subinterfaces: only index 0 (the interface itself), not ${key['index']}`);
 }
 
 /** The whole interface entry (with its subinterfaces) in a document. */
@@ -98,7 +100,8 @@ function interfaceIn(doc: JsonObject, name: string): JsonObject | undefined {
 
 function checkName(key: Keys, after: JsonObject): void {
   const named = text(child(after, 'config'), 'name');
-  if (named !== undefined && named !== key['name']) throw new Error(`config/name ${JSON.stringify(named)} differs from the key ${JSON.stringify(key['name'])}`);
+  if (named !== undefined && named !== key['name'])
+    throw new Error(`config/name ${JSON.stringify(named)} differs from the key ${JSON.stringify(key['name'])}`);
 }
 
 export const interfacePaths: Record<string, Handler> = {
@@ -126,7 +129,8 @@ export const interfacePaths: Record<string, Handler> = {
       if (admin === 'up' || admin === 'down') state['admin-status'] = OPER[admin]!;
       const oper = f['operationalStatus'];
       // FRR omits the operational status of interfaces the kernel does not have
-      state['oper-status'] = typeof oper === 'string' ? OPER[oper] ?? 'UNKNOWN' : f['pseudoInterface'] === true ? 'NOT_PRESENT' : 'UNKNOWN';
+      state['oper-status'] =
+        typeof oper === 'string' ? (OPER[oper] ?? 'UNKNOWN') : f['pseudoInterface'] === true ? 'NOT_PRESENT' : 'UNKNOWN';
       if (typeof f['mtu'] === 'number') state['mtu'] = f['mtu'];
       return { name: key['name']!, state };
     },
@@ -156,8 +160,9 @@ export const interfacePaths: Record<string, Handler> = {
     keys: ['index'],
     async list({ session, content, keys }) {
       const name = keys[0]!['name']!;
-      const has = ((await configured(session)).get(name)?.addresses.length ?? 0) > 0
-        || (content !== 'config' && stateAddresses((await facts(session)).get(name)).length > 0);
+      const has =
+        ((await configured(session)).get(name)?.addresses.length ?? 0) > 0 ||
+        (content !== 'config' && stateAddresses((await facts(session)).get(name)).length > 0);
       return has ? [{ index: '0' }] : [];
     },
     async readConfig({ key }) {
@@ -170,7 +175,10 @@ export const interfacePaths: Record<string, Handler> = {
     write: {
       create(after, ctx) {
         checkIndex(ctx.key);
-        return inInterface(interfaceName(ctx), addressesOf(after, ctx.path).map((a) => ` ip address ${a}`));
+        return inInterface(
+          interfaceName(ctx),
+          addressesOf(after, ctx.path).map((a) => ` ip address ${a}`),
+        );
       },
       update(before, after, ctx) {
         checkIndex(ctx.key);
@@ -183,7 +191,10 @@ export const interfacePaths: Record<string, Handler> = {
       },
       delete(before, ctx) {
         checkIndex(ctx.key);
-        return inInterface(interfaceName(ctx), addressesOf(before, ctx.path).map((a) => ` no ip address ${a}`));
+        return inInterface(
+          interfaceName(ctx),
+          addressesOf(before, ctx.path).map((a) => ` no ip address ${a}`),
+        );
       },
     },
   },

@@ -8,7 +8,18 @@
 import type { CliSession, Handler, JsonObject, Keys, WriterContext } from '@rosetta/sdk';
 import { bgpPaths, routerBgp } from './bgp';
 import {
-  child, cliWord, instanceIn, NETWORK_INSTANCES, NI_MODULE, num, PROTOCOL_NAMES, protocolIdentity, protocolKind, protocolsOf, PROTOCOLS, text,
+  child,
+  cliWord,
+  instanceIn,
+  NETWORK_INSTANCES,
+  NI_MODULE,
+  num,
+  PROTOCOL_NAMES,
+  protocolIdentity,
+  protocolKind,
+  protocolsOf,
+  PROTOCOLS,
+  text,
   type ProtocolKind,
 } from './model';
 import { DEFAULT_VRF, parseRunningConfig, parseShowVrf, RUNNING_CONFIG } from './running-config';
@@ -56,7 +67,10 @@ function protocolTeardown(vrf: string, protocol: JsonObject): string[] {
       const entry = r as JsonObject;
       return routeLines(entry, { prefix: text(entry, 'prefix') ?? text(child(entry, 'config'), 'prefix') ?? '' }, vrf);
     });
-    return inInstance(vrf, bodies.map((b) => `no ip route ${b}`));
+    return inInstance(
+      vrf,
+      bodies.map((b) => `no ip route ${b}`),
+    );
   }
   return [];
 }
@@ -65,7 +79,9 @@ function checkProtocol(key: Keys): ProtocolKind {
   const kind = protocolKind(key['identifier']);
   if (!kind) throw new Error(`FRR translation covers the protocols STATIC and BGP, not ${key['identifier']}`);
   if (key['name'] !== PROTOCOL_NAMES[kind]) {
-    throw new Error(`FRR runs one ${kind} instance per network instance: name it ${JSON.stringify(PROTOCOL_NAMES[kind])}, not ${JSON.stringify(key['name'])}`);
+    throw new Error(
+      `FRR runs one ${kind} instance per network instance: name it ${JSON.stringify(PROTOCOL_NAMES[kind])}, not ${JSON.stringify(key['name'])}`,
+    );
   }
   return kind;
 }
@@ -74,7 +90,8 @@ function checkInstance(ctx: WriterContext, entry: JsonObject): string {
   const name = ctx.key['name']!;
   const config = child(entry, 'config');
   const named = text(config, 'name');
-  if (named !== undefined && named !== name) throw new Error(`config/name ${JSON.stringify(named)} differs from the key ${JSON.stringify(name)}`);
+  if (named !== undefined && named !== name)
+    throw new Error(`config/name ${JSON.stringify(named)} differs from the key ${JSON.stringify(name)}`);
   const type = text(config, 'type')?.replace(/^.*:/, '');
   const expected = name === DEFAULT_VRF ? 'DEFAULT_INSTANCE' : 'L3VRF';
   if (type !== undefined && type !== expected) throw new Error(`network instance ${name} is of type ${expected} on FRR, not ${type}`);
@@ -133,7 +150,9 @@ export const networkInstancePaths: Record<string, Handler> = {
       delete(_before, ctx) {
         checkProtocol(ctx.key);
         const instance = instanceIn(ctx.documents.before, ctx.keys[0]!['name']!);
-        const whole = protocolsOf(instance).find((p) => text(p, 'identifier') === ctx.key['identifier'] && text(p, 'name') === ctx.key['name']);
+        const whole = protocolsOf(instance).find(
+          (p) => text(p, 'identifier') === ctx.key['identifier'] && text(p, 'name') === ctx.key['name'],
+        );
         return whole ? protocolTeardown(ctx.keys[0]!['name']!, whole) : [];
       },
     },

@@ -70,10 +70,25 @@ export interface FrrConfig {
 
 const IPV4 = String.raw`(?:\d{1,3}\.){3}\d{1,3}`;
 /** Words of FRR's other `ip route` forms, which an interface name in a route line is not. */
-export const ROUTE_KEYWORDS = ['reject', 'tag', 'label', 'table', 'nexthop-vrf', 'onlink', 'color', 'segments', 'bfd', 'vrf', 'Null0', 'blackhole'];
+export const ROUTE_KEYWORDS = [
+  'reject',
+  'tag',
+  'label',
+  'table',
+  'nexthop-vrf',
+  'onlink',
+  'color',
+  'segments',
+  'bfd',
+  'vrf',
+  'Null0',
+  'blackhole',
+];
 // an interface name: a letter first (not the distance), and none of those words
 const IFNAME = String.raw`(?!(?:${ROUTE_KEYWORDS.join('|')})\b)[A-Za-z][\w.:/-]*`;
-const ROUTE = new RegExp(String.raw`^ip route (${IPV4}/\d{1,2}) (?:(Null0|blackhole)|(reject)|(${IPV4})(?: (${IFNAME}))?|(${IFNAME}))(?: tag (\d{1,10}))?(?: (\d{1,3}))?(?: nexthop-vrf (\S+))?(?: (onlink))?$`);
+const ROUTE = new RegExp(
+  String.raw`^ip route (${IPV4}/\d{1,2}) (?:(Null0|blackhole)|(reject)|(${IPV4})(?: (${IFNAME}))?|(${IFNAME}))(?: tag (\d{1,10}))?(?: (\d{1,3}))?(?: nexthop-vrf (\S+))?(?: (onlink))?$`,
+);
 const ADDRESS = new RegExp(String.raw`^ip address (${IPV4})/(\d{1,2})$`);
 const NEIGHBOR = new RegExp(`^neighbor (${IPV4}) (.*)$`);
 
@@ -114,9 +129,13 @@ function addRoute(routes: StaticRouteLine[], m: RegExpExecArray): void {
   // onlink binds a gateway to an interface; FRR prints it with both only (`GATEWAY onlink` names an interface "onlink")
   if (m[10] !== undefined && (m[4] === undefined || m[5] === undefined)) return;
   routes.push({
-    prefix: m[1]!, ...(nextHop !== undefined ? { nextHop } : {}), ...(iface !== undefined ? { interface: iface } : {}),
-    ...(m[7] !== undefined ? { tag: Number(m[7]) } : {}), ...(m[8] !== undefined ? { distance: Number(m[8]) } : {}),
-    ...(m[9] !== undefined ? { nextHopInstance: m[9] } : {}), ...(m[10] !== undefined ? { onlink: true as const } : {}),
+    prefix: m[1]!,
+    ...(nextHop !== undefined ? { nextHop } : {}),
+    ...(iface !== undefined ? { interface: iface } : {}),
+    ...(m[7] !== undefined ? { tag: Number(m[7]) } : {}),
+    ...(m[8] !== undefined ? { distance: Number(m[8]) } : {}),
+    ...(m[9] !== undefined ? { nextHopInstance: m[9] } : {}),
+    ...(m[10] !== undefined ? { onlink: true as const } : {}),
   });
 }
 
@@ -138,7 +157,10 @@ function bgpOf(as: number, children: readonly Block[]): BgpConfig {
   const neighbors = new Map<string, { address: string; peerAs?: number; description?: string; shutdown: boolean }>();
   for (const child of children) {
     const id = new RegExp(`^bgp router-id (${IPV4})$`).exec(child.text);
-    if (id) { routerId = id[1]; continue; }
+    if (id) {
+      routerId = id[1];
+      continue;
+    }
     const n = NEIGHBOR.exec(child.text);
     if (!n) continue;
     const address = n[1]!;

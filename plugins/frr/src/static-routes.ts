@@ -46,7 +46,7 @@ async function routeLinesOf(session: CliSession, vrf: string, prefix: string | u
       if (held) held.push(line);
       else grouped.set(line.prefix, [line]);
     }
-    byPrefixOf.set(all, byPrefix = grouped);
+    byPrefixOf.set(all, (byPrefix = grouped));
   }
   return (prefix !== undefined ? byPrefix.get(prefix) : undefined) ?? [];
 }
@@ -65,7 +65,8 @@ async function routeConfig(session: CliSession, vrf: string, prefix: string): Pr
 
 /** What a next hop goes to: its gateway, its interface, or `GATEWAY+INTERFACE`; then `%VRF` when that is in another VRF. */
 function nextHopValue(line: StaticRouteLine): string {
-  const via = line.interface === undefined ? line.nextHop! : line.nextHop === undefined ? line.interface : `${line.nextHop}+${line.interface}`;
+  const via =
+    line.interface === undefined ? line.nextHop! : line.nextHop === undefined ? line.interface : `${line.nextHop}+${line.interface}`;
   return line.nextHopInstance === undefined ? via : `${via}%${line.nextHopInstance}`;
 }
 
@@ -88,9 +89,12 @@ function nextHopJson(index: string, line: StaticRouteLine, as: 'config' | 'state
   const hop: JsonObject = {
     index,
     [as]: {
-      index, ...(line.nextHop !== undefined ? { 'next-hop': line.nextHop } : {}), ...(line.distance !== undefined ? { metric: line.distance } : {}),
+      index,
+      ...(line.nextHop !== undefined ? { 'next-hop': line.nextHop } : {}),
+      ...(line.distance !== undefined ? { metric: line.distance } : {}),
       ...(line.nextHopInstance !== undefined ? { 'nh-network-instance': line.nextHopInstance } : {}),
-      ...(line.onlink ? { [ONLINK]: true } : {}), ...(ownTag && line.tag !== undefined ? { [HOP_TAG]: line.tag } : {}),
+      ...(line.onlink ? { [ONLINK]: true } : {}),
+      ...(ownTag && line.tag !== undefined ? { [HOP_TAG]: line.tag } : {}),
     },
   };
   if (line.interface !== undefined) hop['interface-ref'] = { [as]: { interface: line.interface } };
@@ -102,14 +106,18 @@ function nextHopJson(index: string, line: StaticRouteLine, as: 'config' | 'state
 const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 
 /** The next hops that discard traffic, as FRR writes them: silently (DROP) or with an ICMP unreachable (REJECT). */
-const DISCARDS: ReadonlyMap<string, string> = new Map([['DROP', 'Null0'], ['REJECT', 'reject']]);
+const DISCARDS: ReadonlyMap<string, string> = new Map([
+  ['DROP', 'Null0'],
+  ['REJECT', 'reject'],
+]);
 
 /** Refuses a prefix the device would store differently (host bits set), so what is written reads back. */
 function canonicalPrefix(prefix: string): string {
   const m = /^([\d.]+)\/(\d{1,2})$/.exec(prefix);
   const octets = m ? IPV4.exec(m[1]!) : null;
   const length = m ? Number(m[2]) : NaN;
-  if (!m || !octets || length > 32 || octets.slice(1).some((o) => Number(o) > 255)) throw new Error(`${JSON.stringify(prefix)} is not an IPv4 prefix`);
+  if (!m || !octets || length > 32 || octets.slice(1).some((o) => Number(o) > 255))
+    throw new Error(`${JSON.stringify(prefix)} is not an IPv4 prefix`);
   const value = octets.slice(1).reduce((acc, o) => acc * 256 + Number(o), 0);
   const hostBits = 2 ** (32 - length);
   if (value % hostBits !== 0) {
@@ -146,34 +154,52 @@ export function routeLines(staticEntry: JsonObject, key: Keys, vrf: string): str
     const nh = text(config, 'next-hop');
     const iface = text(child(child(hop, 'interface-ref'), 'config'), 'interface');
     const which = JSON.stringify(hop['index']);
-    if (nh === undefined && iface === undefined) throw new Error(`next hop ${which} of ${prefix} needs config/next-hop, interface-ref/config/interface or both`);
+    if (nh === undefined && iface === undefined)
+      throw new Error(`next hop ${which} of ${prefix} needs config/next-hop, interface-ref/config/interface or both`);
     const discard = nh === undefined ? undefined : DISCARDS.get(nh);
-    const target = nh === undefined ? undefined : discard ?? cliWord(nh, 'next-hop');
-    if (target !== undefined && discard === undefined && !IPV4.test(target)) throw new Error(`next-hop ${JSON.stringify(nh)} is neither an IPv4 address nor DROP or REJECT`);
-    if (discard !== undefined && iface !== undefined) throw new Error(`next hop ${which} of ${prefix}: ${nh} goes out of no interface (interface ${JSON.stringify(iface)} given)`);
-    if (iface !== undefined && ROUTE_KEYWORDS.includes(iface)) throw new Error(`interface ${JSON.stringify(iface)} of ${prefix} is a word of FRR's route syntax, not an interface`);
+    const target = nh === undefined ? undefined : (discard ?? cliWord(nh, 'next-hop'));
+    if (target !== undefined && discard === undefined && !IPV4.test(target))
+      throw new Error(`next-hop ${JSON.stringify(nh)} is neither an IPv4 address nor DROP or REJECT`);
+    if (discard !== undefined && iface !== undefined)
+      throw new Error(`next hop ${which} of ${prefix}: ${nh} goes out of no interface (interface ${JSON.stringify(iface)} given)`);
+    if (iface !== undefined && ROUTE_KEYWORDS.includes(iface))
+      throw new Error(`interface ${JSON.stringify(iface)} of ${prefix} is a word of FRR's route syntax, not an interface`);
     const via = [target, iface === undefined ? undefined : cliWord(iface, 'interface')].filter((w) => w !== undefined).join(' ');
     const metric = num(config, 'metric');
     if (metric !== undefined && (metric < 1 || metric > 255)) throw new Error(`metric ${metric} of ${prefix} via ${via} is outside 1..255`);
     const lookup = text(config, 'nh-network-instance');
-    if (lookup !== undefined && discard !== undefined) throw new Error(`next hop ${which} of ${prefix}: ${nh} is looked up in no network instance; nh-network-instance needs a gateway address or an interface`);
+    if (lookup !== undefined && discard !== undefined)
+      throw new Error(
+        `next hop ${which} of ${prefix}: ${nh} is looked up in no network instance; nh-network-instance needs a gateway address or an interface`,
+      );
     // the route's own instance is where a gateway is looked up anyway: written, it would not read back
-    if (lookup === vrf) throw new Error(`next hop ${which} of ${prefix}: nh-network-instance ${JSON.stringify(lookup)} is the route's own network instance; leave it out`);
+    if (lookup === vrf)
+      throw new Error(
+        `next hop ${which} of ${prefix}: nh-network-instance ${JSON.stringify(lookup)} is the route's own network instance; leave it out`,
+      );
     const ownTag = tagOf(config, HOP_TAG, (v) => `next hop ${which} of ${prefix}: tag ${v}`);
     const lineTag = ownTag === undefined ? tagged : ` tag ${ownTag}`;
     // FRR keeps one tag per route and distance (a later line's tag is given to every line of its distance)
     const distance = metric ?? 1;
     const tagOfDistance = tagByDistance.get(distance);
     if (tagOfDistance !== undefined && tagOfDistance.tag !== lineTag) {
-      throw new Error(`next hops ${tagOfDistance.hop} and ${which} of ${prefix} have metric ${distance} and different tags; FRR keeps one tag per route and metric (give them one tag, or different metrics)`);
+      throw new Error(
+        `next hops ${tagOfDistance.hop} and ${which} of ${prefix} have metric ${distance} and different tags; FRR keeps one tag per route and metric (give them one tag, or different metrics)`,
+      );
     }
     tagByDistance.set(distance, { tag: lineTag, hop: which });
     const onlink = config[ONLINK];
-    if (onlink !== undefined && typeof onlink !== 'boolean') throw new Error(`next hop ${which} of ${prefix}: onlink must be true or false, not ${JSON.stringify(onlink)}`);
+    if (onlink !== undefined && typeof onlink !== 'boolean')
+      throw new Error(`next hop ${which} of ${prefix}: onlink must be true or false, not ${JSON.stringify(onlink)}`);
     // FRR takes `GATEWAY onlink` for a next hop through an interface named "onlink"
-    if (onlink === true && (target === undefined || discard !== undefined || iface === undefined)) throw new Error(`next hop ${which} of ${prefix}: onlink binds a gateway address to an interface; give config/next-hop (an address) and interface-ref/config/interface`);
+    if (onlink === true && (target === undefined || discard !== undefined || iface === undefined))
+      throw new Error(
+        `next hop ${which} of ${prefix}: onlink binds a gateway address to an interface; give config/next-hop (an address) and interface-ref/config/interface`,
+      );
     // FRR's order: tag, distance (1, its default, is never shown: writing it would not read back), nexthop-vrf, onlink
-    out.add(`${prefix} ${via}${lineTag}${metric !== undefined && metric !== 1 ? ` ${metric}` : ''}${lookup !== undefined ? ` nexthop-vrf ${cliWord(lookup, 'nh-network-instance')}` : ''}${onlink === true ? ' onlink' : ''}`);
+    out.add(
+      `${prefix} ${via}${lineTag}${metric !== undefined && metric !== 1 ? ` ${metric}` : ''}${lookup !== undefined ? ` nexthop-vrf ${cliWord(lookup, 'nh-network-instance')}` : ''}${onlink === true ? ' onlink' : ''}`,
+    );
   }
   return [...out];
 }

@@ -7,7 +7,17 @@
  * loudly.
  */
 import test from 'ava';
-import { cachingSession, connectSshCli, parseBlocks, planWrite, readUnits, sections, type JsonObject, type SshCliSession, type WritePlan } from '@rosetta/sdk';
+import {
+  cachingSession,
+  connectSshCli,
+  parseBlocks,
+  planWrite,
+  readUnits,
+  sections,
+  type JsonObject,
+  type SshCliSession,
+  type WritePlan,
+} from '@rosetta/sdk';
 import { FRR_ERROR_PATTERNS, unit } from '../src/index';
 import { acquireFrrPeer, frrPeerUnavailable, PEER, type FrrPeerLease } from './peer';
 
@@ -19,9 +29,18 @@ const AS = 65077;
 
 // what this suite configures, removed on the device whatever happens
 const CLEANUP = [
-  `no router bgp ${AS} vrf f1red`, `no router bgp ${AS}`, 'no vrf f1red',
-  'no ip route 10.77.0.0/16 127.0.0.2 20', 'no ip route 10.77.0.0/16 127.0.0.2 40', 'no ip route 10.78.0.0/16 Null0',
-  'interface eth9', ' no description', ' no shutdown', ' no ip address 192.0.2.9/30', ' no ip address 192.0.2.13/30', 'exit',
+  `no router bgp ${AS} vrf f1red`,
+  `no router bgp ${AS}`,
+  'no vrf f1red',
+  'no ip route 10.77.0.0/16 127.0.0.2 20',
+  'no ip route 10.77.0.0/16 127.0.0.2 40',
+  'no ip route 10.78.0.0/16 Null0',
+  'interface eth9',
+  ' no description',
+  ' no shutdown',
+  ' no ip address 192.0.2.9/30',
+  ' no ip address 192.0.2.13/30',
+  'exit',
 ];
 for (let i = 0; i < 100; i++) CLEANUP.push(`no ip route 10.${100 + Math.floor(i / 50)}.${i % 50}.0/24 Null0`);
 
@@ -83,38 +102,72 @@ function hops(list: Array<[string, string, number?]>) {
 }
 
 const WANT_IF = {
-  name: 'eth9', config: { name: 'eth9', enabled: false, description: 'link nine' },
-  subinterfaces: { subinterface: [{ index: 0, config: { index: 0 }, ipv4: { addresses: { address: [
-    { ip: '192.0.2.9', config: { ip: '192.0.2.9', 'prefix-length': 30 } },
-  ] } } }] },
+  name: 'eth9',
+  config: { name: 'eth9', enabled: false, description: 'link nine' },
+  subinterfaces: {
+    subinterface: [
+      {
+        index: 0,
+        config: { index: 0 },
+        ipv4: { addresses: { address: [{ ip: '192.0.2.9', config: { ip: '192.0.2.9', 'prefix-length': 30 } }] } },
+      },
+    ],
+  },
 };
 const WANT_STATIC = {
-  identifier: STATIC_ID, name: 'static', config: { identifier: STATIC_ID, name: 'static' },
-  'static-routes': { static: [
-    { prefix: '10.77.0.0/16', config: { prefix: '10.77.0.0/16' }, 'next-hops': hops([['127.0.0.2', '127.0.0.2', 20]]) },
-    { prefix: '10.78.0.0/16', config: { prefix: '10.78.0.0/16' }, 'next-hops': hops([['DROP', 'DROP']]) },
-  ] },
+  identifier: STATIC_ID,
+  name: 'static',
+  config: { identifier: STATIC_ID, name: 'static' },
+  'static-routes': {
+    static: [
+      { prefix: '10.77.0.0/16', config: { prefix: '10.77.0.0/16' }, 'next-hops': hops([['127.0.0.2', '127.0.0.2', 20]]) },
+      { prefix: '10.78.0.0/16', config: { prefix: '10.78.0.0/16' }, 'next-hops': hops([['DROP', 'DROP']]) },
+    ],
+  },
 };
 const WANT_BGP = {
-  identifier: BGP_ID, name: 'default', config: { identifier: BGP_ID, name: 'default' },
+  identifier: BGP_ID,
+  name: 'default',
+  config: { identifier: BGP_ID, name: 'default' },
   bgp: {
     global: { config: { as: AS, 'router-id': '10.77.0.1' } },
-    neighbors: { neighbor: [
-      { 'neighbor-address': '127.0.0.2', config: { 'neighbor-address': '127.0.0.2', enabled: true, 'peer-as': 65002, description: 'peer two' } },
-      { 'neighbor-address': '127.0.0.3', config: { 'neighbor-address': '127.0.0.3', enabled: false } },
-    ] },
+    neighbors: {
+      neighbor: [
+        {
+          'neighbor-address': '127.0.0.2',
+          config: { 'neighbor-address': '127.0.0.2', enabled: true, 'peer-as': 65002, description: 'peer two' },
+        },
+        { 'neighbor-address': '127.0.0.3', config: { 'neighbor-address': '127.0.0.3', enabled: false } },
+      ],
+    },
   },
 };
 const WANT_RED = {
-  name: 'f1red', config: { name: 'f1red', type: 'rosetta-openconfig-network-instance:L3VRF' },
-  protocols: { protocol: [
-    { identifier: STATIC_ID, name: 'static', config: { identifier: STATIC_ID, name: 'static' },
-      'static-routes': { static: [{ prefix: '10.79.0.0/16', config: { prefix: '10.79.0.0/16' }, 'next-hops': hops([['127.0.0.9', '127.0.0.9', 5]]) }] } },
-    { identifier: BGP_ID, name: 'default', config: { identifier: BGP_ID, name: 'default' },
-      bgp: { global: { config: { as: AS } }, neighbors: { neighbor: [
-        { 'neighbor-address': '127.0.0.5', config: { 'neighbor-address': '127.0.0.5', enabled: true, 'peer-as': 65005 } },
-      ] } } },
-  ] },
+  name: 'f1red',
+  config: { name: 'f1red', type: 'rosetta-openconfig-network-instance:L3VRF' },
+  protocols: {
+    protocol: [
+      {
+        identifier: STATIC_ID,
+        name: 'static',
+        config: { identifier: STATIC_ID, name: 'static' },
+        'static-routes': {
+          static: [{ prefix: '10.79.0.0/16', config: { prefix: '10.79.0.0/16' }, 'next-hops': hops([['127.0.0.9', '127.0.0.9', 5]]) }],
+        },
+      },
+      {
+        identifier: BGP_ID,
+        name: 'default',
+        config: { identifier: BGP_ID, name: 'default' },
+        bgp: {
+          global: { config: { as: AS } },
+          neighbors: {
+            neighbor: [{ 'neighbor-address': '127.0.0.5', config: { 'neighbor-address': '127.0.0.5', enabled: true, 'peer-as': 65005 } }],
+          },
+        },
+      },
+    ],
+  },
 };
 
 if (!unavailable) {
@@ -136,8 +189,11 @@ if (!unavailable) {
     t.true(top.includes('ip route 10.78.0.0/16 Null0'));
     t.deepEqual(deviceBlock(/^vrf f1red$/), ['ip route 10.79.0.0/16 127.0.0.9 5']);
     t.deepEqual(deviceBlock(new RegExp(`^router bgp ${AS}$`)), [
-      'bgp router-id 10.77.0.1', 'neighbor 127.0.0.2 remote-as 65002', 'neighbor 127.0.0.2 description peer two',
-      'neighbor 127.0.0.3 remote-as internal', 'neighbor 127.0.0.3 shutdown',
+      'bgp router-id 10.77.0.1',
+      'neighbor 127.0.0.2 remote-as 65002',
+      'neighbor 127.0.0.2 description peer two',
+      'neighbor 127.0.0.3 remote-as internal',
+      'neighbor 127.0.0.3 shutdown',
     ]);
     t.deepEqual(deviceBlock(new RegExp(`^router bgp ${AS} vrf f1red$`)), ['neighbor 127.0.0.5 remote-as 65005']);
 
@@ -150,7 +206,13 @@ if (!unavailable) {
 
     const state: any = await read('nonconfig');
     const neighbors = instance(state, 'default').protocols.protocol[1].bgp.neighbors.neighbor;
-    t.deepEqual(neighbors.map((n: any) => [n.state['neighbor-address'], n.state.enabled, n.state['peer-as']]), [['127.0.0.2', true, 65002], ['127.0.0.3', false, AS]]);
+    t.deepEqual(
+      neighbors.map((n: any) => [n.state['neighbor-address'], n.state.enabled, n.state['peer-as']]),
+      [
+        ['127.0.0.2', true, 65002],
+        ['127.0.0.3', false, AS],
+      ],
+    );
     for (const n of neighbors) t.regex(n.state['session-state'], /^(IDLE|CONNECT|ACTIVE)$/); // no peer answers in the namespace
     t.like(iface(state, 'eth9').state, { name: 'eth9', 'admin-status': 'DOWN', 'oper-status': 'NOT_PRESENT', description: 'link nine' });
   });
@@ -171,7 +233,11 @@ if (!unavailable) {
     t.deepEqual(deviceBlock(/^interface eth9$/), ['description link nine, moved', 'ip address 192.0.2.13/30']);
     t.true(deviceTopLines().includes('ip route 10.77.0.0/16 127.0.0.2 40'));
     t.false(deviceTopLines().includes('ip route 10.78.0.0/16 Null0'));
-    t.deepEqual(deviceBlock(new RegExp(`^router bgp ${AS}$`)), ['bgp router-id 10.77.0.1', 'neighbor 127.0.0.2 remote-as 65002', 'neighbor 127.0.0.2 shutdown']);
+    t.deepEqual(deviceBlock(new RegExp(`^router bgp ${AS}$`)), [
+      'bgp router-id 10.77.0.1',
+      'neighbor 127.0.0.2 remote-as 65002',
+      'neighbor 127.0.0.2 shutdown',
+    ]);
     t.deepEqual(planWrite([unit], await read(), after).commands, []);
 
     // delete the interface, the VRF (with its BGP and routes) and the default BGP instance
@@ -180,8 +246,15 @@ if (!unavailable) {
     gone[NIS]['network-instance'] = gone[NIS]['network-instance'].filter((n: any) => n.name !== 'f1red');
     instance(gone, 'default').protocols.protocol.splice(1, 1);
     const del = planWrite([unit], after, gone);
-    t.deepEqual(del.commands, [ // deepest first: the protocol, then the interface and the instance
-      `no router bgp ${AS}`, 'interface eth9', ' no description', ' no ip address 192.0.2.13/30', 'exit', `no router bgp ${AS} vrf f1red`, 'no vrf f1red',
+    t.deepEqual(del.commands, [
+      // deepest first: the protocol, then the interface and the instance
+      `no router bgp ${AS}`,
+      'interface eth9',
+      ' no description',
+      ' no ip address 192.0.2.13/30',
+      'exit',
+      `no router bgp ${AS} vrf f1red`,
+      'no vrf f1red',
     ]);
     t.is((await apply(del)).failed, undefined);
     const config = deviceRunningConfig();
@@ -190,7 +263,10 @@ if (!unavailable) {
     const back: any = await read();
     t.is(iface(back, 'eth9'), undefined);
     t.is(instance(back, 'f1red'), undefined);
-    t.deepEqual(instance(back, 'default').protocols.protocol.map((p: any) => p.identifier), [STATIC_ID]);
+    t.deepEqual(
+      instance(back, 'default').protocols.protocol.map((p: any) => p.identifier),
+      [STATIC_ID],
+    );
   });
 
   test.serial('a command the device refuses: the error is named and what was sent is undone', async (t) => {
@@ -198,9 +274,14 @@ if (!unavailable) {
     const before: any = await read();
     const after: any = structuredClone(before);
     (after[IF] ??= { interface: [] }).interface.push({
-      name: 'eth9', config: { name: 'eth9', description: 'doomed' },
+      name: 'eth9',
+      config: { name: 'eth9', description: 'doomed' },
       // a well-formed address FRR refuses
-      subinterfaces: { subinterface: [{ index: 0, ipv4: { addresses: { address: [{ ip: '224.0.0.1', config: { ip: '224.0.0.1', 'prefix-length': 24 } }] } } }] },
+      subinterfaces: {
+        subinterface: [
+          { index: 0, ipv4: { addresses: { address: [{ ip: '224.0.0.1', config: { ip: '224.0.0.1', 'prefix-length': 24 } }] } } },
+        ],
+      },
     });
     const result = await apply(planWrite([unit], before, after));
     t.is(result.failed, ' ip address 224.0.0.1/24');
@@ -232,6 +313,8 @@ if (!unavailable) {
     t.is((await apply(planWrite([unit], after, before))).failed, undefined);
     const removed = performance.now() - start;
     t.is(deviceTopLines().filter((l) => /^ip route 10\.10[01]\./.test(l)).length, 0);
-    t.log(`plan 100 routes ${planned.toFixed(1)} ms; send 100 routes ${sent.toFixed(0)} ms; read whole device (config+state) ${readAll.toFixed(0)} ms; remove 100 ${removed.toFixed(0)} ms`);
+    t.log(
+      `plan 100 routes ${planned.toFixed(1)} ms; send 100 routes ${sent.toFixed(0)} ms; read whole device (config+state) ${readAll.toFixed(0)} ms; remove 100 ${removed.toFixed(0)} ms`,
+    );
   });
 }

@@ -20,7 +20,10 @@ test('the core validates the manifest and serves the unit to frr >=8.0.0 <11 onl
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-frr-'));
   const configFile = path.join(dir, 'plugins.json');
   fs.writeFileSync(configFile, JSON.stringify({ watch: false, plugins: [{ path: ROOT }] }));
-  const host = await plugins.PluginHost.start({ configFile, logger: { info: () => undefined, warn: () => undefined, error: (m: string) => t.log(m) } });
+  const host = await plugins.PluginHost.start({
+    configFile,
+    logger: { info: () => undefined, warn: () => undefined, error: (m: string) => t.log(m) },
+  });
   try {
     t.like(host.status()[0], { name: '@rosetta/plugin-frr', version: '1.0.0', state: 'loaded', kind: 'translation-unit' });
     for (const version of ['8.0.0', '8.4.4', '9.1', '10.2.1']) t.is(host.unitsFor('frr', version).units.length, 1, version);
@@ -42,27 +45,49 @@ test('the units over SSH against the SDK simulator: write, the simulated config,
   try {
     const read = async () => (await readUnits([unit], cachingSession(session), { content: 'config' })) ?? {};
     const before: any = await read();
-    t.deepEqual(before['rosetta-openconfig-interfaces:interfaces'].interface, [{ name: 'lo', config: { name: 'lo', enabled: true, description: 'sim' } }]);
+    t.deepEqual(before['rosetta-openconfig-interfaces:interfaces'].interface, [
+      { name: 'lo', config: { name: 'lo', enabled: true, description: 'sim' } },
+    ]);
     const after: any = structuredClone(before);
-    after['rosetta-openconfig-network-instance:network-instances']['network-instance'][0].protocols = { protocol: [{
-      identifier: 'rosetta-openconfig-policy-types:STATIC', name: 'static',
-      config: { identifier: 'rosetta-openconfig-policy-types:STATIC', name: 'static' },
-      'static-routes': { static: [{ prefix: '192.0.2.0/24', config: { prefix: '192.0.2.0/24' }, 'next-hops': { 'next-hop': [
-        { index: 'DROP', config: { index: 'DROP', 'next-hop': 'DROP' } },
-      ] } }] },
-    }] };
+    after['rosetta-openconfig-network-instance:network-instances']['network-instance'][0].protocols = {
+      protocol: [
+        {
+          identifier: 'rosetta-openconfig-policy-types:STATIC',
+          name: 'static',
+          config: { identifier: 'rosetta-openconfig-policy-types:STATIC', name: 'static' },
+          'static-routes': {
+            static: [
+              {
+                prefix: '192.0.2.0/24',
+                config: { prefix: '192.0.2.0/24' },
+                'next-hops': { 'next-hop': [{ index: 'DROP', config: { index: 'DROP', 'next-hop': 'DROP' } }] },
+              },
+            ],
+          },
+        },
+      ],
+    };
     after['rosetta-openconfig-network-instance:network-instances']['network-instance'].push({ name: 'sim', config: { name: 'sim' } });
     const plan = planWrite([unit], before, after);
     await session.exec('configure terminal');
     for (const c of plan.commands) {
       const out = await session.exec(c);
-      t.false(FRR_ERROR_PATTERNS.some((p) => p.test(out)), `${c}: ${out}`);
+      t.false(
+        FRR_ERROR_PATTERNS.some((p) => p.test(out)),
+        `${c}: ${out}`,
+      );
     }
     await session.exec('end');
-    t.true(device.view.config.some((l) => l.text === 'ip route 192.0.2.0/24 Null0'), JSON.stringify(device.view.config.map((l) => l.text)) + JSON.stringify(plan.commands));
+    t.true(
+      device.view.config.some((l) => l.text === 'ip route 192.0.2.0/24 Null0'),
+      JSON.stringify(device.view.config.map((l) => l.text)) + JSON.stringify(plan.commands),
+    );
     const back: any = await read();
     const nis = back['rosetta-openconfig-network-instance:network-instances']['network-instance'];
-    t.deepEqual(nis.map((n: JsonObject) => n['name']), ['default', 'sim']); // an empty VRF, known from `show vrf`
+    t.deepEqual(
+      nis.map((n: JsonObject) => n['name']),
+      ['default', 'sim'],
+    ); // an empty VRF, known from `show vrf`
     t.deepEqual(planWrite([unit], back, after).commands, []);
   } finally {
     session.close();

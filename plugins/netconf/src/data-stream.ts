@@ -90,7 +90,14 @@ export class IncomingMessage {
     if (this.off || reader === undefined) return undefined;
     this.received += this.decoder.end().length;
     const data = loneData(text, envelope);
-    if (data === undefined || data === '' || this.received !== text.length || data.contentStart !== this.contentStart || this.heldAt > data.contentEnd) return undefined;
+    if (
+      data === undefined ||
+      data === '' ||
+      this.received !== text.length ||
+      data.contentStart !== this.contentStart ||
+      this.heldAt > data.contentEnd
+    )
+      return undefined;
     try {
       return { value: reader.end(`${text.slice(this.heldAt, data.contentEnd)}</data>`) };
     } catch {
@@ -108,7 +115,10 @@ export class IncomingMessage {
     }
     const id = envelope!.attrs.get('message-id');
     const pieces = id === undefined ? undefined : this.readerOf(id);
-    if (pieces === undefined || start.selfClosing) { this.drop(); return; }
+    if (pieces === undefined || start.selfClosing) {
+      this.drop();
+      return;
+    }
     this.reader = pieces();
     this.reader.push(start.start);
     this.endTag = start.endTag;
@@ -127,7 +137,10 @@ export class IncomingMessage {
     }
     const piece = this.held.slice(0, cut);
     // comments, CDATA and processing instructions may hold `</` that is not an end tag
-    if (piece.includes('<!') || piece.includes('<?')) { this.drop(); return; }
+    if (piece.includes('<!') || piece.includes('<?')) {
+      this.drop();
+      return;
+    }
     this.reader!.push(piece);
     this.held = this.held.slice(cut);
     this.heldAt += cut;

@@ -61,8 +61,11 @@ export class NetconfDevice implements DeviceConnection {
   private readonly hostKeyTrust: HostKeyTrust;
 
   private constructor(
-    readonly nodeId: string, private readonly settings: NetconfNodeSettings, private readonly cacheRoot: string | undefined,
-    private readonly log: PluginLogger, private readonly options: DeviceOptions,
+    readonly nodeId: string,
+    private readonly settings: NetconfNodeSettings,
+    private readonly cacheRoot: string | undefined,
+    private readonly log: PluginLogger,
+    private readonly options: DeviceOptions,
   ) {
     this.hostKeyTrust = new HostKeyTrust(settings.hostKey, settings.hostKeyVerification);
   }
@@ -71,7 +74,13 @@ export class NetconfDevice implements DeviceConnection {
    * Connects (up to max-connection-attempts, 0 meaning until it works), discovers the schemas and
    * resolves with the device. Rejects with NetconfSessionError when the device cannot be reached.
    */
-  static async install(nodeId: string, settings: NetconfNodeSettings, cacheRoot: string | undefined, log: PluginLogger, options: DeviceOptions = {}): Promise<NetconfDevice> {
+  static async install(
+    nodeId: string,
+    settings: NetconfNodeSettings,
+    cacheRoot: string | undefined,
+    log: PluginLogger,
+    options: DeviceOptions = {},
+  ): Promise<NetconfDevice> {
     const device = new NetconfDevice(nodeId, settings, cacheRoot, log, options);
     const attempts = settings.maxConnectionAttempts;
     let wait = settings.betweenAttemptsTimeout;
@@ -94,7 +103,9 @@ export class NetconfDevice implements DeviceConnection {
       throw e;
     }
     const { sources, unavailable, cacheHit } = device.schemas!;
-    log.info(`${nodeId}: connected, ${sources.length} modules (${cacheHit ? 'from the cache' : 'downloaded'})${unavailable.length ? `, ${unavailable.length} unavailable` : ''}`);
+    log.info(
+      `${nodeId}: connected, ${sources.length} modules (${cacheHit ? 'from the cache' : 'downloaded'})${unavailable.length ? `, ${unavailable.length} unavailable` : ''}`,
+    );
     return device;
   }
 
@@ -120,9 +131,13 @@ export class NetconfDevice implements DeviceConnection {
       const before = this.schemas?.moduleSetId;
       if (found.moduleSetId === before) return;
       this.adopt(found);
-      this.log.warn(`${this.nodeId}: the module set changed while reconnecting (${before ?? 'none'} -> ${found.moduleSetId}, ${found.sources.length} modules${found.unavailable.length ? `, ${found.unavailable.length} unavailable` : ''}); the schema follows the device`);
+      this.log.warn(
+        `${this.nodeId}: the module set changed while reconnecting (${before ?? 'none'} -> ${found.moduleSetId}, ${found.sources.length} modules${found.unavailable.length ? `, ${found.unavailable.length} unavailable` : ''}); the schema follows the device`,
+      );
     } catch (e) {
-      this.log.warn(`${this.nodeId}: could not re-check the module set after reconnecting (${e instanceof Error ? e.message : String(e)}); keeping the one from install`);
+      this.log.warn(
+        `${this.nodeId}: could not re-check the module set after reconnecting (${e instanceof Error ? e.message : String(e)}); keeping the one from install`,
+      );
     }
   }
 
@@ -130,19 +145,31 @@ export class NetconfDevice implements DeviceConnection {
     const s = this.settings;
     const hostKey = this.hostKeyTrust.login();
     const session = await NetconfSession.open({
-      host: s.host, port: s.port, username: s.username, password: s.password, tcpOnly: s.tcpOnly, hostKey,
-      connectTimeoutMs: s.initialConnectionTimeout, requestTimeoutMs: s.requestTransactionTimeout, keepaliveMs: s.keepaliveDelay * 1000,
+      host: s.host,
+      port: s.port,
+      username: s.username,
+      password: s.password,
+      tcpOnly: s.tcpOnly,
+      hostKey,
+      connectTimeoutMs: s.initialConnectionTimeout,
+      requestTimeoutMs: s.requestTransactionTimeout,
+      keepaliveMs: s.keepaliveDelay * 1000,
       onNotification: (n, text) => this.received(n, text),
       onClose: (reason) => this.lost(session, reason),
-      ...(this.options.logRpcs ? { onSend: (body: string, id: string) => this.log.info(`${this.nodeId}: rpc ${id} ${traceText(body)}`) } : {}),
-    }).finally(() => { if (hostKey.presented !== undefined) this.hostKey = hostKey.presented; });
+      ...(this.options.logRpcs
+        ? { onSend: (body: string, id: string) => this.log.info(`${this.nodeId}: rpc ${id} ${traceText(body)}`) }
+        : {}),
+    }).finally(() => {
+      if (hostKey.presented !== undefined) this.hostKey = hostKey.presented;
+    });
     this.hostKeyTrust.loggedIn(hostKey);
     this.session = session;
     this.state = 'connected';
     this.connects++;
     if (s.notificationStream && session.has(CAP_NOTIFICATION)) {
       await createSubscription(session, s.notificationStream).catch((e: unknown) =>
-        this.log.warn(`${this.nodeId}: create-subscription ${s.notificationStream} failed: ${e instanceof Error ? e.message : String(e)}`));
+        this.log.warn(`${this.nodeId}: create-subscription ${s.notificationStream} failed: ${e instanceof Error ? e.message : String(e)}`),
+      );
     }
   }
 
@@ -174,7 +201,9 @@ export class NetconfDevice implements DeviceConnection {
           const max = this.settings.maxReconnectionAttempts;
           if (max !== 0 && attempt >= max) {
             this.state = 'unable-to-connect';
-            this.log.error(`${this.nodeId}: giving up after ${attempt} reconnection attempts: ${e instanceof Error ? e.message : String(e)}`);
+            this.log.error(
+              `${this.nodeId}: giving up after ${attempt} reconnection attempts: ${e instanceof Error ? e.message : String(e)}`,
+            );
             return;
           }
           this.reconnectTimer = setTimeout(retry, wait);
@@ -188,7 +217,10 @@ export class NetconfDevice implements DeviceConnection {
   /** The open session, or a NetconfSessionError saying why there is none. */
   current(): NetconfSession {
     if (this.session?.isOpen) return this.session;
-    throw new NetconfSessionError('closed', `device ${this.nodeId} is ${this.closing ? 'uninstalled' : this.state === 'connecting' ? 'reconnecting' : 'unreachable'}`);
+    throw new NetconfSessionError(
+      'closed',
+      `device ${this.nodeId} is ${this.closing ? 'uninstalled' : this.state === 'connecting' ? 'reconnecting' : 'unreachable'}`,
+    );
   }
 
   /** Runs writes one after another: NETCONF locks are per session, so concurrent edits must not interleave. */
@@ -205,7 +237,9 @@ export class NetconfDevice implements DeviceConnection {
 
   get message(): string {
     const s = this.session;
-    return s ? `NETCONF session ${s.sessionId ?? '?'} to ${this.settings.host}:${this.settings.port}, ${s.framingMode === 'chunked' ? 'base:1.1' : 'base:1.0'}` : `NETCONF ${this.state}`;
+    return s
+      ? `NETCONF session ${s.sessionId ?? '?'} to ${this.settings.host}:${this.settings.port}, ${s.framingMode === 'chunked' ? 'base:1.1' : 'base:1.0'}`
+      : `NETCONF ${this.state}`;
   }
 
   get capabilities(): readonly string[] {
@@ -221,7 +255,9 @@ export class NetconfDevice implements DeviceConnection {
   }
 
   get unavailableSchemas(): DeviceConnection['unavailableSchemas'] {
-    return this.schemas?.unavailable.map((u) => ({ name: u.name, ...(u.revision ? { revision: u.revision } : {}), reason: u.reason })) ?? [];
+    return (
+      this.schemas?.unavailable.map((u) => ({ name: u.name, ...(u.revision ? { revision: u.revision } : {}), reason: u.reason })) ?? []
+    );
   }
 
   /** Whether the schemas came from the disk cache. */

@@ -21,8 +21,13 @@ export interface NetconfFault {
 export class NetconfRpcError extends Error {
   /** The RESTCONF-ready faults: tag, device path (`/` when the device named none), message. */
   readonly faults: readonly NetconfFault[];
-  constructor(readonly operation: string, readonly errors: readonly RpcErrorInfo[]) {
-    super(`${operation} failed: ${errors.map((e) => `${e.tag}${e.path ? ` at ${e.path}` : ''}: ${e.message ?? '(no message)'}`).join('; ')}`);
+  constructor(
+    readonly operation: string,
+    readonly errors: readonly RpcErrorInfo[],
+  ) {
+    super(
+      `${operation} failed: ${errors.map((e) => `${e.tag}${e.path ? ` at ${e.path}` : ''}: ${e.message ?? '(no message)'}`).join('; ')}`,
+    );
     this.name = 'NetconfRpcError';
     this.faults = errors.map((e) => ({
       tag: e.tag,
@@ -51,7 +56,11 @@ export type SessionFailure =
 
 /** The session could not carry the operation; the device's own answer is unknown. */
 export class NetconfSessionError extends Error {
-  constructor(readonly failure: SessionFailure, message: string, override readonly cause?: unknown) {
+  constructor(
+    readonly failure: SessionFailure,
+    message: string,
+    override readonly cause?: unknown,
+  ) {
     super(message);
     this.name = 'NetconfSessionError';
   }

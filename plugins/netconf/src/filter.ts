@@ -15,7 +15,10 @@ export interface FieldSelection {
 
 /** Why a `fields` value cannot be read, with the column. */
 export class FieldsSyntaxError extends Error {
-  constructor(readonly column: number, reason: string) {
+  constructor(
+    readonly column: number,
+    reason: string,
+  ) {
     super(`fields: ${reason} at column ${column}`);
     this.name = 'FieldsSyntaxError';
   }
@@ -38,7 +41,10 @@ export function parseFields(text: string): FieldSelection[] {
   let last: FieldSelection | undefined;
   const add = (into: FieldSelection[], member: string) => {
     let node = into.find((n) => n.member === member);
-    if (!node) { node = { member, children: [] }; into.push(node); }
+    if (!node) {
+      node = { member, children: [] };
+      into.push(node);
+    }
     return node;
   };
   let expectName = true;
@@ -54,10 +60,14 @@ export function parseFields(text: string): FieldSelection[] {
       continue;
     }
     const c = text[i]!;
-    if (c === '/') { scope.level = last!.children; expectName = true; }
-    else if (c === ';') expectName = true;
-    else if (c === '(') { scopes.push({ base: last!.children, level: last!.children }); expectName = true; }
-    else if (c === ')') {
+    if (c === '/') {
+      scope.level = last!.children;
+      expectName = true;
+    } else if (c === ';') expectName = true;
+    else if (c === '(') {
+      scopes.push({ base: last!.children, level: last!.children });
+      expectName = true;
+    } else if (c === ')') {
       if (scopes.length === 1) throw new FieldsSyntaxError(i + 1, 'unbalanced )');
       scopes.pop();
     } else throw new FieldsSyntaxError(i + 1, `unexpected ${JSON.stringify(c)}`);
@@ -83,11 +93,13 @@ function open(name: string, module: string, parent: string | undefined, ns: Name
 }
 
 function selections(fields: readonly FieldSelection[], parent: string, ns: Namespaces, where: string): string {
-  return fields.map((f) => {
-    const { module, name } = moduleOf(f.member, parent, where);
-    const start = open(name, module, parent, ns, `${where}/${f.member}`);
-    return f.children.length === 0 ? `${start}/>` : `${start}>${selections(f.children, module, ns, `${where}/${f.member}`)}</${name}>`;
-  }).join('');
+  return fields
+    .map((f) => {
+      const { module, name } = moduleOf(f.member, parent, where);
+      const start = open(name, module, parent, ns, `${where}/${f.member}`);
+      return f.children.length === 0 ? `${start}/>` : `${start}>${selections(f.children, module, ns, `${where}/${f.member}`)}</${name}>`;
+    })
+    .join('');
 }
 
 /**
@@ -112,11 +124,14 @@ export function subtreeFilter(path: string, fields: string | undefined, ns: Name
   for (const [index, seg] of segs.entries()) {
     const { module: mod, name } = moduleOf(seg.member, module, path);
     const start = open(name, mod, module, ns, path);
-    const keys = Object.entries(seg.keys ?? {}).map(([k, v]) => `<${k}>${escapeText(v)}</${k}>`).join('');
+    const keys = Object.entries(seg.keys ?? {})
+      .map(([k, v]) => `<${k}>${escapeText(v)}</${k}>`)
+      .join('');
     const isLast = index === segs.length - 1;
     if (isLast) {
       // a leaf-list entry ([.='x']) is a content-match node holding its value
-      const body = seg.value !== undefined ? escapeText(seg.value) : keys + (selected.length > 0 ? selections(selected, mod, ns, path) : '');
+      const body =
+        seg.value !== undefined ? escapeText(seg.value) : keys + (selected.length > 0 ? selections(selected, mod, ns, path) : '');
       inner = body === '' ? `${start}/>` : `${start}>${body}</${name}>`;
     } else {
       opens.push(`${start}>${keys}`);

@@ -17,10 +17,33 @@ export { NetconfRpcError, NetconfSessionError, type NetconfFault, type SessionFa
 export { parseFields, subtreeFilter, FieldsSyntaxError, type FieldSelection } from './filter';
 export { parseDevicePath, type DevicePathResult, type DeviceSegment } from './path';
 export {
-  configSource, createSubscription, DRY_RUN_EDIT, dryRunEdit, DryRunInputError, editRpcs, editsFromDocuments, invokeOperation, mergeContent, readData, writeEdits,
-  type OperationSession, type ReadRequest, type TargetProbe, type WriteOutcome,
+  configSource,
+  createSubscription,
+  DRY_RUN_EDIT,
+  dryRunEdit,
+  DryRunInputError,
+  editRpcs,
+  editsFromDocuments,
+  invokeOperation,
+  mergeContent,
+  readData,
+  writeEdits,
+  type OperationSession,
+  type ReadRequest,
+  type TargetProbe,
+  type WriteOutcome,
 } from './operations';
-export { discoverSchemas, getSchema, listModules, moduleSetId, modulesFromCapabilities, type DiscoveredSchemas, type ModuleRef, type RpcSender, type SchemaSource } from './schemas';
+export {
+  discoverSchemas,
+  getSchema,
+  listModules,
+  moduleSetId,
+  modulesFromCapabilities,
+  type DiscoveredSchemas,
+  type ModuleRef,
+  type RpcSender,
+  type SchemaSource,
+} from './schemas';
 export { NetconfSession, type RpcReply, type SessionOptions } from './session';
 export { readNodeSettings, type NetconfNodeSettings } from './settings';
 export { actionXml, editConfigXml, jsonToXml, namespaceOf, rpcXml, XmlBuildError, type Namespaces } from './xml-build';
@@ -45,7 +68,8 @@ function defaultCacheDirectory(api: PluginApi & { readonly settings: Settings })
 }
 
 function needCodec(codec: DeviceDataCodec | undefined, nodeId: string): DeviceDataCodec {
-  if (!codec) throw new NetconfSessionError('malformed', `no schema codec for ${nodeId}: the core did not provide the device's compiled schema`);
+  if (!codec)
+    throw new NetconfSessionError('malformed', `no schema codec for ${nodeId}: the core did not provide the device's compiled schema`);
   return codec;
 }
 
@@ -66,17 +90,25 @@ export default definePlugin<Settings>({
     api.hooks.device.read.for('netconf').tapPromise('netconf', async (ctx) => {
       if (!isNetconfDevice(ctx.connection)) return undefined;
       const device = ctx.connection;
-      return readData(device.current(), { path: ctx.path, content: ctx.content, ...(ctx.fields ? { fields: ctx.fields } : {}) },
-        device.namespaces, needCodec(ctx.codec, device.nodeId));
+      return readData(
+        device.current(),
+        { path: ctx.path, content: ctx.content, ...(ctx.fields ? { fields: ctx.fields } : {}) },
+        device.namespaces,
+        needCodec(ctx.codec, device.nodeId),
+      );
     });
 
     api.hooks.device.write.for('netconf').tapPromise('netconf', async (ctx) => {
       if (!isNetconfDevice(ctx.connection)) return undefined;
       const device = ctx.connection;
       const edits = ctx.edits ?? (ctx.before && ctx.after ? editsFromDocuments(ctx.before, ctx.after) : undefined);
-      if (edits === undefined) throw new NetconfSessionError('malformed', `a write to ${device.nodeId} came with neither edits nor before/after documents`);
+      if (edits === undefined)
+        throw new NetconfSessionError('malformed', `a write to ${device.nodeId} came with neither edits nor before/after documents`);
       const codec = ctx.codec;
-      const probe = ctx.probeTarget && edits.length === 1 && codec ? { path: edits[0]!.path, decode: (xml: string) => codec.fromXml(xml, { content: 'config' }) } : undefined;
+      const probe =
+        ctx.probeTarget && edits.length === 1 && codec
+          ? { path: edits[0]!.path, decode: (xml: string) => codec.fromXml(xml, { content: 'config' }) }
+          : undefined;
       const written = await device.serializeWrite(() => writeEdits(device.current(), edits, device.namespaces, probe));
       return { commands: written.rpcs, ...(written.before !== undefined ? { before: written.before } : {}) };
     });
@@ -85,7 +117,13 @@ export default definePlugin<Settings>({
       if (!isNetconfDevice(ctx.connection)) return undefined;
       const device = ctx.connection;
       if (ctx.operation === DRY_RUN_EDIT) return { output: dryRunEdit(device.current(), ctx.input, device.namespaces) };
-      const output = await invokeOperation(device.current(), ctx.operation, ctx.input, device.namespaces, needCodec(ctx.codec, device.nodeId));
+      const output = await invokeOperation(
+        device.current(),
+        ctx.operation,
+        ctx.input,
+        device.namespaces,
+        needCodec(ctx.codec, device.nodeId),
+      );
       return { output };
     });
   },

@@ -6,8 +6,15 @@
  * it would send, built by the same function), RPCs, YANG 1.1 actions, and create-subscription. XML in, RFC 7951 JSON out through the core's codec for the device's schema.
  */
 import {
-  CAP_CANDIDATE, CAP_WRITABLE_RUNNING, NOTIFICATION_NS, standaloneText,
-  type ContentFilter, type DeviceDataCodec, type DeviceEdit, type JsonObject, type JsonValue,
+  CAP_CANDIDATE,
+  CAP_WRITABLE_RUNNING,
+  NOTIFICATION_NS,
+  standaloneText,
+  type ContentFilter,
+  type DeviceDataCodec,
+  type DeviceEdit,
+  type JsonObject,
+  type JsonValue,
 } from '@rosetta/sdk';
 import { NetconfRpcError, NetconfSessionError } from './errors';
 import { subtreeFilter } from './filter';
@@ -43,12 +50,21 @@ export interface ReadRequest {
  * while candidate differs from running), state from get (its copy of running configuration is dropped).
  * Returns the top-level document holding the target (`{"module:top": ...}`), `{}` when there is nothing.
  */
-export async function readData(session: OperationSession, request: ReadRequest, ns: Namespaces, codec: DeviceDataCodec): Promise<JsonObject> {
+export async function readData(
+  session: OperationSession,
+  request: ReadRequest,
+  ns: Namespaces,
+  codec: DeviceDataCodec,
+): Promise<JsonObject> {
   const filter = subtreeFilter(request.path, request.fields, ns) ?? '';
   const read = async (content: 'config' | 'nonconfig'): Promise<JsonObject> => {
-    const body = content === 'config' ? `<get-config><source><${configSource(session)}/></source>${filter}</get-config>` : `<get>${filter}</get>`;
+    const body =
+      content === 'config' ? `<get-config><source><${configSource(session)}/></source>${filter}</get-config>` : `<get>${filter}</get>`;
     // a long reply is decoded as it arrives (data-stream.ts)
-    return session.rpcData(body, { whole: (data) => (data === undefined ? {} : codec.fromXml(data, { content })), pieces: () => codec.dataReader({ content }) });
+    return session.rpcData(body, {
+      whole: (data) => (data === undefined ? {} : codec.fromXml(data, { content })),
+      pieces: () => codec.dataReader({ content }),
+    });
   };
   if (request.content !== 'all') return read(request.content);
   const [config, state] = await Promise.all([read('config'), read('nonconfig')]);
@@ -80,7 +96,9 @@ function mergeValue(a: JsonValue, b: JsonValue): JsonValue {
     if (keys.length === 0) return [...a, ...b];
     const out: JsonValue[] = [...a];
     const index = new Map<string, number>();
-    out.forEach((e, i) => { if (isObject(e)) index.set(signature(e, keys), i); });
+    out.forEach((e, i) => {
+      if (isObject(e)) index.set(signature(e, keys), i);
+    });
     for (const entry of b) {
       const at = isObject(entry) ? index.get(signature(entry, keys)) : undefined;
       if (at !== undefined) out[at] = mergeValue(out[at]!, entry);
@@ -119,10 +137,20 @@ export function editRpcs(session: Pick<OperationSession, 'has'>, edits: readonly
   const config = editConfigXml(edits, ns);
   const target = configSource(session);
   if (target === 'running' && !session.has(CAP_WRITABLE_RUNNING)) {
-    throw new NetconfRpcError('edit-config', [{ type: 'protocol', tag: 'operation-not-supported', severity: 'error', message: 'the device offers neither :candidate nor :writable-running' }]);
+    throw new NetconfRpcError('edit-config', [
+      {
+        type: 'protocol',
+        tag: 'operation-not-supported',
+        severity: 'error',
+        message: 'the device offers neither :candidate nor :writable-running',
+      },
+    ]);
   }
   const errorOption = session.has(CAP_ROLLBACK_ON_ERROR) ? '<error-option>rollback-on-error</error-option>' : '';
-  const rpcs = [`<lock><target><${target}/></target></lock>`, `<edit-config><target><${target}/></target>${errorOption}${config}</edit-config>`];
+  const rpcs = [
+    `<lock><target><${target}/></target></lock>`,
+    `<edit-config><target><${target}/></target>${errorOption}${config}</edit-config>`,
+  ];
   if (target === 'candidate') rpcs.push('<commit/>');
   rpcs.push(`<unlock><target><${target}/></target></unlock>`);
   return rpcs;
@@ -136,7 +164,12 @@ export function editRpcs(session: Pick<OperationSession, 'has'>, edits: readonly
  * the edit-config and the outcome holds what it found (decoded). Returns the RPCs of the
  * write (the whole sequence once it succeeded; the probe is not part of it).
  */
-export async function writeEdits(session: OperationSession, edits: readonly DeviceEdit[], ns: Namespaces, probe?: TargetProbe): Promise<WriteOutcome> {
+export async function writeEdits(
+  session: OperationSession,
+  edits: readonly DeviceEdit[],
+  ns: Namespaces,
+  probe?: TargetProbe,
+): Promise<WriteOutcome> {
   const rpcs = editRpcs(session, edits, ns);
   if (rpcs.length === 0) return { rpcs };
   const [lock, edit] = rpcs as [string, string];
@@ -147,15 +180,27 @@ export async function writeEdits(session: OperationSession, edits: readonly Devi
   // The probe goes between them: under the lock, so no other session's change lands between what it
   // sees and the edit; what it finds matters only once the write succeeded (a failed probe leaves it unknown)
   const locked = call(session, lock);
-  const probed = probe === undefined ? undefined
-    : session.rpcData(`<get-config><source><${configSource(session)}/></source>${subtreeFilter(probe.path, undefined, ns) ?? ''}</get-config>`, {
-      whole: (data) => (data === undefined ? {} : probe.decode(data)),
-    }).catch(() => undefined); // unknown, as when the probe fails: the write itself succeeded
+  const probed =
+    probe === undefined
+      ? undefined
+      : session
+          .rpcData(
+            `<get-config><source><${configSource(session)}/></source>${subtreeFilter(probe.path, undefined, ns) ?? ''}</get-config>`,
+            {
+              whole: (data) => (data === undefined ? {} : probe.decode(data)),
+            },
+          )
+          .catch(() => undefined); // unknown, as when the probe fails: the write itself succeeded
   const edited = call(session, edit);
   try {
     await locked;
   } catch (e) {
-    await edited.then(() => session.rpc('<discard-changes/>'), () => undefined).catch(() => undefined);
+    await edited
+      .then(
+        () => session.rpc('<discard-changes/>'),
+        () => undefined,
+      )
+      .catch(() => undefined);
     throw e;
   }
   try {
@@ -223,7 +268,8 @@ function editsOf(input: JsonObject): DeviceEdit[] {
   return given.map((e, i) => {
     if (!isObject(e)) throw new DryRunInputError(`edits[${i}] is not an object`);
     const { operation, path, value } = e;
-    if (typeof operation !== 'string' || !EDIT_OPERATIONS.has(operation)) throw new DryRunInputError(`edits[${i}].operation must be one of ${[...EDIT_OPERATIONS].join(', ')}`);
+    if (typeof operation !== 'string' || !EDIT_OPERATIONS.has(operation))
+      throw new DryRunInputError(`edits[${i}].operation must be one of ${[...EDIT_OPERATIONS].join(', ')}`);
     if (typeof path !== 'string') throw new DryRunInputError(`edits[${i}].path must be a string`);
     if (value !== undefined && !isObject(value)) throw new DryRunInputError(`edits[${i}].value must be an object`);
     return { operation: operation as DeviceEdit['operation'], path, ...(value !== undefined ? { value } : {}) };
@@ -246,7 +292,8 @@ export function dryRunEdit(session: Pick<OperationSession, 'has'>, input: JsonOb
 export function editsFromDocuments(before: JsonObject, after: JsonObject): DeviceEdit[] {
   const edits: DeviceEdit[] = [];
   for (const [member, value] of Object.entries(after)) {
-    if (JSON.stringify(before[member]) !== JSON.stringify(value)) edits.push({ operation: 'replace', path: `/${member}`, value: { [member]: value } });
+    if (JSON.stringify(before[member]) !== JSON.stringify(value))
+      edits.push({ operation: 'replace', path: `/${member}`, value: { [member]: value } });
   }
   for (const member of Object.keys(before)) if (!(member in after)) edits.push({ operation: 'remove', path: `/${member}` });
   return edits;
@@ -266,7 +313,13 @@ function inputMembers(input: JsonObject): JsonObject {
  * Invokes an RPC (`module:rpc`) or a YANG 1.1 action (its instance-identifier, starting with `/`).
  * Resolves with the output members, or null when the reply is `<ok/>`.
  */
-export async function invokeOperation(session: OperationSession, operation: string, input: JsonObject, ns: Namespaces, codec: DeviceDataCodec): Promise<JsonObject | null> {
+export async function invokeOperation(
+  session: OperationSession,
+  operation: string,
+  input: JsonObject,
+  ns: Namespaces,
+  codec: DeviceDataCodec,
+): Promise<JsonObject | null> {
   const members = inputMembers(input);
   const body = operation.startsWith('/') ? actionXml(operation, members, ns) : rpcXml(operation, members, ns);
   const reply = await session.rpc(body);
@@ -277,5 +330,7 @@ export async function invokeOperation(session: OperationSession, operation: stri
 
 /** Opens an RFC 5277 subscription to a stream (default `NETCONF`). */
 export async function createSubscription(session: OperationSession, stream = 'NETCONF'): Promise<void> {
-  await session.rpc(`<create-subscription xmlns="${NOTIFICATION_NS}"><stream>${stream.replace(/[<&>]/g, '')}</stream></create-subscription>`);
+  await session.rpc(
+    `<create-subscription xmlns="${NOTIFICATION_NS}"><stream>${stream.replace(/[<&>]/g, '')}</stream></create-subscription>`,
+  );
 }

@@ -24,8 +24,17 @@ export function parseDevicePath(text: string): DevicePathResult {
   let i = 0;
   while (i < text.length) {
     const c = text[i]!;
-    if (c === '/') { segment++; stripped += c; i++; continue; }
-    if (c !== '[') { stripped += c; i++; continue; }
+    if (c === '/') {
+      segment++;
+      stripped += c;
+      i++;
+      continue;
+    }
+    if (c !== '[') {
+      stripped += c;
+      i++;
+      continue;
+    }
     const value = VALUE_PREDICATE.exec(text.slice(i, i + 1100));
     if (value) {
       if (values.has(segment)) return { ok: false, error: `two value predicates at column ${i + 1}` };
@@ -41,7 +50,9 @@ export function parseDevicePath(text: string): DevicePathResult {
   }
   const parsed = parseInstancePath(stripped);
   if (!parsed.ok) return parsed;
-  for (const index of values.keys()) if (index !== parsed.path.length - 1 || parsed.path[index]?.keys) return { ok: false, error: 'a [.=...] predicate may only end the path, on a leaf-list' };
+  for (const index of values.keys())
+    if (index !== parsed.path.length - 1 || parsed.path[index]?.keys)
+      return { ok: false, error: 'a [.=...] predicate may only end the path, on a leaf-list' };
   return { ok: true, path: parsed.path.map((s, n) => (values.has(n) ? { ...s, value: values.get(n)! } : s)) };
 }
 

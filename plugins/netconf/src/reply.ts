@@ -52,7 +52,14 @@ export function readEnvelope(text: string): Envelope | undefined {
   } catch {
     return undefined; // a bad entity: the whole parse says where
   }
-  return { prefix, name: m[2]!, ns: attrs.get(prefix === undefined ? 'xmlns' : `xmlns:${prefix}`), attrs, contentStart: m[0].length, selfClosing: m[4] === '/' };
+  return {
+    prefix,
+    name: m[2]!,
+    ns: attrs.get(prefix === undefined ? 'xmlns' : `xmlns:${prefix}`),
+    attrs,
+    contentStart: m[0].length,
+    selfClosing: m[4] === '/',
+  };
 }
 
 /** Whether an envelope is an rpc-reply of the NETCONF base namespace. */
@@ -94,12 +101,28 @@ export function loneOk(text: string, envelope: Envelope): XmlElement | undefined
     else if (name.startsWith('xmlns:')) scope.set(name.slice(6), value);
   }
   const okStart = text.indexOf('<', ok.index);
-  const okElement: XmlElement = { name: 'ok', prefix: okPrefix ?? '', ns: NETCONF_NS, attrs: {}, children: [], text: '', scope, start: okStart, end: OK.lastIndex };
+  const okElement: XmlElement = {
+    name: 'ok',
+    prefix: okPrefix ?? '',
+    ns: NETCONF_NS,
+    attrs: {},
+    children: [],
+    text: '',
+    scope,
+    start: okStart,
+    end: OK.lastIndex,
+  };
   return {
-    name: 'rpc-reply', prefix: envelope.prefix ?? '', ns: NETCONF_NS, attrs, children: [okElement],
+    name: 'rpc-reply',
+    prefix: envelope.prefix ?? '',
+    ns: NETCONF_NS,
+    attrs,
+    children: [okElement],
     // the white space around <ok/>, as a parser joins the root's own character data
     text: text.slice(envelope.contentStart, okStart) + text.slice(OK.lastIndex, close),
-    scope, start: text.lastIndexOf('<', envelope.contentStart - 1), end: text.indexOf('>', close) + 1,
+    scope,
+    start: text.lastIndexOf('<', envelope.contentStart - 1),
+    end: text.indexOf('>', close) + 1,
   };
 }
 
@@ -132,7 +155,10 @@ export function loneData(text: string, envelope: Envelope): DataRange | '' | und
  * The `<data>` start tag right after the envelope's, if the reply's text so far holds it whole and it
  * is NETCONF's: what a reader of the data as it arrives needs before the rest of the reply is in.
  */
-export function dataStart(text: string, envelope: Envelope): (Omit<DataRange, 'contentEnd'> & { readonly prefix: string | undefined; readonly selfClosing: boolean }) | undefined {
+export function dataStart(
+  text: string,
+  envelope: Envelope,
+): (Omit<DataRange, 'contentEnd'> & { readonly prefix: string | undefined; readonly selfClosing: boolean }) | undefined {
   if (envelope.selfClosing) return undefined;
   DATA.lastIndex = envelope.contentStart;
   const open = DATA.exec(text);
@@ -144,7 +170,10 @@ export function dataStart(text: string, envelope: Envelope): (Omit<DataRange, 'c
     return undefined;
   }
   const prefix = open[1];
-  const dataNs = prefix === undefined ? dataAttrs.get('xmlns') ?? envelope.attrs.get('xmlns') : dataAttrs.get(`xmlns:${prefix}`) ?? envelope.attrs.get(`xmlns:${prefix}`);
+  const dataNs =
+    prefix === undefined
+      ? (dataAttrs.get('xmlns') ?? envelope.attrs.get('xmlns'))
+      : (dataAttrs.get(`xmlns:${prefix}`) ?? envelope.attrs.get(`xmlns:${prefix}`));
   if (dataNs !== NETCONF_NS) return undefined;
   let declarations = '';
   const declared = new Map([...envelope.attrs, ...dataAttrs]);
@@ -152,8 +181,11 @@ export function dataStart(text: string, envelope: Envelope): (Omit<DataRange, 'c
     if (name.startsWith('xmlns:')) declarations += ` ${name}="${escapeAttr(value)}"`;
   }
   return {
-    start: `<data${declarations}>`, contentStart: DATA.lastIndex, endTag: `</${prefix === undefined ? '' : `${prefix}:`}data`,
-    prefix, selfClosing: open[3] === '/',
+    start: `<data${declarations}>`,
+    contentStart: DATA.lastIndex,
+    endTag: `</${prefix === undefined ? '' : `${prefix}:`}data`,
+    prefix,
+    selfClosing: open[3] === '/',
   };
 }
 

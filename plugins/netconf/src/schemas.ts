@@ -70,16 +70,29 @@ function checkRef(ref: ModuleRef): string | undefined {
 }
 
 /** Reads the module list, preferring ietf-netconf-monitoring, then yang-library, then capabilities. */
-export async function listModules(session: RpcSender, capabilities: readonly string[]): Promise<{ modules: ModuleRef[]; listedBy: DiscoveredSchemas['listedBy'] }> {
+export async function listModules(
+  session: RpcSender,
+  capabilities: readonly string[],
+): Promise<{ modules: ModuleRef[]; listedBy: DiscoveredSchemas['listedBy'] }> {
   const offered = (ns: string) => capabilities.some((c) => c.startsWith(`${ns}?`));
   if (offered(MONITORING_NS)) {
     try {
-      const reply = await session.rpc(`<get><filter type="subtree"><netconf-state xmlns="${MONITORING_NS}"><schemas/></netconf-state></filter></get>`);
+      const reply = await session.rpc(
+        `<get><filter type="subtree"><netconf-state xmlns="${MONITORING_NS}"><schemas/></netconf-state></filter></get>`,
+      );
       const schemas = child(child(child(reply.root, 'data') ?? reply.root, 'netconf-state') ?? reply.root, 'schemas');
       const modules = childrenNamed(schemas ?? reply.root, 'schema')
         .filter((s) => /(^|:)yang$/.test(text(child(s, 'format'))))
-        .map((s) => ({ name: text(child(s, 'identifier')), revision: text(child(s, 'version')) || undefined, namespace: text(child(s, 'namespace')) || undefined }))
-        .map((m) => ({ name: m.name, ...(m.revision ? { revision: m.revision } : {}), ...(m.namespace ? { namespace: m.namespace } : {}) }));
+        .map((s) => ({
+          name: text(child(s, 'identifier')),
+          revision: text(child(s, 'version')) || undefined,
+          namespace: text(child(s, 'namespace')) || undefined,
+        }))
+        .map((m) => ({
+          name: m.name,
+          ...(m.revision ? { revision: m.revision } : {}),
+          ...(m.namespace ? { namespace: m.namespace } : {}),
+        }));
       if (modules.length > 0) return { modules: dedupe(modules), listedBy: 'netconf-monitoring' };
     } catch (e) {
       if (!(e instanceof NetconfRpcError)) throw e;
@@ -109,12 +122,17 @@ export async function listModules(session: RpcSender, capabilities: readonly str
 function dedupe(modules: ModuleRef[]): ModuleRef[] {
   const seen = new Map<string, ModuleRef>();
   for (const m of modules) if (m.name) seen.set(`${m.name}@${m.revision ?? ''}`, m);
-  return [...seen.values()].sort((a, b) => (a.name === b.name ? (a.revision ?? '').localeCompare(b.revision ?? '') : a.name < b.name ? -1 : 1));
+  return [...seen.values()].sort((a, b) =>
+    a.name === b.name ? (a.revision ?? '').localeCompare(b.revision ?? '') : a.name < b.name ? -1 : 1,
+  );
 }
 
 /** The module set's id: a hash of its sorted `name@revision` list. */
 export function moduleSetId(modules: readonly ModuleRef[]): string {
-  const list = modules.map((m) => `${m.name}@${m.revision ?? ''}`).sort().join('\n');
+  const list = modules
+    .map((m) => `${m.name}@${m.revision ?? ''}`)
+    .sort()
+    .join('\n');
   return createHash('sha256').update(list).digest('hex').slice(0, 32);
 }
 
@@ -122,7 +140,8 @@ export function moduleSetId(modules: readonly ModuleRef[]): string {
 export async function getSchema(session: RpcSender, ref: ModuleRef): Promise<string> {
   const version = ref.revision ? `<version>${ref.revision}</version>` : '';
   const reply = await session.rpc(
-    `<get-schema xmlns="${MONITORING_NS}"><identifier>${ref.name}</identifier>${version}<format xmlns:ncm="${MONITORING_NS}">ncm:yang</format></get-schema>`);
+    `<get-schema xmlns="${MONITORING_NS}"><identifier>${ref.name}</identifier>${version}<format xmlns:ncm="${MONITORING_NS}">ncm:yang</format></get-schema>`,
+  );
   const data = child(reply.root, 'data');
   if (!data) throw new Error(`get-schema ${ref.name}: reply without <data>`);
   return data.text.replace(/^\s*\n/, '');
@@ -165,7 +184,11 @@ async function writeCache(dir: string, sources: readonly SchemaSource[]): Promis
  * when complete there, else downloaded (and cached when every module downloaded). Modules that fail to
  * download are listed in `unavailable`; the rest are returned.
  */
-export async function discoverSchemas(session: RpcSender, capabilities: readonly string[], cacheRoot: string | undefined): Promise<DiscoveredSchemas> {
+export async function discoverSchemas(
+  session: RpcSender,
+  capabilities: readonly string[],
+  cacheRoot: string | undefined,
+): Promise<DiscoveredSchemas> {
   const listed = await listModules(session, capabilities);
   const unavailable: Array<ModuleRef & { reason: string }> = [];
   const modules: ModuleRef[] = [];

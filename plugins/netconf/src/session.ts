@@ -9,8 +9,24 @@
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { Client, type ClientChannel } from 'ssh2';
 import {
-  BASE_1_0, BASE_1_1, EMPTY_GET_CONFIG, FIRST_REPLY_NUDGE_MS, FrameReader, frameMessage, helloMessage, NETCONF_NS, NOTIFICATION_NS, parseHello, parseRpcErrors,
-  child, HostKeyCheck, parseXml, standaloneText, type FramingMode, type RpcErrorInfo, type XmlElement,
+  BASE_1_0,
+  BASE_1_1,
+  EMPTY_GET_CONFIG,
+  FIRST_REPLY_NUDGE_MS,
+  FrameReader,
+  frameMessage,
+  helloMessage,
+  NETCONF_NS,
+  NOTIFICATION_NS,
+  parseHello,
+  parseRpcErrors,
+  child,
+  HostKeyCheck,
+  parseXml,
+  standaloneText,
+  type FramingMode,
+  type RpcErrorInfo,
+  type XmlElement,
 } from '@rosetta/sdk';
 import { NetconfRpcError, NetconfSessionError } from './errors';
 import { IncomingMessage, type DataPieces, type DataRead } from './data-stream';
@@ -77,43 +93,89 @@ async function openTransport(options: SessionOptions): Promise<Transport> {
   if (options.tcpOnly) {
     return new Promise((resolve, reject) => {
       const socket: Socket = tcpConnect({ host: options.host, port: options.port });
-      const timer = setTimeout(() => { socket.destroy(); reject(new NetconfSessionError('connect', `TCP connect to ${where} timed out after ${options.connectTimeoutMs} ms`)); }, options.connectTimeoutMs);
-      socket.once('error', (e) => { clearTimeout(timer); reject(new NetconfSessionError('connect', `TCP connect to ${where} failed: ${e.message}`, e)); });
-      socket.once('connect', () => { clearTimeout(timer); resolve({ stream: socket, end: () => socket.destroy() }); });
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new NetconfSessionError('connect', `TCP connect to ${where} timed out after ${options.connectTimeoutMs} ms`));
+      }, options.connectTimeoutMs);
+      socket.once('error', (e) => {
+        clearTimeout(timer);
+        reject(new NetconfSessionError('connect', `TCP connect to ${where} failed: ${e.message}`, e));
+      });
+      socket.once('connect', () => {
+        clearTimeout(timer);
+        resolve({ stream: socket, end: () => socket.destroy() });
+      });
     });
   }
   const hostKey = options.hostKey ?? new HostKeyCheck(undefined);
   return new Promise((resolve, reject) => {
     const client = new Client();
     let settled = false;
-    const settle = (f: () => void) => { if (!settled) { settled = true; clearTimeout(timer); f(); } };
-    const timer = setTimeout(() => settle(() => {
-      client.end();
-      reject(new NetconfSessionError('connect', `SSH connect to ${where} timed out after ${options.connectTimeoutMs} ms`));
-    }), options.connectTimeoutMs);
-    client.on('error', (e: Error & { level?: string }) => settle(() => {
-      const refusal = hostKey.refusal(where);
-      if (refusal !== undefined) {
-        reject(new NetconfSessionError('host-key', refusal, e));
-        return;
+    const settle = (f: () => void) => {
+      if (!settled) {
+        settled = true;
+        clearTimeout(timer);
+        f();
       }
-      const auth = e.level === 'client-authentication';
-      reject(new NetconfSessionError('connect', auth ? `SSH authentication to ${where} as ${options.username} failed` : `SSH connect to ${where} failed: ${e.message}`, e));
-    }));
+    };
+    const timer = setTimeout(
+      () =>
+        settle(() => {
+          client.end();
+          reject(new NetconfSessionError('connect', `SSH connect to ${where} timed out after ${options.connectTimeoutMs} ms`));
+        }),
+      options.connectTimeoutMs,
+    );
+    client.on('error', (e: Error & { level?: string }) =>
+      settle(() => {
+        const refusal = hostKey.refusal(where);
+        if (refusal !== undefined) {
+          reject(new NetconfSessionError('host-key', refusal, e));
+          return;
+        }
+        const auth = e.level === 'client-authentication';
+        reject(
+          new NetconfSessionError(
+            'connect',
+            auth ? `SSH authentication to ${where} as ${options.username} failed` : `SSH connect to ${where} failed: ${e.message}`,
+            e,
+          ),
+        );
+      }),
+    );
     client.once('ready', () => {
       // requests are small, whole messages: send each at once rather than wait for the previous ACK (Nagle)
       client.setNoDelay(true);
       client.subsys('netconf', (err, channel: ClientChannel) => {
         if (err) {
-          settle(() => { client.end(); reject(new NetconfSessionError('connect', `${where} refused the netconf subsystem: ${err.message}`, err)); });
+          settle(() => {
+            client.end();
+            reject(new NetconfSessionError('connect', `${where} refused the netconf subsystem: ${err.message}`, err));
+          });
           return;
         }
         // a dropped connection may end the client without closing the channel first
         client.on('close', () => channel.emit('close'));
-        settle(() => resolve({ stream: channel, end: () => { channel.end(); client.end(); } }));
+        settle(() =>
+          resolve({
+            stream: channel,
+            end: () => {
+              channel.end();
+              client.end();
+            },
+          }),
+        );
       });
     });
-    client.connect({ host: options.host, port: options.port, username: options.username, password: options.password, readyTimeout: options.connectTimeoutMs, tryKeyboard: false, hostVerifier: hostKey.verify });
+    client.connect({
+      host: options.host,
+      port: options.port,
+      username: options.username,
+      password: options.password,
+      readyTimeout: options.connectTimeoutMs,
+      tryKeyboard: false,
+      hostVerifier: hostKey.verify,
+    });
   });
 }
 
@@ -161,7 +223,10 @@ export class NetconfSession {
         transport.end();
         reject(error);
       };
-      const timer = setTimeout(() => failHello(new NetconfSessionError('hello', `no hello from ${where} within ${options.connectTimeoutMs} ms`)), remaining);
+      const timer = setTimeout(
+        () => failHello(new NetconfSessionError('hello', `no hello from ${where} within ${options.connectTimeoutMs} ms`)),
+        remaining,
+      );
       transport.stream.on('error', (e: Error) => {
         if (session) session.terminate(new NetconfSessionError('closed', `session to ${where} failed: ${e.message}`, e));
         else failHello(new NetconfSessionError('hello', `session to ${where} failed before hello: ${e.message}`, e));
@@ -173,24 +238,36 @@ export class NetconfSession {
       transport.stream.write(frameMessage(helloMessage(CLIENT_CAPABILITIES), 'eom'));
       transport.stream.on('data', (data: Buffer) => {
         try {
-          reader.push(data, (message) => {
-            if (session) { session.receive(message); return; }
-            let hello: ReturnType<typeof parseHello>;
-            try {
-              hello = parseHello(message);
-            } catch (e) {
-              throw new NetconfSessionError('hello', `bad hello from ${where}: ${e instanceof Error ? e.message : String(e)}`, e);
-            }
-            clearTimeout(timer);
-            session = new NetconfSession(options, transport, hello.capabilities, hello.sessionId);
-            if (hello.capabilities.includes(BASE_1_1)) { reader.useChunked(); session.framing = 'chunked'; }
-            else if (!hello.capabilities.includes(BASE_1_0)) throw new NetconfSessionError('hello', `${where} advertises neither base:1.0 nor base:1.1`);
-            session.armKeepalive();
-            resolve(session);
-          }, (bytes) => session?.part(bytes));
+          reader.push(
+            data,
+            (message) => {
+              if (session) {
+                session.receive(message);
+                return;
+              }
+              let hello: ReturnType<typeof parseHello>;
+              try {
+                hello = parseHello(message);
+              } catch (e) {
+                throw new NetconfSessionError('hello', `bad hello from ${where}: ${e instanceof Error ? e.message : String(e)}`, e);
+              }
+              clearTimeout(timer);
+              session = new NetconfSession(options, transport, hello.capabilities, hello.sessionId);
+              if (hello.capabilities.includes(BASE_1_1)) {
+                reader.useChunked();
+                session.framing = 'chunked';
+              } else if (!hello.capabilities.includes(BASE_1_0))
+                throw new NetconfSessionError('hello', `${where} advertises neither base:1.0 nor base:1.1`);
+              session.armKeepalive();
+              resolve(session);
+            },
+            (bytes) => session?.part(bytes),
+          );
         } catch (e) {
-          const error = e instanceof NetconfSessionError ? e
-            : new NetconfSessionError('framing', `${where}: ${e instanceof Error ? e.message : String(e)}`, e);
+          const error =
+            e instanceof NetconfSessionError
+              ? e
+              : new NetconfSessionError('framing', `${where}: ${e instanceof Error ? e.message : String(e)}`, e);
           if (session) session.terminate(error);
           else failHello(error);
         }
@@ -320,7 +397,9 @@ export class NetconfSession {
     try {
       root = parseXml(text);
     } catch (e) {
-      this.terminate(new NetconfSessionError('malformed', `malformed message from ${this.where}: ${e instanceof Error ? e.message : String(e)}`, e));
+      this.terminate(
+        new NetconfSessionError('malformed', `malformed message from ${this.where}: ${e instanceof Error ? e.message : String(e)}`, e),
+      );
       return;
     }
     if (root.name === 'notification' && root.ns === NOTIFICATION_NS) {
@@ -369,9 +448,12 @@ export class NetconfSession {
         return;
       }
       this.rpc(EMPTY_GET_CONFIG).then(
-        () => { this.keepaliveTimer = setTimeout(tick, every).unref(); },
+        () => {
+          this.keepaliveTimer = setTimeout(tick, every).unref();
+        },
         (e: unknown) => {
-          if (e instanceof NetconfSessionError) this.terminate(new NetconfSessionError('closed', `keepalive to ${this.where} failed: ${e.message}`, e));
+          if (e instanceof NetconfSessionError)
+            this.terminate(new NetconfSessionError('closed', `keepalive to ${this.where} failed: ${e.message}`, e));
           else this.keepaliveTimer = setTimeout(tick, every).unref(); // the device answered, even if with an error
         },
       );
@@ -386,7 +468,10 @@ export class NetconfSession {
     clearTimeout(this.keepaliveTimer);
     clearTimeout(this.firstReplyWatch);
     const error = reason ?? new NetconfSessionError('closed', `session to ${this.where} closed`);
-    for (const [, p] of this.pending) { clearTimeout(p.timer); p.reject(error); }
+    for (const [, p] of this.pending) {
+      clearTimeout(p.timer);
+      p.reject(error);
+    }
     this.pending.clear();
     this.transport.end();
     this.options.onClose?.(reason);

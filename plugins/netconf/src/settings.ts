@@ -4,7 +4,17 @@
  * Units: the `*-timeout` settings are milliseconds; `keepalive-delay` is seconds (as in OpenDaylight).
  * The member readers are the SDK's (node-settings.ts), so every southbound reports bad members alike.
  */
-import { settingFlag, settingHostKey, settingHostKeyVerification, settingInteger, settingSecret, settingText, unknownSettings, type HostKeyVerification, type JsonValue } from '@rosetta/sdk';
+import {
+  settingFlag,
+  settingHostKey,
+  settingHostKeyVerification,
+  settingInteger,
+  settingSecret,
+  settingText,
+  unknownSettings,
+  type HostKeyVerification,
+  type JsonValue,
+} from '@rosetta/sdk';
 
 export interface NetconfNodeSettings {
   readonly host: string;
@@ -46,13 +56,25 @@ const COUNT_DEFAULTS = {
   'keepalive-delay': 120,
 };
 
-const KNOWN = new Set(['host', 'port', 'username', 'password', 'tcp-only', 'schema-cache-directory', 'notification-stream', 'host-key', 'host-key-verification', ...Object.keys(COUNT_DEFAULTS)]);
+const KNOWN = new Set([
+  'host',
+  'port',
+  'username',
+  'password',
+  'tcp-only',
+  'schema-cache-directory',
+  'notification-stream',
+  'host-key',
+  'host-key-verification',
+  ...Object.keys(COUNT_DEFAULTS),
+]);
 
 /** Checks the container's members (module prefixes already removed by the core). */
 export function readNodeSettings(raw: Readonly<Record<string, JsonValue>>): SettingsCheck {
   const problems: string[] = [];
   unknownSettings(raw, KNOWN, problems);
-  const count = (name: keyof typeof COUNT_DEFAULTS, min = 0): number => settingInteger(raw[name], name, COUNT_DEFAULTS[name], problems, min, 2 ** 31);
+  const count = (name: keyof typeof COUNT_DEFAULTS, min = 0): number =>
+    settingInteger(raw[name], name, COUNT_DEFAULTS[name], problems, min, 2 ** 31);
   const value: NetconfNodeSettings = {
     host: settingText(raw['host'], 'host', problems, true) ?? '',
     port: settingInteger(raw['port'], 'port', 830, problems, 1, 65535),
@@ -71,6 +93,7 @@ export function readNodeSettings(raw: Readonly<Record<string, JsonValue>>): Sett
     hostKeyVerification: settingHostKeyVerification(raw['host-key-verification'], 'host-key-verification', problems),
   };
   if (value.tcpOnly && value.hostKey !== undefined) problems.push('host-key: a plain TCP session (tcp-only) has no SSH host key to pin');
-  if (value.tcpOnly && value.hostKeyVerification === 'trust-on-first-use') problems.push('host-key-verification: a plain TCP session (tcp-only) has no SSH host key to trust');
+  if (value.tcpOnly && value.hostKeyVerification === 'trust-on-first-use')
+    problems.push('host-key-verification: a plain TCP session (tcp-only) has no SSH host key to trust');
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value };
 }

@@ -10,9 +10,7 @@
  * Also builds the edit-config `<config>` of a set of edits (ancestors from the target path, key leaves
  * first, `nc:operation` on the target) and merges edits that share ancestors into one tree.
  */
-import {
-  escapeAttr, escapeText, NETCONF_NS, YANG_1_NS, type DeviceEdit, type InstanceSegment, type JsonValue,
-} from '@rosetta/sdk';
+import { escapeAttr, escapeText, NETCONF_NS, YANG_1_NS, type DeviceEdit, type InstanceSegment, type JsonValue } from '@rosetta/sdk';
 import { parseDevicePath, type DeviceSegment } from './path';
 
 /** Module name -> XML namespace. */
@@ -31,7 +29,10 @@ interface Node {
 
 /** Why a JSON value or path cannot be written as XML. */
 export class XmlBuildError extends Error {
-  constructor(readonly path: string, message: string) {
+  constructor(
+    readonly path: string,
+    message: string,
+  ) {
     super(`${path}: ${message}`);
     this.name = 'XmlBuildError';
   }
@@ -92,15 +93,21 @@ function serialize(nodes: readonly Node[], ns: Namespaces, parentModule: string 
       out.push(' xmlns="', escapeAttr(uri), '"');
     }
     for (const [k, v] of n.attrs) out.push(' ', k, '="', escapeAttr(v), '"');
-    if (n.text !== undefined && n.text.includes(':')) {
+    if (n.text?.includes(':')) {
       const declared = new Set<string>();
       for (const m of n.text.matchAll(MODULE_REF)) {
         const mod = m[1]!;
         const uri = ns.get(mod);
-        if (uri !== undefined && !declared.has(mod) && mod !== 'xmlns') { declared.add(mod); out.push(' xmlns:', mod, '="', escapeAttr(uri), '"'); }
+        if (uri !== undefined && !declared.has(mod) && mod !== 'xmlns') {
+          declared.add(mod);
+          out.push(' xmlns:', mod, '="', escapeAttr(uri), '"');
+        }
       }
     }
-    if (n.children.length === 0 && (n.text === undefined || n.text === '')) { out.push('/>'); continue; }
+    if (n.children.length === 0 && (n.text === undefined || n.text === '')) {
+      out.push('/>');
+      continue;
+    }
     out.push('>');
     if (n.text !== undefined) out.push(escapeText(n.text));
     serialize(n.children, ns, n.module, out);
@@ -171,7 +178,8 @@ export function editConfigXml(edits: readonly DeviceEdit[], ns: Namespaces): str
       if (entries.length !== 1) throw new XmlBuildError(edit.path, `a ${edit.operation} needs a value with exactly one member, the target`);
       const [member, value] = entries[0]!;
       const named = splitMember(member, module, edit.path);
-      if (named.name !== name || named.module !== mod) throw new XmlBuildError(edit.path, `the value's member ${member} is not the target ${last.member}`);
+      if (named.name !== name || named.module !== mod)
+        throw new XmlBuildError(edit.path, `the value's member ${member} is not the target ${last.member}`);
       // a list entry target may come as a one-entry array (RESTCONF bodies) or as the entry object
       const one = Array.isArray(value) && last.keys && value.length === 1 && value[0] !== null ? value[0]! : value;
       targets = memberNodes(`${mod}:${name}`, one, undefined, edit.path, 0).map((t) => orderKeysFirst(t, last.keys));
@@ -190,8 +198,16 @@ export function editConfigXml(edits: readonly DeviceEdit[], ns: Namespaces): str
 function orderKeysFirst(node: Node, keys: Readonly<Record<string, string>> | undefined): Node {
   if (!keys) return node;
   const rest = node.children.filter((c) => !(c.name in keys && c.module === node.module));
-  const keyNodes = Object.entries(keys).map(([k, v]) =>
-    node.children.find((c) => c.name === k && c.module === node.module) ?? { name: k, module: node.module, attrs: [], children: [], text: v });
+  const keyNodes = Object.entries(keys).map(
+    ([k, v]) =>
+      node.children.find((c) => c.name === k && c.module === node.module) ?? {
+        name: k,
+        module: node.module,
+        attrs: [],
+        children: [],
+        text: v,
+      },
+  );
   node.children.splice(0, node.children.length, ...keyNodes, ...rest);
   return node;
 }

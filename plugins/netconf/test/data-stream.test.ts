@@ -16,12 +16,24 @@ function reply(id: string, data: string): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<rpc-reply message-id="${id}" xmlns:nc="${NETCONF_NS}"\n  xmlns="${NETCONF_NS}">\n  <data>${data}</data>\n</rpc-reply>`;
 }
 
-const entries = (n: number): string => Array.from({ length: n }, (_, i) => `\n    <interface><name>e${i}</name><descr>d ä ${i}</descr></interface>`).join('');
+const entries = (n: number): string =>
+  Array.from({ length: n }, (_, i) => `\n    <interface><name>e${i}</name><descr>d ä ${i}</descr></interface>`).join('');
 
 /** A reader that records its pieces and answers the text they make. */
 function recorder(): { pieces: string[]; factory: () => DataPieces<unknown> } {
   const pieces: string[] = [];
-  return { pieces, factory: () => ({ push: (p) => { pieces.push(p); }, end: (rest) => { pieces.push(rest); return pieces.join(''); } }) };
+  return {
+    pieces,
+    factory: () => ({
+      push: (p) => {
+        pieces.push(p);
+      },
+      end: (rest) => {
+        pieces.push(rest);
+        return pieces.join('');
+      },
+    }),
+  };
 }
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -30,7 +42,13 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
  * Feeds `text` to a message in byte runs of `size` (splitting UTF-8 characters too), `perTurn` of them
  * in each turn of the event loop (as SSH hands over a burst of packets), then finishes it.
  */
-async function feed(text: string, size: number, factory: (() => DataPieces<unknown>) | undefined, id = '7', perTurn = 1): Promise<{ readonly value: unknown } | undefined> {
+async function feed(
+  text: string,
+  size: number,
+  factory: (() => DataPieces<unknown>) | undefined,
+  id = '7',
+  perTurn = 1,
+): Promise<{ readonly value: unknown } | undefined> {
   const message = new IncomingMessage((messageId) => (messageId === id ? factory : undefined));
   const bytes = Buffer.from(text);
   for (let i = 0, n = 0; i < bytes.length; i += size) {
@@ -49,7 +67,10 @@ test('the data goes to the reader in pieces cut after end tags, as the standalon
     t.is(answer?.value, `<data xmlns:nc="${NETCONF_NS}">${data}</data>`, `runs of ${size} bytes`);
     for (const piece of r.pieces.slice(1, -1)) t.true(piece === '' || piece.endsWith('>'), 'cut just after a tag');
     if (size < 1000) t.true(r.pieces.length > 10, 'handed over while arriving');
-    t.false(r.pieces.slice(0, -1).some((p) => p.includes('</data')), 'nothing at or past </data before the end');
+    t.false(
+      r.pieces.slice(0, -1).some((p) => p.includes('</data')),
+      'nothing at or past </data before the end',
+    );
   }
   // what comes in one turn goes over as one piece
   const burst = recorder();
@@ -75,22 +96,42 @@ test('replies that are not data alone are left to be read whole', async (t) => {
   };
   for (const [name, text] of Object.entries(cases)) t.is(await feed(text, 16, recorder().factory), undefined, name);
   t.is(await feed(reply('8', data), 16, recorder().factory), undefined, 'a reply to a request that reads no pieces');
-  t.is(await feed(`<notification xmlns="urn:ietf:params:xml:ns:netconf:notification:1.0"><eventTime>x</eventTime></notification>`, 16, recorder().factory), undefined);
-  const throwing = () => ({ push: () => { throw new Error('no'); }, end: () => 'never' });
+  t.is(
+    await feed(
+      `<notification xmlns="urn:ietf:params:xml:ns:netconf:notification:1.0"><eventTime>x</eventTime></notification>`,
+      16,
+      recorder().factory,
+    ),
+    undefined,
+  );
+  const throwing = () => ({
+    push: () => {
+      throw new Error('no');
+    },
+    end: () => 'never',
+  });
   t.is(await feed(reply('7', data), 16, throwing), undefined, 'a reader that throws');
-  const failingEnd = () => ({ push: () => undefined, end: () => { throw new Error('no'); } });
+  const failingEnd = () => ({
+    push: () => undefined,
+    end: () => {
+      throw new Error('no');
+    },
+  });
   t.is(await feed(reply('7', data), 16, failingEnd), undefined, 'a reader whose end throws');
 });
 
 test('a value longer than MAX_HELD without an end tag stops the pieces (each turn would scan it again): the reply is read whole', async (t) => {
   const long = `<interfaces xmlns="${IF_NS}"><interface><name>e</name><descr>${'x'.repeat(2 * MAX_HELD)}</descr></interface></interfaces>`;
   const r = recorder();
-  t.true(await feed(reply('7', long), 64 * 1024, r.factory) === undefined, 'read whole');
+  t.true((await feed(reply('7', long), 64 * 1024, r.factory)) === undefined, 'read whole');
   t.true(r.pieces.length <= 2, 'stopped before the end');
   // the same length in short values, each with its end tag, goes through in pieces
   const many = `<interfaces xmlns="${IF_NS}">${entries(40_000)}</interfaces>`;
   t.true(many.length > MAX_HELD);
-  t.true((await feed(reply('7', many), 64 * 1024, recorder().factory))?.value === `<data xmlns:nc="${NETCONF_NS}">${many}</data>`, 'in pieces');
+  t.true(
+    (await feed(reply('7', many), 64 * 1024, recorder().factory))?.value === `<data xmlns:nc="${NETCONF_NS}">${many}</data>`,
+    'in pieces',
+  );
 });
 
 test('a </data in the content (an element named data) holds the cut back, and the answer is still whole', async (t) => {
@@ -110,7 +151,15 @@ test('through a session: a long reply from the simulator is read in pieces, and 
   // paced as netconfd sends a long reply, so that it surely arrives over several turns of the event loop
   const sim = await startNetconfSimulator({ yang, username: 'u', password: 'p', config, paceReplies: { bytes: 16 * 1024, everyMs: 1 } });
   t.teardown(() => sim.close());
-  const session = await NetconfSession.open({ host: '127.0.0.1', port: sim.port, username: 'u', password: 'p', connectTimeoutMs: 5000, requestTimeoutMs: 5000, keepaliveMs: 0 });
+  const session = await NetconfSession.open({
+    host: '127.0.0.1',
+    port: sim.port,
+    username: 'u',
+    password: 'p',
+    connectTimeoutMs: 5000,
+    requestTimeoutMs: 5000,
+    keepaliveMs: 0,
+  });
   t.teardown(() => session.close());
   const body = `<get-config><source><running/></source></get-config>`;
   const whole = await session.rpcData(body, { whole: (d) => d });
@@ -119,7 +168,28 @@ test('through a session: a long reply from the simulator is read in pieces, and 
   t.is(piecewise, whole);
   t.true(r.pieces.length >= 3, `${r.pieces.length} pieces`);
   // the reader's fault: the whole reply is read instead, and what that says is the answer
-  const fallback = await session.rpcData(body, { whole: () => 'whole', pieces: () => ({ push: () => { throw new Error('no'); }, end: () => 'pieces' }) });
+  const fallback = await session.rpcData(body, {
+    whole: () => 'whole',
+    pieces: () => ({
+      push: () => {
+        throw new Error('no');
+      },
+      end: () => 'pieces',
+    }),
+  });
   t.is(fallback, 'whole');
-  await t.throwsAsync(session.rpcData(body, { whole: () => { throw new Error('bad data'); }, pieces: () => ({ push: () => undefined, end: () => { throw new Error('piece fault'); } }) }), { message: 'bad data' });
+  await t.throwsAsync(
+    session.rpcData(body, {
+      whole: () => {
+        throw new Error('bad data');
+      },
+      pieces: () => ({
+        push: () => undefined,
+        end: () => {
+          throw new Error('piece fault');
+        },
+      }),
+    }),
+    { message: 'bad data' },
+  );
 });

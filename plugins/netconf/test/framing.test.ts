@@ -16,7 +16,11 @@ function chunkedStream(): Buffer {
   const cut = second.indexOf(Buffer.from('ü')) + 1; // between the two bytes of ü
   return Buffer.concat([
     Buffer.from(frameMessage(MESSAGES[0]!, 'chunked')),
-    Buffer.from(`\n#${cut}\n`), second.subarray(0, cut), Buffer.from(`\n#${second.length - cut}\n`), second.subarray(cut), Buffer.from('\n##\n'),
+    Buffer.from(`\n#${cut}\n`),
+    second.subarray(0, cut),
+    Buffer.from(`\n#${second.length - cut}\n`),
+    second.subarray(cut),
+    Buffer.from('\n##\n'),
   ]);
 }
 
@@ -36,7 +40,13 @@ test('chunked framing decodes the same whatever the split point (every byte)', (
   }
   const oneByOne = new FrameReader();
   oneByOne.useChunked();
-  t.deepEqual(readAll(oneByOne, [...stream].map((b) => Buffer.from([b]))), MESSAGES);
+  t.deepEqual(
+    readAll(
+      oneByOne,
+      [...stream].map((b) => Buffer.from([b])),
+    ),
+    MESSAGES,
+  );
 });
 
 test('end-of-message framing decodes the same whatever the split point, marker split too', (t) => {
@@ -50,13 +60,25 @@ test('end-of-message framing decodes the same whatever the split point, marker s
 });
 
 test('the hello is end-of-message framed and bytes after it are read in the chosen mode', (t) => {
-  const hello = '<hello xmlns="urn:ietf:params:xml:ns:netconf:base:1.0"><capabilities><capability>urn:ietf:params:netconf:base:1.1</capability></capabilities></hello>';
+  const hello =
+    '<hello xmlns="urn:ietf:params:xml:ns:netconf:base:1.0"><capabilities><capability>urn:ietf:params:netconf:base:1.1</capability></capabilities></hello>';
   const stream = Buffer.concat([Buffer.from(frameMessage(hello, 'eom')), chunkedStream()]);
-  for (const cut of [0, 10, stream.indexOf(']]>'), stream.indexOf(']]>') + 3, stream.indexOf(']]>') + 6, stream.indexOf(']]>') + 8, stream.length]) {
+  for (const cut of [
+    0,
+    10,
+    stream.indexOf(']]>'),
+    stream.indexOf(']]>') + 3,
+    stream.indexOf(']]>') + 6,
+    stream.indexOf(']]>') + 8,
+    stream.length,
+  ]) {
     const reader = new FrameReader();
     const got: string[] = [];
     for (const part of [stream.subarray(0, cut), stream.subarray(cut)]) {
-      reader.push(part, (m) => { got.push(m); if (got.length === 1) reader.useChunked(); });
+      reader.push(part, (m) => {
+        got.push(m);
+        if (got.length === 1) reader.useChunked();
+      });
     }
     t.deepEqual(got, [hello, ...MESSAGES], `split at ${cut}`);
   }
@@ -93,7 +115,8 @@ test('a message larger than the cap is refused before it is buffered', (t) => {
 });
 
 test('XML reader resolves namespaces and keeps subtrees standalone with inherited declarations', (t) => {
-  const text = '<rpc-reply xmlns="urn:ietf:params:xml:ns:netconf:base:1.0" xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type" message-id="7"><data><interfaces xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces"><interface><name>a&amp;b</name><type>ianaift:ethernetCsmacd</type></interface></interfaces></data></rpc-reply>';
+  const text =
+    '<rpc-reply xmlns="urn:ietf:params:xml:ns:netconf:base:1.0" xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type" message-id="7"><data><interfaces xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces"><interface><name>a&amp;b</name><type>ianaift:ethernetCsmacd</type></interface></interfaces></data></rpc-reply>';
   const root = parseXml(text);
   t.is(root.attrs['message-id'], '7');
   const interfaces = root.children[0]!.children[0]!;
@@ -114,7 +137,7 @@ const BAD_XML: Array<[string, RegExp]> = [
   ['<a>&bogus;</a>', /unknown entity/],
   ['<a', /unterminated start tag/],
   ['', /no root/],
-  ['<a>' + '<b>'.repeat(600), /nest deeper/],
+  [`<a>${'<b>'.repeat(600)}`, /nest deeper/],
 ];
 for (const [input, reason] of BAD_XML) {
   test(`malformed XML ${JSON.stringify(input.slice(0, 30))} is an XmlSyntaxError with a position`, (t) => {

@@ -25,8 +25,13 @@ const hooks = createHooks();
 const logs: string[] = [];
 const log = { info: (m: string) => logs.push(m), warn: (m: string) => logs.push(m), error: (m: string) => logs.push(m) };
 const settings = {
-  host: PEER.host, port: PEER.port, username: PEER.username, password: PEER.password,
-  'schema-cache-directory': cache, 'between-attempts-timeout': 200, 'keepalive-delay': 1,
+  host: PEER.host,
+  port: PEER.port,
+  username: PEER.username,
+  password: PEER.password,
+  'schema-cache-directory': cache,
+  'between-attempts-timeout': 200,
+  'keepalive-delay': 1,
 };
 const info = (nodeId: string): DeviceInfo => ({ nodeId, protocol: 'netconf', units: [] });
 let device: NetconfDevice | undefined;
@@ -34,7 +39,15 @@ let device: NetconfDevice | undefined;
 test.before(async () => {
   if (skip) return;
   await peer('restart'); // fresh: netconfd crashes when one process serves get-schema of ietf-netconf twice
-  await plugin.setup!({ hooks, settings: { schemaCacheDirectory: cache }, name: '@rosetta/plugin-netconf', version: '0.1.0', folder: '.', yangDir: undefined, log });
+  await plugin.setup!({
+    hooks,
+    settings: { schemaCacheDirectory: cache },
+    name: '@rosetta/plugin-netconf',
+    version: '0.1.0',
+    folder: '.',
+    yangDir: undefined,
+    log,
+  });
 });
 test.after.always(async () => {
   await device?.close();
@@ -65,7 +78,10 @@ it('install: hello with base:1.1, 26 modules downloaded and compiled, cached for
   t.deepEqual(device.unavailableSchemas, []);
   t.false(device.schemaCacheHit);
   const ctx = compileSources(device.schemaSources!);
-  t.deepEqual(ctx.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message), []);
+  t.deepEqual(
+    ctx.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message),
+    [],
+  );
   t.true(ctx.modules.has('ietf-interfaces') && ctx.modules.has('ietf-system'));
 
   start = Date.now();
@@ -80,19 +96,46 @@ it('install: hello with base:1.1, 26 modules downloaded and compiled, cached for
 it('reads ietf-interfaces and ietf-system in both contents through device.read', async (t) => {
   const ctx = compileSources(device!.schemaSources!);
   const read = (p: string, content: 'config' | 'nonconfig' | 'all', fields?: string) =>
-    hooks.device.read.for('netconf').promise({ device: info('nc1'), connection: device as DeviceConnection, path: p, content, codec: testCodec(ctx), ...(fields ? { fields } : {}) });
+    hooks.device.read.for('netconf').promise({
+      device: info('nc1'),
+      connection: device as DeviceConnection,
+      path: p,
+      content,
+      codec: testCodec(ctx),
+      ...(fields ? { fields } : {}),
+    });
   const state = await read("/ietf-interfaces:interfaces-state/interface[name='lo']", 'nonconfig', 'oper-status;ietf-ip:ipv4');
-  t.deepEqual(state, { 'ietf-interfaces:interfaces-state': { interface: [{ name: 'lo', 'oper-status': 'unknown', 'ietf-ip:ipv4': { address: [{ ip: '127.0.0.1' }] } }] } });
-  const clock = await read('/ietf-system:system-state/clock', 'nonconfig') as Record<string, any>;
+  t.deepEqual(state, {
+    'ietf-interfaces:interfaces-state': {
+      interface: [{ name: 'lo', 'oper-status': 'unknown', 'ietf-ip:ipv4': { address: [{ ip: '127.0.0.1' }] } }],
+    },
+  });
+  const clock = (await read('/ietf-system:system-state/clock', 'nonconfig')) as Record<string, any>;
   t.regex(clock['ietf-system:system-state'].clock['current-datetime'], /^\d{4}-\d\d-\d\dT/);
   t.deepEqual(await read('/ietf-interfaces:interfaces', 'config'), {}, 'fresh device: no interfaces configured');
 });
 
 it('writes: edit-config + commit seen by a separate get-config; rpc-error surfaces tag, path, message', async (t) => {
   const ctx = compileSources(device!.schemaSources!);
-  const write = (edits: any[]) => hooks.device.write.for('netconf').promise({ device: info('nc1'), connection: device as DeviceConnection, before: {}, after: {}, edits, codec: testCodec(ctx) });
+  const write = (edits: any[]) =>
+    hooks.device.write
+      .for('netconf')
+      .promise({ device: info('nc1'), connection: device as DeviceConnection, before: {}, after: {}, edits, codec: testCodec(ctx) });
   const result = await write([
-    { operation: 'replace', path: "/ietf-interfaces:interfaces/interface[name='test0']", value: { 'ietf-interfaces:interface': [{ name: 'test0', type: 'iana-if-type:ethernetCsmacd', description: 'rosetta', 'ietf-ip:ipv4': { address: [{ ip: '192.0.2.1', 'prefix-length': 24 }] } }] } },
+    {
+      operation: 'replace',
+      path: "/ietf-interfaces:interfaces/interface[name='test0']",
+      value: {
+        'ietf-interfaces:interface': [
+          {
+            name: 'test0',
+            type: 'iana-if-type:ethernetCsmacd',
+            description: 'rosetta',
+            'ietf-ip:ipv4': { address: [{ ip: '192.0.2.1', 'prefix-length': 24 }] },
+          },
+        ],
+      },
+    },
     { operation: 'merge', path: '/ietf-system:system/contact', value: { 'ietf-system:contact': 'noc@example.net' } },
   ]);
   t.true(result!.commands.includes('<commit/>'), result!.commands.join('\n'));
@@ -100,17 +143,37 @@ it('writes: edit-config + commit seen by a separate get-config; rpc-error surfac
   t.regex(running, /<name>test0<\/name>/);
   t.regex(running, /192\.0\.2\.1/);
   t.regex(running, /noc@example\.net/);
-  const read = await hooks.device.read.for('netconf').promise({ device: info('nc1'), connection: device as DeviceConnection, path: "/ietf-interfaces:interfaces/interface[name='test0']", content: 'config', codec: testCodec(ctx) }) as Record<string, any>;
+  const read = (await hooks.device.read.for('netconf').promise({
+    device: info('nc1'),
+    connection: device as DeviceConnection,
+    path: "/ietf-interfaces:interfaces/interface[name='test0']",
+    content: 'config',
+    codec: testCodec(ctx),
+  })) as Record<string, any>;
   t.is(read['ietf-interfaces:interfaces'].interface[0].type, 'iana-if-type:ethernetCsmacd');
 
-  const bad = await t.throwsAsync(write([{ operation: 'merge', path: "/ietf-interfaces:interfaces/interface[name='test0']/enabled", value: { 'ietf-interfaces:enabled': 'maybe' } }]), { instanceOf: NetconfRpcError });
+  const bad = await t.throwsAsync(
+    write([
+      {
+        operation: 'merge',
+        path: "/ietf-interfaces:interfaces/interface[name='test0']/enabled",
+        value: { 'ietf-interfaces:enabled': 'maybe' },
+      },
+    ]),
+    { instanceOf: NetconfRpcError },
+  );
   t.is(bad!.faults[0]!.tag, 'invalid-value');
   t.regex(bad!.faults[0]!.path, /if:enabled$/);
   t.truthy(bad!.faults[0]!.message);
-  const missing = await t.throwsAsync(write([{ operation: 'delete', path: "/ietf-interfaces:interfaces/interface[name='nope']" }]), { instanceOf: NetconfRpcError });
+  const missing = await t.throwsAsync(write([{ operation: 'delete', path: "/ietf-interfaces:interfaces/interface[name='nope']" }]), {
+    instanceOf: NetconfRpcError,
+  });
   t.is(missing!.tag, 'data-missing');
 
-  await write([{ operation: 'delete', path: "/ietf-interfaces:interfaces/interface[name='test0']" }, { operation: 'remove', path: '/ietf-system:system/contact' }]);
+  await write([
+    { operation: 'delete', path: "/ietf-interfaces:interfaces/interface[name='test0']" },
+    { operation: 'remove', path: '/ietf-system:system/contact' },
+  ]);
   running = await runningConfig();
   t.notRegex(running, /test0/);
   t.notRegex(running, /noc@example/);
@@ -120,7 +183,8 @@ it('the peer restarts: the device reconnects and serves again', async (t) => {
   const before = device!.connects;
   await peer('restart');
   const until = Date.now() + 20_000;
-  while (Date.now() < until && !(device!.connects > before && device!.status!() === 'connected')) await new Promise((r) => setTimeout(r, 100));
+  while (Date.now() < until && !(device!.connects > before && device!.status!() === 'connected'))
+    await new Promise((r) => setTimeout(r, 100));
   t.is(device!.status!(), 'connected');
   t.true(device!.connects > before);
   t.truthy(await device!.current().rpc('<get-config><source><running/></source></get-config>'));

@@ -15,7 +15,9 @@ function lone(text: string): string | undefined {
 }
 
 test('the envelope: message-id, namespace (default or prefixed), after an XML declaration and comments', (t) => {
-  const a = readEnvelope(`<?xml version="1.0" encoding="UTF-8"?>\n<!-- hi -->\n<rpc-reply message-id="42" xmlns="${NETCONF_NS}"\n  last-modified="2026-11-22T15:23:38Z"><ok/></rpc-reply>`)!;
+  const a = readEnvelope(
+    `<?xml version="1.0" encoding="UTF-8"?>\n<!-- hi -->\n<rpc-reply message-id="42" xmlns="${NETCONF_NS}"\n  last-modified="2026-11-22T15:23:38Z"><ok/></rpc-reply>`,
+  )!;
   t.true(isRpcReply(a));
   t.is(a.attrs.get('message-id'), '42');
   const b = readEnvelope(`<nc:rpc-reply xmlns:nc="${NETCONF_NS}" message-id='7' note="a &gt; b"><nc:ok/></nc:rpc-reply>`)!;
@@ -24,7 +26,11 @@ test('the envelope: message-id, namespace (default or prefixed), after an XML de
   t.is(b.attrs.get('message-id'), '7');
   t.is(b.attrs.get('note'), 'a > b');
   t.false(isRpcReply(readEnvelope(`<rpc-reply xmlns="urn:other" message-id="1"/>`)!));
-  t.false(isRpcReply(readEnvelope(`<notification xmlns="urn:ietf:params:xml:ns:netconf:notification:1.0"><eventTime>x</eventTime></notification>`)!));
+  t.false(
+    isRpcReply(
+      readEnvelope(`<notification xmlns="urn:ietf:params:xml:ns:netconf:notification:1.0"><eventTime>x</eventTime></notification>`)!,
+    ),
+  );
   t.is(readEnvelope('not xml'), undefined);
   t.is(readEnvelope(`<rpc-reply message-id="&bogus;" xmlns="${NETCONF_NS}"/>`), undefined, 'a bad entity: the whole parse reports it');
 });
@@ -32,14 +38,23 @@ test('the envelope: message-id, namespace (default or prefixed), after an XML de
 test('a lone <data> becomes a standalone document with the prefixes in scope, as the whole parse gives it', (t) => {
   const text = `<rpc-reply message-id="3" xmlns:nc="${NETCONF_NS}" xmlns:ianaift="urn:iana" xmlns="${NETCONF_NS}">\n  <data>\n    <interfaces xmlns="${IF}"><interface><name>eth0</name><type>ianaift:ethernetCsmacd</type></interface></interfaces>\n  </data>\n</rpc-reply>\n`;
   const data = lone(text)!;
-  t.is(data, `<data xmlns:nc="${NETCONF_NS}" xmlns:ianaift="urn:iana">\n    <interfaces xmlns="${IF}"><interface><name>eth0</name><type>ianaift:ethernetCsmacd</type></interface></interfaces>\n  </data>`);
+  t.is(
+    data,
+    `<data xmlns:nc="${NETCONF_NS}" xmlns:ianaift="urn:iana">\n    <interfaces xmlns="${IF}"><interface><name>eth0</name><type>ianaift:ethernetCsmacd</type></interface></interfaces>\n  </data>`,
+  );
   // the same elements and scope as the generic parser's standalone text of <data>
   const viaParse = parseXml(standaloneText(text, child(parseXml(text), 'data')!));
   const viaLone = parseXml(data);
-  t.deepEqual(viaLone.children.map((c) => [c.name, c.ns]), viaParse.children.map((c) => [c.name, c.ns]));
+  t.deepEqual(
+    viaLone.children.map((c) => [c.name, c.ns]),
+    viaParse.children.map((c) => [c.name, c.ns]),
+  );
   t.is(viaLone.scope.get('ianaift'), 'urn:iana');
   // prefixed envelope and data
-  t.is(lone(`<nc:rpc-reply xmlns:nc="${NETCONF_NS}" message-id="1"><nc:data><x xmlns="urn:x"/></nc:data></nc:rpc-reply>`), `<data xmlns:nc="${NETCONF_NS}"><x xmlns="urn:x"/></data>`);
+  t.is(
+    lone(`<nc:rpc-reply xmlns:nc="${NETCONF_NS}" message-id="1"><nc:data><x xmlns="urn:x"/></nc:data></nc:rpc-reply>`),
+    `<data xmlns:nc="${NETCONF_NS}"><x xmlns="urn:x"/></data>`,
+  );
 });
 
 test('empty data is the empty string', (t) => {

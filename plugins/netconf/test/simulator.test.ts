@@ -5,7 +5,17 @@
  */
 import test from 'ava';
 import { EditFault, FIRST_REPLY_NUDGE_MS, openRawNetconf, startNetconfSimulator, type NetconfDeviceDefinition } from '@rosetta/sdk';
-import { discoverSchemas, invokeOperation, NetconfDevice, NetconfRpcError, NetconfSession, NetconfSessionError, readData, readNodeSettings, writeEdits } from '../src';
+import {
+  discoverSchemas,
+  invokeOperation,
+  NetconfDevice,
+  NetconfRpcError,
+  NetconfSession,
+  NetconfSessionError,
+  readData,
+  readNodeSettings,
+  writeEdits,
+} from '../src';
 import { compileSources, testCodec } from './support/codec';
 
 const YANG = `module sim-interfaces {
@@ -32,11 +42,14 @@ const NS = 'urn:example:sim-interfaces';
 
 function device(extra: Partial<NetconfDeviceDefinition> = {}): NetconfDeviceDefinition {
   return {
-    yang: YANG, username: 'admin', password: 'secret',
+    yang: YANG,
+    username: 'admin',
+    password: 'secret',
     config: `<interfaces xmlns="${NS}"><interface><name>eth0</name><mtu>1500</mtu></interface></interfaces>`,
     operations: {
       '/interfaces/interface/reset': (call) => {
-        if (call.input.children.find((c) => c.name === 'delay')?.text === '99') throw new EditFault('invalid-value', '/interfaces/interface/reset/delay', 'delay too long');
+        if (call.input.children.find((c) => c.name === 'delay')?.text === '99')
+          throw new EditFault('invalid-value', '/interfaces/interface/reset/delay', 'delay too long');
         return `<done-at xmlns="${NS}">reset ${call.keys[0]!['name']}</done-at>`;
       },
       ping: () => `<pong xmlns="${NS}">pong</pong>`,
@@ -46,7 +59,14 @@ function device(extra: Partial<NetconfDeviceDefinition> = {}): NetconfDeviceDefi
 }
 
 const options = (port: number, extra: object = {}) => ({
-  host: '127.0.0.1', port, username: 'admin', password: 'secret', connectTimeoutMs: 2000, requestTimeoutMs: 2000, keepaliveMs: 0, ...extra,
+  host: '127.0.0.1',
+  port,
+  username: 'admin',
+  password: 'secret',
+  connectTimeoutMs: 2000,
+  requestTimeoutMs: 2000,
+  keepaliveMs: 0,
+  ...extra,
 });
 
 test('schema from the simulator compiles; read, write + commit, YANG 1.1 action and RPC through the plugin', async (t) => {
@@ -56,30 +76,82 @@ test('schema from the simulator compiles; read, write + commit, YANG 1.1 action 
   t.teardown(() => session.close());
   t.is(session.framingMode, 'chunked');
   const schemas = await discoverSchemas(session, session.capabilities, undefined);
-  t.deepEqual(schemas.sources.map((s) => s.name), ['sim-interfaces']);
+  t.deepEqual(
+    schemas.sources.map((s) => s.name),
+    ['sim-interfaces'],
+  );
   const ctx = compileSources(schemas.sources);
-  t.deepEqual(ctx.diagnostics.filter((d) => d.severity === 'error'), []);
+  t.deepEqual(
+    ctx.diagnostics.filter((d) => d.severity === 'error'),
+    [],
+  );
   const codec = testCodec(ctx);
   const ns = new Map([['sim-interfaces', NS]]);
 
-  t.deepEqual(await readData(session, { path: "/sim-interfaces:interfaces/interface[name='eth0']", content: 'config', fields: 'mtu' }, ns, codec),
-    { 'sim-interfaces:interfaces': { interface: [{ name: 'eth0', mtu: 1500 }] } });
+  t.deepEqual(
+    await readData(session, { path: "/sim-interfaces:interfaces/interface[name='eth0']", content: 'config', fields: 'mtu' }, ns, codec),
+    { 'sim-interfaces:interfaces': { interface: [{ name: 'eth0', mtu: 1500 }] } },
+  );
 
-  await writeEdits(session, [{ operation: 'create', path: "/sim-interfaces:interfaces/interface[name='eth1']", value: { 'sim-interfaces:interface': [{ name: 'eth1', mtu: 9000 }] } }], ns);
+  await writeEdits(
+    session,
+    [
+      {
+        operation: 'create',
+        path: "/sim-interfaces:interfaces/interface[name='eth1']",
+        value: { 'sim-interfaces:interface': [{ name: 'eth1', mtu: 9000 }] },
+      },
+    ],
+    ns,
+  );
   t.regex(sim.runningXml(), /<name>eth1<\/name><mtu>9000<\/mtu>/);
   // the unlock goes out together with the commit; its reply is not waited for
   for (let i = 0; i < 100 && sim.operationLog.at(-1) !== 'unlock'; i++) await new Promise((r) => setTimeout(r, 10));
-  t.deepEqual(sim.operationLog.slice(-4), ['lock', 'edit-config', 'commit', 'unlock'], 'candidate: lock, edit, commit, unlock; never validate');
+  t.deepEqual(
+    sim.operationLog.slice(-4),
+    ['lock', 'edit-config', 'commit', 'unlock'],
+    'candidate: lock, edit, commit, unlock; never validate',
+  );
 
-  const duplicate = await t.throwsAsync(writeEdits(session, [{ operation: 'create', path: "/sim-interfaces:interfaces/interface[name='eth1']", value: { 'sim-interfaces:interface': [{ name: 'eth1' }] } }], ns), { instanceOf: NetconfRpcError });
+  const duplicate = await t.throwsAsync(
+    writeEdits(
+      session,
+      [
+        {
+          operation: 'create',
+          path: "/sim-interfaces:interfaces/interface[name='eth1']",
+          value: { 'sim-interfaces:interface': [{ name: 'eth1' }] },
+        },
+      ],
+      ns,
+    ),
+    { instanceOf: NetconfRpcError },
+  );
   t.is(duplicate!.tag, 'data-exists');
   t.deepEqual(sim.operationLog.slice(-3), ['edit-config', 'discard-changes', 'unlock'], 'failure: discard-changes then unlock');
 
-  t.deepEqual(await invokeOperation(session, "/sim-interfaces:interfaces/interface[name='eth0']/reset", { 'sim-interfaces:input': { delay: 5 } }, ns, codec), { 'done-at': 'reset eth0' });
-  const missing = await t.throwsAsync(invokeOperation(session, "/sim-interfaces:interfaces/interface[name='nope']/reset", {}, ns, codec), { instanceOf: NetconfRpcError });
+  t.deepEqual(
+    await invokeOperation(
+      session,
+      "/sim-interfaces:interfaces/interface[name='eth0']/reset",
+      { 'sim-interfaces:input': { delay: 5 } },
+      ns,
+      codec,
+    ),
+    { 'done-at': 'reset eth0' },
+  );
+  const missing = await t.throwsAsync(invokeOperation(session, "/sim-interfaces:interfaces/interface[name='nope']/reset", {}, ns, codec), {
+    instanceOf: NetconfRpcError,
+  });
   t.is(missing!.faults[0]!.tag, 'data-missing');
-  const refused = await t.throwsAsync(invokeOperation(session, "/sim-interfaces:interfaces/interface[name='eth0']/reset", { delay: 99 }, ns, codec), { instanceOf: NetconfRpcError });
-  t.deepEqual([refused!.faults[0]!.tag, refused!.faults[0]!.path, refused!.faults[0]!.message], ['invalid-value', '/interfaces/interface/reset/delay', 'delay too long']);
+  const refused = await t.throwsAsync(
+    invokeOperation(session, "/sim-interfaces:interfaces/interface[name='eth0']/reset", { delay: 99 }, ns, codec),
+    { instanceOf: NetconfRpcError },
+  );
+  t.deepEqual(
+    [refused!.faults[0]!.tag, refused!.faults[0]!.path, refused!.faults[0]!.message],
+    ['invalid-value', '/interfaces/interface/reset/delay', 'delay too long'],
+  );
   t.deepEqual(await invokeOperation(session, 'sim-interfaces:ping', {}, ns, codec), { pong: 'pong' });
 });
 
@@ -89,10 +161,15 @@ test('several requests in flight are correlated by message-id when answered out 
   const session = await NetconfSession.open(options(sim.port));
   t.teardown(() => session.close());
   const slow = session.rpc('<get-config><source><running/></source></get-config>');
-  const fast = Promise.all(Array.from({ length: 20 }, () => session.rpc(`<get><filter type="subtree"><interfaces xmlns="${NS}"/></filter></get>`)));
+  const fast = Promise.all(
+    Array.from({ length: 20 }, () => session.rpc(`<get><filter type="subtree"><interfaces xmlns="${NS}"/></filter></get>`)),
+  );
   t.is(session.inFlight, 21);
   const order: string[] = [];
-  await Promise.all([slow.then((r) => order.push(`slow ${r.root.attrs['message-id']}`)), fast.then((rs) => order.push(`fast ${rs.map((r) => r.root.attrs['message-id']).join(',')}`))]);
+  await Promise.all([
+    slow.then((r) => order.push(`slow ${r.root.attrs['message-id']}`)),
+    fast.then((rs) => order.push(`fast ${rs.map((r) => r.root.attrs['message-id']).join(',')}`)),
+  ]);
   t.deepEqual(order, [`fast ${Array.from({ length: 20 }, (_, i) => i + 2).join(',')}`, 'slow 1']);
 });
 
@@ -118,12 +195,12 @@ test('a device that reads the hello together with the first request and stalls (
   t.regex(reply.text, /<name>eth0<\/name>/);
   t.true(Date.now() - start >= FIRST_REPLY_NUDGE_MS, 'answered only once the nudge arrived');
   t.deepEqual(sim.operationLog, ['get-config', 'get-config'], 'the request, then the empty get-config that pushed it through');
-  t.is(sent.length, 1, 'the nudge is the session\'s own: not traced as a caller\'s request');
+  t.is(sent.length, 1, "the nudge is the session's own: not traced as a caller's request");
   t.truthy(await session.rpc('<get/>'), 'later requests are answered at once');
 
   const raw = await openRawNetconf({ host: '127.0.0.1', port: sim.port, username: 'admin', password: 'secret', timeoutMs: 5000 });
   t.teardown(() => raw.close());
-  t.regex(await raw.rpc('<get-config><source><running/></source></get-config>'), /<name>eth0<\/name>/, 'the SDK\'s raw client nudges too');
+  t.regex(await raw.rpc('<get-config><source><running/></source></get-config>'), /<name>eth0<\/name>/, "the SDK's raw client nudges too");
 
   const healthy = await startNetconfSimulator(device());
   t.teardown(() => healthy.close());
@@ -138,7 +215,9 @@ test('bad devices: no hello, malformed XML, broken chunk, wrong password, base:1
   const silent = await startNetconfSimulator(device({ misbehave: 'no-hello' }));
   t.teardown(() => silent.close());
   let start = Date.now();
-  const noHello = await t.throwsAsync(NetconfSession.open(options(silent.port, { connectTimeoutMs: 500 })), { instanceOf: NetconfSessionError });
+  const noHello = await t.throwsAsync(NetconfSession.open(options(silent.port, { connectTimeoutMs: 500 })), {
+    instanceOf: NetconfSessionError,
+  });
   t.is(noHello!.failure, 'hello');
   t.regex(noHello!.message, /no hello/);
   t.true(Date.now() - start < 1500);
@@ -174,7 +253,13 @@ test('bad devices: no hello, malformed XML, broken chunk, wrong password, base:1
 test('device: reconnects with back-off after the device drops the session', async (t) => {
   const sim = await startNetconfSimulator(device());
   t.teardown(() => sim.close());
-  const settings = readNodeSettings({ host: '127.0.0.1', port: sim.port, username: 'admin', password: 'secret', 'between-attempts-timeout': 50 });
+  const settings = readNodeSettings({
+    host: '127.0.0.1',
+    port: sim.port,
+    username: 'admin',
+    password: 'secret',
+    'between-attempts-timeout': 50,
+  });
   if (!settings.ok) return t.fail(settings.problems.join());
   const logs: string[] = [];
   const log = { info: (m: string) => logs.push(m), warn: (m: string) => logs.push(m), error: (m: string) => logs.push(m) };

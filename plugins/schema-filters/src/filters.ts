@@ -31,7 +31,10 @@ export interface FilterSettings {
 
 /** A settings fault naming its field (`schemaFilters.hiddenDataOnReadByExtensions[1]`). */
 export class FilterSettingsError extends Error {
-  constructor(readonly field: string, problem: string) {
+  constructor(
+    readonly field: string,
+    problem: string,
+  ) {
     super(`${field}: ${problem}`);
     this.name = 'FilterSettingsError';
   }
@@ -45,7 +48,12 @@ export function parseExtension(text: string): ExtensionMatch | undefined {
   return m ? { prefix: m[1]!, name: m[2]!, argument: m[3] } : undefined;
 }
 
-const FIELDS = ['ignoredDataOnWriteByExtensions', 'hiddenDataOnReadByExtensions', 'ignoreUnsupportedDefinitionsOnWrite', 'hideDeprecatedDefinitionsOnRead'];
+const FIELDS = [
+  'ignoredDataOnWriteByExtensions',
+  'hiddenDataOnReadByExtensions',
+  'ignoreUnsupportedDefinitionsOnWrite',
+  'hideDeprecatedDefinitionsOnRead',
+];
 
 /** Checks the `schemaFilters` object (undefined: no filtering). Throws FilterSettingsError naming the field. */
 export function parseFilterSettings(raw: unknown): FilterSettings {
@@ -53,14 +61,17 @@ export function parseFilterSettings(raw: unknown): FilterSettings {
   if (raw === undefined) return { ignoredOnWrite: [], hiddenOnRead: [], ignoreUnsupportedOnWrite: false, hideDeprecatedOnRead: false };
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new FilterSettingsError(field, 'must be an object');
   const obj = raw as Record<string, unknown>;
-  for (const k of Object.keys(obj)) if (!FIELDS.includes(k)) throw new FilterSettingsError(`${field}.${k}`, `unknown field; known: ${FIELDS.join(', ')}`);
+  for (const k of Object.keys(obj))
+    if (!FIELDS.includes(k)) throw new FilterSettingsError(`${field}.${k}`, `unknown field; known: ${FIELDS.join(', ')}`);
   const list = (name: string): ExtensionMatch[] => {
     const v = obj[name];
     if (v === undefined) return [];
-    if (!Array.isArray(v) || !v.every((s) => typeof s === 'string')) throw new FilterSettingsError(`${field}.${name}`, 'must be an array of strings');
+    if (!Array.isArray(v) || !v.every((s) => typeof s === 'string'))
+      throw new FilterSettingsError(`${field}.${name}`, 'must be an array of strings');
     return v.map((s, i) => {
       const parsed = parseExtension(s);
-      if (parsed === undefined) throw new FilterSettingsError(`${field}.${name}[${i}]`, `${JSON.stringify(s)} is not '<prefix>:<extension> [argument]'`);
+      if (parsed === undefined)
+        throw new FilterSettingsError(`${field}.${name}[${i}]`, `${JSON.stringify(s)} is not '<prefix>:<extension> [argument]'`);
       return parsed;
     });
   };
@@ -83,7 +94,10 @@ export type Unhide = 'all' | readonly ExtensionMatch[];
 export function parseUnhide(value: string | undefined): Unhide {
   if (value === undefined) return [];
   if (value.trim() === 'all') return 'all';
-  return value.split(',').map(parseExtension).filter((m): m is ExtensionMatch => m !== undefined);
+  return value
+    .split(',')
+    .map(parseExtension)
+    .filter((m): m is ExtensionMatch => m !== undefined);
 }
 
 /** Whether `setting` names the extension instance `ext` (prefix resolved through `schema`). */
@@ -152,8 +166,9 @@ export class NodeFilter {
   private own(node: SchemaNode): boolean {
     if (this.deprecated && node.status === 'deprecated') return true;
     const unhide = this.unhide as readonly ExtensionMatch[];
-    return node.extensions.some((ext) =>
-      this.listed.some((s) => matches(s, ext, this.schema)) && !unhide.some((u) => matches(u, ext, this.schema)));
+    return node.extensions.some(
+      (ext) => this.listed.some((s) => matches(s, ext, this.schema)) && !unhide.some((u) => matches(u, ext, this.schema)),
+    );
   }
 }
 
@@ -165,7 +180,10 @@ export function countFiltered(schema: SchemaContext, filter: NodeFilter): number
   const pending: SchemaNode[] = [...schema.data];
   while (pending.length > 0) {
     const node = pending.pop()!;
-    if (filter.filtered(node) && node.kind !== 'choice' && node.kind !== 'case') { count++; continue; }
+    if (filter.filtered(node) && node.kind !== 'choice' && node.kind !== 'case') {
+      count++;
+      continue;
+    }
     if (filter.touches(node)) pending.push(...node.children);
   }
   return count;

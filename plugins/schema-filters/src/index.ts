@@ -42,10 +42,15 @@ export default definePlugin({
       api.log.info(`${where}: ${hidden} definition(s) hidden on read, ${ignored} ignored on write`);
       if (scope.kind !== 'local') return;
       // A listed extension no local definition carries is most likely misspelt (device schemas may still carry it).
-      for (const [field, list] of [['hiddenDataOnReadByExtensions', settings.hiddenOnRead], ['ignoredDataOnWriteByExtensions', settings.ignoredOnWrite]] as const) {
+      for (const [field, list] of [
+        ['hiddenDataOnReadByExtensions', settings.hiddenOnRead],
+        ['ignoredDataOnWriteByExtensions', settings.ignoredOnWrite],
+      ] as const) {
         for (const match of list) {
           if (countFiltered(schema, new NodeFilter([match], false, [], schema)) === 0) {
-            api.log.warn(`schemaFilters.${field}: '${describe(match)}' matches no definition of the local schema (mounted devices' schemas may still carry it)`);
+            api.log.warn(
+              `schemaFilters.${field}: '${describe(match)}' matches no definition of the local schema (mounted devices' schemas may still carry it)`,
+            );
           }
         }
       }

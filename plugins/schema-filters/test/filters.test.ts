@@ -17,9 +17,16 @@ const SYSTEM = '/rests/data/filters-test:system';
 /** Everything the test model can hold, written with unhide=all so that nothing is ignored. */
 const FULL = {
   'filters-test:system': {
-    hostname: 'r1', 'secret-sauce': 'ketchup', 'trace-level': 7, 'old-name': 'router-one',
-    internal: { counter: 42 }, 'serial-line': 'ttyS0',
-    user: [{ name: 'alice', role: 'admin', 'password-hint': 'cat' }, { name: 'bob', role: 'viewer', 'password-hint': 'dog' }],
+    hostname: 'r1',
+    'secret-sauce': 'ketchup',
+    'trace-level': 7,
+    'old-name': 'router-one',
+    internal: { counter: 42 },
+    'serial-line': 'ttyS0',
+    user: [
+      { name: 'alice', role: 'admin', 'password-hint': 'cat' },
+      { name: 'bob', role: 'viewer', 'password-hint': 'dog' },
+    ],
   },
 };
 
@@ -32,8 +39,13 @@ test('hidden on read by extension (prefix of the defining module, argument) and 
   t.is(plain.status, 200);
   t.deepEqual(plain.json, {
     'filters-test:system': {
-      hostname: 'r1', 'trace-level': 7, 'serial-line': 'ttyS0',
-      user: [{ name: 'alice', role: 'admin' }, { name: 'bob', role: 'viewer' }],
+      hostname: 'r1',
+      'trace-level': 7,
+      'serial-line': 'ttyS0',
+      user: [
+        { name: 'alice', role: 'admin' },
+        { name: 'bob', role: 'viewer' },
+      ],
     },
   });
 
@@ -85,7 +97,7 @@ test('fields, depth, fetch=count and pagination see the filtered tree', async (t
   t.deepEqual(page.json, { 'filters-test:user': [{ name: 'bob', role: 'viewer' }] });
 });
 
-test('matching is by the defining module\'s prefix and by argument', async (t) => {
+test("matching is by the defining module's prefix and by argument", async (t) => {
   // `x` is the prefix the test module imports the extension module under, not the module's own.
   const s = await startFilterService({ hiddenDataOnReadByExtensions: ['x:hidden full', 'rext:hidden debug', 'rext:other full'] });
   t.teardown(() => s.stop());
@@ -99,7 +111,14 @@ test('matching is by the defining module\'s prefix and by argument', async (t) =
   t.teardown(() => any.stop());
   t.is((await any.request('PUT', SYSTEM, FULL)).status, 201);
   t.deepEqual((await any.request('GET', SYSTEM)).json, {
-    'filters-test:system': { hostname: 'r1', 'old-name': 'router-one', user: [{ name: 'alice', role: 'admin' }, { name: 'bob', role: 'viewer' }] },
+    'filters-test:system': {
+      hostname: 'r1',
+      'old-name': 'router-one',
+      user: [
+        { name: 'alice', role: 'admin' },
+        { name: 'bob', role: 'viewer' },
+      ],
+    },
   });
 });
 
@@ -109,12 +128,19 @@ test('ignored on write: dropped from PUT, POST and PATCH bodies unless unhidden'
   t.is((await s.request('PUT', SYSTEM, FULL)).status, 201);
   t.deepEqual((await s.request('GET', SYSTEM)).json, {
     'filters-test:system': {
-      hostname: 'r1', 'old-name': 'router-one', 'serial-line': 'ttyS0',
-      user: [{ name: 'alice', role: 'admin' }, { name: 'bob', role: 'viewer' }],
+      hostname: 'r1',
+      'old-name': 'router-one',
+      'serial-line': 'ttyS0',
+      user: [
+        { name: 'alice', role: 'admin' },
+        { name: 'bob', role: 'viewer' },
+      ],
     },
   });
   // PATCH with unhide of one extension accepts that one only.
-  const patch = await s.request('PATCH', `${SYSTEM}?unhide=${encodeURIComponent('rext:hidden debug')}`, { 'filters-test:system': { 'trace-level': 3, 'secret-sauce': 'mayo' } });
+  const patch = await s.request('PATCH', `${SYSTEM}?unhide=${encodeURIComponent('rext:hidden debug')}`, {
+    'filters-test:system': { 'trace-level': 3, 'secret-sauce': 'mayo' },
+  });
   t.is(patch.status, 200);
   let got = (await s.request('GET', SYSTEM)).json['filters-test:system'];
   t.is(got['trace-level'], 3);
@@ -141,12 +167,18 @@ test('ignoreUnsupportedDefinitionsOnWrite drops unknown members and elements, ne
   const s = await startFilterService({ ignoreUnsupportedDefinitionsOnWrite: true });
   t.teardown(() => s.stop());
   const put = await s.request('PUT', SYSTEM, {
-    'filters-test:system': { hostname: 'r1', bogus: { deep: [1, 2, { x: 3 }] }, 'other-module:thing': 1, user: [{ name: 'a', colour: 'red' }] },
+    'filters-test:system': {
+      hostname: 'r1',
+      bogus: { deep: [1, 2, { x: 3 }] },
+      'other-module:thing': 1,
+      user: [{ name: 'a', colour: 'red' }],
+    },
   });
   t.is(put.status, 201);
   t.deepEqual((await s.request('GET', SYSTEM)).json, { 'filters-test:system': { hostname: 'r1', user: [{ name: 'a' }] } });
-  const xml = `<system xmlns="urn:rosetta:test:filters-test"><hostname>r3</hostname><bogus><a>1</a><b/></bogus>`
-    + `<other xmlns="urn:nowhere"><c>2</c></other><user><name>z</name><colour>blue</colour></user></system>`;
+  const xml =
+    `<system xmlns="urn:rosetta:test:filters-test"><hostname>r3</hostname><bogus><a>1</a><b/></bogus>` +
+    `<other xmlns="urn:nowhere"><c>2</c></other><user><name>z</name><colour>blue</colour></user></system>`;
   t.is((await s.request('PUT', SYSTEM, xml)).status, 204);
   t.deepEqual((await s.request('GET', SYSTEM)).json, { 'filters-test:system': { hostname: 'r3', user: [{ name: 'z' }] } });
   // Bad values of known leaves are still refused.
@@ -159,10 +191,15 @@ test('ignoreUnsupportedDefinitionsOnWrite drops unknown members and elements, ne
 });
 
 test('the plugin switched off: the same settings change nothing', async (t) => {
-  const s = await startFilterService({
-    hiddenDataOnReadByExtensions: ['rext:hidden full'], hideDeprecatedDefinitionsOnRead: true,
-    ignoredDataOnWriteByExtensions: ['rext:hidden debug'], ignoreUnsupportedDefinitionsOnWrite: true,
-  }, false);
+  const s = await startFilterService(
+    {
+      hiddenDataOnReadByExtensions: ['rext:hidden full'],
+      hideDeprecatedDefinitionsOnRead: true,
+      ignoredDataOnWriteByExtensions: ['rext:hidden debug'],
+      ignoreUnsupportedDefinitionsOnWrite: true,
+    },
+    false,
+  );
   t.teardown(() => s.stop());
   t.is((await s.request('PUT', SYSTEM, FULL)).status, 201);
   t.deepEqual((await s.request('GET', SYSTEM)).json, FULL);
@@ -206,7 +243,8 @@ test('every settings field and its bad values stop start-up naming the field', (
   configError(t, { hideDeprecatedDefinitionsOnRead: 1 }, 'schemaFilters.hideDeprecatedDefinitionsOnRead');
   // Good values are taken as given.
   t.deepEqual(parseFilterSettings({ hiddenDataOnReadByExtensions: ['rext:hidden', 'a:b c'] }).hiddenOnRead, [
-    { prefix: 'rext', name: 'hidden', argument: undefined }, { prefix: 'a', name: 'b', argument: 'c' },
+    { prefix: 'rext', name: 'hidden', argument: undefined },
+    { prefix: 'a', name: 'b', argument: 'c' },
   ]);
 });
 
@@ -232,24 +270,40 @@ test('YANG Patch edit values follow the same write policy: ignored definitions a
   const s = await startFilterService({ ignoredDataOnWriteByExtensions: ['rext:hidden full'], ignoreUnsupportedDefinitionsOnWrite: true });
   t.teardown(() => s.stop());
   const patch = (edits: unknown[]) => ({ 'ietf-yang-patch:yang-patch': { 'patch-id': 'p1', edit: edits } });
-  const yangPatch = (p: string, body: unknown) => s.request('PATCH', p, JSON.stringify(body), { 'content-type': 'application/yang-patch+json' });
-  const sent = await yangPatch(SYSTEM, patch([
-    { 'edit-id': 'e1', operation: 'merge', target: '/', value: { 'filters-test:system': { hostname: 'r1', 'secret-sauce': 'ketchup', bogus: 1, internal: { counter: 1 } } } },
-    { 'edit-id': 'e2', operation: 'create', target: '/user=alice', value: { 'filters-test:user': [{ name: 'alice', 'password-hint': 'cat', colour: 'red' }] } },
-  ]));
+  const yangPatch = (p: string, body: unknown) =>
+    s.request('PATCH', p, JSON.stringify(body), { 'content-type': 'application/yang-patch+json' });
+  const sent = await yangPatch(
+    SYSTEM,
+    patch([
+      {
+        'edit-id': 'e1',
+        operation: 'merge',
+        target: '/',
+        value: { 'filters-test:system': { hostname: 'r1', 'secret-sauce': 'ketchup', bogus: 1, internal: { counter: 1 } } },
+      },
+      {
+        'edit-id': 'e2',
+        operation: 'create',
+        target: '/user=alice',
+        value: { 'filters-test:user': [{ name: 'alice', 'password-hint': 'cat', colour: 'red' }] },
+      },
+    ]),
+  );
   t.is(sent.status, 200, sent.text);
   t.deepEqual(sent.json, { 'ietf-yang-patch:yang-patch-status': { 'patch-id': 'p1', ok: [null] } });
   t.deepEqual((await s.request('GET', SYSTEM)).json, { 'filters-test:system': { hostname: 'r1', user: [{ name: 'alice' }] } });
   // unhide on the PATCH request brings the ignored definitions back into the edits.
-  const unhidden = await yangPatch(`${SYSTEM}?unhide=all`, patch([
-    { 'edit-id': 'e1', operation: 'merge', target: '/', value: { 'filters-test:system': { 'secret-sauce': 'mayo', bogus: 2 } } },
-  ]));
+  const unhidden = await yangPatch(
+    `${SYSTEM}?unhide=all`,
+    patch([{ 'edit-id': 'e1', operation: 'merge', target: '/', value: { 'filters-test:system': { 'secret-sauce': 'mayo', bogus: 2 } } }]),
+  );
   t.is(unhidden.status, 200, unhidden.text);
   t.is((await s.request('GET', `${SYSTEM}/secret-sauce`)).json['filters-test:secret-sauce'], 'mayo');
   // XML edit values too.
-  const xml = `<yang-patch xmlns="urn:ietf:params:xml:ns:yang:ietf-yang-patch"><patch-id>p2</patch-id><edit><edit-id>e1</edit-id>`
-    + `<operation>merge</operation><target>/</target><value><system xmlns="urn:rosetta:test:filters-test"><hostname>r9</hostname>`
-    + `<secret-sauce>salt</secret-sauce><bogus>1</bogus></system></value></edit></yang-patch>`;
+  const xml =
+    `<yang-patch xmlns="urn:ietf:params:xml:ns:yang:ietf-yang-patch"><patch-id>p2</patch-id><edit><edit-id>e1</edit-id>` +
+    `<operation>merge</operation><target>/</target><value><system xmlns="urn:rosetta:test:filters-test"><hostname>r9</hostname>` +
+    `<secret-sauce>salt</secret-sauce><bogus>1</bogus></system></value></edit></yang-patch>`;
   const x = await s.request('PATCH', SYSTEM, xml, { 'content-type': 'application/yang-patch+xml' });
   t.is(x.status, 200, x.text);
   const got = (await s.request('GET', SYSTEM)).json['filters-test:system'];
@@ -257,10 +311,15 @@ test('YANG Patch edit values follow the same write policy: ignored definitions a
   t.is(got['secret-sauce'], 'mayo');
 });
 
-test('YANG Patch with the plugin off: unknown members are refused in the failing edit\'s status', async (t) => {
+test("YANG Patch with the plugin off: unknown members are refused in the failing edit's status", async (t) => {
   const s = await startFilterService({ ignoreUnsupportedDefinitionsOnWrite: true }, false);
   t.teardown(() => s.stop());
-  const body = { 'ietf-yang-patch:yang-patch': { 'patch-id': 'p1', edit: [{ 'edit-id': 'e1', operation: 'merge', target: '/', value: { 'filters-test:system': { hostname: 'r1', bogus: 1 } } }] } };
+  const body = {
+    'ietf-yang-patch:yang-patch': {
+      'patch-id': 'p1',
+      edit: [{ 'edit-id': 'e1', operation: 'merge', target: '/', value: { 'filters-test:system': { hostname: 'r1', bogus: 1 } } }],
+    },
+  };
   const sent = await s.request('PATCH', SYSTEM, JSON.stringify(body), { 'content-type': 'application/yang-patch+json' });
   t.is(sent.status, 400, sent.text);
   t.is(sent.json['ietf-yang-patch:yang-patch-status']['edit-status'].edit[0]['edit-id'], 'e1');
@@ -278,14 +337,23 @@ test('a GET of the datastore root is filtered, not emptied', async (t) => {
   t.is(system.hostname, 'r1');
   t.is(system['secret-sauce'], undefined);
   t.is(system.internal, undefined);
-  t.deepEqual(system.user, [{ name: 'alice', role: 'admin' }, { name: 'bob', role: 'viewer' }]);
+  t.deepEqual(system.user, [
+    { name: 'alice', role: 'admin' },
+    { name: 'bob', role: 'viewer' },
+  ]);
   // schema.loaded ran for the local schema: the plugin says what its settings hide there.
-  t.true(s.logs.some((l) => /local schema: 3 definition\(s\) hidden on read, 0 ignored on write/.test(l)), s.logs.join('\n'));
+  t.true(
+    s.logs.some((l) => /local schema: 3 definition\(s\) hidden on read, 0 ignored on write/.test(l)),
+    s.logs.join('\n'),
+  );
 });
 
 test('a listed extension that no local definition carries is announced at start-up (a likely typo)', async (t) => {
   const s = await startFilterService({ hiddenDataOnReadByExtensions: ['rext:hiden full', 'rext:hidden full'] });
   t.teardown(() => s.stop());
-  t.true(s.logs.some((l) => /schemaFilters\.hiddenDataOnReadByExtensions: 'rext:hiden full' matches no definition of the local schema/.test(l)), s.logs.join('\n'));
+  t.true(
+    s.logs.some((l) => /schemaFilters\.hiddenDataOnReadByExtensions: 'rext:hiden full' matches no definition of the local schema/.test(l)),
+    s.logs.join('\n'),
+  );
   t.false(s.logs.some((l) => /'rext:hidden full' matches no definition/.test(l)));
 });

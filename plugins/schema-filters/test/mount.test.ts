@@ -33,15 +33,17 @@ const MODEL = `module acme-box {
   }
 }`;
 
-const CONFIG = '<system xmlns="urn:acme:box"><hostname>box1</hostname><secret>s3</secret><debug-level>4</debug-level><old-name>legacy</old-name></system>'
-  + '<users xmlns="urn:acme:box"><user><name>ann</name><role>admin</role><hint>cat</hint></user>'
-  + '<user><name>ben</name><role>viewer</role><hint>dog</hint></user><user><name>cy</name><role>viewer</role><hint>owl</hint></user></users>';
+const CONFIG =
+  '<system xmlns="urn:acme:box"><hostname>box1</hostname><secret>s3</secret><debug-level>4</debug-level><old-name>legacy</old-name></system>' +
+  '<users xmlns="urn:acme:box"><user><name>ann</name><role>admin</role><hint>cat</hint></user>' +
+  '<user><name>ben</name><role>viewer</role><hint>dog</hint></user><user><name>cy</name><role>viewer</role><hint>owl</hint></user></users>';
 
 const MOUNT = '/rests/data/network-topology:network-topology/topology=topology-netconf/node=B1/yang-ext:mount';
 const SYSTEM = `${MOUNT}/acme-box:system`;
 const USERS = `${MOUNT}/acme-box:users`;
 const FILTERS = {
-  hiddenDataOnReadByExtensions: ['ab:hidden full', 'ab:hidden debug'], hideDeprecatedDefinitionsOnRead: true,
+  hiddenDataOnReadByExtensions: ['ab:hidden full', 'ab:hidden debug'],
+  hideDeprecatedDefinitionsOnRead: true,
   ignoredDataOnWriteByExtensions: ['ab:hidden full'],
 };
 
@@ -53,8 +55,11 @@ async function withDevice(enabled: boolean, run: (s: FilterService, device: Simu
       input: {
         'node-id': 'B1',
         netconf: {
-          'netconf-node-topology:host': '127.0.0.1', 'netconf-node-topology:port': device.port,
-          'netconf-node-topology:username': 'admin', 'netconf-node-topology:password': 'Adm1n-pw', 'netconf-node-topology:tcp-only': false,
+          'netconf-node-topology:host': '127.0.0.1',
+          'netconf-node-topology:port': device.port,
+          'netconf-node-topology:username': 'admin',
+          'netconf-node-topology:password': 'Adm1n-pw',
+          'netconf-node-topology:tcp-only': false,
         },
       },
     });
@@ -72,7 +77,15 @@ test('GET under a mount point leaves hidden definitions out; query parameters se
     t.is(system.status, 200, system.text);
     t.deepEqual(system.json, { 'acme-box:system': { hostname: 'box1' } });
     const users = await s.request('GET', USERS);
-    t.deepEqual(users.json, { 'acme-box:users': { user: [{ name: 'ann', role: 'admin' }, { name: 'ben', role: 'viewer' }, { name: 'cy', role: 'viewer' }] } });
+    t.deepEqual(users.json, {
+      'acme-box:users': {
+        user: [
+          { name: 'ann', role: 'admin' },
+          { name: 'ben', role: 'viewer' },
+          { name: 'cy', role: 'viewer' },
+        ],
+      },
+    });
     // The whole mount point, XML too.
     const whole = await s.request('GET', `${MOUNT}?content=config`, undefined, { accept: 'application/yang-data+xml' });
     t.is(whole.status, 200, whole.text);
@@ -83,8 +96,18 @@ test('GET under a mount point leaves hidden definitions out; query parameters se
     t.is((await s.request('GET', `${SYSTEM}/old-name`)).status, 404);
 
     // fields, depth, fetch=count and paging.
-    t.deepEqual((await s.request('GET', `${SYSTEM}?content=config&fields=${encodeURIComponent('hostname;secret;debug-level')}`)).json, { 'acme-box:system': { hostname: 'box1' } });
-    t.deepEqual((await s.request('GET', `${USERS}?depth=3`)).json, { 'acme-box:users': { user: [{ name: 'ann', role: 'admin' }, { name: 'ben', role: 'viewer' }, { name: 'cy', role: 'viewer' }] } });
+    t.deepEqual((await s.request('GET', `${SYSTEM}?content=config&fields=${encodeURIComponent('hostname;secret;debug-level')}`)).json, {
+      'acme-box:system': { hostname: 'box1' },
+    });
+    t.deepEqual((await s.request('GET', `${USERS}?depth=3`)).json, {
+      'acme-box:users': {
+        user: [
+          { name: 'ann', role: 'admin' },
+          { name: 'ben', role: 'viewer' },
+          { name: 'cy', role: 'viewer' },
+        ],
+      },
+    });
     t.is((await s.request('GET', `${USERS}/user=ann?fetch=count`)).text, '2');
     t.is((await s.request('GET', `${USERS}/user=ann?fetch=count&unhide=all`)).text, '3');
     t.is((await s.request('GET', `${SYSTEM}?content=config&fetch=count`)).text, '1');
@@ -98,7 +121,10 @@ test('GET under a mount point leaves hidden definitions out; query parameters se
     t.deepEqual((await s.request('GET', `${SYSTEM}/secret?unhide=all`)).json, { 'acme-box:secret': 's3' });
 
     // schema.loaded ran for the device's schema (the plugin reports what its settings hide there).
-    t.true(s.logs.some((l) => /device B1: 4 definition\(s\) hidden on read, 2 ignored on write/.test(l)), s.logs.join('\n'));
+    t.true(
+      s.logs.some((l) => /device B1: 4 definition\(s\) hidden on read, 2 ignored on write/.test(l)),
+      s.logs.join('\n'),
+    );
   });
 });
 

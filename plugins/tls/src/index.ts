@@ -24,7 +24,10 @@ export { loadKeystore, loadTruststore, type TrustedCertificate } from './stores'
  * The `https.createServer` options for a `tls` object, or undefined when TLS is off. Throws
  * TlsConfigError naming the field at fault.
  */
-export function buildServerOptions(raw: Readonly<Record<string, JsonValue>> | undefined, log?: PluginLogger): https.ServerOptions | undefined {
+export function buildServerOptions(
+  raw: Readonly<Record<string, JsonValue>> | undefined,
+  log?: PluginLogger,
+): https.ServerOptions | undefined {
   const settings = readTlsSettings(raw);
   if (!settings.enabledTls) return undefined;
   const selection = selectProtocolsAndSuites(settings);
@@ -35,26 +38,40 @@ export function buildServerOptions(raw: Readonly<Record<string, JsonValue>> | un
   if (settings.truststorePath !== undefined) {
     const trusted = loadTruststore(settings.truststorePath, settings.truststorePassword);
     if (trusted.length === 0 && settings.enabledClientAuthentication) {
-      throw new TlsConfigError('tls.truststorePath', `${settings.truststorePath} holds no certificate: with client authentication on, no client could connect`);
+      throw new TlsConfigError(
+        'tls.truststorePath',
+        `${settings.truststorePath} holds no certificate: with client authentication on, no client could connect`,
+      );
     }
     ca = trusted.map((t) => t.pem);
     log?.info(`trusting ${trusted.length} client certificate(s): ${trusted.map((t) => t.alias ?? t.subject).join('; ')}`);
   }
   const options: https.ServerOptions = {
-    pfx, passphrase: settings.keystorePassword,
-    minVersion: selection.minVersion, maxVersion: selection.maxVersion, secureOptions: selection.secureOptions,
+    pfx,
+    passphrase: settings.keystorePassword,
+    minVersion: selection.minVersion,
+    maxVersion: selection.maxVersion,
+    secureOptions: selection.secureOptions,
     // the server's order is the table's (strongest first); 'auto' DH parameters make DHE suites usable
-    ciphers: selection.ciphers, honorCipherOrder: true, dhparam: 'auto',
-    requestCert: settings.enabledClientAuthentication, rejectUnauthorized: settings.enabledClientAuthentication,
+    ciphers: selection.ciphers,
+    honorCipherOrder: true,
+    dhparam: 'auto',
+    requestCert: settings.enabledClientAuthentication,
+    rejectUnauthorized: settings.enabledClientAuthentication,
     ...(ca ? { ca } : {}),
   };
   try {
     createSecureContext(options);
   } catch (e) {
     // The patterns named suites, but this Node's OpenSSL offers none of them.
-    throw new TlsConfigError('tls.includedCipherSuites', `no usable cipher suite in this runtime (${(e as Error).message}); selected: ${selection.suites.map((s) => s.iana).join(', ')}`);
+    throw new TlsConfigError(
+      'tls.includedCipherSuites',
+      `no usable cipher suite in this runtime (${(e as Error).message}); selected: ${selection.suites.map((s) => s.iana).join(', ')}`,
+    );
   }
-  log?.info(`HTTPS with ${selection.versions.join(', ')}; ${selection.suites.length} cipher suites; client authentication ${settings.enabledClientAuthentication ? 'required' : 'off'}`);
+  log?.info(
+    `HTTPS with ${selection.versions.join(', ')}; ${selection.suites.length} cipher suites; client authentication ${settings.enabledClientAuthentication ? 'required' : 'off'}`,
+  );
   return options;
 }
 
@@ -73,8 +90,12 @@ export default definePlugin({
       let logged = 0;
       server.on('tlsClientError', (err: NodeJS.ErrnoException, socket) => {
         const now = Date.now();
-        if (now - windowStart > 60_000) { windowStart = now; logged = 0; }
-        if (++logged <= REFUSALS_LOGGED_PER_MINUTE) api.log.warn(`TLS handshake with ${socket.remoteAddress ?? 'a client'} refused: ${err.code ?? err.message}`);
+        if (now - windowStart > 60_000) {
+          windowStart = now;
+          logged = 0;
+        }
+        if (++logged <= REFUSALS_LOGGED_PER_MINUTE)
+          api.log.warn(`TLS handshake with ${socket.remoteAddress ?? 'a client'} refused: ${err.code ?? err.message}`);
         else if (logged === REFUSALS_LOGGED_PER_MINUTE + 1) api.log.warn('more TLS handshakes refused this minute; not logging them');
       });
       return server;

@@ -35,8 +35,10 @@ const VERSIONS: readonly SecureVersion[] = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv
 /** Names a JSSE configuration may carry; SSL ones are accepted only to be excluded. */
 const KNOWN_PROTOCOLS = [...VERSIONS, 'SSL', 'SSLv2', 'SSLv2Hello', 'SSLv3'];
 const NO_VERSION_OPTION: Record<SecureVersion, number> = {
-  'TLSv1': constants.SSL_OP_NO_TLSv1, 'TLSv1.1': constants.SSL_OP_NO_TLSv1_1,
-  'TLSv1.2': constants.SSL_OP_NO_TLSv1_2, 'TLSv1.3': constants.SSL_OP_NO_TLSv1_3,
+  TLSv1: constants.SSL_OP_NO_TLSv1,
+  'TLSv1.1': constants.SSL_OP_NO_TLSv1_1,
+  'TLSv1.2': constants.SSL_OP_NO_TLSv1_2,
+  'TLSv1.3': constants.SSL_OP_NO_TLSv1_3,
 };
 
 function versionsOf(protocol: string): readonly SecureVersion[] {
@@ -46,10 +48,12 @@ function versionsOf(protocol: string): readonly SecureVersion[] {
 }
 
 /** Every suite the table knows, in table order. */
-export const ALL_SUITES: readonly Suite[] = SUITE_TABLE.trim().split('\n').map((line) => {
-  const [iana, openssl, protocol] = line.split(' ') as [string, string, string];
-  return { iana, openssl, versions: versionsOf(protocol) };
-});
+export const ALL_SUITES: readonly Suite[] = SUITE_TABLE.trim()
+  .split('\n')
+  .map((line) => {
+    const [iana, openssl, protocol] = line.split(' ') as [string, string, string];
+    return { iana, openssl, versions: versionsOf(protocol) };
+  });
 
 /** What the server offers, in Node's terms. */
 export interface Selection {
@@ -80,15 +84,21 @@ function compilePatterns(patterns: readonly string[], field: string): RegExp[] {
 /** The enabled protocol versions, lowest first. Throws TlsConfigError naming the field. */
 export function selectVersions(settings: Pick<TlsSettings, 'includedProtocols' | 'excludedProtocols'>): SecureVersion[] {
   settings.excludedProtocols.forEach((p, i) => {
-    if (!KNOWN_PROTOCOLS.includes(p)) throw new TlsConfigError(`tls.excludedProtocols[${i}]`, `unknown protocol ${JSON.stringify(p)}; known: ${KNOWN_PROTOCOLS.join(', ')}`);
+    if (!KNOWN_PROTOCOLS.includes(p))
+      throw new TlsConfigError(
+        `tls.excludedProtocols[${i}]`,
+        `unknown protocol ${JSON.stringify(p)}; known: ${KNOWN_PROTOCOLS.join(', ')}`,
+      );
   });
   const excluded = new Set(settings.excludedProtocols);
   const enabled = new Set<SecureVersion>();
   settings.includedProtocols.forEach((p, i) => {
     const field = `tls.includedProtocols[${i}]`;
-    if (!KNOWN_PROTOCOLS.includes(p)) throw new TlsConfigError(field, `unknown protocol ${JSON.stringify(p)}; known: ${KNOWN_PROTOCOLS.join(', ')}`);
+    if (!KNOWN_PROTOCOLS.includes(p))
+      throw new TlsConfigError(field, `unknown protocol ${JSON.stringify(p)}; known: ${KNOWN_PROTOCOLS.join(', ')}`);
     if (excluded.has(p)) return;
-    if (!(VERSIONS as readonly string[]).includes(p)) throw new TlsConfigError(field, `${p} is broken and not offered by this service; list it in excludedProtocols or remove it`);
+    if (!(VERSIONS as readonly string[]).includes(p))
+      throw new TlsConfigError(field, `${p} is broken and not offered by this service; list it in excludedProtocols or remove it`);
     enabled.add(p as SecureVersion);
   });
   const versions = VERSIONS.filter((v) => enabled.has(v));
@@ -109,15 +119,19 @@ const OFFERED = new Set(getCiphers());
 export function selectSuites(settings: Pick<TlsSettings, 'includedCipherSuites' | 'excludedCipherSuites'>): Suite[] {
   const included = compilePatterns(settings.includedCipherSuites, 'tls.includedCipherSuites');
   const excluded = compilePatterns(settings.excludedCipherSuites, 'tls.excludedCipherSuites');
-  return ALL_SUITES.filter((s) => OFFERED.has(s.openssl.toLowerCase())
-    && included.some((r) => r.test(s.iana)) && !excluded.some((r) => r.test(s.iana)));
+  return ALL_SUITES.filter(
+    (s) => OFFERED.has(s.openssl.toLowerCase()) && included.some((r) => r.test(s.iana)) && !excluded.some((r) => r.test(s.iana)),
+  );
 }
 
 /** An included pattern that matches no suite name at all is a typo, not a choice: refused naming it. */
 function refuseUnknownPatterns(settings: Pick<TlsSettings, 'includedCipherSuites'>): void {
   compilePatterns(settings.includedCipherSuites, 'tls.includedCipherSuites').forEach((r, i) => {
     if (!ALL_SUITES.some((s) => r.test(s.iana))) {
-      throw new TlsConfigError(`tls.includedCipherSuites[${i}]`, `${JSON.stringify(settings.includedCipherSuites[i])} matches no cipher suite name (IANA names, e.g. TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256)`);
+      throw new TlsConfigError(
+        `tls.includedCipherSuites[${i}]`,
+        `${JSON.stringify(settings.includedCipherSuites[i])} matches no cipher suite name (IANA names, e.g. TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256)`,
+      );
     }
   });
 }
@@ -137,8 +151,13 @@ function namesTls13(settings: Pick<TlsSettings, 'includedCipherSuites'>): boolea
  */
 function standardTls13(settings: Pick<TlsSettings, 'excludedCipherSuites'>): Suite[] {
   const excluded = compilePatterns(settings.excludedCipherSuites, 'tls.excludedCipherSuites');
-  return ALL_SUITES.filter((s) => s.versions.includes('TLSv1.3') && TLS13_STANDARD.has(s.iana)
-    && OFFERED.has(s.openssl.toLowerCase()) && !excluded.some((r) => r.test(s.iana)));
+  return ALL_SUITES.filter(
+    (s) =>
+      s.versions.includes('TLSv1.3') &&
+      TLS13_STANDARD.has(s.iana) &&
+      OFFERED.has(s.openssl.toLowerCase()) &&
+      !excluded.some((r) => r.test(s.iana)),
+  );
 }
 
 /** Protocols and suites together; throws TlsConfigError when they leave nothing usable. */
@@ -148,8 +167,10 @@ export function selectProtocolsAndSuites(settings: TlsSettings): Selection {
   let matched = selectSuites(settings);
   // The standard TLS 1.3 set completes a selection; it never stands in for patterns that select nothing.
   if (matched.length === 0) {
-    throw new TlsConfigError('tls.includedCipherSuites',
-      'no usable cipher suite: the included patterns minus excludedCipherSuites leave none that this runtime offers');
+    throw new TlsConfigError(
+      'tls.includedCipherSuites',
+      'no usable cipher suite: the included patterns minus excludedCipherSuites leave none that this runtime offers',
+    );
   }
   const warnings: string[] = [];
   const notes: string[] = [];
@@ -157,8 +178,10 @@ export function selectProtocolsAndSuites(settings: TlsSettings): Selection {
     const standard = standardTls13(settings);
     matched = [...matched, ...standard];
     if (standard.length > 0) {
-      notes.push(`TLSv1.3 offers its standard suites ${standard.map((s) => s.iana).join(', ')}: includedCipherSuites names no TLS 1.3 suite `
-        + '(their names carry no key exchange, which TLS 1.3 always makes ephemeral); name TLS 1.3 suites there to choose among them, or exclude TLSv1.3');
+      notes.push(
+        `TLSv1.3 offers its standard suites ${standard.map((s) => s.iana).join(', ')}: includedCipherSuites names no TLS 1.3 suite ` +
+          '(their names carry no key exchange, which TLS 1.3 always makes ephemeral); name TLS 1.3 suites there to choose among them, or exclude TLSv1.3',
+      );
     }
   }
   const versions = wanted.filter((v) => {
@@ -167,8 +190,10 @@ export function selectProtocolsAndSuites(settings: TlsSettings): Selection {
     return served;
   });
   if (versions.length === 0) {
-    throw new TlsConfigError('tls.includedCipherSuites',
-      `no usable cipher suite: the included patterns minus excludedCipherSuites leave none that this runtime offers for ${wanted.join(', ')}`);
+    throw new TlsConfigError(
+      'tls.includedCipherSuites',
+      `no usable cipher suite: the included patterns minus excludedCipherSuites leave none that this runtime offers for ${wanted.join(', ')}`,
+    );
   }
   const suites = matched.filter((s) => s.versions.some((v) => versions.includes(v)));
   const minVersion = versions[0]!;
@@ -180,7 +205,8 @@ export function selectProtocolsAndSuites(settings: TlsSettings): Selection {
   // OpenSSL 3 refuses TLS 1.0/1.1 (SHA-1 signatures) above security level 0: an operator who enabled
   // them on purpose gets them.
   const legacy = versions.includes('TLSv1') || versions.includes('TLSv1.1');
-  if (legacy) warnings.push(`${versions.filter((v) => v === 'TLSv1' || v === 'TLSv1.1').join(' and ')} enabled: these are deprecated (RFC 8996)`);
+  if (legacy)
+    warnings.push(`${versions.filter((v) => v === 'TLSv1' || v === 'TLSv1.1').join(' and ')} enabled: these are deprecated (RFC 8996)`);
   const ciphers = suites.map((s) => s.openssl).join(':') + (legacy ? ':@SECLEVEL=0' : '');
   return { versions, minVersion, maxVersion, secureOptions, suites, ciphers, warnings, notes };
 }

@@ -7,7 +7,10 @@
 
 /** A configuration fault in the `tls` object: the dotted field and what is wrong. */
 export class TlsConfigError extends Error {
-  constructor(readonly field: string, problem: string) {
+  constructor(
+    readonly field: string,
+    problem: string,
+  ) {
     super(`${field}: ${problem}`);
     this.name = 'TlsConfigError';
   }
@@ -42,7 +45,8 @@ function list(raw: Readonly<Record<string, unknown>>, name: (typeof LISTS)[numbe
   if (v === undefined) return fallback;
   if (!Array.isArray(v)) throw new TlsConfigError(`tls.${name}`, 'must be an array of strings');
   v.forEach((s: unknown, i: number) => {
-    if (typeof s !== 'string' || s.trim() === '') throw new TlsConfigError(`tls.${name}[${i}]`, `must be a non-empty string, not ${JSON.stringify(s)}`);
+    if (typeof s !== 'string' || s.trim() === '')
+      throw new TlsConfigError(`tls.${name}[${i}]`, `must be a non-empty string, not ${JSON.stringify(s)}`);
   });
   return v as string[];
 }
@@ -51,7 +55,8 @@ function list(raw: Readonly<Record<string, unknown>>, name: (typeof LISTS)[numbe
 export function readTlsSettings(raw: Readonly<Record<string, unknown>> | undefined): TlsSettings {
   const given = raw ?? {};
   if (typeof given !== 'object' || given === null || Array.isArray(given)) throw new TlsConfigError('tls', 'must be an object');
-  for (const k of Object.keys(given)) if (!KNOWN.includes(k)) throw new TlsConfigError(`tls.${k}`, `unknown field; known: ${KNOWN.join(', ')}`);
+  for (const k of Object.keys(given))
+    if (!KNOWN.includes(k)) throw new TlsConfigError(`tls.${k}`, `unknown field; known: ${KNOWN.join(', ')}`);
   for (const k of BOOLEANS) {
     if (given[k] !== undefined && typeof given[k] !== 'boolean') throw new TlsConfigError(`tls.${k}`, 'must be true or false');
   }
@@ -77,7 +82,10 @@ export function readTlsSettings(raw: Readonly<Record<string, unknown>> | undefin
     throw new TlsConfigError('tls.keystorePath', 'required with enabledTls: the PKCS#12 file holding the server key pair');
   }
   if (settings.enabledClientAuthentication && !settings.truststorePath) {
-    throw new TlsConfigError('tls.truststorePath', 'required with enabledClientAuthentication: the PKCS#12 file of trusted client certificates');
+    throw new TlsConfigError(
+      'tls.truststorePath',
+      'required with enabledClientAuthentication: the PKCS#12 file of trusted client certificates',
+    );
   }
   return settings;
 }

@@ -39,7 +39,10 @@ export function loadKeystore(file: string, password: string): Buffer {
     if (/mac verify failure|invalid password|bad decrypt/i.test(message)) {
       throw new TlsConfigError('tls.keystorePassword', `wrong password for the key store ${file}`);
     }
-    throw new TlsConfigError('tls.keystorePath', `${file} is not a usable PKCS#12 key store with a private key and its certificate (${message})`);
+    throw new TlsConfigError(
+      'tls.keystorePath',
+      `${file} is not a usable PKCS#12 key store with a private key and its certificate (${message})`,
+    );
   }
   return pfx;
 }
@@ -81,7 +84,10 @@ export function loadTruststore(file: string, password: string): TrustedCertifica
       const x509 = new X509Certificate(der);
       trusted.push({ alias, subject: x509.subject.replace(/\n/g, ', '), pem: x509.toString() });
     } catch (e) {
-      throw new TlsConfigError('tls.truststorePath', `${file}: entry ${alias ?? `#${i + 1}`} is not a readable X.509 certificate (${forgeMessage(e)})`);
+      throw new TlsConfigError(
+        'tls.truststorePath',
+        `${file}: entry ${alias ?? `#${i + 1}`} is not a readable X.509 certificate (${forgeMessage(e)})`,
+      );
     }
   });
   return trusted;

@@ -7,7 +7,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import test from 'ava';
 import {
-  ALL_SUITES, buildServerOptions, loadKeystore, loadTruststore, readTlsSettings, selectProtocolsAndSuites, selectSuites, TlsConfigError,
+  ALL_SUITES,
+  buildServerOptions,
+  loadKeystore,
+  loadTruststore,
+  readTlsSettings,
+  selectProtocolsAndSuites,
+  selectSuites,
+  TlsConfigError,
 } from '../src';
 import { makePki } from './support/pki';
 
@@ -43,19 +50,29 @@ test('defaults: TLS off; protocols TLSv1.2+1.3, suites TLS_ECDHE.*/TLS_DHE_RSA.*
   t.true(sel.ciphers.split(':').includes('ECDHE-RSA-CHACHA20-POLY1305'));
   // The default patterns name no TLS 1.3 suite (TLS_AES_..., TLS_CHACHA20_...): TLS 1.3 offers its standard set, and says so.
   t.deepEqual(sel.versions, ['TLSv1.2', 'TLSv1.3']);
-  t.deepEqual(sel.suites.filter((s) => s.versions.includes('TLSv1.3')).map((s) => s.iana), ['TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256', 'TLS_AES_128_GCM_SHA256']);
+  t.deepEqual(
+    sel.suites.filter((s) => s.versions.includes('TLSv1.3')).map((s) => s.iana),
+    ['TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256', 'TLS_AES_128_GCM_SHA256'],
+  );
   t.deepEqual(sel.warnings, []);
-  t.true(sel.notes.some((n) => /TLSv1\.3 offers its standard suites TLS_AES_256_GCM_SHA384, TLS_CHACHA20_POLY1305_SHA256, TLS_AES_128_GCM_SHA256/.test(n)));
+  t.true(
+    sel.notes.some((n) =>
+      /TLSv1\.3 offers its standard suites TLS_AES_256_GCM_SHA384, TLS_CHACHA20_POLY1305_SHA256, TLS_AES_128_GCM_SHA256/.test(n),
+    ),
+  );
 });
 
 test('TLS 1.3 suites: named ones restrict TLS 1.3, exclusions win over the standard set, the protocol lists turn it off', (t) => {
-  const tls13 = (sel: { suites: readonly { iana: string; versions: readonly string[] }[] }) => sel.suites.filter((s) => s.versions.includes('TLSv1.3')).map((s) => s.iana);
+  const tls13 = (sel: { suites: readonly { iana: string; versions: readonly string[] }[] }) =>
+    sel.suites.filter((s) => s.versions.includes('TLSv1.3')).map((s) => s.iana);
   // Naming one TLS 1.3 suite: exactly that one, no note.
   const named = selectProtocolsAndSuites(readTlsSettings({ ...good, includedCipherSuites: ['TLS_ECDHE.*', 'TLS_AES_256_GCM_SHA384'] }));
   t.deepEqual(tls13(named), ['TLS_AES_256_GCM_SHA384']);
   t.deepEqual(named.notes, []);
   // Named but all excluded: TLS 1.3 is off, with a warning (the operator named and removed them).
-  const namedExcluded = selectProtocolsAndSuites(readTlsSettings({ ...good, includedCipherSuites: ['TLS_ECDHE.*', 'TLS_AES_.*'], excludedCipherSuites: ['TLS_AES_.*'] }));
+  const namedExcluded = selectProtocolsAndSuites(
+    readTlsSettings({ ...good, includedCipherSuites: ['TLS_ECDHE.*', 'TLS_AES_.*'], excludedCipherSuites: ['TLS_AES_.*'] }),
+  );
   t.deepEqual(namedExcluded.versions, ['TLSv1.2']);
   t.true(namedExcluded.warnings.some((w) => /TLSv1\.3 is enabled but no selected cipher suite/.test(w)));
   // Exclusions apply to the standard set.
@@ -78,10 +95,15 @@ test('TLS 1.3 suites: named ones restrict TLS 1.3, exclusions win over the stand
 });
 
 test('cipher patterns are whole-name regular expressions; exclusion wins; TLS 1.3 names pass through', (t) => {
-  t.deepEqual(selectSuites({ includedCipherSuites: ['TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256'], excludedCipherSuites: [] }).map((s) => s.openssl), ['ECDHE-RSA-AES128-GCM-SHA256']);
+  t.deepEqual(
+    selectSuites({ includedCipherSuites: ['TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256'], excludedCipherSuites: [] }).map((s) => s.openssl),
+    ['ECDHE-RSA-AES128-GCM-SHA256'],
+  );
   t.deepEqual(selectSuites({ includedCipherSuites: ['ECDHE'], excludedCipherSuites: [] }), [], 'a pattern must match the whole name');
   t.deepEqual(selectSuites({ includedCipherSuites: ['TLS_ECDHE_RSA.*GCM.*'], excludedCipherSuites: ['.*GCM.*'] }), []);
-  const withTls13 = selectProtocolsAndSuites(readTlsSettings({ ...good, includedCipherSuites: ['TLS_AES_.*', 'TLS_CHACHA20_.*', 'TLS_ECDHE_RSA.*'] }));
+  const withTls13 = selectProtocolsAndSuites(
+    readTlsSettings({ ...good, includedCipherSuites: ['TLS_AES_.*', 'TLS_CHACHA20_.*', 'TLS_ECDHE_RSA.*'] }),
+  );
   t.deepEqual(withTls13.versions, ['TLSv1.2', 'TLSv1.3']);
   t.true(withTls13.ciphers.split(':').includes('TLS_AES_256_GCM_SHA384'));
   const only13 = selectProtocolsAndSuites(readTlsSettings({ ...good, includedCipherSuites: ['TLS_AES_.*'] }));
@@ -92,7 +114,14 @@ test('cipher patterns are whole-name regular expressions; exclusion wins; TLS 1.
 });
 
 test('protocols: holes between min and max become SSL_OP_NO_* bits; legacy versions lower the security level', (t) => {
-  const sel = selectProtocolsAndSuites(readTlsSettings({ ...good, includedProtocols: ['TLSv1.1', 'TLSv1.3'], excludedProtocols: [], includedCipherSuites: ['TLS_AES_.*', 'TLS_ECDHE_RSA.*'] }));
+  const sel = selectProtocolsAndSuites(
+    readTlsSettings({
+      ...good,
+      includedProtocols: ['TLSv1.1', 'TLSv1.3'],
+      excludedProtocols: [],
+      includedCipherSuites: ['TLS_AES_.*', 'TLS_ECDHE_RSA.*'],
+    }),
+  );
   t.deepEqual(sel.versions, ['TLSv1.1', 'TLSv1.3']);
   t.is(sel.minVersion, 'TLSv1.1');
   t.is(sel.maxVersion, 'TLSv1.3');
@@ -115,7 +144,10 @@ test('every field: bad values are refused naming the field', (t) => {
     [{ ...good, enabledClientAuthentication: true }, 'tls.truststorePath'],
     [{ ...good, enabledClientAuthentication: true, truststorePath: path.join(pki.dir, 'missing.p12') }, 'tls.truststorePath'],
     [{ ...good, enabledClientAuthentication: true, truststorePath: path.join(pki.dir, 'alice.crt') }, 'tls.truststorePath'],
-    [{ ...good, enabledClientAuthentication: true, truststorePath: pki.emptyTruststore, truststorePassword: 'ts-secret' }, 'tls.truststorePath'],
+    [
+      { ...good, enabledClientAuthentication: true, truststorePath: pki.emptyTruststore, truststorePassword: 'ts-secret' },
+      'tls.truststorePath',
+    ],
     [{ ...good, enabledClientAuthentication: true, truststorePath: pki.truststore, truststorePassword: 'wrong' }, 'tls.truststorePassword'],
     [{ ...good, truststorePassword: false }, 'tls.truststorePassword'],
     [{ ...good, includedProtocols: 'TLSv1.2' }, 'tls.includedProtocols'],
@@ -132,31 +164,56 @@ test('every field: bad values are refused naming the field', (t) => {
     [{ ...good, includedCipherSuites: [''] }, 'tls.includedCipherSuites[0]'],
     [{ ...good, excludedCipherSuites: ['.*'] }, 'tls.includedCipherSuites'],
     [{ ...good, excludedCipherSuites: ['[a-'] }, 'tls.excludedCipherSuites[0]'],
-    [{ ...good, includedCipherSuites: ['TLS_ECDHE_RSA_WITH_NULL_SHA', 'TLS_RSA_WITH_NULL_MD5'], excludedCipherSuites: [] }, 'tls.includedCipherSuites'],
+    [
+      { ...good, includedCipherSuites: ['TLS_ECDHE_RSA_WITH_NULL_SHA', 'TLS_RSA_WITH_NULL_MD5'], excludedCipherSuites: [] },
+      'tls.includedCipherSuites',
+    ],
     [{ ...good, keystore: 'x' }, 'tls.keystore'],
   ];
-  for (const [raw, field] of bad) t.is(fieldOf(() => buildServerOptions(raw as never)), field, JSON.stringify(raw));
+  for (const [raw, field] of bad)
+    t.is(
+      fieldOf(() => buildServerOptions(raw as never)),
+      field,
+      JSON.stringify(raw),
+    );
 });
 
 test('trust stores: aliases and certificates from openssl and keytool files; a key store holding no key is refused', (t) => {
   const trusted = loadTruststore(pki.truststore, pki.truststorePassword);
-  t.deepEqual(trusted.map((c) => c.alias), ['alice', 'bob']);
+  t.deepEqual(
+    trusted.map((c) => c.alias),
+    ['alice', 'bob'],
+  );
   t.regex(trusted[0]!.subject, /CN=alice/);
   t.regex(trusted[0]!.pem, /^-----BEGIN CERTIFICATE-----/);
   t.deepEqual(loadTruststore(pki.emptyTruststore, 'ts-secret'), []);
   if (pki.keytoolTruststore) {
     const java = loadTruststore(pki.keytoolTruststore, 'ts-secret');
-    t.deepEqual(java.map((c) => c.alias), ['alice']);
+    t.deepEqual(
+      java.map((c) => c.alias),
+      ['alice'],
+    );
     t.is(java[0]!.pem, trusted[0]!.pem);
   }
   t.true(loadKeystore(pki.keystore, pki.keystorePassword).length > 1000);
-  t.is(fieldOf(() => loadTruststore(path.join(pki.dir, 'server.key'), 'x')), 'tls.truststorePath');
+  t.is(
+    fieldOf(() => loadTruststore(path.join(pki.dir, 'server.key'), 'x')),
+    'tls.truststorePath',
+  );
   // Garbage of every length never throws anything but a named fault.
   const junk = path.join(pki.dir, 'junk.p12');
   const bytes = fs.readFileSync(pki.truststore);
   for (const cut of [0, 1, 2, 10, 100, 500, bytes.length - 1]) {
     fs.writeFileSync(junk, bytes.subarray(0, cut));
-    t.is(fieldOf(() => loadTruststore(junk, 'ts-secret')), 'tls.truststorePath', `cut at ${cut}`);
-    t.is(fieldOf(() => loadKeystore(junk, 'ks-secret')), 'tls.keystorePath', `cut at ${cut}`);
+    t.is(
+      fieldOf(() => loadTruststore(junk, 'ts-secret')),
+      'tls.truststorePath',
+      `cut at ${cut}`,
+    );
+    t.is(
+      fieldOf(() => loadKeystore(junk, 'ks-secret')),
+      'tls.keystorePath',
+      `cut at ${cut}`,
+    );
   }
 });

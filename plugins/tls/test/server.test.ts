@@ -22,23 +22,47 @@ function pluginsFile(enabled: boolean): string {
 }
 
 const serverTls = { enabledTls: true, keystorePath: pki.keystore, keystorePassword: pki.keystorePassword };
-const clientAuthTls = { ...serverTls, enabledClientAuthentication: true, truststorePath: pki.truststore, truststorePassword: pki.truststorePassword };
+const clientAuthTls = {
+  ...serverTls,
+  enabledClientAuthentication: true,
+  truststorePath: pki.truststore,
+  truststorePassword: pki.truststorePassword,
+};
 
-interface Answer { status: number; body: string; protocol: string | null; cipher: string | undefined }
+interface Answer {
+  status: number;
+  body: string;
+  protocol: string | null;
+  cipher: string | undefined;
+}
 
 interface ClientOptions {
-  cert?: string; key?: string; minVersion?: SecureVersion; maxVersion?: SecureVersion; ciphers?: string; ca?: string;
+  cert?: string;
+  key?: string;
+  minVersion?: SecureVersion;
+  maxVersion?: SecureVersion;
+  ciphers?: string;
+  ca?: string;
 }
 
 function get(url: string, options: ClientOptions = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = https.request(`${url}/rests/yang-library-version`, { agent: false, ca: options.ca ?? pki.serverCert, ...options, ...(options.ca ? {} : {}) }, (res) => {
-      const socket = res.socket as TLSSocket;
-      const protocol = socket.getProtocol();
-      const cipher = socket.getCipher()?.standardName;
-      let body = '';
-      res.setEncoding('utf8').on('data', (d: string) => { body += d; }).on('end', () => resolve({ status: res.statusCode ?? 0, body, protocol, cipher }));
-    });
+    const req = https.request(
+      `${url}/rests/yang-library-version`,
+      { agent: false, ca: options.ca ?? pki.serverCert, ...options, ...(options.ca ? {} : {}) },
+      (res) => {
+        const socket = res.socket as TLSSocket;
+        const protocol = socket.getProtocol();
+        const cipher = socket.getCipher()?.standardName;
+        let body = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (d: string) => {
+            body += d;
+          })
+          .on('end', () => resolve({ status: res.statusCode ?? 0, body, protocol, cipher }));
+      },
+    );
     req.on('error', reject);
     req.setTimeout(5000, () => req.destroy(new Error('timed out')));
     req.end();
@@ -76,7 +100,10 @@ test('TLS on with defaults: HTTPS from the key store, TLS 1.3 and TLS 1.2 with s
     t.is((await get(url, { ciphers: 'DHE-RSA-AES128-GCM-SHA256', maxVersion: 'TLSv1.2' })).cipher, 'TLS_DHE_RSA_WITH_AES_128_GCM_SHA256');
     // A client that does not trust the server's certificate refuses it (the key store's certificate is served).
     await t.throwsAsync(get(url, { ca: pki.clients.alice.cert }), { message: /self[- ]signed|unable to verify/i });
-    const plain = await fetch(url.replace('https:', 'http:') + '/rests/yang-library-version').then((r) => r.status, (e: Error) => e.message);
+    const plain = await fetch(`${url.replace('https:', 'http:')}/rests/yang-library-version`).then(
+      (r) => r.status,
+      (e: Error) => e.message,
+    );
     t.not(plain, 200);
   });
 });
@@ -86,11 +113,18 @@ test('client authentication: trusted alice and bob are served; no certificate or
     t.is((await get(url, pki.clients.alice)).status, 200);
     t.is((await get(url, pki.clients.bob)).status, 200);
     await t.throwsAsync(get(url), { message: /certificate|handshake|alert|disconnected|socket hang up/i }, 'no client certificate');
-    await t.throwsAsync(get(url, pki.clients.mallory), { message: /certificate|handshake|alert|disconnected|socket hang up/i }, 'untrusted certificate');
+    await t.throwsAsync(
+      get(url, pki.clients.mallory),
+      { message: /certificate|handshake|alert|disconnected|socket hang up/i },
+      'untrusted certificate',
+    );
     // TLS 1.3 clients learn of the refusal after the handshake: still no answer.
     await t.throwsAsync(get(url, { ...pki.clients.mallory, minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2' }));
     await new Promise((r) => setTimeout(r, 50));
-    t.true(errors.some((e) => /\[@rosetta\/plugin-tls\] TLS handshake with 127\.0\.0\.1 refused: ERR_SSL_/.test(e)), errors.join('\n'));
+    t.true(
+      errors.some((e) => /\[@rosetta\/plugin-tls\] TLS handshake with 127\.0\.0\.1 refused: ERR_SSL_/.test(e)),
+      errors.join('\n'),
+    );
   });
   if (pki.keytoolTruststore) {
     await withService({ plugins: pluginsFile(true), tls: { ...clientAuthTls, truststorePath: pki.keytoolTruststore } }, async (url) => {
@@ -106,32 +140,47 @@ test('a TLS 1.1-only client is refused by default, and served only when TLS 1.1 
     await t.throwsAsync(get(url, tls11), { message: /protocol|version|alert|handshake/i });
   });
   // The control: the same client succeeds against a server configured for TLS 1.1, so the refusal above is the configuration's.
-  await withService({ plugins: pluginsFile(true), tls: { ...serverTls, includedProtocols: ['TLSv1.1', 'TLSv1.2'], excludedProtocols: ['SSLv3'] } }, async (url, errors) => {
-    const answer = await get(url, tls11);
-    t.is(answer.status, 200);
-    t.is(answer.protocol, 'TLSv1.1');
-    t.true(errors.some((e) => /TLSv1\.1 enabled: these are deprecated/.test(e)), errors.join('\n'));
-  });
+  await withService(
+    { plugins: pluginsFile(true), tls: { ...serverTls, includedProtocols: ['TLSv1.1', 'TLSv1.2'], excludedProtocols: ['SSLv3'] } },
+    async (url, errors) => {
+      const answer = await get(url, tls11);
+      t.is(answer.status, 200);
+      t.is(answer.protocol, 'TLSv1.1');
+      t.true(
+        errors.some((e) => /TLSv1\.1 enabled: these are deprecated/.test(e)),
+        errors.join('\n'),
+      );
+    },
+  );
 });
 
 test('cipher suites: the one included suite is negotiated; a client offering only excluded suites is refused', async (t) => {
-  const tls = { ...serverTls, includedCipherSuites: ['TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256', 'TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA'], excludedCipherSuites: ['.*CBC.*'] };
+  const tls = {
+    ...serverTls,
+    includedCipherSuites: ['TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256', 'TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA'],
+    excludedCipherSuites: ['.*CBC.*'],
+  };
   await withService({ plugins: pluginsFile(true), tls }, async (url) => {
     t.is((await get(url, { maxVersion: 'TLSv1.2' })).cipher, 'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256');
     // The patterns name no TLS 1.3 suite: TLS 1.3 serves its standard set (selection.ts says why).
     t.is((await get(url)).cipher, 'TLS_AES_256_GCM_SHA384');
     await t.throwsAsync(get(url, { ciphers: 'ECDHE-RSA-AES256-SHA', maxVersion: 'TLSv1.2' }), { message: /handshake|cipher|alert/i });
   });
-  await withService({ plugins: pluginsFile(true), tls: { ...serverTls, includedCipherSuites: ['TLS_AES_256_GCM_SHA384'] } }, async (url) => {
-    const answer = await get(url);
-    t.is(answer.protocol, 'TLSv1.3');
-    t.is(answer.cipher, 'TLS_AES_256_GCM_SHA384');
-  });
+  await withService(
+    { plugins: pluginsFile(true), tls: { ...serverTls, includedCipherSuites: ['TLS_AES_256_GCM_SHA384'] } },
+    async (url) => {
+      const answer = await get(url);
+      t.is(answer.protocol, 'TLSv1.3');
+      t.is(answer.cipher, 'TLS_AES_256_GCM_SHA384');
+    },
+  );
 });
 
 test('plugin off and bad fields: start-up refuses, naming the field', async (t) => {
   // TLS asked for but the plugin is disabled: never plain HTTP instead.
-  await t.throwsAsync(startTestService({ plugins: pluginsFile(false), tls: serverTls }, []), { message: /^tls\.enabledTls: .*no TLS plugin/ });
+  await t.throwsAsync(startTestService({ plugins: pluginsFile(false), tls: serverTls }, []), {
+    message: /^tls\.enabledTls: .*no TLS plugin/,
+  });
   // No plugins.json at all: the same.
   await t.throwsAsync(startTestService({ tls: serverTls }, []), { message: /^tls\.enabledTls:/ });
   // The plugin enabled with TLS off, or disabled with TLS off: plain HTTP.
@@ -151,5 +200,6 @@ test('plugin off and bad fields: start-up refuses, naming the field', async (t) 
     [{ ...serverTls, enabledTls: 'true' }, /^tls\.enabledTls: must be a boolean/],
     [{ enabledClientAuthentication: true }, /^tls\.enabledClientAuthentication: client authentication needs tls\.enabledTls/],
   ];
-  for (const [tls, message] of bad) await t.throwsAsync(startTestService({ plugins: pluginsFile(true), tls }, []), { message }, JSON.stringify(tls));
+  for (const [tls, message] of bad)
+    await t.throwsAsync(startTestService({ plugins: pluginsFile(true), tls }, []), { message }, JSON.stringify(tls));
 });

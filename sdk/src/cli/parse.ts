@@ -79,7 +79,10 @@ export function field(textOrLines: string | readonly string[], pattern: RegExp):
 }
 
 /** Several fields at once: name -> pattern, each read with `field`. */
-export function fields<K extends string>(textOrLines: string | readonly string[], patterns: Record<K, RegExp>): Record<K, string | undefined> {
+export function fields<K extends string>(
+  textOrLines: string | readonly string[],
+  patterns: Record<K, RegExp>,
+): Record<K, string | undefined> {
   const list = typeof textOrLines === 'string' ? lines(textOrLines) : textOrLines;
   const out = {} as Record<K, string | undefined>;
   for (const name of Object.keys(patterns) as K[]) out[name] = field(list, patterns[name]);
@@ -105,7 +108,10 @@ export function cliError(output: string, pattern: RegExp = /^% .*/): string | un
 
 /** Output that should have been something else, with the reason and the start of what came. */
 export class CliOutputError extends Error {
-  constructor(message: string, readonly output: string) {
+  constructor(
+    message: string,
+    readonly output: string,
+  ) {
     super(`${message}; output began: ${JSON.stringify(output.slice(0, 120))}`);
     this.name = 'CliOutputError';
   }

@@ -32,12 +32,23 @@ export function connectSshCli(options: SshCliOptions): Promise<SshCliSession> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const client = new Client();
   return new Promise<SshCliSession>((resolve, reject) => {
-    const timer = setTimeout(() => { client.end(); reject(new Error(`no prompt from ${options.host}:${options.port} within ${timeoutMs} ms`)); }, timeoutMs);
-    client.once('error', (err) => { clearTimeout(timer); reject(err); });
+    const timer = setTimeout(() => {
+      client.end();
+      reject(new Error(`no prompt from ${options.host}:${options.port} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    client.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
     client.once('ready', () => {
       client.setNoDelay(true); // no Nagle delay on each short command line
       client.shell({ term: 'vt100', rows: 0, cols: 512 }, (err, stream) => {
-        if (err) { clearTimeout(timer); client.end(); reject(err); return; }
+        if (err) {
+          clearTimeout(timer);
+          client.end();
+          reject(err);
+          return;
+        }
         let buffer = '';
         let waiter: { resolve: (text: string) => void; reject: (e: Error) => void } | undefined;
         let lastPrompt = '';
@@ -54,7 +65,11 @@ export function connectSshCli(options: SshCliOptions): Promise<SshCliSession> {
         };
         stream.on('data', (d: Buffer) => {
           buffer += d.toString('utf8');
-          if (buffer.length > MAX_OUTPUT) { waiter?.reject(new Error('output larger than 64 MiB')); waiter = undefined; buffer = ''; }
+          if (buffer.length > MAX_OUTPUT) {
+            waiter?.reject(new Error('output larger than 64 MiB'));
+            waiter = undefined;
+            buffer = '';
+          }
           check();
         });
         stream.on('close', () => {
@@ -63,34 +78,57 @@ export function connectSshCli(options: SshCliOptions): Promise<SshCliSession> {
           waiter = undefined;
           client.end();
         });
-        const next = () => new Promise<string>((res, rej) => { waiter = { resolve: res, reject: rej }; check(); });
-        let queue: Promise<unknown> = Promise.resolve();
-        next().then(() => {
-          clearTimeout(timer);
-          resolve({
-            get prompt() { return lastPrompt; },
-            exec(command: string): Promise<string> {
-              const run = queue.then(async () => {
-                if (closed) throw new Error(`session to ${options.host}:${options.port} is closed`);
-                const answer = next();
-                stream.write(`${command}\n`);
-                let t: NodeJS.Timeout | undefined;
-                const raw = await Promise.race([answer, new Promise<never>((_, rej) => {
-                  t = setTimeout(() => rej(new Error(`no prompt after ${JSON.stringify(command)} within ${timeoutMs} ms`)), timeoutMs);
-                })]).finally(() => clearTimeout(t));
-                // drop the echoed command line; normalise line ends
-                const text = raw.replace(/\r\n/g, '\n');
-                const firstBreak = text.indexOf('\n');
-                return firstBreak < 0 ? '' : text.slice(firstBreak + 1);
-              });
-              queue = run.catch(() => undefined);
-              return run;
-            },
-            close() { client.end(); },
+        const next = () =>
+          new Promise<string>((res, rej) => {
+            waiter = { resolve: res, reject: rej };
+            check();
           });
-        }, (e: Error) => { clearTimeout(timer); reject(e); });
+        let queue: Promise<unknown> = Promise.resolve();
+        next().then(
+          () => {
+            clearTimeout(timer);
+            resolve({
+              get prompt() {
+                return lastPrompt;
+              },
+              exec(command: string): Promise<string> {
+                const run = queue.then(async () => {
+                  if (closed) throw new Error(`session to ${options.host}:${options.port} is closed`);
+                  const answer = next();
+                  stream.write(`${command}\n`);
+                  let t: NodeJS.Timeout | undefined;
+                  const raw = await Promise.race([
+                    answer,
+                    new Promise<never>((_, rej) => {
+                      t = setTimeout(() => rej(new Error(`no prompt after ${JSON.stringify(command)} within ${timeoutMs} ms`)), timeoutMs);
+                    }),
+                  ]).finally(() => clearTimeout(t));
+                  // drop the echoed command line; normalise line ends
+                  const text = raw.replace(/\r\n/g, '\n');
+                  const firstBreak = text.indexOf('\n');
+                  return firstBreak < 0 ? '' : text.slice(firstBreak + 1);
+                });
+                queue = run.catch(() => undefined);
+                return run;
+              },
+              close() {
+                client.end();
+              },
+            });
+          },
+          (e: Error) => {
+            clearTimeout(timer);
+            reject(e);
+          },
+        );
       });
     });
-    client.connect({ host: options.host, port: options.port, username: options.username, password: options.password, readyTimeout: timeoutMs });
+    client.connect({
+      host: options.host,
+      port: options.port,
+      username: options.username,
+      password: options.password,
+      readyTimeout: timeoutMs,
+    });
   });
 }

@@ -17,7 +17,11 @@ export interface StoredNode {
 
 /** An edit failure: becomes an `<rpc-error>` with this tag, path and message. */
 export class EditFault extends Error {
-  constructor(readonly tag: string, readonly path: string, message: string) {
+  constructor(
+    readonly tag: string,
+    readonly path: string,
+    message: string,
+  ) {
     super(message);
     this.name = 'EditFault';
   }
@@ -60,7 +64,12 @@ function findMatch(siblings: StoredNode[], e: XmlElement, keys: readonly string[
  * Applies the children of an edit-config `<config>` to `root`'s children. Throws EditFault (the root is
  * then partly edited: callers edit a copy and keep it only on success).
  */
-export function applyEdit(root: StoredNode, elements: readonly XmlElement[], model: SimulatorModel, defaultOperation: Operation = 'merge'): void {
+export function applyEdit(
+  root: StoredNode,
+  elements: readonly XmlElement[],
+  model: SimulatorModel,
+  defaultOperation: Operation = 'merge',
+): void {
   const walk = (parent: StoredNode, children: readonly XmlElement[], at: string, inherited: Operation) => {
     for (const e of children) {
       const path = `${at}/${e.name}`;
@@ -93,7 +102,10 @@ export function applyEdit(root: StoredNode, elements: readonly XmlElement[], mod
           }
           let target = index >= 0 ? parent.children[index] : undefined;
           if (!target) {
-            if (op === 'none') { walk({ name: e.name, ns: e.ns, text: '', children: [] }, e.children, path, op); break; }
+            if (op === 'none') {
+              walk({ name: e.name, ns: e.ns, text: '', children: [] }, e.children, path, op);
+              break;
+            }
             target = { name: e.name, ns: e.ns, text: '', children: [] };
             parent.children.push(target);
           }
@@ -116,13 +128,18 @@ export function filterNodes(nodes: readonly StoredNode[], filters: readonly XmlE
     const fs = filters.filter((f) => f.name === n.name && (f.ns === '' || f.ns === n.ns));
     let picked: StoredNode | undefined;
     for (const f of fs) {
-      if (f.children.length === 0) { picked = isContentMatch(f) ? (n.text.trim() === f.text.trim() ? cloneNode(n) : picked) : cloneNode(n); continue; }
+      if (f.children.length === 0) {
+        picked = isContentMatch(f) ? (n.text.trim() === f.text.trim() ? cloneNode(n) : picked) : cloneNode(n);
+        continue;
+      }
       const matches = f.children.filter(isContentMatch);
       const ok = matches.every((m) => n.children.some((c) => c.name === m.name && c.text.trim() === m.text.trim()));
       if (!ok) continue;
       const selections = f.children.filter((c) => !isContentMatch(c));
-      const kids = selections.length === 0 ? n.children.map(cloneNode)
-        : [...n.children.filter((c) => matches.some((m) => m.name === c.name)).map(cloneNode), ...filterNodes(n.children, selections)];
+      const kids =
+        selections.length === 0
+          ? n.children.map(cloneNode)
+          : [...n.children.filter((c) => matches.some((m) => m.name === c.name)).map(cloneNode), ...filterNodes(n.children, selections)];
       picked = { name: n.name, ns: n.ns, text: '', children: kids };
     }
     if (picked) out.push(picked);
@@ -132,9 +149,11 @@ export function filterNodes(nodes: readonly StoredNode[], filters: readonly XmlE
 
 /** Renders stored nodes as XML, declaring the namespace where it changes. */
 export function renderNodes(nodes: readonly StoredNode[], parentNs = ''): string {
-  return nodes.map((n) => {
-    const xmlns = n.ns !== parentNs ? ` xmlns="${escapeText(n.ns)}"` : '';
-    if (n.children.length === 0 && n.text === '') return `<${n.name}${xmlns}/>`;
-    return `<${n.name}${xmlns}>${escapeText(n.text)}${renderNodes(n.children, n.ns)}</${n.name}>`;
-  }).join('');
+  return nodes
+    .map((n) => {
+      const xmlns = n.ns !== parentNs ? ` xmlns="${escapeText(n.ns)}"` : '';
+      if (n.children.length === 0 && n.text === '') return `<${n.name}${xmlns}/>`;
+      return `<${n.name}${xmlns}>${escapeText(n.text)}${renderNodes(n.children, n.ns)}</${n.name}>`;
+    })
+    .join('');
 }

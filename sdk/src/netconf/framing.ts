@@ -20,7 +20,10 @@ export const DEFAULT_MAX_MESSAGE = 256 * 1024 * 1024;
 
 /** Malformed framing, with the byte offset in the stream where it was found. */
 export class FramingError extends Error {
-  constructor(readonly reason: string, readonly streamOffset: number) {
+  constructor(
+    readonly reason: string,
+    readonly streamOffset: number,
+  ) {
     super(`NETCONF framing error at byte ${streamOffset}: ${reason}`);
     this.name = 'FramingError';
   }

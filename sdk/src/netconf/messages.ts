@@ -49,10 +49,13 @@ export function helloMessage(capabilities: readonly string[], sessionId?: number
 /** Reads a hello; throws XmlSyntaxError or Error naming what is wrong. */
 export function parseHello(text: string): Hello {
   const root = parseXml(text);
-  if (root.name !== 'hello' || root.ns !== NETCONF_NS) throw new Error(`expected <hello> in ${NETCONF_NS}, got <${root.name}> in ${root.ns || 'no namespace'}`);
+  if (root.name !== 'hello' || root.ns !== NETCONF_NS)
+    throw new Error(`expected <hello> in ${NETCONF_NS}, got <${root.name}> in ${root.ns || 'no namespace'}`);
   const caps = child(root, 'capabilities');
   if (!caps) throw new Error('hello without <capabilities>');
-  const capabilities = childrenNamed(caps, 'capability').map((c) => c.text.trim()).filter((c) => c !== '');
+  const capabilities = childrenNamed(caps, 'capability')
+    .map((c) => c.text.trim())
+    .filter((c) => c !== '');
   if (capabilities.length === 0) throw new Error('hello with no capability');
   const sid = child(root, 'session-id');
   const sessionId = sid ? Number(sid.text.trim()) : undefined;
@@ -75,44 +78,57 @@ const ERROR_TYPES = new Set(['transport', 'rpc', 'protocol', 'application']);
 
 /** Reads every `<rpc-error>` of a reply element (none when the reply is ok/data). */
 export function parseRpcErrors(reply: XmlElement): RpcErrorInfo[] {
-  return reply.children.filter((c) => c.name === 'rpc-error').map((e) => {
-    const text = (name: string) => {
-      const c = child(e, name);
-      return c ? c.text.trim() : undefined;
-    };
-    const type = text('error-type') ?? 'application';
-    const infoEl = child(e, 'error-info');
-    const info: Record<string, string> = {};
-    for (const c of infoEl?.children ?? []) info[c.name] = c.text.trim();
-    const appTag = text('error-app-tag');
-    const path = text('error-path');
-    const message = text('error-message');
-    return {
-      type: (ERROR_TYPES.has(type) ? type : 'application') as RpcErrorInfo['type'],
-      tag: text('error-tag') ?? 'operation-failed',
-      severity: text('error-severity') === 'warning' ? 'warning' : 'error',
-      ...(appTag ? { appTag } : {}),
-      ...(path ? { path } : {}),
-      ...(message ? { message } : {}),
-      ...(infoEl && Object.keys(info).length > 0 ? { info } : {}),
-    };
-  });
+  return reply.children
+    .filter((c) => c.name === 'rpc-error')
+    .map((e) => {
+      const text = (name: string) => {
+        const c = child(e, name);
+        return c ? c.text.trim() : undefined;
+      };
+      const type = text('error-type') ?? 'application';
+      const infoEl = child(e, 'error-info');
+      const info: Record<string, string> = {};
+      for (const c of infoEl?.children ?? []) info[c.name] = c.text.trim();
+      const appTag = text('error-app-tag');
+      const path = text('error-path');
+      const message = text('error-message');
+      return {
+        type: (ERROR_TYPES.has(type) ? type : 'application') as RpcErrorInfo['type'],
+        tag: text('error-tag') ?? 'operation-failed',
+        severity: text('error-severity') === 'warning' ? 'warning' : 'error',
+        ...(appTag ? { appTag } : {}),
+        ...(path ? { path } : {}),
+        ...(message ? { message } : {}),
+        ...(infoEl && Object.keys(info).length > 0 ? { info } : {}),
+      };
+    });
 }
 
 /** Renders one rpc-error element (the simulator's replies). */
 export function renderRpcError(e: RpcErrorInfo): string {
-  const parts = [`<error-type>${e.type}</error-type>`, `<error-tag>${escapeText(e.tag)}</error-tag>`, `<error-severity>${e.severity}</error-severity>`];
+  const parts = [
+    `<error-type>${e.type}</error-type>`,
+    `<error-tag>${escapeText(e.tag)}</error-tag>`,
+    `<error-severity>${e.severity}</error-severity>`,
+  ];
   if (e.appTag) parts.push(`<error-app-tag>${escapeText(e.appTag)}</error-app-tag>`);
   if (e.path) parts.push(`<error-path>${escapeText(e.path)}</error-path>`);
   if (e.message) parts.push(`<error-message xml:lang="en">${escapeText(e.message)}</error-message>`);
-  if (e.info) parts.push(`<error-info>${Object.entries(e.info).map(([k, v]) => `<${k}>${escapeText(v)}</${k}>`).join('')}</error-info>`);
+  if (e.info)
+    parts.push(
+      `<error-info>${Object.entries(e.info)
+        .map(([k, v]) => `<${k}>${escapeText(v)}</${k}>`)
+        .join('')}</error-info>`,
+    );
   return `<rpc-error>${parts.join('')}</rpc-error>`;
 }
 
 /** Wraps a reply body in `<rpc-reply>` echoing the request's attributes (RFC 6241 §4.2). */
 export function replyMessage(requestAttrs: Readonly<Record<string, string>>, body: string): string {
-  const attrs = Object.entries(requestAttrs).filter(([k]) => k !== 'xmlns')
-    .map(([k, v]) => ` ${k}="${escapeAttr(v)}"`).join('');
+  const attrs = Object.entries(requestAttrs)
+    .filter(([k]) => k !== 'xmlns')
+    .map(([k, v]) => ` ${k}="${escapeAttr(v)}"`)
+    .join('');
   return `<rpc-reply xmlns="${NETCONF_NS}"${attrs}>${body}</rpc-reply>`;
 }
 

@@ -13,7 +13,10 @@ interface Stmt {
 
 /** Why a model text cannot be read, with the line. */
 export class ModelSyntaxError extends Error {
-  constructor(readonly line: number, reason: string) {
+  constructor(
+    readonly line: number,
+    reason: string,
+  ) {
     super(`YANG model line ${line}: ${reason}`);
     this.name = 'ModelSyntaxError';
   }
@@ -25,9 +28,19 @@ function tokenize(text: string): Array<{ t: string; quoted: boolean; line: numbe
   let line = 1;
   while (i < text.length) {
     const c = text[i]!;
-    if (c === '\n') { line++; i++; continue; }
-    if (/\s/.test(c)) { i++; continue; }
-    if (text.startsWith('//', i)) { while (i < text.length && text[i] !== '\n') i++; continue; }
+    if (c === '\n') {
+      line++;
+      i++;
+      continue;
+    }
+    if (/\s/.test(c)) {
+      i++;
+      continue;
+    }
+    if (text.startsWith('//', i)) {
+      while (i < text.length && text[i] !== '\n') i++;
+      continue;
+    }
     if (text.startsWith('/*', i)) {
       const end = text.indexOf('*/', i + 2);
       if (end < 0) throw new ModelSyntaxError(line, 'unterminated comment');
@@ -35,12 +48,20 @@ function tokenize(text: string): Array<{ t: string; quoted: boolean; line: numbe
       i = end + 2;
       continue;
     }
-    if (c === '{' || c === '}' || c === ';') { out.push({ t: c, quoted: false, line }); i++; continue; }
+    if (c === '{' || c === '}' || c === ';') {
+      out.push({ t: c, quoted: false, line });
+      i++;
+      continue;
+    }
     if (c === '"' || c === "'") {
       let j = i + 1;
       let s = '';
       while (j < text.length && text[j] !== c) {
-        if (c === '"' && text[j] === '\\' && j + 1 < text.length) { s += text[j + 1] === 'n' ? '\n' : text[j + 1]; j += 2; continue; }
+        if (c === '"' && text[j] === '\\' && j + 1 < text.length) {
+          s += text[j + 1] === 'n' ? '\n' : text[j + 1];
+          j += 2;
+          continue;
+        }
         if (text[j] === '\n') line++;
         s += text[j];
         j++;
@@ -118,15 +139,24 @@ export function readModel(text: string): SimulatorModel {
   const namespace = sub(module, 'namespace');
   const prefix = sub(module, 'prefix');
   if (!module.arg || !namespace || !prefix) throw new ModelSyntaxError(1, 'the module needs a name, namespace and prefix');
-  const revisions = module.children.filter((c) => c.keyword === 'revision').map((c) => c.arg ?? '').sort();
+  const revisions = module.children
+    .filter((c) => c.keyword === 'revision')
+    .map((c) => c.arg ?? '')
+    .sort();
   const listKeys = new Map<string, string[]>();
   const actions = new Set<string>();
   const rpcs = new Set<string>();
   const stateNodes = new Set<string>();
   const walk = (stmts: readonly Stmt[], at: string) => {
     for (const s of stmts) {
-      if (TRANSPARENT.has(s.keyword)) { walk(s.children, at); continue; }
-      if (s.keyword === 'action') { actions.add(`${at}/${s.arg}`); continue; }
+      if (TRANSPARENT.has(s.keyword)) {
+        walk(s.children, at);
+        continue;
+      }
+      if (s.keyword === 'action') {
+        actions.add(`${at}/${s.arg}`);
+        continue;
+      }
       if (!DATA_KEYWORDS.has(s.keyword) || !s.arg) continue;
       const path = `${at}/${s.arg}`;
       if (s.keyword === 'list') listKeys.set(path, (sub(s, 'key') ?? '').split(/\s+/).filter(Boolean));

@@ -14,7 +14,15 @@ import { simulatorHostKey } from '../testing/simulator';
 import { applyEdit, cloneNode, EditFault, filterNodes, renderNodes, store, type StoredNode } from './datastore';
 import { BASE_1_0, BASE_1_1, EOM_MARKER, FrameReader, frameMessage, type FramingMode } from './framing';
 import {
-  CAP_CANDIDATE, CAP_NOTIFICATION, helloMessage, MONITORING_NS, NETCONF_NS, parseHello, renderRpcError, replyMessage, YANG_1_NS,
+  CAP_CANDIDATE,
+  CAP_NOTIFICATION,
+  helloMessage,
+  MONITORING_NS,
+  NETCONF_NS,
+  parseHello,
+  renderRpcError,
+  replyMessage,
+  YANG_1_NS,
   type RpcErrorInfo,
 } from './messages';
 import { readModel, type SimulatorModel } from './model';
@@ -81,10 +89,16 @@ const MONITORING_CAP = `${MONITORING_NS}?module=ietf-netconf-monitoring&revision
 const WRITABLE_RUNNING = 'urn:ietf:params:netconf:capability:writable-running:1.0';
 
 /** Starts a simulated NETCONF device on 127.0.0.1 (a free port unless given); resolves once it listens. */
-export async function startNetconfSimulator(def: NetconfDeviceDefinition, options: { port?: number; host?: string } = {}): Promise<SimulatedNetconfDevice> {
+export async function startNetconfSimulator(
+  def: NetconfDeviceDefinition,
+  options: { port?: number; host?: string } = {},
+): Promise<SimulatedNetconfDevice> {
   const model = readModel(def.yang);
   const root = (xml: string | undefined): StoredNode => ({
-    name: 'config', ns: NETCONF_NS, text: '', children: xml ? store(parseXml(`<config xmlns="${NETCONF_NS}">${xml}</config>`)).children : [],
+    name: 'config',
+    ns: NETCONF_NS,
+    text: '',
+    children: xml ? store(parseXml(`<config xmlns="${NETCONF_NS}">${xml}</config>`)).children : [],
   });
   let running = root(def.config);
   let candidate = cloneNode(running);
@@ -94,7 +108,11 @@ export async function startNetconfSimulator(def: NetconfDeviceDefinition, option
   const clients = new Set<Connection>();
   let nextSession = 1;
   const capabilities = [
-    BASE_1_0, ...(def.base11 ?? true ? [BASE_1_1] : []), useCandidate ? CAP_CANDIDATE : WRITABLE_RUNNING, CAP_NOTIFICATION, MONITORING_CAP,
+    BASE_1_0,
+    ...((def.base11 ?? true) ? [BASE_1_1] : []),
+    useCandidate ? CAP_CANDIDATE : WRITABLE_RUNNING,
+    CAP_NOTIFICATION,
+    MONITORING_CAP,
     `${model.namespace}?module=${model.name}${model.revision ? `&revision=${model.revision}` : ''}`,
   ];
 
@@ -106,9 +124,15 @@ export async function startNetconfSimulator(def: NetconfDeviceDefinition, option
     // paced replies go out one after another, never interleaved
     let paced = Promise.resolve();
     const send = (message: string) => {
-      if (def.misbehave === 'broken-chunk' && helloDone) { stream.write(`\n#12x\n${message}\n##\n`); return; }
+      if (def.misbehave === 'broken-chunk' && helloDone) {
+        stream.write(`\n#12x\n${message}\n##\n`);
+        return;
+      }
       const pace = def.paceReplies;
-      if (pace === undefined) { stream.write(frameMessage(message, framing)); return; }
+      if (pace === undefined) {
+        stream.write(frameMessage(message, framing));
+        return;
+      }
       // bytes, not characters: a piece may end inside a UTF-8 sequence, as a TCP read may
       const framed = Buffer.from(frameMessage(message, framing));
       paced = paced.then(async () => {
@@ -119,7 +143,9 @@ export async function startNetconfSimulator(def: NetconfDeviceDefinition, option
       });
     };
     if (def.misbehave !== 'no-hello') stream.write(frameMessage(helloMessage(capabilities, sessionId), 'eom'));
-    const release = () => { for (const [ds, holder] of locks) if (holder === sessionId) locks.delete(ds); };
+    const release = () => {
+      for (const [ds, holder] of locks) if (holder === sessionId) locks.delete(ds);
+    };
     stream.on('close', release);
 
     const error = (e: RpcErrorInfo) => renderRpcError(e);
@@ -152,7 +178,8 @@ export async function startNetconfSimulator(def: NetconfDeviceDefinition, option
           const target = datastore(child(op, 'target'));
           if (!target) return fault('invalid-value', 'unknown or unsupported target', undefined, 'protocol');
           const holder = locks.get(target);
-          if (holder !== undefined && holder !== sessionId) return fault('in-use', `${target} is locked by session ${holder}`, undefined, 'protocol');
+          if (holder !== undefined && holder !== sessionId)
+            return fault('in-use', `${target} is locked by session ${holder}`, undefined, 'protocol');
           const config = child(op, 'config');
           if (!config) return fault('missing-element', 'edit-config without <config>', undefined, 'protocol');
           const defaultOp = child(op, 'default-operation')?.text.trim() ?? 'merge';
@@ -173,7 +200,14 @@ export async function startNetconfSimulator(def: NetconfDeviceDefinition, option
           if (!target) return fault('invalid-value', 'unknown target', undefined, 'protocol');
           const holder = locks.get(target);
           if (op.name === 'lock') {
-            if (holder !== undefined) return error({ type: 'protocol', tag: 'lock-denied', severity: 'error', message: 'lock is already held', info: { 'session-id': String(holder) } });
+            if (holder !== undefined)
+              return error({
+                type: 'protocol',
+                tag: 'lock-denied',
+                severity: 'error',
+                message: 'lock is already held',
+                info: { 'session-id': String(holder) },
+              });
             locks.set(target, sessionId);
           } else {
             if (holder !== sessionId) return fault('operation-failed', 'lock not held by this session', undefined, 'protocol');
@@ -236,7 +270,9 @@ export async function startNetconfSimulator(def: NetconfDeviceDefinition, option
         if (listKeys) {
           const k = Object.fromEntries(listKeys.map((name) => [name, child(current, name)?.text.trim() ?? '']));
           keys.push(k);
-          data = data?.children.find((c) => c.name === current.name && listKeys.every((name) => c.children.find((x) => x.name === name)?.text.trim() === k[name]));
+          data = data?.children.find(
+            (c) => c.name === current.name && listKeys.every((name) => c.children.find((x) => x.name === name)?.text.trim() === k[name]),
+          );
           if (!data) return fault('data-missing', 'the list entry of the action does not exist', `${at}[${Object.values(k).join(',')}]`);
         } else data = data?.children.find((c) => c.name === current.name);
         el = current.children.find((c) => !(listKeys ?? []).includes(c.name));
@@ -269,16 +305,25 @@ export async function startNetconfSimulator(def: NetconfDeviceDefinition, option
           if (!helloDone) {
             const hello = parseHello(message);
             helloDone = true;
-            if ((def.base11 ?? true) && hello.capabilities.includes(BASE_1_1)) { reader.useChunked(); framing = 'chunked'; }
+            if ((def.base11 ?? true) && hello.capabilities.includes(BASE_1_1)) {
+              reader.useChunked();
+              framing = 'chunked';
+            }
             return;
           }
           if (msg.name !== 'rpc' || msg.ns !== NETCONF_NS) return;
           const body = handle(msg);
           const reply = replyMessage(msg.attrs, body);
           const opName = msg.children[0]?.name ?? 'rpc';
-          const delay = typeof def.replyDelayMs === 'function' ? def.replyDelayMs(opName) : def.replyDelayMs ?? 0;
+          const delay = typeof def.replyDelayMs === 'function' ? def.replyDelayMs(opName) : (def.replyDelayMs ?? 0);
           const close = opName === 'close-session';
-          const deliver = () => { send(reply); if (close) { release(); stream.end(); } };
+          const deliver = () => {
+            send(reply);
+            if (close) {
+              release();
+              stream.end();
+            }
+          };
           if (delay > 0) setTimeout(deliver, delay);
           else deliver();
         });
@@ -293,15 +338,22 @@ export async function startNetconfSimulator(def: NetconfDeviceDefinition, option
     client.on('close', () => clients.delete(client));
     client.on('error', () => clients.delete(client));
     client.on('authentication', (ctx) => {
-      if (ctx.method !== 'password') { ctx.reject(['password']); return; }
-      if ((def.username === undefined || ctx.username === def.username) && (def.password === undefined || ctx.password === def.password)) ctx.accept();
+      if (ctx.method !== 'password') {
+        ctx.reject(['password']);
+        return;
+      }
+      if ((def.username === undefined || ctx.username === def.username) && (def.password === undefined || ctx.password === def.password))
+        ctx.accept();
       else ctx.reject(['password']);
     });
     client.on('ready', () => {
       client.on('session', (accept) => {
         const session = accept();
         session.on('subsystem', (acceptSub, reject, info) => {
-          if (info.name !== 'netconf') { reject(); return; }
+          if (info.name !== 'netconf') {
+            reject();
+            return;
+          }
           serve(acceptSub());
         });
       });
@@ -318,11 +370,16 @@ export async function startNetconfSimulator(def: NetconfDeviceDefinition, option
     model,
     runningXml: () => renderNodes(running.children, NETCONF_NS),
     operationLog,
-    get sessions() { return clients.size; },
-    dropSessions() { for (const c of clients) c.end(); },
-    close: () => new Promise<void>((resolve) => {
+    get sessions() {
+      return clients.size;
+    },
+    dropSessions() {
       for (const c of clients) c.end();
-      server.close(() => resolve());
-    }),
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const c of clients) c.end();
+        server.close(() => resolve());
+      }),
   };
 }

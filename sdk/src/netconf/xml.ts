@@ -29,7 +29,11 @@ export interface XmlElement {
 
 /** Why a text is not well-formed XML, with the place. */
 export class XmlSyntaxError extends Error {
-  constructor(readonly reason: string, readonly line: number, readonly column: number) {
+  constructor(
+    readonly reason: string,
+    readonly line: number,
+    readonly column: number,
+  ) {
     super(`malformed XML at line ${line}, column ${column}: ${reason}`);
     this.name = 'XmlSyntaxError';
   }
@@ -44,7 +48,11 @@ const ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"'
 function positionOf(text: string, offset: number): { line: number; column: number } {
   let line = 1;
   let lineStart = 0;
-  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) { line++; lineStart = i + 1; }
+  for (let i = 0; i < offset && i < text.length; i++)
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
   return { line, column: offset - lineStart + 1 };
 }
 
@@ -140,8 +148,15 @@ export function parseXml(text: string): XmlElement {
         const ws = j;
         while (j < n && /\s/.test(text[j]!)) j++;
         if (j >= n) fail(text, j, `unterminated start tag <${qname}`);
-        if (text[j] === '>') { j++; break; }
-        if (text[j] === '/' && text[j + 1] === '>') { j += 2; selfClosing = true; break; }
+        if (text[j] === '>') {
+          j++;
+          break;
+        }
+        if (text[j] === '/' && text[j + 1] === '>') {
+          j += 2;
+          selfClosing = true;
+          break;
+        }
         if (j === ws) fail(text, j, 'expected whitespace before an attribute');
         NAME.lastIndex = j;
         const a = NAME.exec(text);
@@ -174,7 +189,15 @@ export function parseXml(text: string): XmlElement {
       const ns = scope.get(prefix);
       if (prefix && ns === undefined) fail(text, start, `unbound namespace prefix ${prefix}`);
       const element: XmlElement = {
-        name: colon >= 0 ? qname.slice(colon + 1) : qname, prefix, ns: ns ?? '', attrs, children: [], text: '', scope, start, end: j,
+        name: colon >= 0 ? qname.slice(colon + 1) : qname,
+        prefix,
+        ns: ns ?? '',
+        attrs,
+        children: [],
+        text: '',
+        scope,
+        start,
+        end: j,
       };
       if (parent) parent.children.push(element);
       else root = element;

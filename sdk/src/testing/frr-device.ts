@@ -25,7 +25,11 @@ export function frrDevice(options: FrrDeviceOptions = {}): DeviceDefinition {
     ...(options.username !== undefined ? { username: options.username } : {}),
     ...(options.password !== undefined ? { password: options.password } : {}),
     preamble: [
-      `frr version ${version}`, 'frr defaults traditional', `hostname ${hostname}`, 'no ip forwarding', 'no ipv6 forwarding',
+      `frr version ${version}`,
+      'frr defaults traditional',
+      `hostname ${hostname}`,
+      'no ip forwarding',
+      'no ipv6 forwarding',
       'service integrated-vtysh-config',
     ],
     config: options.config ?? [],
@@ -33,8 +37,12 @@ export function frrDevice(options: FrrDeviceOptions = {}): DeviceDefinition {
       'show version': `FRRouting ${version} (${hostname}) on Linux(6.1.0-simulated).\nCopyright 1996-2005 Kunihiro Ishiguro, et al.\nconfigured with:\n    '--simulated'`,
       'show interface json': (device) => interfacesJson(device),
       // FRR 8.4 prints configured VRFs without a kernel device as inactive, nothing when there are none
-      'show vrf': (device) => device.config.map((l) => /^vrf (\S+)$/.exec(l.text)?.[1]).filter((n) => n !== undefined)
-        .map((n) => `vrf ${n} inactive (configured)`).join('\n'),
+      'show vrf': (device) =>
+        device.config
+          .map((l) => /^vrf (\S+)$/.exec(l.text)?.[1])
+          .filter((n) => n !== undefined)
+          .map((n) => `vrf ${n} inactive (configured)`)
+          .join('\n'),
     },
   };
 }

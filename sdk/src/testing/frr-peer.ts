@@ -69,7 +69,8 @@ function scriptPath(options: FrrPeerOptions): string {
 
 /** Why the real FRR peer cannot run on this machine, or undefined when it can. */
 export function frrPeerUnavailable(options: FrrPeerOptions = {}): string | undefined {
-  if (!fs.existsSync('/usr/lib/frr/zebra') || !fs.existsSync('/usr/bin/vtysh')) return 'FRR is not installed (apt-get install frr openssh-server)';
+  if (!fs.existsSync('/usr/lib/frr/zebra') || !fs.existsSync('/usr/bin/vtysh'))
+    return 'FRR is not installed (apt-get install frr openssh-server)';
   if (!fs.existsSync('/usr/sbin/sshd')) return 'openssh-server is not installed (apt-get install openssh-server)';
   if (typeof process.getuid === 'function' && process.getuid() !== 0) return 'the FRR peer needs root to start its daemons';
   const script = scriptPath(options);
@@ -97,7 +98,10 @@ let inProcess: Promise<unknown> = Promise.resolve();
 export function acquireFrrPeer(options: FrrPeerOptions = {}): Promise<FrrPeerLease> {
   const turn = inProcess.then(() => lease(options));
   // the next in-process acquirer waits for this lease's release, not only for its start
-  inProcess = turn.then((l) => l.released, () => undefined);
+  inProcess = turn.then(
+    (l) => l.released,
+    () => undefined,
+  );
   return turn.then((l) => l.lease);
 }
 
@@ -107,7 +111,9 @@ async function lease(options: FrrPeerOptions): Promise<{ lease: FrrPeerLease; re
   const started = Date.now();
   const unlock = await takeLock(lockDir, options.who ?? path.basename(process.argv[1] ?? 'node'), options.waitMs ?? 600_000);
   let done!: () => void;
-  const released = new Promise<void>((r) => { done = r; });
+  const released = new Promise<void>((r) => {
+    done = r;
+  });
   try {
     const wasRunning = (await peerScript(script, 'status')).ok;
     const baseline = await peerScript(script, wasRunning ? 'restart' : 'start');
@@ -118,7 +124,9 @@ async function lease(options: FrrPeerOptions): Promise<{ lease: FrrPeerLease; re
       waitedMs: Date.now() - started,
       runningConfig: () => execFileSync('vtysh', ['-c', 'show running-config'], { encoding: 'utf8', timeout: 30_000 }),
       configure: (lines) => configureOnDevice(lines),
-      stop: async () => { await peerScript(script, 'stop'); },
+      stop: async () => {
+        await peerScript(script, 'stop');
+      },
       stopDaemons: (only) => stopDaemons(only),
       start: async () => {
         const r = await peerScript(script, 'start');
@@ -147,9 +155,14 @@ async function lease(options: FrrPeerOptions): Promise<{ lease: FrrPeerLease; re
 /** Runs the start script (never installing packages: a test must not apt-get), collecting its output. */
 function peerScript(script: string, command: 'start' | 'stop' | 'status' | 'restart'): Promise<{ ok: boolean; out: string }> {
   return new Promise((resolve) => {
-    execFile('bash', [script, command], { env: { ...process.env, FRR_PEER_NO_INSTALL: '1' }, timeout: 120_000, maxBuffer: 4 << 20 }, (error, stdout, stderr) => {
-      resolve({ ok: error === null, out: `${stdout}${stderr}` });
-    });
+    execFile(
+      'bash',
+      [script, command],
+      { env: { ...process.env, FRR_PEER_NO_INSTALL: '1' }, timeout: 120_000, maxBuffer: 4 << 20 },
+      (error, stdout, stderr) => {
+        resolve({ ok: error === null, out: `${stdout}${stderr}` });
+      },
+    );
   });
 }
 
@@ -174,13 +187,28 @@ async function stopDaemons(only: readonly FrrDaemon[] = DAEMONS): Promise<void> 
     }
     // only a process that is that daemon (the pid file may be stale and the pid reused)
     let exe = '';
-    try { exe = fs.readlinkSync(`/proc/${pid}/exe`); } catch { continue; }
+    try {
+      exe = fs.readlinkSync(`/proc/${pid}/exe`);
+    } catch {
+      continue;
+    }
     if (!Number.isInteger(pid) || pid <= 1 || path.basename(exe) !== daemon) continue;
-    try { process.kill(pid, 'SIGTERM'); pids.push(pid); } catch { /* gone already */ }
+    try {
+      process.kill(pid, 'SIGTERM');
+      pids.push(pid);
+    } catch {
+      /* gone already */
+    }
   }
   const deadline = Date.now() + 10_000;
   while (pids.some((pid) => isRunning(pid)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  for (const pid of pids) if (isRunning(pid)) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+  for (const pid of pids)
+    if (isRunning(pid))
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
 }
 
 /** Alive and not a zombie. */
@@ -232,7 +260,11 @@ function recoverStale(dir: string): boolean {
   if (owner === undefined) {
     // mkdir and the owner file are not one step: a lock without owner is stale only once it is old
     let age = 0;
-    try { age = Date.now() - fs.statSync(dir).mtimeMs; } catch { return true; }
+    try {
+      age = Date.now() - fs.statSync(dir).mtimeMs;
+    } catch {
+      return true;
+    }
     if (age < 10_000) return false;
   } else if (alive(owner.pid)) {
     return false;
@@ -246,7 +278,11 @@ function recoverStale(dir: string): boolean {
   const moved = readOwner(aside);
   if (moved !== undefined && owner !== undefined && moved.pid !== owner.pid) {
     // a new holder took the lock between our look and the rename: give it back
-    try { fs.renameSync(aside, dir); } catch { /* it has a newer lock by now; ours stays aside */ }
+    try {
+      fs.renameSync(aside, dir);
+    } catch {
+      /* it has a newer lock by now; ours stays aside */
+    }
     return false;
   }
   fs.rmSync(aside, { recursive: true, force: true });
@@ -259,7 +295,10 @@ async function takeLock(dir: string, who: string, waitMs: number): Promise<() =>
   for (;;) {
     try {
       fs.mkdirSync(dir);
-      fs.writeFileSync(path.join(dir, 'owner'), JSON.stringify({ pid: process.pid, who, since: new Date().toISOString() } satisfies LockOwner));
+      fs.writeFileSync(
+        path.join(dir, 'owner'),
+        JSON.stringify({ pid: process.pid, who, since: new Date().toISOString() } satisfies LockOwner),
+      );
       let held = true;
       const unlock = () => {
         if (!held) return;
@@ -270,12 +309,15 @@ async function takeLock(dir: string, who: string, waitMs: number): Promise<() =>
       process.on('exit', unlock);
       return unlock;
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new Error(`cannot create the FRR peer lock ${dir}: ${(e as Error).message}`);
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new Error(`cannot create the FRR peer lock ${dir}: ${(e as Error).message}`);
     }
     if (recoverStale(dir)) continue;
     if (Date.now() > deadline) {
       const owner = readOwner(dir);
-      throw new Error(`the FRR peer lock ${dir} is still held after ${waitMs} ms${owner ? ` by pid ${owner.pid} (${owner.who}) since ${owner.since}` : ''}`);
+      throw new Error(
+        `the FRR peer lock ${dir} is still held after ${waitMs} ms${owner ? ` by pid ${owner.pid} (${owner.who}) since ${owner.since}` : ''}`,
+      );
     }
     await new Promise((r) => setTimeout(r, pause));
     pause = Math.min(500, pause * 2);

@@ -29,7 +29,9 @@ export function parseSessionLog(log: string, prompt: RegExp = /^[\w.-]+(?:\([\w-
   const table: Record<string, string> = {};
   let command: string | undefined;
   let output: string[] = [];
-  const flush = () => { if (command) table[command] = output.join('\n'); };
+  const flush = () => {
+    if (command) table[command] = output.join('\n');
+  };
   for (const line of log.split(/\r?\n/)) {
     const m = prompt.exec(line);
     if (m) {
@@ -68,7 +70,10 @@ export interface UnitHarness {
 }
 
 /** A harness for one unit, or for several that serve one device together. */
-export function unitHarness(units: TranslationUnit | PluginDefinition | ReadonlyArray<TranslationUnit | PluginDefinition>, transcript: Transcript): UnitHarness {
+export function unitHarness(
+  units: TranslationUnit | PluginDefinition | ReadonlyArray<TranslationUnit | PluginDefinition>,
+  transcript: Transcript,
+): UnitHarness {
   const list = (Array.isArray(units) ? units : [units]).map(toUnit);
   const raw = transcriptSession(transcript);
   return {

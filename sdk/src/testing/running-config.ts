@@ -35,7 +35,12 @@ export const FRR_MODES: readonly ModeRule[] = [
 
 /** Settings that hold one value: setting them again replaces the old line. */
 export const FRR_SINGLE_VALUE: readonly RegExp[] = [
-  /^description /, /^bgp router-id /, /^hostname /, /^mtu /, /^ip address \S+ label /, /^link-detect$/,
+  /^description /,
+  /^bgp router-id /,
+  /^hostname /,
+  /^mtu /,
+  /^ip address \S+ label /,
+  /^link-detect$/,
 ];
 
 /** Builds the tree from indented configuration text (the body of a running config). */

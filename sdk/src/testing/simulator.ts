@@ -10,7 +10,14 @@ import type { AddressInfo } from 'node:net';
 import { Server, utils, type Connection, type ServerChannel } from 'ssh2';
 import { hostKeyFingerprint } from '../ssh-host-key';
 import {
-  FRR_MODES, FRR_SINGLE_VALUE, addLine, parseConfig, removeLine, renderRunningConfig, type ConfigLine, type ModeRule,
+  FRR_MODES,
+  FRR_SINGLE_VALUE,
+  addLine,
+  parseConfig,
+  removeLine,
+  renderRunningConfig,
+  type ConfigLine,
+  type ModeRule,
 } from './running-config';
 
 /** What a command's output may depend on. */
@@ -93,7 +100,8 @@ export function simulatorHostKeyFingerprint(): string {
   return hostKeyFingerprint(key.getPublicSSH());
 }
 
-const FRR_BANNER = (version: string) => `\r\nHello, this is FRRouting (version ${version}).\r\nCopyright 1996-2005 Kunihiro Ishiguro, et al.\r\n\r\n`;
+const FRR_BANNER = (version: string) =>
+  `\r\nHello, this is FRRouting (version ${version}).\r\nCopyright 1996-2005 Kunihiro Ishiguro, et al.\r\n\r\n`;
 
 /** Starts a simulated device; resolves once it listens. */
 export async function startSimulator(def: DeviceDefinition, options: SimulatorOptions = {}): Promise<SimulatedDevice> {
@@ -114,7 +122,7 @@ export async function startSimulator(def: DeviceDefinition, options: SimulatorOp
     let enabled = !(interactive && def.enableSecret !== undefined);
     let mode = 'exec';
     const stack: ConfigLine[] = [];
-    const modeOf = () => (stack.length > 0 ? stack[stack.length - 1]!.rule?.mode ?? 'config' : 'config');
+    const modeOf = () => (stack.length > 0 ? (stack[stack.length - 1]!.rule?.mode ?? 'config') : 'config');
     const prompt = () => `${def.hostname}${mode === 'exec' ? '' : `(${mode})`}${enabled ? '#' : '>'} `;
 
     const execCommand = (cmd: string): string | 'quit' => {
@@ -124,18 +132,28 @@ export async function startSimulator(def: DeviceDefinition, options: SimulatorOp
         enabled = true;
         return '';
       }
-      if (cmd === 'disable') { enabled = false; return ''; }
+      if (cmd === 'disable') {
+        enabled = false;
+        return '';
+      }
       if (/^terminal length \d+$/.test(cmd)) return '';
       const table = def.commands?.[cmd];
       if (table !== undefined) return typeof table === 'function' ? table(view) : table;
       if (!enabled) return unknown(cmd);
-      if (/^conf(igure)?( t(erminal)?)?$/.test(cmd)) { mode = 'config'; return ''; }
+      if (/^conf(igure)?( t(erminal)?)?$/.test(cmd)) {
+        mode = 'config';
+        return '';
+      }
       if (cmd === 'show running-config' || cmd === 'show running-config ') return view.runningConfig();
       return unknown(cmd);
     };
 
     const configCommand = (cmd: string): string => {
-      if (cmd === 'end') { stack.length = 0; mode = 'exec'; return ''; }
+      if (cmd === 'end') {
+        stack.length = 0;
+        mode = 'exec';
+        return '';
+      }
       // a block's own closer (`exit-vrf`, `exit-address-family`) leaves it as `exit` does
       if (cmd === 'exit' || (stack.length > 0 && cmd === stack[stack.length - 1]!.rule?.closer)) {
         if (stack.length > 0) stack.pop();
@@ -143,10 +161,13 @@ export async function startSimulator(def: DeviceDefinition, options: SimulatorOp
         if (mode !== 'exec') mode = modeOf();
         return '';
       }
-      if (cmd.startsWith('do ')) { const out = execCommand(cmd.slice(3)); return out === 'quit' ? '' : out; }
+      if (cmd.startsWith('do ')) {
+        const out = execCommand(cmd.slice(3));
+        return out === 'quit' ? '' : out;
+      }
       // a command opening a block is looked for in the current mode, then in the modes above (as vtysh does)
       for (let depth = stack.length; depth >= 0; depth--) {
-        const here = depth > 0 ? stack[depth - 1]!.rule?.mode ?? 'config' : 'config';
+        const here = depth > 0 ? (stack[depth - 1]!.rule?.mode ?? 'config') : 'config';
         const rule = modes.find((m) => (m.from ?? ['config']).includes(here) && m.enter.test(cmd));
         if (!rule) continue;
         stack.length = depth;
@@ -192,7 +213,10 @@ export async function startSimulator(def: DeviceDefinition, options: SimulatorOp
     stream.on('data', (data: Buffer) => {
       if (hung) return;
       for (const ch of data.toString('utf8')) {
-        if (ch === '\n' && lastWasCr) { lastWasCr = false; continue; }
+        if (ch === '\n' && lastWasCr) {
+          lastWasCr = false;
+          continue;
+        }
         lastWasCr = ch === '\r';
         if (ch === '\r' || ch === '\n') {
           stream.write('\r\n');
@@ -207,8 +231,16 @@ export async function startSimulator(def: DeviceDefinition, options: SimulatorOp
           const line = buffer;
           const out = session.run(line);
           buffer = '';
-          if (out === 'quit') { stream.exit(0); stream.end(); return; }
-          if (out === 'password?') { askingSecret = true; stream.write('Password: '); continue; }
+          if (out === 'quit') {
+            stream.exit(0);
+            stream.end();
+            return;
+          }
+          if (out === 'password?') {
+            askingSecret = true;
+            stream.write('Password: ');
+            continue;
+          }
           const text = out === '' ? '' : crlf(out.endsWith('\n') ? out : `${out}\n`);
           if (def.hangOn?.test(line.trim())) {
             // a stuck device: half the output, then silence for the rest of the session
@@ -221,7 +253,10 @@ export async function startSimulator(def: DeviceDefinition, options: SimulatorOp
         } else if (askingSecret) {
           if (buffer.length < 4096) buffer += ch; // secrets are not echoed
         } else if (ch === '\x7f' || ch === '\b') {
-          if (buffer.length > 0) { buffer = buffer.slice(0, -1); stream.write('\b \b'); }
+          if (buffer.length > 0) {
+            buffer = buffer.slice(0, -1);
+            stream.write('\b \b');
+          }
         } else if (ch >= ' ' && buffer.length < 4096) {
           buffer += ch;
           stream.write(ch);
@@ -241,7 +276,10 @@ export async function startSimulator(def: DeviceDefinition, options: SimulatorOp
       if (out !== '') outputs.push(out.endsWith('\n') ? out : `${out}\n`);
     }
     // the exit status after the output has gone out: a client may stop reading at `exit`
-    const done = () => { stream.exit(failed ? 1 : 0); stream.end(); };
+    const done = () => {
+      stream.exit(failed ? 1 : 0);
+      stream.end();
+    };
     if (outputs.length === 0) done();
     else stream.write(outputs.join(''), done);
   };
@@ -254,9 +292,10 @@ export async function startSimulator(def: DeviceDefinition, options: SimulatorOp
     client.on('close', () => clients.delete(client));
     client.on('error', () => clients.delete(client));
     client.on('authentication', (ctx) => {
-      const ok = ctx.method === 'password'
-        && (def.username === undefined || ctx.username === def.username)
-        && (def.password === undefined || ctx.password === def.password);
+      const ok =
+        ctx.method === 'password' &&
+        (def.username === undefined || ctx.username === def.username) &&
+        (def.password === undefined || ctx.password === def.password);
       if (ok) ctx.accept();
       else ctx.reject(['password']);
     });
@@ -274,7 +313,10 @@ export async function startSimulator(def: DeviceDefinition, options: SimulatorOp
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => { server.off('error', reject); resolve(); });
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const address = server.address() as AddressInfo;
   return {
@@ -282,10 +324,13 @@ export async function startSimulator(def: DeviceDefinition, options: SimulatorOp
     port: address.port,
     view,
     commandLog,
-    get connections() { return clients.size; },
-    close: () => new Promise<void>((resolve) => {
-      for (const c of clients) c.end();
-      server.close(() => resolve());
-    }),
+    get connections() {
+      return clients.size;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const c of clients) c.end();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -24,7 +24,8 @@ const MAX_PATH = 4096;
 export function parseSchemaPath(text: string): ParseResult<SchemaPath> {
   const r = parseInstancePath(text);
   if (!r.ok) return r;
-  if (r.path.some((s) => s.keys)) return { ok: false, error: 'a registration path names nodes, not entries: drop the [key=...] predicates' };
+  if (r.path.some((s) => s.keys))
+    return { ok: false, error: 'a registration path names nodes, not entries: drop the [key=...] predicates' };
   return { ok: true, path: { segments: r.path.map((s) => s.member) } };
 }
 
@@ -47,7 +48,9 @@ export function parseInstancePath(text: string): ParseResult<InstanceSegment[]> 
     if (prefix) module = prefix;
     let keys: Record<string, string> | undefined;
     while (text[j] === '[') {
-      const pred = /^\[\s*([A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?)\s*=\s*(?:'([^']*)'|"((?:[^"\\]|\\.)*)")\s*\]/.exec(text.slice(j, j + 1100));
+      const pred = /^\[\s*([A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?)\s*=\s*(?:'([^']*)'|"((?:[^"\\]|\\.)*)")\s*\]/.exec(
+        text.slice(j, j + 1100),
+      );
       if (!pred) return { ok: false, error: `bad key predicate at column ${j + 1}` };
       keys ??= {};
       const keyName = pred[1]!.includes(':') ? pred[1]!.split(':')[1]! : pred[1]!;
@@ -65,7 +68,18 @@ export function parseInstancePath(text: string): ParseResult<InstanceSegment[]> 
 
 /** Formats an instance path for messages: `/m:a/b[name='eth0']`. */
 export function formatInstancePath(segments: readonly InstanceSegment[]): string {
-  return '/' + segments.map((s) => s.member + Object.entries(s.keys ?? {}).map(([k, v]) => `[${k}=${quote(v)}]`).join('')).join('/');
+  return (
+    '/' +
+    segments
+      .map(
+        (s) =>
+          s.member +
+          Object.entries(s.keys ?? {})
+            .map(([k, v]) => `[${k}=${quote(v)}]`)
+            .join(''),
+      )
+      .join('/')
+  );
 }
 
 function quote(v: string): string {

@@ -17,7 +17,10 @@ import { isListHandler, type Keys, type ListHandler, type Registration, type Tra
 
 /** A failure inside a unit's reader or writer, naming the instance path it was working on. */
 export class TranslationError extends Error {
-  constructor(readonly path: string, message: string) {
+  constructor(
+    readonly path: string,
+    message: string,
+  ) {
     super(`${path}: ${message}`);
     this.name = 'TranslationError';
   }
@@ -61,7 +64,7 @@ function planOf(unit: TranslationUnit): UnitPlan {
       prefixes.set(r, joined);
       if (isListHandler(r.handler)) lists.set(joined[segs.length]!, r.handler);
     }
-    plans.set(unit, plan = { lists, prefixes });
+    plans.set(unit, (plan = { lists, prefixes }));
   }
   return plan;
 }
@@ -71,7 +74,11 @@ function planOf(unit: TranslationUnit): UnitPlan {
  * `{ "<module>:<last node>": value }` as RESTCONF answers a GET (a list entry comes as a one-entry array).
  * Undefined when the target has no data.
  */
-export async function readUnits(units: readonly TranslationUnit[], session: CliSession, options: ReadOptions = {}): Promise<JsonObject | undefined> {
+export async function readUnits(
+  units: readonly TranslationUnit[],
+  session: CliSession,
+  options: ReadOptions = {},
+): Promise<JsonObject | undefined> {
   const parsed = parseInstancePath(options.path ?? '/');
   if (!parsed.ok) throw new TranslationError(options.path ?? '', parsed.error);
   const target = parsed.path;
@@ -210,7 +217,7 @@ function nodeOf(inst: Instance, index: EntryIndex): JsonObject {
     let list = parent[seg.member];
     if (!Array.isArray(list)) list = parent[seg.member] = [];
     let entries = index.get(list);
-    if (!entries) index.set(list, entries = new Map());
+    if (!entries) index.set(list, (entries = new Map()));
     const key = entryKey(seg.keys);
     let entry = entries.get(key);
     if (!entry) {

@@ -134,7 +134,13 @@ export function defineTranslationUnit(spec: TranslationUnitSpec): TranslationUni
   const unusablePatterns = [...(spec.unusablePatterns ?? [])];
   if (!unusablePatterns.every((p) => p instanceof RegExp)) throw new Error('translation unit unusablePatterns must be regular expressions');
   if (spec.typeAhead !== undefined && typeof spec.typeAhead !== 'boolean') throw new Error('translation unit typeAhead must be a boolean');
-  return Object.freeze({ kind: 'rosetta-translation-unit' as const, registrations, errorPatterns, unusablePatterns, typeAhead: spec.typeAhead ?? false });
+  return Object.freeze({
+    kind: 'rosetta-translation-unit' as const,
+    registrations,
+    errorPatterns,
+    unusablePatterns,
+    typeAhead: spec.typeAhead ?? false,
+  });
 }
 
 /** Checks that something the core handed over is a unit this SDK built. */
@@ -144,8 +150,12 @@ export function asTranslationUnit(definition: TranslationUnitDefinition): Transl
     throw new Error('not a translation unit built by @rosetta/sdk defineTranslationUnit');
   }
   // a unit built by an older SDK lacks the pattern members and typeAhead
-  if (Array.isArray(unit.errorPatterns) && Array.isArray(unit.unusablePatterns) && typeof unit.typeAhead === 'boolean') return unit as TranslationUnit;
+  if (Array.isArray(unit.errorPatterns) && Array.isArray(unit.unusablePatterns) && typeof unit.typeAhead === 'boolean')
+    return unit as TranslationUnit;
   return {
-    ...(unit as TranslationUnit), errorPatterns: unit.errorPatterns ?? [], unusablePatterns: unit.unusablePatterns ?? [], typeAhead: unit.typeAhead ?? false,
+    ...(unit as TranslationUnit),
+    errorPatterns: unit.errorPatterns ?? [],
+    unusablePatterns: unit.unusablePatterns ?? [],
+    typeAhead: unit.typeAhead ?? false,
   };
 }

@@ -45,16 +45,21 @@ export function planWrite(units: readonly TranslationUnit[], before: JsonObject,
   for (const r of registrations) if (isListHandler(r.handler)) listKeys.set(r.path.segments.join('/'), r.handler.keys);
   const writers = registrations.filter((r) => r.handler.write);
 
-  const uncovered = firstDifference(
-    stripAll(before, writers), stripAll(after, writers), '',
-  );
-  if (uncovered !== undefined) throw new TranslationError(uncovered || '/', 'no writer of the serving translation units handles a change here');
+  const uncovered = firstDifference(stripAll(before, writers), stripAll(after, writers), '');
+  if (uncovered !== undefined)
+    throw new TranslationError(uncovered || '/', 'no writer of the serving translation units handles a change here');
 
   const documents = { before, after };
   const steps: Step[] = [];
   for (const reg of writers) {
     const deeper = writers.filter((d) => d !== reg && startsWith(d.path.segments, reg.path.segments));
-    const view = (v: JsonObject) => prune(stripBelow(v, deeper.map((d) => d.path.segments.slice(reg.path.segments.length))));
+    const view = (v: JsonObject) =>
+      prune(
+        stripBelow(
+          v,
+          deeper.map((d) => d.path.segments.slice(reg.path.segments.length)),
+        ),
+      );
     const was = new Map(instancesOf(before, reg, listKeys).map((f) => [f.id, f]));
     const now = instancesOf(after, reg, listKeys);
     const depth = reg.path.segments.length;
@@ -70,7 +75,14 @@ export function planWrite(units: readonly TranslationUnit[], before: JsonObject,
       }
     }
     for (const f of was.values()) {
-      steps.push({ kind: 'delete', reg, id: f.id, depth, before: view(f.value), ctx: { keys: f.keys, key: f.keys[f.keys.length - 1] ?? {}, path: f.id, documents } });
+      steps.push({
+        kind: 'delete',
+        reg,
+        id: f.id,
+        depth,
+        before: view(f.value),
+        ctx: { keys: f.keys, key: f.keys[f.keys.length - 1] ?? {}, path: f.id, documents },
+      });
     }
   }
 
@@ -80,7 +92,8 @@ export function planWrite(units: readonly TranslationUnit[], before: JsonObject,
   const under = (ids: readonly string[], s: Step) => ids.some((id) => id !== s.id && s.id.startsWith(`${id}/`));
   const ordered = [...deletes, ...steps.filter((s) => s.kind !== 'delete').sort((a, b) => a.depth - b.depth)];
   // a delete under a deleted parent sends nothing: the parent's delete removes it
-  const commands = ordered.filter((s) => !(s.kind === 'delete' && under(deletedIds, s)))
+  const commands = ordered
+    .filter((s) => !(s.kind === 'delete' && under(deletedIds, s)))
     .flatMap((step) => run(step.reg.handler.write!, step.kind, step.before, step.after, step));
   // Undo: the inverse of every step, even a delete its parent's covered (the parent's undo recreates only
   // the parent); but a create under a created parent needs no undo of its own, the parent's delete takes it.
@@ -103,7 +116,9 @@ function canRun(w: Writer, kind: Step['kind']): boolean {
 
 /** Runs one writer method; `from`/`to` are the node before and after the step. */
 function run(w: Writer, kind: Step['kind'], from: JsonObject | undefined, to: JsonObject | undefined, step: Step): string[] {
-  const fail = (message: string): never => { throw new TranslationError(step.id, message); };
+  const fail = (message: string): never => {
+    throw new TranslationError(step.id, message);
+  };
   try {
     let out: readonly string[] | undefined;
     if (kind === 'create') out = w.create ? w.create(to!, step.ctx) : fail(`no writer can create ${step.reg.text}`);

@@ -29,7 +29,9 @@ export function limitDepth<T extends ReadTarget>(target: T, depth: Depth): T {
 
 function cut(node: DataNode, level: number, depth: number): DataNode {
   switch (node.kind) {
-    case 'leaf': case 'leaf-list': case 'any':
+    case 'leaf':
+    case 'leaf-list':
+    case 'any':
       return node;
     case 'list': {
       const { index: _dropped, ...rest } = node;

@@ -25,9 +25,13 @@ function nodeCount(children: readonly DataNode[]): number {
 export function countTarget(target: ReadTarget | undefined): number {
   if (target === undefined) return 0;
   switch (target.kind) {
-    case 'list': return target.entries.length;
-    case 'leaf-list': return target.values.length;
-    case 'leaf': case 'any': return 1;
+    case 'list':
+      return target.entries.length;
+    case 'leaf-list':
+      return target.values.length;
+    case 'leaf':
+    case 'any':
+      return 1;
     case 'container': {
       const only = target.children.length === 1 ? target.children[0]! : undefined;
       if (only?.kind === 'list') return only.entries.length;

@@ -124,7 +124,13 @@ export function resolveFields(items: readonly FieldItem[], target: SchemaNode | 
   return top;
 }
 
-function resolveItems(items: readonly FieldItem[], parent: SchemaNode | undefined, selection: FieldSelection, ctx: SchemaContext, trail: string[]): void {
+function resolveItems(
+  items: readonly FieldItem[],
+  parent: SchemaNode | undefined,
+  selection: FieldSelection,
+  ctx: SchemaContext,
+  trail: string[],
+): void {
   let levelSchema = parent;
   let levelSelection = selection;
   let levelTrail = trail;
@@ -156,7 +162,8 @@ function resolveItems(items: readonly FieldItem[], parent: SchemaNode | undefine
       const next: FieldSelection = existing === 'all' || existing === undefined ? { children: new Map() } : existing;
       if (existing !== 'all') sel.children.set(node, next);
       if (last) {
-        if (node.kind !== 'container' && node.kind !== 'list') throw badQuery('fields', `'${id}' is a ${node.kind} and has no fields to sub-select`);
+        if (node.kind !== 'container' && node.kind !== 'list')
+          throw badQuery('fields', `'${id}' is a ${node.kind} and has no fields to sub-select`);
         resolveItems(item.sub!, node, next, ctx, [...where, id]);
       } else {
         if (node.kind !== 'container' && node.kind !== 'list') throw badQuery('fields', `'${id}' is a ${node.kind}; nothing is below it`);
@@ -171,7 +178,9 @@ function resolveItems(items: readonly FieldItem[], parent: SchemaNode | undefine
 /** The data `selection` keeps of `target` (the target itself is always kept). */
 export function selectFields<T extends ReadTarget>(target: T, selection: FieldSelection): T {
   switch (target.kind) {
-    case 'root': case 'container': case 'entry':
+    case 'root':
+    case 'container':
+    case 'entry':
       return { ...target, children: selectChildren(target.children, selection, target.kind === 'entry' ? target : undefined) };
     case 'list': {
       const { index: _dropped, ...rest } = target;
@@ -187,7 +196,7 @@ function selectChildren(children: readonly DataNode[], selection: FieldSelection
   for (const c of children) {
     const sel = selection.children.get(c.schema);
     if (sel === undefined) {
-      if (entry !== undefined && entry.schema.keys.includes(c.schema as never)) out.push(c);
+      if (entry?.schema.keys.includes(c.schema as never)) out.push(c);
       continue;
     }
     if (sel === 'all') {

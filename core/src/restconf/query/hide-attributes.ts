@@ -10,7 +10,8 @@ function strip<T extends ReadTarget>(node: T): T {
   if (node.kind === 'root') return { ...node, children: node.children.map(strip) };
   const { attributes: _a, ...rest } = node as DataNode;
   switch (rest.kind) {
-    case 'container': case 'entry':
+    case 'container':
+    case 'entry':
       return { ...rest, children: rest.children.map(strip) } as unknown as T;
     case 'list': {
       const { index: _i, ...list } = rest;

@@ -12,7 +12,9 @@ import type { ReadTarget } from './target';
 /** `target` without empty data nodes below it. */
 export function hideEmptyNodes<T extends ReadTarget>(target: T): T {
   switch (target.kind) {
-    case 'root': case 'container': case 'entry':
+    case 'root':
+    case 'container':
+    case 'entry':
       return { ...target, children: prune(target.children) };
     case 'list': {
       const { index: _dropped, ...rest } = target;

@@ -48,7 +48,19 @@ export type { Unhide, UnhideItem } from './unhide';
 export type { WithDefaults } from './with-defaults';
 export { resolveInsert } from './insert';
 export { DEFAULT_ATTRIBUTE } from './with-defaults';
-export { selectContent, limitDepth, resolveFields, selectFields, applyWithDefaults, filterEntries, sortEntries, pageEntries, countTarget, hideEmptyNodes, hideAttributes };
+export {
+  selectContent,
+  limitDepth,
+  resolveFields,
+  selectFields,
+  applyWithDefaults,
+  filterEntries,
+  sortEntries,
+  pageEntries,
+  countTarget,
+  hideEmptyNodes,
+  hideAttributes,
+};
 
 /** Every query parameter of a request, parsed and checked. Absent parameters are undefined. */
 export interface QueryOptions {
@@ -77,22 +89,92 @@ const WRITE = ['PUT', 'POST', 'PATCH', 'DELETE'];
 
 /** Each parameter: the methods that take it and how its value goes into the options. */
 const PARAMETERS: Readonly<Record<string, { methods: readonly string[]; set: (o: Mutable<QueryOptions>, v: string) => void }>> = {
-  content: { methods: READ, set: (o, v) => { o.content = parseContent(v); } },
-  depth: { methods: READ, set: (o, v) => { o.depth = parseDepth(v); } },
-  fields: { methods: READ, set: (o, v) => { o.fields = parseFields(v); } },
-  'with-defaults': { methods: READ, set: (o, v) => { o.withDefaults = parseWithDefaults(v); } },
-  'jsonb-filter': { methods: READ, set: (o, v) => { o.jsonbFilter = parseJsonbFilter(v); } },
-  sortby: { methods: READ, set: (o, v) => { o.sortby = parseSortby(v); } },
-  offset: { methods: READ, set: (o, v) => { o.offset = parseOffset(v); } },
-  limit: { methods: READ, set: (o, v) => { o.limit = parseLimit(v); } },
-  fetch: { methods: READ, set: (o, v) => { o.fetchCount = parseFetch(v) === 'count'; } },
-  hideEmptyDataNodes: { methods: READ, set: (o, v) => { o.hideEmptyDataNodes = parseFlag('hideEmptyDataNodes', v); } },
-  hideAttributes: { methods: READ, set: (o, v) => { o.hideAttributes = parseFlag('hideAttributes', v); } },
-  unhide: { methods: [...READ, 'PUT', 'POST', 'PATCH'], set: (o, v) => { o.unhide = parseUnhide(v); } },
+  content: {
+    methods: READ,
+    set: (o, v) => {
+      o.content = parseContent(v);
+    },
+  },
+  depth: {
+    methods: READ,
+    set: (o, v) => {
+      o.depth = parseDepth(v);
+    },
+  },
+  fields: {
+    methods: READ,
+    set: (o, v) => {
+      o.fields = parseFields(v);
+    },
+  },
+  'with-defaults': {
+    methods: READ,
+    set: (o, v) => {
+      o.withDefaults = parseWithDefaults(v);
+    },
+  },
+  'jsonb-filter': {
+    methods: READ,
+    set: (o, v) => {
+      o.jsonbFilter = parseJsonbFilter(v);
+    },
+  },
+  sortby: {
+    methods: READ,
+    set: (o, v) => {
+      o.sortby = parseSortby(v);
+    },
+  },
+  offset: {
+    methods: READ,
+    set: (o, v) => {
+      o.offset = parseOffset(v);
+    },
+  },
+  limit: {
+    methods: READ,
+    set: (o, v) => {
+      o.limit = parseLimit(v);
+    },
+  },
+  fetch: {
+    methods: READ,
+    set: (o, v) => {
+      o.fetchCount = parseFetch(v) === 'count';
+    },
+  },
+  hideEmptyDataNodes: {
+    methods: READ,
+    set: (o, v) => {
+      o.hideEmptyDataNodes = parseFlag('hideEmptyDataNodes', v);
+    },
+  },
+  hideAttributes: {
+    methods: READ,
+    set: (o, v) => {
+      o.hideAttributes = parseFlag('hideAttributes', v);
+    },
+  },
+  unhide: {
+    methods: [...READ, 'PUT', 'POST', 'PATCH'],
+    set: (o, v) => {
+      o.unhide = parseUnhide(v);
+    },
+  },
   insert: { methods: ['POST', 'PUT'], set: () => undefined }, // checked with point below
   point: { methods: ['POST', 'PUT'], set: () => undefined },
-  checkForReferences: { methods: WRITE, set: (o, v) => { o.checkForReferences = parseFlag('checkForReferences', v); } },
-  'apply-tags': { methods: ['PATCH'], set: (o, v) => { o.applyTags = parseFlag('apply-tags', v); } },
+  checkForReferences: {
+    methods: WRITE,
+    set: (o, v) => {
+      o.checkForReferences = parseFlag('checkForReferences', v);
+    },
+  },
+  'apply-tags': {
+    methods: ['PATCH'],
+    set: (o, v) => {
+      o.applyTags = parseFlag('apply-tags', v);
+    },
+  },
 };
 
 /** The name/value pairs of a raw query string, decoded (`+` is a space); bad encoding is 400. */
@@ -132,7 +214,7 @@ export function parseQuery(query: string | URLSearchParams, method: string): Que
   let insert: string | undefined;
   let point: string | undefined;
   for (const [name, value] of pairs) {
-    const spec = Object.prototype.hasOwnProperty.call(PARAMETERS, name) ? PARAMETERS[name] : undefined;
+    const spec = Object.hasOwn(PARAMETERS, name) ? PARAMETERS[name] : undefined;
     if (spec === undefined) throw badQuery(name, 'unknown query parameter');
     if (seen.has(name)) throw badQuery(name, 'given more than once');
     seen.add(name);
@@ -153,9 +235,17 @@ export function parseQuery(query: string | URLSearchParams, method: string): Que
  */
 export function checkReadTarget(options: QueryOptions, target: SchemaNode | undefined, ctx: SchemaContext, targetIsEntry = false): void {
   const isList = target?.kind === 'list' && !targetIsEntry;
-  for (const [name, given] of [['jsonb-filter', options.jsonbFilter], ['sortby', options.sortby], ['offset', options.offset], ['limit', options.limit]] as const) {
+  for (const [name, given] of [
+    ['jsonb-filter', options.jsonbFilter],
+    ['sortby', options.sortby],
+    ['offset', options.offset],
+    ['limit', options.limit],
+  ] as const) {
     if (given !== undefined && !isList) {
-      throw badQuery(name, `applies to a list, and the target is ${target === undefined ? 'the datastore root' : `${targetIsEntry ? 'an entry of ' : 'the '}${target.kind} '${target.name}'`}`);
+      throw badQuery(
+        name,
+        `applies to a list, and the target is ${target === undefined ? 'the datastore root' : `${targetIsEntry ? 'an entry of ' : 'the '}${target.kind} '${target.name}'`}`,
+      );
     }
   }
   if (options.fields !== undefined) resolveFields(options.fields, target, ctx);
@@ -168,7 +258,11 @@ function contentIncludes(content: ContentMode): ((s: SchemaNode) => boolean) | u
 }
 
 /** What {@link showAtAbsentTarget} gives: the data shown at a target below `holder`, or undefined. */
-export type AbsentTargetReader = (holder: ReadTarget, holderSchema: SchemaNode | undefined, below: readonly PathStep[]) => DataNode | undefined;
+export type AbsentTargetReader = (
+  holder: ReadTarget,
+  holderSchema: SchemaNode | undefined,
+  below: readonly PathStep[],
+) => DataNode | undefined;
 
 /**
  * What the read parameters show at a GET target that holds no data: with `with-defaults=report-all`
@@ -185,7 +279,9 @@ export function showAtAbsentTarget(options: QueryOptions, ctx: SchemaContext): A
 }
 
 /** What a GET answers: the selected data (undefined when nothing is left), or the fetch=count number. */
-export type ReadResult = { readonly kind: 'data'; readonly data: ReadTarget | undefined } | { readonly kind: 'count'; readonly count: number };
+export type ReadResult =
+  | { readonly kind: 'data'; readonly data: ReadTarget | undefined }
+  | { readonly kind: 'count'; readonly count: number };
 
 /**
  * Applies the read parameters of `options` to the data at a GET target, in order (see the top of
@@ -194,16 +290,24 @@ export type ReadResult = { readonly kind: 'data'; readonly data: ReadTarget | un
  * datastore root that absolute jsonb-filter paths read (the target's own tree when omitted and the
  * target is the root). Never changes its input. Throws 400 naming a parameter that does not fit.
  */
-export function applyReadQuery(target: ReadTarget, targetSchema: SchemaNode | undefined, options: QueryOptions, ctx: SchemaContext, root?: DataRoot): ReadResult {
+export function applyReadQuery(
+  target: ReadTarget,
+  targetSchema: SchemaNode | undefined,
+  options: QueryOptions,
+  ctx: SchemaContext,
+  root?: DataRoot,
+): ReadResult {
   checkReadTarget(options, targetSchema, ctx, target.kind === 'entry');
   const content = options.content ?? 'all';
   let data: ReadTarget | undefined = selectContent(target, content);
   if (data?.kind === 'list') {
-    if (options.jsonbFilter !== undefined) data = filterEntries(data, options.jsonbFilter, root ?? (target.kind === 'root' ? target : undefined));
+    if (options.jsonbFilter !== undefined)
+      data = filterEntries(data, options.jsonbFilter, root ?? (target.kind === 'root' ? target : undefined));
     if (options.sortby !== undefined) data = sortEntries(data, options.sortby);
     if (options.offset !== undefined || options.limit !== undefined) data = pageEntries(data, options.offset, options.limit);
   }
-  if (data !== undefined && options.withDefaults !== undefined) data = applyWithDefaults(data, options.withDefaults, ctx, contentIncludes(content));
+  if (data !== undefined && options.withDefaults !== undefined)
+    data = applyWithDefaults(data, options.withDefaults, ctx, contentIncludes(content));
   if (data !== undefined && options.fields !== undefined) data = selectFields(data, resolveFields(options.fields, targetSchema, ctx));
   if (data !== undefined && options.depth !== undefined) data = limitDepth(data, options.depth);
   if (data !== undefined && options.hideEmptyDataNodes === true) data = hideEmptyNodes(data);

@@ -14,7 +14,7 @@ import type { LeafValue } from '../../data/tree';
 import type { LeafListSchema, ListSchema, SchemaContext } from '../../yang/schema';
 import { valueFromText } from '../../yang/types/values';
 import { badQuery, RestconfError } from '../errors';
-import { parseDataPath, type UriOptions } from '../uri';
+import { type ParsedPath, parseDataPath, type UriOptions } from '../uri';
 
 export type InsertWhere = 'first' | 'last' | 'before' | 'after';
 
@@ -34,12 +34,14 @@ export function parseInsertWhere(value: string): InsertWhere {
 /** Checks insert and point together (either may be absent). */
 export function checkInsertPair(where: InsertWhere | undefined, point: string | undefined): InsertRequest | undefined {
   if (where === undefined) {
-    if (point !== undefined) throw badQuery('point', "point is only allowed with insert=before or insert=after");
+    if (point !== undefined) throw badQuery('point', 'point is only allowed with insert=before or insert=after');
     return undefined;
   }
   if (where === 'before' || where === 'after') {
     if (point === undefined) {
-      throw RestconfError.of('missing-attribute', `query parameter 'point': insert=${where} needs a point`, { info: { 'missing-attribute': 'point' } });
+      throw RestconfError.of('missing-attribute', `query parameter 'point': insert=${where} needs a point`, {
+        info: { 'missing-attribute': 'point' },
+      });
     }
     return { where, point };
   }
@@ -51,7 +53,12 @@ export function checkInsertPair(where: InsertWhere | undefined, point: string | 
  * The position for an edit of `schema` (the list or leaf-list the new entry goes into). Throws 400
  * `invalid-value` when the list is not ordered-by user or the point does not fit it.
  */
-export function resolveInsert(request: InsertRequest, schema: ListSchema | LeafListSchema, ctx: SchemaContext, uri: UriOptions): InsertPosition {
+export function resolveInsert(
+  request: InsertRequest,
+  schema: ListSchema | LeafListSchema,
+  ctx: SchemaContext,
+  uri: UriOptions,
+): InsertPosition {
   if (schema.orderedBy !== 'user') {
     throw badQuery('insert', `'${schema.name}' is not an ordered-by user list or leaf-list`);
   }
@@ -62,7 +69,7 @@ export function resolveInsert(request: InsertRequest, schema: ListSchema | LeafL
 }
 
 function pointFromPath(text: string, schema: ListSchema | LeafListSchema, ctx: SchemaContext, uri: UriOptions): LeafValue[] {
-  let last;
+  let last: ParsedPath['steps'][number] | undefined;
   try {
     last = parseDataPath(text, ctx, uri).steps.at(-1);
   } catch (e) {

@@ -28,7 +28,11 @@ export interface JsonbPath {
   /** Names as written (`name` or `module:name`). */
   readonly names: readonly string[];
 }
-export interface JsonbLiteral { readonly kind: 'literal'; readonly value: JsonbScalar; readonly text: string }
+export interface JsonbLiteral {
+  readonly kind: 'literal';
+  readonly value: JsonbScalar;
+  readonly text: string;
+}
 export type JsonbOperand = JsonbPath | JsonbLiteral;
 export type ComparisonOperator = '==' | '!=' | '<' | '<=' | '>' | '>=';
 
@@ -37,7 +41,13 @@ export type JsonbPredicate =
   | { readonly kind: 'not'; readonly operand: JsonbPredicate }
   | { readonly kind: 'is-unknown'; readonly operand: JsonbPredicate }
   | { readonly kind: 'compare'; readonly op: ComparisonOperator; readonly left: JsonbOperand; readonly right: JsonbOperand }
-  | { readonly kind: 'like-regex'; readonly left: JsonbOperand; readonly test: (s: string) => boolean; readonly caseless: boolean; readonly pattern: string }
+  | {
+      readonly kind: 'like-regex';
+      readonly left: JsonbOperand;
+      readonly test: (s: string) => boolean;
+      readonly caseless: boolean;
+      readonly pattern: string;
+    }
   | { readonly kind: 'starts-with'; readonly left: JsonbOperand; readonly prefix: JsonbOperand }
   | { readonly kind: 'exists'; readonly path: JsonbPath };
 
@@ -160,7 +170,11 @@ class FilterParser {
       if (!Number.isFinite(n)) throw this.fail(`number '${m[0]}' is out of range`);
       return { kind: 'literal', value: n, text: m[0] };
     }
-    for (const [word, value] of [['true', true], ['false', false], ['null', null]] as const) {
+    for (const [word, value] of [
+      ['true', true],
+      ['false', false],
+      ['null', null],
+    ] as const) {
       if (this.eat(word)) return { kind: 'literal', value, text: word };
     }
     throw this.fail('expected a {path}, a string, a number, true, false or null');

@@ -104,12 +104,18 @@ function compareItems(a: Item, b: Item, op: ComparisonOperator): Truth {
   else if (a.t === 'str') c = a.v < (b as typeof a).v ? -1 : a.v > (b as typeof a).v ? 1 : 0;
   else c = Number(a.v) - Number((b as Extract<Item, { t: 'bool' }>).v);
   switch (op) {
-    case '==': return c === 0;
-    case '!=': return c !== 0;
-    case '<': return c < 0;
-    case '<=': return c <= 0;
-    case '>': return c > 0;
-    case '>=': return c >= 0;
+    case '==':
+      return c === 0;
+    case '!=':
+      return c !== 0;
+    case '<':
+      return c < 0;
+    case '<=':
+      return c <= 0;
+    case '>':
+      return c > 0;
+    case '>=':
+      return c >= 0;
   }
 }
 
@@ -168,10 +174,12 @@ class Evaluator {
         return this.existential(this.operand(p.left, entry), this.operand(p.right, entry), (a, b) => compareItems(a, b, p.op));
       case 'like-regex':
         return this.existential(this.operand(p.left, entry), [{ t: 'null' }], (a) =>
-          a.t === 'str' ? p.test(p.caseless ? a.v.toLowerCase() : a.v) : 'unknown');
+          a.t === 'str' ? p.test(p.caseless ? a.v.toLowerCase() : a.v) : 'unknown',
+        );
       case 'starts-with':
         return this.existential(this.operand(p.left, entry), this.operand(p.prefix, entry), (a, b) =>
-          a.t === 'str' && b.t === 'str' ? a.v.startsWith(b.v) : 'unknown');
+          a.t === 'str' && b.t === 'str' ? a.v.startsWith(b.v) : 'unknown',
+        );
     }
   }
 

@@ -22,7 +22,8 @@ export interface ResolvedKey {
   readonly descending: boolean;
 }
 
-const KEY = /^((?:[A-Za-z_][A-Za-z0-9_.-]*:)?[A-Za-z_][A-Za-z0-9_.-]*(?:\/(?:[A-Za-z_][A-Za-z0-9_.-]*:)?[A-Za-z_][A-Za-z0-9_.-]*)*)(?:\((asc|desc)\))?$/;
+const KEY =
+  /^((?:[A-Za-z_][A-Za-z0-9_.-]*:)?[A-Za-z_][A-Za-z0-9_.-]*(?:\/(?:[A-Za-z_][A-Za-z0-9_.-]*:)?[A-Za-z_][A-Za-z0-9_.-]*)*)(?:\((asc|desc)\))?$/;
 
 /** Parses the value of `sortby`. */
 export function parseSortby(value: string): SortKey[] {

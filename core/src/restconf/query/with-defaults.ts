@@ -49,7 +49,13 @@ const defaultCache = new WeakMap<object, LeafValue | readonly LeafValue[] | type
 /** A default as written, in its type; prefixes are the defining module's, or module names. */
 function typedDefault(schema: LeafSchema | LeafListSchema, text: string, ctx: SchemaContext): LeafValue | undefined {
   const prefixes = schema.module.prefixes;
-  const resolved = valueFromText(schema.type, text, ctx, (p) => prefixes.get(p) ?? (ctx.modules.has(p) ? p : undefined), schema.module.name);
+  const resolved = valueFromText(
+    schema.type,
+    text,
+    ctx,
+    (p) => prefixes.get(p) ?? (ctx.modules.has(p) ? p : undefined),
+    schema.module.name,
+  );
   return resolved.ok ? resolved.value : undefined;
 }
 
@@ -88,7 +94,10 @@ function sameValues(a: readonly LeafValue[], b: readonly LeafValue[]): boolean {
  * content selection: config only, state only, or all).
  */
 export function applyWithDefaults<T extends ReadTarget>(
-  target: T, mode: WithDefaults, ctx: SchemaContext, include: (schema: SchemaNode) => boolean = () => true,
+  target: T,
+  mode: WithDefaults,
+  ctx: SchemaContext,
+  include: (schema: SchemaNode) => boolean = () => true,
 ): T {
   if (mode === 'explicit') return target;
   const walker = new DefaultsWalker(mode, ctx, include);
@@ -104,8 +113,14 @@ export function applyWithDefaults<T extends ReadTarget>(
  * shows nothing there: explicit and trim, a step on the way that is a list entry or a presence
  * container (holding no data, it has no defaults), no default at the target, a `when` that is false.
  */
-export function defaultsAt(holder: DataRoot | DataNode, holderSchema: SchemaNode | undefined, below: readonly PathStep[], mode: WithDefaults,
-  ctx: SchemaContext, include: (schema: SchemaNode) => boolean = () => true): DataNode | undefined {
+export function defaultsAt(
+  holder: DataRoot | DataNode,
+  holderSchema: SchemaNode | undefined,
+  below: readonly PathStep[],
+  mode: WithDefaults,
+  ctx: SchemaContext,
+  include: (schema: SchemaNode) => boolean = () => true,
+): DataNode | undefined {
   const first = below[0];
   if ((mode !== 'report-all' && mode !== 'report-all-tagged') || first === undefined) return undefined;
   if (holder.kind !== 'root' && holder.kind !== 'container' && holder.kind !== 'entry') return undefined;
@@ -130,7 +145,11 @@ function leadsTo(ancestor: SchemaNode, node: SchemaNode): boolean {
 class DefaultsWalker {
   private readonly tag: boolean;
   private readonly session = new XPathSession();
-  constructor(private readonly mode: 'report-all' | 'trim' | 'report-all-tagged', private readonly ctx: SchemaContext, private readonly include: (s: SchemaNode) => boolean) {
+  constructor(
+    private readonly mode: 'report-all' | 'trim' | 'report-all-tagged',
+    private readonly ctx: SchemaContext,
+    private readonly include: (s: SchemaNode) => boolean,
+  ) {
     this.tag = mode === 'report-all-tagged';
   }
 
@@ -138,12 +157,18 @@ class DefaultsWalker {
   /** One node in this mode (child `slot` of the cursor `parent`); undefined when trim leaves it out. */
   node(node: DataNode, parent: XNode, slot: number): DataNode | undefined {
     switch (node.kind) {
-      case 'leaf': return this.leaf(node);
-      case 'leaf-list': return this.leafList(node);
-      case 'any': return node;
+      case 'leaf':
+        return this.leaf(node);
+      case 'leaf-list':
+        return this.leafList(node);
+      case 'any':
+        return node;
       case 'list': {
         const { index: _dropped, ...rest } = node;
-        return { ...rest, entries: node.entries.map((e, i) => ({ ...e, children: this.children(e.children, e.schema, new XNode(e, parent, slot, i)) })) };
+        return {
+          ...rest,
+          entries: node.entries.map((e, i) => ({ ...e, children: this.children(e.children, e.schema, new XNode(e, parent, slot, i)) })),
+        };
       }
       case 'container': {
         const children = this.children(node.children, node.schema, new XNode(node, parent, slot, 0));
@@ -190,8 +215,14 @@ class DefaultsWalker {
    * Default nodes to add among `schemaChildren` (looking into choices), given the present ones; with
    * `only`, just those on the way to that one schema node.
    */
-  missing(schemaChildren: readonly SchemaNode[], present: ReadonlySet<SchemaNode>, data: readonly DataNode[], at: XNode,
-    whens: Map<SchemaXPath, boolean | string>, only?: SchemaNode): DataNode[] {
+  missing(
+    schemaChildren: readonly SchemaNode[],
+    present: ReadonlySet<SchemaNode>,
+    data: readonly DataNode[],
+    at: XNode,
+    whens: Map<SchemaXPath, boolean | string>,
+    only?: SchemaNode,
+  ): DataNode[] {
     const added: DataNode[] = [];
     for (const s of schemaChildren) {
       if (present.has(s)) continue;

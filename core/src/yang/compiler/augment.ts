@@ -22,7 +22,12 @@ export interface PendingTarget {
  * Resolves `/a:x/a:y` written in `unit`. `implement` is called for a module whose data is needed
  * but not compiled yet (libyang implements the targets of augments and deviations).
  */
-function resolveAbsolute(path: string, unit: SourceUnit, implement: (r: ModuleRecord) => void, nodes?: NodeCompiler): { node: SchemaNode } | { error: string } | { disabled: true } {
+function resolveAbsolute(
+  path: string,
+  unit: SourceUnit,
+  implement: (r: ModuleRecord) => void,
+  nodes?: NodeCompiler,
+): { node: SchemaNode } | { error: string } | { disabled: true } {
   const steps = path.split('/').map((s) => s.trim());
   if (steps[0] !== '' || steps.length < 2) return { error: `Invalid absolute-schema-nodeid value "${path}" - missing starting "/".` };
   let current: readonly SchemaNode[] | undefined;
@@ -66,11 +71,14 @@ function resolveAbsolute(path: string, unit: SourceUnit, implement: (r: ModuleRe
  * reported, unless an if-feature left the target out.
  */
 export function applyAugments(
-  pending: PendingTarget[], nodes: NodeCompiler, state: CompileState, implement: (r: ModuleRecord) => void,
+  pending: PendingTarget[],
+  nodes: NodeCompiler,
+  state: CompileState,
+  implement: (r: ModuleRecord) => void,
   loadOrder: (r: ModuleRecord) => number,
 ): void {
   // Implementing a target module compiles its data and may queue more augments: settle that first.
-  for (let seen = -1; seen !== pending.length;) {
+  for (let seen = -1; seen !== pending.length; ) {
     seen = pending.length;
     for (const p of [...pending]) {
       for (const step of (p.stmt.arg ?? '').split('/').slice(1)) {
@@ -81,10 +89,16 @@ export function applyAugments(
   }
   const byTarget = new Map<ModuleRecord, Candidate[]>();
   const failed: PendingTarget[] = [];
-  const ordered = pending.splice(0).map((p, i) => ({ p, i })).sort((a, b) => (loadOrder(a.p.unit.record) - loadOrder(b.p.unit.record)) || a.i - b.i);
+  const ordered = pending
+    .splice(0)
+    .map((p, i) => ({ p, i }))
+    .sort((a, b) => loadOrder(a.p.unit.record) - loadOrder(b.p.unit.record) || a.i - b.i);
   for (const { p } of ordered) {
     const key = targetKey(p.stmt.arg ?? '', p.unit);
-    if (key === undefined) { failed.push(p); continue; }
+    if (key === undefined) {
+      failed.push(p);
+      continue;
+    }
     let list = byTarget.get(key.module);
     if (!list) byTarget.set(key.module, (list = []));
     list.push({ pending: p, key: key.key });
@@ -103,12 +117,17 @@ export function applyAugments(
       p.unit.record.module.augments.push({ targetPath: p.stmt.arg ?? '', target: r.node, nodes: added, statement: p.stmt });
       continue;
     }
-    const detail = !r.error.startsWith('"') ? r.error : `Augment target node "${p.stmt.arg}" from module "${p.unit.record.name}" was not found.`;
+    const detail = !r.error.startsWith('"')
+      ? r.error
+      : `Augment target node "${p.stmt.arg}" from module "${p.unit.record.name}" was not found.`;
     state.sink.error(detail, p.stmt.position, p.unit.record.name);
   }
 }
 
-interface Candidate { readonly pending: PendingTarget; readonly key: string }
+interface Candidate {
+  readonly pending: PendingTarget;
+  readonly key: string;
+}
 
 /** `module:name/module:name...` of an absolute schema node id, and the module of its first node. */
 function targetKey(path: string, unit: SourceUnit): { module: ModuleRecord; key: string } | undefined {
@@ -142,9 +161,12 @@ function walkTarget(target: ModuleRecord, candidates: Candidate[], nodes: NodeCo
     while (wanted.get(key)) scan(node, key, depth);
   };
   const scan = (node: SchemaNode, key: string, depth: number): void => {
-    for (let i = 0; i < remaining.length;) {
+    for (let i = 0; i < remaining.length; ) {
       const c = remaining[i]!;
-      if (c.key !== key) { i++; continue; }
+      if (c.key !== key) {
+        i++;
+        continue;
+      }
       const p = c.pending;
       const added = nodes.augmentInto(node, p.stmt, p.unit.root, p.unit.record);
       p.unit.record.module.augments.push({ targetPath: p.stmt.arg ?? '', target: node, nodes: added, statement: p.stmt });
@@ -172,7 +194,12 @@ function walkTarget(target: ModuleRecord, candidates: Candidate[], nodes: NodeCo
 }
 
 /** Applies the deviations of implemented modules (RFC 7950 §7.20.3). */
-export function applyDeviations(pending: PendingTarget[], nodes: NodeCompiler, state: CompileState, implement: (r: ModuleRecord) => void): void {
+export function applyDeviations(
+  pending: PendingTarget[],
+  nodes: NodeCompiler,
+  state: CompileState,
+  implement: (r: ModuleRecord) => void,
+): void {
   for (const p of pending.splice(0)) {
     const module = p.unit.record.name;
     const r = resolveAbsolute(p.stmt.arg ?? '', p.unit, implement, nodes);
@@ -195,7 +222,10 @@ function deviate(target: SchemaNode, d: Statement, unit: SourceUnit, nodes: Node
     if (target.parent) removeNode(target);
     else {
       const m = target.module as unknown as { data: SchemaNode[]; rpcs: SchemaNode[]; notifications: SchemaNode[] };
-      for (const list of [m.data, m.rpcs, m.notifications]) { const i = list.indexOf(target); if (i >= 0) list.splice(i, 1); }
+      for (const list of [m.data, m.rpcs, m.notifications]) {
+        const i = list.indexOf(target);
+        if (i >= 0) list.splice(i, 1);
+      }
     }
     return;
   }
@@ -206,28 +236,46 @@ function deviate(target: SchemaNode, d: Statement, unit: SourceUnit, nodes: Node
     const prop = s.keyword;
     switch (prop) {
       case 'units':
-        if (how === 'add' && has('units')) { err(s, `Invalid deviation adding "units" property which already exists (with value "${t['units']}").`); break; }
-        if (how === 'delete') delete t['units']; else t['units'] = s.arg;
+        if (how === 'add' && has('units')) {
+          err(s, `Invalid deviation adding "units" property which already exists (with value "${t['units']}").`);
+          break;
+        }
+        if (how === 'delete') delete t['units'];
+        else t['units'] = s.arg;
         break;
       case 'default':
-        if (how === 'delete') { if (target.kind === 'leaf-list') t['defaults'] = (t['defaults'] as string[]).filter((v) => v !== s.arg); else delete t['default']; break; }
-        if (how === 'add' && target.kind === 'leaf' && has('default') && !fromTypedef(target)) { err(s, `Invalid deviation adding "default" property which already exists (with value "${t['default']}").`); break; }
+        if (how === 'delete') {
+          if (target.kind === 'leaf-list') t['defaults'] = (t['defaults'] as string[]).filter((v) => v !== s.arg);
+          else delete t['default'];
+          break;
+        }
+        if (how === 'add' && target.kind === 'leaf' && has('default') && !fromTypedef(target)) {
+          err(s, `Invalid deviation adding "default" property which already exists (with value "${t['default']}").`);
+          break;
+        }
         defaults.push(s);
         break;
       case 'config':
         // RFC 7950 §7.21.1: configuration cannot live under state data.
-        if (s.arg !== 'false' && target.parent && !target.parent.config) { err(s, 'Configuration node cannot be child of any state data node.'); break; }
+        if (s.arg !== 'false' && target.parent && !target.parent.config) {
+          err(s, 'Configuration node cannot be child of any state data node.');
+          break;
+        }
         setConfig(target, s.arg !== 'false');
         break;
       case 'mandatory':
         t['mandatory'] = s.arg === 'true';
         break;
-      case 'min-elements': case 'max-elements':
+      case 'min-elements':
+      case 'max-elements':
         Object.assign(t, elements({ ...d, substatements: [s] }, t as never));
         break;
       case 'must':
         if (how === 'delete') t.musts = target.musts.filter((m) => m.xpath.source !== s.arg);
-        else { t.musts = [...target.musts, ...mustsOf({ ...d, substatements: [s] }, unit.root)]; nodes.xpathNodes.push(target); }
+        else {
+          t.musts = [...target.musts, ...mustsOf({ ...d, substatements: [s] }, unit.root)];
+          nodes.xpathNodes.push(target);
+        }
         break;
       case 'unique': {
         const info = nodes.info.get(target);
@@ -243,7 +291,8 @@ function deviate(target: SchemaNode, d: Statement, unit: SourceUnit, nodes: Node
           nodes.defaultNodes.push(target); // the default, if any, must fit the new type
         }
         break;
-      default: break;
+      default:
+        break;
     }
   }
   if (defaults.length > 0) {
@@ -253,7 +302,9 @@ function deviate(target: SchemaNode, d: Statement, unit: SourceUnit, nodes: Node
     else t['default'] = values[0];
     if (target.kind === 'leaf' || target.kind === 'leaf-list') nodes.addDefaults(target, defaults, unit);
   }
-  void opt; void subArg; void (null as unknown as ChoiceSchema);
+  void opt;
+  void subArg;
+  void (null as unknown as ChoiceSchema);
 }
 
 function fromTypedef(leaf: SchemaNode): boolean {

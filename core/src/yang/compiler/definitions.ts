@@ -53,12 +53,16 @@ export class FeatureTable {
     if (known !== undefined) return known;
     const req = this.requested(record);
     if (!this.answered.has(record)) this.answered.set(record, req);
-    const wanted = req === '*' || (req !== undefined && req.has(name));
+    const wanted = req === '*' || req?.has(name) === true;
     this.state.set(def.stmt, 'busy');
     let ok = true;
     for (const i of findSubs(def.stmt, 'if-feature')) ok = this.evaluate(i, def.unit) && ok;
     if (wanted && !ok) {
-      this.compile.sink.error(`Feature "${name}" cannot be enabled because its "if-feature" is not satisfied.`, def.stmt.position, record.name);
+      this.compile.sink.error(
+        `Feature "${name}" cannot be enabled because its "if-feature" is not satisfied.`,
+        def.stmt.position,
+        record.name,
+      );
     }
     const value = wanted && ok;
     this.state.set(def.stmt, value);
@@ -78,13 +82,24 @@ export class FeatureTable {
   evaluate(stmt: Statement, unit: SourceUnit): boolean {
     const text = stmt.arg ?? '';
     let p = this.parsed.get(text);
-    if (!p) { const r = parseFeatureExpr(text); p = 'expr' in r ? r.expr : r; this.parsed.set(text, p); }
-    if ('error' in p) { this.compile.sink.error(p.error, stmt.position, unit.record.name); return false; }
+    if (!p) {
+      const r = parseFeatureExpr(text);
+      p = 'expr' in r ? r.expr : r;
+      this.parsed.set(text, p);
+    }
+    if ('error' in p) {
+      this.compile.sink.error(p.error, stmt.position, unit.record.name);
+      return false;
+    }
     return evalFeatureExpr(p, (ref) => {
       const q = resolveQName(ref, unit);
       const v = q ? this.enabled(q.record, q.name) : undefined;
       if (v === undefined) {
-        this.compile.sink.error(`Invalid value "${text}" of if-feature - unable to find feature "${ref}".`, stmt.position, unit.record.name);
+        this.compile.sink.error(
+          `Invalid value "${text}" of if-feature - unable to find feature "${ref}".`,
+          stmt.position,
+          unit.record.name,
+        );
         return false;
       }
       return v;
@@ -95,9 +110,12 @@ export class FeatureTable {
   publish(record: ModuleRecord): void {
     for (const [name, { stmt }] of this.stmts.get(record) ?? []) {
       const f: WritableFeature = {
-        name, module: record.module as never, enabled: this.enabled(record, name) ?? false,
+        name,
+        module: record.module as never,
+        enabled: this.enabled(record, name) ?? false,
         ifFeatures: findSubs(stmt, 'if-feature').map((s) => s.arg ?? ''),
-        status: status(stmt), ...opt('description', subArg(stmt, 'description')),
+        status: status(stmt),
+        ...opt('description', subArg(stmt, 'description')),
       };
       record.module.features.set(name, f);
     }
@@ -109,10 +127,17 @@ export function createIdentities(record: ModuleRecord, compile: CompileState): v
   for (const unit of record.units) {
     for (const s of findSubs(unit.statement, 'identity')) {
       const name = s.arg ?? '';
-      if (record.module.identities.has(name)) { compile.sink.error(`Duplicate identifier "${name}" of identity statement.`, s.position, record.name); continue; }
+      if (record.module.identities.has(name)) {
+        compile.sink.error(`Duplicate identifier "${name}" of identity statement.`, s.position, record.name);
+        continue;
+      }
       const id: WritableIdentity = {
-        name, module: record.module as never, bases: [], derived: new Set(),
-        ifFeatures: findSubs(s, 'if-feature').map((f) => f.arg ?? ''), status: status(s),
+        name,
+        module: record.module as never,
+        bases: [],
+        derived: new Set(),
+        ifFeatures: findSubs(s, 'if-feature').map((f) => f.arg ?? ''),
+        status: status(s),
         ...opt('description', subArg(s, 'description')),
       };
       record.module.identities.set(name, id);
@@ -140,12 +165,19 @@ export function linkIdentities(records: Iterable<ModuleRecord>, compile: Compile
       const bases: Identity[] = [];
       for (const b of findSubs(stmt, 'base')) {
         const base = lookupIdentity(b.arg ?? '', unit);
-        if (!base) { compile.sink.error(`Unable to find base (${b.arg}) of identity "${id.name}".`, b.position, record.name); continue; }
+        if (!base) {
+          compile.sink.error(`Unable to find base (${b.arg}) of identity "${id.name}".`, b.position, record.name);
+          continue;
+        }
         bases.push(base);
         // RFC 7950 §7.21.2, within one module only.
         const rank = (s: Status): number => (s === 'current' ? 0 : s === 'deprecated' ? 1 : 2);
         if (base.module === id.module && rank(id.status) < rank(base.status)) {
-          compile.sink.error(`A "${id.status}" definition identity "${id.name}" is not allowed to reference "${base.status}" definition identity "${base.name}".`, b.position, record.name);
+          compile.sink.error(
+            `A "${id.status}" definition identity "${id.name}" is not allowed to reference "${base.status}" definition identity "${base.name}".`,
+            b.position,
+            record.name,
+          );
         }
       }
       w.bases = bases;
@@ -181,7 +213,10 @@ export function createExtensions(record: ModuleRecord, types: TypeCompiler, comp
       if (s.prefix === undefined || s.keyword !== 'annotation') continue;
       if (unit.prefixes.get(s.prefix)?.name !== METADATA_MODULE) continue;
       const typeStmt = findSub(s, 'type');
-      if (!typeStmt) { compile.sink.error(`Missing mandatory substatement type of annotation "${s.arg}".`, s.position, record.name); continue; }
+      if (!typeStmt) {
+        compile.sink.error(`Missing mandatory substatement type of annotation "${s.arg}".`, s.position, record.name);
+        continue;
+      }
       const a: Annotation = { name: s.arg ?? '', module: record.module as never, type: types.compile(typeStmt, unit.root) };
       record.module.annotations.set(a.name, a);
     }
@@ -195,10 +230,21 @@ export function extensionInstances(stmt: Statement, scope: Scope, compile: Compi
     if (s.prefix === undefined) continue;
     const record = scope.unit.prefixes.get(s.prefix);
     if (!record) {
-      compile.sink.error(`Invalid prefix "${s.prefix}" of extension instance "${s.prefix}:${s.keyword}".`, s.position, scope.unit.record.name);
+      compile.sink.error(
+        `Invalid prefix "${s.prefix}" of extension instance "${s.prefix}:${s.keyword}".`,
+        s.position,
+        scope.unit.record.name,
+      );
       continue;
     }
-    (out ??= []).push({ module: record.name, name: s.keyword, prefix: s.prefix, arg: s.arg, position: s.position, substatements: s.substatements });
+    (out ??= []).push({
+      module: record.name,
+      name: s.keyword,
+      prefix: s.prefix,
+      arg: s.arg,
+      position: s.position,
+      substatements: s.substatements,
+    });
   }
   return out ?? NO_EXTENSIONS;
 }

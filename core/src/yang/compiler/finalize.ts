@@ -43,7 +43,10 @@ export function finalizeStructure(nodes: NodeCompiler, state: CompileState): voi
           state.sink.error(`The list's key "${raw}" not found.`, info.stmt.position, module);
           continue;
         }
-        if (keys.includes(leaf)) { state.sink.error(`Duplicated key identifier "${raw}".`, info.stmt.position, module); continue; }
+        if (keys.includes(leaf)) {
+          state.sink.error(`Duplicated key identifier "${raw}".`, info.stmt.position, module);
+          continue;
+        }
         (leaf as unknown as NodeBuild)['isKey'] = true;
         keys.push(leaf);
       }
@@ -58,8 +61,12 @@ export function finalizeStructure(nodes: NodeCompiler, state: CompileState): voi
       const entry: Array<{ path: string[]; leaf: LeafSchema }> = [];
       for (const p of u.arg.trim().split(/\s+/)) {
         const leaf = nodes.descendant(list.children, p, u.scope, true, list.module.name);
-        if (!leaf || leaf.kind !== 'leaf') {
-          state.sink.error(`Unique's descendant-schema-nodeid "${p}" refers to ${leaf ? `a ${leaf.kind} node instead of a leaf` : 'a non-existent node'}.`, u.stmt.position, module);
+        if (leaf?.kind !== 'leaf') {
+          state.sink.error(
+            `Unique's descendant-schema-nodeid "${p}" refers to ${leaf ? `a ${leaf.kind} node instead of a leaf` : 'a non-existent node'}.`,
+            u.stmt.position,
+            module,
+          );
           continue;
         }
         entry.push({ path: p.split('/').map((s) => (s.includes(':') ? s.slice(s.indexOf(':') + 1) : s)), leaf: leaf as LeafSchema });
@@ -74,11 +81,15 @@ export function finalizeStructure(nodes: NodeCompiler, state: CompileState): voi
     const name = info.defaultCase.includes(':') ? info.defaultCase.slice(info.defaultCase.indexOf(':') + 1) : info.defaultCase;
     const c = choice.children.find((k) => k.name === name) as CaseSchema | undefined;
     const module = info.scope.unit.record.name;
-    if (!c) { state.sink.error(`Default case "${info.defaultCase}" not found.`, info.stmt.position, module); continue; }
+    if (!c) {
+      state.sink.error(`Default case "${info.defaultCase}" not found.`, info.stmt.position, module);
+      continue;
+    }
     (choice as unknown as NodeBuild)['defaultCase'] = c;
     // RFC 7950 §7.9.3: no mandatory node directly under the default case, and a choice with a
     // default case is not mandatory.
-    if ((choice as unknown as { mandatory: boolean }).mandatory) state.sink.error('Invalid mandatory choice with a default case.', info.stmt.position, module);
+    if ((choice as unknown as { mandatory: boolean }).mandatory)
+      state.sink.error('Invalid mandatory choice with a default case.', info.stmt.position, module);
     const mandatory = firstMandatory(c.children);
     if (mandatory) state.sink.error(`Mandatory node "${mandatory.name}" under the default case "${c.name}".`, mandatory.position, module);
   }
@@ -94,16 +105,21 @@ function firstMandatory(nodes: readonly SchemaNode[], depth = 0): SchemaNode | u
   for (const n of nodes) {
     const m = n as unknown as { mandatory?: boolean; minElements?: number; presence?: string };
     switch (n.kind) {
-      case 'leaf': case 'anydata': case 'anyxml': case 'choice':
+      case 'leaf':
+      case 'anydata':
+      case 'anyxml':
+      case 'choice':
         if (m.mandatory) return n;
         break;
-      case 'list': case 'leaf-list':
+      case 'list':
+      case 'leaf-list':
         if ((m.minElements ?? 0) > 0) return n;
         break;
       case 'container':
         if (m.presence === undefined && firstMandatory(n.children, depth + 1)) return n;
         break;
-      default: break;
+      default:
+        break;
     }
   }
   return undefined;
@@ -133,14 +149,27 @@ export function resolveLeafrefs(nodes: NodeCompiler, ctx: SchemaContext, state: 
   }
 }
 
-function resolveIn(type: YangType, node: SchemaNode, ctx: SchemaContext, state: CompileState, nodes: NodeCompiler, structure: StructureSchema | undefined): void {
+function resolveIn(
+  type: YangType,
+  node: SchemaNode,
+  ctx: SchemaContext,
+  state: CompileState,
+  nodes: NodeCompiler,
+  structure: StructureSchema | undefined,
+): void {
   if (type.leafref) {
     const r = resolveSchemaPath(type.leafref.path, node, ctx);
     if ('error' in r) {
       const info = nodes.info.get(node);
-      const where = structure === undefined ? ''
-        : ` (inside ${structure.statement.prefix}:${structure.statement.keyword} "${structure.name}" of module ${structure.module.name}, where absolute paths start at the structure's own top-level nodes, RFC 8791)`;
-      state.sink.error(`Not found node in path: ${r.error}${where}.`, type.leafref.path.position, info?.scope.unit.record.name ?? node.module.name);
+      const where =
+        structure === undefined
+          ? ''
+          : ` (inside ${structure.statement.prefix}:${structure.statement.keyword} "${structure.name}" of module ${structure.module.name}, where absolute paths start at the structure's own top-level nodes, RFC 8791)`;
+      state.sink.error(
+        `Not found node in path: ${r.error}${where}.`,
+        type.leafref.path.position,
+        info?.scope.unit.record.name ?? node.module.name,
+      );
     } else {
       (type.leafref as { target?: unknown }).target = r.node;
     }

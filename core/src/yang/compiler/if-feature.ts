@@ -31,42 +31,71 @@ export function parseFeatureExpr(text: string): { expr: FeatureExpr } | { error:
   let depth = 0;
   const primary = (): FeatureExpr | undefined => {
     const t = tokens[at];
-    if (t === undefined) { failure ??= 'unexpected end'; return undefined; }
-    if (t === 'not') { at++; const arg = primary(); return arg && { op: 'not', arg }; }
+    if (t === undefined) {
+      failure ??= 'unexpected end';
+      return undefined;
+    }
+    if (t === 'not') {
+      at++;
+      const arg = primary();
+      return arg && { op: 'not', arg };
+    }
     if (t === '(') {
-      if (++depth > 200) { failure ??= 'too deeply nested'; return undefined; }
+      if (++depth > 200) {
+        failure ??= 'too deeply nested';
+        return undefined;
+      }
       at++;
       const inner = orExpr();
       depth--;
-      if (tokens[at] !== ')') { failure ??= 'missing ")"'; return undefined; }
+      if (tokens[at] !== ')') {
+        failure ??= 'missing ")"';
+        return undefined;
+      }
       at++;
       return inner;
     }
-    if (t === ')' || t === 'and' || t === 'or') { failure ??= `unexpected "${t}"`; return undefined; }
+    if (t === ')' || t === 'and' || t === 'or') {
+      failure ??= `unexpected "${t}"`;
+      return undefined;
+    }
     at++;
     return { op: 'ref', name: t };
   };
   const andExpr = (): FeatureExpr | undefined => {
     let left = primary();
-    while (left && tokens[at] === 'and') { at++; const right = primary(); left = right && { op: 'and', left, right }; }
+    while (left && tokens[at] === 'and') {
+      at++;
+      const right = primary();
+      left = right && { op: 'and', left, right };
+    }
     return left;
   };
   const orExpr = (): FeatureExpr | undefined => {
     let left = andExpr();
-    while (left && tokens[at] === 'or') { at++; const right = andExpr(); left = right && { op: 'or', left, right }; }
+    while (left && tokens[at] === 'or') {
+      at++;
+      const right = andExpr();
+      left = right && { op: 'or', left, right };
+    }
     return left;
   };
   const expr = orExpr();
-  if (!expr || failure || at !== tokens.length) return { error: `Invalid value "${text}" of if-feature - ${failure ?? 'unexpected token'}.` };
+  if (!expr || failure || at !== tokens.length)
+    return { error: `Invalid value "${text}" of if-feature - ${failure ?? 'unexpected token'}.` };
   return { expr };
 }
 
 /** Evaluates an expression given whether each referenced feature is enabled. */
 export function evalFeatureExpr(expr: FeatureExpr, enabled: (name: string) => boolean): boolean {
   switch (expr.op) {
-    case 'ref': return enabled(expr.name);
-    case 'not': return !evalFeatureExpr(expr.arg, enabled);
-    case 'and': return evalFeatureExpr(expr.left, enabled) && evalFeatureExpr(expr.right, enabled);
-    case 'or': return evalFeatureExpr(expr.left, enabled) || evalFeatureExpr(expr.right, enabled);
+    case 'ref':
+      return enabled(expr.name);
+    case 'not':
+      return !evalFeatureExpr(expr.arg, enabled);
+    case 'and':
+      return evalFeatureExpr(expr.left, enabled) && evalFeatureExpr(expr.right, enabled);
+    case 'or':
+      return evalFeatureExpr(expr.left, enabled) || evalFeatureExpr(expr.right, enabled);
   }
 }

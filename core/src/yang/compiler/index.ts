@@ -119,7 +119,9 @@ function cacheKey(state: CompileState, request: CompileRequest): string {
     for (const u of r.units) parts.push(`${u.file}#${textHash(u.statement)}`);
   }
   parts.sort();
-  const features = request.features ? [...request.features].map(([m, f]) => `${m}:${f === '*' ? '*' : [...f].sort().join(',')}`).sort() : ['<default>'];
+  const features = request.features
+    ? [...request.features].map(([m, f]) => `${m}:${f === '*' ? '*' : [...f].sort().join(',')}`).sort()
+    : ['<default>'];
   const errors = state.sink.list.map((d) => `${d.position.file}:${d.message}`);
   return JSON.stringify([request.modules, request.importOnly ?? [], parts, features, request.implementImports === true, errors]);
 }
@@ -128,7 +130,9 @@ const statementHashes = new WeakMap<Statement, string>();
 function textHash(stmt: Statement): string {
   let h = statementHashes.get(stmt);
   if (!h) {
-    h = createHash('sha1').update(JSON.stringify(stmt, (k, v) => (k === 'position' ? undefined : v))).digest('hex');
+    h = createHash('sha1')
+      .update(JSON.stringify(stmt, (k, v) => (k === 'position' ? undefined : v)))
+      .digest('hex');
     statementHashes.set(stmt, h);
   }
   return h;
@@ -139,8 +143,15 @@ function recordKey(r: ModuleRecord): string {
   return `${r.name}@${r.revision ?? ''}`;
 }
 
-function compileLoaded(state: CompileState, requested: ModuleRecord[], request: CompileRequest, seed: Implementation): {
-  context: SchemaContext; implemented: Implementation; converged: boolean;
+function compileLoaded(
+  state: CompileState,
+  requested: ModuleRecord[],
+  request: CompileRequest,
+  seed: Implementation,
+): {
+  context: SchemaContext;
+  implemented: Implementation;
+  converged: boolean;
 } {
   const records = [...state.records.values()];
   const loadIndex = new Map(records.map((r, i) => [r, i]));
@@ -184,8 +195,15 @@ function compileLoaded(state: CompileState, requested: ModuleRecord[], request: 
     record.module.implemented = true;
     for (const unit of record.units) {
       const ctx: PlaceContext = {
-        scope: unit.root, record, parent: undefined, config: true, inOperation: false, status: 'current',
-        ifFeatures: [], when: [], groupings: [],
+        scope: unit.root,
+        record,
+        parent: undefined,
+        config: true,
+        inOperation: false,
+        status: 'current',
+        ifFeatures: [],
+        when: [],
+        groupings: [],
       };
       for (const n of nodes.children(unit.statement.substatements, ctx)) {
         nodes.topUnit.set(n, unit);
@@ -244,7 +262,10 @@ function implementedClosure(requested: readonly ModuleRecord[]): Set<ModuleRecor
     out.add(r);
     for (const unit of r.units) {
       for (const s of unit.statement.substatements) {
-        const targets = s.prefix === undefined ? s.keyword === 'augment' || s.keyword === 'deviation' : structureExtension(s, unit) === 'augment-structure';
+        const targets =
+          s.prefix === undefined
+            ? s.keyword === 'augment' || s.keyword === 'deviation'
+            : structureExtension(s, unit) === 'augment-structure';
         if (!targets) continue;
         for (const m of (s.arg ?? '').matchAll(PREFIX_IN_PATH)) {
           const target = unit.prefixes.get(m[1]!);
@@ -264,7 +285,8 @@ function buildContext(records: ModuleRecord[], state: CompileState): SchemaConte
   for (const r of records) {
     const prev = modules.get(r.name);
     // One entry per name: the implemented revision, else the newest.
-    if (!prev || (!prev.implemented && (r.implemented || (r.revision ?? '') > (prev.revision ?? '')))) modules.set(r.name, r.module as unknown as CompiledModule);
+    if (!prev || (!prev.implemented && (r.implemented || (r.revision ?? '') > (prev.revision ?? ''))))
+      modules.set(r.name, r.module as unknown as CompiledModule);
   }
   for (const m of modules.values()) byNamespace.set(m.namespace, m);
   const implemented = records.filter((r) => r.implemented).map((r) => r.module);

@@ -12,7 +12,25 @@ import type { DiagnosticSink } from './diagnostics';
 export type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** A compiled module while it is being built (maps and arrays stay mutable inside the compiler). */
-export interface ModuleBuild extends Writable<Omit<CompiledModule, 'data' | 'rpcs' | 'notifications' | 'augments' | 'deviations' | 'features' | 'identities' | 'typedefs' | 'extensions' | 'annotations' | 'prefixes' | 'structures' | 'structureAugments'>> {
+export interface ModuleBuild
+  extends Writable<
+    Omit<
+      CompiledModule,
+      | 'data'
+      | 'rpcs'
+      | 'notifications'
+      | 'augments'
+      | 'deviations'
+      | 'features'
+      | 'identities'
+      | 'typedefs'
+      | 'extensions'
+      | 'annotations'
+      | 'prefixes'
+      | 'structures'
+      | 'structureAugments'
+    >
+  > {
   data: SchemaNode[];
   structures: CompiledModule['structures'][number][];
   structureAugments: CompiledModule['structureAugments'][number][];
@@ -70,7 +88,11 @@ export class Scope {
   private readonly typedefs: Map<string, Definition> | undefined;
   private readonly groupings: Map<string, Definition> | undefined;
 
-  constructor(readonly unit: SourceUnit, readonly parent: Scope | undefined, owner: Statement | undefined) {
+  constructor(
+    readonly unit: SourceUnit,
+    readonly parent: Scope | undefined,
+    owner: Statement | undefined,
+  ) {
     if (owner && parent) {
       for (const t of findSubs(owner, 'typedef')) (this.typedefs ??= new Map()).set(t.arg ?? '', { stmt: t, scope: this });
       for (const g of findSubs(owner, 'grouping')) (this.groupings ??= new Map()).set(g.arg ?? '', { stmt: g, scope: this });

@@ -14,7 +14,10 @@ import { opt } from './types';
 
 /** Loads modules and their dependencies into `state.records`. */
 export class ModuleLoader {
-  constructor(private readonly repo: ModuleRepository, private readonly state: CompileState) {}
+  constructor(
+    private readonly repo: ModuleRepository,
+    private readonly state: CompileState,
+  ) {}
 
   /**
    * Loads a module named in the request: a file path (anything ending in `.yang` or holding a path
@@ -36,11 +39,16 @@ export class ModuleLoader {
     }
     if (!source.statement) {
       for (const d of source.diagnostics) this.state.sink.add(d.module ? d : { ...d, module: source.name });
-      if (source.diagnostics.length === 0) this.state.sink.error('The file could not be parsed.', { file: source.file, line: 0, column: 0 }, source.name);
+      if (source.diagnostics.length === 0)
+        this.state.sink.error('The file could not be parsed.', { file: source.file, line: 0, column: 0 }, source.name);
       return undefined;
     }
     if (source.kind === 'submodule') {
-      this.state.sink.error('Input data contains submodule which cannot be parsed directly without its main module.', source.statement.position, source.name);
+      this.state.sink.error(
+        'Input data contains submodule which cannot be parsed directly without its main module.',
+        source.statement.position,
+        source.name,
+      );
       return undefined;
     }
     return this.record(source);
@@ -55,21 +63,42 @@ export class ModuleLoader {
     const existing = this.state.records.get(key);
     if (existing) return existing;
     const module: ModuleBuild = {
-      name, revision,
+      name,
+      revision,
       namespace: subArg(stmt, 'namespace') ?? '',
       prefix: subArg(stmt, 'prefix') ?? '',
       yangVersion: subArg(stmt, 'yang-version') === '1.1' ? '1.1' : '1',
       ...opt('organization', subArg(stmt, 'organization')),
       ...opt('contact', subArg(stmt, 'contact')),
       ...opt('description', subArg(stmt, 'description')),
-      file: source.file, statement: stmt, submodules: [], implemented: false,
-      prefixes: new Map(), imports: [], features: new Map(), identities: new Map(), typedefs: new Map(),
-      extensions: new Map(), annotations: new Map(), data: [], rpcs: [], notifications: [], augments: [], deviations: [],
-      structures: [], structureAugments: [],
+      file: source.file,
+      statement: stmt,
+      submodules: [],
+      implemented: false,
+      prefixes: new Map(),
+      imports: [],
+      features: new Map(),
+      identities: new Map(),
+      typedefs: new Map(),
+      extensions: new Map(),
+      annotations: new Map(),
+      data: [],
+      rpcs: [],
+      notifications: [],
+      augments: [],
+      deviations: [],
+      structures: [],
+      structureAugments: [],
     };
     const record: ModuleRecord = {
-      name, revision, module, units: [], implemented: false,
-      topTypedefs: new Map(), topGroupings: new Map(), dataCompiled: false,
+      name,
+      revision,
+      module,
+      units: [],
+      implemented: false,
+      topTypedefs: new Map(),
+      topGroupings: new Map(),
+      dataCompiled: false,
     };
     this.state.records.set(key, record);
     const main = this.unit(record, stmt, source.file, module.prefix);
@@ -109,8 +138,12 @@ export class ModuleLoader {
         continue;
       }
       const source = this.repo.find(name, revision);
-      if (!source || source.kind !== 'module') {
-        this.state.sink.error(`Importing "${name}" module into "${where}" failed: data model "${name}"${revision ? `@${revision}` : ''} not found in local searchdirs.`, imp.position, where);
+      if (source?.kind !== 'module') {
+        this.state.sink.error(
+          `Importing "${name}" module into "${where}" failed: data model "${name}"${revision ? `@${revision}` : ''} not found in local searchdirs.`,
+          imp.position,
+          where,
+        );
         continue;
       }
       const record = this.record(source);
@@ -128,20 +161,31 @@ export class ModuleLoader {
       seen.add(name);
       const revision = subArg(inc, 'revision-date');
       const source = this.repo.find(name, revision);
-      if (!source || source.kind !== 'submodule' || !source.statement) {
-        this.state.sink.error(`Including "${name}" submodule into "${record.name}" failed: not found in local searchdirs.`, inc.position, record.name);
+      if (source?.kind !== 'submodule' || !source.statement) {
+        this.state.sink.error(
+          `Including "${name}" submodule into "${record.name}" failed: not found in local searchdirs.`,
+          inc.position,
+          record.name,
+        );
         continue;
       }
       const sub = source.statement;
       const belongs = findSub(sub, 'belongs-to');
       if (belongs?.arg !== record.name) {
-        this.state.sink.error(`Included "${name}" submodule from "${record.name}" belongs-to a different module "${belongs?.arg}".`, inc.position, record.name);
+        this.state.sink.error(
+          `Included "${name}" submodule from "${record.name}" belongs-to a different module "${belongs?.arg}".`,
+          inc.position,
+          record.name,
+        );
         continue;
       }
       const unit = this.unit(record, sub, source.file, subArg(belongs, 'prefix') ?? record.module.prefix);
       this.imports(unit, sub);
       (record.module.submodules as Array<ModuleBuild['submodules'][number]>).push({
-        name, ...opt('revision', newestRevision(sub)), file: source.file, statement: sub,
+        name,
+        ...opt('revision', newestRevision(sub)),
+        file: source.file,
+        statement: sub,
       });
       this.includes(record, sub, source.file, seen);
     }

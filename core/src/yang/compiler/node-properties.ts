@@ -23,7 +23,10 @@ export function connectAugmented(parent: SchemaNode, node: SchemaNode): void {
   const children = parent.children as SchemaNode[];
   const moduleName = node.module.name;
   const last = children[children.length - 1];
-  if (!last || last.module.name === moduleName) { children.push(node); return; }
+  if (!last || last.module.name === moduleName) {
+    children.push(node);
+    return;
+  }
   if (parent.module.name === moduleName) {
     const at = children.findIndex((c) => c.module.name !== moduleName);
     children.splice(at < 0 ? children.length : at, 0, node);
@@ -31,7 +34,10 @@ export function connectAugmented(parent: SchemaNode, node: SchemaNode): void {
   }
   for (let i = children.length - 1; i >= 0; i--) {
     const other = children[i]!.module.name;
-    if (other === moduleName || other < moduleName || other === parent.module.name) { children.splice(i + 1, 0, node); return; }
+    if (other === moduleName || other < moduleName || other === parent.module.name) {
+      children.splice(i + 1, 0, node);
+      return;
+    }
   }
   children.unshift(node);
 }
@@ -58,7 +64,10 @@ export function setConfig(node: SchemaNode, value: boolean): void {
 /** Removes a node from its parent's children, or from `topList` when it has not been placed yet. */
 export function removeNode(node: SchemaNode, topList?: SchemaNode[]): void {
   const i = topList ? topList.indexOf(node) : -1;
-  if (topList && i >= 0) { topList.splice(i, 1); return; }
+  if (topList && i >= 0) {
+    topList.splice(i, 1);
+    return;
+  }
   if (node.parent) {
     const siblings = node.parent.children as SchemaNode[];
     const j = siblings.indexOf(node);
@@ -85,13 +94,17 @@ export function mustsOf(stmt: Statement, scope: Scope): MustConstraint[] {
   if (musts.length === 0) return [];
   return musts.map((m) => ({
     xpath: { source: m.arg ?? '', contextModule: scope.unit.record.module as never, position: m.position },
-    ...opt('errorMessage', subArg(m, 'error-message')), ...opt('errorAppTag', subArg(m, 'error-app-tag')),
+    ...opt('errorMessage', subArg(m, 'error-message')),
+    ...opt('errorAppTag', subArg(m, 'error-app-tag')),
     ...opt('description', subArg(m, 'description')),
   }));
 }
 
 /** min-elements / max-elements of a list or leaf-list (keeping `base` values not restated). */
-export function elements(stmt: Statement, base?: { minElements: number; maxElements: number }): { minElements: number; maxElements: number } {
+export function elements(
+  stmt: Statement,
+  base?: { minElements: number; maxElements: number },
+): { minElements: number; maxElements: number } {
   const min = subArg(stmt, 'min-elements');
   const max = subArg(stmt, 'max-elements');
   return {
@@ -99,4 +112,3 @@ export function elements(stmt: Statement, base?: { minElements: number; maxEleme
     maxElements: max !== undefined ? (max === 'unbounded' ? Infinity : Number(max) || Infinity) : (base?.maxElements ?? Infinity),
   };
 }
-

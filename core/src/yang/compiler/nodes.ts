@@ -10,7 +10,14 @@
 import type { SourcePosition, Statement } from '../statement';
 import { findSub, findSubs } from '../statement';
 import type {
-  CaseSchema, OperationIOSchema, OperationSchema, SchemaNode, SchemaXPath, Status, LeafSchema, StructureSchema,
+  CaseSchema,
+  OperationIOSchema,
+  OperationSchema,
+  SchemaNode,
+  SchemaXPath,
+  Status,
+  LeafSchema,
+  StructureSchema,
 } from '../schema';
 import type { CompileState, ModuleRecord, Scope, SourceUnit } from './model';
 import { innerScope, resolveQName, splitQName, subArg } from './model';
@@ -18,7 +25,17 @@ import type { FeatureTable } from './definitions';
 import { extensionInstances, status as statusOf } from './definitions';
 import type { TypeCompiler } from './types';
 import { instantiateLeafrefs, opt } from './types';
-import { connectAugmented, elements, ifFeatureArgs, inOperation, mustsOf, removeNode, setConfig, statusRank, whenOf } from './node-properties';
+import {
+  connectAugmented,
+  elements,
+  ifFeatureArgs,
+  inOperation,
+  mustsOf,
+  removeNode,
+  setConfig,
+  statusRank,
+  whenOf,
+} from './node-properties';
 
 /** Where a statement is being placed: the context every node inherits from. */
 export interface PlaceContext {
@@ -58,7 +75,22 @@ export interface DefaultOrigin {
 /** Node objects while they are built: every field writable. */
 export type NodeBuild = { -readonly [K in keyof SchemaNode]: SchemaNode[K] } & { children: SchemaNode[]; [k: string]: unknown };
 
-const DATA_KEYWORDS = new Set(['container', 'leaf', 'leaf-list', 'list', 'choice', 'anydata', 'anyxml', 'uses', 'case', 'action', 'notification', 'rpc', 'input', 'output']);
+const DATA_KEYWORDS = new Set([
+  'container',
+  'leaf',
+  'leaf-list',
+  'list',
+  'choice',
+  'anydata',
+  'anyxml',
+  'uses',
+  'case',
+  'action',
+  'notification',
+  'rpc',
+  'input',
+  'output',
+]);
 
 /** Compiles data definition statements into schema nodes. */
 export class NodeCompiler {
@@ -83,14 +115,21 @@ export class NodeCompiler {
   /** Names of nodes left out because their if-features are false, per parent (or module at the top). */
   private readonly disabled = new WeakMap<object, Set<string>>();
 
-  constructor(private readonly state: CompileState, readonly types: TypeCompiler, private readonly features: FeatureTable) {}
+  constructor(
+    private readonly state: CompileState,
+    readonly types: TypeCompiler,
+    private readonly features: FeatureTable,
+  ) {}
 
   /** Compiles the data definition substatements of `stmt` (flattening uses) in `ctx`. */
   children(stmts: readonly Statement[], ctx: PlaceContext): SchemaNode[] {
     const out: SchemaNode[] = [];
     for (const s of stmts) {
       if (s.prefix !== undefined || !DATA_KEYWORDS.has(s.keyword)) continue;
-      if (s.keyword === 'uses') { for (const n of this.uses(s, ctx)) out.push(n); continue; }
+      if (s.keyword === 'uses') {
+        for (const n of this.uses(s, ctx)) out.push(n);
+        continue;
+      }
       if (s.keyword === 'input' || s.keyword === 'output') continue; // built by the operation
       const n = this.node(s, ctx);
       if (n) out.push(n);
@@ -114,26 +153,45 @@ export class NodeCompiler {
     if (inOperation) config = false;
     const ownStatus = subArg(stmt, 'status') as Status | undefined;
     const node: NodeBuild = {
-      kind: kind as SchemaNode['kind'], name: stmt.arg ?? '', module: ctx.record.module as never, parent: ctx.parent,
-      children: [], config, status: ownStatus ?? ctx.status,
-      ...opt('description', subArg(stmt, 'description')), ...opt('reference', subArg(stmt, 'reference')),
+      kind: kind as SchemaNode['kind'],
+      name: stmt.arg ?? '',
+      module: ctx.record.module as never,
+      parent: ctx.parent,
+      children: [],
+      config,
+      status: ownStatus ?? ctx.status,
+      ...opt('description', subArg(stmt, 'description')),
+      ...opt('reference', subArg(stmt, 'reference')),
       ifFeatures: ifFeatureArgs(stmt, ctx.ifFeatures),
-      when: whenOf(stmt, ctx.scope, ctx.when), musts: mustsOf(stmt, ctx.scope),
-      extensions: extensionInstances(stmt, ctx.scope, this.state), position: stmt.position,
+      when: whenOf(stmt, ctx.scope, ctx.when),
+      musts: mustsOf(stmt, ctx.scope),
+      extensions: extensionInstances(stmt, ctx.scope, this.state),
+      position: stmt.position,
     } as NodeBuild;
     this.info.set(node as SchemaNode, { stmt, scope: ctx.scope });
     if (node.when.length > 0 || node.musts.length > 0) this.xpathNodes.push(node as SchemaNode);
     const inner: PlaceContext = {
-      scope: innerScope(stmt, ctx.scope), record: ctx.record, parent: node as SchemaNode, config, inOperation,
-      status: node.status, ifFeatures: [], when: [], groupings: ctx.groupings,
+      scope: innerScope(stmt, ctx.scope),
+      record: ctx.record,
+      parent: node as SchemaNode,
+      config,
+      inOperation,
+      status: node.status,
+      ifFeatures: [],
+      when: [],
+      groupings: ctx.groupings,
     };
     switch (kind) {
       case 'container':
         if (findSub(stmt, 'presence')) node['presence'] = subArg(stmt, 'presence') ?? '';
         node.children = this.children(stmt.substatements, inner);
         break;
-      case 'leaf': this.leaf(node, stmt, ctx); break;
-      case 'leaf-list': this.leafList(node, stmt, ctx); break;
+      case 'leaf':
+        this.leaf(node, stmt, ctx);
+        break;
+      case 'leaf-list':
+        this.leafList(node, stmt, ctx);
+        break;
       case 'list':
         Object.assign(node, elements(stmt), { keys: [], unique: [], orderedBy: subArg(stmt, 'ordered-by') === 'user' ? 'user' : 'system' });
         this.info.get(node as SchemaNode)!.keyArg = subArg(stmt, 'key');
@@ -151,12 +209,19 @@ export class NodeCompiler {
         node['shorthand'] = false;
         node.children = this.children(stmt.substatements, inner);
         break;
-      case 'anydata': case 'anyxml':
+      case 'anydata':
+      case 'anyxml':
         node['mandatory'] = subArg(stmt, 'mandatory') === 'true';
         break;
-      case 'rpc': case 'action': this.operation(node, stmt, inner); break;
-      case 'notification': node.children = this.children(stmt.substatements, inner); break;
-      default: return undefined;
+      case 'rpc':
+      case 'action':
+        this.operation(node, stmt, inner);
+        break;
+      case 'notification':
+        node.children = this.children(stmt.substatements, inner);
+        break;
+      default:
+        return undefined;
     }
     return node as SchemaNode;
   }
@@ -166,27 +231,45 @@ export class NodeCompiler {
     if (!this.ifFeaturesHold(stmt, ctx.scope)) return [];
     const qname = stmt.arg ?? '';
     const def = this.findGrouping(qname, ctx.scope);
-    if (!def) { this.error(`Grouping "${qname}" referenced by a uses statement not found.`, stmt, ctx); return []; }
-    if (ctx.groupings.includes(def.stmt)) { this.error(`Grouping "${qname}" references itself through a uses statement.`, stmt, ctx); return []; }
+    if (!def) {
+      this.error(`Grouping "${qname}" referenced by a uses statement not found.`, stmt, ctx);
+      return [];
+    }
+    if (ctx.groupings.includes(def.stmt)) {
+      this.error(`Grouping "${qname}" references itself through a uses statement.`, stmt, ctx);
+      return [];
+    }
     const ownStatus = subArg(stmt, 'status') as Status | undefined;
-    if (def.scope.unit.record === ctx.scope.unit.record) this.checkStatus(ownStatus ?? ctx.status, `uses "${qname}"`, statusOf(def.stmt), `grouping "${def.stmt.arg}"`, stmt, ctx);
+    if (def.scope.unit.record === ctx.scope.unit.record)
+      this.checkStatus(ownStatus ?? ctx.status, `uses "${qname}"`, statusOf(def.stmt), `grouping "${def.stmt.arg}"`, stmt, ctx);
     const gctx: PlaceContext = {
-      scope: innerScope(def.stmt, def.scope), record: ctx.record, parent: ctx.parent, config: ctx.config,
-      inOperation: ctx.inOperation, status: ownStatus ?? ctx.status,
-      ifFeatures: ifFeatureArgs(stmt, ctx.ifFeatures), when: whenOf(stmt, ctx.scope, ctx.when),
+      scope: innerScope(def.stmt, def.scope),
+      record: ctx.record,
+      parent: ctx.parent,
+      config: ctx.config,
+      inOperation: ctx.inOperation,
+      status: ownStatus ?? ctx.status,
+      ifFeatures: ifFeatureArgs(stmt, ctx.ifFeatures),
+      when: whenOf(stmt, ctx.scope, ctx.when),
       groupings: [...ctx.groupings, def.stmt],
     };
     const nodes = this.children(def.stmt.substatements, gctx);
     for (const r of findSubs(stmt, 'refine')) {
       const target = this.descendant(nodes, r.arg ?? '', ctx.scope, true, ctx.record.name);
       if (!target && this.targetDisabled(ctx.parent ?? ctx.record, nodes, r.arg ?? '', ctx.scope, ctx.record.name)) continue;
-      if (!target) { this.error(`Refine(s) target node "${r.arg}" in grouping "${qname}" was not found.`, r, ctx); continue; }
+      if (!target) {
+        this.error(`Refine(s) target node "${r.arg}" in grouping "${qname}" was not found.`, r, ctx);
+        continue;
+      }
       this.refine(target, r, ctx, nodes);
     }
     for (const a of findSubs(stmt, 'augment')) {
       const target = this.descendant(nodes, a.arg ?? '', ctx.scope, false, ctx.record.name);
       if (!target && this.targetDisabled(ctx.parent ?? ctx.record, nodes, a.arg ?? '', ctx.scope, ctx.record.name)) continue;
-      if (!target) { this.error(`Augment target node "${a.arg}" in grouping "${qname}" was not found.`, a, ctx); continue; }
+      if (!target) {
+        this.error(`Augment target node "${a.arg}" in grouping "${qname}" was not found.`, a, ctx);
+        continue;
+      }
       this.augmentInto(target, a, ctx.scope, ctx.record, ctx.inOperation);
     }
     return nodes;
@@ -206,9 +289,15 @@ export class NodeCompiler {
     }
     const ctx: PlaceContext = {
       // config statements are ignored in operations and in structures (RFC 8791), as in their own nodes.
-      scope: innerScope(aug, scope), record, parent: target, config: target.config, inOperation: ignoreConfig || inOperation(target) || this.inStructure(target),
+      scope: innerScope(aug, scope),
+      record,
+      parent: target,
+      config: target.config,
+      inOperation: ignoreConfig || inOperation(target) || this.inStructure(target),
       status: (subArg(aug, 'status') as Status | undefined) ?? target.status,
-      ifFeatures: ifFeatureArgs(aug, []), when: whenOf(aug, scope), groupings: [],
+      ifFeatures: ifFeatureArgs(aug, []),
+      when: whenOf(aug, scope),
+      groupings: [],
     };
     const added = this.children(aug.substatements, ctx);
     let into: SchemaNode = target;
@@ -227,12 +316,14 @@ export class NodeCompiler {
   private leaf(node: NodeBuild, stmt: Statement, ctx: PlaceContext): void {
     const typeStmt = findSub(stmt, 'type');
     if (!typeStmt) this.error(`Missing mandatory substatement type of leaf "${stmt.arg}".`, stmt, ctx);
-    const type = typeStmt ? instantiateLeafrefs(this.types.compile(typeStmt, ctx.scope)) : { builtin: 'string' as const, name: 'string', patterns: [] };
+    const type = typeStmt
+      ? instantiateLeafrefs(this.types.compile(typeStmt, ctx.scope))
+      : { builtin: 'string' as const, name: 'string', patterns: [] };
     this.checkTypeStatus(node, type, typeStmt, ctx);
     const own = findSub(stmt, 'default');
     const mandatory = subArg(stmt, 'mandatory') === 'true';
     // A mandatory leaf takes no default from its typedef (it always has a value).
-    const def = own ? own.arg ?? '' : mandatory ? undefined : type.typedef?.default;
+    const def = own ? (own.arg ?? '') : mandatory ? undefined : type.typedef?.default;
     const units = subArg(stmt, 'units') ?? type.typedef?.units;
     Object.assign(node, { type, mandatory, isKey: false, ...opt('default', def), ...opt('units', units) });
     if (type.leafref || type.union) this.leafrefNodes.push(node as SchemaNode);
@@ -243,13 +334,21 @@ export class NodeCompiler {
   private leafList(node: NodeBuild, stmt: Statement, ctx: PlaceContext): void {
     const typeStmt = findSub(stmt, 'type');
     if (!typeStmt) this.error(`Missing mandatory substatement type of leaf-list "${stmt.arg}".`, stmt, ctx);
-    const type = typeStmt ? instantiateLeafrefs(this.types.compile(typeStmt, ctx.scope)) : { builtin: 'string' as const, name: 'string', patterns: [] };
+    const type = typeStmt
+      ? instantiateLeafrefs(this.types.compile(typeStmt, ctx.scope))
+      : { builtin: 'string' as const, name: 'string', patterns: [] };
     this.checkTypeStatus(node, type, typeStmt, ctx);
     const ownStmts = findSubs(stmt, 'default');
     const own = ownStmts.map((d) => d.arg ?? '');
     const defaults = own.length > 0 ? own : type.typedef?.default !== undefined ? [type.typedef.default] : [];
     const units = subArg(stmt, 'units') ?? type.typedef?.units;
-    Object.assign(node, { type, defaults, ...elements(stmt), orderedBy: subArg(stmt, 'ordered-by') === 'user' ? 'user' : 'system', ...opt('units', units) });
+    Object.assign(node, {
+      type,
+      defaults,
+      ...elements(stmt),
+      orderedBy: subArg(stmt, 'ordered-by') === 'user' ? 'user' : 'system',
+      ...opt('units', units),
+    });
     if (type.leafref || type.union) this.leafrefNodes.push(node as SchemaNode);
     if (ownStmts.length > 0) this.addDefaults(node as SchemaNode, ownStmts, ctx.scope.unit);
     else if (defaults.length > 0) this.defaultNodes.push(node as SchemaNode);
@@ -259,9 +358,19 @@ export class NodeCompiler {
     const io = (kind: 'input' | 'output'): OperationIOSchema => {
       const s = findSub(stmt, kind);
       const ioNode: NodeBuild = {
-        kind, name: kind, module: inner.record.module as never, parent: node as SchemaNode, children: [], config: false,
-        status: node.status, ifFeatures: [], when: [], musts: s ? mustsOf(s, inner.scope) : [],
-        extensions: s ? extensionInstances(s, inner.scope, this.state) : [], position: (s ?? stmt).position, declared: s !== undefined,
+        kind,
+        name: kind,
+        module: inner.record.module as never,
+        parent: node as SchemaNode,
+        children: [],
+        config: false,
+        status: node.status,
+        ifFeatures: [],
+        when: [],
+        musts: s ? mustsOf(s, inner.scope) : [],
+        extensions: s ? extensionInstances(s, inner.scope, this.state) : [],
+        position: (s ?? stmt).position,
+        declared: s !== undefined,
       } as NodeBuild;
       if (s) {
         this.info.set(ioNode as SchemaNode, { stmt: s, scope: inner.scope });
@@ -280,8 +389,19 @@ export class NodeCompiler {
   /** A shorthand case (RFC 7950 §7.9.2) wrapping a data node placed directly under a choice. */
   private shorthandCase(n: SchemaNode, ctx: PlaceContext): SchemaNode {
     const c: NodeBuild = {
-      kind: 'case', name: n.name, module: n.module, parent: ctx.parent, children: [n], config: n.config, status: n.status,
-      ifFeatures: [], when: [], musts: [], extensions: [], position: n.position, shorthand: true,
+      kind: 'case',
+      name: n.name,
+      module: n.module,
+      parent: ctx.parent,
+      children: [n],
+      config: n.config,
+      status: n.status,
+      ifFeatures: [],
+      when: [],
+      musts: [],
+      extensions: [],
+      position: n.position,
+      shorthand: true,
     } as NodeBuild;
     (n as NodeBuild).parent = c as SchemaNode;
     return c as unknown as CaseSchema;
@@ -292,10 +412,17 @@ export class NodeCompiler {
     const t = target as NodeBuild;
     const defaults: Statement[] = [];
     for (const s of r.substatements) {
-      if (s.prefix !== undefined) { t.extensions = [...t.extensions, ...extensionInstances({ ...r, substatements: [s] }, ctx.scope, this.state)]; continue; }
+      if (s.prefix !== undefined) {
+        t.extensions = [...t.extensions, ...extensionInstances({ ...r, substatements: [s] }, ctx.scope, this.state)];
+        continue;
+      }
       switch (s.keyword) {
-        case 'description': t.description = s.arg; break;
-        case 'reference': t.reference = s.arg; break;
+        case 'description':
+          t.description = s.arg;
+          break;
+        case 'reference':
+          t.reference = s.arg;
+          break;
         case 'config': {
           const v = s.arg !== 'false';
           const parentConfig = target.parent ? target.parent.config : true;
@@ -303,22 +430,32 @@ export class NodeCompiler {
           else if (!ctx.inOperation) setConfig(target, v);
           break;
         }
-        case 'mandatory': t['mandatory'] = s.arg === 'true'; break;
-        case 'presence': if (target.kind === 'container') t['presence'] = s.arg ?? ''; else this.badRefine(s, target, ctx); break;
+        case 'mandatory':
+          t['mandatory'] = s.arg === 'true';
+          break;
+        case 'presence':
+          if (target.kind === 'container') t['presence'] = s.arg ?? '';
+          else this.badRefine(s, target, ctx);
+          break;
         case 'must':
           t.musts = [...target.musts, ...mustsOf({ ...r, substatements: [s] }, ctx.scope)];
           this.xpathNodes.push(target);
           break;
-        case 'default': defaults.push(s); break;
-        case 'min-elements': case 'max-elements':
-          if (target.kind === 'list' || target.kind === 'leaf-list') Object.assign(t, elements({ ...r, substatements: [s] }, target as never));
+        case 'default':
+          defaults.push(s);
+          break;
+        case 'min-elements':
+        case 'max-elements':
+          if (target.kind === 'list' || target.kind === 'leaf-list')
+            Object.assign(t, elements({ ...r, substatements: [s] }, target as never));
           else this.badRefine(s, target, ctx);
           break;
         case 'if-feature':
           t.ifFeatures = [...target.ifFeatures, s.arg ?? ''];
           if (!this.features.evaluate(s, ctx.scope.unit)) removeNode(target, usesNodes);
           break;
-        default: break;
+        default:
+          break;
       }
     }
     if (defaults.length > 0) {
@@ -332,7 +469,12 @@ export class NodeCompiler {
   }
 
   /** RFC 7950 §7.21.2 for a leaf's typedef: only references within one module are restricted. */
-  private checkTypeStatus(node: NodeBuild, type: { typedef?: { module: { name: string }; status: Status; name: string } }, typeStmt: Statement | undefined, ctx: PlaceContext): void {
+  private checkTypeStatus(
+    node: NodeBuild,
+    type: { typedef?: { module: { name: string }; status: Status; name: string } },
+    typeStmt: Statement | undefined,
+    ctx: PlaceContext,
+  ): void {
     const td = type.typedef;
     if (!td || !typeStmt || td.module.name !== ctx.scope.unit.record.name) return;
     this.checkStatus(node.status, `${node.kind} "${node.name}"`, td.status, `typedef "${td.name}"`, typeStmt, ctx);
@@ -385,7 +527,8 @@ export class NodeCompiler {
    * leaf/refine/deviation statement giving that value, else the typedef that supplied it.
    */
   defaultsOf(node: SchemaNode): DefaultOrigin[] {
-    const values = node.kind === 'leaf' ? (node.default === undefined ? [] : [node.default]) : node.kind === 'leaf-list' ? node.defaults : [];
+    const values =
+      node.kind === 'leaf' ? (node.default === undefined ? [] : [node.default]) : node.kind === 'leaf-list' ? node.defaults : [];
     if (values.length === 0) return [];
     const origins = this.defaultOrigins.get(node) ?? [];
     const out: DefaultOrigin[] = [];

@@ -25,12 +25,27 @@ export function checkExtensionPlacement(unit: SourceUnit, state: CompileState): 
       const where = parent.prefix === undefined ? parent.keyword : `${parent.prefix}:${parent.keyword}`;
       const kind = structureExtension(stmt, unit);
       if (kind === 'yang-data' && !top) {
-        state.sink.warn(`Extension ${written} is ignored since it appears as a non top-level statement in "${where}" statement.`, stmt.position, module);
+        state.sink.warn(
+          `Extension ${written} is ignored since it appears as a non top-level statement in "${where}" statement.`,
+          stmt.position,
+          module,
+        );
       } else if (kind !== undefined && kind !== 'yang-data' && !top) {
-        state.sink.error(`Extension ${written} must not be used as a non top-level statement in "${where}" statement.`, stmt.position, module);
-      } else if (stmt.keyword === 'mount-point' && unit.prefixes.get(stmt.prefix)?.name === SCHEMA_MOUNT
-        && (parent.prefix !== undefined || (parent.keyword !== 'container' && parent.keyword !== 'list'))) {
-        state.sink.error(`Extension "${written}" is allowed only in a container or list statement (RFC 8528 §3.1), not in "${where}" statement "${parent.arg ?? ''}".`, stmt.position, module);
+        state.sink.error(
+          `Extension ${written} must not be used as a non top-level statement in "${where}" statement.`,
+          stmt.position,
+          module,
+        );
+      } else if (
+        stmt.keyword === 'mount-point' &&
+        unit.prefixes.get(stmt.prefix)?.name === SCHEMA_MOUNT &&
+        (parent.prefix !== undefined || (parent.keyword !== 'container' && parent.keyword !== 'list'))
+      ) {
+        state.sink.error(
+          `Extension "${written}" is allowed only in a container or list statement (RFC 8528 §3.1), not in "${where}" statement "${parent.arg ?? ''}".`,
+          stmt.position,
+          module,
+        );
       }
     }
     for (const s of stmt.substatements) stack.push({ stmt: s, parent: stmt, top: false });

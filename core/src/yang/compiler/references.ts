@@ -48,12 +48,14 @@ export class ReferenceScan {
     if (this.implementImports) {
       for (; this.xpathsSeen < nodes.xpathNodes.length; this.xpathsSeen++) this.xpathTargets(nodes.xpathNodes[this.xpathsSeen]!);
     }
-    for (; this.defaultsSeen < nodes.defaultNodes.length; this.defaultsSeen++) this.defaultIdentities(nodes.defaultNodes[this.defaultsSeen]!);
+    for (; this.defaultsSeen < nodes.defaultNodes.length; this.defaultsSeen++)
+      this.defaultIdentities(nodes.defaultNodes[this.defaultsSeen]!);
   }
 
   private leafrefTargets(node: SchemaNode): void {
     const visit = (t: YangType, depth: number): void => {
-      if (t.leafref) this.implementPrefixes(t.leafref.path.source, t.leafref.path.contextModule.name, t.leafref.path.contextModule.revision);
+      if (t.leafref)
+        this.implementPrefixes(t.leafref.path.source, t.leafref.path.contextModule.name, t.leafref.path.contextModule.revision);
       if (depth < 32) for (const u of t.union ?? []) visit(u, depth + 1);
     };
     const type = (node as { type?: YangType }).type;
@@ -62,7 +64,8 @@ export class ReferenceScan {
 
   private xpathTargets(node: SchemaNode): void {
     for (const w of node.when) this.implementPrefixes(w.source.replace(STRING_LITERAL, ''), w.contextModule.name, w.contextModule.revision);
-    for (const m of node.musts) this.implementPrefixes(m.xpath.source.replace(STRING_LITERAL, ''), m.xpath.contextModule.name, m.xpath.contextModule.revision);
+    for (const m of node.musts)
+      this.implementPrefixes(m.xpath.source.replace(STRING_LITERAL, ''), m.xpath.contextModule.name, m.xpath.contextModule.revision);
   }
 
   /** Implements every module whose prefix (as declared in module `from`) appears in `text`. */
@@ -83,12 +86,13 @@ export class ReferenceScan {
       const colon = text.indexOf(':');
       const record = colon < 0 ? origin.unit.record : origin.unit.prefixes.get(text.slice(0, colon));
       const name = colon < 0 ? text : text.slice(colon + 1);
-      if (!record || !record.module.identities.has(name) || this.implementedHow(record) === 'full') continue;
+      if (!record?.module.identities.has(name) || this.implementedHow(record) === 'full') continue;
       // A later pass knows the module is implemented from the start; the warning still applies.
       if (!this.implementImports) {
         this.state.sink.warn(
           `Default "${text}" names an identity of import-only module "${record.name}", which is therefore implemented (libyang refuses this without -i).`,
-          origin.position, origin.unit.record.name,
+          origin.position,
+          origin.unit.record.name,
         );
       }
       if (!record.dataCompiled) this.implement(record, 'identity');

@@ -64,7 +64,10 @@ export function structureExtension(stmt: Statement, unit: SourceUnit): Structure
   return stmt.keyword === 'structure' || stmt.keyword === 'augment-structure' ? stmt.keyword : undefined;
 }
 
-interface PendingAugment { readonly stmt: Statement; readonly unit: SourceUnit }
+interface PendingAugment {
+  readonly stmt: Statement;
+  readonly unit: SourceUnit;
+}
 
 /** Compiles the structures of implemented modules and applies their augment-structures. */
 export class StructureCompiler {
@@ -94,16 +97,25 @@ export class StructureCompiler {
    */
   applyPending(): boolean {
     let applied = false;
-    for (let progress = true; progress;) {
+    for (let progress = true; progress; ) {
       progress = false;
       for (const p of [...this.pending]) {
         const r = this.target(p);
         if (r === 'not yet') continue;
         this.pending.splice(this.pending.indexOf(p), 1);
-        if ('error' in r) { this.error(r.error, p.stmt, p.unit); continue; }
+        if ('error' in r) {
+          this.error(r.error, p.stmt, p.unit);
+          continue;
+        }
         const stmt = { ...p.stmt, substatements: ordered(p.stmt.substatements, 'augment-structure', true) };
         const added = this.nodes.augmentInto(r.target, stmt, p.unit.root, p.unit.record);
-        p.unit.record.module.structureAugments.push({ targetPath: p.stmt.arg ?? '', structure: r.structure, target: r.target, nodes: added, statement: p.stmt });
+        p.unit.record.module.structureAugments.push({
+          targetPath: p.stmt.arg ?? '',
+          structure: r.structure,
+          target: r.target,
+          nodes: added,
+          statement: p.stmt,
+        });
         applied = progress = true;
       }
     }
@@ -126,18 +138,36 @@ export class StructureCompiler {
     }
     if (kind === 'structure') {
       const clash = module.data.find((n) => n.name === name);
-      if (clash) { this.error(`Extension ${written} collides with a ${clash.kind} with the same identifier.`, stmt, unit); return; }
+      if (clash) {
+        this.error(`Extension ${written} collides with a ${clash.kind} with the same identifier.`, stmt, unit);
+        return;
+      }
     }
     const scope = innerScope(stmt, unit.root);
     const status = statusOf(stmt);
     // inOperation: config statements are ignored inside, as RFC 8791 says ("The config-stmt is ignored").
     const ctx: PlaceContext = {
-      scope, record, parent: undefined, config: false, inOperation: true, status, ifFeatures: [], when: [], groupings: [],
+      scope,
+      record,
+      parent: undefined,
+      config: false,
+      inOperation: true,
+      status,
+      ifFeatures: [],
+      when: [],
+      groupings: [],
     };
     const nodes = this.nodes.children(ordered(stmt.substatements, kind, false), ctx);
     const structure: StructureSchema = {
-      extension: kind, name, module: module as never, nodes, musts: kind === 'structure' ? mustsOf(stmt, scope) : [], status,
-      ...opt('description', subArg(stmt, 'description')), ...opt('reference', subArg(stmt, 'reference')), statement: stmt,
+      extension: kind,
+      name,
+      module: module as never,
+      nodes,
+      musts: kind === 'structure' ? mustsOf(stmt, scope) : [],
+      status,
+      ...opt('description', subArg(stmt, 'description')),
+      ...opt('reference', subArg(stmt, 'reference')),
+      statement: stmt,
     };
     for (const n of nodes) this.nodes.structureOfTop.set(n, structure);
     module.structures.push(structure);
@@ -149,23 +179,43 @@ export class StructureCompiler {
     const top = structure.nodes;
     const at = structure.statement;
     if (top.length === 0) {
-      this.error(`Extension ${written} is instantiated without any top level data node, but exactly one container data node is expected.`, at, unit);
+      this.error(
+        `Extension ${written} is instantiated without any top level data node, but exactly one container data node is expected.`,
+        at,
+        unit,
+      );
     } else if (top.length > 1) {
-      this.error(`Extension ${written} is instantiated with multiple top level data nodes, but only a single container data node is allowed.`, at, unit);
+      this.error(
+        `Extension ${written} is instantiated with multiple top level data nodes, but only a single container data node is allowed.`,
+        at,
+        unit,
+      );
     } else if (top[0]!.kind === 'choice') {
       for (const c of top[0]!.children) {
         const inCase = [...dataChildren(c.children)];
         if (inCase.length > 1) {
-          this.error(`Extension ${written} is instantiated with multiple top level data nodes (inside a single choice's case), but only a single container data node is allowed.`, at, unit);
+          this.error(
+            `Extension ${written} is instantiated with multiple top level data nodes (inside a single choice's case), but only a single container data node is allowed.`,
+            at,
+            unit,
+          );
           return;
         }
         if (inCase[0] && inCase[0].kind !== 'container') {
-          this.error(`Extension ${written} is instantiated with ${inCase[0].kind} top level data node (inside a choice), but only a single container data node is allowed.`, at, unit);
+          this.error(
+            `Extension ${written} is instantiated with ${inCase[0].kind} top level data node (inside a choice), but only a single container data node is allowed.`,
+            at,
+            unit,
+          );
           return;
         }
       }
     } else if (top[0]!.kind !== 'container') {
-      this.error(`Extension ${written} is instantiated with ${top[0]!.kind} top level data node, but only a single container data node is allowed.`, at, unit);
+      this.error(
+        `Extension ${written} is instantiated with ${top[0]!.kind} top level data node, but only a single container data node is allowed.`,
+        at,
+        unit,
+      );
     }
   }
 

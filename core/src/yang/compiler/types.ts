@@ -9,8 +9,17 @@
 import type { Statement } from '../statement';
 import { findSub, findSubs } from '../statement';
 import type {
-  BitMember, BuiltinTypeName, EnumMember, Identity, LengthRestriction, PatternRestriction, RangeRestriction,
-  RestrictionError, Status, Typedef, YangType,
+  BitMember,
+  BuiltinTypeName,
+  EnumMember,
+  Identity,
+  LengthRestriction,
+  PatternRestriction,
+  RangeRestriction,
+  RestrictionError,
+  Status,
+  Typedef,
+  YangType,
 } from '../schema';
 import * as restrictions from '../types/restrictions';
 import { evalFeatureExpr, parseFeatureExpr } from './if-feature';
@@ -19,8 +28,25 @@ import type { DefaultOrigin } from './nodes';
 import { resolveQName, splitQName, subArg } from './model';
 
 const BUILTINS = new Set<string>([
-  'binary', 'bits', 'boolean', 'decimal64', 'empty', 'enumeration', 'identityref', 'instance-identifier',
-  'int8', 'int16', 'int32', 'int64', 'leafref', 'string', 'uint8', 'uint16', 'uint32', 'uint64', 'union',
+  'binary',
+  'bits',
+  'boolean',
+  'decimal64',
+  'empty',
+  'enumeration',
+  'identityref',
+  'instance-identifier',
+  'int8',
+  'int16',
+  'int32',
+  'int64',
+  'leafref',
+  'string',
+  'uint8',
+  'uint16',
+  'uint32',
+  'uint64',
+  'union',
 ]);
 
 type MutableType = { -readonly [K in keyof YangType]: YangType[K] };
@@ -73,7 +99,9 @@ export class TypeCompiler {
     this.inProgress.delete(def.stmt);
     this.typedefs.set(def.stmt, td);
     const ownDefault = findSub(def.stmt, 'default');
-    const origin = ownDefault ? { value: ownDefault.arg ?? '', position: ownDefault.position, unit: def.scope.unit } : base && this.typedefDefaults.get(base);
+    const origin = ownDefault
+      ? { value: ownDefault.arg ?? '', position: ownDefault.position, unit: def.scope.unit }
+      : base && this.typedefDefaults.get(base);
     if (origin) this.typedefDefaults.set(td, origin);
     return td;
   }
@@ -96,7 +124,8 @@ export class TypeCompiler {
   private compileUncached(stmt: Statement, scope: Scope): YangType {
     const written = stmt.arg ?? '';
     const { prefix, name } = splitQName(written);
-    if (prefix === undefined && BUILTINS.has(name)) return this.restrict(undefined, name as BuiltinTypeName, written, undefined, stmt, scope);
+    if (prefix === undefined && BUILTINS.has(name))
+      return this.restrict(undefined, name as BuiltinTypeName, written, undefined, stmt, scope);
     const def = this.findTypedef(written, scope);
     if (!def) {
       this.error(`Referenced type "${written}" not found.`, stmt, scope);
@@ -111,13 +140,32 @@ export class TypeCompiler {
   }
 
   /** Builds the type named `name` from `base` (undefined for a built-in) and `stmt`'s restrictions. */
-  private restrict(base: YangType | undefined, builtin: BuiltinTypeName, name: string, typedef: Typedef | undefined, stmt: Statement, scope: Scope): YangType {
+  private restrict(
+    base: YangType | undefined,
+    builtin: BuiltinTypeName,
+    name: string,
+    typedef: Typedef | undefined,
+    stmt: Statement,
+    scope: Scope,
+  ): YangType {
     const t: MutableType = {
-      builtin, name, patterns: base ? base.patterns : [],
+      builtin,
+      name,
+      patterns: base ? base.patterns : [],
       ...opt('typedef', typedef),
     };
     if (base) {
-      for (const k of ['range', 'length', 'fractionDigits', 'enums', 'bits', 'union', 'leafref', 'identityBases', 'requireInstance'] as const) {
+      for (const k of [
+        'range',
+        'length',
+        'fractionDigits',
+        'enums',
+        'bits',
+        'union',
+        'leafref',
+        'identityBases',
+        'requireInstance',
+      ] as const) {
         if (base[k] !== undefined) (t as Record<string, unknown>)[k] = base[k];
       }
     }
@@ -148,13 +196,22 @@ export class TypeCompiler {
         case 'pattern': {
           if (!allowed('pattern', builtin === 'string', sub)) break;
           const p = compilePattern(sub.arg ?? '');
-          if ('error' in p) { this.error(`Regular expression "${sub.arg}" is not valid (${p.error}).`, sub, scope); break; }
+          if ('error' in p) {
+            this.error(`Regular expression "${sub.arg}" is not valid (${p.error}).`, sub, scope);
+            break;
+          }
           const inverted = subArg(sub, 'modifier') === 'invert-match';
-          t.patterns = [...t.patterns, { source: sub.arg ?? '', regex: p.regex, inverted, ...restrictionError(sub) } satisfies PatternRestriction];
+          t.patterns = [
+            ...t.patterns,
+            { source: sub.arg ?? '', regex: p.regex, inverted, ...restrictionError(sub) } satisfies PatternRestriction,
+          ];
           break;
         }
         case 'fraction-digits': {
-          if (base || builtin !== 'decimal64') { this.error('Invalid fraction-digits substatement for type not directly derived from decimal64 built-in type.', sub, scope); break; }
+          if (base || builtin !== 'decimal64') {
+            this.error('Invalid fraction-digits substatement for type not directly derived from decimal64 built-in type.', sub, scope);
+            break;
+          }
           const fd = parseFractionDigits(sub);
           if (fd === undefined) this.error(`Invalid value "${sub.arg}" of "fraction-digits".`, sub, scope);
           else t.fractionDigits = fd;
@@ -170,7 +227,8 @@ export class TypeCompiler {
       }
     }
     // Range bounds of decimal64 depend on fraction-digits, which may follow `range` in the text.
-    if (builtin === 'decimal64' && !base && t.fractionDigits === undefined) this.error('Missing fraction-digits substatement for decimal64 type.', stmt, scope);
+    if (builtin === 'decimal64' && !base && t.fractionDigits === undefined)
+      this.error('Missing fraction-digits substatement for decimal64 type.', stmt, scope);
     if (builtin === 'enumeration') this.enums(t, base, stmt, scope);
     if (builtin === 'bits') this.bits(t, base, stmt, scope);
     if (builtin === 'union') {
@@ -219,23 +277,53 @@ export class TypeCompiler {
     let highest: number | undefined;
     for (const e of subs) {
       const name = e.arg ?? '';
-      if (names.has(name)) { this.error(`Duplicate identifier "${name}" of enum statement.`, e, scope); continue; }
+      if (names.has(name)) {
+        this.error(`Duplicate identifier "${name}" of enum statement.`, e, scope);
+        continue;
+      }
       names.add(name);
       const valueText = subArg(e, 'value');
       let value: number;
       const inherited = base?.enums?.find((m) => m.name === name);
-      if (base && !inherited) { this.error(`Invalid enumeration - derived type adds new item "${name}".`, e, scope); continue; }
+      if (base && !inherited) {
+        this.error(`Invalid enumeration - derived type adds new item "${name}".`, e, scope);
+        continue;
+      }
       if (valueText !== undefined) {
         value = Number(valueText);
-        if (!/^[+-]?[0-9]+$/.test(valueText) || value < -2147483648 || value > 2147483647) { this.error(`Invalid value "${valueText}" of "value".`, e, scope); continue; }
-        if (inherited && inherited.value !== value) { this.error(`Invalid enumeration - value of the item "${name}" has changed from ${inherited.value} to ${value} in the derived type.`, e, scope); continue; }
+        if (!/^[+-]?[0-9]+$/.test(valueText) || value < -2147483648 || value > 2147483647) {
+          this.error(`Invalid value "${valueText}" of "value".`, e, scope);
+          continue;
+        }
+        if (inherited && inherited.value !== value) {
+          this.error(
+            `Invalid enumeration - value of the item "${name}" has changed from ${inherited.value} to ${value} in the derived type.`,
+            e,
+            scope,
+          );
+          continue;
+        }
       } else if (inherited) {
         value = inherited.value;
       } else {
-        if (highest !== undefined && highest >= 2147483647) { this.error(`Invalid enumeration - it is not possible to auto-assign enum value for "${name}" since the highest value is already 2147483647.`, e, scope); continue; }
+        if (highest !== undefined && highest >= 2147483647) {
+          this.error(
+            `Invalid enumeration - it is not possible to auto-assign enum value for "${name}" since the highest value is already 2147483647.`,
+            e,
+            scope,
+          );
+          continue;
+        }
         value = next;
       }
-      if (!base && members.some((m) => m.value === value)) { this.error(`Invalid enumeration - value ${value} collide in items "${members.find((m) => m.value === value)!.name}" and "${name}".`, e, scope); continue; }
+      if (!base && members.some((m) => m.value === value)) {
+        this.error(
+          `Invalid enumeration - value ${value} collide in items "${members.find((m) => m.value === value)!.name}" and "${name}".`,
+          e,
+          scope,
+        );
+        continue;
+      }
       highest = highest === undefined ? value : Math.max(highest, value);
       next = highest + 1;
       const ifFeatures = findSubs(e, 'if-feature').map((f) => f.arg ?? '');
@@ -257,22 +345,46 @@ export class TypeCompiler {
     let next = 0;
     for (const b of subs) {
       const name = b.arg ?? '';
-      if (names.has(name)) { this.error(`Duplicate identifier "${name}" of bit statement.`, b, scope); continue; }
+      if (names.has(name)) {
+        this.error(`Duplicate identifier "${name}" of bit statement.`, b, scope);
+        continue;
+      }
       names.add(name);
       const inherited = base?.bits?.find((m) => m.name === name);
-      if (base && !inherited) { this.error(`Invalid bits - derived type adds new item "${name}".`, b, scope); continue; }
+      if (base && !inherited) {
+        this.error(`Invalid bits - derived type adds new item "${name}".`, b, scope);
+        continue;
+      }
       const posText = subArg(b, 'position');
       let position: number;
       if (posText !== undefined) {
         position = Number(posText);
-        if (!/^\+?[0-9]+$/.test(posText) || position > 4294967295) { this.error(`Invalid value "${posText}" of "position".`, b, scope); continue; }
-        if (inherited && inherited.position !== position) { this.error(`Invalid bits - position of the item "${name}" has changed from ${inherited.position} to ${position} in the derived type.`, b, scope); continue; }
+        if (!/^\+?[0-9]+$/.test(posText) || position > 4294967295) {
+          this.error(`Invalid value "${posText}" of "position".`, b, scope);
+          continue;
+        }
+        if (inherited && inherited.position !== position) {
+          this.error(
+            `Invalid bits - position of the item "${name}" has changed from ${inherited.position} to ${position} in the derived type.`,
+            b,
+            scope,
+          );
+          continue;
+        }
       } else position = inherited ? inherited.position : next;
-      if (!base && members.some((m) => m.position === position)) { this.error(`Invalid bits - position ${position} collide in items.`, b, scope); continue; }
+      if (!base && members.some((m) => m.position === position)) {
+        this.error(`Invalid bits - position ${position} collide in items.`, b, scope);
+        continue;
+      }
       next = Math.max(next, position + 1);
       const ifs = findSubs(b, 'if-feature');
       if (!ifs.every((f) => this.ifFeature(f.arg ?? '', f, scope))) continue;
-      members.push({ name, position, status: (subArg(b, 'status') as Status | undefined) ?? 'current', ifFeatures: ifs.map((f) => f.arg ?? '') });
+      members.push({
+        name,
+        position,
+        status: (subArg(b, 'status') as Status | undefined) ?? 'current',
+        ifFeatures: ifs.map((f) => f.arg ?? ''),
+      });
     }
     members.sort((a, b) => a.position - b.position);
     t.bits = members;
@@ -293,7 +405,7 @@ export class TypeCompiler {
  */
 export function instantiateLeafrefs(type: YangType): YangType {
   if (type.leafref) return { ...type, leafref: { ...type.leafref } };
-  if (type.union && type.union.some(hasLeafref)) return { ...type, union: type.union.map(instantiateLeafrefs) };
+  if (type.union?.some(hasLeafref)) return { ...type, union: type.union.map(instantiateLeafrefs) };
   return type;
 }
 
@@ -328,7 +440,11 @@ function compilePattern(source: string): { regex: RegExp } | { error: string } {
     const translate = (restrictions as { translatePattern?: (xsd: string) => { regex: RegExp } | { error: string } }).translatePattern;
     if (translate) r = translate(source);
     else {
-      try { r = { regex: new RegExp(`^(?:${source})$`, 'u') }; } catch (e) { r = { error: (e as Error).message }; }
+      try {
+        r = { regex: new RegExp(`^(?:${source})$`, 'u') };
+      } catch (e) {
+        r = { error: (e as Error).message };
+      }
     }
     patternCache.set(source, r);
   }

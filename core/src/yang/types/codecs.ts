@@ -9,9 +9,7 @@ import type { PatternRestriction, RestrictionError, SchemaContext, YangType } fr
 import { detached } from './detached';
 import { linearMatcher } from './xsd-nfa';
 import { instanceIdentifierToXml, parseInstanceIdentifier, resolveInstanceIdentifier } from './instance-identifier';
-import {
-  builtinRange, formatDecimal, formatLength, formatRange, inLength, inRange, parseDecimal,
-} from './restrictions';
+import { builtinRange, formatDecimal, formatLength, formatRange, inLength, inRange, parseDecimal } from './restrictions';
 
 /** The outcome of parsing one value: the canonical value, or why it was refused. */
 export type ValueResult = { ok: true; value: LeafValue } | { ok: false; message: string; appTag?: string };
@@ -51,14 +49,18 @@ function complete(parts: CodecParts): Codec {
     json,
     text,
     accepts: parts.accepts,
-    jsonValue: parts.jsonValue ?? ((raw, ctx, leafModule) => {
-      const r = json(raw, ctx, leafModule);
-      return r.ok ? r.value : INVALID;
-    }),
-    textValue: parts.textValue ?? ((t, ctx, resolvePrefix, leafModule) => {
-      const r = text(t, ctx, resolvePrefix, leafModule);
-      return r.ok ? r.value : INVALID;
-    }),
+    jsonValue:
+      parts.jsonValue ??
+      ((raw, ctx, leafModule) => {
+        const r = json(raw, ctx, leafModule);
+        return r.ok ? r.value : INVALID;
+      }),
+    textValue:
+      parts.textValue ??
+      ((t, ctx, resolvePrefix, leafModule) => {
+        const r = text(t, ctx, resolvePrefix, leafModule);
+        return r.ok ? r.value : INVALID;
+      }),
   };
 }
 
@@ -125,9 +127,15 @@ function compile(type: YangType, depth: number): Codec {
 
 function compileParts(type: YangType, depth: number): CodecParts {
   switch (type.builtin) {
-    case 'int8': case 'int16': case 'int32': case 'uint8': case 'uint16': case 'uint32':
+    case 'int8':
+    case 'int16':
+    case 'int32':
+    case 'uint8':
+    case 'uint16':
+    case 'uint32':
       return smallIntegerCodec(type);
-    case 'int64': case 'uint64':
+    case 'int64':
+    case 'uint64':
       return bigIntegerCodec(type);
     case 'decimal64':
       return decimalCodec(type);
@@ -223,10 +231,13 @@ function decimalCodec(type: YangType): CodecParts {
       return parse(raw);
     },
     text: parse,
-    accepts: (v) => typeof v === 'string' && fd !== undefined && (() => {
-      const d = parseDecimal(v, fd);
-      return 'value' in d && inRange(d.value, intervals);
-    })(),
+    accepts: (v) =>
+      typeof v === 'string' &&
+      fd !== undefined &&
+      (() => {
+        const d = parseDecimal(v, fd);
+        return 'value' in d && inRange(d.value, intervals);
+      })(),
   };
 }
 
@@ -256,9 +267,12 @@ export function patternMatches(p: PatternRestriction, s: string): boolean {
 function checkPatterns(patterns: readonly PatternRestriction[], s: string): ValueResult | undefined {
   for (const p of patterns) {
     if (patternMatches(p, s) === p.inverted) {
-      return restrictionFail(p, p.inverted
-        ? `value ${show(s)} matches the inverted pattern ${show(p.source)}`
-        : `value ${show(s)} does not match pattern ${show(p.source)}`);
+      return restrictionFail(
+        p,
+        p.inverted
+          ? `value ${show(s)} matches the inverted pattern ${show(p.source)}`
+          : `value ${show(s)} does not match pattern ${show(p.source)}`,
+      );
     }
   }
   return undefined;
@@ -313,7 +327,9 @@ const booleanCodec: CodecParts = {
 
 const emptyCodec: CodecParts = {
   json(raw) {
-    return Array.isArray(raw) && raw.length === 1 && raw[0] === null ? ok(null) : fail(`value ${show(raw)} of an empty leaf must be [null]`);
+    return Array.isArray(raw) && raw.length === 1 && raw[0] === null
+      ? ok(null)
+      : fail(`value ${show(raw)} of an empty leaf must be [null]`);
   },
   text(text) {
     return trimXmlSpace(text) === '' ? ok(null) : fail(`value ${show(text)} of an empty leaf must have no content`);
@@ -354,7 +370,8 @@ function listNames(names: readonly string[]): string {
 function enumerationCodec(type: YangType): CodecParts {
   const names = new Set((type.enums ?? []).map((e) => e.name));
   const allowed = listNames([...names]);
-  const check = (s: string): ValueResult => (names.has(s) ? ok(s) : fail(`value ${show(s)} is not one of the enumeration's names (${allowed})`));
+  const check = (s: string): ValueResult =>
+    names.has(s) ? ok(s) : fail(`value ${show(s)} is not one of the enumeration's names (${allowed})`);
   return {
     json(raw) {
       if (typeof raw !== 'string') return fail(`value ${show(raw)} is not a JSON string (an enumeration is encoded by name)`);
@@ -478,7 +495,8 @@ function identityrefCodec(type: YangType): CodecParts {
       return r.value;
     },
     textValue(written, ctx, resolvePrefix, leafModule) {
-      if (written === lastText && resolvePrefix === lastResolver && ctx === lastTextCtx && leafModule === lastLeafModule) return lastTextValue;
+      if (written === lastText && resolvePrefix === lastResolver && ctx === lastTextCtx && leafModule === lastLeafModule)
+        return lastTextValue;
       const r = text(written, ctx, resolvePrefix, leafModule);
       if (!r.ok) return INVALID;
       lastText = detached(written);
@@ -495,13 +513,18 @@ function identityrefCodec(type: YangType): CodecParts {
 const moduleNameAsPrefix: PrefixResolver = (p) => p;
 
 function parseInstanceIdentifierValue(
-  text: string, ctx: SchemaContext, form: 'json' | 'xml', resolvePrefix: PrefixResolver, leafModule: string,
+  text: string,
+  ctx: SchemaContext,
+  form: 'json' | 'xml',
+  resolvePrefix: PrefixResolver,
+  leafModule: string,
 ): ValueResult {
   const parsed = parseInstanceIdentifier(text);
   if ('error' in parsed) return fail(`instance-identifier ${show(text)} is invalid: ${parsed.error}`);
   const resolved = resolveInstanceIdentifier(parsed.steps, ctx, form, resolvePrefix, (node, valueText) => {
     const codec = codecFor(node.type);
-    const r = form === 'json' ? codec.text(valueText, ctx, moduleNameAsPrefix, leafModule) : codec.text(valueText, ctx, resolvePrefix, leafModule);
+    const r =
+      form === 'json' ? codec.text(valueText, ctx, moduleNameAsPrefix, leafModule) : codec.text(valueText, ctx, resolvePrefix, leafModule);
     return r.ok ? { ok: true, value: r.value, text: canonicalText(r.value) } : r;
   });
   if ('error' in resolved) return fail(`instance-identifier ${show(text)} is invalid: ${resolved.error}`);

@@ -12,5 +12,5 @@ const VIEW_LENGTH = 13;
 /** `text` as a string of its own: the same characters, sharing no memory with a longer string. */
 export function detached(text: string): string {
   // a one-character prefix makes a rope; slicing it flattens the rope into a new string and cuts from that
-  return text.length < VIEW_LENGTH ? text : (' ' + text).slice(1);
+  return text.length < VIEW_LENGTH ? text : ` ${text}`.slice(1);
 }

@@ -4,8 +4,17 @@
  * `translatePattern`; the data codecs, URI parser and validation use the value functions.
  */
 export {
-  builtinRange, parseRange, parseLength, parseDecimal, formatDecimal, formatRange, formatLength, inRange, inLength,
-  isNumericBuiltin, FULL_LENGTH,
+  builtinRange,
+  parseRange,
+  parseLength,
+  parseDecimal,
+  formatDecimal,
+  formatRange,
+  formatLength,
+  inRange,
+  inLength,
+  isNumericBuiltin,
+  FULL_LENGTH,
 } from './restrictions';
 export { translatePattern, parseXsdRegex, type XsdNode } from './xsd-regex';
 export { linearMatcher } from './xsd-nfa';

@@ -94,8 +94,10 @@ export function parseInstanceIdentifier(text: string): { steps: IidStep[] } | { 
 }
 
 /** Parses and canonicalises one key or leaf-list value in a predicate with the node's own type. */
-export type PredicateValueParser = (node: SchemaNode & { kind: 'leaf' | 'leaf-list' }, text: string) =>
-  { ok: true; value: LeafValue; text: string } | { ok: false; message: string };
+export type PredicateValueParser = (
+  node: SchemaNode & { kind: 'leaf' | 'leaf-list' },
+  text: string,
+) => { ok: true; value: LeafValue; text: string } | { ok: false; message: string };
 
 /**
  * Checks parsed steps against the schema and returns the canonical JSON form. `moduleFor` maps a
@@ -116,7 +118,7 @@ export function resolveInstanceIdentifier(
     let module: string | undefined;
     if (step.prefix === undefined) {
       if (parentModule === undefined) return { error: `the first node "${step.name}" must be module-qualified` };
-      module = form === 'xml' ? resolvePrefix('') ?? parentModule : parentModule;
+      module = form === 'xml' ? (resolvePrefix('') ?? parentModule) : parentModule;
     } else {
       module = resolvePrefix(step.prefix);
       if (module === undefined) return { error: `unknown prefix "${step.prefix}" on node "${step.name}"` };

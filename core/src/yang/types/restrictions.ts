@@ -134,8 +134,7 @@ function parseIntervals<T extends bigint | number>(
     const dots = part.indexOf('..');
     const loText = (dots < 0 ? part : part.slice(0, dots)).trim();
     const hiText = dots < 0 ? loText : part.slice(dots + 2).trim();
-    const bound = (text: string): T | { error: string } =>
-      text === 'min' ? lowest : text === 'max' ? highest : parseBound(text);
+    const bound = (text: string): T | { error: string } => (text === 'min' ? lowest : text === 'max' ? highest : parseBound(text));
     const lo = bound(loText);
     if (typeof lo === 'object') return { error: `${what} part "${clip(part)}": ${lo.error}` };
     const hi = bound(hiText);

@@ -50,16 +50,31 @@ class XsdSyntaxError extends Error {}
 const MAX_CODE_POINT = 0x10ffff;
 const MAX_NESTING = 100;
 
-const WHITESPACE: Range[] = [[0x09, 0x0a], [0x0d, 0x0d], [0x20, 0x20]];
+const WHITESPACE: Range[] = [
+  [0x09, 0x0a],
+  [0x0d, 0x0d],
+  [0x20, 0x20],
+];
 // XML 1.0 (fifth edition) NameStartChar and NameChar: what \i and \c mean.
 const NAME_START: Range[] = [
-  [0x3a, 0x3a], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a], [0xc0, 0xd6], [0xd8, 0xf6], [0xf8, 0x2ff],
-  [0x370, 0x37d], [0x37f, 0x1fff], [0x200c, 0x200d], [0x2070, 0x218f], [0x2c00, 0x2fef], [0x3001, 0xd7ff],
-  [0xf900, 0xfdcf], [0xfdf0, 0xfffd], [0x10000, 0xeffff],
+  [0x3a, 0x3a],
+  [0x41, 0x5a],
+  [0x5f, 0x5f],
+  [0x61, 0x7a],
+  [0xc0, 0xd6],
+  [0xd8, 0xf6],
+  [0xf8, 0x2ff],
+  [0x370, 0x37d],
+  [0x37f, 0x1fff],
+  [0x200c, 0x200d],
+  [0x2070, 0x218f],
+  [0x2c00, 0x2fef],
+  [0x3001, 0xd7ff],
+  [0xf900, 0xfdcf],
+  [0xfdf0, 0xfffd],
+  [0x10000, 0xeffff],
 ];
-const NAME_CHAR: Range[] = normalize([
-  ...NAME_START, [0x2d, 0x2e], [0x30, 0x39], [0xb7, 0xb7], [0x300, 0x36f], [0x203f, 0x2040],
-]);
+const NAME_CHAR: Range[] = normalize([...NAME_START, [0x2d, 0x2e], [0x30, 0x39], [0xb7, 0xb7], [0x300, 0x36f], [0x203f, 0x2040]]);
 /** XSD `\w`: every character except punctuation, separators and "other" (control, format, ...). */
 const XSD_WORD = '[^\\p{P}\\p{Z}\\p{C}]';
 
@@ -110,9 +125,10 @@ function literal(cp: number): string {
 }
 
 function emitSet(set: CharSet, negated: boolean): string {
-  const body = normalize(set.ranges)
-    .map(([lo, hi]) => (lo === hi ? classChar(lo) : hi === lo + 1 ? classChar(lo) + classChar(hi) : `${classChar(lo)}-${classChar(hi)}`))
-    .join('') + set.props.join('');
+  const body =
+    normalize(set.ranges)
+      .map(([lo, hi]) => (lo === hi ? classChar(lo) : hi === lo + 1 ? classChar(lo) + classChar(hi) : `${classChar(lo)}-${classChar(hi)}`))
+      .join('') + set.props.join('');
   if (set.complex.length === 0) {
     if (body === '') return negated ? '[\\s\\S]' : '[]';
     return negated ? `[^${body}]` : `[${body}]`;
@@ -202,8 +218,14 @@ class Translator {
     const lazy = quantifier.length > 1 && quantifier.endsWith('?');
     const q = lazy ? quantifier.slice(0, -1) : quantifier;
     const m = /^\{(\d+)(,(\d*))?\}$/.exec(q);
-    const [min, max] = q === '?' ? [0, 1] : q === '*' ? [0, Infinity] : q === '+' ? [1, Infinity]
-      : [Number(m![1]), m![2] === undefined ? Number(m![1]) : m![3] ? Number(m![3]) : Infinity];
+    const [min, max] =
+      q === '?'
+        ? [0, 1]
+        : q === '*'
+          ? [0, Infinity]
+          : q === '+'
+            ? [1, Infinity]
+            : [Number(m![1]), m![2] === undefined ? Number(m![1]) : m![3] ? Number(m![3]) : Infinity];
     return { kind: 'repeat', item: atom, min, max, suffix: quantifier };
   }
 
@@ -211,7 +233,10 @@ class Translator {
   private quantityAhead(): boolean {
     let i = this.pos + 1;
     let digits = 0;
-    while (this.cps[i] !== undefined && this.cps[i]! >= 0x30 && this.cps[i]! <= 0x39) i++, digits++;
+    while (this.cps[i] !== undefined && this.cps[i]! >= 0x30 && this.cps[i]! <= 0x39) {
+      i++;
+      digits++;
+    }
     if (digits === 0) return false;
     if (this.isChar(this.cps[i], ',')) {
       i++;
@@ -262,7 +287,9 @@ class Translator {
         const esc = this.escape();
         return typeof esc === 'number' ? { kind: 'char', cp: esc } : { kind: 'set', js: emitSet(esc, false) };
       }
-      case '?': case '*': case '+':
+      case '?':
+      case '*':
+      case '+':
         return this.fail(`quantifier "${String.fromCodePoint(c)}" has nothing to repeat`);
       default:
         this.pos++;
@@ -343,17 +370,39 @@ class Translator {
     if (single !== undefined) return single;
     const set = emptySet();
     switch (ch) {
-      case 's': set.ranges.push(...WHITESPACE); return set;
-      case 'S': set.ranges.push(...complement(WHITESPACE)); return set;
-      case 'i': set.ranges.push(...NAME_START); return set;
-      case 'I': set.ranges.push(...complement(NAME_START)); return set;
-      case 'c': set.ranges.push(...NAME_CHAR); return set;
-      case 'C': set.ranges.push(...complement(NAME_CHAR)); return set;
-      case 'd': set.props.push('\\p{Nd}'); return set;
-      case 'D': set.props.push('\\P{Nd}'); return set;
-      case 'w': set.complex.push(XSD_WORD); return set;
-      case 'W': set.props.push('\\p{P}', '\\p{Z}', '\\p{C}'); return set;
-      case 'p': case 'P': return this.property(ch === 'P');
+      case 's':
+        set.ranges.push(...WHITESPACE);
+        return set;
+      case 'S':
+        set.ranges.push(...complement(WHITESPACE));
+        return set;
+      case 'i':
+        set.ranges.push(...NAME_START);
+        return set;
+      case 'I':
+        set.ranges.push(...complement(NAME_START));
+        return set;
+      case 'c':
+        set.ranges.push(...NAME_CHAR);
+        return set;
+      case 'C':
+        set.ranges.push(...complement(NAME_CHAR));
+        return set;
+      case 'd':
+        set.props.push('\\p{Nd}');
+        return set;
+      case 'D':
+        set.props.push('\\P{Nd}');
+        return set;
+      case 'w':
+        set.complex.push(XSD_WORD);
+        return set;
+      case 'W':
+        set.props.push('\\p{P}', '\\p{Z}', '\\p{C}');
+        return set;
+      case 'p':
+      case 'P':
+        return this.property(ch === 'P');
       default:
         // XSD escapes only its metacharacters; PCRE (libyang) takes any escaped ASCII punctuation literally.
         if (c < 0x80 && !isAsciiAlnum(c) && c > 0x20) return c;

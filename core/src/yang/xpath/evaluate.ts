@@ -64,12 +64,20 @@ export class XPathEvalFault {
  * Evaluates a model's expression (`when`, `must`, leafref `path`) with `node` as both context node
  * and `current()`.
  */
-export function evaluateXPath(xpath: SchemaXPath, node: XNode, ctx: SchemaContext, session = new XPathSession()): { value: XValue } | { error: string } {
+export function evaluateXPath(
+  xpath: SchemaXPath,
+  node: XNode,
+  ctx: SchemaContext,
+  session = new XPathSession(),
+): { value: XValue } | { error: string } {
   const compiled = compileXPath(xpath);
   if ('error' in compiled) return compiled;
   const module = xpath.contextModule;
   const env: EvalEnv = {
-    ctx, current: node, session, contextModule: module,
+    ctx,
+    current: node,
+    session,
+    contextModule: module,
     resolvePrefix: (p) => module.prefixes.get(p),
     defaultModules: defaultModulesFor(module, node),
   };
@@ -82,7 +90,12 @@ export function evaluateXPath(xpath: SchemaXPath, node: XNode, ctx: SchemaContex
 }
 
 /** `boolean(expr)`: how `when` and `must` read their expression. */
-export function evaluateCondition(xpath: SchemaXPath, node: XNode, ctx: SchemaContext, session = new XPathSession()): { value: boolean } | { error: string } {
+export function evaluateCondition(
+  xpath: SchemaXPath,
+  node: XNode,
+  ctx: SchemaContext,
+  session = new XPathSession(),
+): { value: boolean } | { error: string } {
   const r = evaluateXPath(xpath, node, ctx, session);
   return 'error' in r ? r : { value: toBoolean(r.value) };
 }
@@ -95,11 +108,16 @@ function defaultModulesFor(module: CompiledModule, node: XNode): string[] {
 /** Evaluates an expression at a focus. Throws `XPathEvalFault` on a fault. */
 export function evaluate(expr: Expr, focus: Focus, env: EvalEnv): XValue {
   switch (expr.kind) {
-    case 'literal': return expr.value;
-    case 'number': return expr.value;
-    case 'variable': throw new XPathEvalFault(`variable $${expr.name} is not defined (YANG gives none)`);
-    case 'negate': return -toNumber(evaluate(expr.operand, focus, env));
-    case 'call': return callFunction(expr, focus, env);
+    case 'literal':
+      return expr.value;
+    case 'number':
+      return expr.value;
+    case 'variable':
+      throw new XPathEvalFault(`variable $${expr.name} is not defined (YANG gives none)`);
+    case 'negate':
+      return -toNumber(evaluate(expr.operand, focus, env));
+    case 'call':
+      return callFunction(expr, focus, env);
     case 'filter': {
       const base = evaluate(expr.primary, focus, env);
       if (!Array.isArray(base)) throw new XPathEvalFault('predicates can only filter a node-set');
@@ -107,30 +125,43 @@ export function evaluate(expr: Expr, focus: Focus, env: EvalEnv): XValue {
       for (const p of expr.predicates) set = filterByPredicate(set, p, env);
       return set;
     }
-    case 'path': return evalPath(expr, focus, env);
-    case 'binary': return evalBinary(expr, focus, env);
+    case 'path':
+      return evalPath(expr, focus, env);
+    case 'binary':
+      return evalBinary(expr, focus, env);
   }
 }
 
 function evalBinary(expr: Extract<Expr, { kind: 'binary' }>, focus: Focus, env: EvalEnv): XValue {
   switch (expr.op) {
-    case 'or': return toBoolean(evaluate(expr.left, focus, env)) || toBoolean(evaluate(expr.right, focus, env));
-    case 'and': return toBoolean(evaluate(expr.left, focus, env)) && toBoolean(evaluate(expr.right, focus, env));
+    case 'or':
+      return toBoolean(evaluate(expr.left, focus, env)) || toBoolean(evaluate(expr.right, focus, env));
+    case 'and':
+      return toBoolean(evaluate(expr.left, focus, env)) && toBoolean(evaluate(expr.right, focus, env));
     case '|': {
       const l = evaluate(expr.left, focus, env);
       const r = evaluate(expr.right, focus, env);
       if (!Array.isArray(l) || !Array.isArray(r)) throw new XPathEvalFault("'|' joins node-sets only");
       return normalizeSet([...l, ...r]);
     }
-    case '+': case '-': case '*': case 'div': case 'mod': {
+    case '+':
+    case '-':
+    case '*':
+    case 'div':
+    case 'mod': {
       const a = toNumber(evaluate(expr.left, focus, env));
       const b = toNumber(evaluate(expr.right, focus, env));
       switch (expr.op) {
-        case '+': return a + b;
-        case '-': return a - b;
-        case '*': return a * b;
-        case 'div': return a / b;
-        default: return a % b;
+        case '+':
+          return a + b;
+        case '-':
+          return a - b;
+        case '*':
+          return a * b;
+        case 'div':
+          return a / b;
+        default:
+          return a % b;
       }
     }
     default:
@@ -181,7 +212,7 @@ function applyStep(step: Step, node: XNode, env: EvalEnv): XNode[] {
     set = childStep(node, step.test, env);
   } else {
     set = [];
-    for (const n of axisNodes(step, node, env)) if (matches(n, step.test, env)) set.push(n);
+    for (const n of axisNodes(step, node)) if (matches(n, step.test, env)) set.push(n);
   }
   for (const p of predicates) set = filterByPredicate(set, p, env);
   if (REVERSE_AXES.has(step.axis)) set.reverse();
@@ -200,16 +231,31 @@ function filterByPredicate(set: XNode[], predicate: Expr, env: EvalEnv): XNode[]
 }
 
 /** The nodes along an axis, in axis order (nearest first for reverse axes). */
-function* axisNodes(step: Step, node: XNode, env: EvalEnv): Generator<XNode> {
+function* axisNodes(step: Step, node: XNode): Generator<XNode> {
   switch (step.axis) {
-    case 'self': yield node; return;
-    case 'parent': if (node.parent) yield node.parent; return;
-    case 'child': yield* childrenFor(node, step.test); return;
-    case 'ancestor': for (let p = node.parent; p; p = p.parent) yield p; return;
-    case 'ancestor-or-self': for (let p: XNode | undefined = node; p; p = p.parent) yield p; return;
-    case 'descendant': yield* descendants(node, false); return;
-    case 'descendant-or-self': yield* descendants(node, true); return;
-    case 'following-sibling': case 'preceding-sibling': {
+    case 'self':
+      yield node;
+      return;
+    case 'parent':
+      if (node.parent) yield node.parent;
+      return;
+    case 'child':
+      yield* childrenFor(node, step.test);
+      return;
+    case 'ancestor':
+      for (let p = node.parent; p; p = p.parent) yield p;
+      return;
+    case 'ancestor-or-self':
+      for (let p: XNode | undefined = node; p; p = p.parent) yield p;
+      return;
+    case 'descendant':
+      yield* descendants(node, false);
+      return;
+    case 'descendant-or-self':
+      yield* descendants(node, true);
+      return;
+    case 'following-sibling':
+    case 'preceding-sibling': {
       if (!node.parent) return;
       const siblings = [...node.parent.children()];
       const at = siblings.findIndex((s) => s.same(node));
@@ -236,7 +282,8 @@ function* axisNodes(step: Step, node: XNode, env: EvalEnv): Generator<XNode> {
       for (let i = out.length - 1; i >= 0; i--) yield out[i]!;
       return;
     }
-    case 'attribute': case 'namespace':
+    case 'attribute':
+    case 'namespace':
       return; // YANG data has no XPath attributes or namespace nodes
   }
 }
@@ -253,16 +300,22 @@ function childStep(node: XNode, test: NodeTest, env: EvalEnv): XNode[] {
     const c = kids[i]!;
     if (named !== undefined && c.schema.name !== named) continue;
     if (test.kind === 'name') {
-      const first = new XNode(c.kind === 'list' ? c.entries[0]! : c as XData, node, i, 0);
+      const first = new XNode(c.kind === 'list' ? c.entries[0]! : (c as XData), node, i, 0);
       if (c.kind === 'list' && c.entries.length === 0) continue;
       if (c.kind === 'leaf-list' && c.values.length === 0) continue;
       if (!moduleMatches(first, test.prefix, env)) continue;
     }
     switch (c.kind) {
-      case 'list': for (let j = 0; j < c.entries.length; j++) out.push(new XNode(c.entries[j]!, node, i, j)); break;
-      case 'leaf-list': for (let j = 0; j < c.values.length; j++) out.push(new XNode(c, node, i, j)); break;
-      case 'entry': break;
-      default: out.push(new XNode(c, node, i, 0));
+      case 'list':
+        for (let j = 0; j < c.entries.length; j++) out.push(new XNode(c.entries[j]!, node, i, j));
+        break;
+      case 'leaf-list':
+        for (let j = 0; j < c.values.length; j++) out.push(new XNode(c, node, i, j));
+        break;
+      case 'entry':
+        break;
+      default:
+        out.push(new XNode(c, node, i, 0));
     }
   }
   return out;
@@ -285,7 +338,10 @@ function* descendants(node: XNode, includeSelf: boolean): Generator<XNode> {
   const stack: Array<Generator<XNode>> = [node.children()];
   while (stack.length) {
     const next = stack[stack.length - 1]!.next();
-    if (next.done) { stack.pop(); continue; }
+    if (next.done) {
+      stack.pop();
+      continue;
+    }
     yield next.value;
     stack.push(next.value.children());
   }
@@ -325,13 +381,19 @@ function keyLookup(step: Step, node: XNode, env: EvalEnv): XNode[] | undefined {
   let slot = -1;
   for (let i = 0; i < d.children.length; i++) {
     const c = d.children[i]!;
-    if (c.kind === 'list' && c.schema.name === test.local) { slot = i; break; }
+    if (c.kind === 'list' && c.schema.name === test.local) {
+      slot = i;
+      break;
+    }
   }
   if (slot < 0) return undefined;
   const list = d.children[slot] as ListNode;
   if (!list.entries.length) return [];
   if (!moduleMatches(new XNode(list.entries[0]!, node, slot, 0), test.prefix, env)) return undefined;
-  for (const [keySide, valueSide] of [[pred.left, pred.right], [pred.right, pred.left]] as const) {
+  for (const [keySide, valueSide] of [
+    [pred.left, pred.right],
+    [pred.right, pred.left],
+  ] as const) {
     const key = keyLeafNamed(list, keySide, env);
     if (!key || isIdentityType(key.type) || !contextFree(valueSide)) continue;
     const v = evaluate(valueSide, { node, position: 1, size: 1 }, env);
@@ -353,8 +415,12 @@ function keyLeafNamed(list: ListNode, side: Expr, env: EvalEnv): LeafSchema | un
   const { prefix, local } = s.test;
   const key = list.schema.keys.find((k) => k.name === local);
   if (!key) return undefined;
-  if (prefix !== undefined ? env.resolvePrefix(prefix) !== key.module.name
-    : env.defaultModules.length > 0 && !env.defaultModules.includes(key.module.name)) return undefined;
+  if (
+    prefix !== undefined
+      ? env.resolvePrefix(prefix) !== key.module.name
+      : env.defaultModules.length > 0 && !env.defaultModules.includes(key.module.name)
+  )
+    return undefined;
   return key;
 }
 
@@ -369,7 +435,8 @@ function keyIndex(list: ListNode, key: LeafSchema, session: XPathSession): Map<s
       if (c.kind === 'leaf' && c.schema === key) {
         const text = valueString(c.value);
         const at = index!.get(text);
-        if (at) at.push(j); else index!.set(text, [j]);
+        if (at) at.push(j);
+        else index!.set(text, [j]);
         break;
       }
     }
@@ -388,11 +455,23 @@ function contextFree(e: Expr): boolean {
   if (cached !== undefined) return cached;
   let r: boolean;
   switch (e.kind) {
-    case 'literal': case 'number': case 'variable': r = true; break;
-    case 'negate': r = contextFree(e.operand); break;
-    case 'binary': r = contextFree(e.left) && contextFree(e.right); break;
-    case 'filter': r = contextFree(e.primary); break;
-    case 'path': r = e.start === 'root' || (e.start !== 'context' && contextFree(e.start)); break;
+    case 'literal':
+    case 'number':
+    case 'variable':
+      r = true;
+      break;
+    case 'negate':
+      r = contextFree(e.operand);
+      break;
+    case 'binary':
+      r = contextFree(e.left) && contextFree(e.right);
+      break;
+    case 'filter':
+      r = contextFree(e.primary);
+      break;
+    case 'path':
+      r = e.start === 'root' || (e.start !== 'context' && contextFree(e.start));
+      break;
     case 'call':
       if (FOCUS_FUNCTIONS.has(e.name) || (e.args.length === 0 && DEFAULTS_TO_CONTEXT.has(e.name))) r = false;
       else r = e.args.every(contextFree);

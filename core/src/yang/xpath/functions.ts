@@ -9,7 +9,7 @@ import { patternMatches } from '../types/codecs';
 import type { Expr } from './ast';
 import { type EvalEnv, type Focus, type XValue, XPathEvalFault, evaluate, rootOf } from './evaluate';
 import { toBoolean, toNumber, toStringValue, stringToNumber } from './values';
-import { XNode, leafType, normalizeSet, stringValue, valueString } from './nodes';
+import { type XNode, leafType, normalizeSet, stringValue, valueString } from './nodes';
 import { leafrefOf } from './schema-path';
 import { compileXPath, parseXPath } from './parser';
 
@@ -52,26 +52,61 @@ const LIBRARY = new Map<string, readonly [number, number, Impl]>([
   ['id', [1, 1, () => []]], // no ID-typed attributes in YANG data
   ['local-name', [0, 1, (a, f, env) => firstNode(a, f, env, 'local-name')?.schema?.name ?? '']],
   ['namespace-uri', [0, 1, (a, f, env) => firstNode(a, f, env, 'namespace-uri')?.schema?.module.namespace ?? '']],
-  ['name', [0, 1, (a, f, env) => {
-    const s = firstNode(a, f, env, 'name')?.schema;
-    return s ? `${s.module.name}:${s.name}` : '';
-  }]],
+  [
+    'name',
+    [
+      0,
+      1,
+      (a, f, env) => {
+        const s = firstNode(a, f, env, 'name')?.schema;
+        return s ? `${s.module.name}:${s.name}` : '';
+      },
+    ],
+  ],
   // --- string functions
   ['string', [0, 1, (a, f, env) => strOrContext(a, f, env)]],
   ['concat', [2, Infinity, (a, f, env) => a.map((e) => str(e, f, env)).join('')]],
   ['starts-with', [2, 2, (a, f, env) => str(a[0]!, f, env).startsWith(str(a[1]!, f, env))]],
   ['contains', [2, 2, (a, f, env) => str(a[0]!, f, env).includes(str(a[1]!, f, env))]],
-  ['substring-before', [2, 2, (a, f, env) => {
-    const s = str(a[0]!, f, env); const t = str(a[1]!, f, env); const i = s.indexOf(t);
-    return i < 0 ? '' : s.slice(0, i);
-  }]],
-  ['substring-after', [2, 2, (a, f, env) => {
-    const s = str(a[0]!, f, env); const t = str(a[1]!, f, env); const i = s.indexOf(t);
-    return i < 0 ? '' : s.slice(i + t.length);
-  }]],
+  [
+    'substring-before',
+    [
+      2,
+      2,
+      (a, f, env) => {
+        const s = str(a[0]!, f, env);
+        const t = str(a[1]!, f, env);
+        const i = s.indexOf(t);
+        return i < 0 ? '' : s.slice(0, i);
+      },
+    ],
+  ],
+  [
+    'substring-after',
+    [
+      2,
+      2,
+      (a, f, env) => {
+        const s = str(a[0]!, f, env);
+        const t = str(a[1]!, f, env);
+        const i = s.indexOf(t);
+        return i < 0 ? '' : s.slice(i + t.length);
+      },
+    ],
+  ],
   ['substring', [2, 3, (a, f, env) => substring(str(a[0]!, f, env), num(a[1]!, f, env), a.length > 2 ? num(a[2]!, f, env) : Infinity)]],
   ['string-length', [0, 1, (a, f, env) => [...strOrContext(a, f, env)].length]],
-  ['normalize-space', [0, 1, (a, f, env) => strOrContext(a, f, env).replace(/[\t\n\r ]+/g, ' ').trim()]],
+  [
+    'normalize-space',
+    [
+      0,
+      1,
+      (a, f, env) =>
+        strOrContext(a, f, env)
+          .replace(/[\t\n\r ]+/g, ' ')
+          .trim(),
+    ],
+  ],
   ['translate', [3, 3, (a, f, env) => translate(str(a[0]!, f, env), str(a[1]!, f, env), str(a[2]!, f, env))]],
   // --- boolean functions
   ['boolean', [1, 1, (a, f, env) => toBoolean(evaluate(a[0]!, f, env))]],
@@ -115,11 +150,16 @@ function translate(s: string, from: string, to: string): string {
   const f = [...from];
   const t = [...to];
   const map = new Map<string, string | null>();
-  f.forEach((c, i) => { if (!map.has(c)) map.set(c, i < t.length ? t[i]! : null); });
+  f.forEach((c, i) => {
+    if (!map.has(c)) map.set(c, i < t.length ? t[i]! : null);
+  });
   let out = '';
   for (const c of s) {
     if (!map.has(c)) out += c;
-    else { const r = map.get(c); if (r !== null) out += r; }
+    else {
+      const r = map.get(c);
+      if (r !== null) out += r;
+    }
   }
   return out;
 }
@@ -161,7 +201,10 @@ function deref(set: XNode[], env: EvalEnv): XNode[] {
     const module = ref.path.contextModule;
     const own = leaf.schema?.module.name;
     const inner: EvalEnv = {
-      ...env, current: leaf, contextModule: module, resolvePrefix: (p) => module.prefixes.get(p),
+      ...env,
+      current: leaf,
+      contextModule: module,
+      resolvePrefix: (p) => module.prefixes.get(p),
       defaultModules: own && own !== module.name ? [module.name, own] : [module.name],
     };
     const targets = evaluate(parsed.expr, { node: leaf, position: 1, size: 1 }, inner);
@@ -179,17 +222,29 @@ function deref(set: XNode[], env: EvalEnv): XNode[] {
  * names in the tree under `root`. Prefixes there are module names; a name without one is in its
  * parent's module.
  */
-export function resolveInstanceIdentifier(text: string, root: XNode, env: Pick<EvalEnv, 'ctx' | 'session'>): { nodes: XNode[] } | { error: string } {
+export function resolveInstanceIdentifier(
+  text: string,
+  root: XNode,
+  env: Pick<EvalEnv, 'ctx' | 'session'>,
+): { nodes: XNode[] } | { error: string } {
   let parsed = env.session.instanceIds.get(text);
   if (!parsed) {
     const p = parseXPath(text);
-    parsed = 'error' in p ? { error: `instance-identifier "${text}" is not a path: ${p.error.reason} at offset ${p.error.pos}` }
-      : p.expr.kind === 'path' && p.expr.start === 'root' ? p : { error: `instance-identifier "${text}" is not an absolute path` };
+    parsed =
+      'error' in p
+        ? { error: `instance-identifier "${text}" is not a path: ${p.error.reason} at offset ${p.error.pos}` }
+        : p.expr.kind === 'path' && p.expr.start === 'root'
+          ? p
+          : { error: `instance-identifier "${text}" is not an absolute path` };
     env.session.instanceIds.set(text, parsed);
   }
   if ('error' in parsed) return parsed;
   const inner: EvalEnv = {
-    ctx: env.ctx, session: env.session, current: root, contextModule: undefined, defaultModules: [],
+    ctx: env.ctx,
+    session: env.session,
+    current: root,
+    contextModule: undefined,
+    defaultModules: [],
     resolvePrefix: (p) => (env.ctx.modules.has(p) ? p : undefined),
   };
   try {
@@ -239,6 +294,7 @@ function enumValue(set: XNode[]): number {
 function bitIsSet(set: XNode[], bit: string): boolean {
   const n = set[0];
   if (!n || !leafType(n)) return false;
-  return valueString(n.value ?? null).split(' ').includes(bit);
+  return valueString(n.value ?? null)
+    .split(' ')
+    .includes(bit);
 }
-

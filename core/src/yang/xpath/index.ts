@@ -9,7 +9,15 @@ export { parseXPath, compileXPath, describeSyntaxError, type XPathSyntaxError } 
 export { resolveSchemaPath, schemaParent, schemaPathOf, leafrefOf, type SchemaPlace } from './schema-path';
 export { XNode, compareOrder, normalizeSet, stringValue, valueString } from './nodes';
 export {
-  evaluateXPath, evaluateCondition, evaluate, toBoolean, toNumber, toStringValue, XPathSession,
-  type XValue, type EvalEnv, type Focus,
+  evaluateXPath,
+  evaluateCondition,
+  evaluate,
+  toBoolean,
+  toNumber,
+  toStringValue,
+  XPathSession,
+  type XValue,
+  type EvalEnv,
+  type Focus,
 } from './evaluate';
 export { resolveInstanceIdentifier, FUNCTION_NAMES } from './functions';

@@ -6,13 +6,23 @@
  */
 
 export type TokenKind =
-  | '(' | ')' | '[' | ']' | '.' | '..' | '@' | ',' | '::'
-  | 'name'        // a NameTest: prefix:local, prefix:*, local, *
-  | 'function'    // a FunctionName (QName followed by '(')
-  | 'nodetype'    // node, text, comment, processing-instruction followed by '('
-  | 'axis'        // an AxisName followed by '::'
-  | 'literal' | 'number' | 'variable'
-  | 'operator';   // and or mod div / // | + - = != < <= > >= *
+  | '('
+  | ')'
+  | '['
+  | ']'
+  | '.'
+  | '..'
+  | '@'
+  | ','
+  | '::'
+  | 'name' // a NameTest: prefix:local, prefix:*, local, *
+  | 'function' // a FunctionName (QName followed by '(')
+  | 'nodetype' // node, text, comment, processing-instruction followed by '('
+  | 'axis' // an AxisName followed by '::'
+  | 'literal'
+  | 'number'
+  | 'variable'
+  | 'operator'; // and or mod div / // | + - = != < <= > >= *
 
 export interface Token {
   readonly kind: TokenKind;
@@ -45,8 +55,15 @@ export function tokenize(source: string): { tokens: Token[] } | { fault: LexFaul
     const prev = tokens[tokens.length - 1];
     if (!prev) return false;
     switch (prev.kind) {
-      case '@': case '::': case '(': case '[': case ',': case 'operator': return false;
-      default: return true;
+      case '@':
+      case '::':
+      case '(':
+      case '[':
+      case ',':
+      case 'operator':
+        return false;
+      default:
+        return true;
     }
   };
   const skipSpace = (from: number): number => {
@@ -62,53 +79,101 @@ export function tokenize(source: string): { tokens: Token[] } | { fault: LexFaul
 
   while (i < n) {
     const c = source[i]!;
-    if (isSpace(source.charCodeAt(i))) { i++; continue; }
+    if (isSpace(source.charCodeAt(i))) {
+      i++;
+      continue;
+    }
     const start = i;
     switch (c) {
-      case '(': case ')': case '[': case ']': case '@': case ',':
-        tokens.push({ kind: c, text: c, pos: start }); i++; continue;
+      case '(':
+      case ')':
+      case '[':
+      case ']':
+      case '@':
+      case ',':
+        tokens.push({ kind: c, text: c, pos: start });
+        i++;
+        continue;
       case '.':
-        if (source[i + 1] === '.') { tokens.push({ kind: '..', text: '..', pos: start }); i += 2; continue; }
+        if (source[i + 1] === '.') {
+          tokens.push({ kind: '..', text: '..', pos: start });
+          i += 2;
+          continue;
+        }
         if (isDigit(source.charCodeAt(i + 1))) break; // a number like .5
-        tokens.push({ kind: '.', text: '.', pos: start }); i++; continue;
+        tokens.push({ kind: '.', text: '.', pos: start });
+        i++;
+        continue;
       case ':':
-        if (source[i + 1] === ':') { tokens.push({ kind: '::', text: '::', pos: start }); i += 2; continue; }
+        if (source[i + 1] === ':') {
+          tokens.push({ kind: '::', text: '::', pos: start });
+          i += 2;
+          continue;
+        }
         return { fault: { pos: start, reason: "unexpected ':'" } };
       case '/':
-        if (source[i + 1] === '/') { tokens.push({ kind: 'operator', text: '//', pos: start }); i += 2; continue; }
-        tokens.push({ kind: 'operator', text: '/', pos: start }); i++; continue;
-      case '|': case '+': case '-': case '=':
-        tokens.push({ kind: 'operator', text: c, pos: start }); i++; continue;
+        if (source[i + 1] === '/') {
+          tokens.push({ kind: 'operator', text: '//', pos: start });
+          i += 2;
+          continue;
+        }
+        tokens.push({ kind: 'operator', text: '/', pos: start });
+        i++;
+        continue;
+      case '|':
+      case '+':
+      case '-':
+      case '=':
+        tokens.push({ kind: 'operator', text: c, pos: start });
+        i++;
+        continue;
       case '!':
-        if (source[i + 1] === '=') { tokens.push({ kind: 'operator', text: '!=', pos: start }); i += 2; continue; }
+        if (source[i + 1] === '=') {
+          tokens.push({ kind: 'operator', text: '!=', pos: start });
+          i += 2;
+          continue;
+        }
         return { fault: { pos: start, reason: "'!' must be followed by '='" } };
-      case '<': case '>':
-        if (source[i + 1] === '=') { tokens.push({ kind: 'operator', text: c + '=', pos: start }); i += 2; continue; }
-        tokens.push({ kind: 'operator', text: c, pos: start }); i++; continue;
-      case '"': case "'": {
+      case '<':
+      case '>':
+        if (source[i + 1] === '=') {
+          tokens.push({ kind: 'operator', text: `${c}=`, pos: start });
+          i += 2;
+          continue;
+        }
+        tokens.push({ kind: 'operator', text: c, pos: start });
+        i++;
+        continue;
+      case '"':
+      case "'": {
         const end = source.indexOf(c, i + 1);
         if (end < 0) return { fault: { pos: start, reason: 'unterminated string literal' } };
         tokens.push({ kind: 'literal', text: source.slice(i + 1, end), pos: start });
-        i = end + 1; continue;
+        i = end + 1;
+        continue;
       }
       case '$': {
         const end = readQNameEnd(i + 1);
         if (end === i + 1) return { fault: { pos: start, reason: "'$' must be followed by a variable name" } };
         tokens.push({ kind: 'variable', text: source.slice(i + 1, end), pos: start });
-        i = end; continue;
+        i = end;
+        continue;
       }
       case '*':
-        tokens.push(operandEnded()
-          ? { kind: 'operator', text: '*', pos: start }
-          : { kind: 'name', text: '*', pos: start });
-        i++; continue;
+        tokens.push(operandEnded() ? { kind: 'operator', text: '*', pos: start } : { kind: 'name', text: '*', pos: start });
+        i++;
+        continue;
     }
     if (isDigit(source.charCodeAt(i)) || c === '.') {
       let j = i;
       while (j < n && isDigit(source.charCodeAt(j))) j++;
-      if (source[j] === '.') { j++; while (j < n && isDigit(source.charCodeAt(j))) j++; }
+      if (source[j] === '.') {
+        j++;
+        while (j < n && isDigit(source.charCodeAt(j))) j++;
+      }
       tokens.push({ kind: 'number', text: source.slice(i, j), pos: start });
-      i = j; continue;
+      i = j;
+      continue;
     }
     const nameEnd = readNCName(i);
     if (nameEnd === i) return { fault: { pos: start, reason: `unexpected character '${charAt(source, i)}'` } };
@@ -116,18 +181,24 @@ export function tokenize(source: string): { tokens: Token[] } | { fault: LexFaul
     if (operandEnded()) {
       if (!OPERATOR_NAMES.has(first)) return { fault: { pos: start, reason: `expected an operator, found '${first}'` } };
       tokens.push({ kind: 'operator', text: first, pos: start });
-      i = nameEnd; continue;
+      i = nameEnd;
+      continue;
     }
     // prefix:local or prefix:* (but not prefix::axis)
     let prefix: string | undefined;
     let local = first;
     let end = nameEnd;
     if (source[end] === ':' && source[end + 1] !== ':') {
-      if (source[end + 1] === '*') { prefix = first; local = '*'; end += 2; }
-      else {
+      if (source[end + 1] === '*') {
+        prefix = first;
+        local = '*';
+        end += 2;
+      } else {
         const localEnd = readNCName(end + 1);
         if (localEnd === end + 1) return { fault: { pos: end, reason: `expected a local name after '${first}:'` } };
-        prefix = first; local = source.slice(end + 1, localEnd); end = localEnd;
+        prefix = first;
+        local = source.slice(end + 1, localEnd);
+        end = localEnd;
       }
     }
     const after = skipSpace(end);

@@ -21,7 +21,12 @@ export class XNode {
    * @param slot index of the data node among the parent's `children`
    * @param sub index of the list entry or leaf-list value within that child; 0 otherwise
    */
-  constructor(readonly data: XData, readonly parent: XNode | undefined, readonly slot: number, readonly sub: number) {}
+  constructor(
+    readonly data: XData,
+    readonly parent: XNode | undefined,
+    readonly slot: number,
+    readonly sub: number,
+  ) {}
 
   /** The cursor at the top of a tree. */
   static root(root: DataRoot): XNode {
@@ -45,7 +50,7 @@ export class XNode {
   order(): number[] {
     if (!this.orderKey) {
       const key: number[] = [];
-      for (let n: XNode | undefined = this; n && n.parent; n = n.parent) key.push(n.sub, n.slot);
+      for (let n: XNode | undefined = this; n?.parent; n = n.parent) key.push(n.sub, n.slot);
       this.orderKey = key.reverse();
     }
     return this.orderKey;
@@ -95,7 +100,7 @@ export function normalizeSet(nodes: XNode[]): XNode[] {
   for (const n of nodes) {
     const prior = seen.get(n.data);
     if (n.data.kind === 'leaf-list') {
-      const subs = (prior instanceof Set ? prior : new Set<number>());
+      const subs = prior instanceof Set ? prior : new Set<number>();
       if (subs.has(n.sub)) continue;
       subs.add(n.sub);
       seen.set(n.data, subs);

@@ -24,7 +24,10 @@ const MAX_DEPTH = 128;
 const MAX_HEIGHT = 512;
 
 class Fault {
-  constructor(readonly pos: number, readonly reason: string) {}
+  constructor(
+    readonly pos: number,
+    readonly reason: string,
+  ) {}
 }
 
 /** Parses an XPath 1.0 expression. */
@@ -69,7 +72,10 @@ export function describeSyntaxError(source: string, e: XPathSyntaxError): string
 class Parser {
   private i = 0;
   private depth = 0;
-  constructor(private readonly tokens: readonly Token[], private readonly end: number) {}
+  constructor(
+    private readonly tokens: readonly Token[],
+    private readonly end: number,
+  ) {}
 
   peek(offset = 0): Token | undefined {
     return this.tokens[this.i + offset];
@@ -110,7 +116,12 @@ class Parser {
 
   // Binary levels from loosest to tightest; unary minus and union sit below them.
   private static readonly LEVELS: readonly (readonly string[])[] = [
-    ['or'], ['and'], ['=', '!='], ['<', '<=', '>', '>='], ['+', '-'], ['*', 'div', 'mod'],
+    ['or'],
+    ['and'],
+    ['=', '!='],
+    ['<', '<=', '>', '>='],
+    ['+', '-'],
+    ['*', 'div', 'mod'],
   ];
 
   private binary(level: number): Expr {
@@ -146,7 +157,11 @@ class Parser {
     const t = this.peek();
     if (!t) throw new Fault(this.end, 'expected an expression');
     switch (t.kind) {
-      case 'variable': case '(': case 'literal': case 'number': case 'function': {
+      case 'variable':
+      case '(':
+      case 'literal':
+      case 'number':
+      case 'function': {
         const filter = this.filterExpr();
         if (this.isOp('/', '//')) return { kind: 'path', start: filter, steps: this.relativePath(), pos: t.pos };
         return filter;
@@ -154,7 +169,12 @@ class Parser {
       case 'operator':
         if (t.text === '/' || t.text === '//') return this.locationPath();
         throw new Fault(t.pos, `expected an expression, found '${t.text}'`);
-      case '.': case '..': case '@': case 'axis': case 'name': case 'nodetype':
+      case '.':
+      case '..':
+      case '@':
+      case 'axis':
+      case 'name':
+      case 'nodetype':
         return this.locationPath();
       default:
         throw new Fault(t.pos, `expected an expression, found '${t.text}'`);
@@ -165,9 +185,15 @@ class Parser {
     const t = this.next();
     let primary: Expr;
     switch (t.kind) {
-      case 'variable': primary = { kind: 'variable', name: t.text, pos: t.pos }; break;
-      case 'literal': primary = { kind: 'literal', value: t.text, pos: t.pos }; break;
-      case 'number': primary = { kind: 'number', value: Number(t.text), pos: t.pos }; break;
+      case 'variable':
+        primary = { kind: 'variable', name: t.text, pos: t.pos };
+        break;
+      case 'literal':
+        primary = { kind: 'literal', value: t.text, pos: t.pos };
+        break;
+      case 'number':
+        primary = { kind: 'number', value: Number(t.text), pos: t.pos };
+        break;
       case '(': {
         primary = this.expr();
         this.expect(')', "')'");
@@ -178,9 +204,12 @@ class Parser {
         const args: Expr[] = [];
         if (this.peek()?.kind !== ')') {
           args.push(this.expr());
-          while (this.peek()?.kind === ',') { this.i++; args.push(this.expr()); }
+          while (this.peek()?.kind === ',') {
+            this.i++;
+            args.push(this.expr());
+          }
         }
-        this.expect(')', "')' to close the arguments of " + t.text);
+        this.expect(')', `')' to close the arguments of ${t.text}`);
         primary = { kind: 'call', prefix: t.prefix, name: t.text, args, pos: t.pos };
         break;
       }
@@ -226,11 +255,19 @@ class Parser {
   private step(): Step {
     const t = this.peek();
     if (!t) throw new Fault(this.end, 'expected a location step');
-    if (t.kind === '.') { this.i++; return { axis: 'self', test: { kind: 'node' }, predicates: [], pos: t.pos }; }
-    if (t.kind === '..') { this.i++; return { axis: 'parent', test: { kind: 'node' }, predicates: [], pos: t.pos }; }
+    if (t.kind === '.') {
+      this.i++;
+      return { axis: 'self', test: { kind: 'node' }, predicates: [], pos: t.pos };
+    }
+    if (t.kind === '..') {
+      this.i++;
+      return { axis: 'parent', test: { kind: 'node' }, predicates: [], pos: t.pos };
+    }
     let axis: Axis = 'child';
-    if (t.kind === '@') { this.i++; axis = 'attribute'; }
-    else if (t.kind === 'axis') {
+    if (t.kind === '@') {
+      this.i++;
+      axis = 'attribute';
+    } else if (t.kind === 'axis') {
       if (!AXES.has(t.text)) throw new Fault(t.pos, `unknown axis '${t.text}'`);
       this.i++;
       this.expect('::', "'::'");
@@ -273,21 +310,33 @@ function descendantOrSelf(pos: number): Step {
 function height(root: Expr): number {
   let max = 0;
   const stack: Array<[Expr, number]> = [[root, 1]];
-  const pushAll = (es: readonly Expr[], h: number) => { for (const e of es) stack.push([e, h]); };
+  const pushAll = (es: readonly Expr[], h: number) => {
+    for (const e of es) stack.push([e, h]);
+  };
   while (stack.length) {
     const [e, h] = stack.pop()!;
     if (h > max) max = h;
     if (max > MAX_HEIGHT) return max;
     switch (e.kind) {
-      case 'binary': stack.push([e.left, h + 1], [e.right, h + 1]); break;
-      case 'negate': stack.push([e.operand, h + 1]); break;
-      case 'call': pushAll(e.args, h + 1); break;
-      case 'filter': stack.push([e.primary, h + 1]); pushAll(e.predicates, h + 1); break;
+      case 'binary':
+        stack.push([e.left, h + 1], [e.right, h + 1]);
+        break;
+      case 'negate':
+        stack.push([e.operand, h + 1]);
+        break;
+      case 'call':
+        pushAll(e.args, h + 1);
+        break;
+      case 'filter':
+        stack.push([e.primary, h + 1]);
+        pushAll(e.predicates, h + 1);
+        break;
       case 'path':
         if (typeof e.start === 'object') stack.push([e.start, h + 1]);
         for (const s of e.steps) pushAll(s.predicates, h + 1);
         break;
-      default: break;
+      default:
+        break;
     }
   }
   return max;

@@ -12,8 +12,14 @@
  * an RPC's input has the RPC node as its parent, and an RPC node's parent is the root.
  */
 import {
-  type CompiledModule, type SchemaContext, type SchemaNode, type SchemaXPath,
-  type YangType, dataParent, findDataChild, dataChildren,
+  type CompiledModule,
+  type SchemaContext,
+  type SchemaNode,
+  type SchemaXPath,
+  type YangType,
+  dataParent,
+  findDataChild,
+  dataChildren,
 } from '../schema';
 import type { Expr, Step } from './ast';
 import { formatExpr } from './ast';
@@ -45,11 +51,20 @@ interface Env {
  * @param contextNode the leaf (or leaf-list) whose type is the leafref
  * @returns the target, or a reason naming the step that failed
  */
-export function resolveSchemaPath(xpath: SchemaXPath, contextNode: SchemaNode, ctx: SchemaContext): { node: SchemaNode } | { error: string } {
+export function resolveSchemaPath(
+  xpath: SchemaXPath,
+  contextNode: SchemaNode,
+  ctx: SchemaContext,
+): { node: SchemaNode } | { error: string } {
   return resolveAt(xpath, contextNode, ctx, 0);
 }
 
-function resolveAt(xpath: SchemaXPath, contextNode: SchemaNode, ctx: SchemaContext, derefDepth: number): { node: SchemaNode } | { error: string } {
+function resolveAt(
+  xpath: SchemaXPath,
+  contextNode: SchemaNode,
+  ctx: SchemaContext,
+  derefDepth: number,
+): { node: SchemaNode } | { error: string } {
   const compiled = compileXPath(xpath);
   if ('error' in compiled) return compiled;
   const env: Env = { xpath, ctx, current: contextNode, defaultModules: defaultModules(xpath.contextModule, contextNode), derefDepth };
@@ -155,9 +170,11 @@ function moduleOfPrefix(prefix: string, env: Env): string {
 
 function findChild(place: SchemaPlace, moduleName: string, name: string, env: Env): SchemaNode | undefined {
   if (place === 'root') {
-    return findDataChild(env.ctx.data, moduleName, name)
-      ?? env.ctx.rpcs.find((r) => r.name === name && r.module.name === moduleName)
-      ?? env.ctx.notifications.find((r) => r.name === name && r.module.name === moduleName);
+    return (
+      findDataChild(env.ctx.data, moduleName, name) ??
+      env.ctx.rpcs.find((r) => r.name === name && r.module.name === moduleName) ??
+      env.ctx.notifications.find((r) => r.name === name && r.module.name === moduleName)
+    );
   }
   if (place.kind === 'rpc' || place.kind === 'action') {
     return findDataChild(place.input.children, moduleName, name) ?? findDataChild(place.output.children, moduleName, name);
@@ -166,7 +183,10 @@ function findChild(place: SchemaPlace, moduleName: string, name: string, env: En
 }
 
 function* dataChildrenOf(place: SchemaPlace, env: Env): Generator<SchemaNode> {
-  if (place === 'root') { yield* dataChildren(env.ctx.data); return; }
+  if (place === 'root') {
+    yield* dataChildren(env.ctx.data);
+    return;
+  }
   if (place.kind === 'rpc' || place.kind === 'action') {
     yield* dataChildren(place.input.children);
     yield* dataChildren(place.output.children);
@@ -222,7 +242,8 @@ export function leafrefOf(type: YangType): NonNullable<YangType['leafref']> | un
  */
 function checkPredicate(expr: Expr, place: SchemaPlace, env: Env): void {
   switch (expr.kind) {
-    case 'path': case 'filter':
+    case 'path':
+    case 'filter':
       evalNodes(expr, [place], env);
       return;
     case 'binary':
@@ -233,7 +254,10 @@ function checkPredicate(expr: Expr, place: SchemaPlace, env: Env): void {
       checkPredicate(expr.operand, place, env);
       return;
     case 'call':
-      if (expr.name === 'current' || expr.name === 'deref') { evalNodes(expr, [place], env); return; }
+      if (expr.name === 'current' || expr.name === 'deref') {
+        evalNodes(expr, [place], env);
+        return;
+      }
       for (const a of expr.args) checkPredicate(a, place, env);
       return;
     default:
@@ -260,10 +284,9 @@ export function schemaPathOf(node: SchemaNode): string {
     parts.push(module !== childModule ? `${module}:${name}` : name);
     childModule = module;
   }
-  return '/' + parts.join('/');
+  return `/${parts.join('/')}`;
 }
 
 function describePlace(place: SchemaPlace): string {
   return place === 'root' ? 'the root' : `${place.kind} ${schemaPathOf(place)}`;
 }
-

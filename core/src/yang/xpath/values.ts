@@ -46,7 +46,10 @@ export function toStringValue(v: XValue): string {
 type CompareOp = '=' | '!=' | '<' | '<=' | '>' | '>=';
 
 /** A node's text for comparison, marking identityref values (compared by name, see `textsEqual`). */
-interface Text { readonly text: string; readonly identity: boolean }
+interface Text {
+  readonly text: string;
+  readonly identity: boolean;
+}
 
 function nodeText(n: XNode): Text {
   const type = leafType(n);
@@ -91,11 +94,16 @@ function setsCompare(op: '=' | '!=', a: readonly Text[], b: readonly Text[]): bo
 
 function flip(op: CompareOp): CompareOp {
   switch (op) {
-    case '<': return '>';
-    case '<=': return '>=';
-    case '>': return '<';
-    case '>=': return '<=';
-    default: return op;
+    case '<':
+      return '>';
+    case '<=':
+      return '>=';
+    case '>':
+      return '<';
+    case '>=':
+      return '<=';
+    default:
+      return op;
   }
 }
 
@@ -134,9 +142,13 @@ function compareScalars(op: CompareOp, a: string | number | boolean, b: string |
   const x = toNumber(a);
   const y = toNumber(b);
   switch (op) {
-    case '<': return x < y;
-    case '<=': return x <= y;
-    case '>': return x > y;
-    default: return x >= y;
+    case '<':
+      return x < y;
+    case '<=':
+      return x <= y;
+    case '>':
+      return x > y;
+    default:
+      return x >= y;
   }
 }

@@ -15,7 +15,9 @@ export type CallbackService = TestService;
 /** Starts a service with `callbacks` (undefined: none) and the plugin `enabled` or not. */
 export function startCallbackService(callbacks: Record<string, unknown> | undefined, enabled = true): Promise<CallbackService> {
   return startTestService({
-    label: 'callbacks', plugins: [{ path: PLUGIN_DIR, enabled }], yangDirs: [PLUGIN_YANG, TEST_YANG],
+    label: 'callbacks',
+    plugins: [{ path: PLUGIN_DIR, enabled }],
+    yangDirs: [PLUGIN_YANG, TEST_YANG],
     ...(callbacks !== undefined ? { config: { callbacks } } : {}),
   });
 }

@@ -26,7 +26,12 @@ export function testCodec(ctx: yang.SchemaContext): DeviceDataCodec {
     // the pieces gathered and decoded whole at the end (the core's codec decodes them as they come)
     dataReader(options = {}) {
       let text = '';
-      return { push: (piece) => { text += piece; }, end: (rest) => codec.fromXml(text + rest, options) };
+      return {
+        push: (piece) => {
+          text += piece;
+        },
+        end: (rest) => codec.fromXml(text + rest, options),
+      };
     },
     fromXml(xml: string, options = {}): JsonObject {
       const root = parseXml(xml);

@@ -14,7 +14,8 @@ export const PEER = { host: '127.0.0.1', port: 10842, username: 'ncuser', passwo
 
 /** Why netconfd tests cannot run here, or undefined when they can. */
 export function peerSkipReason(): string | undefined {
-  if (!existsSync('/usr/sbin/netconfd')) return 'netconfd is not installed (apt-get install netconfd netconfd-module-ietf-interfaces netconfd-module-ietf-system)';
+  if (!existsSync('/usr/sbin/netconfd'))
+    return 'netconfd is not installed (apt-get install netconfd netconfd-module-ietf-interfaces netconfd-module-ietf-system)';
   if (process.getuid?.() !== 0) return 'the netconfd peer script must run as root';
   if (!existsSync(SCRIPT)) return `missing ${SCRIPT}`;
   return undefined;
@@ -22,8 +23,14 @@ export function peerSkipReason(): string | undefined {
 
 export function peer(command: 'start' | 'stop' | 'restart'): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('bash', [SCRIPT, command], {
-      env: { ...process.env, NETCONF_PEER_PORT: String(PEER.port), NETCONF_PEER_STATE: PEER.state, NETCONF_PEER_NO_INSTALL: '1' }, timeout: 60_000,
-    }, (err, stdout, stderr) => (err ? reject(new Error(`netconf-device.sh ${command}: ${stderr || err.message}`)) : resolve(stdout)));
+    execFile(
+      'bash',
+      [SCRIPT, command],
+      {
+        env: { ...process.env, NETCONF_PEER_PORT: String(PEER.port), NETCONF_PEER_STATE: PEER.state, NETCONF_PEER_NO_INSTALL: '1' },
+        timeout: 60_000,
+      },
+      (err, stdout, stderr) => (err ? reject(new Error(`netconf-device.sh ${command}: ${stderr || err.message}`)) : resolve(stdout)),
+    );
   });
 }

@@ -21,9 +21,15 @@ export function siblingPlugin(name: string): string {
  * Starts a service with `schemaFilters` (undefined: none) and the plugin `enabled` or not; `others` are
  * further plugin folders enabled beside it (a southbound, for mount points).
  */
-export function startFilterService(schemaFilters: Record<string, unknown> | undefined, enabled = true, others: readonly string[] = []): Promise<FilterService> {
+export function startFilterService(
+  schemaFilters: Record<string, unknown> | undefined,
+  enabled = true,
+  others: readonly string[] = [],
+): Promise<FilterService> {
   return startTestService({
-    label: 'filters', plugins: [...others.map((p) => ({ path: p })), { path: PLUGIN_DIR, enabled }], yangDirs: [PLUGIN_YANG, TEST_YANG],
+    label: 'filters',
+    plugins: [...others.map((p) => ({ path: p })), { path: PLUGIN_DIR, enabled }],
+    yangDirs: [PLUGIN_YANG, TEST_YANG],
     ...(schemaFilters !== undefined ? { config: { schemaFilters } } : {}),
   });
 }

@@ -29,7 +29,25 @@ function openssl(args: string[], cwd: string): void {
 }
 
 function selfSigned(dir: string, name: string, subject: string, extra: string[] = []): void {
-  openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.crt`, '-subj', subject, '-days', '2', ...extra], dir);
+  openssl(
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.crt`,
+      '-subj',
+      subject,
+      '-days',
+      '2',
+      ...extra,
+    ],
+    dir,
+  );
 }
 
 function hasKeytool(): boolean {
@@ -45,22 +63,81 @@ function hasKeytool(): boolean {
 export function makePki(): Pki {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-pki-'));
   selfSigned(dir, 'server', '/CN=localhost', ['-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost']);
-  openssl(['pkcs12', '-export', '-in', 'server.crt', '-inkey', 'server.key', '-name', 'server', '-out', 'keystore.p12', '-passout', 'pass:ks-secret'], dir);
+  openssl(
+    [
+      'pkcs12',
+      '-export',
+      '-in',
+      'server.crt',
+      '-inkey',
+      'server.key',
+      '-name',
+      'server',
+      '-out',
+      'keystore.p12',
+      '-passout',
+      'pass:ks-secret',
+    ],
+    dir,
+  );
   for (const name of ['alice', 'bob', 'mallory']) selfSigned(dir, name, `/O=Example/CN=${name}`);
-  fs.writeFileSync(path.join(dir, 'trusted.pem'), fs.readFileSync(path.join(dir, 'alice.crt'), 'utf8') + fs.readFileSync(path.join(dir, 'bob.crt'), 'utf8'));
-  openssl(['pkcs12', '-export', '-nokeys', '-in', 'trusted.pem', '-caname', 'alice', '-caname', 'bob', '-out', 'truststore.p12', '-passout', 'pass:ts-secret'], dir);
+  fs.writeFileSync(
+    path.join(dir, 'trusted.pem'),
+    fs.readFileSync(path.join(dir, 'alice.crt'), 'utf8') + fs.readFileSync(path.join(dir, 'bob.crt'), 'utf8'),
+  );
+  openssl(
+    [
+      'pkcs12',
+      '-export',
+      '-nokeys',
+      '-in',
+      'trusted.pem',
+      '-caname',
+      'alice',
+      '-caname',
+      'bob',
+      '-out',
+      'truststore.p12',
+      '-passout',
+      'pass:ts-secret',
+    ],
+    dir,
+  );
   const empty = forge.pkcs12.toPkcs12Asn1(null, null as never, 'ts-secret', { algorithm: 'aes256' });
   fs.writeFileSync(path.join(dir, 'empty.p12'), Buffer.from(forge.asn1.toDer(empty).getBytes(), 'binary'));
   let keytoolTruststore: string | undefined;
   if (hasKeytool()) {
-    execFileSync('keytool', ['-importcert', '-noprompt', '-alias', 'alice', '-file', 'alice.crt', '-keystore', 'java-trust.p12', '-storetype', 'PKCS12', '-storepass', 'ts-secret'], { cwd: dir, stdio: 'ignore' });
+    execFileSync(
+      'keytool',
+      [
+        '-importcert',
+        '-noprompt',
+        '-alias',
+        'alice',
+        '-file',
+        'alice.crt',
+        '-keystore',
+        'java-trust.p12',
+        '-storetype',
+        'PKCS12',
+        '-storepass',
+        'ts-secret',
+      ],
+      { cwd: dir, stdio: 'ignore' },
+    );
     keytoolTruststore = path.join(dir, 'java-trust.p12');
   }
   const file = (f: string) => path.join(dir, f);
   const client = (n: string) => ({ cert: fs.readFileSync(file(`${n}.crt`), 'utf8'), key: fs.readFileSync(file(`${n}.key`), 'utf8') });
   return {
-    dir, keystore: file('keystore.p12'), keystorePassword: 'ks-secret', serverCert: fs.readFileSync(file('server.crt'), 'utf8'),
-    truststore: file('truststore.p12'), truststorePassword: 'ts-secret', emptyTruststore: file('empty.p12'), keytoolTruststore,
+    dir,
+    keystore: file('keystore.p12'),
+    keystorePassword: 'ks-secret',
+    serverCert: fs.readFileSync(file('server.crt'), 'utf8'),
+    truststore: file('truststore.p12'),
+    truststorePassword: 'ts-secret',
+    emptyTruststore: file('empty.p12'),
+    keytoolTruststore,
     clients: { alice: client('alice'), bob: client('bob'), mallory: client('mallory') },
   };
 }

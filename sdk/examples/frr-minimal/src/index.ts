@@ -19,7 +19,7 @@ async function interfaceBlocks(exec: (c: string) => Promise<string>): Promise<Ma
 /** FRR's `show interface json`: interface name -> facts (an object; anything else reads as no interfaces). */
 async function interfaceFacts(exec: (c: string) => Promise<string>): Promise<Record<string, Record<string, unknown>>> {
   const parsed = parseJsonOutput(await exec(INTERFACES_JSON));
-  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed as Record<string, Record<string, unknown>> : {};
+  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, Record<string, unknown>>) : {};
 }
 
 /** Commands that set an interface's config inside its block (the caller opens and closes the block). */
@@ -58,7 +58,8 @@ export const unit = defineTranslationUnit({
         const facts = (await interfaceFacts((c) => session.exec(c)))[key['name']!];
         if (!facts) return undefined;
         const state: JsonObject = {};
-        if (facts['administrativeStatus'] === 'up' || facts['administrativeStatus'] === 'down') state['admin-status'] = facts['administrativeStatus'];
+        if (facts['administrativeStatus'] === 'up' || facts['administrativeStatus'] === 'down')
+          state['admin-status'] = facts['administrativeStatus'];
         if (facts['operationalStatus'] === 'up' || facts['operationalStatus'] === 'down') state['oper-status'] = facts['operationalStatus'];
         if (typeof facts['mtu'] === 'number') state['mtu'] = facts['mtu'];
         return { state };
@@ -75,8 +76,10 @@ export const unit = defineTranslationUnit({
     '/rosetta-example-frr:static-routes/route': {
       keys: ['prefix', 'next-hop'],
       async list({ session }) {
-        return records(await session.exec(RUNNING), /^ip route (?<prefix>[0-9.]+\/\d+) (?<nh>\S+)$/)
-          .map((r) => ({ prefix: r['prefix']!, 'next-hop': r['nh']! }));
+        return records(await session.exec(RUNNING), /^ip route (?<prefix>[0-9.]+\/\d+) (?<nh>\S+)$/).map((r) => ({
+          prefix: r['prefix']!,
+          'next-hop': r['nh']!,
+        }));
       },
       write: {
         create: (_after, { key }) => [`ip route ${key['prefix']} ${key['next-hop']}`],
