@@ -9,7 +9,9 @@
  * One attribute is known without an `md:annotation`: `ietf-netconf-with-defaults:default`, the mark
  * with-defaults=report-all-tagged puts on default values (RFC 8040 §4.8.9). RFC 6243 defines it as an
  * XML attribute, so the published ietf-netconf-with-defaults declares no annotation; it is known in
- * every context holding that module, written with the module's prefix and namespace like a declared one.
+ * every context holding that module. In JSON it is named like a declared one; in XML it lives in RFC
+ * 6243 §6's namespace `urn:ietf:params:xml:ns:netconf:default:1.0` (prefix `wd`), not the module's
+ * (RFC 8040 §4.8.9), and is read in either.
  */
 import type { Annotation, CompiledModule, SchemaContext, YangType } from '../yang/schema';
 import type { ErrorTag } from './errors';
@@ -38,6 +40,25 @@ export function jsonScalar(value: LeafValue): string | number | boolean | null {
 const UNDECLARED: ReadonlyMap<string, ReadonlyMap<string, YangType>> = new Map([
   ['ietf-netconf-with-defaults', new Map([['default', { builtin: 'boolean' as const, name: 'boolean', patterns: [] }]])],
 ]);
+
+/** RFC 6243 §6: the XML namespace of the with-defaults `default` attribute. */
+export const WITH_DEFAULTS_XML_NAMESPACE = 'urn:ietf:params:xml:ns:netconf:default:1.0';
+
+/** Modules whose attributes XML writes in a namespace of their own rather than the module's, with its usual prefix. */
+const XML_ATTRIBUTE_NAMESPACES: ReadonlyMap<string, { readonly namespace: string; readonly prefix: string }> = new Map([
+  ['ietf-netconf-with-defaults', { namespace: WITH_DEFAULTS_XML_NAMESPACE, prefix: 'wd' }],
+]);
+
+/** The XML namespace (and preferred prefix) of the attributes of `module`, when it is not the module's own. */
+export function xmlAttributeNamespace(module: string): { readonly namespace: string; readonly prefix: string } | undefined {
+  return XML_ATTRIBUTE_NAMESPACES.get(module);
+}
+
+/** The module whose attributes XML writes in namespace `ns` (see xmlAttributeNamespace), if the context has it. */
+export function attributeModuleByXmlNamespace(ns: string, ctx: SchemaContext): CompiledModule | undefined {
+  for (const [module, written] of XML_ATTRIBUTE_NAMESPACES) if (written.namespace === ns) return ctx.modules.get(module);
+  return undefined;
+}
 
 const undeclared = new WeakMap<CompiledModule, Map<string, Annotation>>();
 

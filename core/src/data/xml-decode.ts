@@ -5,7 +5,7 @@
  * builds the node when the element closes. Repeated elements of a list or leaf-list gather into one
  * node in document order; identityref and instance-identifier values resolve their prefixes through
  * the namespace declarations in scope; RFC 7952 attributes are XML attributes in their module's
- * namespace.
+ * namespace (with-defaults' `default` also in RFC 6243's, see attributes.ts).
  *
  * Why not fast-xml-parser here: validating and parsing into its generic tree, then walking that, took
  * ~40x JSON.parse on a 100,000-entry list; streaming from a dedicated tokenizer is about 10x faster.
@@ -23,7 +23,7 @@
  * NETCONF forbid) is `malformed-message` with line and column. Nesting is capped at 512 levels.
  */
 import type { CompiledModule, LeafListSchema, LeafSchema, ListSchema, SchemaContext, SchemaNode } from '../yang/schema';
-import { checkAttribute } from './attributes';
+import { attributeModuleByXmlNamespace, checkAttribute } from './attributes';
 import { tableFor } from './children';
 import { ListProof, listPlan, recordListProof, type ProofMode } from './decode-proof';
 import { DataError, fault, type ErrorTag } from './errors';
@@ -854,7 +854,8 @@ class XmlDecoder {
       let written = name;
       if (colon >= 0 && !extra) {
         const ns = scope?.lookup(name.slice(0, colon));
-        const module: CompiledModule | undefined = ns === undefined ? undefined : this.ctx.moduleByNamespace(ns);
+        const module: CompiledModule | undefined =
+          ns === undefined ? undefined : (this.ctx.moduleByNamespace(ns) ?? attributeModuleByXmlNamespace(ns, this.ctx));
         if (module === undefined) throw this.failHere('unknown-namespace', `attribute '${name}' is in no known namespace`);
         written = `${module.name}:${name.slice(colon + 1)}`;
       } else if (colon < 0 && !extra) {

@@ -2,7 +2,8 @@
  * Data tree -> XML text, written as pieces joined once (see XmlWriter). The first element of each top-level node carries
  * `xmlns` of its module; a child carries `xmlns` where its module differs from its parent's. Values that
  * name modules (identityref, instance-identifier) and RFC 7952 attributes declare the prefixes they
- * use on their own element, so every element can be cut out and stand alone.
+ * use on their own element, so every element can be cut out and stand alone. With-defaults' `default`
+ * attribute is written in RFC 6243's namespace (`wd:default`, RFC 8040 §4.8.9).
  *
  * List entries write their keys first. Attributes of a list or leaf-list as a whole have no element to
  * sit on in XML and are left out (they exist only in JSON, docs/restconf-api.md#attributes-in-json); per-entry and per-value
@@ -10,7 +11,7 @@
  */
 import type { LeafListSchema, LeafSchema, SchemaContext } from '../yang/schema';
 import { detached } from '../yang/types/detached';
-import { annotationOf } from './attributes';
+import { annotationOf, xmlAttributeNamespace } from './attributes';
 import { leafToText } from './leaf-values';
 import type { Attributes, DataNode, DataRoot, LeafNode, LeafValue, ListEntryNode } from './tree';
 
@@ -48,32 +49,41 @@ function escapeAttr(s: string): string {
     : s;
 }
 
-/** Prefix declarations one element needs (module name -> prefix), kept unique within the element. */
+/** Prefix declarations one element needs (namespace -> prefix), kept unique within the element. */
 class Declarations {
-  private readonly byModule = new Map<string, string>();
+  private readonly byNamespace = new Map<string, string>();
   constructor(private readonly ctx: SchemaContext) {}
 
+  /** The prefix of module `module`'s namespace (values naming it, and most attributes). */
   prefixFor = (module: string): string => {
-    let prefix = this.byModule.get(module);
-    if (prefix === undefined) {
-      const base = this.ctx.modules.get(module)?.prefix ?? module;
-      prefix = base;
-      const taken = new Set(this.byModule.values());
-      for (let n = 2; taken.has(prefix); n++) prefix = `${base}${n}`;
-      this.byModule.set(module, prefix);
-    }
-    return prefix;
+    const compiled = this.ctx.modules.get(module);
+    return this.prefixForNamespace(compiled?.namespace ?? module, compiled?.prefix ?? module);
   };
 
+  /** The prefix of an attribute of `module`: in the namespace XML gives that module's attributes. */
+  attributePrefixFor(module: string): string {
+    const own = xmlAttributeNamespace(module);
+    return own === undefined ? this.prefixFor(module) : this.prefixForNamespace(own.namespace, own.prefix);
+  }
+
+  private prefixForNamespace(namespace: string, base: string): string {
+    let prefix = this.byNamespace.get(namespace);
+    if (prefix === undefined) {
+      prefix = base;
+      const taken = new Set(this.byNamespace.values());
+      for (let n = 2; taken.has(prefix); n++) prefix = `${base}${n}`;
+      this.byNamespace.set(namespace, prefix);
+    }
+    return prefix;
+  }
+
   get empty(): boolean {
-    return this.byModule.size === 0;
+    return this.byNamespace.size === 0;
   }
 
   write(): string {
     let out = '';
-    for (const [module, prefix] of this.byModule) {
-      out += ` xmlns:${prefix}="${escapeAttr(this.ctx.modules.get(module)?.namespace ?? module)}"`;
-    }
+    for (const [namespace, prefix] of this.byNamespace) out += ` xmlns:${prefix}="${escapeAttr(namespace)}"`;
     return out;
   }
 }
@@ -208,7 +218,8 @@ class XmlWriter {
       const text =
         value === null ? '' : annotation && typeof value === 'string' ? leafToText(annotation.type, value, decl.prefixFor) : String(value);
       const module = colon >= 0 ? name.slice(0, colon) : undefined;
-      const written = module !== undefined && this.ctx.modules.has(module) ? `${decl.prefixFor(module)}:${name.slice(colon + 1)}` : name;
+      const written =
+        module !== undefined && this.ctx.modules.has(module) ? `${decl.attributePrefixFor(module)}:${name.slice(colon + 1)}` : name;
       out += ` ${written}="${escapeAttr(text)}"`;
     }
     return out;

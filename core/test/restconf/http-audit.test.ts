@@ -230,17 +230,25 @@ test.serial(
     t.regex(x.text, /<top [^>]*:default="true"/);
     t.regex(
       x.text,
-      /xmlns:[a-z-]+="urn:ietf:params:xml:ns:yang:ietf-netconf-with-defaults"/,
-      "RFC 7952: the annotation module's namespace",
+      /<top [^>]*xmlns:wd="urn:ietf:params:xml:ns:netconf:default:1\.0" wd:default="true"/,
+      "RFC 8040 §4.8.9: RFC 6243's namespace",
     );
+    t.false(x.text.includes('urn:ietf:params:xml:ns:yang:ietf-netconf-with-defaults'), x.text);
     t.regex(x.text, /<item [^>]*:default="true"><name>i1<\/name><\/item>/, 'list entry');
     t.regex(x.text, /<tag [^>]*:default="true">x<\/tag><tag>y<\/tag>/, 'leaf-list entry');
     const hidden = await s.request('GET', `${TOP}?hideAttributes=true`);
     t.false(hidden.text.includes('"@"'), hidden.text);
-    // XML in: attributes on a leaf and a container.
+    // XML in: attributes on a leaf and a container, in RFC 6243's namespace; the module's is read too.
     const xmlBody =
-      '<top xmlns="urn:rosetta:test:audit" xmlns:wd="urn:ietf:params:xml:ns:yang:ietf-netconf-with-defaults" wd:default="true"><plain wd:default="true">5</plain></top>';
+      '<top xmlns="urn:rosetta:test:audit" xmlns:wd="urn:ietf:params:xml:ns:netconf:default:1.0" wd:default="true"><plain wd:default="true">5</plain></top>';
     r = await s.request('PUT', TOP, { body: xmlBody, headers: XML });
+    t.is(r.status, 204, r.text);
+    r = await s.request('GET', TOP);
+    t.deepEqual(r.json['audit:top']['@'], A);
+    t.deepEqual(r.json['audit:top'].plain, { '@': A, '#': 5 });
+    const moduleNamespace =
+      '<plain xmlns="urn:rosetta:test:audit" xmlns:d="urn:ietf:params:xml:ns:yang:ietf-netconf-with-defaults" d:default="true">5</plain>';
+    r = await s.request('PUT', `${TOP}/plain`, { body: moduleNamespace, headers: XML });
     t.is(r.status, 204, r.text);
     r = await s.request('GET', `${TOP}/plain`);
     t.deepEqual(r.json, { 'audit:plain': { '@': A, '#': 5 } });
