@@ -9,9 +9,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
-import { openDatastores } from '../../src/datastore';
-import { resolveConfig } from '../../src/service/config';
-import { startService, type RunningService } from '../../src/service/service';
+import type { RunningService } from '../../src/service/service';
+import { startTestService, type TestReply } from '../../src/service/test-service';
 
 const MODULE = `
 module newcomer {
@@ -108,48 +107,28 @@ module newcomer {
 }
 `;
 
-interface Answer {
-  status: number;
-  headers: Headers;
-  text: string;
-  json: any;
-}
-
 interface Service {
   readonly running: RunningService;
   /** What the service logged as errors (a 500 logs its cause). */
   readonly errors: string[];
-  request(method: string, p: string, options?: { body?: string; type?: string; accept?: string }): Promise<Answer>;
+  request(method: string, p: string, options?: { body?: string; type?: string; accept?: string }): Promise<TestReply>;
 }
 
 /** A service on 127.0.0.1 serving the module above (and its own), with `raw` configuration fields. */
 async function start(raw: Record<string, unknown> = {}): Promise<Service> {
   const yangDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-newcomer-yang-'));
   fs.writeFileSync(path.join(yangDir, 'newcomer.yang'), MODULE);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-newcomer-data-'));
-  const config = resolveConfig({ port: 0, host: '127.0.0.1', dataDir, yangDirs: [yangDir], ...raw }, os.tmpdir());
-  const errors: string[] = [];
-  const running = await startService({
-    config,
-    openDatastores: (dir, ctx) => openDatastores(dir, ctx),
-    log: { info: () => undefined, error: (m) => errors.push(m) },
-  });
+  const service = await startTestService({ plugins: [], yangDirs: [yangDir], config: raw, label: 'newcomer' });
   return {
-    running,
-    errors,
-    async request(method, p, options = {}) {
+    running: service.service,
+    get errors() {
+      return service.logs.filter((l) => l.startsWith('ERROR ')).map((l) => l.slice('ERROR '.length));
+    },
+    request(method, p, options = {}) {
       const headers: Record<string, string> = {};
-      if (options.body !== undefined) headers['content-type'] = options.type ?? 'application/yang-data+json';
+      if (options.type !== undefined) headers['content-type'] = options.type;
       if (options.accept !== undefined) headers['accept'] = options.accept;
-      const res = await fetch(running.url + p, { method, headers, ...(options.body !== undefined ? { body: options.body } : {}) });
-      const text = await res.text();
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      return { status: res.status, headers: res.headers, text, json };
+      return service.request(method, p, options.body, headers);
     },
   };
 }
@@ -255,7 +234,7 @@ test('with the key delimiter off, the Location of every key without / works', as
 // Constraints
 
 /** The one error of a 400 answer, with the envelope's members checked. */
-function oneError(t: ExecutionContext, answer: Answer, label: string): Record<string, string | undefined> {
+function oneError(t: ExecutionContext, answer: TestReply, label: string): Record<string, string | undefined> {
   t.is(answer.status, 400, `${label}: ${answer.text}`);
   const errors = answer.json?.errors?.error ?? answer.json?.['ietf-yang-patch:yang-patch-status']?.['global-errors']?.error;
   t.true(Array.isArray(errors) && errors.length >= 1, `${label}: ${answer.text}`);
@@ -277,7 +256,7 @@ function yangPatch(...edits: Array<{ id: string; target: string; value: unknown 
 test('a broken must answers 400 invalid-value with its app tag and path, and stores nothing, through every write', async (t) => {
   const s = await start();
   try {
-    const mustOfHigh = (answer: Answer, label: string): void => {
+    const mustOfHigh = (answer: TestReply, label: string): void => {
       const e = oneError(t, answer, label);
       t.is(e['error-tag'], 'invalid-value', label);
       t.is(e['error-app-tag'], 'must-violation', label);
