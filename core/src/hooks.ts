@@ -324,7 +324,9 @@ export interface AuthenticateContext {
 export type AuthenticateVerdict =
   | { readonly allow: true; readonly user: string }
   /** 401 (unknown or missing credentials; the core adds `challenge` as `WWW-Authenticate`) or 403 (role forbids). */
-  | { readonly allow: false; readonly status: 401 | 403; readonly message: string; readonly challenge?: string };
+  | { readonly allow: false; readonly status: 401 | 403; readonly message: string; readonly challenge?: string }
+  /** 429: not checked, the client must wait (the core sends `retryAfterSeconds` as `Retry-After`). */
+  | { readonly allow: false; readonly status: 429; readonly message: string; readonly retryAfterSeconds: number };
 
 /** Minimal route registration surface (an express Router satisfies it), so plugins need not import express. */
 export interface RouteRegistrar {

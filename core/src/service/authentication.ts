@@ -5,7 +5,8 @@
  * The gate wraps the whole request handler (RESTCONF and plugins' routes alike) when the configuration's
  * `auth` object is present and enabled. It asks the `server.authenticate` hook of the current plugin
  * generation and fails closed: no verdict is 401, no tap (the plugin was disabled at run time) is 503,
- * a tap that throws is 500; in none of those cases does the request reach a route.
+ * a tap that throws is 500; in none of those cases does the request reach a route. A tap may also
+ * answer 429 (too many attempts: `resource-denied` with `Retry-After`).
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
@@ -67,6 +68,7 @@ function deny(
   tag: string,
   message: string,
   challenge?: string,
+  retryAfterSeconds?: number,
 ): void {
   if (res.headersSent) {
     res.destroy();
@@ -79,6 +81,7 @@ function deny(
   res.setHeader('Content-Type', media.type);
   res.setHeader('Cache-Control', 'no-store');
   if (challenge !== undefined) res.setHeader('WWW-Authenticate', challenge);
+  if (retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retryAfterSeconds))));
   // the body was never read: close rather than let a large upload keep the connection busy
   if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) res.setHeader('Connection', 'close');
   res.end(body);
@@ -136,6 +139,8 @@ export function authenticatingHandler(
         }
         if (verdict === undefined) deny(req, res, 401, 'protocol', 'access-denied', 'authentication required', BASIC_CHALLENGE);
         else if (verdict.status === 403) deny(req, res, 403, 'protocol', 'access-denied', verdict.message);
+        else if (verdict.status === 429)
+          deny(req, res, 429, 'protocol', 'resource-denied', verdict.message, undefined, verdict.retryAfterSeconds);
         else deny(req, res, 401, 'protocol', 'access-denied', verdict.message, verdict.challenge ?? BASIC_CHALLENGE);
       },
       (err: unknown) => {

@@ -13,7 +13,7 @@ import { definePlugin, type JsonValue } from '@rosetta/sdk';
 import { Authenticator } from './authenticator';
 import { compileAuthSettings } from './users';
 
-export { Authenticator, parseBasic } from './authenticator';
+export { Authenticator, MAX_ATTEMPTS_PER_ADDRESS, parseBasic } from './authenticator';
 export { FailureDelays, type FailureDelayOptions } from './failure-delay';
 export { decoyHash, parsePasswordHash, verifyPassword, type PasswordHash } from './password';
 export {

@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import test from 'ava';
 import { hashPassword } from '@rosetta/core/dist/src/cli/hash-password-command';
 import { startTestService } from '@rosetta/core/dist/test/restconf/http-fixture';
+import { MAX_ATTEMPTS_PER_ADDRESS } from '../src/authenticator';
 
 const AUTH_PLUGIN = path.resolve(__dirname, '../..');
 const TLS_PLUGIN = path.resolve(__dirname, '../../../tls');
@@ -123,6 +124,72 @@ test('wrong passwords are answered after a delay that grows per client and is bo
       2,
       'the count restarted from one after the success',
     );
+  } finally {
+    await s.service.stop();
+  }
+});
+
+test('concurrent wrong passwords from one address do not queue: a valid login behind them waits about one delay', async (t) => {
+  const s = await startTestService({
+    plugins: pluginsFile([{ path: AUTH_PLUGIN, enabled: true }]),
+    auth: { users, failedAttemptDelayMs: 400, maxFailedAttemptDelayMs: 3000 },
+  });
+  try {
+    const timed = async (authorization: string) => {
+      const started = Date.now();
+      const r = await s.request('GET', '/rests/yang-library-version', { headers: { authorization } });
+      return { status: r.status, ms: Date.now() - started };
+    };
+    // Six guesses at once, then a valid, uncached login from the same address while their delay is pending.
+    const wrong = Array.from({ length: 6 }, (_, i) => timed(basic('admin', `guess-${i}`)));
+    await new Promise((r) => setTimeout(r, 50));
+    const good = await timed(basic('admin', 'admin-pass'));
+    t.is(good.status, 200);
+    // Queued one behind another the six delays add up to 400+800+1600+3000+3000+3000 ms; one delay is 400.
+    t.true(good.ms < 2500, `the valid login answered after ${good.ms} ms`);
+    for (const w of await Promise.all(wrong)) {
+      t.is(w.status, 401);
+      t.true(w.ms < 2500, `a wrong password answered after ${w.ms} ms`);
+    }
+  } finally {
+    await s.service.stop();
+  }
+});
+
+test('beyond a few attempts in progress from one address, more are answered 429 with Retry-After at once, unchecked', async (t) => {
+  const s = await startTestService({
+    plugins: pluginsFile([{ path: AUTH_PLUGIN, enabled: true }]),
+    auth: { users, failedAttemptDelayMs: 3000, maxFailedAttemptDelayMs: 3000 },
+  });
+  try {
+    const timed = async (authorization: string) => {
+      const started = Date.now();
+      const r = await s.request('GET', '/rests/yang-library-version', { headers: { authorization } });
+      return { status: r.status, ms: Date.now() - started, retryAfter: r.headers.get('retry-after'), body: r.json };
+    };
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => timed(basic('admin', `guess-${i}`))));
+    const checked = answers.filter((a) => a.status === 401);
+    const refused = answers.filter((a) => a.status === 429);
+    // The first is checked at once and leaves its place while its answer is held, so one more may get in.
+    t.true(
+      checked.length >= MAX_ATTEMPTS_PER_ADDRESS && checked.length <= MAX_ATTEMPTS_PER_ADDRESS + 1,
+      JSON.stringify(answers.map((a) => a.status)),
+    );
+    t.is(refused.length, 20 - checked.length);
+    for (const r of refused) {
+      t.true(r.ms < 1500, `429 after ${r.ms} ms, while a 3000 ms delay is pending`);
+      t.is(r.retryAfter, '3');
+      t.is(r.body.errors.error[0]['error-tag'], 'resource-denied');
+      t.regex(r.body.errors.error[0]['error-message'], /^too many authentication attempts from 127\.0\.0\.1 in progress: retry in 3 s$/);
+    }
+    for (const c of checked) t.true(c.ms < 5000, `401 after ${c.ms} ms: one delay, not one per attempt`);
+    // The refusals were not checked, so they did not count as failures: the count is that of the 401s.
+    t.true(
+      s.errors.some((e) => /\] 8 failed authentication attempt\(s\) in a row/.test(e)),
+      s.errors.join('\n'),
+    );
+    t.false(s.errors.some((e) => /\] 16 failed authentication/.test(e)));
+    t.is((await timed(basic('admin', 'admin-pass'))).status, 200, 'the address is served again');
   } finally {
     await s.service.stop();
   }
