@@ -21,6 +21,7 @@ import type { Datastore, PreparedWrite } from './datastore';
 import { decodeEditRecord, decodeSnapshot, encodeEditRecord } from './edit-record';
 import { Journal, type JournalOptions } from './journal';
 import { JournalError } from './journal-error';
+import { isNoSpace, StorageFullError } from './storage-full';
 import { WriteQueue } from './write-queue';
 import type { SecretBox } from './secrets';
 import { openStoredSecrets, revealSecret, schemaHoldsSensitive, sealEdits, sealTree, secretContext } from './sensitive';
@@ -42,8 +43,12 @@ export interface ConfigStoreOptions {
 
 const DEFAULT_MAX_RECORD_BYTES = 512 << 20;
 
-/** A data fault for a change that could not be stored (500: the request is not acknowledged). */
-function storageFault(error: unknown): DataError {
+/**
+ * A data fault for a change that could not be stored (the request is not acknowledged): StorageFullError
+ * when the disk of `directory` is full, else 500 `operation-failed` naming the cause.
+ */
+function storageFault(error: unknown, directory: string): DataError {
+  if (isNoSpace(error)) return new StorageFullError(directory);
   const message = error instanceof Error ? error.message : String(error);
   return new DataError(fault('operation-failed', '/', `the change could not be stored: ${message}`));
 }
@@ -162,7 +167,7 @@ export class ConfigStore implements Datastore {
 
   async apply(edits: readonly Edit[], check?: (next: DataRoot, previous: DataRoot) => void, prepared?: PreparedWrite): Promise<DataRoot> {
     const { next, sequence, durable } = await this.writers.run(async () => {
-      if (this.closing) throw storageFault(new JournalError('closed', 'the datastore is closed'));
+      if (this.closing) throw storageFault(new JournalError('closed', 'the datastore is closed'), this.directory);
       if (this.journal.failed) await this.reload();
       const previous = this.latest;
       const box = this.options.secrets;
@@ -197,7 +202,7 @@ export class ConfigStore implements Datastore {
     try {
       await durable;
     } catch (error) {
-      throw storageFault(error);
+      throw storageFault(error, this.directory);
     }
     // Acknowledgements arrive in append order, but continuations of one group commit may interleave.
     if (sequence > this.acknowledged) {
@@ -251,7 +256,7 @@ export class ConfigStore implements Datastore {
     try {
       opened = await recover(this.directory, this.ctx, this.options, this.log, (due) => this.compact(due));
     } catch (error) {
-      throw storageFault(error);
+      throw storageFault(error, this.directory);
     }
     this.journal = opened.journal;
     this.latest = opened.root;

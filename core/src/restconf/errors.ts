@@ -7,6 +7,7 @@
  * generic message; the detail goes to the log, never into a response. No stack trace is ever sent.
  */
 import { DataError, type DataFault, type ErrorTag } from '../data/errors';
+import { StorageFullError } from '../datastore/storage-full';
 import { MountError } from '../mount/errors';
 
 export type { ErrorTag } from '../data/errors';
@@ -180,6 +181,13 @@ export function entryOfFault(f: DataFault, type: ErrorType = 'application'): Res
   return entry;
 }
 
+/** A DataError as a RestconfError: 507 when the data directory's disk is full, else as fromFaults. */
+export function fromDataError(e: DataError): RestconfError {
+  if (!(e instanceof StorageFullError)) return fromFaults(e.faults);
+  const entries = e.faults.map((f) => entryOfFault(f));
+  return new RestconfError(507, entries);
+}
+
 /** A DataError (or a list of faults) as a RestconfError; the status is that of the first fault's tag. */
 export function fromFaults(faults: readonly DataFault[]): RestconfError {
   const first = faults[0];
@@ -197,7 +205,7 @@ export function fromFaults(faults: readonly DataFault[]): RestconfError {
  */
 export function toRestconfError(err: unknown, log: (message: string) => void): RestconfError {
   if (err instanceof RestconfError) return err;
-  if (err instanceof DataError) return fromFaults(err.faults);
+  if (err instanceof DataError) return fromDataError(err);
   if (err instanceof MountError) return new RestconfError(err.status, err.entries);
   const bodyParser = bodyParserError(err);
   if (bodyParser !== undefined) return bodyParser;

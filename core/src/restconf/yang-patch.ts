@@ -18,7 +18,7 @@ import { dataParent } from '../yang/schema';
 import { readBody } from './body';
 import { commitWrite } from './commit';
 import { refuseStateWrite, type DataCall } from './data-call';
-import { RestconfError, fromFaults, entryOfFault, malformed, renderErrorsJson, type RestconfErrorEntry } from './errors';
+import { RestconfError, fromDataError, entryOfFault, malformed, renderErrorsJson, type RestconfErrorEntry } from './errors';
 import { withheldEntries } from './withheld-values';
 import { requestType } from './media';
 import { findTarget } from './target';
@@ -180,7 +180,7 @@ class EditFailure extends Error {
 
 function asRestconf(e: unknown): RestconfError | undefined {
   if (e instanceof RestconfError) return e;
-  if (e instanceof DataError) return fromFaults(e.faults);
+  if (e instanceof DataError) return fromDataError(e);
   return undefined;
 }
 
