@@ -499,3 +499,59 @@ export function translatePattern(xsd: string): { regex: RegExp } | { error: stri
   translated.set(xsd, result);
   return result;
 }
+
+/** Value length up to which the value codecs may use the backtracking RegExp (types/codecs.ts). */
+export const SHORT_VALUE = 256;
+/**
+ * Backtracking paths over a short value up to which the RegExp is used. The bound is loose: V8 took
+ * under 6 ms on the worst 256-character values found for patterns near it (ietf-inet-types
+ * ipv4-address is 160,000; `a*a*b` 66,000), where `a*a*a*a*a*a*b` (3e14) takes hours.
+ */
+const MAX_PATHS = 1_000_000;
+
+/**
+ * An upper bound on the ways a backtracking engine can try `node` over a value of at most `n`
+ * characters: one per character or set; a sequence multiplies, an alternation adds; a repetition of
+ * a single width item (characters and sets only) can stop after each count; a repetition of anything
+ * else multiplies its item's ways once per count, so an unbounded one is Infinity.
+ */
+function backtrackPaths(node: XsdNode, n: number): number {
+  switch (node.kind) {
+    case 'char':
+    case 'set':
+      return 1;
+    case 'seq':
+      return node.items.reduce((product, item) => product * backtrackPaths(item, n), 1);
+    case 'alt':
+      return node.branches.reduce((sum, branch) => sum + backtrackPaths(branch, n), 0);
+    case 'repeat': {
+      const item = backtrackPaths(node.item, n);
+      const max = Math.min(node.max, n);
+      if (item === 1) return Math.max(1, max - node.min + 1);
+      if (node.max === Infinity) return Infinity;
+      let total = 0;
+      for (let k = node.min; k <= node.max && total < Infinity; k++) total += item ** k;
+      return total;
+    }
+  }
+}
+
+const nativeSafety = new Map<string, boolean>();
+
+/**
+ * Whether the backtracking RegExp of an XSD pattern is safe on values of up to SHORT_VALUE characters:
+ * the bound of {@link backtrackPaths} is small. Nested quantifiers (`(a+)+b`), quantified overlapping
+ * alternations (`(a|aa)+b`), long chains of quantifiers (`a*a*a*a*b`) and big counted repeats of
+ * choices (`(a|aa){0,60}`) are not, and go to the linear-time matcher (xsd-nfa.ts) whatever the length.
+ * False for an invalid pattern.
+ */
+export function nativeIsSafe(xsd: string): boolean {
+  let safe = nativeSafety.get(xsd);
+  if (safe === undefined) {
+    const parsed = parseXsdRegex(xsd);
+    safe = !('error' in parsed) && backtrackPaths(parsed.ast, SHORT_VALUE) <= MAX_PATHS;
+    if (nativeSafety.size >= CACHE_LIMIT) nativeSafety.clear();
+    nativeSafety.set(xsd, safe);
+  }
+  return safe;
+}
