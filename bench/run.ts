@@ -9,6 +9,7 @@ import { benchDataCodecs } from './data-codecs';
 import { benchPlugins } from './plugins';
 import { benchCli } from './cli';
 import { benchRestconf } from './restconf';
+import { benchRequestCost } from './request-cost';
 import { benchUniconfig } from './uniconfig';
 import { benchNetconf } from './netconf';
 
@@ -18,6 +19,7 @@ const suites: Array<[string, () => BenchResult[] | Promise<BenchResult[]>]> = [
   ['plugin hooks and hot swap', benchPlugins],
   ['CLI devices (FRR peer, simulators)', benchCli],
   ['RESTCONF service', benchRestconf],
+  ['request cost (pathological filters and patterns)', benchRequestCost],
   ['uniconfig commit and diff', benchUniconfig],
   ['NETCONF devices (netconfd peer)', benchNetconf],
 ];

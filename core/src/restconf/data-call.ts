@@ -23,9 +23,10 @@ import type { ParsedPath } from './uri';
 export interface DataQuery {
   /**
    * Applies the read parameters (content, depth, fields, with-defaults, paging, ...) to the data
-   * found at the target; a number for `fetch=count`; undefined when nothing is left.
+   * found at the target; a number for `fetch=count`; undefined when nothing is left. Asynchronous:
+   * a long jsonb-filter gives the event loop back while it runs.
    */
-  readonly applyRead: (found: DataNode | DataRoot, target: SchemaNode | undefined) => DataNode | DataRoot | number | undefined;
+  readonly applyRead: (found: DataNode | DataRoot, target: SchemaNode | undefined) => Promise<DataNode | DataRoot | number | undefined>;
   /**
    * What the read parameters (`with-defaults=report-all`) show at a target that holds no data (a
    * leaf whose value is its default): found below `holder`, the deepest node on the target's path

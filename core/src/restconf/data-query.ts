@@ -58,8 +58,8 @@ export function dataQuery(req: IncomingMessage, ctx: RestconfContext): DataQuery
     applyTags: options.applyTags === true,
     // hideAttributes is applied by applyReadQuery; the encoder writes whatever attributes remain.
     hideAttributes: false,
-    applyRead: (found: DataNode | DataRoot, target: SchemaNode | undefined) => {
-      const result = applyReadQuery(
+    applyRead: async (found: DataNode | DataRoot, target: SchemaNode | undefined) => {
+      const result = await applyReadQuery(
         found,
         target,
         { ...options, content },

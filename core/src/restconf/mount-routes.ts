@@ -112,7 +112,7 @@ export async function handleMountData(
       });
       const found = findTarget(root, target.steps);
       if (found === undefined) throw dataMissing(target.path);
-      const result = applyReadQuery(found, target.target, { ...options, content }, device.schema, root);
+      const result = await applyReadQuery(found, target.target, { ...options, content }, device.schema, root);
       if (result.kind === 'data' && result.data === undefined) throw dataMissing(target.path);
       const media = responseType(req.headers.accept);
       const body = result.kind === 'count' ? String(result.count) : encode(result.data!, device.schema, media.encoding);

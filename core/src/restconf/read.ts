@@ -106,7 +106,7 @@ export async function handleGet(call: PlainDataCall, head: boolean): Promise<voi
   if (call.scope.hooks.data.beforeRead.isUsed()) readCtx = await call.scope.hooks.data.beforeRead.promise(readCtx);
   const found = (await readTarget(call, readCtx, content, call.target.steps)) ?? (await readAbsent(call, readCtx, content));
   if (found === undefined) throw dataMissing(call.target.path);
-  const result = call.query.applyRead(found, call.target.target);
+  const result = await call.query.applyRead(found, call.target.target);
   if (result === undefined) throw dataMissing(call.target.path);
   if (typeof result === 'number') sendText(call.res, 200, 'application/json', String(result), head);
   else sendText(call.res, 200, call.responseType.type, encodeResult(call, result), head);

@@ -151,8 +151,8 @@ export async function handleConfiguration(
     checkReferences: options.checkForReferences === true,
     applyTags: options.applyTags === true,
     hideAttributes: false,
-    applyRead: (found: DataNode | DataRoot, target: SchemaNode | undefined) => {
-      const result = applyReadQuery(found, target, { ...options, content: 'all' }, deviceSchema, intended.current());
+    applyRead: async (found: DataNode | DataRoot, target: SchemaNode | undefined) => {
+      const result = await applyReadQuery(found, target, { ...options, content: 'all' }, deviceSchema, intended.current());
       return result.kind === 'count' ? result.count : result.data;
     },
   };
@@ -193,8 +193,8 @@ export async function handleConfiguration(
  * (`{"uniconfig-topology:configuration": {...}}`, XML `<configuration xmlns=...>`), not as a datastore
  * root (`ietf-restconf:data`), which is what the local handlers would answer for an empty path.
  */
-function getConfigurationRoot(call: DataCall, root: DataRoot, head: boolean): void {
-  const result = call.query.applyRead(root, undefined);
+async function getConfigurationRoot(call: DataCall, root: DataRoot, head: boolean): Promise<void> {
+  const result = await call.query.applyRead(root, undefined);
   let body: string;
   if (typeof result === 'number') body = String(result);
   else {

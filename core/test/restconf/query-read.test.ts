@@ -47,58 +47,61 @@ function at(root: DataRoot, path: string): { data: ReadTarget; schema: SchemaNod
   return { data, schema: parsed.target };
 }
 
-function get(root: DataRoot, path: string, query: string): unknown {
+async function get(root: DataRoot, path: string, query: string): Promise<unknown> {
   const { data, schema } = at(root, path);
-  const result = applyReadQuery(data, schema, parseQuery(query, 'GET'), ctx, root);
+  const result = await applyReadQuery(data, schema, parseQuery(query, 'GET'), ctx, root);
   if (result.kind === 'count') return result.count;
   return result.data === undefined ? undefined : JSON.parse(encodeJson(result.data));
 }
 
-function rejects(t: import('ava').ExecutionContext, root: DataRoot, path: string, query: string, param: string): void {
-  const err = t.throws(() => get(root, path, query), { instanceOf: RestconfError }) as RestconfError;
+async function rejects(t: import('ava').ExecutionContext, root: DataRoot, path: string, query: string, param: string): Promise<void> {
+  const err = (await t.throwsAsync(() => get(root, path, query), { instanceOf: RestconfError })) as RestconfError;
   t.is(err.status, 400);
   t.true(err.message.includes(`'${param}'`), err.message);
 }
 
 const ifaces = tree(ctx, IFACES);
 
-test('input trees are never changed', (t) => {
+test('input trees are never changed', async (t) => {
   const before = encodeJson(ifaces);
-  get(
+  await get(
     ifaces,
     '/ietf-interfaces:interfaces/interface',
     'content=config&with-defaults=report-all-tagged&fields=name;ietf-ip:ipv4&depth=2&sortby=name(desc)&offset=1&limit=2&hideEmptyDataNodes=true&hideAttributes=true',
   );
-  get(ifaces, '/ietf-interfaces:interfaces', 'with-defaults=trim');
+  await get(ifaces, '/ietf-interfaces:interfaces', 'with-defaults=trim');
   t.is(encodeJson(ifaces), before);
 });
 
-test('content: config, nonconfig, all', (t) => {
-  const config = get(ifaces, '/ietf-interfaces:interfaces/interface=eth1', 'content=config') as Record<string, Record<string, unknown>[]>;
+test('content: config, nonconfig, all', async (t) => {
+  const config = (await get(ifaces, '/ietf-interfaces:interfaces/interface=eth1', 'content=config')) as Record<
+    string,
+    Record<string, unknown>[]
+  >;
   t.deepEqual(config, {
     'ietf-interfaces:interface': [{ name: 'eth1', type: 'iana-if-type:ethernetCsmacd', enabled: false, 'ietf-ip:ipv4': { mtu: 9000 } }],
   });
-  const state = get(ifaces, '/ietf-interfaces:interfaces/interface=eth1', 'content=nonconfig');
+  const state = await get(ifaces, '/ietf-interfaces:interfaces/interface=eth1', 'content=nonconfig');
   t.deepEqual(state, { 'ietf-interfaces:interface': [{ name: 'eth1', 'oper-status': 'down' }] });
-  const all = get(ifaces, '/ietf-interfaces:interfaces/interface=eth1', 'content=all') as Record<string, Record<string, unknown>[]>;
+  const all = (await get(ifaces, '/ietf-interfaces:interfaces/interface=eth1', 'content=all')) as Record<string, Record<string, unknown>[]>;
   t.is(all['ietf-interfaces:interface']![0]!['oper-status'], 'down');
   t.is(all['ietf-interfaces:interface']![0]!['enabled'], false);
   // a state leaf as the target disappears under content=config
-  t.is(get(ifaces, '/ietf-interfaces:interfaces/interface=eth1/oper-status', 'content=config'), undefined);
-  t.deepEqual(get(ifaces, '/ietf-interfaces:interfaces/interface=eth1/oper-status', 'content=nonconfig'), {
+  t.is(await get(ifaces, '/ietf-interfaces:interfaces/interface=eth1/oper-status', 'content=config'), undefined);
+  t.deepEqual(await get(ifaces, '/ietf-interfaces:interfaces/interface=eth1/oper-status', 'content=nonconfig'), {
     'ietf-interfaces:oper-status': 'down',
   });
   // at the root: jukebox has no state data here, so nonconfig leaves only interfaces' state
   const root = tree(ctx, { ...IFACES, 'example-jukebox:jukebox': { playlist: [{ name: 'p' }] } });
-  const rootState = get(root, '', 'content=nonconfig') as Record<string, unknown>;
+  const rootState = (await get(root, '', 'content=nonconfig')) as Record<string, unknown>;
   t.deepEqual(Object.keys(rootState), ['ietf-interfaces:interfaces']);
 });
 
-test('with-defaults: report-all, trim, explicit, report-all-tagged', (t) => {
+test('with-defaults: report-all, trim, explicit, report-all-tagged', async (t) => {
   // ietf-interfaces: enabled defaults to true; ietf-ip ipv4: enabled true, forwarding false
-  const explicit = get(ifaces, '/ietf-interfaces:interfaces/interface=lo0', 'content=config&with-defaults=explicit');
+  const explicit = await get(ifaces, '/ietf-interfaces:interfaces/interface=lo0', 'content=config&with-defaults=explicit');
   t.deepEqual(explicit, { 'ietf-interfaces:interface': [{ name: 'lo0', description: 'loopback', type: 'iana-if-type:softwareLoopback' }] });
-  const all = get(ifaces, '/ietf-interfaces:interfaces/interface=eth2', 'content=config&with-defaults=report-all') as Record<
+  const all = (await get(ifaces, '/ietf-interfaces:interfaces/interface=eth2', 'content=config&with-defaults=report-all')) as Record<
     string,
     Record<string, unknown>[]
   >;
@@ -107,10 +110,11 @@ test('with-defaults: report-all, trim, explicit, report-all-tagged', (t) => {
   t.deepEqual(eth2['ietf-ip:ipv4'], { enabled: true, forwarding: false, mtu: 576 });
   // the added defaults are in schema order (enabled after type... as the tree keeps it)
   t.deepEqual(Object.keys(eth2), ['name', 'type', 'enabled', 'ietf-ip:ipv4']);
-  const tagged = get(ifaces, '/ietf-interfaces:interfaces/interface=eth0', 'content=config&with-defaults=report-all-tagged') as Record<
-    string,
-    Record<string, unknown>[]
-  >;
+  const tagged = (await get(
+    ifaces,
+    '/ietf-interfaces:interfaces/interface=eth0',
+    'content=config&with-defaults=report-all-tagged',
+  )) as Record<string, Record<string, unknown>[]>;
   const eth0 = tagged['ietf-interfaces:interface']![0]!;
   // enabled=true is stored but equals its default: tagged too
   t.deepEqual(eth0['enabled'], { '@': { 'ietf-netconf-with-defaults:default': true }, '#': true });
@@ -119,23 +123,26 @@ test('with-defaults: report-all, trim, explicit, report-all-tagged', (t) => {
     '#': false,
   });
   t.is((eth0['ietf-ip:ipv4'] as Record<string, unknown>)['mtu'], 1500);
-  const trim = get(ifaces, '/ietf-interfaces:interfaces/interface=eth0', 'with-defaults=trim') as Record<string, Record<string, unknown>[]>;
+  const trim = (await get(ifaces, '/ietf-interfaces:interfaces/interface=eth0', 'with-defaults=trim')) as Record<
+    string,
+    Record<string, unknown>[]
+  >;
   t.false('enabled' in trim['ietf-interfaces:interface']![0]!);
   t.is(trim['ietf-interfaces:interface']![0]!['description'], 'uplink');
   // eth1 has enabled=false, not the default: kept by trim
-  const trim1 = get(ifaces, '/ietf-interfaces:interfaces/interface=eth1', 'with-defaults=trim') as Record<
+  const trim1 = (await get(ifaces, '/ietf-interfaces:interfaces/interface=eth1', 'with-defaults=trim')) as Record<
     string,
     Record<string, unknown>[]
   >;
   t.is(trim1['ietf-interfaces:interface']![0]!['enabled'], false);
 });
 
-test('with-defaults: choices, leaf-list defaults, absent non-presence containers', (t) => {
+test('with-defaults: choices, leaf-list defaults, absent non-presence containers', async (t) => {
   const box = tree(ctx, { 'rc-extra:box': { name: 'b' } });
-  const all = get(box, '/rc-extra:box', 'with-defaults=report-all');
+  const all = await get(box, '/rc-extra:box', 'with-defaults=report-all');
   t.deepEqual(all, { 'rc-extra:box': { name: 'b', level: 5, dflt: [1, 2], 'auto-speed': 1000, inner: { deep: 'd' } } });
   // data in the manual case: the default case's default is not added
-  const manual = get(tree(ctx, { 'rc-extra:box': { 'manual-speed': 10 } }), '/rc-extra:box', 'with-defaults=report-all') as Record<
+  const manual = (await get(tree(ctx, { 'rc-extra:box': { 'manual-speed': 10 } }), '/rc-extra:box', 'with-defaults=report-all')) as Record<
     string,
     Record<string, unknown>
   >;
@@ -143,14 +150,14 @@ test('with-defaults: choices, leaf-list defaults, absent non-presence containers
   t.is(manual['rc-extra:box']!['manual-speed'], 10);
   // trim: values equal to defaults go, and a container left empty goes with them
   const stored = tree(ctx, { 'rc-extra:box': { level: 5, dflt: [1, 2], inner: { deep: 'd' }, name: 'x' } });
-  t.deepEqual(get(stored, '/rc-extra:box', 'with-defaults=trim'), { 'rc-extra:box': { name: 'x' } });
-  const tagged = get(stored, '/rc-extra:box', 'with-defaults=report-all-tagged') as Record<string, Record<string, unknown>>;
+  t.deepEqual(await get(stored, '/rc-extra:box', 'with-defaults=trim'), { 'rc-extra:box': { name: 'x' } });
+  const tagged = (await get(stored, '/rc-extra:box', 'with-defaults=report-all-tagged')) as Record<string, Record<string, unknown>>;
   t.deepEqual(tagged['rc-extra:box']!['dflt'], { '@': { 'ietf-netconf-with-defaults:default': true }, '#': [1, 2] });
   // state defaults are not added under content=config (stats has none; level is config)
-  t.deepEqual(get(box, '/rc-extra:box', 'content=nonconfig&with-defaults=report-all'), undefined);
+  t.deepEqual(await get(box, '/rc-extra:box', 'content=nonconfig&with-defaults=report-all'), undefined);
 });
 
-test('depth counts levels from the target; entries keep their keys', (t) => {
+test('depth counts levels from the target; entries keep their keys', async (t) => {
   const jb = tree(ctx, {
     'example-jukebox:jukebox': {
       library: { artist: [{ name: 'A', album: [{ name: 'X', year: 2000 }] }] },
@@ -158,34 +165,34 @@ test('depth counts levels from the target; entries keep their keys', (t) => {
       player: { gap: '0.5' },
     },
   });
-  t.deepEqual(get(jb, '/example-jukebox:jukebox', 'depth=1'), { 'example-jukebox:jukebox': {} });
-  t.deepEqual(get(jb, '/example-jukebox:jukebox', 'depth=2'), {
+  t.deepEqual(await get(jb, '/example-jukebox:jukebox', 'depth=1'), { 'example-jukebox:jukebox': {} });
+  t.deepEqual(await get(jb, '/example-jukebox:jukebox', 'depth=2'), {
     'example-jukebox:jukebox': { library: {}, playlist: [{ name: 'p' }], player: {} },
   });
-  t.deepEqual(get(jb, '/example-jukebox:jukebox', 'depth=3'), {
+  t.deepEqual(await get(jb, '/example-jukebox:jukebox', 'depth=3'), {
     'example-jukebox:jukebox': {
       library: { artist: [{ name: 'A' }] },
       playlist: [{ name: 'p', description: 'd' }],
       player: { gap: '0.5' },
     },
   });
-  t.deepEqual(get(jb, '/example-jukebox:jukebox', 'depth=unbounded'), get(jb, '/example-jukebox:jukebox', ''));
-  t.deepEqual(get(jb, '', 'depth=1'), { 'example-jukebox:jukebox': {} });
+  t.deepEqual(await get(jb, '/example-jukebox:jukebox', 'depth=unbounded'), await get(jb, '/example-jukebox:jukebox', ''));
+  t.deepEqual(await get(jb, '', 'depth=1'), { 'example-jukebox:jukebox': {} });
 });
 
-test('fields: siblings, descent, sub-selection, the chain rule, unknown names', (t) => {
+test('fields: siblings, descent, sub-selection, the chain rule, unknown names', async (t) => {
   const list = '/ietf-interfaces:interfaces/interface';
-  t.deepEqual(get(ifaces, `${list}=eth0`, 'fields=description;ietf-ip:ipv4/mtu'), {
+  t.deepEqual(await get(ifaces, `${list}=eth0`, 'fields=description;ietf-ip:ipv4/mtu'), {
     'ietf-interfaces:interface': [{ name: 'eth0', description: 'uplink', 'ietf-ip:ipv4': { mtu: 1500 } }],
   });
   // a/b;c selects a/b and a/c: after ipv4/mtu, 'address' is a sibling of mtu
-  t.deepEqual(get(ifaces, `${list}=eth0`, 'fields=ietf-ip:ipv4/mtu;address(ip)'), {
+  t.deepEqual(await get(ifaces, `${list}=eth0`, 'fields=ietf-ip:ipv4/mtu;address(ip)'), {
     'ietf-interfaces:interface': [{ name: 'eth0', 'ietf-ip:ipv4': { mtu: 1500, address: [{ ip: '10.0.0.1' }] } }],
   });
   // p1/f1;p2/f2 with p1, p2 siblings: p2 is looked up under p1 and is not there
-  rejects(t, ifaces, `${list}=eth0`, 'fields=ietf-ip:ipv4/mtu;description', 'fields');
+  await rejects(t, ifaces, `${list}=eth0`, 'fields=ietf-ip:ipv4/mtu;description', 'fields');
   // parentheses keep the chain inside them
-  t.deepEqual(get(ifaces, '/ietf-interfaces:interfaces', 'fields=interface(name;ietf-ip:ipv4(mtu))'), {
+  t.deepEqual(await get(ifaces, '/ietf-interfaces:interfaces', 'fields=interface(name;ietf-ip:ipv4(mtu))'), {
     'ietf-interfaces:interfaces': {
       interface: [
         { name: 'eth0', 'ietf-ip:ipv4': { mtu: 1500 } },
@@ -196,7 +203,7 @@ test('fields: siblings, descent, sub-selection, the chain rule, unknown names', 
     },
   });
   // on a whole list, fields apply to each entry; keys stay
-  t.deepEqual(get(ifaces, list, 'fields=description'), {
+  t.deepEqual(await get(ifaces, list, 'fields=description'), {
     'ietf-interfaces:interface': [
       { name: 'eth0', description: 'uplink' },
       { name: 'eth1' },
@@ -205,28 +212,29 @@ test('fields: siblings, descent, sub-selection, the chain rule, unknown names', 
     ],
   });
   // at the root names are module-qualified
-  t.deepEqual(Object.keys(get(tree(ctx, { ...IFACES, 'example-jukebox:jukebox': {} }), '', 'fields=example-jukebox:jukebox') as object), [
-    'example-jukebox:jukebox',
-  ]);
-  rejects(t, ifaces, '', 'fields=interfaces', 'fields');
-  rejects(t, ifaces, list, 'fields=nonsense', 'fields');
-  rejects(t, ifaces, list, 'fields=description(x)', 'fields');
-  rejects(t, ifaces, `${list}=eth0/description`, 'fields=x', 'fields');
+  t.deepEqual(
+    Object.keys((await get(tree(ctx, { ...IFACES, 'example-jukebox:jukebox': {} }), '', 'fields=example-jukebox:jukebox')) as object),
+    ['example-jukebox:jukebox'],
+  );
+  await rejects(t, ifaces, '', 'fields=interfaces', 'fields');
+  await rejects(t, ifaces, list, 'fields=nonsense', 'fields');
+  await rejects(t, ifaces, list, 'fields=description(x)', 'fields');
+  await rejects(t, ifaces, `${list}=eth0/description`, 'fields=x', 'fields');
 });
 
-test('sortby: several keys, desc, module-qualified leaves, union order', (t) => {
+test('sortby: several keys, desc, module-qualified leaves, union order', async (t) => {
   const list = '/ietf-interfaces:interfaces/interface';
-  const names = (q: string): string[] =>
-    (get(ifaces, list, q) as Record<string, Array<{ name: string }>>)['ietf-interfaces:interface']!.map((e) => e.name);
-  t.deepEqual(names('sortby=name'), ['eth0', 'eth1', 'eth2', 'lo0']);
-  t.deepEqual(names('sortby=name(desc)'), ['lo0', 'eth2', 'eth1', 'eth0']);
+  const names = async (q: string): Promise<string[]> =>
+    ((await get(ifaces, list, q)) as Record<string, Array<{ name: string }>>)['ietf-interfaces:interface']!.map((e) => e.name);
+  t.deepEqual(await names('sortby=name'), ['eth0', 'eth1', 'eth2', 'lo0']);
+  t.deepEqual(await names('sortby=name(desc)'), ['lo0', 'eth2', 'eth1', 'eth0']);
   // entries without ipv4/mtu (lo0) come first ascending: no value sorts before any value
-  t.deepEqual(names('sortby=ietf-ip:ipv4/mtu'), ['lo0', 'eth2', 'eth0', 'eth1']);
-  t.deepEqual(names('sortby=ietf-ip:ipv4/mtu(desc)'), ['eth1', 'eth0', 'eth2', 'lo0']);
+  t.deepEqual(await names('sortby=ietf-ip:ipv4/mtu'), ['lo0', 'eth2', 'eth0', 'eth1']);
+  t.deepEqual(await names('sortby=ietf-ip:ipv4/mtu(desc)'), ['eth1', 'eth0', 'eth2', 'lo0']);
   // the augment prefix may be left out where only one child carries the name (as in URIs and fields)
-  t.deepEqual(names('sortby=ipv4/mtu(desc)'), ['eth1', 'eth0', 'eth2', 'lo0']);
-  t.deepEqual(names('sortby=type(desc);name(desc)'), ['lo0', 'eth2', 'eth1', 'eth0']);
-  t.deepEqual(names('sortby=oper-status;name'), ['eth1', 'eth2', 'eth0', 'lo0']); // enum names as strings: down, testing, up
+  t.deepEqual(await names('sortby=ipv4/mtu(desc)'), ['eth1', 'eth0', 'eth2', 'lo0']);
+  t.deepEqual(await names('sortby=type(desc);name(desc)'), ['lo0', 'eth2', 'eth1', 'eth0']);
+  t.deepEqual(await names('sortby=oper-status;name'), ['eth1', 'eth2', 'eth0', 'lo0']); // enum names as strings: down, testing, up
   // union: no value, empty, boolean, numeric, then strings
   const box = tree(ctx, {
     'rc-extra:box': {
@@ -240,17 +248,17 @@ test('sortby: several keys, desc, module-qualified leaves, union order', (t) => 
     },
   });
   // v is a string leaf; use 'a' for a deterministic check with an absent value in the middle
-  const sorted = (get(box, '/rc-extra:box/pair', 'sortby=v;b(desc)') as Record<string, Array<{ a: string }>>)['rc-extra:pair']!.map(
+  const sorted = ((await get(box, '/rc-extra:box/pair', 'sortby=v;b(desc)')) as Record<string, Array<{ a: string }>>)['rc-extra:pair']!.map(
     (e) => e.a,
   );
   t.deepEqual(sorted, ['i', 'b', 'e', 'n', 's']);
-  rejects(t, ifaces, list, 'sortby=nonsense', 'sortby');
-  rejects(t, ifaces, list, 'sortby=ietf-ip:ipv4', 'sortby');
-  rejects(t, ifaces, '/ietf-interfaces:interfaces', 'sortby=name', 'sortby');
-  rejects(t, ifaces, `${list}=eth0`, 'sortby=name', 'sortby');
+  await rejects(t, ifaces, list, 'sortby=nonsense', 'sortby');
+  await rejects(t, ifaces, list, 'sortby=ietf-ip:ipv4', 'sortby');
+  await rejects(t, ifaces, '/ietf-interfaces:interfaces', 'sortby=name', 'sortby');
+  await rejects(t, ifaces, `${list}=eth0`, 'sortby=name', 'sortby');
 });
 
-test('sortby on a union leaf: no value, empty, boolean, numeric, then strings', (t) => {
+test('sortby on a union leaf: no value, empty, boolean, numeric, then strings', async (t) => {
   const pairs = tree(ctx, {
     'rc-extra:box': {
       pair: [
@@ -265,49 +273,52 @@ test('sortby on a union leaf: no value, empty, boolean, numeric, then strings', 
       ],
     },
   });
-  const order = (q: string): string[] =>
-    (get(pairs, '/rc-extra:box/pair', q) as Record<string, Array<{ a: string }>>)['rc-extra:pair']!.map((e) => e.a);
-  t.deepEqual(order('sortby=u'), ['none', 'empty', 'false', 'bool', 'neg', 'num', 'numtext', 'str']);
-  t.deepEqual(order('sortby=u(desc)'), ['str', 'numtext', 'num', 'neg', 'bool', 'false', 'empty', 'none']);
+  const order = async (q: string): Promise<string[]> =>
+    ((await get(pairs, '/rc-extra:box/pair', q)) as Record<string, Array<{ a: string }>>)['rc-extra:pair']!.map((e) => e.a);
+  t.deepEqual(await order('sortby=u'), ['none', 'empty', 'false', 'bool', 'neg', 'num', 'numtext', 'str']);
+  t.deepEqual(await order('sortby=u(desc)'), ['str', 'numtext', 'num', 'neg', 'bool', 'false', 'empty', 'none']);
   // two keys: numeric b breaks no tie here, a (string) orders code units (upper case first)
-  t.deepEqual(order('sortby=b(desc)').slice(0, 2), ['numtext', 'false']);
+  t.deepEqual((await order('sortby=b(desc)')).slice(0, 2), ['numtext', 'false']);
 });
 
-test('offset, limit and fetch=count', (t) => {
+test('offset, limit and fetch=count', async (t) => {
   const list = '/ietf-interfaces:interfaces/interface';
-  const names = (q: string): string[] =>
-    (get(ifaces, list, q) as Record<string, Array<{ name: string }>>)['ietf-interfaces:interface']!.map((e) => e.name);
-  t.deepEqual(names('offset=1&limit=2'), ['eth1', 'lo0']);
-  t.deepEqual(names('sortby=name&offset=1&limit=2'), ['eth1', 'eth2']);
-  t.deepEqual(names('offset=3'), ['eth2']);
-  t.deepEqual(names('limit=1'), ['eth0']);
-  t.deepEqual(names('offset=10'), []);
-  t.deepEqual(names('limit=0'), []);
-  t.is(get(ifaces, list, 'fetch=count'), 4);
-  t.is(get(ifaces, list, 'fetch=count&offset=1&limit=2'), 2);
-  t.is(get(ifaces, list, 'fetch=count&offset=3&limit=5'), 1);
-  t.is(get(ifaces, list, `fetch=count&jsonb-filter=${encodeURIComponent('{@/enabled} == true')}`), 1);
+  const names = async (q: string): Promise<string[]> =>
+    ((await get(ifaces, list, q)) as Record<string, Array<{ name: string }>>)['ietf-interfaces:interface']!.map((e) => e.name);
+  t.deepEqual(await names('offset=1&limit=2'), ['eth1', 'lo0']);
+  t.deepEqual(await names('sortby=name&offset=1&limit=2'), ['eth1', 'eth2']);
+  t.deepEqual(await names('offset=3'), ['eth2']);
+  t.deepEqual(await names('limit=1'), ['eth0']);
+  t.deepEqual(await names('offset=10'), []);
+  t.deepEqual(await names('limit=0'), []);
+  t.is(await get(ifaces, list, 'fetch=count'), 4);
+  t.is(await get(ifaces, list, 'fetch=count&offset=1&limit=2'), 2);
+  t.is(await get(ifaces, list, 'fetch=count&offset=3&limit=5'), 1);
+  t.is(await get(ifaces, list, `fetch=count&jsonb-filter=${encodeURIComponent('{@/enabled} == true')}`), 1);
   // a container holding one list counts the list's entries
-  t.is(get(ifaces, '/ietf-interfaces:interfaces', 'fetch=count'), 4);
+  t.is(await get(ifaces, '/ietf-interfaces:interfaces', 'fetch=count'), 4);
   // an entry counts its child nodes
-  t.is(get(ifaces, `${list}=lo0`, 'fetch=count'), 4);
-  t.is(get(ifaces, `${list}=lo0`, 'fetch=count&content=config'), 3);
-  rejects(t, ifaces, '/ietf-interfaces:interfaces', 'offset=1', 'offset');
-  rejects(t, ifaces, `${list}=eth0`, 'limit=1', 'limit');
+  t.is(await get(ifaces, `${list}=lo0`, 'fetch=count'), 4);
+  t.is(await get(ifaces, `${list}=lo0`, 'fetch=count&content=config'), 3);
+  await rejects(t, ifaces, '/ietf-interfaces:interfaces', 'offset=1', 'offset');
+  await rejects(t, ifaces, `${list}=eth0`, 'limit=1', 'limit');
 });
 
-test('hideEmptyDataNodes and hideAttributes', (t) => {
+test('hideEmptyDataNodes and hideAttributes', async (t) => {
   const box = tree(ctx, { 'rc-extra:box': { inner: {}, flag: {}, name: 'n', plain: [] } });
-  t.deepEqual(get(box, '/rc-extra:box', 'hideEmptyDataNodes=true'), { 'rc-extra:box': { name: 'n' } });
-  t.deepEqual(get(box, '/rc-extra:box', 'hideEmptyDataNodes=false'), { 'rc-extra:box': { name: 'n', inner: {}, flag: {} } });
-  const tagged = get(ifaces, '/ietf-interfaces:interfaces/interface=eth0/enabled', 'with-defaults=report-all-tagged');
+  t.deepEqual(await get(box, '/rc-extra:box', 'hideEmptyDataNodes=true'), { 'rc-extra:box': { name: 'n' } });
+  t.deepEqual(await get(box, '/rc-extra:box', 'hideEmptyDataNodes=false'), { 'rc-extra:box': { name: 'n', inner: {}, flag: {} } });
+  const tagged = await get(ifaces, '/ietf-interfaces:interfaces/interface=eth0/enabled', 'with-defaults=report-all-tagged');
   t.deepEqual(tagged, { 'ietf-interfaces:enabled': { '@': { 'ietf-netconf-with-defaults:default': true }, '#': true } });
-  t.deepEqual(get(ifaces, '/ietf-interfaces:interfaces/interface=eth0/enabled', 'with-defaults=report-all-tagged&hideAttributes=true'), {
-    'ietf-interfaces:enabled': true,
-  });
+  t.deepEqual(
+    await get(ifaces, '/ietf-interfaces:interfaces/interface=eth0/enabled', 'with-defaults=report-all-tagged&hideAttributes=true'),
+    {
+      'ietf-interfaces:enabled': true,
+    },
+  );
 });
 
-test('jsonb-filter needs a list target', (t) => {
-  rejects(t, ifaces, '/ietf-interfaces:interfaces', `jsonb-filter=${encodeURIComponent('{@/name} == "x"')}`, 'jsonb-filter');
-  rejects(t, ifaces, '', `jsonb-filter=${encodeURIComponent('{@/name} == "x"')}`, 'jsonb-filter');
+test('jsonb-filter needs a list target', async (t) => {
+  await rejects(t, ifaces, '/ietf-interfaces:interfaces', `jsonb-filter=${encodeURIComponent('{@/name} == "x"')}`, 'jsonb-filter');
+  await rejects(t, ifaces, '', `jsonb-filter=${encodeURIComponent('{@/name} == "x"')}`, 'jsonb-filter');
 });

@@ -30,7 +30,7 @@ import { parseFlag } from './flag';
 import { hideAttributes } from './hide-attributes';
 import { hideEmptyNodes } from './hide-empty';
 import { checkInsertPair, parseInsertWhere, type InsertRequest } from './insert';
-import { filterEntries, parseJsonbFilter, type JsonbPredicate } from './jsonb-filter';
+import { filterEntries, parseJsonbFilter, type JsonbFilter } from './jsonb-filter';
 import { pageEntries, parseLimit, parseOffset } from './paging';
 import { parseSortby, resolveKeys, sortEntries, type SortKey } from './sortby';
 import type { ReadTarget } from './target';
@@ -41,7 +41,7 @@ export type { ContentMode } from './content';
 export type { Depth } from './depth';
 export type { FieldItem, FieldSelection } from './fields';
 export type { InsertRequest, InsertWhere } from './insert';
-export type { JsonbPredicate } from './jsonb-filter';
+export type { JsonbFilter, JsonbPredicate } from './jsonb-filter';
 export type { SortKey } from './sortby';
 export type { ReadTarget } from './target';
 export type { Unhide, UnhideItem } from './unhide';
@@ -68,7 +68,7 @@ export interface QueryOptions {
   readonly depth?: Depth;
   readonly fields?: readonly FieldItem[];
   readonly withDefaults?: WithDefaults;
-  readonly jsonbFilter?: JsonbPredicate;
+  readonly jsonbFilter?: JsonbFilter;
   readonly sortby?: readonly SortKey[];
   readonly offset?: number;
   readonly limit?: number;
@@ -288,21 +288,23 @@ export type ReadResult =
  * this file). `target` is the data at the target (a whole list for a list target, one entry for an
  * entry target); `targetSchema` its schema node (undefined for the datastore root); `root` the
  * datastore root that absolute jsonb-filter paths read (the target's own tree when omitted and the
- * target is the root). Never changes its input. Throws 400 naming a parameter that does not fit.
+ * target is the root). Never changes its input. Throws 400 naming a parameter that does not fit, or
+ * a jsonb-filter that needs more work than a request may spend. Asynchronous because a long
+ * jsonb-filter gives the event loop back while it runs (query/jsonb-filter.ts).
  */
-export function applyReadQuery(
+export async function applyReadQuery(
   target: ReadTarget,
   targetSchema: SchemaNode | undefined,
   options: QueryOptions,
   ctx: SchemaContext,
   root?: DataRoot,
-): ReadResult {
+): Promise<ReadResult> {
   checkReadTarget(options, targetSchema, ctx, target.kind === 'entry');
   const content = options.content ?? 'all';
   let data: ReadTarget | undefined = selectContent(target, content);
   if (data?.kind === 'list') {
     if (options.jsonbFilter !== undefined)
-      data = filterEntries(data, options.jsonbFilter, root ?? (target.kind === 'root' ? target : undefined));
+      data = await filterEntries(data, options.jsonbFilter, root ?? (target.kind === 'root' ? target : undefined));
     if (options.sortby !== undefined) data = sortEntries(data, options.sortby);
     if (options.offset !== undefined || options.limit !== undefined) data = pageEntries(data, options.offset, options.limit);
   }

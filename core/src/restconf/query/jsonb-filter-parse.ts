@@ -14,10 +14,11 @@
  *
  * Strings are double- or single-quoted with backslash escapes. `like_regex` patterns use the common
  * POSIX/XSD subset (classes, groups, alternation, quantifiers, `^`/`$` at the ends) and run on a
- * linear-time matcher, so no pattern can stall the server; flags `i` (caseless) and `q` (literal).
+ * linear-time matcher (its runs can be paused and are charged to the request's work budget, see
+ * jsonb-filter.ts); flags `i` (caseless) and `q` (literal).
  * Every error is 400 naming `jsonb-filter`, with the offset.
  */
-import { linearMatcher } from '../../yang/types/xsd-nfa';
+import { linearMatcher, type LinearRun } from '../../yang/types/xsd-nfa';
 import { badQuery } from '../errors';
 
 export type JsonbScalar = string | number | boolean | null;
@@ -44,7 +45,8 @@ export type JsonbPredicate =
   | {
       readonly kind: 'like-regex';
       readonly left: JsonbOperand;
-      readonly test: (s: string) => boolean;
+      /** Starts the search of one value; the run decides whether the pattern occurs in it. */
+      readonly search: (s: string) => LinearRun;
       readonly caseless: boolean;
       readonly pattern: string;
     }
@@ -55,13 +57,19 @@ export type JsonbPredicate =
 const MAX_NESTING = 100;
 const NAME = /^(?:[A-Za-z_][A-Za-z0-9_.-]*:)?[A-Za-z_][A-Za-z0-9_.-]*$/;
 
+/** A parsed filter: its predicate, and its text as the client wrote it (errors name it). */
+export interface JsonbFilter {
+  readonly text: string;
+  readonly predicate: JsonbPredicate;
+}
+
 /** Parses a jsonb-filter value into a predicate; errors are 400 naming `jsonb-filter`. */
-export function parseJsonbFilter(text: string): JsonbPredicate {
+export function parseJsonbFilter(text: string): JsonbFilter {
   const p = new FilterParser(text);
   const predicate = p.or(0);
   p.space();
   if (p.at < text.length) throw p.fail(`unexpected '${text.slice(p.at, p.at + 10)}'`);
-  return predicate;
+  return { text, predicate };
 }
 
 class FilterParser {
@@ -149,9 +157,9 @@ class FilterParser {
     }
     const caseless = flags.includes('i');
     const source = flags.includes('q') ? quotePattern(pattern) : pattern;
-    const test = compileSearch(caseless ? foldPattern(source) : source);
-    if (test === undefined) throw this.fail(`like_regex pattern '${pattern}' is not supported or too large`);
-    return { kind: 'like-regex', left, test, caseless, pattern };
+    const search = compileSearch(caseless ? foldPattern(source) : source);
+    if (search === undefined) throw this.fail(`like_regex pattern '${pattern}' is not supported or too large`);
+    return { kind: 'like-regex', left, search, caseless, pattern };
   }
 
   private operand(): JsonbOperand {
@@ -219,18 +227,19 @@ class FilterParser {
 }
 
 /**
- * A search (not whole-value) test for a POSIX-style pattern, on the linear-time XSD matcher: a
- * leading `^` and trailing `$` anchor; otherwise the pattern may match anywhere. As in PostgreSQL
+ * A search (not whole-value) for a POSIX-style pattern, on the linear-time XSD matcher: a leading
+ * `^` and trailing `$` anchor; otherwise the pattern may match anywhere. Without `$` the run stops
+ * at the first match (prefix mode) instead of reading the rest of the value. As in PostgreSQL
  * without flag `s`, `.` does not match a newline (XSD's `.` does not either).
  */
-function compileSearch(pattern: string): ((s: string) => boolean) | undefined {
+function compileSearch(pattern: string): ((s: string) => LinearRun) | undefined {
   let body = pattern;
   const anchoredStart = body.startsWith('^');
   if (anchoredStart) body = body.slice(1);
   const anchoredEnd = body.endsWith('$') && !body.endsWith('\\$');
   if (anchoredEnd) body = body.slice(0, -1);
-  const any = '(.|\\n|\\r)*';
-  return linearMatcher(`${anchoredStart ? '' : any}(${body})${anchoredEnd ? '' : any}`);
+  const matcher = linearMatcher(`${anchoredStart ? '' : '[\\s\\S]*'}(${body})`);
+  return matcher && ((s: string) => matcher.start(s, !anchoredEnd));
 }
 
 /** A pattern matching `text` literally (flag `q`). */

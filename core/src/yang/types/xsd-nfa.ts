@@ -112,8 +112,38 @@ class Program {
   }
 }
 
+/**
+ * One match in progress: `advance` runs it for about a given number of steps (a step is one thread
+ * of the NFA moved over one character), so a caller can spread a long match over several turns of
+ * the event loop and charge its steps to a budget (query/jsonb-filter.ts).
+ */
+export interface LinearRun {
+  /** True or false once decided, undefined while characters remain. */
+  readonly result: boolean | undefined;
+  /** Runs until decided or until at least `steps` more steps are spent; returns the steps spent. */
+  advance(steps: number): number;
+}
+
+/** A compiled linear-time matcher: whole-value tests, and runs that can be paused. */
+export interface LinearMatcher {
+  (value: string): boolean;
+  /**
+   * Starts a match of `value`. With `prefix`, the run is true as soon as some prefix of the value
+   * matches (a search whose pattern ends in "anything" needs no more characters once it got there).
+   */
+  start(value: string, prefix?: boolean): LinearRun;
+}
+
+/** The thread lists and marks of one run; reused by the next run of the same matcher once it is done. */
+interface Buffers {
+  current: Int32Array;
+  next: Int32Array;
+  readonly marks: Uint32Array;
+  generation: number;
+}
+
 /** Builds the matcher for a parsed regex, or undefined when its expansion would be too large. */
-function compileMatcher(ast: XsdNode): ((value: string) => boolean) | undefined {
+function compileMatcher(ast: XsdNode): LinearMatcher | undefined {
   const prog = new Program();
   try {
     prog.compile(ast);
@@ -124,12 +154,13 @@ function compileMatcher(ast: XsdNode): ((value: string) => boolean) | undefined 
   }
   const { op, a, b, sets } = prog;
   const size = op.length;
-  const marks = new Uint32Array(size);
-  let generation = 0;
   const stack: number[] = [];
+  let spare: Buffers | undefined;
+  /** Set by addThread when it reached the final instruction. */
+  let matched = false;
 
   /** Adds `pc` and everything reachable from it without consuming a character. */
-  const addThread = (list: Int32Array, count: number, pc: number): number => {
+  const addThread = (list: Int32Array, count: number, pc: number, marks: Uint32Array, generation: number): number => {
     stack.push(pc);
     while (stack.length > 0) {
       const p = stack.pop()!;
@@ -138,43 +169,100 @@ function compileMatcher(ast: XsdNode): ((value: string) => boolean) | undefined 
       const o = op[p]!;
       if (o === OP_JMP) stack.push(a[p]!);
       else if (o === OP_SPLIT) stack.push(b[p]!, a[p]!);
-      else list[count++] = p;
+      else {
+        if (o === OP_MATCH) matched = true;
+        list[count++] = p;
+      }
     }
     return count;
   };
 
-  return (value: string): boolean => {
-    let current = new Int32Array(size);
-    let next = new Int32Array(size);
-    generation = (generation + 1) >>> 0 || 1;
-    let count = addThread(current, 0, 0);
-    for (let i = 0; i < value.length && count > 0; i++) {
-      const cp = value.codePointAt(i)!;
-      if (cp > 0xffff) i++;
-      generation = (generation + 1) >>> 0 || 1;
-      let nextCount = 0;
-      for (let t = 0; t < count; t++) {
-        const pc = current[t]!;
-        const o = op[pc];
-        if ((o === OP_CHAR && a[pc] === cp) || (o === OP_SET && sets[a[pc]!]!.test(cp))) {
-          nextCount = addThread(next, nextCount, pc + 1);
-        }
-      }
-      [current, next] = [next, current];
-      count = nextCount;
+  class Run implements LinearRun {
+    result: boolean | undefined;
+    private buffers: Buffers | undefined;
+    private count: number;
+    private i = 0;
+
+    constructor(
+      private readonly value: string,
+      private readonly prefix: boolean,
+    ) {
+      const buffers = spare ?? { current: new Int32Array(size), next: new Int32Array(size), marks: new Uint32Array(size), generation: 0 };
+      spare = undefined;
+      this.buffers = buffers;
+      buffers.generation = (buffers.generation + 1) >>> 0 || 1;
+      matched = false;
+      this.count = addThread(buffers.current, 0, 0, buffers.marks, buffers.generation);
+      this.settle(matched);
     }
-    for (let t = 0; t < count; t++) if (op[current[t]!] === OP_MATCH) return true;
-    return false;
+
+    /** Decides when no thread is left, the value is consumed, or (prefix mode) a thread matched. */
+    private settle(reached: boolean): void {
+      const end = this.i >= this.value.length;
+      if (reached && (this.prefix || end)) this.result = true;
+      else if (end || this.count === 0) this.result = false;
+      else return;
+      spare = this.buffers;
+      this.buffers = undefined;
+    }
+
+    advance(steps: number): number {
+      const buffers = this.buffers;
+      if (buffers === undefined) return 0;
+      const value = this.value;
+      const length = value.length;
+      const marks = buffers.marks;
+      let { current, next, generation } = buffers;
+      let count = this.count;
+      let i = this.i;
+      let spent = 0;
+      let reached = false;
+      while (spent < steps) {
+        const cp = value.codePointAt(i)!;
+        i += cp > 0xffff ? 2 : 1;
+        generation = (generation + 1) >>> 0 || 1;
+        matched = false;
+        let nextCount = 0;
+        for (let t = 0; t < count; t++) {
+          const pc = current[t]!;
+          const o = op[pc];
+          if ((o === OP_CHAR && a[pc] === cp) || (o === OP_SET && sets[a[pc]!]!.test(cp))) {
+            nextCount = addThread(next, nextCount, pc + 1, marks, generation);
+          }
+        }
+        spent += count + 1;
+        const swap = current;
+        current = next;
+        next = swap;
+        count = nextCount;
+        reached = matched;
+        if (count === 0 || i >= length || (reached && this.prefix)) break;
+      }
+      buffers.current = current;
+      buffers.next = next;
+      buffers.generation = generation;
+      this.count = count;
+      this.i = i;
+      this.settle(reached);
+      return spent;
+    }
+  }
+
+  const matcher = (value: string): boolean => {
+    const run = new Run(value, false);
+    run.advance(Infinity);
+    return run.result!;
   };
+  return Object.assign(matcher, { start: (value: string, prefix = false): LinearRun => new Run(value, prefix) });
 }
 
-const matchers = new Map<string, ((value: string) => boolean) | undefined>();
+const matchers = new Map<string, LinearMatcher | undefined>();
 
 /**
  * A linear-time whole-value matcher for an XSD regex (cached by source), or undefined when the
  * source is invalid or its counted repetitions expand too far.
  */
-export function linearMatcher(xsd: string): ((value: string) => boolean) | undefined {
+export function linearMatcher(xsd: string): LinearMatcher | undefined {
   if (matchers.has(xsd)) return matchers.get(xsd);
   const parsed = parseXsdRegex(xsd);
   const matcher = 'error' in parsed ? undefined : compileMatcher(parsed.ast);
