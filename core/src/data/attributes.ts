@@ -14,6 +14,7 @@
  * (RFC 8040 §4.8.9), and is read in either.
  */
 import type { Annotation, CompiledModule, SchemaContext, YangType } from '../yang/schema';
+import { holdsNonXmlCharacter, nonXmlCharacterMessage } from '../yang/types/characters';
 import type { ErrorTag } from './errors';
 import { leafFromJson, leafFromText } from './leaf-values';
 import type { Attributes, LeafValue } from './tree';
@@ -102,6 +103,8 @@ export function checkAttribute(
 ): { name: string; value: string | number | boolean | null } | AttributeFault {
   if (options.allowAttributes === false) return { tag: 'unknown-attribute', message: `attribute '${name}' is not allowed here` };
   if (options.extraAttributes?.has(name)) {
+    if (typeof raw === 'string' && holdsNonXmlCharacter(raw))
+      return { tag: 'bad-attribute', message: `invalid value for attribute '${name}': ${nonXmlCharacterMessage(raw)}` };
     if (raw === null || typeof raw === 'string' || typeof raw === 'number' || typeof raw === 'boolean') return { name, value: raw };
     return { tag: 'bad-attribute', message: `attribute '${name}' must have a scalar value` };
   }

@@ -31,8 +31,9 @@ import { ListProof, listPlan, recordListProof, requiredCount, type ProofMode } f
 import { DataError, fault, type ErrorTag } from './errors';
 import { jsonFaultOffset } from './json-syntax';
 import { INVALID, leafCodec, type Codec } from './leaf-values';
+import { holdsNonXmlCharacter, nonXmlCharacterMessage } from '../yang/types/characters';
 import { detached } from '../yang/types/detached';
-import { firstRepeatedKey, keyString } from './list';
+import { firstRepeatedKey, keyBytesOver, keyString, keyTooLongMessage } from './list';
 import { entryKeyValues, instancePath, valueText, type PathSegment } from './path';
 import type {
   AnyNode,
@@ -69,6 +70,11 @@ export interface DecodeOptions extends AttributeOptions {
    * they are copies, as JSON.parse makes them, so a stored tree keeps none of its document alive.
    */
   readonly views?: boolean;
+  /**
+   * Longest string list key accepted, in UTF-8 bytes (`invalid-value` naming the key past it). RESTCONF
+   * bodies set it (restconf/request-limits.ts) so that every entry a client creates has a usable URI.
+   */
+  readonly keyLimit?: number;
 }
 
 /** What a document decodes to: its top-level nodes, and the one node when there is exactly one. */
@@ -85,18 +91,33 @@ type JsonObject = Record<string, unknown>;
  */
 export const MAX_ANYDATA_DEPTH = 512;
 
-/** Whether a parsed JSON value nests deeper than `limit` (checked without recursion). */
-function depthExceeds(value: unknown, limit: number): boolean {
+/**
+ * What is wrong with anydata content (a JSON value, as parsed or as xml-decode.ts builds it), checked
+ * without recursion: nesting deeper than MAX_ANYDATA_DEPTH (`malformed-message`, as XML deeper than its
+ * bound is), or a string or member name holding a character no YANG string may hold (`invalid-value`).
+ */
+export function anydataFault(value: unknown): { tag: ErrorTag; message: string } | undefined {
   const stack: Array<[unknown, number]> = [[value, 0]];
   while (stack.length > 0) {
     const [v, depth] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (holdsNonXmlCharacter(v)) return { tag: 'invalid-value', message: `anydata content is refused: ${nonXmlCharacterMessage(v)}` };
+      continue;
+    }
     if (typeof v !== 'object' || v === null) continue;
-    if (depth >= limit) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) {
-      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    if (depth >= MAX_ANYDATA_DEPTH)
+      return { tag: 'malformed-message', message: `anydata content nests deeper than ${MAX_ANYDATA_DEPTH} levels` };
+    if (Array.isArray(v)) {
+      for (const child of v) stack.push([child, depth + 1]);
+      continue;
+    }
+    for (const name in v) {
+      if (holdsNonXmlCharacter(name))
+        return { tag: 'invalid-value', message: `anydata member name is refused: ${nonXmlCharacterMessage(name)}` };
+      stack.push([(v as JsonObject)[name], depth + 1]);
     }
   }
-  return false;
+  return undefined;
 }
 
 function isObject(v: unknown): v is JsonObject {
@@ -402,11 +423,12 @@ class JsonDecoder {
       case Shape.List:
         node = this.list(member, raw);
         break;
-      case Shape.Any:
-        if (depthExceeds(raw, MAX_ANYDATA_DEPTH))
-          throw this.fail('too-big', `anydata content nests deeper than ${MAX_ANYDATA_DEPTH} levels`);
+      case Shape.Any: {
+        const refused = anydataFault(raw);
+        if (refused !== undefined) throw this.fail(refused.tag, refused.message);
         node = { kind: 'any', schema: schema as AnyNode['schema'], value: raw } satisfies AnyNode;
         break;
+      }
       default:
         node = this.container(member, raw);
         break;
@@ -481,11 +503,14 @@ class JsonDecoder {
 
   /** The key string of a decoded entry (its keys are first, in key order, once sorted). */
   private entryKey(entry: ListEntryNode, keys: readonly LeafSchema[]): string {
+    const limit = this.options.keyLimit;
     if (keys.length === 1) {
       const child = entry.children[0];
       if (child === undefined || child.schema !== keys[0])
         throw this.fail('missing-element', `list entry lacks its key '${keys[0]!.name}'`);
-      return valueText((child as LeafNode).value);
+      const value = (child as LeafNode).value;
+      if (limit !== undefined) this.checkKeyLength(keys[0]!, value, limit);
+      return valueText(value);
     }
     const values: LeafValue[] = new Array(keys.length);
     for (let k = 0; k < keys.length; k++) {
@@ -494,8 +519,17 @@ class JsonDecoder {
         throw this.fail('missing-element', `list entry lacks its key '${keys[k]!.name}'`);
       }
       values[k] = (child as LeafNode).value;
+      if (limit !== undefined) this.checkKeyLength(keys[k]!, values[k]!, limit);
     }
     return keyString(values);
+  }
+
+  /** Refuses a key value over `limit` bytes, naming the key under its list (not the entry, whose name would quote it whole). */
+  private checkKeyLength(key: LeafSchema, value: LeafValue, limit: number): void {
+    const bytes = keyBytesOver(value, limit);
+    if (bytes < 0) return;
+    this.trailEntries[this.trailEntries.length - 1] = undefined;
+    throw this.failAt(key, 'invalid-value', keyTooLongMessage(key.name, bytes, limit));
   }
 
   private leaf(member: Member, raw: unknown): LeafNode {

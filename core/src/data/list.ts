@@ -17,6 +17,21 @@ import { entryKeyValues, valueText } from './path';
 import type { Attributes, LeafListNode, LeafValue, ListEntryNode, ListNode } from './tree';
 
 /**
+ * The length in UTF-8 bytes of a key value longer than `limit` bytes, or -1. A string of n UTF-16 code
+ * units takes at most 3n bytes, so a short key costs one comparison; only a long one is measured.
+ */
+export function keyBytesOver(value: LeafValue, limit: number): number {
+  if (typeof value !== 'string' || value.length * 3 <= limit) return -1;
+  const bytes = Buffer.byteLength(value, 'utf8');
+  return bytes > limit ? bytes : -1;
+}
+
+/** The message of a key value over the limit (`bytes` as keyBytesOver measured it). */
+export function keyTooLongMessage(key: string, bytes: number, limit: number): string {
+  return `key '${key}' is ${bytes} bytes long (UTF-8); a list key may be at most ${limit} bytes, so that its entry can be addressed by a URI`;
+}
+
+/**
  * The key string of a list entry from its key values. One key is its text; several are length-
  * prefixed so that no choice of values can make two different key tuples collide.
  */

@@ -27,8 +27,17 @@ import { attributeModuleByXmlNamespace, checkAttribute } from './attributes';
 import { tableFor } from './children';
 import { ListProof, listPlan, recordListProof, type ProofMode } from './decode-proof';
 import { DataError, fault, type ErrorTag } from './errors';
-import { childMembers, membersOf, sharedLeaf, type DecodeOptions, type Decoded, type Member, type Members } from './json-decode';
-import { firstRepeatedKey, keyString } from './list';
+import {
+  anydataFault,
+  childMembers,
+  membersOf,
+  sharedLeaf,
+  type DecodeOptions,
+  type Decoded,
+  type Member,
+  type Members,
+} from './json-decode';
+import { firstRepeatedKey, keyBytesOver, keyString, keyTooLongMessage } from './list';
 import { entryKeyValues, instancePath, valueText, type PathSegment } from './path';
 // From where it is defined: the re-export in leaf-values.ts compiles to a getter, called per leaf.
 import { INVALID } from '../yang/types/codecs';
@@ -687,7 +696,10 @@ class XmlDecoder {
         this.endInner(f);
         break;
       case Kind.Any: {
-        const node: AnyNode = { kind: 'any', schema: f.schema as AnyNode['schema'], value: anyValue(f) };
+        const value = anyValue(f);
+        const refused = anydataFault(value);
+        if (refused !== undefined) throw this.fail(refused.tag, refused.message);
+        const node: AnyNode = { kind: 'any', schema: f.schema as AnyNode['schema'], value };
         if (f.attributes !== undefined) node.attributes = f.attributes;
         if (f.slot!.mandatory) parent.mandatory++;
         this.place(parent, f.slot!, node);
@@ -804,11 +816,14 @@ class XmlDecoder {
   private entryKey(entry: ListEntryNode): string {
     const keys = entry.schema.keys;
     const children = entry.children;
+    const limit = this.options.keyLimit;
     if (keys.length === 1) {
       const child = children[0];
       if (child === undefined || child.schema !== keys[0])
         throw this.fail('missing-element', `list entry lacks its key '${keys[0]!.name}'`);
-      return valueText((child as LeafNode).value);
+      const value = (child as LeafNode).value;
+      if (limit !== undefined) this.checkKeyLength(entry, keys[0]!, value, limit);
+      return valueText(value);
     }
     const values: LeafValue[] = new Array(keys.length);
     for (let k = 0; k < keys.length; k++) {
@@ -816,8 +831,20 @@ class XmlDecoder {
       if (child === undefined || child.schema !== keys[k])
         throw this.fail('missing-element', `list entry lacks its key '${keys[k]!.name}'`);
       values[k] = (child as LeafNode).value;
+      if (limit !== undefined) this.checkKeyLength(entry, keys[k]!, values[k]!, limit);
     }
     return keyString(values);
+  }
+
+  /**
+   * Refuses a key value over `limit` bytes of the entry closing (the innermost open element), naming
+   * the key under its list (not the entry, whose name would quote it whole).
+   */
+  private checkKeyLength(entry: ListEntryNode, key: LeafSchema, value: LeafValue, limit: number): void {
+    const bytes = keyBytesOver(value, limit);
+    if (bytes < 0) return;
+    this.depth--;
+    throw new DataError(fault('invalid-value', this.path(key.name, { schema: entry.schema }), keyTooLongMessage(key.name, bytes, limit)));
   }
 
   /**

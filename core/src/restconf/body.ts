@@ -9,6 +9,7 @@ import { decodeXml } from '../data/xml-decode';
 import type { SchemaContext } from '../yang/schema';
 import { malformed, tooBig } from './errors';
 import type { MediaType } from './media';
+import { KEY_LIMIT } from './request-limits';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
@@ -56,8 +57,12 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
   });
 }
 
-/** Decodes a body in its media type against the schema (DataError on any fault, with its path). */
+/**
+ * Decodes a body in its media type against the schema (DataError on any fault, with its path). List keys
+ * are held to KEY_LIMIT, so that whatever a body creates can be addressed.
+ */
 export function decodeBody(text: string, media: MediaType, ctx: SchemaContext, options: DecodeOptions): Decoded {
   if (text.trim() === '') throw malformed('the request needs a body');
-  return media.encoding === 'json' ? decodeJson(text, ctx, options) : decodeXml(text, ctx, options);
+  const limited: DecodeOptions = { ...options, keyLimit: KEY_LIMIT };
+  return media.encoding === 'json' ? decodeJson(text, ctx, limited) : decodeXml(text, ctx, limited);
 }

@@ -9,6 +9,7 @@
 import { DataError, type DataFault, type ErrorTag } from '../data/errors';
 import { StorageFullError } from '../datastore/storage-full';
 import { MountError } from '../mount/errors';
+import { escapeNonXmlCharacters } from '../yang/types/characters';
 
 export type { ErrorTag } from '../data/errors';
 
@@ -242,8 +243,9 @@ export function renderErrorsJson(errors: readonly RestconfErrorEntry[]): string 
   return JSON.stringify({ errors: { error: errors.map(jsonEntry) } });
 }
 
+/** Text for the XML envelope; a refused value a message or path quotes may hold characters XML cannot carry. */
 function escapeXml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return escapeNonXmlCharacters(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
 /** Error-info member names become element names; anything that is not an XML name is made one. */

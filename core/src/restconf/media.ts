@@ -46,10 +46,11 @@ export function bareType(header: string): string {
 
 /**
  * The type of a request body. `allowPatch` admits the YANG Patch types (PATCH only). A missing
- * Content-Type is read as JSON, as most RESTCONF clients send JSON without saying so.
+ * Content-Type is read as JSON, as most RESTCONF clients send JSON without saying so; a present but
+ * empty one names no type, so it is 415 like any type the service does not read.
  */
 export function requestType(contentType: string | undefined, allowPatch: boolean): MediaType {
-  if (contentType === undefined || contentType.trim() === '') return DEFAULT_RESPONSE;
+  if (contentType === undefined) return DEFAULT_RESPONSE;
   const found = BY_NAME.get(bareType(contentType));
   if (found === undefined || (found.yangPatch && !allowPatch)) {
     throw unsupportedMediaType(

@@ -12,12 +12,14 @@
  * - Errors: a segment naming no schema node is 404 `invalid-value` naming that segment; a wrong key
  *   count, a key of the wrong type, `=` on a node that takes none, bad encoding are 400 `invalid-value`.
  */
+import { keyBytesOver, keyTooLongMessage } from '../data/list';
 import { instancePath } from '../data/path';
 import type { PathStep } from '../data/edit';
 import type { LeafValue } from '../data/tree';
 import { valueFromText } from '../yang/types/values';
 import type { ListSchema, OperationSchema, SchemaContext, SchemaNode } from '../yang/schema';
 import { RestconfError, unknownResource } from './errors';
+import { KEY_LIMIT } from './request-limits';
 import { badUri, lexPath, MOUNT_SEGMENT, type UriSegment } from './uri-segments';
 
 export { MOUNT_SEGMENT, lexPath, type UriSegment, type LexedPath } from './uri-segments';
@@ -213,6 +215,11 @@ class StepResolver {
       );
     }
     const keys = seg.keys.map((text, n) => this.typed(list.keys[n]!, text, seg, list));
+    // A key no body may create names nothing (request-limits.ts): refused as a body's would be.
+    for (let n = 0; n < keys.length; n++) {
+      const bytes = keyBytesOver(keys[n]!, KEY_LIMIT);
+      if (bytes >= 0) throw this.invalid(seg, keyTooLongMessage(list.keys[n]!.name, bytes, KEY_LIMIT));
+    }
     return { schema: list, keys };
   }
 

@@ -27,6 +27,7 @@ import { decodeXml } from '../data/xml-decode';
 import { instancePath } from '../data/path';
 import { parseDataPath } from './uri';
 import { bodyDecodeOptions } from './filter-points';
+import { KEY_LIMIT } from './request-limits';
 
 /** The decoding options the `data.decodeBody` taps give a request's bodies. */
 type BodyFilters = ReturnType<typeof bodyDecodeOptions>;
@@ -228,7 +229,12 @@ function resolveEdit(
       if (raw.value === undefined) throw RestconfError.of('missing-element', `${raw.operation} needs a value`, { path: parsed.path });
       const schema = parsed.target;
       const parent = schema === undefined ? undefined : dataParent(schema);
-      const options = { allowState: false, ...(parent ? { parent, parentPath: instancePath(steps.slice(0, -1)) } : {}), ...filters };
+      const options = {
+        allowState: false,
+        keyLimit: KEY_LIMIT,
+        ...(parent ? { parent, parentPath: instancePath(steps.slice(0, -1)) } : {}),
+        ...filters,
+      };
       const decoded =
         encoding === 'json' ? decodeJson(raw.value, call.ctx.schema, options) : decodeXml(String(raw.value), call.ctx.schema, options);
       const node =

@@ -23,6 +23,7 @@ import type { RestconfContext, RestconfLogger, ScopeSource } from '../restconf/c
 import { renderErrorsJson } from '../restconf/errors';
 import { localDataAccess } from '../restconf/local-data';
 import { createPluginRoutes } from '../restconf/plugin-routes';
+import { withRequestLimits } from '../restconf/request-limits';
 import type { SchemaContext } from '../yang/schema';
 import type { ServiceConfig } from './config';
 import { authenticatingHandler, checkSecurityAtStart } from './authentication';
@@ -172,7 +173,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
       // A node's configuration, and topology reads in a transaction (uniconfig/topology-view.ts).
       claimed: claimsRequest,
     });
-    const handler = live.gated(authenticatingHandler(app, plugins, config.auth, log));
+    // The request's own limits come first: a request refused for its URI or repeated headers tries no authentication.
+    const handler = live.gated(withRequestLimits(ctx, authenticatingHandler(app, plugins, config.auth, log)));
     // A TLS plugin refuses a bad tls object by throwing an error that names the field.
     const secured = startScope.hooks.server.create.call({ handler, tls: config.tls });
     const warning = checkSecurityAtStart(

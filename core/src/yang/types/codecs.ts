@@ -6,6 +6,7 @@
  */
 import type { LeafValue } from '../../data/tree';
 import type { PatternRestriction, RestrictionError, SchemaContext, YangType } from '../schema';
+import { holdsNonXmlCharacter, nonXmlCharacterMessage } from './characters';
 import { detached } from './detached';
 import { linearMatcher } from './xsd-nfa';
 import { nativeIsSafe, SHORT_VALUE } from './xsd-regex';
@@ -88,7 +89,8 @@ function show(value: unknown): string {
     if (s === undefined) return String(value);
     return s.length > 80 ? `${s.slice(0, 80)}...` : s;
   } catch {
-    return String(value);
+    // Writing out a value nested thousands deep overflows the stack (so would String(value)): name its kind.
+    return Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : typeof value;
   }
 }
 
@@ -105,6 +107,16 @@ function restrictionFail(r: RestrictionError | undefined, message: string): Valu
 
 function ok(value: LeafValue): ValueResult {
   return { ok: true, value };
+}
+
+/** A string holding a character no YANG string may hold (characters.ts). */
+function nonXmlFail(s: string): ValueResult {
+  return fail(`value ${show(s)} is refused: ${nonXmlCharacterMessage(s)}`);
+}
+
+/** Text kept as given, refused only for characters no YANG string may hold. */
+function freeText(s: string): ValueResult {
+  return holdsNonXmlCharacter(s) ? nonXmlFail(s) : ok(s);
 }
 
 /** XML and URI text of numbers may carry surrounding whitespace (XSD whitespace collapse). */
@@ -290,6 +302,7 @@ function stringCodec(type: YangType): CodecParts {
     return true;
   };
   const check = (s: string): ValueResult => {
+    if (holdsNonXmlCharacter(s)) return nonXmlFail(s);
     if (length) {
       const n = codePointLength(s);
       if (!inLength(n, length.intervals)) {
@@ -304,8 +317,8 @@ function stringCodec(type: YangType): CodecParts {
       return check(raw);
     },
     text: check,
-    jsonValue: (raw) => (typeof raw !== 'string' ? INVALID : !restricted || valid(raw) ? raw : INVALID),
-    textValue: (text) => (!restricted || valid(text) ? text : INVALID),
+    jsonValue: (raw) => (typeof raw !== 'string' || holdsNonXmlCharacter(raw) ? INVALID : !restricted || valid(raw) ? raw : INVALID),
+    textValue: (text) => (holdsNonXmlCharacter(text) ? INVALID : !restricted || valid(text) ? text : INVALID),
     accepts: (v) => typeof v === 'string' && check(v).ok,
   };
 }
@@ -613,10 +626,11 @@ function invalidCodec(reason: string): Codec {
 /** A leafref whose target the compiler could not resolve: takes any scalar as it is. */
 const unresolvedLeafrefCodec: CodecParts = {
   json(raw) {
-    if (typeof raw === 'string' || typeof raw === 'boolean' || (typeof raw === 'number' && Number.isFinite(raw))) return ok(raw);
+    if (typeof raw === 'string') return freeText(raw);
+    if (typeof raw === 'boolean' || (typeof raw === 'number' && Number.isFinite(raw))) return ok(raw);
     return fail(`value ${show(raw)} is not a scalar`);
   },
-  text: (text) => ok(text),
+  text: freeText,
   accepts: (v) => v !== null,
 };
 
