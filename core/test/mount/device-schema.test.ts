@@ -21,7 +21,7 @@ const source = (file: string) => {
 const IETF = [
   testModel('ietf-interfaces@2018-02-20.yang'),
   testModel('ietf-ip@2018-02-22.yang'),
-  testModel('ietf-inet-types@2013-07-15.yang'),
+  path.join(OWN_YANG_DIR, 'ietf-inet-types@2013-07-15.yang'),
   path.join(OWN_YANG_DIR, 'ietf-yang-types@2013-07-15.yang'),
 ].map(source);
 const BROKEN = {
