@@ -4,6 +4,7 @@
  */
 import { hashPasswordCommand } from './hash-password-command';
 import { startCommand } from './start-command';
+import { storeCommand } from './store-command';
 import { yangCommand } from './yang-command';
 
 const USAGE = `usage: rosetta <command> [options]
@@ -14,6 +15,8 @@ commands:
   yang check      compile YANG modules and report their faults
   yang validate   validate a JSON or XML data document against YANG modules
   hash-password   scrypt-hash a password (read from standard input) for auth.users[].passwordHash
+  store check     report the state of each file of a data directory, changing nothing
+  store repair    cut a damaged journal at its damage, keeping a copy (--keep-damaged)
 
 Run 'rosetta <command> --help' for a command's options.`;
 
@@ -27,6 +30,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       return startCommand(rest);
     case 'hash-password':
       return hashPasswordCommand(rest);
+    case 'store':
+      return storeCommand(rest);
     case undefined:
     case '-h':
     case '--help':

@@ -67,13 +67,27 @@ async function recover(
   const box = options.secrets !== undefined && schemaHoldsSensitive(ctx) ? options.secrets : undefined;
   const opened: string[] = [];
   const quiet = box === undefined ? log : (message: string) => log(withheld(message, opened));
+  // A sealed value that does not open is refused when no stored secret has opened before it: the key is
+  // missing, damaged or another folder's, and starting would lose every stored secret. One that does not
+  // open after others did is a sealed value a client copied to another leaf (sensitive.ts), kept as is.
+  let anyOpened = false;
   const prepare =
     box === undefined
       ? undefined
-      : (doc: Record<string, unknown>, parent: SchemaNode | undefined, steps: readonly PathStep[]) => {
-          openStoredSecrets(doc, parent, secretContext(steps), ctx, box, opened);
+      : (where: string) => (doc: Record<string, unknown>, parent: SchemaNode | undefined, steps: readonly PathStep[]) => {
+          const before = opened.length;
+          openStoredSecrets(doc, parent, secretContext(steps), ctx, box, opened, (context) => {
+            if (anyOpened || opened.length > before) return;
+            const why = box.hasKey ? 'does not open it (damaged, or another folder’s key)' : 'is missing';
+            throw new JournalError(
+              'corrupt',
+              `${box.file} ${why}, while ${where} holds a sealed secret (${context}); refusing to start rather than lose the stored secrets: restore the key from a backup (docs/operations.md)`,
+            );
+          });
+          if (opened.length > before) anyOpened = true;
         };
-  const reading = (where: string) => (prepare === undefined ? { ctx, log: quiet, where } : { ctx, log: quiet, where, prepare });
+  const reading = (where: string) =>
+    prepare === undefined ? { ctx, log: quiet, where } : { ctx, log: quiet, where, prepare: prepare(where) };
   const journal = await Journal.open(directory, {
     ...options.journal,
     log,

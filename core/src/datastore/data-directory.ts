@@ -2,13 +2,17 @@
  * The layout of a journal's directory: which file names mean what, and listing them.
  *
  *   LOCK                          owner of the directory (see dir-lock.ts)
+ *   COMMITTED                     how many records were committed and in which files (see committed-file.ts)
  *   snapshot-<position>.snap      state after the first <position> records (see snapshot-file.ts)
  *   journal-<start>.log           records <start>, <start>+1, ... framed as in record-frame.ts
- *   *.tmp-*                       a snapshot being written; left over only by a crash, removed on open
+ *   *.tmp-*                       a snapshot or COMMITTED being written; left over only by a crash, removed on open
  *
  * Positions are 16 lower-case hex digits so that names sort in position order.
  */
 import { promises as fs } from 'node:fs';
+
+/** Name of the file recording what the store committed (committed-file.ts). */
+export const COMMITTED_FILE_NAME = 'COMMITTED';
 
 const SNAPSHOT_NAME = /^snapshot-([0-9a-f]{16})\.snap$/;
 const SEGMENT_NAME = /^journal-([0-9a-f]{16})\.log$/;
@@ -32,7 +36,7 @@ export function segmentFileName(start: number): string {
 export interface DirectoryListing {
   readonly snapshots: readonly { readonly name: string; readonly position: number }[];
   readonly segments: readonly { readonly name: string; readonly start: number }[];
-  /** Half-written snapshot files a crash left behind. */
+  /** Half-written snapshot or COMMITTED files a crash left behind. */
   readonly temporaries: readonly string[];
 }
 
@@ -55,7 +59,7 @@ export async function listDirectory(directory: string): Promise<DirectoryListing
     } else if (segment) {
       const start = parsePosition(segment[1]!);
       if (start !== undefined) segments.push({ name, start });
-    } else if (name.startsWith('snapshot-') && TEMPORARY_NAME.test(name)) {
+    } else if ((name.startsWith('snapshot-') || name.startsWith(`${COMMITTED_FILE_NAME}.`)) && TEMPORARY_NAME.test(name)) {
       temporaries.push(name);
     }
   }

@@ -14,6 +14,12 @@
  * no start time. A lock without one (from there, or from a version that did not write it) is judged by
  * its pid alone; versions that did not write it read the first three lines of a lock and ignore the
  * fourth.
+ *
+ * A lock that cannot be read as one (damaged: cut short, a flipped byte, emptied) names no holder to
+ * judge. It is taken over only when no process on this host has a file of the directory open, looked up
+ * in /proc/<pid>/fd (a live holder keeps its journal segment open for its whole life); otherwise, or
+ * without /proc, it is refused naming the lock file and the process, so that it never blocks start-up
+ * without saying what to do, and is never trusted blindly either (docs/operations.md).
  */
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
@@ -40,7 +46,9 @@ interface LockOwner {
 function parseOwner(text: string): LockOwner | undefined {
   const [pid, host, token, startTime] = text.split('\n');
   const pidNumber = Number(pid);
-  if (!Number.isSafeInteger(pidNumber) || pidNumber <= 0 || !host || !token) return undefined;
+  if (!/^\d+$/.test(pid ?? '') || !Number.isSafeInteger(pidNumber) || pidNumber <= 0 || !host || !token) return undefined;
+  // A flipped byte in the host name must not make the lock look like another host's, never presumed stale.
+  if (!/^[\w.-]+$/.test(host) || !/^[0-9a-f]+$/.test(token)) return undefined;
   if (!startTime) return { pid: pidNumber, host, token };
   return /^\d+$/.test(startTime) ? { pid: pidNumber, host, token, startTime } : undefined;
 }
@@ -163,6 +171,38 @@ async function readLockText(file: string): Promise<string | undefined> {
   }
 }
 
+/**
+ * The other processes on this host that have a file under `directory` open; undefined without /proc.
+ * Processes whose descriptors cannot be read (another user's) are not seen: they cannot write a 0700
+ * data directory they do not own anyway, root excepted.
+ */
+async function processesUsing(directory: string): Promise<number[] | undefined> {
+  let pids: string[];
+  try {
+    pids = (await fs.readdir('/proc')).filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid);
+  } catch {
+    return undefined;
+  }
+  const prefix = directory.endsWith(path.sep) ? directory : directory + path.sep;
+  const users: number[] = [];
+  for (const pid of pids) {
+    let descriptors: string[];
+    try {
+      descriptors = await fs.readdir(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
+    for (const descriptor of descriptors) {
+      const target = await fs.readlink(`/proc/${pid}/fd/${descriptor}`).catch(() => '');
+      if (target.startsWith(prefix)) {
+        users.push(Number(pid));
+        break;
+      }
+    }
+  }
+  return users;
+}
+
 /** Temporary lock files ("LOCK.tmp-<pid>-…", "LOCK.stale.tmp-<pid>-…") of processes that died mid-way. */
 const LEFTOVER_NAME = /^LOCK(?:\.stale)?\.tmp-(\d+)-[0-9a-z]+$/;
 
@@ -212,10 +252,21 @@ export class DirectoryLock {
       if (seen === undefined) continue; // released meanwhile: try again
       const owner = parseOwner(seen);
       if (owner === undefined) {
-        throw new JournalError('locked', `${file} exists but is not a lock this program wrote; remove it if no process uses ${directory}`);
-      }
-      if (await ownerIsAlive(owner)) {
-        throw new JournalError('locked', `${directory} is in use by process ${owner.pid} on ${owner.host}`);
+        const users = await processesUsing(directory);
+        if (users === undefined) {
+          throw new JournalError(
+            'locked',
+            `${file} is damaged (not a lock this program wrote) and without /proc it cannot be told whether a process uses ${directory}; remove it if none does`,
+          );
+        }
+        if (users.length > 0) {
+          throw new JournalError('locked', `${file} is damaged, and process ${users.join(', ')} has files of ${directory} open`);
+        }
+      } else if (await ownerIsAlive(owner)) {
+        throw new JournalError(
+          'locked',
+          `${directory} is in use by process ${owner.pid} on ${owner.host} (${file}; remove it only if that process is gone)`,
+        );
       }
       // Stale. Move it aside, then check we moved the lock we judged stale and not one a racing process
       // took over a moment ago; if we did, put it back and give up.
@@ -231,7 +282,11 @@ export class DirectoryLock {
         throw new JournalError('locked', `${directory} was taken by another process while recovering a stale lock`);
       }
       await removeIfPresent(aside);
-      log(`took over the stale lock of process ${owner.pid} on ${directory}`);
+      log(
+        owner === undefined
+          ? `took over the damaged lock ${file}: no process has files of ${directory} open`
+          : `took over the stale lock of process ${owner.pid} on ${directory}`,
+      );
     }
     throw new JournalError('locked', `could not take the lock on ${directory}: it keeps changing hands`);
   }

@@ -1,8 +1,8 @@
 /**
  * The few file-system steps durability rests on, in one place so each is done the same way everywhere:
  * writing a buffer completely, making a directory entry durable (fsync of the directory, without which a
- * new or renamed file can vanish after a power cut even though its data was fsync'ed), and creating the
- * data directory privately.
+ * new or renamed file can vanish after a power cut even though its data was fsync'ed), replacing a small
+ * file atomically, and creating the data directory privately.
  */
 import { promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
@@ -30,6 +30,29 @@ export async function fsyncDirectory(directory: string): Promise<void> {
     await handle.sync();
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * Replaces `file` with `data` so that a crash leaves either the old or the new content, never a mix:
+ * a temporary file beside it (`<file><temporarySuffix>`), fsync'ed, renamed over it, and the directory
+ * fsync'ed. The temporary file is removed on failure.
+ */
+export async function replaceFileDurably(file: string, data: Uint8Array | string, temporarySuffix: string): Promise<void> {
+  const temporary = file + temporarySuffix;
+  let handle: FileHandle | undefined;
+  try {
+    handle = await fs.open(temporary, 'wx', FILE_MODE);
+    await writeFully(handle, typeof data === 'string' ? Buffer.from(data, 'utf8') : data, 0);
+    await handle.sync();
+    await handle.close();
+    handle = undefined;
+    await fs.rename(temporary, file);
+    await fsyncDirectory(path.dirname(file));
+  } catch (error) {
+    await handle?.close().catch(() => undefined);
+    await removeIfPresent(temporary).catch(() => undefined);
+    throw error;
   }
 }
 

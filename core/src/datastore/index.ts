@@ -13,7 +13,11 @@ export type { Datastore, DatastoreName, Datastores } from './datastore';
 export { ConfigStore, type ConfigStoreOptions, type ConfigJournalOptions } from './config-store';
 export { OperationalStore } from './operational-store';
 export { encodeEditRecord, decodeEditRecord, decodeSnapshot } from './edit-record';
-export { Journal, type JournalOptions, type RecoveryReport } from './journal';
+export { Journal, type JournalOptions, type RecoveryReport, type Examination, type FileFinding, type Refusal } from './journal';
+export { describeRefusals } from './journal-recovery';
+export { DirectoryLock, LOCK_FILE_NAME } from './dir-lock';
+export { COMMITTED_FILE_NAME, segmentFileName } from './data-directory';
+export { writeCommitted } from './committed-file';
 export { JournalError, type JournalErrorCode } from './journal-error';
 export { SecretBox, SEALED_PREFIX, KEY_FILE } from './secrets';
 export {

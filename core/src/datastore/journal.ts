@@ -11,7 +11,10 @@
  *   append order, and commits are acknowledged in that order: a record is acknowledged only once it and
  *   every record before it are durable. The order of `append` calls is the order on disk and of
  *   resolution. A crash with a later commit on disk and an earlier one not leaves damage in the middle
- *   of the tail, which recovery cuts with everything after it: none of that was acknowledged.
+ *   of the tail (a zero-filled hole), which recovery cuts with everything after it: none of that was
+ *   acknowledged.
+ * - COMMITTED (committed-file.ts) records the durable record count when the journal opens, after each
+ *   snapshot and on close; recovery refuses to end with fewer records than it says.
  * - `snapshot(state)` stores the owner's whole state as of every record appended so far: new records go
  *   to a fresh segment from that moment, the snapshot is written atomically once the records it covers
  *   are durable, and then the segments and snapshots it supersedes are removed.
@@ -46,13 +49,22 @@ import * as path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { FILE_MODE, ensureDirectory, fsyncDirectory, removeIfPresent, writeFully } from './durable-file';
 import { listDirectory, segmentFileName } from './data-directory';
+import { writeCommitted } from './committed-file';
 import { DirectoryLock } from './dir-lock';
 import { JournalError } from './journal-error';
-import { type ActiveSegment, type RecoveryHandlers, type RecoveryReport, recoverDirectory } from './journal-recovery';
+import {
+  type ActiveSegment,
+  type Examination,
+  examineDirectory,
+  type RecoveryHandlers,
+  type RecoveryLimits,
+  type RecoveryReport,
+  recoverDirectory,
+} from './journal-recovery';
 import { encodeFrame, payloadByteLength } from './record-frame';
 import { writeSnapshotFile } from './snapshot-file';
 
-export type { RecoveryHandlers, RecoveryReport } from './journal-recovery';
+export type { Examination, FileFinding, RecoveryHandlers, RecoveryReport, Refusal } from './journal-recovery';
 
 /** The two operations of the append path, replaceable so tests can inject I/O faults. */
 export interface JournalIo {
@@ -121,6 +133,25 @@ type QueuedItem = QueuedAppend | QueuedRotation;
 
 const isRotation = (item: QueuedItem): item is QueuedRotation => 'rotateAt' in item;
 
+function journalLimits(options: JournalOptions) {
+  return {
+    compactAfterBytes: positiveInteger('compactAfterBytes', options.compactAfterBytes, 64 << 20),
+    compactAfterRecords: positiveInteger('compactAfterRecords', options.compactAfterRecords, 100_000),
+    maxRecordBytes: Math.min(positiveInteger('maxRecordBytes', options.maxRecordBytes, 512 << 20), 0xffff_ffff),
+    maxBatchBytes: positiveInteger('maxBatchBytes', options.maxBatchBytes, 4 << 20),
+    maxConcurrentCommits: positiveInteger('maxConcurrentCommits', options.maxConcurrentCommits, 3),
+  };
+}
+
+function recoveryLimits(options: JournalOptions): RecoveryLimits {
+  const limits = journalLimits(options);
+  return {
+    maxRecordBytes: limits.maxRecordBytes,
+    maxSnapshotBytes: positiveInteger('maxSnapshotBytes', options.maxSnapshotBytes, 2 ** 32),
+    inFlightBytes: limits.maxConcurrentCommits * limits.maxBatchBytes,
+  };
+}
+
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value <= 0) {
@@ -187,25 +218,14 @@ export class Journal {
    * and `corrupt` when the files are damaged beyond a torn tail; a handler's own error is passed through.
    */
   static async open(directory: string, options: JournalOptions = {}): Promise<Journal> {
-    const limits = {
-      compactAfterBytes: positiveInteger('compactAfterBytes', options.compactAfterBytes, 64 << 20),
-      compactAfterRecords: positiveInteger('compactAfterRecords', options.compactAfterRecords, 100_000),
-      maxRecordBytes: Math.min(positiveInteger('maxRecordBytes', options.maxRecordBytes, 512 << 20), 0xffff_ffff),
-      maxBatchBytes: positiveInteger('maxBatchBytes', options.maxBatchBytes, 4 << 20),
-      maxConcurrentCommits: positiveInteger('maxConcurrentCommits', options.maxConcurrentCommits, 3),
-    };
-    const maxSnapshotBytes = positiveInteger('maxSnapshotBytes', options.maxSnapshotBytes, 2 ** 32);
+    const limits = journalLimits(options);
+    const recovery = recoveryLimits(options);
     const log = options.log ?? ((message: string) => process.stderr.write(`[journal] ${message}\n`));
     const absolute = path.resolve(directory);
     await ensureDirectory(absolute);
     const lock = await DirectoryLock.acquire(absolute, log);
     try {
-      const { report, active } = await recoverDirectory(
-        absolute,
-        options,
-        { maxRecordBytes: limits.maxRecordBytes, maxSnapshotBytes },
-        log,
-      );
+      const { report, active } = await recoverDirectory(absolute, options, recovery, log);
       const io: JournalIo = { ...defaultIo, ...options.io };
       // Where the platform has no O_DSYNC (Windows), the write + fdatasync pair it is.
       const dsyncWrites = DSYNC_FLAGS !== undefined && options.io?.write === undefined && options.io?.sync === undefined;
@@ -214,6 +234,15 @@ export class Journal {
       await lock.release().catch(() => undefined);
       throw error;
     }
+  }
+
+  /**
+   * Reads the journal in `directory` as `open` would recover it, without taking its lock or changing
+   * any file: what each file holds and what would refuse the open (`rosetta store check`). Handlers
+   * receive the snapshot and records as in `open`.
+   */
+  static examine(directory: string, options: JournalOptions = {}): Promise<Examination> {
+    return examineDirectory(path.resolve(directory), options, recoveryLimits(options));
   }
 
   /** Records appended so far (acknowledged or not): the position a snapshot taken now covers. */
@@ -291,6 +320,7 @@ export class Journal {
         throw error;
       }
       await this.removeSuperseded(position);
+      await this.recordCommitted();
     });
     this.snapshotting = written.catch(() => undefined);
     return written;
@@ -304,6 +334,7 @@ export class Journal {
       await this.snapshotting;
       await this.closeDsync();
       await this.active.file.close().catch(() => undefined);
+      await this.recordCommitted();
       await this.lock.release();
     })();
     return this.closing;
@@ -514,6 +545,16 @@ export class Journal {
         this.log(`could not remove ${name}: ${error.message}`),
       );
     }
+  }
+
+  /**
+   * Records in COMMITTED the records known durable and the files holding them, so that recovery never
+   * ends with fewer (committed-file.ts). Best effort: without it recovery only has an older floor.
+   */
+  private async recordCommitted(): Promise<void> {
+    await writeCommitted(this.directory, this.durable).catch((error: Error) =>
+      this.log(`could not record the committed records in ${this.directory}: ${error.message}`),
+    );
   }
 
   private stop(error: Error): void {

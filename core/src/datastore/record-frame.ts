@@ -4,8 +4,13 @@
  *   [payload length: u32 LE][crc32 over (length bytes, payload): u32 LE][payload]
  *
  * The CRC covers the length too, so a torn or bit-flipped length cannot make a reader trust a span of
- * garbage; a length that runs past the end of the file marks a torn tail. Frames carry no sequence
- * number: a segment's file name gives the sequence of its first record and frames are contiguous.
+ * garbage. Frames carry no sequence number: a segment's file name gives the sequence of its first
+ * record and frames are contiguous.
+ *
+ * Where reading stops early, whether the bytes after are a torn tail or corruption is told by looking
+ * for a frame that checks at any byte offset after the damage (`findFrameAfter`), not by following
+ * the damaged frame's length: a flipped length byte must not make the reader land, or not land, on the
+ * next record by accident.
  */
 import { crc32 } from 'node:zlib';
 import type { FileHandle } from 'node:fs/promises';
@@ -39,7 +44,7 @@ function frameCrc(buffer: Buffer, frameStart: number, payloadBytes: number): num
 export interface SegmentScan {
   /** Whole, checksummed frames read from the start of the file. */
   readonly records: number;
-  /** Bytes those frames occupy; everything after is damage (or nothing). */
+  /** Where those frames end (from the start of the file); everything after is damage (or nothing). */
   readonly validBytes: number;
   /** Set when bytes after `validBytes` could not be read as a frame. */
   readonly damage?: { readonly offset: number; readonly reason: string };
@@ -49,7 +54,7 @@ export interface SegmentScan {
 const READ_CHUNK_BYTES = 1 << 20;
 
 /**
- * Reads frames from the start of an open segment file of `fileBytes` bytes, handing each payload to
+ * Reads frames from the start (or `startOffset`) of an open segment file of `fileBytes` bytes, handing each payload to
  * `onPayload` in order (awaited only when it returns a promise). The payload is a view into a read
  * buffer: copy it to keep it. A handler's throw or rejection ends the scan with that error. Stops at
  * the first frame that is torn, too long or fails its CRC. Memory is bounded by the largest record
@@ -60,11 +65,12 @@ export async function scanSegment(
   fileBytes: number,
   maxRecordBytes: number,
   onPayload: (payload: Buffer) => void | Promise<void>,
+  startOffset = 0,
 ): Promise<SegmentScan> {
   let buffer = Buffer.alloc(0);
   let cursor = 0; // index in `buffer` of the next frame
-  let fileOffset = 0; // file offset of the first byte not yet read into `buffer`
-  let validBytes = 0;
+  let fileOffset = startOffset; // file offset of the first byte not yet read into `buffer`
+  let validBytes = startOffset;
   let records = 0;
 
   // Ensures `buffer` holds at least `needed` bytes from `cursor` on (the caller checked the file has them).
@@ -114,4 +120,61 @@ export async function scanSegment(
     validBytes += frameBytes;
     records += 1;
   }
+}
+
+/** Reads `length` bytes at `position` (fewer only when the file is shorter). */
+async function readAt(file: FileHandle, position: number, length: number): Promise<Buffer> {
+  const buffer = Buffer.allocUnsafe(length);
+  let filled = 0;
+  while (filled < length) {
+    const { bytesRead } = await file.read(buffer, filled, length - filled, position + filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return buffer.subarray(0, filled);
+}
+
+/**
+ * The offset of the first whole frame that passes its checks (length within `maxRecordBytes` and the
+ * file, CRC) starting at any byte offset after `from`, or undefined when none does: then everything
+ * from the damage on is a torn tail. Reads the file in chunks.
+ */
+export async function findFrameAfter(
+  file: FileHandle,
+  fileBytes: number,
+  from: number,
+  maxRecordBytes: number,
+): Promise<number | undefined> {
+  let windowStart = from + 1;
+  while (windowStart + FRAME_HEADER_BYTES <= fileBytes) {
+    const window = await readAt(file, windowStart, Math.min(READ_CHUNK_BYTES, fileBytes - windowStart));
+    const lastCandidate = window.length - FRAME_HEADER_BYTES;
+    if (lastCandidate < 0) return undefined; // the file shrank under us
+    for (let index = 0; index <= lastCandidate; index++) {
+      const payloadBytes = window.readUInt32LE(index);
+      const offset = windowStart + index;
+      if (payloadBytes > maxRecordBytes || offset + FRAME_HEADER_BYTES + payloadBytes > fileBytes) continue;
+      const inWindow = index + FRAME_HEADER_BYTES + payloadBytes <= window.length;
+      const frame = inWindow
+        ? window.subarray(index, index + FRAME_HEADER_BYTES + payloadBytes)
+        : await readAt(file, offset, FRAME_HEADER_BYTES + payloadBytes);
+      if (frame.length === FRAME_HEADER_BYTES + payloadBytes && frame.readUInt32LE(4) === frameCrc(frame, 0, payloadBytes)) return offset;
+    }
+    windowStart += lastCandidate + 1;
+  }
+  return undefined;
+}
+
+/** Whether bytes `start` to `end` of the file hold a run of at least `run` zero bytes. */
+export async function holdsZeroRun(file: FileHandle, start: number, end: number, run: number): Promise<boolean> {
+  let zeros = 0;
+  for (let position = start; position < end; position += READ_CHUNK_BYTES) {
+    const chunk = await readAt(file, position, Math.min(READ_CHUNK_BYTES, end - position));
+    for (const byte of chunk) {
+      zeros = byte === 0 ? zeros + 1 : 0;
+      if (zeros >= run) return true;
+    }
+    if (chunk.length === 0) break;
+  }
+  return false;
 }

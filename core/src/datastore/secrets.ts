@@ -1,8 +1,13 @@
 /**
  * Secrets at rest: the one key of a data folder and the sealing of values with it. A value is sealed
- * with AES-256-GCM under the key kept in `<dataDir>/device-secrets.key` (mode 0600, created on first
- * use; the name predates secrets other than device passwords and is kept so existing folders still
- * open), and stored as `$rosetta$v2$<iv>$<tag>$<data>` (base64 parts).
+ * with AES-256-GCM under the key kept in `<dataDir>/device-secrets.key` (mode 0600; the name predates
+ * secrets other than device passwords and is kept so existing folders still open), and stored as
+ * `$rosetta$v2$<iv>$<tag>$<data>` (base64 parts).
+ *
+ * The key file is created, durably, by the first seal, never by opening: a missing key while sealed
+ * secrets exist must refuse start-up (the Config datastore's recovery does), not be replaced by a new
+ * key under which no stored secret opens. A key file that is not exactly one base64 256-bit key (cut
+ * short, a flipped byte, emptied) is refused naming the file.
  *
  * Each sealed value is bound to a context, the instance path of the leaf that holds it (GCM additional
  * data): a sealed value copied to another leaf (a device password pasted into a plugin's token, whose
@@ -23,30 +28,73 @@ const LEGACY_PREFIX = '$rosetta$aes-256-gcm$';
 /** The key file's name in a data folder. */
 export const KEY_FILE = 'device-secrets.key';
 
+/** The one line a key file holds: 32 bytes in base64. */
+const KEY_TEXT = /^[A-Za-z0-9+/]{43}=\n?$/;
+
+/** The key in `file`, undefined when there is none; throws naming the file when it is not a key. */
+function readKey(file: string): Buffer | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'latin1');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+  if (!KEY_TEXT.test(text)) {
+    throw new Error(
+      `${file} is damaged: not a 256-bit key in base64; restore it from a backup (without it no stored secret opens), or remove it only if the store holds none`,
+    );
+  }
+  return Buffer.from(text.trim(), 'base64');
+}
+
+/** Writes a new key to `file` durably (file and directory entry fsync'ed); the key already there if another process won the race. */
+function createKey(file: string): Buffer {
+  const key = randomBytes(32);
+  let descriptor: number;
+  try {
+    // 'wx': two services racing on one folder cannot both write a key; the loser reads the winner's.
+    descriptor = fs.openSync(file, 'wx', 0o600);
+  } catch (race) {
+    if ((race as NodeJS.ErrnoException).code !== 'EEXIST') throw race;
+    return readKey(file)!;
+  }
+  try {
+    fs.writeFileSync(descriptor, `${key.toString('base64')}\n`);
+    fs.fsyncSync(descriptor);
+  } finally {
+    fs.closeSync(descriptor);
+  }
+  const directory = fs.openSync(path.dirname(file), 'r');
+  try {
+    fs.fsyncSync(directory);
+  } finally {
+    fs.closeSync(directory);
+  }
+  return key;
+}
+
 /** Seals and opens secrets with the key of one data folder. */
 export class SecretBox {
-  private constructor(private readonly key: Buffer) {}
+  private constructor(
+    /** The key file. */
+    readonly file: string,
+    private key: Buffer | undefined,
+  ) {}
 
-  /** The box of `dataDir`, creating its key file (0600) when there is none. Throws when the file is unusable. */
+  /**
+   * The box of `dataDir`. Throws naming the key file when it is not a key. Without a key file, nothing
+   * opens and the first seal creates it.
+   */
   static open(dataDir: string): SecretBox {
     const file = path.join(dataDir, KEY_FILE);
-    fs.mkdirSync(dataDir, { recursive: true });
-    let key: Buffer;
-    try {
-      key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-      key = randomBytes(32);
-      try {
-        // 'wx': two services racing on one folder cannot both write a key; the loser reads the winner's.
-        fs.writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
-      } catch (race) {
-        if ((race as NodeJS.ErrnoException).code !== 'EEXIST') throw race;
-        key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
-      }
-    }
-    if (key.length !== 32) throw new Error(`${file}: not a 256-bit key`);
-    return new SecretBox(key);
+    return new SecretBox(file, readKey(file));
+  }
+
+  /** Whether the key file exists (it is created by the first seal). */
+  get hasKey(): boolean {
+    if (this.key === undefined) this.key = readKey(this.file); // another box of the folder may have created it
+    return this.key !== undefined;
   }
 
   /** Whether a value has the form of a sealed value (of this version or an earlier one). */
@@ -56,6 +104,10 @@ export class SecretBox {
 
   /** `plain` sealed for `context` (a fresh IV each time, so equal secrets do not look equal). */
   seal(plain: string, context = ''): string {
+    if (this.key === undefined) {
+      fs.mkdirSync(path.dirname(this.file), { recursive: true });
+      this.key = readKey(this.file) ?? createKey(this.file);
+    }
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     cipher.setAAD(Buffer.from(context, 'utf8'));
@@ -82,8 +134,9 @@ export class SecretBox {
     const [iv, tag, data, extra] = parts.split('$');
     if (iv === undefined || tag === undefined || data === undefined || extra !== undefined) return undefined;
     try {
+      if (!this.hasKey) return undefined;
       // A full 16-byte tag only: a shorter one would make forging a sealed value cheap.
-      const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64'), { authTagLength: 16 });
+      const decipher = createDecipheriv('aes-256-gcm', this.key!, Buffer.from(iv, 'base64'), { authTagLength: 16 });
       if (context !== undefined) decipher.setAAD(Buffer.from(context, 'utf8'));
       decipher.setAuthTag(Buffer.from(tag, 'base64'));
       return Buffer.concat([decipher.update(Buffer.from(data, 'base64')), decipher.final()]).toString('utf8');

@@ -18,7 +18,7 @@ import { entryKeyValues, valueText } from '../data/path';
 import { resolveChild, tableFor } from '../data/children';
 import type { DataNode, DataRoot, LeafNode, LeafValue } from '../data/tree';
 import { dataChildren, type LeafSchema, type ListSchema, type SchemaContext, type SchemaNode } from '../yang/schema';
-import { SEALED_PREFIX, type SecretBox } from './secrets';
+import { SEALED_PREFIX, SecretBox } from './secrets';
 
 /** The module and extension that mark a secret. */
 export const SENSITIVE_MODULE = 'rosetta-secret';
@@ -166,7 +166,7 @@ function storedKeyText(raw: unknown): LeafValue {
  * Opens, in place, the sealed values of sensitive leaves in stored RFC 7951 JSON `doc` under `parent`
  * (undefined: the top level) whose leaf path starts with `parentContext`. Values sealed by earlier
  * versions open too. Returns the clear values opened, for the caller to keep out of its log lines. A
- * value that does not open stays as it is.
+ * value that does not open stays as it is; `onUnopened` is told its context when it has a sealed form.
  */
 export function openStoredSecrets(
   doc: JsonObject,
@@ -175,6 +175,7 @@ export function openStoredSecrets(
   ctx: SchemaContext,
   box: SecretBox,
   opened: string[] = [],
+  onUnopened?: (context: string) => void,
 ): string[] {
   const table = tableFor(parent, ctx);
   for (const name of Object.keys(doc)) {
@@ -186,13 +187,17 @@ export function openStoredSecrets(
       const wrapped = isObject(raw) && '#' in raw; // a leaf with attributes: {"@": ..., "#": value}
       const value = wrapped ? raw['#'] : raw;
       if (typeof value !== 'string') continue;
-      const clear = box.open(value, parentContext + contextStep(schema, undefined)) ?? box.openLegacy(value);
-      if (clear === undefined) continue;
+      const context = parentContext + contextStep(schema, undefined);
+      const clear = box.open(value, context) ?? box.openLegacy(value);
+      if (clear === undefined) {
+        if (SecretBox.isSealed(value)) onUnopened?.(context);
+        continue;
+      }
       opened.push(clear);
       if (wrapped) raw['#'] = clear;
       else doc[name] = clear;
     } else if (schema.kind === 'container' && isObject(raw)) {
-      openStoredSecrets(raw, schema, parentContext + contextStep(schema, undefined), ctx, box, opened);
+      openStoredSecrets(raw, schema, parentContext + contextStep(schema, undefined), ctx, box, opened, onUnopened);
     } else if (schema.kind === 'list') {
       const entries = isObject(raw) && Array.isArray(raw['#']) ? raw['#'] : raw;
       if (!Array.isArray(entries)) continue;
@@ -200,7 +205,7 @@ export function openStoredSecrets(
       for (const entry of entries) {
         if (!isObject(entry)) continue;
         const keyValues = keys.map((k) => storedKeyText(entry[k.name] ?? entry[`${k.module.name}:${k.name}`]));
-        openStoredSecrets(entry, schema, parentContext + contextStep(schema, keyValues), ctx, box, opened);
+        openStoredSecrets(entry, schema, parentContext + contextStep(schema, keyValues), ctx, box, opened, onUnopened);
       }
     }
   }

@@ -1,5 +1,6 @@
-// Recovery from what crashes and disks leave behind: a torn or corrupt tail is cut off and reported;
-// damage that no crash can cause (a gap, a bad record in a closed segment) stops the open instead.
+// Recovery from what crashes and disks leave behind: a torn tail (no valid record after the damage) is
+// cut off and reported; damage that no crash can cause (a bad record with a valid one after it, a gap,
+// a bad record in a closed segment, a tail cut below what COMMITTED records) stops the open instead.
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -16,6 +17,15 @@ async function writeRecords(directory: string, records: string[]): Promise<void>
   await journal.close();
 }
 
+/** Writes `records` and leaves the directory as a crash right after the last one would: COMMITTED as the open wrote it. */
+async function writeRecordsThenCrash(directory: string, records: string[]): Promise<void> {
+  const journal = await Journal.open(directory);
+  const committedAtOpen = fs.readFileSync(path.join(directory, 'COMMITTED'));
+  for (const record of records) await journal.append(record);
+  await journal.close();
+  fs.writeFileSync(path.join(directory, 'COMMITTED'), committedAtOpen);
+}
+
 const fiveRecords = ['alpha', 'bravo', 'charlie', 'delta', `echo-${'x'.repeat(200)}`];
 
 function segmentPath(directory: string, name = FIRST_SEGMENT): string {
@@ -24,7 +34,7 @@ function segmentPath(directory: string, name = FIRST_SEGMENT): string {
 
 test('a record cut off mid-payload is dropped, logged, and appending continues after the last whole one', async (t) => {
   const directory = temporaryDirectory(t);
-  await writeRecords(directory, fiveRecords);
+  await writeRecordsThenCrash(directory, fiveRecords);
   const file = segmentPath(directory);
   const size = fs.statSync(file).size;
   fs.truncateSync(file, size - 3);
@@ -47,7 +57,7 @@ test('a record cut off mid-payload is dropped, logged, and appending continues a
 
 test('a record cut off inside its header is dropped', async (t) => {
   const directory = temporaryDirectory(t);
-  await writeRecords(directory, fiveRecords);
+  await writeRecordsThenCrash(directory, fiveRecords);
   const file = segmentPath(directory);
   const lastFrame = encodeFrame(fiveRecords[4]!).length;
   fs.truncateSync(file, fs.statSync(file).size - lastFrame + 5); // 5 of the 8 header bytes remain
@@ -57,9 +67,9 @@ test('a record cut off inside its header is dropped', async (t) => {
   t.regex(journal.recovery.dropReason ?? '', /torn record header/);
 });
 
-test('a flipped byte in the last record fails its checksum and drops it', async (t) => {
+test('after a crash, a last record failing its checksum is a torn write and is dropped', async (t) => {
   const directory = temporaryDirectory(t);
-  await writeRecords(directory, fiveRecords);
+  await writeRecordsThenCrash(directory, fiveRecords);
   const file = segmentPath(directory);
   const bytes = fs.readFileSync(file);
   bytes[bytes.length - 10]! ^= 0x01;
@@ -69,17 +79,45 @@ test('a flipped byte in the last record fails its checksum and drops it', async 
   t.regex(journal.recovery.dropReason ?? '', /checksum mismatch/);
 });
 
-test('a flipped bit in a record length is caught by the checksum, not trusted', async (t) => {
+test('after a clean close, a damaged last record is refused: COMMITTED says it was acknowledged', async (t) => {
   const directory = temporaryDirectory(t);
   await writeRecords(directory, fiveRecords);
+  const file = segmentPath(directory);
+  const bytes = fs.readFileSync(file);
+  bytes[bytes.length - 10]! ^= 0x01;
+  fs.writeFileSync(file, bytes);
+  const error = await t.throwsAsync(Journal.open(directory, { log: () => undefined }), { instanceOf: JournalError });
+  t.is(error?.code, 'corrupt');
+  const lastFrameAt = bytes.length - encodeFrame(fiveRecords[4]!).length;
+  t.true(error?.message.includes(`${FIRST_SEGMENT} at offset ${lastFrameAt}: cut short: checksum mismatch`), error?.message);
+  t.regex(error?.message ?? '', /the files hold 4 record\(s\) but 5 were committed/);
+  t.deepEqual(fs.readFileSync(file), bytes); // nothing cut
+});
+
+test('a flipped bit in a record length is corruption, not a torn tail: the records after it are valid', async (t) => {
+  const directory = temporaryDirectory(t);
+  await writeRecordsThenCrash(directory, fiveRecords);
   const file = segmentPath(directory);
   const bytes = fs.readFileSync(file);
   const offsetOfFourth = fiveRecords.slice(0, 3).reduce((sum, record) => sum + encodeFrame(record).length, 0);
   bytes[offsetOfFourth]! ^= 0x02; // "delta" (5 bytes) now claims 7: the frame still fits in the file
   fs.writeFileSync(file, bytes);
+  const error = await t.throwsAsync(Journal.open(directory, { log: () => undefined }), { instanceOf: JournalError });
+  t.is(error?.code, 'corrupt');
+  t.true(error?.message.includes(`${FIRST_SEGMENT} at offset ${offsetOfFourth}: corrupt: checksum mismatch`), error?.message);
+  t.regex(error?.message ?? '', /1 valid record\(s\) follow from offset/);
+  t.deepEqual(fs.readFileSync(file), bytes);
+});
+
+test('a zero-filled hole before the last commits is the commits in flight at a crash: cut with them', async (t) => {
+  const directory = temporaryDirectory(t);
+  await writeRecordsThenCrash(directory, fiveRecords.slice(0, 3));
+  // Commit "delta" never reached the disk, the later commit "echo" did.
+  const hole = Buffer.alloc(encodeFrame(fiveRecords[3]!).length);
+  fs.appendFileSync(segmentPath(directory), Buffer.concat([hole, encodeFrame(fiveRecords[4]!)]));
   const { journal, records } = await openCollecting(t, directory);
   t.deepEqual(records, fiveRecords.slice(0, 3));
-  t.regex(journal.recovery.dropReason ?? '', /checksum mismatch/);
+  t.is(journal.recovery.droppedBytes, hole.length + encodeFrame(fiveRecords[4]!).length);
 });
 
 test('a zero-filled or garbage tail (as a crash can leave) is dropped', async (t) => {
@@ -120,7 +158,7 @@ test('damage in a segment that is not the last one refuses the open', async (t) 
   fs.writeFileSync(segmentPath(directory), bytes);
   const error = await t.throwsAsync(Journal.open(directory, { log: () => undefined }), { instanceOf: JournalError });
   t.is(error?.code, 'corrupt');
-  t.regex(error?.message ?? '', /journal-0000000000000000\.log is damaged at offset 0/);
+  t.regex(error?.message ?? '', /journal-0000000000000000\.log at offset 0: corrupt/);
   // The failed open released the directory and changed nothing.
   t.is(fs.readFileSync(segmentPath(directory)).length, bytes.length);
   t.false(fs.existsSync(path.join(directory, 'LOCK')));
@@ -196,7 +234,7 @@ test('a power cut at every byte offset recovers exactly the whole records before
   }
 });
 
-test('any one corrupted byte stops recovery exactly at the record that holds it', async (t) => {
+test('any one corrupted byte refuses the open naming the record that holds it, unless it is in the last record', async (t) => {
   const { records, frameEnds, bytes } = await sampleSegment(temporaryDirectory(t));
   for (let offset = 0; offset < bytes.length; offset++) {
     const directory = temporaryDirectory(t);
@@ -204,8 +242,18 @@ test('any one corrupted byte stops recovery exactly at the record that holds it'
     damaged[offset]! ^= 0xa5; // CRC-32 catches every error burst of up to 32 bits
     fs.writeFileSync(segmentPath(directory), damaged);
     const intact = frameEnds.filter((end) => end <= offset).length;
-    const { journal, records: recovered } = await openCollecting(t, directory);
-    t.deepEqual(recovered, records.slice(0, intact), `byte ${offset}`);
-    await journal.close();
+    if (intact === records.length - 1) {
+      // No valid record after it and no COMMITTED: as a torn last write, it is dropped.
+      const { journal, records: recovered } = await openCollecting(t, directory);
+      t.deepEqual(recovered, records.slice(0, intact), `byte ${offset}`);
+      await journal.close();
+      continue;
+    }
+    const error = await t.throwsAsync(Journal.open(directory, { log: () => undefined }), { instanceOf: JournalError }, `byte ${offset}`);
+    t.true(
+      error?.message.includes(`${FIRST_SEGMENT} at offset ${frameEnds[intact - 1] ?? 0}: corrupt`),
+      `byte ${offset}: ${error?.message}`,
+    );
+    t.deepEqual(fs.readFileSync(segmentPath(directory)), damaged, `byte ${offset}`);
   }
 });

@@ -47,10 +47,10 @@ export async function openCollecting(t: ExecutionContext, directory: string, opt
   return { journal, snapshot, records, positions, logs };
 }
 
-/** Names of the journal's files in `directory`, sorted. */
+/** Names of the journal's record and snapshot files in `directory` (not LOCK or COMMITTED), sorted. */
 export function journalFiles(directory: string): string[] {
   return fs
     .readdirSync(directory)
-    .filter((name) => name !== 'LOCK')
+    .filter((name) => name !== 'LOCK' && name !== 'COMMITTED')
     .sort();
 }
