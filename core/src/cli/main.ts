@@ -3,6 +3,7 @@
  * the process exit code; nothing here knows what a sub-command does.
  */
 import { hashPasswordCommand } from './hash-password-command';
+import { secretsCommand } from './secrets-command';
 import { startCommand } from './start-command';
 import { storeCommand } from './store-command';
 import { yangCommand } from './yang-command';
@@ -17,6 +18,7 @@ commands:
   hash-password   scrypt-hash a password (read from standard input) for auth.users[].passwordHash
   store check     report the state of each file of a data directory, changing nothing
   store repair    cut a damaged journal at its damage, keeping a copy (--keep-damaged)
+  secrets rotate-key  seal every stored secret again under a new key (--new-key-file)
 
 Run 'rosetta <command> --help' for a command's options.`;
 
@@ -32,6 +34,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       return hashPasswordCommand(rest);
     case 'store':
       return storeCommand(rest);
+    case 'secrets':
+      return secretsCommand(rest);
     case undefined:
     case '-h':
     case '--help':

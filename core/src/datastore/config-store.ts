@@ -245,6 +245,21 @@ export class ConfigStore implements Datastore {
     return this.closing;
   }
 
+  /**
+   * Stores `tree` as the whole content in one snapshot (written aside, fsync'ed and renamed, so a crash
+   * leaves the old content or the new one), superseding the journal before it. For a tool that has the
+   * directory to itself (`rosetta secrets rotate-key`); its values are kept as given, sealed ones included.
+   */
+  rewrite(tree: DataRoot): Promise<void> {
+    return this.writers.run(async () => {
+      if (this.closing) throw storageFault(new JournalError('closed', 'the datastore is closed'), this.directory);
+      await this.lastDurable;
+      await this.journal.snapshot(encodeJson(tree));
+      this.latest = tree;
+      this.visible = tree;
+    });
+  }
+
   /** Journal statistics (segment size since the last snapshot, group commits written). */
   get stats(): Journal['stats'] {
     return this.journal.stats;

@@ -20,6 +20,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { checkKeyFileMode } from './key-file-mode';
 
 /** How a value sealed by this version starts. */
 export const SEALED_PREFIX = '$rosetta$v2$';
@@ -83,11 +84,12 @@ export class SecretBox {
   ) {}
 
   /**
-   * The box of `dataDir`. Throws naming the key file when it is not a key. Without a key file, nothing
-   * opens and the first seal creates it.
+   * The box of `dataDir`, its key in `file` (default `<dataDir>/device-secrets.key`; the configuration's
+   * `secretsKeyFile` may put it elsewhere). Throws naming the key file when it is not a key, or is open to
+   * other users. Without a key file, nothing opens and the first seal creates it.
    */
-  static open(dataDir: string): SecretBox {
-    const file = path.join(dataDir, KEY_FILE);
+  static open(dataDir: string, file = path.join(dataDir, KEY_FILE)): SecretBox {
+    checkKeyFileMode(file);
     return new SecretBox(file, readKey(file));
   }
 

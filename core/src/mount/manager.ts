@@ -57,8 +57,10 @@ export interface MountOptions {
   readonly schema: SchemaContext;
   /** Leases on the current plugin generation (the plugin host). */
   readonly scopes: { acquire(): PluginScope };
-  /** The service's data folder: holds the key that seals device passwords. */
+  /** The service's data folder: holds the key that seals device passwords unless `secrets` is given. */
   readonly dataDir: string;
+  /** The box of the service's secrets key (the Config datastore's, so both see the one key). */
+  readonly secrets?: SecretBox;
   /** Folders that resolve imports of device modules (the core's own YANG folder). */
   readonly importDirs: readonly string[];
   readonly log: MountLogger;
@@ -118,7 +120,7 @@ export class MountManager {
   private closed = false;
 
   constructor(private readonly options: MountOptions) {
-    this.box = SecretBox.open(options.dataDir);
+    this.box = options.secrets ?? SecretBox.open(options.dataDir);
   }
 
   /** The core's taps: install-node, uninstall-node, and the live node status under network-topology. */

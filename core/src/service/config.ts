@@ -8,12 +8,15 @@
  *   a decision made in the file (`"host": "0.0.0.0"`).
  * - `bodyLimit` (bytes, default 64 MB) is the largest request body; past it the answer is 413.
  * - `defaultContent` is what GET reads when `content` is absent (`all`, RFC 8040's default).
+ * - `secretsKeyFile`: the file's setting wins over ROSETTA_SECRETS_KEY_FILE, so what the file says is what
+ *   runs; the variable serves deployments that keep the key out of the file's reach (a mounted secret).
  * - `tls` and `auth` are checked for shape here (auth in auth-config.ts) so a mistake names its field
  *   even when the plugin that reads it is off; `tls` store paths are resolved like every path. What
  *   needs the plugin's knowledge (stores, passwords, cipher suites) the TLS plugin checks at start-up.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { KEY_FILE } from '../datastore/secrets';
 import type { JsonValue } from '../hooks';
 import { checkAuthConfig } from './auth-config';
 
@@ -22,6 +25,11 @@ export interface ServiceConfig {
   readonly port: number;
   readonly host: string;
   readonly dataDir: string;
+  /**
+   * The key file that seals stored secrets (datastore/secrets.ts): the file's `secretsKeyFile`, else the
+   * environment's ROSETTA_SECRETS_KEY_FILE, else `<dataDir>/device-secrets.key`.
+   */
+  readonly secretsKeyFile: string;
   readonly yangDirs: readonly string[];
   /** Key delimiter as written in URIs (`%22`), or null when disabled. */
   readonly keyDelimiter: string | null;
@@ -50,6 +58,8 @@ export class ConfigError extends Error {
 }
 
 export const DEFAULT_PORT = 8181;
+/** The environment variable naming the secrets key file when the configuration file names none. */
+export const SECRETS_KEY_FILE_ENV = 'ROSETTA_SECRETS_KEY_FILE';
 export const DEFAULT_BODY_LIMIT = 64 * 1024 * 1024;
 
 const TLS_FIELDS: Record<string, 'boolean' | 'string' | 'string[]'> = {
@@ -108,6 +118,7 @@ const KNOWN = [
   'port',
   'host',
   'dataDir',
+  'secretsKeyFile',
   'yangDirs',
   'keyDelimiter',
   'bodyLimit',
@@ -159,7 +170,13 @@ export interface ConfigOverrides {
  * Checks a parsed configuration object and resolves it. Relative paths in the file are relative to
  * `baseDir` (the file's folder); overrides are relative to the working directory. Throws ConfigError.
  */
-export function resolveConfig(raw: unknown, baseDir: string, overrides: ConfigOverrides = {}, cwd = process.cwd()): ServiceConfig {
+export function resolveConfig(
+  raw: unknown,
+  baseDir: string,
+  overrides: ConfigOverrides = {},
+  cwd = process.cwd(),
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ServiceConfig {
   if (!isObject(raw)) throw new ConfigError('(root)', 'the configuration must be a JSON object');
   for (const k of Object.keys(raw)) if (!KNOWN.includes(k)) throw new ConfigError(k, `unknown field; known: ${KNOWN.join(', ')}`);
   const port = overrides.port ?? (raw['port'] === undefined ? DEFAULT_PORT : checkPort(raw['port'], 'port'));
@@ -168,6 +185,13 @@ export function resolveConfig(raw: unknown, baseDir: string, overrides: ConfigOv
     overrides.dataDir !== undefined
       ? path.resolve(cwd, overrides.dataDir)
       : path.resolve(baseDir, raw['dataDir'] === undefined ? 'data' : checkString(raw['dataDir'], 'dataDir'));
+  const fromEnv = env[SECRETS_KEY_FILE_ENV];
+  const secretsKeyFile =
+    raw['secretsKeyFile'] !== undefined
+      ? path.resolve(baseDir, checkString(raw['secretsKeyFile'], 'secretsKeyFile'))
+      : fromEnv !== undefined && fromEnv !== ''
+        ? path.resolve(cwd, fromEnv)
+        : path.join(dataDir, KEY_FILE);
   let yangDirs: string[] = [];
   if (raw['yangDirs'] !== undefined) {
     const list = raw['yangDirs'];
@@ -210,7 +234,21 @@ export function resolveConfig(raw: unknown, baseDir: string, overrides: ConfigOv
   const auth = raw['auth'] === undefined ? undefined : checkAuthConfig(raw['auth']);
   const schemaFilters = raw['schemaFilters'] === undefined ? undefined : checkSchemaFilters(raw['schemaFilters']);
   const callbacks = raw['callbacks'] === undefined ? undefined : checkCallbacks(raw['callbacks']);
-  return { port, host, dataDir, yangDirs, keyDelimiter, bodyLimit, defaultContent, pluginsFile, tls, auth, schemaFilters, callbacks };
+  return {
+    port,
+    host,
+    dataDir,
+    secretsKeyFile,
+    yangDirs,
+    keyDelimiter,
+    bodyLimit,
+    defaultContent,
+    pluginsFile,
+    tls,
+    auth,
+    schemaFilters,
+    callbacks,
+  };
 }
 
 /** Reads and resolves a configuration file; undefined `file` gives the defaults. Throws ConfigError. */

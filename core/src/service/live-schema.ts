@@ -17,6 +17,7 @@ import * as fs from 'node:fs';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import * as path from 'node:path';
 import type { Datastore, Datastores } from '../datastore/datastore';
+import type { SecretBox } from '../datastore/secrets';
 import { decodeSnapshot } from '../datastore/edit-record';
 import { decodeJson } from '../data/json-decode';
 import { encodeJson } from '../data/json-encode';
@@ -27,14 +28,16 @@ import type { SchemaContext } from '../yang/schema';
 import { assembleSchema, type AssembledSchema } from './schema';
 import { yangLibraryJson } from './yang-library';
 
-/** Opens the Config and Operational datastores for a schema under a data folder. */
-export type DatastoreOpener = (dataDir: string, schema: SchemaContext) => Promise<Datastores>;
+/** Opens the Config and Operational datastores for a schema under a data folder, sealing secrets with `options.secrets`. */
+export type DatastoreOpener = (dataDir: string, schema: SchemaContext, options?: { readonly secrets?: SecretBox }) => Promise<Datastores>;
 
 export interface LiveSchemaOptions {
   /** The configuration's extra YANG folders (always part of the schema). */
   readonly yangDirs: readonly string[];
   readonly dataDir: string;
   readonly openDatastores: DatastoreOpener;
+  /** The box of the secrets key, given to every opening of the datastores. */
+  readonly secrets?: SecretBox;
   readonly log: RestconfLogger;
   /** Longest a schema change waits for requests in flight before it goes ahead anyway (default 10 s). */
   readonly drainMs?: number;
@@ -101,6 +104,11 @@ export class LiveSchema {
 
   constructor(private readonly options: LiveSchemaOptions) {}
 
+  private openStores(schema: SchemaContext): Promise<Datastores> {
+    const { secrets } = this.options;
+    return this.options.openDatastores(this.options.dataDir, schema, secrets === undefined ? {} : { secrets });
+  }
+
   /** The local schema in force. */
   get schema(): SchemaContext {
     if (this.assembled === undefined) throw new Error('the local schema is not open yet');
@@ -154,7 +162,7 @@ export class LiveSchema {
     if (accepted === undefined) this.acceptedKey = yangKey([...this.options.yangDirs, ...pluginDirs]);
     this.accepted = undefined;
     this.assembled = accepted ?? assembleSchema([...this.options.yangDirs, ...pluginDirs]);
-    const stores = await this.options.openDatastores(this.options.dataDir, this.assembled.schema);
+    const stores = await this.openStores(this.assembled.schema);
     try {
       await seedYangLibrary(stores.operational, this.assembled.schema);
     } catch (e) {
@@ -204,10 +212,10 @@ export class LiveSchema {
         await old.close();
         let opened: Datastores;
         try {
-          opened = await this.options.openDatastores(this.options.dataDir, next.assembled.schema);
+          opened = await this.openStores(next.assembled.schema);
         } catch (e) {
           // Keep serving on the old schema rather than not at all.
-          this.stores = await this.options.openDatastores(this.options.dataDir, this.assembled!.schema);
+          this.stores = await this.openStores(this.assembled!.schema);
           await carryOver(this.stores.config, oldConfig, this.assembled!.schema, () => undefined);
           await carryOver(this.stores.operational, oldOperational, this.assembled!.schema, () => undefined);
           throw e;

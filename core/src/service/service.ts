@@ -12,6 +12,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Datastores } from '../datastore/datastore';
+import { SecretBox } from '../datastore/secrets';
 import { MountManager } from '../mount';
 import { Uniconfig } from '../uniconfig';
 import { claimsRequest } from '../uniconfig/topology-view';
@@ -28,11 +29,10 @@ import type { SchemaContext } from '../yang/schema';
 import type { ServiceConfig } from './config';
 import { authenticatingHandler, checkSecurityAtStart } from './authentication';
 import { unservedSectionWarnings } from './feature-check';
-import { LiveSchema } from './live-schema';
+import { LiveSchema, type DatastoreOpener } from './live-schema';
 import { OWN_YANG_DIR } from './schema';
 
-/** Opens the Config and Operational datastores for a schema under a data folder. */
-export type DatastoreOpener = (dataDir: string, schema: SchemaContext) => Promise<Datastores>;
+export type { DatastoreOpener } from './live-schema';
 
 export interface StartOptions {
   readonly config: ServiceConfig;
@@ -68,8 +68,15 @@ function noPlugins(): ScopeSource {
 export async function startService(options: StartOptions): Promise<RunningService> {
   const { config } = options;
   const log = options.log ?? consoleLog;
+  // One box of the secrets key for the datastores and the installed devices (secrets.ts).
+  let secrets: SecretBox;
+  try {
+    secrets = SecretBox.open(config.dataDir, config.secretsKeyFile);
+  } catch (e) {
+    throw new Error(`cannot open the secrets key ${config.secretsKeyFile}: ${e instanceof Error ? e.message : String(e)}`);
+  }
   // The plugins start first: the local schema holds their YANG (live-schema.ts), and changes with them.
-  const live = new LiveSchema({ yangDirs: config.yangDirs, dataDir: config.dataDir, openDatastores: options.openDatastores, log });
+  const live = new LiveSchema({ yangDirs: config.yangDirs, dataDir: config.dataDir, openDatastores: options.openDatastores, secrets, log });
   const datastores = { close: () => live.close() };
   let mount: MountManager; // declared here for the introspection taps, which list its devices once it exists
   let host: PluginHost | undefined;
@@ -115,6 +122,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       },
       scopes: plugins,
       dataDir: config.dataDir,
+      secrets,
       importDirs: [OWN_YANG_DIR],
       log,
       ...(southboundYangDirs ? { southboundYangDirs } : {}),
@@ -122,7 +130,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   } catch (e) {
     await host?.close();
     await datastores.close();
-    throw new Error(`cannot open the device secrets key in ${config.dataDir}: ${e instanceof Error ? e.message : String(e)}`);
+    throw new Error(`cannot start the installed devices: ${e instanceof Error ? e.message : String(e)}`);
   }
   if (host) host.addBuiltin(builtinTaps('mount', (hooks) => mount.tap(hooks)));
   else mount.tap(plugins.acquire().hooks);
