@@ -13,6 +13,7 @@
 import { constants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import { loadConfig, SECRETS_KEY_FILE_ENV, type ServiceConfig } from '../service/config';
 import {
   COMMITTED_FILE_NAME,
   CONFIG_DIRECTORY,
@@ -21,14 +22,13 @@ import {
   type Examination,
   Journal,
   JournalError,
-  KEY_FILE,
   LOCK_FILE_NAME,
   SecretBox,
   writeCommitted,
 } from '../datastore';
 
-const HELP = `usage: rosetta store check [--data-dir DIR]
-       rosetta store repair --keep-damaged [--data-dir DIR]
+const HELP = `usage: rosetta store check [--config FILE] [--data-dir DIR]
+       rosetta store repair --keep-damaged [--config FILE] [--data-dir DIR]
 
 check    reads the data directory without changing it and reports each file: ok, torn tail at offset N
          (dropped at start), corrupt at offset N: reason, damaged, missing, empty. Exit 0 when the service
@@ -36,12 +36,14 @@ check    reads the data directory without changing it and reports each file: ok,
 repair   cuts a corrupt journal at its damage, keeping every record before it, and records what is left;
          says how many records and bytes were cut, from which offset. Refused while the service runs.
   --keep-damaged   required by repair: each file it changes is first copied to <name>.damaged-<time>
-  --data-dir DIR   the service's data directory (default ./data)
+  --config FILE    the service's configuration file: its dataDir and secretsKeyFile are the ones checked
+  --data-dir DIR   the service's data directory (default: the configuration's, else ./data)
   -h, --help       show this help
 
 See docs/operations.md, "When the store is damaged".`;
 
 const OPTIONS = {
+  config: { type: 'string' },
   'data-dir': { type: 'string' },
   'keep-damaged': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -53,7 +55,7 @@ const SEALED_FORMS = ['$rosetta$v2$', '$rosetta$aes-256-gcm$'];
 /** Runs `rosetta store <check|repair> ...`; resolves with the exit code. */
 export async function storeCommand(argv: readonly string[]): Promise<number> {
   const [action, ...rest] = argv;
-  let values: { 'data-dir'?: string; 'keep-damaged'?: boolean; help?: boolean };
+  let values: { config?: string; 'data-dir'?: string; 'keep-damaged'?: boolean; help?: boolean };
   try {
     values = parseArgs({ args: [...rest], options: OPTIONS, allowPositionals: false, strict: true }).values;
   } catch (e) {
@@ -64,10 +66,19 @@ export async function storeCommand(argv: readonly string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  const dataDir = path.resolve(values['data-dir'] ?? 'data');
+  // The configuration names where the data and the key live, as the service reads them (the key may
+  // be outside the data directory: secretsKeyFile or ROSETTA_SECRETS_KEY_FILE).
+  let config: ServiceConfig;
+  try {
+    config = loadConfig(values.config, values['data-dir'] !== undefined ? { dataDir: values['data-dir'] } : {});
+  } catch (e) {
+    console.error(`rosetta store: ${(e as Error).message}`);
+    return 2;
+  }
+  const dataDir = config.dataDir;
   switch (action) {
     case 'check':
-      return check(dataDir);
+      return check(dataDir, config.secretsKeyFile);
     case 'repair':
       if (!values['keep-damaged']) {
         console.error(
@@ -83,11 +94,10 @@ export async function storeCommand(argv: readonly string[]): Promise<number> {
 }
 
 /** What the key file holds, and whether the store could start with it; never creates the key. */
-async function keyState(dataDir: string, holdsSealed: boolean): Promise<{ line: string; ok: boolean }> {
-  const file = path.join(dataDir, KEY_FILE);
+async function keyState(dataDir: string, file: string, holdsSealed: boolean): Promise<{ line: string; ok: boolean }> {
   let box: SecretBox;
   try {
-    box = SecretBox.open(dataDir);
+    box = SecretBox.open(dataDir, file);
   } catch (e) {
     return { line: `${file}: damaged: ${(e as Error).message}`, ok: false };
   }
@@ -113,7 +123,7 @@ async function lockLine(directory: string): Promise<string> {
     : `${file}: damaged (taken over at start only if no process has files of the directory open)`;
 }
 
-async function check(dataDir: string): Promise<number> {
+async function check(dataDir: string, keyFile: string): Promise<number> {
   const directory = path.join(dataDir, CONFIG_DIRECTORY);
   if (!(await fs.stat(directory).catch(() => undefined))?.isDirectory()) {
     console.log(`${directory}: absent: the service starts an empty store`);
@@ -126,11 +136,15 @@ async function check(dataDir: string): Promise<number> {
   const found = await Journal.examine(directory, { onSnapshot: spot, onRecord: spot });
   for (const line of findingLines(directory, found)) console.log(line);
   console.log(await lockLine(directory));
-  const key = await keyState(dataDir, holdsSealed);
+  const key = await keyState(dataDir, keyFile, holdsSealed);
   console.log(key.line);
   if (found.refusals.length > 0 || !key.ok) {
     if (found.refusals.length > 0) console.log(`would not start: ${describeRefusals(directory, found.refusals)}`);
-    else console.log('would not start: the sealed secrets cannot be opened without their key; restore it from a backup');
+    else {
+      console.log(
+        `would not start: the sealed secrets cannot be opened without their key; point secretsKeyFile (or ${SECRETS_KEY_FILE_ENV}) at the key that sealed them, or restore ${keyFile} from a backup`,
+      );
+    }
     if (found.refusals.some((refusal) => refusal.repairable)) {
       console.log(`'rosetta store repair --keep-damaged --data-dir ${dataDir}' can cut the damage, keeping every record before it`);
     }

@@ -81,7 +81,7 @@ async function recover(
             const why = box.hasKey ? 'does not open it (damaged, or another folder’s key)' : 'is missing';
             throw new JournalError(
               'corrupt',
-              `${box.file} ${why}, while ${where} holds a sealed secret (${context}); refusing to start rather than lose the stored secrets: restore the key from a backup (docs/operations.md)`,
+              `${box.file} ${why}, while ${where} holds a sealed secret (${context}); refusing to start rather than lose the stored secrets: point secretsKeyFile (or ROSETTA_SECRETS_KEY_FILE) at the key that sealed them, or restore it from a backup (docs/operations.md)`,
             );
           });
           if (opened.length > before) anyOpened = true;

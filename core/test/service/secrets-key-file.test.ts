@@ -79,6 +79,16 @@ function filesHolding(dir: string, needle: string): string[] {
   return found;
 }
 
+/** `rosetta store check` with these arguments, as a process. */
+function storeCheck(args: string[]): { status: number | null; out: string } {
+  const r = spawnSync(process.execPath, [ROSETTA, 'store', 'check', ...args], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, ROSETTA_SECRETS_KEY_FILE: '' },
+  });
+  return { status: r.status, out: r.stdout + r.stderr };
+}
+
 function rotate(key: string): { status: number | null; out: string } {
   const r = spawnSync(process.execPath, [ROSETTA, 'secrets', 'rotate-key', '--new-key-file', key, '--config', configFile(oldKey)], {
     encoding: 'utf8',
@@ -155,6 +165,16 @@ test.serial('a key outside the data directory seals the password; rotation moves
     t.false(await connected(onCopy, 3000), 'the copy cannot log the device in');
     await stop();
   }
+
+  // 3b. store check reads the key where the configuration puts it; without the configuration it reports
+  // the sealed secrets unopenable, naming the setting.
+  const checked = storeCheck(['--config', configFile(oldKey)]);
+  t.is(checked.status, 0, checked.out);
+  t.true(checked.out.includes(`${oldKey}: ok`), checked.out);
+  const blind = storeCheck(['--data-dir', dataDir]);
+  t.is(blind.status, 1, blind.out);
+  t.regex(blind.out, /missing, while the store holds sealed secrets/);
+  t.regex(blind.out, /point secretsKeyFile \(or ROSETTA_SECRETS_KEY_FILE\) at the key that sealed them/);
 
   // 4. A key open to other users stops start-up, naming it.
   fs.chmodSync(oldKey, 0o640);
