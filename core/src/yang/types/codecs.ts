@@ -266,10 +266,11 @@ function codePointLength(s: string): number {
 
 /**
  * Whether a pattern matches the whole value, in time linear in the value's length. V8's backtracking
- * RegExp is 10 to 30 times faster than the linear-time NFA on short values, so it serves values of up
- * to SHORT_VALUE characters for the patterns where it cannot backtrack catastrophically (nativeIsSafe);
+ * RegExp is 1.5 to 2.5 times faster than the linear-time matcher's DFA on short values (27 to 52 ns
+ * against 56 to 76 ns for ipv4-address, domain-name, MAC addresses), so it serves values of up to
+ * SHORT_VALUE characters for the patterns where it cannot backtrack catastrophically (nativeIsSafe);
  * long values (some real patterns are quadratic on them) and the other patterns (a model downloaded
- * from a device may hold `(a+)+b`) go to the NFA.
+ * from a device may hold `(a+)+b`) go to the linear-time matcher.
  */
 export function patternMatches(p: PatternRestriction, s: string): boolean {
   if (s.length <= SHORT_VALUE && nativeIsSafe(p.source)) return p.regex.test(s);
