@@ -1,6 +1,7 @@
 /**
  * @rosetta/core's public face. Plugins never import this (they import @rosetta/sdk); the SDK imports its
- * types, and the service's entry points import the rest. Each area adds its own exports here.
+ * types and `parseJsonBody`, and the service's entry points import the rest. Each area adds its own
+ * exports here.
  */
 export * from './hooks';
 export * as plugins from './plugins';
@@ -8,4 +9,6 @@ export type { PluginApi, PluginDefinition, PluginLogger, SettingsProblem, Settin
 // the data tree types the hook contexts carry
 export type { DataNode, DataRoot } from './data/tree';
 export type { DataFault } from './data/errors';
+// the one parse of a client's JSON text (a member given twice refused), for plugin routes through the SDK
+export { parseJsonBody, JsonBodyError } from './data/json-syntax';
 export * as yang from './yang';

@@ -43,6 +43,8 @@ export type {
   DataFault,
 } from '@rosetta/core';
 
+// A route reading a client's JSON body parses it with the core's own parse: a member given twice is refused.
+export { parseJsonBody, JsonBodyError } from '@rosetta/core';
 export { definePlugin, defineSettings, type PluginSpec, type SettingField, type SettingsOf } from './plugin';
 export {
   NodeSettingsError,

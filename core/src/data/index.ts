@@ -23,6 +23,7 @@ export {
 export { childTable, topTable, tableFor, resolveChild, dataSchemaChildren, type ChildTable, type ChildSlot } from './children';
 export { checkAttribute, checkAttributes, writtenAttributeName, jsonScalar, type AttributeOptions } from './attributes';
 export { decodeJson, parseJsonText, MAX_ANYDATA_DEPTH, type DecodeOptions, type Decoded } from './json-decode';
+export { parseJsonBody, JsonBodyError } from './json-syntax';
 export { encodeJson, toJsonValue, type EncodeJsonOptions } from './json-encode';
 export { decodeXml, MAX_XML_DEPTH } from './xml-decode';
 export { encodeXml, RESTCONF_NS, type EncodeXmlOptions } from './xml-encode';

@@ -22,14 +22,15 @@
  * without a key -> `missing-element`; two entries with one key, or a config leaf-list value given twice
  * -> `invalid-value` (a fault of the document itself, 400, not a conflict with stored data, so not
  * `data-exists`); state data where only configuration is allowed -> `invalid-value`; bad JSON ->
- * `malformed-message` with line and column. The first fault stops decoding.
+ * `malformed-message` with line and column, and so is an object holding one member twice (json-syntax.ts).
+ * The first fault stops decoding.
  */
 import type { CompiledModule, SchemaContext, SchemaNode, ListSchema, LeafSchema, LeafListSchema } from '../yang/schema';
 import { checkAttributes, type AttributeOptions } from './attributes';
 import { childTable, tableFor, type ChildTable } from './children';
 import { ListProof, listPlan, recordListProof, requiredCount, type ProofMode } from './decode-proof';
 import { DataError, fault, type ErrorTag } from './errors';
-import { jsonFaultOffset } from './json-syntax';
+import { JsonBodyError, parseJsonBody } from './json-syntax';
 import { INVALID, leafCodec, type Codec } from './leaf-values';
 import { holdsNonXmlCharacter, nonXmlCharacterMessage } from '../yang/types/characters';
 import { detached } from '../yang/types/detached';
@@ -124,29 +125,18 @@ function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Line and column (1-based) of a character offset. */
-export function lineColumn(text: string, offset: number): { line: number; column: number } {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = 0; i < offset && i < text.length; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      lineStart = i + 1;
-    }
-  }
-  return { line, column: offset - lineStart + 1 };
-}
+export { lineColumn } from './json-syntax';
 
-/** Parses JSON text, turning a syntax error into `malformed-message` with its line and column. */
+/**
+ * Parses JSON text (`parseJsonBody`: a syntax fault or a member given twice refused), turning a refusal
+ * into `malformed-message` with its line and column.
+ */
 export function parseJsonText(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return parseJsonBody(text);
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    const offset = jsonFaultOffset(text);
-    const where = offset >= 0 ? lineColumn(text, offset) : undefined;
-    const at = where ? ` at line ${where.line}, column ${where.column}` : '';
-    throw new DataError(fault('malformed-message', '/', `malformed JSON${at}: ${message}`));
+    if (!(e instanceof JsonBodyError)) throw e;
+    throw new DataError(fault('malformed-message', '/', e.message));
   }
 }
 

@@ -23,6 +23,7 @@ import { withheldEntries } from './withheld-values';
 import { requestType } from './media';
 import { findTarget } from './target';
 import { decodeJson } from '../data/json-decode';
+import { JsonBodyError, parseJsonBody } from '../data/json-syntax';
 import { decodeXml } from '../data/xml-decode';
 import { instancePath } from '../data/path';
 import { parseDataPath } from './uri';
@@ -61,9 +62,9 @@ function str(v: unknown, what: string): string {
 function readJsonPatch(text: string): RawPatch {
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    doc = parseJsonBody(text); // a member given twice, in the envelope or an edit's value, is refused here
   } catch (e) {
-    throw malformed(`malformed JSON: ${(e as Error).message}`);
+    throw e instanceof JsonBodyError ? malformed(e.message) : e;
   }
   const patch = (doc as Record<string, unknown> | null)?.['ietf-yang-patch:yang-patch'];
   if (typeof patch !== 'object' || patch === null || Array.isArray(patch))

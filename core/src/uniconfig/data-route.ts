@@ -15,6 +15,7 @@ import type { Request, Response } from 'express';
 import type { Datastore, Datastores } from '../datastore/datastore';
 import type { DataNode, DataRoot } from '../data/tree';
 import { encodeJson } from '../data/json-encode';
+import { JsonBodyError, parseJsonBody } from '../data/json-syntax';
 import { encodeXml } from '../data/xml-encode';
 import type { InsertPosition } from '../data/list';
 import { createHooks } from '../hooks';
@@ -26,7 +27,7 @@ import { decodeBody, readBody } from '../restconf/body';
 import { commitWrite } from '../restconf/commit';
 import { handleDelete } from '../restconf/delete';
 import { ACCEPT_PATCH, ALLOW } from '../restconf/discovery';
-import { badQuery, methodNotAllowed, unknownResource } from '../restconf/errors';
+import { badQuery, malformed, methodNotAllowed, unknownResource } from '../restconf/errors';
 import { requestType, responseType } from '../restconf/media';
 import { handlePlainPatch } from '../restconf/patch';
 import { handlePost } from '../restconf/post';
@@ -216,10 +217,12 @@ function unwrapConfiguration(text: string, encoding: 'json' | 'xml'): string {
   if (encoding === 'json') {
     let doc: unknown;
     try {
-      doc = JSON.parse(text);
-    } catch {
+      doc = parseJsonBody(text);
+    } catch (e) {
+      // the decoder names a syntax fault; a member given twice must be refused before the wrapper is dropped
+      if (e instanceof JsonBodyError && e.kind === 'repeated-member') throw malformed(e.message);
       return text;
-    } // the decoder names the syntax fault
+    }
     if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return text;
     const members = Object.keys(doc);
     if (members.length !== 1 || (members[0] !== `${TOPOLOGY_MODULE}:configuration` && members[0] !== 'configuration')) return text;

@@ -3,7 +3,8 @@
  * character no YANG string may hold is refused wherever a string is stored (400 naming the leaf), input
  * nested at any depth answers 400 (never 500), list keys and URIs are held to limits that keep every
  * entry addressable (docs/restconf-api.md#request-limits), repeated Authorization or Content-Type
- * headers are 400 before authentication, and an empty Content-Type is 415.
+ * headers are 400 before authentication, an empty Content-Type is 415, and a JSON object holding one
+ * member twice is 400 wherever a body is read (never the last one silently kept).
  */
 import * as fs from 'node:fs';
 import * as http from 'node:http';
@@ -35,6 +36,7 @@ module hostile {
     leaf-list tag { type string; }
     leaf mixed { type union { type uint8; type string; } }
     anydata blob;
+    container inner { leaf a { type string; } }
     list item {
       key id;
       leaf id { type string; }
@@ -221,6 +223,112 @@ test.serial('input nested at any depth answers 400, never 500: every body-taking
   }
   refused(t, await request('GET', `${BOX}?fields=${'item('.repeat(1000)}id${')'.repeat(1000)}`), 'invalid-value', undefined, 'fields');
   t.is((await request('GET', BOX)).status, 404, 'nothing was stored');
+  t.deepEqual(errors, []);
+});
+
+// ---------------------------------------------------------------------------------------------------
+// A member given twice
+
+test.serial('a JSON object holding one member twice is 400 malformed-message naming it, in every body; nothing is stored', async (t) => {
+  const YANG_PATCH = ['Content-Type', 'application/yang-patch+json'];
+  const patch = (edit: string) => `{"ietf-yang-patch:yang-patch":{"patch-id":"p","edit":[${edit}]}}`;
+  const cases: Array<[string, string, string, string, string[] | undefined, string]> = [
+    [
+      'top level',
+      'PUT',
+      BOX,
+      '{"hostile:box":{"name":"a"},"hostile:box":{"name":"b"}}',
+      undefined,
+      '"hostile:box" appears twice in one object, at /hostile:box',
+    ],
+    [
+      'container',
+      'PUT',
+      BOX,
+      '{"hostile:box":{"name":"a","tag":["t"],"name":"b"}}',
+      undefined,
+      '"name" appears twice in one object, at /hostile:box/name',
+    ],
+    [
+      'nested container',
+      'PATCH',
+      BOX,
+      '{"hostile:box":{"inner":{"a":"1","a":"2"}}}',
+      undefined,
+      '"a" appears twice in one object, at /hostile:box/inner/a',
+    ],
+    [
+      'list entry',
+      'POST',
+      BOX,
+      '{"hostile:item":[{"id":"k1"},{"id":"k2","n":1,"n":2}]}',
+      undefined,
+      '"n" appears twice in one object, at /hostile:item/1/n',
+    ],
+    ['escaped name', 'PUT', BOX, '{"hostile:box":{"name":"a","\\u006eame":"b"}}', undefined, '"name" appears twice'],
+    [
+      'RPC input',
+      'POST',
+      '/rests/operations/hostile:echo',
+      '{"hostile:input":{"text":"a","text":"b"}}',
+      undefined,
+      '"text" appears twice in one object, at /hostile:input/text',
+    ],
+    [
+      'YANG Patch edit value',
+      'PATCH',
+      BOX,
+      patch('{"edit-id":"1","operation":"merge","target":"/name","value":{"hostile:name":"a","hostile:name":"b"}}'),
+      YANG_PATCH,
+      '"hostile:name" appears twice in one object, at /ietf-yang-patch:yang-patch/edit/0/value/hostile:name',
+    ],
+    [
+      'YANG Patch envelope',
+      'PATCH',
+      BOX,
+      patch('{"edit-id":"1","operation":"merge","operation":"delete","target":"/name","value":{"hostile:name":"a"}}'),
+      YANG_PATCH,
+      '"operation" appears twice in one object, at /ietf-yang-patch:yang-patch/edit/0/operation',
+    ],
+  ];
+  for (const [label, method, target, body, headers, said] of cases) {
+    const answer = await request(method, target, body, headers);
+    refused(t, answer, 'malformed-message', undefined, label);
+    const message: string = answer.json?.errors?.error?.[0]?.['error-message'] ?? '';
+    t.true(message.includes(said), `${label}: ${message}`);
+    t.regex(message, /line 1, column \d+/, label);
+  }
+  t.is((await request('GET', BOX)).status, 404, 'nothing was stored');
+  t.deepEqual(errors, []);
+});
+
+test.serial('values holding ": and names with odd whitespace around their colon are accepted: no repeat is imagined', async (t) => {
+  const tricky = ['a":b', 'x": y', '": ', ':', ' :', '\\":', '"'];
+  const body = JSON.stringify({
+    'hostile:box': { name: 'n": 1', tag: tricky, blob: { 'k":': 1, 'k": ': { '": x': ':' } }, item: [{ id: '":' }, { id: '" :' }] },
+  });
+  t.is((await request('PUT', BOX, body)).status, 201);
+  const read = (await request('GET', BOX)).json['hostile:box'];
+  t.deepEqual(read.tag, tricky);
+  t.deepEqual(read.blob, { 'k":': 1, 'k": ': { '": x': ':' } });
+  t.deepEqual(
+    read.item.map((i: { id: string }) => i.id),
+    ['":', '" :'],
+  );
+  // pretty-printed with whitespace (spaces, tabs, line ends) between a name and its colon
+  const odd =
+    '{\n  "hostile:box" : {\n    "name"\t:\r\n "v" ,\n    "inner"  :{ "a" : "1" } ,\n    "item" :[ { "id"\n: "k" , "n" : 1 } ]\n  }\n}\n';
+  t.is((await request('PUT', BOX, odd)).status, 204);
+  const again = (await request('GET', BOX)).json['hostile:box'];
+  t.is(again.name, 'v');
+  t.deepEqual(again.inner, { a: '1' });
+  const edit =
+    '{ "ietf-yang-patch:yang-patch" : { "patch-id" : "p", "edit" : [ { "edit-id" : "1", "operation" : "merge", "target" : "/name", "value" : { "hostile:name" : "w\\": 1" } } ] } }';
+  t.is((await request('PATCH', BOX, edit, ['Content-Type', 'application/yang-patch+json'])).status, 200);
+  t.is((await request('GET', BOX)).json['hostile:box'].name, 'w": 1');
+  // the input is read and accepted; no plugin implements the RPC
+  t.is((await request('POST', '/rests/operations/hostile:echo', '{ "hostile:input" : { "text" : "t\\":" } }')).status, 501);
+  t.is((await request('DELETE', BOX)).status, 204);
   t.deepEqual(errors, []);
 });
 

@@ -194,6 +194,20 @@ test.serial('PUT and PATCH of configuration itself take the configuration wrappe
   t.deepEqual((await s.request('GET', CONF, undefined, { cookie })).json, {
     'uniconfig-topology:configuration': { 'acme-router:system': { hostname: 'whole' } },
   });
+  // a member given twice inside the wrapper is refused before the wrapper is dropped (the last one was kept)
+  const twice = await s.request(
+    'PUT',
+    CONF,
+    '{"uniconfig-topology:configuration":{"acme-router:system":{"hostname":"first","hostname":"second"}}}',
+    { cookie },
+  );
+  t.is(twice.status, 400, twice.text);
+  t.is(twice.json.errors.error[0]['error-tag'], 'malformed-message');
+  t.regex(
+    twice.json.errors.error[0]['error-message'],
+    /"hostname" appears twice in one object, at \/uniconfig-topology:configuration\/acme-router:system\/hostname/,
+  );
+  t.is((await s.request('GET', `${CONF}/acme-router:system/hostname`, undefined, { cookie })).json['acme-router:hostname'], 'whole');
   const patch = await s.request('PATCH', CONF, { configuration: { 'acme-router:system': { location: 'patched' } } }, { cookie });
   t.is(patch.status, 200, patch.text);
   t.deepEqual((await s.request('GET', `${CONF}/acme-router:system`, undefined, { cookie })).json, {

@@ -19,7 +19,15 @@
  * or replacing the plugin in plugins.json while the service runs takes effect with the hot reload.
  */
 import type { IncomingMessage } from 'node:http';
-import { definePlugin, type DataNode, type DataRoot, type JsonValue, type LocalDataAccess } from '@rosetta/sdk';
+import {
+  definePlugin,
+  JsonBodyError,
+  parseJsonBody,
+  type DataNode,
+  type DataRoot,
+  type JsonValue,
+  type LocalDataAccess,
+} from '@rosetta/sdk';
 import { CallbackError, DEFAULT_LIMITS, SETTINGS_PATH, TOKEN_PATH, callRemote, remoteServer, type RemoteLimits } from './remote';
 
 /** The request as express hands it over: node's message plus the URL before any mount prefix was cut. */
@@ -73,9 +81,11 @@ function readJsonBody(req: CallRequest): Promise<unknown> {
     req.on('error', () => reject(new CallbackError(400, 'malformed-message', 'the request body could not be read')));
     req.on('end', () => {
       try {
-        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-      } catch {
-        reject(new CallbackError(400, 'malformed-message', 'the body must be JSON: {"input": {"body": {...}}}'));
+        resolve(parseJsonBody(Buffer.concat(chunks).toString('utf8')));
+      } catch (e) {
+        // a member given twice is named; any other fault is answered with the shape the body must have
+        const repeated = e instanceof JsonBodyError && e.kind === 'repeated-member';
+        reject(new CallbackError(400, 'malformed-message', repeated ? e.message : 'the body must be JSON: {"input": {"body": {...}}}'));
       }
     });
   });

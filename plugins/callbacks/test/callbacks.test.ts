@@ -2,7 +2,8 @@
  * The callbacks plugin on a real service, with a real HTTP server in this process as the remote
  * server: call-points and remote actions, the settings and each missing one, the token sent as a
  * bearer token and never read back, remote errors (502) and time-outs (504), nodes not stored,
- * nodes not marked, the plugin switched off, and the `callbacks` configuration fields.
+ * nodes not marked, a body holding one member twice, the plugin switched off, and the `callbacks`
+ * configuration fields.
  */
 import * as fs from 'node:fs';
 import * as http from 'node:http';
@@ -231,6 +232,18 @@ test('only stored, marked nodes are served; bad requests are refused before any 
     'content-type': 'application/json',
   });
   t.is(notJson.status, 400);
+  // a member given twice would otherwise send the last one silently
+  const twice = await s.request(
+    'POST',
+    '/rests/http-client/callbacks-test:device/server=a/restart',
+    '{"input":{"body":{"a":1},"body":{"a":2}}}',
+    {
+      'content-type': 'application/json',
+    },
+  );
+  t.is(twice.status, 400);
+  t.is(twice.json.errors.error[0]['error-tag'], 'malformed-message');
+  t.regex(twice.json.errors.error[0]['error-message'], /member "body" appears twice in one object, at \/input\/body/);
   t.is(remote.seen.length, 0);
 });
 
