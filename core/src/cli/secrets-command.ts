@@ -10,9 +10,10 @@ import { parseArgs } from 'node:util';
 import { CONFIG_DIRECTORY, JournalError, SecretBox } from '../datastore';
 import { rotateSecretsKey } from '../datastore/rotate-key';
 import { PluginHost } from '../plugins';
-import { ConfigError, loadConfig, SECRETS_KEY_FILE_ENV, type ServiceConfig } from '../service/config';
+import { ConfigError, SECRETS_KEY_FILE_ENV, type ServiceConfig } from '../service/config';
 import { assembleSchema } from '../service/schema';
 import type { SchemaContext } from '../yang/schema';
+import { SERVICE_OPTIONS, serviceConfig } from './service-options';
 
 const HELP = `usage: rosetta secrets rotate-key --new-key-file FILE [--config FILE] [--data-dir DIR] [--yang DIR]... [--plugins FILE]
 
@@ -28,10 +29,7 @@ See docs/configuration.md, "Secrets key".`;
 
 const OPTIONS = {
   'new-key-file': { type: 'string' },
-  config: { type: 'string' },
-  'data-dir': { type: 'string' },
-  yang: { type: 'string', multiple: true },
-  plugins: { type: 'string' },
+  ...SERVICE_OPTIONS,
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -74,13 +72,7 @@ export async function secretsCommand(argv: readonly string[]): Promise<number> {
   try {
     if (values['new-key-file'] === undefined) throw new ConfigError('--new-key-file', 'is required: the file of the new key');
     newKeyFile = path.resolve(values['new-key-file']);
-    const defaultPlugins = path.resolve('plugins.json');
-    const pluginsFile = values.plugins ?? (values.config === undefined && fs.existsSync(defaultPlugins) ? defaultPlugins : undefined);
-    config = loadConfig(values.config, {
-      ...(values['data-dir'] !== undefined ? { dataDir: values['data-dir'] } : {}),
-      ...(values.yang !== undefined ? { yangDirs: values.yang } : {}),
-      ...(pluginsFile !== undefined ? { pluginsFile } : {}),
-    });
+    config = serviceConfig(values);
     if (!fs.existsSync(config.dataDir)) throw new ConfigError('dataDir', `${config.dataDir} does not exist`);
   } catch (e) {
     console.error(`rosetta secrets: ${(e as Error).message}`);

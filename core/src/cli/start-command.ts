@@ -9,10 +9,10 @@
  * The datastores come from core/src/datastore's `openDatastores(dataDir, schema)`.
  */
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, type ServiceConfig } from '../service/config';
+import { ConfigError, type ServiceConfig } from '../service/config';
 import { startService, type DatastoreOpener, type RunningService } from '../service/service';
+import { SERVICE_OPTIONS, serviceConfig } from './service-options';
 
 const HELP = `usage: rosetta start [--port N] [--config FILE] [--data-dir DIR] [--yang DIR]... [--plugins FILE]
 
@@ -26,10 +26,7 @@ Runs the RESTCONF service (http://127.0.0.1:8181/rests by default) until SIGTERM
 
 const OPTIONS = {
   port: { type: 'string' },
-  config: { type: 'string' },
-  'data-dir': { type: 'string' },
-  yang: { type: 'string', multiple: true },
-  plugins: { type: 'string' },
+  ...SERVICE_OPTIONS,
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -73,16 +70,7 @@ export async function startCommand(argv: readonly string[], opener?: DatastoreOp
         throw new ConfigError('--port', `must be an integer from 0 to 65535, not '${values.port}'`);
       port = Number(values.port);
     }
-    const defaultPlugins = path.resolve('plugins.json');
-    const pluginsFile = values.plugins ?? (values.config === undefined && fs.existsSync(defaultPlugins) ? defaultPlugins : undefined);
-    config = loadConfig(values.config, {
-      ...(port !== undefined ? { port } : {}),
-      ...(values['data-dir'] !== undefined ? { dataDir: values['data-dir'] } : {}),
-      ...(values.yang !== undefined ? { yangDirs: values.yang } : {}),
-      ...(pluginsFile !== undefined ? { pluginsFile } : {}),
-    });
-    if (pluginsFile !== undefined && !fs.existsSync(pluginsFile)) throw new ConfigError('--plugins', `${pluginsFile} does not exist`);
-    for (const d of config.yangDirs) if (!fs.existsSync(d)) throw new ConfigError('--yang', `${d} does not exist`);
+    config = serviceConfig(values, port !== undefined ? { port } : {});
   } catch (e) {
     console.error(`rosetta start: ${(e as Error).message}`);
     return 2;
