@@ -32,7 +32,7 @@ import { requestType, responseType } from '../restconf/media';
 import { handlePlainPatch } from '../restconf/patch';
 import { handlePost } from '../restconf/post';
 import { handlePut } from '../restconf/put';
-import { applyReadQuery, parseQuery, resolveInsert } from '../restconf/query';
+import { applyReadQuery, parseQuery, resolveInsert, showAtAbsentTarget } from '../restconf/query';
 import { handleGet } from '../restconf/read';
 import { lexPath, MOUNT_SEGMENT, parseDevicePath } from '../restconf/uri';
 import { handleYangPatch } from '../restconf/yang-patch';
@@ -141,6 +141,8 @@ export async function handleConfiguration(
   };
   const datastores: Datastores = { config: intended, operational: actual, close: async () => undefined };
   const viewCtx: RestconfContext = { ...ctx, schema: deviceSchema, datastores, options: { ...ctx.options, defaultContent: 'config' } };
+  // The view's datastore already chose intended or actual, so the read parameters see all of it.
+  const readAbsent = showAtAbsentTarget({ ...options, content: 'all' }, deviceSchema);
   const query: DataQuery = {
     content: 'config',
     insertInto: (schema: SchemaNode): InsertPosition | undefined => {
@@ -156,6 +158,7 @@ export async function handleConfiguration(
       const result = await applyReadQuery(found, target, { ...options, content: 'all' }, deviceSchema, intended.current());
       return result.kind === 'count' ? result.count : result.data;
     },
+    ...(readAbsent !== undefined ? { readAbsent } : {}),
   };
   const call: DataCall = {
     ctx: viewCtx,

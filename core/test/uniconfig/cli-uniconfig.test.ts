@@ -128,6 +128,28 @@ test.serial('install-node fills intended (config) and actual (nonconfig); config
   }
 });
 
+test.serial('with-defaults=report-all answers a defaulted leaf of the intended configuration; explicit and trim do not', async (t) => {
+  // In a transaction, an interface written without `enabled`: its value is the model's default.
+  const cookie = await createTransaction();
+  const put = await s.request(
+    'PUT',
+    `${ifaces('R1')}/interface=lo8`,
+    { 'rosetta-openconfig-interfaces:interface': [{ name: 'lo8', config: { name: 'lo8', description: 'eight' } }] },
+    { cookie },
+  );
+  t.is(put.status, 201, put.text);
+  const enabled = `${ifaces('R1')}/interface=lo8/config/enabled`;
+  const all = await s.request('GET', `${enabled}?with-defaults=report-all`, undefined, { cookie });
+  t.is(all.status, 200, all.text);
+  t.deepEqual(all.json, { 'rosetta-openconfig-interfaces:enabled': true });
+  const tagged = await s.request('GET', `${enabled}?with-defaults=report-all-tagged`, undefined, { cookie });
+  t.is(tagged.status, 200, tagged.text);
+  for (const mode of ['explicit', 'trim']) {
+    t.is((await s.request('GET', `${enabled}?with-defaults=${mode}`, undefined, { cookie })).status, 404, mode);
+  }
+  t.is((await s.request('POST', `${OPS}/uniconfig-manager:close-transaction`, undefined, { cookie })).status, 204);
+});
+
 test.serial('immediate mode: each write is committed to the device before the answer; a refused one changes nothing', async (t) => {
   const put = await setDescription('R1', 'eth0', 'to core');
   t.is(put.status, 204, put.text);
