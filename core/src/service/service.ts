@@ -7,7 +7,9 @@
  *
  * Stopping (SIGTERM/SIGINT, or `stop()`): the listener closes so no new request is accepted, idle
  * keep-alive connections are closed, requests in flight finish (bounded by a grace period), then
- * the plugins and the datastores are closed, which flushes the journal.
+ * uniconfig, the installed devices, the plugins and the datastores are closed (the last flushes the
+ * journal). That order is the start-up order reversed: each step pushes its closer on one stack
+ * (closers.ts), which a failed start-up unwinds as far as it got.
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -30,6 +32,7 @@ import type { ServiceConfig } from './config';
 import { authenticatingHandler, checkSecurityAtStart } from './authentication';
 import { unservedSectionWarnings } from './feature-check';
 import { LiveSchema, type DatastoreOpener } from './live-schema';
+import { CloserStack } from './closers';
 import { OWN_YANG_DIR } from './schema';
 
 export type { DatastoreOpener } from './live-schema';
@@ -75,9 +78,11 @@ export async function startService(options: StartOptions): Promise<RunningServic
   } catch (e) {
     throw new Error(`cannot open the secrets key ${config.secretsKeyFile}: ${e instanceof Error ? e.message : String(e)}`);
   }
+  // Every step below that opens something pushes its closer; a failure part-way and stop() both unwind them.
+  const closers = new CloserStack();
   // The plugins start first: the local schema holds their YANG (live-schema.ts), and changes with them.
   const live = new LiveSchema({ yangDirs: config.yangDirs, dataDir: config.dataDir, openDatastores: options.openDatastores, secrets, log });
-  const datastores = { close: () => live.close() };
+  closers.push(() => live.close());
   let mount: MountManager; // declared here for the introspection taps, which list its devices once it exists
   let host: PluginHost | undefined;
   try {
@@ -93,6 +98,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
         },
         dataDir: config.dataDir,
       });
+      const started = host;
+      closers.push(() => started.close());
       host.addBuiltin(introspectionTaps(host, () => (mount === undefined ? [] : mount.installedDevices())));
       // The configured key delimiter is the core's own uri.parse tap; a plugin's tap runs after it and may change it.
       host.addBuiltin(
@@ -106,8 +113,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     }
     await live.open(host?.localYangDirs() ?? [], host ?? noPlugins());
   } catch (e) {
-    await host?.close();
-    throw e;
+    return closers.abandon(e);
   }
   const plugins: ScopeSource = host ?? noPlugins();
   // Installed devices: install/uninstall and node status are the core's own taps; remembered nodes reconnect.
@@ -128,10 +134,9 @@ export async function startService(options: StartOptions): Promise<RunningServic
       ...(southboundYangDirs ? { southboundYangDirs } : {}),
     });
   } catch (e) {
-    await host?.close();
-    await datastores.close();
-    throw new Error(`cannot start the installed devices: ${e instanceof Error ? e.message : String(e)}`);
+    return closers.abandon(new Error(`cannot start the installed devices: ${e instanceof Error ? e.message : String(e)}`));
   }
+  closers.push(() => mount.close());
   if (host) host.addBuiltin(builtinTaps('mount', (hooks) => mount.tap(hooks)));
   else mount.tap(plugins.acquire().hooks);
   const restored = mount.restore();
@@ -154,13 +159,11 @@ export async function startService(options: StartOptions): Promise<RunningServic
   try {
     await uniconfig.open();
   } catch (e) {
-    await mount.close();
-    await host?.close();
-    await datastores.close();
-    throw new Error(
-      `cannot load the uniconfig actual configurations from ${config.dataDir}: ${e instanceof Error ? e.message : String(e)}`,
+    return closers.abandon(
+      new Error(`cannot load the uniconfig actual configurations from ${config.dataDir}: ${e instanceof Error ? e.message : String(e)}`),
     );
   }
+  closers.push(() => uniconfig.close());
   if (host) host.addBuiltin(builtinTaps('uniconfig', (hooks) => uniconfig.tap(hooks)));
   else uniconfig.tap(plugins.acquire().hooks);
   const startScope = plugins.acquire();
@@ -197,10 +200,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     for (const w of unservedSectionWarnings(config, loadedKinds)) log.error(w);
     server = secured ?? http.createServer(handler);
   } catch (e) {
-    await mount.close();
-    await host?.close();
-    await datastores.close();
-    throw e;
+    return closers.abandon(e);
   } finally {
     startScope.release();
   }
@@ -224,12 +224,9 @@ export async function startService(options: StartOptions): Promise<RunningServic
       server.off('error', reject);
       resolve();
     });
-  }).catch(async (e: NodeJS.ErrnoException) => {
-    await mount.close();
-    await host?.close();
-    await datastores.close();
-    throw new Error(`cannot listen on ${config.host}:${config.port}: ${e.code ?? e.message}`);
-  });
+  }).catch((e: NodeJS.ErrnoException) =>
+    closers.abandon(new Error(`cannot listen on ${config.host}:${config.port}: ${e.code ?? e.message}`)),
+  );
   // Responses in progress, so that a stop can ask them to close their connection when done.
   const active = new Set<http.ServerResponse>();
   let draining = false;
@@ -240,24 +237,22 @@ export async function startService(options: StartOptions): Promise<RunningServic
   });
   const address = server.address() as AddressInfo;
   const scheme = server instanceof http.Server && !('setSecureContext' in server) ? 'http' : 'https';
+  // The listener closes first: no new request, and those in flight finish before anything below them closes.
+  closers.push(async () => {
+    draining = true;
+    for (const res of active) if (!res.headersSent) res.setHeader('Connection', 'close');
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // Connections become idle as their requests finish; close each then rather than at keep-alive timeout.
+    server.closeIdleConnections();
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    const grace = setTimeout(() => server.closeAllConnections(), options.graceMs ?? 10_000);
+    await closed;
+    clearInterval(sweep);
+    clearTimeout(grace);
+  });
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
-    stopping ??= (async () => {
-      draining = true;
-      for (const res of active) if (!res.headersSent) res.setHeader('Connection', 'close');
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      // Connections become idle as their requests finish; close each then rather than at keep-alive timeout.
-      server.closeIdleConnections();
-      const sweep = setInterval(() => server.closeIdleConnections(), 50);
-      const grace = setTimeout(() => server.closeAllConnections(), options.graceMs ?? 10_000);
-      await closed;
-      clearInterval(sweep);
-      clearTimeout(grace);
-      uniconfig.close();
-      await mount.close();
-      await host?.close();
-      await datastores.close();
-    })();
+    stopping ??= closers.unwind();
     return stopping;
   };
   const hostText = address.family === 'IPv6' ? `[${address.address}]` : address.address;
