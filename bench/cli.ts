@@ -21,7 +21,14 @@ import { Client } from 'ssh2';
 import { openDatastores } from '@rosetta/core/dist/src/datastore';
 import { resolveConfig } from '@rosetta/core/dist/src/service/config';
 import { startService, type RunningService } from '@rosetta/core/dist/src/service/service';
-import { acquireFrrPeer, frrDevice, frrPeerUnavailable, startSimulator, type FrrPeerLease, type SimulatedDevice } from '@rosetta/sdk';
+import {
+  acquireFrrPeer,
+  frrDevice,
+  frrPeerUnavailable,
+  startSimulator,
+  type FrrPeerLease,
+  type SimulatedDevice,
+} from '@rosetta/sdk/testing';
 import { benchClient, type BenchClient, type Reply } from './http-client';
 import { result, type BenchResult } from './results';
 

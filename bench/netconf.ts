@@ -23,7 +23,7 @@ import * as nodeHttp from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { openRawNetconf, type RawNetconfSession } from '@rosetta/sdk';
+import { openRawNetconf, type RawNetconfSession } from '@rosetta/sdk/testing';
 import { openDatastores } from '@rosetta/core/dist/src/datastore';
 import { resolveConfig } from '@rosetta/core/dist/src/service/config';
 import { startService, type RunningService } from '@rosetta/core/dist/src/service/service';

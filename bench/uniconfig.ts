@@ -21,7 +21,7 @@ import {
   startSimulator,
   type FrrPeerLease,
   type SimulatedDevice,
-} from '@rosetta/sdk';
+} from '@rosetta/sdk/testing';
 import { openDatastores } from '@rosetta/core/dist/src/datastore';
 import { resolveConfig } from '@rosetta/core/dist/src/service/config';
 import { startService, type RunningService } from '@rosetta/core/dist/src/service/service';

@@ -34,7 +34,7 @@ import {
   startSimulator,
   type FrrPeerLease,
   type SimulatedDevice,
-} from '@rosetta/sdk';
+} from '@rosetta/sdk/testing';
 
 const REPO = path.resolve(__dirname, '../..'); // from test/dist
 const PEER = frrPeerLogin();

@@ -14,7 +14,7 @@ import test from 'ava';
 import { openDatastores } from '@rosetta/core/dist/src/datastore';
 import { resolveConfig } from '@rosetta/core/dist/src/service/config';
 import { startService, type RunningService } from '@rosetta/core/dist/src/service/service';
-import { acquireFrrPeer, frrPeerLogin, frrPeerUnavailable, type FrrPeerLease } from '@rosetta/sdk';
+import { acquireFrrPeer, frrPeerLogin, frrPeerUnavailable, type FrrPeerLease } from '@rosetta/sdk/testing';
 
 const REPO = path.resolve(__dirname, '../..'); // from test/dist
 const { port: PORT, username: USER, password: PASS } = frrPeerLogin();

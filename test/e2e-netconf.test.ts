@@ -15,7 +15,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFile, execFileSync } from 'node:child_process';
 import anyTest, { type TestFn } from 'ava';
-import { openRawNetconf, startNetconfSimulator, type RawNetconfSession, type SimulatedNetconfDevice } from '@rosetta/sdk';
+import { openRawNetconf, startNetconfSimulator, type RawNetconfSession, type SimulatedNetconfDevice } from '@rosetta/sdk/testing';
 import { openDatastores } from '@rosetta/core/dist/src/datastore';
 import { resolveConfig } from '@rosetta/core/dist/src/service/config';
 import { startService, type RunningService } from '@rosetta/core/dist/src/service/service';

@@ -22,7 +22,14 @@ import anyTest, { type TestFn } from 'ava';
 import { openDatastores } from '@rosetta/core/dist/src/datastore';
 import { resolveConfig, type ServiceConfig } from '@rosetta/core/dist/src/service/config';
 import { startService, type RunningService } from '@rosetta/core/dist/src/service/service';
-import { acquireFrrPeer, frrPeerLogin, frrPeerUnavailable, openRawNetconf, type FrrPeerLease, type RawNetconfSession } from '@rosetta/sdk';
+import {
+  acquireFrrPeer,
+  frrPeerLogin,
+  frrPeerUnavailable,
+  openRawNetconf,
+  type FrrPeerLease,
+  type RawNetconfSession,
+} from '@rosetta/sdk/testing';
 
 const REPO = path.resolve(__dirname, '../..'); // from test/dist
 const NC_SCRIPT = path.join(REPO, 'test/peers/netconf-device.sh');

@@ -1,6 +1,8 @@
 /**
  * @rosetta/sdk: everything a plugin author imports. Plugins import this package only, never the core's
- * internals; the hook context types come from the core's public types and are re-exported here.
+ * internals; the hook context types come from the core's public types and are re-exported here. Test
+ * helpers (transcript harness, simulators, the FRR peer lease) live in `@rosetta/sdk/testing`, so a
+ * plugin's runtime loads none of them.
  */
 export type {
   CommitContext,
@@ -99,34 +101,6 @@ export {
 } from './cli/parse';
 export { connectSshCli, type SshCliOptions, type SshCliSession } from './cli/ssh-session';
 export {
-  parseSessionLog,
-  transcriptSession,
-  TranscriptMissError,
-  unitHarness,
-  type Transcript,
-  type UnitHarness,
-} from './testing/harness';
-export {
-  simulatorHostKey,
-  simulatorHostKeyFingerprint,
-  startSimulator,
-  type DeviceDefinition,
-  type DeviceView,
-  type SimulatedDevice,
-  type SimulatorOptions,
-} from './testing/simulator';
-export { FRR_MODES, FRR_SINGLE_VALUE, type ConfigLine, type ModeRule } from './testing/running-config';
-export { frrDevice, type FrrDeviceOptions } from './testing/frr-device';
-export {
-  acquireFrrPeer,
-  frrPeerLogin,
-  frrPeerUnavailable,
-  type FrrDaemon,
-  type FrrPeerLease,
-  type FrrPeerLogin,
-  type FrrPeerOptions,
-} from './testing/frr-peer';
-export {
   parseXml,
   child,
   childrenNamed,
@@ -168,16 +142,6 @@ export {
   type Hello,
   type RpcErrorInfo,
 } from './netconf/messages';
-export {
-  startNetconfSimulator,
-  type NetconfDeviceDefinition,
-  type OperationCall,
-  type OperationHandler,
-  type SimulatedNetconfDevice,
-} from './netconf/simulator';
-export { openRawNetconf, type RawNetconfOptions, type RawNetconfSession } from './netconf/client';
-export { EditFault, type StoredNode } from './netconf/datastore';
-export { readModel, ModelSyntaxError, type SimulatorModel } from './netconf/model';
 
 // Contexts of the write-body and plugin-route hooks, and the compiled-schema types hook data carries.
 export type { BodyDecodePolicy, WriteBodyContext, LocalDataAccess, ResolvedDataPath } from '@rosetta/core';

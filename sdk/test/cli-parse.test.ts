@@ -18,10 +18,10 @@ import {
   fields,
   parseBlocks,
   parseJsonOutput,
-  parseSessionLog,
   records,
   sections,
 } from '@rosetta/sdk';
+import { parseSessionLog } from '@rosetta/sdk/testing';
 
 const log = parseSessionLog(fs.readFileSync(path.resolve(__dirname, '../../examples/frr-minimal/transcripts/frr-8.4.4.log'), 'utf8'));
 const running = log['show running-config']!;

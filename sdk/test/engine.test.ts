@@ -4,15 +4,8 @@
  * first, a child not deleted separately from its parent), undo gaps, writer faults, and garbage input.
  */
 import test from 'ava';
-import {
-  defineTranslationUnit,
-  parseInstancePath,
-  planWrite,
-  readUnits,
-  TranslationError,
-  unitHarness,
-  type JsonObject,
-} from '@rosetta/sdk';
+import { defineTranslationUnit, parseInstancePath, planWrite, readUnits, TranslationError, type JsonObject } from '@rosetta/sdk';
+import { unitHarness } from '@rosetta/sdk/testing';
 
 // A BGP-like unit on FRR-style output: neighbors nested in instances, keyed by the parent's AS.
 const RUNNING = [

@@ -9,7 +9,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { plugins } from '@rosetta/core';
-import { parseSessionLog, TranscriptMissError, TranslationError, unitHarness, type JsonObject } from '@rosetta/sdk';
+import { TranslationError, type JsonObject } from '@rosetta/sdk';
+import { parseSessionLog, TranscriptMissError, unitHarness } from '@rosetta/sdk/testing';
 
 const EXAMPLE = path.resolve(__dirname, '../../examples/frr-minimal');
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -9,7 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { acquireFrrPeer } from '../src/index';
+import { acquireFrrPeer } from '../src/testing';
 
 const MODULE = path.resolve(__dirname, '../src/testing/frr-peer.js');
 

@@ -6,7 +6,8 @@
 import test from 'ava';
 import * as path from 'node:path';
 import { Client } from 'ssh2';
-import { cachingSession, connectSshCli, frrDevice, planWrite, readUnits, startSimulator, asTranslationUnit } from '@rosetta/sdk';
+import { cachingSession, connectSshCli, planWrite, readUnits, asTranslationUnit } from '@rosetta/sdk';
+import { frrDevice, startSimulator } from '@rosetta/sdk/testing';
 
 const example = require(path.resolve(__dirname, '../../examples/frr-minimal/dist/index.js')).default;
 const unit = asTranslationUnit(example.translationUnit);
@@ -189,7 +190,7 @@ test('a fleet: 100 simulated devices on one machine, one session each', async (t
 
 test('the simulated running config matches one recorded from FRR 8.4.4 for the same configuration', async (t) => {
   const fs = await import('node:fs');
-  const { parseSessionLog } = await import('@rosetta/sdk');
+  const { parseSessionLog } = await import('@rosetta/sdk/testing');
   const recorded = parseSessionLog(
     fs.readFileSync(path.resolve(__dirname, '../../examples/frr-minimal/transcripts/frr-8.4.4.log'), 'utf8'),
   );

@@ -6,7 +6,7 @@
  */
 import test from 'ava';
 import { generateKeyPairSync } from 'node:crypto';
-import { frrDevice, simulatorHostKeyFingerprint, startSimulator, type SimulatedDevice } from '@rosetta/sdk';
+import { frrDevice, simulatorHostKeyFingerprint, startSimulator, type SimulatedDevice } from '@rosetta/sdk/testing';
 import { eventually, pluginsFile, startMountService, type MountService } from './fixture';
 
 const NODES = '/rests/data/network-topology:network-topology';

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import test from 'ava';
-import { EditFault, startNetconfSimulator, type SimulatedNetconfDevice } from '@rosetta/sdk';
+import { EditFault, startNetconfSimulator, type SimulatedNetconfDevice } from '@rosetta/sdk/testing';
 import { pluginsFile, startMountService, type MountService } from './fixture';
 
 const MODEL = `module acme-router {

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import test from 'ava';
-import { startNetconfSimulator, type SimulatedNetconfDevice } from '@rosetta/sdk';
+import { startNetconfSimulator, type SimulatedNetconfDevice } from '@rosetta/sdk/testing';
 import { eventually, pluginsFile, startMountService, type MountService } from './fixture';
 
 const model = (revision: string, extra: string) => `module acme-box {

@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import test from 'ava';
-import { frrDevice, startSimulator, type SimulatedDevice } from '@rosetta/sdk';
+import { frrDevice, startSimulator, type SimulatedDevice } from '@rosetta/sdk/testing';
 import { openDatastores } from '../../src/datastore';
 import { resolveConfig } from '../../src/service/config';
 import { startService, type RunningService } from '../../src/service/service';

@@ -13,7 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
-import { frrDevice, startSimulator, type SimulatedDevice } from '@rosetta/sdk';
+import { frrDevice, startSimulator, type SimulatedDevice } from '@rosetta/sdk/testing';
 import { openDatastores } from '../../src/datastore';
 import { resolveConfig } from '../../src/service/config';
 import { startService, type RunningService } from '../../src/service/service';

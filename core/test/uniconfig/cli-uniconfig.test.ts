@@ -7,7 +7,7 @@
  * snapshots; bad input (unknown node, garbage cookie, device down); restart keeps what was committed.
  */
 import test from 'ava';
-import { frrDevice, startSimulator, type SimulatedDevice } from '@rosetta/sdk';
+import { frrDevice, startSimulator, type SimulatedDevice } from '@rosetta/sdk/testing';
 import { eventually, pluginsFile, startMountService, type MountService } from '../mount/fixture';
 
 const TOPO = '/rests/data/network-topology:network-topology/topology=uniconfig';

@@ -6,7 +6,7 @@
  * changed in the stores. Once the device is back, the transaction's edit commits.
  */
 import test from 'ava';
-import { startNetconfSimulator, type SimulatedNetconfDevice } from '@rosetta/sdk';
+import { startNetconfSimulator, type SimulatedNetconfDevice } from '@rosetta/sdk/testing';
 import { eventually, pluginsFile, startMountService, type MountService } from '../mount/fixture';
 
 const MODEL = `module acme-router {

@@ -9,7 +9,7 @@
  * session) leaves device and stores as they were.
  */
 import test from 'ava';
-import { openRawNetconf, startNetconfSimulator, type SimulatedNetconfDevice } from '@rosetta/sdk';
+import { openRawNetconf, startNetconfSimulator, type SimulatedNetconfDevice } from '@rosetta/sdk/testing';
 import * as path from 'node:path';
 import { REPO, startMountService, type MountService } from '../mount/fixture';
 

@@ -7,7 +7,8 @@
  * One FRR per machine: leased through acquireFrrPeer; skips loudly where FRR cannot run.
  */
 import test from 'ava';
-import { acquireFrrPeer, frrPeerLogin, frrPeerUnavailable, type JsonObject } from '@rosetta/sdk';
+import type { JsonObject } from '@rosetta/sdk';
+import { acquireFrrPeer, frrPeerLogin, frrPeerUnavailable } from '@rosetta/sdk/testing';
 import { CliConnectionError, CliDeviceUnusableError, isCliDevice, type CliDevice } from '../src/index';
 import { cliSettings, frrPluginUnit, harness } from './fixture';
 

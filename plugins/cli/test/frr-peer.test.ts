@@ -6,7 +6,8 @@
  * acquireFrrPeer (from its baseline configuration; other files wait). Skips loudly where FRR cannot run.
  */
 import test from 'ava';
-import { acquireFrrPeer, connectSshCli, frrPeerLogin, frrPeerUnavailable, type FrrPeerLease, type JsonObject } from '@rosetta/sdk';
+import { connectSshCli, type JsonObject } from '@rosetta/sdk';
+import { acquireFrrPeer, frrPeerLogin, frrPeerUnavailable, type FrrPeerLease } from '@rosetta/sdk/testing';
 import { CliCommandError } from '../src/index';
 import { cliSettings, frrPluginUnit, harness, type Harness } from './fixture';
 

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { plugins, type DeviceInfo } from '@rosetta/core';
-import { frrDevice, startSimulator } from '@rosetta/sdk';
+import { frrDevice, startSimulator } from '@rosetta/sdk/testing';
 import { cliSettings, recordingLogger } from './fixture';
 
 const REPO = path.resolve(__dirname, '../../../..');

@@ -6,7 +6,7 @@
  * took minutes; the bound below is generous for a loaded machine and still far under that.
  */
 import test from 'ava';
-import { frrDevice, startSimulator } from '@rosetta/sdk';
+import { frrDevice, startSimulator } from '@rosetta/sdk/testing';
 import { cliSettings, frrPluginUnit, harness } from './fixture';
 
 const INTERFACES = 10_000;

@@ -6,7 +6,8 @@
  * restarts, keepalive, execute-and-read, dry-run, uninstall.
  */
 import test from 'ava';
-import { frrDevice, NodeSettingsError, startSimulator, type DeviceDefinition, type JsonObject, type SimulatedDevice } from '@rosetta/sdk';
+import { NodeSettingsError, type JsonObject } from '@rosetta/sdk';
+import { frrDevice, startSimulator, type DeviceDefinition, type SimulatedDevice } from '@rosetta/sdk/testing';
 import { CliCommandError, CliConnectionError, CliNoModelsError, CliTimeoutError, isCliDevice, type CliDevice } from '../src/index';
 import { cliSettings, harness, type Harness } from './fixture';
 

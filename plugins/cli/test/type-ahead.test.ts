@@ -7,14 +7,8 @@
  * unit that does not allow it is read one command at a time.
  */
 import test from 'ava';
-import {
-  defineTranslationUnit,
-  frrDevice,
-  startSimulator,
-  type DeviceDefinition,
-  type ServingUnit,
-  type SimulatedDevice,
-} from '@rosetta/sdk';
+import { defineTranslationUnit, type ServingUnit } from '@rosetta/sdk';
+import { frrDevice, startSimulator, type DeviceDefinition, type SimulatedDevice } from '@rosetta/sdk/testing';
 import { CliShell, CliTimeoutError } from '../src/index';
 import { cliSettings, harness, type Harness } from './fixture';
 

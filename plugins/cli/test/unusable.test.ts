@@ -6,7 +6,7 @@
  * patterns are not affected.
  */
 import test from 'ava';
-import { frrDevice, startSimulator } from '@rosetta/sdk';
+import { frrDevice, startSimulator } from '@rosetta/sdk/testing';
 import { CliDeviceUnusableError, isCliDevice, type CliDevice } from '../src/index';
 import { cliSettings, EXAMPLE_UNIT, frrPluginUnit, harness } from './fixture';
 

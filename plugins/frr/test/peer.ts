@@ -3,8 +3,8 @@
  * the machine's one peer through the SDK's shared helper (an inter-process lock, the peer restarted at
  * its baseline configuration, stopped on release only if the lease started it).
  */
-import { frrPeerLogin } from '@rosetta/sdk';
+import { frrPeerLogin } from '@rosetta/sdk/testing';
 
-export { acquireFrrPeer, frrPeerUnavailable, type FrrPeerLease } from '@rosetta/sdk';
+export { acquireFrrPeer, frrPeerUnavailable, type FrrPeerLease } from '@rosetta/sdk/testing';
 
 export const PEER = { ...frrPeerLogin(), timeoutMs: 15_000 } as const;

@@ -9,7 +9,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { plugins } from '@rosetta/core';
-import { cachingSession, connectSshCli, frrDevice, planWrite, readUnits, startSimulator, type JsonObject } from '@rosetta/sdk';
+import { cachingSession, connectSshCli, planWrite, readUnits, type JsonObject } from '@rosetta/sdk';
+import { frrDevice, startSimulator } from '@rosetta/sdk/testing';
 import { FRR_ERROR_PATTERNS, unit } from '../src/index';
 
 const ROOT = path.resolve(__dirname, '../..');

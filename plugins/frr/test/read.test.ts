@@ -9,7 +9,8 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { parseSessionLog, unitHarness, type JsonObject } from '@rosetta/sdk';
+import type { JsonObject } from '@rosetta/sdk';
+import { parseSessionLog, unitHarness } from '@rosetta/sdk/testing';
 import plugin, { FRR_ERROR_PATTERNS } from '../src/index';
 
 const ROOT = path.resolve(__dirname, '../..');

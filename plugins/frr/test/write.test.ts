@@ -7,7 +7,8 @@
 import test, { type ExecutionContext } from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseSessionLog, TranslationError, unitHarness, type JsonObject, type UnitHarness } from '@rosetta/sdk';
+import { TranslationError, type JsonObject } from '@rosetta/sdk';
+import { parseSessionLog, unitHarness, type UnitHarness } from '@rosetta/sdk/testing';
 import plugin from '../src/index';
 
 const ROOT = path.resolve(__dirname, '../..');

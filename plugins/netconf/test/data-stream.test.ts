@@ -5,7 +5,8 @@
  * comment, a reader that throws, a reply of another request) leaves the reply to be read whole.
  */
 import test from 'ava';
-import { NETCONF_NS, startNetconfSimulator } from '@rosetta/sdk';
+import { NETCONF_NS } from '@rosetta/sdk';
+import { startNetconfSimulator } from '@rosetta/sdk/testing';
 import { cutPoint, IncomingMessage, MAX_HELD, type DataPieces } from '../src/data-stream';
 import { readEnvelope } from '../src/reply';
 import { NetconfSession } from '../src';

@@ -4,7 +4,8 @@
  * chunk, wrong password): each a clear error, never a crash or a hang.
  */
 import test from 'ava';
-import { EditFault, FIRST_REPLY_NUDGE_MS, openRawNetconf, startNetconfSimulator, type NetconfDeviceDefinition } from '@rosetta/sdk';
+import { FIRST_REPLY_NUDGE_MS } from '@rosetta/sdk';
+import { EditFault, openRawNetconf, startNetconfSimulator, type NetconfDeviceDefinition } from '@rosetta/sdk/testing';
 import {
   discoverSchemas,
   invokeOperation,

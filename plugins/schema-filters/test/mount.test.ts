@@ -8,7 +8,7 @@
  * the device's tree as it is.
  */
 import test from 'ava';
-import { startNetconfSimulator, type SimulatedNetconfDevice } from '@rosetta/sdk';
+import { startNetconfSimulator, type SimulatedNetconfDevice } from '@rosetta/sdk/testing';
 import { siblingPlugin, startFilterService, type FilterService } from './support/service';
 
 const MODEL = `module acme-box {

@@ -3,9 +3,9 @@
  * edit-config semantics (merge, replace, create, delete, remove; `nc:operation` inherited downwards),
  * list entries matched by the model's keys, and read through subtree filters (RFC 6241 §6).
  */
-import type { SimulatorModel } from './model';
-import { NETCONF_NS } from './messages';
-import { escapeText, type XmlElement } from './xml';
+import type { SimulatorModel } from './netconf-model';
+import { NETCONF_NS } from '../netconf/messages';
+import { escapeText, type XmlElement } from '../netconf/xml';
 
 /** A stored element. */
 export interface StoredNode {

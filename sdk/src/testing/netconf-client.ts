@@ -6,8 +6,8 @@
  * no keepalive, no reconnect, no notifications (they are collected as text in `notifications`).
  */
 import { Client, type ClientChannel } from 'ssh2';
-import { BASE_1_0, BASE_1_1, FrameReader, frameMessage, type FramingMode } from './framing';
-import { EMPTY_GET_CONFIG, FIRST_REPLY_NUDGE_MS, helloMessage, NETCONF_NS, NOTIFICATION_NS, parseHello } from './messages';
+import { BASE_1_0, BASE_1_1, FrameReader, frameMessage, type FramingMode } from '../netconf/framing';
+import { EMPTY_GET_CONFIG, FIRST_REPLY_NUDGE_MS, helloMessage, NETCONF_NS, NOTIFICATION_NS, parseHello } from '../netconf/messages';
 
 export interface RawNetconfOptions {
   readonly host: string;

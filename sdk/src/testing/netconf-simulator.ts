@@ -10,9 +10,9 @@
  */
 import type { AddressInfo } from 'node:net';
 import { Server, type Connection, type ServerChannel } from 'ssh2';
-import { simulatorHostKey } from '../testing/simulator';
-import { applyEdit, cloneNode, EditFault, filterNodes, renderNodes, store, type StoredNode } from './datastore';
-import { BASE_1_0, BASE_1_1, EOM_MARKER, FrameReader, frameMessage, type FramingMode } from './framing';
+import { simulatorHostKey } from './simulator';
+import { applyEdit, cloneNode, EditFault, filterNodes, renderNodes, store, type StoredNode } from './netconf-datastore';
+import { BASE_1_0, BASE_1_1, EOM_MARKER, FrameReader, frameMessage, type FramingMode } from '../netconf/framing';
 import {
   CAP_CANDIDATE,
   CAP_NOTIFICATION,
@@ -24,9 +24,9 @@ import {
   replyMessage,
   YANG_1_NS,
   type RpcErrorInfo,
-} from './messages';
-import { readModel, type SimulatorModel } from './model';
-import { child, escapeText, parseXml, type XmlElement } from './xml';
+} from '../netconf/messages';
+import { readModel, type SimulatorModel } from './netconf-model';
+import { child, escapeText, parseXml, type XmlElement } from '../netconf/xml';
 
 /** What an RPC or action handler sees. */
 export interface OperationCall {
