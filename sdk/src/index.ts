@@ -82,7 +82,7 @@ export {
   type WriterContext,
 } from './translation/unit';
 export { readUnits, TranslationError, type ReadOptions } from './translation/read';
-export { planWrite, type WritePlan } from './translation/write';
+export { planWrite, type WritePlan, type WriteStep } from './translation/write';
 export { parseInstancePath, parseSchemaPath, formatInstancePath, type InstanceSegment, type SchemaPath } from './translation/path';
 export { cachingSession, SHOW_COMMAND, type CliSession } from './cli/session';
 export {

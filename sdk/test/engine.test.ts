@@ -151,6 +151,42 @@ test('write order: deletes deepest first, parents before children on create; a c
   ]);
 });
 
+test("the plan keeps its steps: each node's commands beside its undo, a covered delete starting with its parent", async (t) => {
+  const h = unitHarness([bgp, system], transcript);
+  const before = (await h.read('/'))!;
+  const after = structuredClone(before) as any;
+  after['ex-bgp:bgp'].instance.splice(1, 1); // delete AS 65009 with its neighbor
+  after['ex-bgp:bgp'].instance.push({ as: 65100, neighbor: [{ address: '203.0.113.1', 'peer-as': 65101 }] });
+  const plan = planWrite([bgp, system], before, after);
+  const summary = plan.steps.map((s) => [s.kind, s.path, s.start, s.commands, s.undo]);
+  t.deepEqual(summary, [
+    [
+      'delete',
+      "/ex-bgp:bgp/instance[as='65009']/neighbor[address='198.51.100.1']",
+      0,
+      [],
+      ['router bgp 65009', ' neighbor 198.51.100.1 remote-as 65010', 'exit'],
+    ],
+    ['delete', "/ex-bgp:bgp/instance[as='65009']", 0, ['no router bgp 65009'], ['router bgp 65009', 'exit']],
+    ['create', "/ex-bgp:bgp/instance[as='65100']", 1, ['router bgp 65100', 'exit'], ['no router bgp 65100']],
+    [
+      'create',
+      "/ex-bgp:bgp/instance[as='65100']/neighbor[address='203.0.113.1']",
+      3,
+      ['router bgp 65100', ' neighbor 203.0.113.1 remote-as 65101', 'exit'],
+      [],
+    ],
+  ]);
+  t.deepEqual(
+    plan.steps.flatMap((s) => s.commands),
+    plan.commands,
+  );
+  t.deepEqual(
+    [...plan.steps].reverse().flatMap((s) => s.undo ?? []),
+    plan.undo,
+  );
+});
+
 test('missing writers, undo gaps and throwing writers are reported with the instance path', (t) => {
   const noDelete = defineTranslationUnit({
     paths: { '/m:x/item': { keys: ['id'], list: async () => [], write: { create: (a) => [`item ${a['id']}`] } } },

@@ -43,7 +43,7 @@ export {
   unusablePatternsOf,
   writeDevice,
 } from './operations';
-export { planSteps, undoFor, type PlanStep, type SteppedPlan } from './plan';
+export { planSteps, undoFor } from './plan';
 export { learnPrompt, type LearnedPrompt, type PromptMatch } from './prompt';
 export { CliSession, DEFAULT_ERROR_PATTERNS, findDeviceError, pagingCommands } from './session';
 export { readCliSettings, type CliNodeSettings } from './settings';

@@ -15,6 +15,7 @@ import {
   type JsonObject,
   type JsonValue,
   type TranslationUnit,
+  type WritePlan,
 } from '@rosetta/sdk';
 import type { CliDevice } from './device';
 import {
@@ -26,7 +27,7 @@ import {
   CliTimeoutError,
   type RollbackReport,
 } from './errors';
-import { planSteps, undoFor, type SteppedPlan } from './plan';
+import { planSteps, undoFor } from './plan';
 import { findDeviceError, type CliSession } from './session';
 
 export const EXECUTE_AND_READ = 'cli-unit-generic:execute-and-read';
@@ -131,7 +132,7 @@ function remember(plans: Map<string, readonly string[]>, key: string, commands: 
 }
 
 /** The commands a write would send and their undo, without touching the device. */
-export function dryRun(units: readonly TranslationUnit[], before: JsonObject, after: JsonObject): SteppedPlan {
+export function dryRun(units: readonly TranslationUnit[], before: JsonObject, after: JsonObject): WritePlan {
   return planSteps(units, before, after);
 }
 
@@ -171,7 +172,7 @@ export async function writeDevice(
 }
 
 /** Undoes the steps sent before command `failedAt`, in reverse, from the top of configuration mode. */
-async function rollback(session: CliSession, plan: SteppedPlan, failedAt: number, patterns: readonly RegExp[]): Promise<RollbackReport> {
+async function rollback(session: CliSession, plan: WritePlan, failedAt: number, patterns: readonly RegExp[]): Promise<RollbackReport> {
   const undo = undoFor(plan, failedAt);
   const sent: string[] = [];
   const failed: Array<{ command: string; message: string }> = [];

@@ -5,6 +5,9 @@
  * updates, parents first. Undo commands come from the inverse writer of each step, in reverse order; the
  * undo of a parent's delete also recreates the children that delete removed with it, and the undo of a
  * parent's create (its delete) takes its created children with it.
+ * The plan keeps its steps: each node's commands next to the commands that undo them, so a plugin whose
+ * write fails midway undoes exactly the steps that had started, without re-deriving which undo command
+ * belongs to which forward command.
  * A change that no writer covers is refused with its path instead of being silently dropped.
  */
 import type { JsonObject, JsonValue } from '@rosetta/core';
@@ -13,12 +16,34 @@ import { TranslationError, isObject } from './read';
 import { isListHandler, type Keys, type Registration, type TranslationUnit, type Writer, type WriterContext } from './unit';
 
 export interface WritePlan {
-  /** Commands to send in configuration mode, in order. */
+  /** One step per created, changed or deleted node, in sending order. */
+  readonly steps: readonly WriteStep[];
+  /** Commands to send in configuration mode, in order: every step's `commands`. */
   readonly commands: string[];
-  /** Commands that return the device to `before` if `commands` fail midway (send in this order). */
+  /** Commands that return the device to `before` (send in this order): every step's `undo`, last step first. */
   readonly undo: string[];
   /** Steps whose inverse writer is missing, so `undo` cannot restore them. */
   readonly undoGaps: string[];
+}
+
+/** What one node's create, update or delete sends, and what takes it back. */
+export interface WriteStep {
+  readonly kind: 'create' | 'update' | 'delete';
+  /** Instance path of the node the step writes. */
+  readonly path: string;
+  /** The step's commands; empty for a delete its parent's delete already covers. */
+  readonly commands: readonly string[];
+  /**
+   * Index in the plan's `commands` from which this node is being written: the step's own first command,
+   * or for a delete its parent's covers, that parent's first. Once the command at this index has been
+   * sent, the step's `undo` is needed.
+   */
+  readonly start: number;
+  /**
+   * Commands that undo the step; empty when its parent's undo takes it along (a child created with its
+   * parent); undefined when no inverse writer exists (`undoGaps` says which).
+   */
+  readonly undo: readonly string[] | undefined;
 }
 
 interface Found {
@@ -91,23 +116,59 @@ export function planWrite(units: readonly TranslationUnit[], before: JsonObject,
   const createdIds = steps.filter((s) => s.kind === 'create' && s.reg.handler.write!.delete).map((s) => s.id);
   const under = (ids: readonly string[], s: Step) => ids.some((id) => id !== s.id && s.id.startsWith(`${id}/`));
   const ordered = [...deletes, ...steps.filter((s) => s.kind !== 'delete').sort((a, b) => a.depth - b.depth)];
-  // a delete under a deleted parent sends nothing: the parent's delete removes it
-  const commands = ordered
-    .filter((s) => !(s.kind === 'delete' && under(deletedIds, s)))
-    .flatMap((step) => run(step.reg.handler.write!, step.kind, step.before, step.after, step));
-  // Undo: the inverse of every step, even a delete its parent's covered (the parent's undo recreates only
-  // the parent); but a create under a created parent needs no undo of its own, the parent's delete takes it.
-  const undoBlocks: string[][] = [];
-  const undoGaps: string[] = [];
+
+  // every forward writer runs before any inverse one, so a refused change is reported before its undo's faults
+  const forward: Array<{ commands: string[]; start: number }> = [];
+  const starts = new Map<string, number>();
+  let sent = 0;
   for (const step of ordered) {
-    if (step.kind === 'create' && under(createdIds, step)) continue;
-    const w = step.reg.handler.write!;
-    const inverse = step.kind === 'create' ? 'delete' : step.kind === 'delete' ? 'create' : 'update';
-    const undoStep = { ...step, ctx: { ...step.ctx, documents: { before: after, after: before } } };
-    if (!canRun(w, inverse)) undoGaps.push(`${step.id}: no ${inverse} writer to undo the ${step.kind}`);
-    else undoBlocks.push(run(w, inverse, step.after, step.before, undoStep));
+    // a delete under a deleted parent sends nothing: the parent's delete removes it
+    if (step.kind === 'delete' && under(deletedIds, step)) {
+      forward.push({ commands: [], start: coveringStart(starts, step.id) });
+      continue;
+    }
+    const commands = run(step.reg.handler.write!, step.kind, step.before, step.after, step);
+    starts.set(step.id, sent);
+    forward.push({ commands, start: sent });
+    sent += commands.length;
   }
-  return { commands, undo: undoBlocks.reverse().flat(), undoGaps };
+  const undoGaps: string[] = [];
+  const planned: WriteStep[] = ordered.map((step, i) => ({
+    kind: step.kind,
+    path: step.id,
+    ...forward[i]!,
+    undo: undoOf(step, before, after, under(createdIds, step), undoGaps),
+  }));
+  return {
+    steps: planned,
+    commands: planned.flatMap((s) => s.commands),
+    undo: [...planned].reverse().flatMap((s) => s.undo ?? []),
+    undoGaps,
+  };
+}
+
+/**
+ * The commands that undo one step: the inverse of every step, even a delete its parent's covered (the
+ * parent's undo recreates only the parent); but a create under a created parent needs no undo of its own,
+ * the parent's delete takes it. A missing inverse writer is recorded in `gaps`.
+ */
+function undoOf(step: Step, before: JsonObject, after: JsonObject, parentCreated: boolean, gaps: string[]): string[] | undefined {
+  if (step.kind === 'create' && parentCreated) return [];
+  const w = step.reg.handler.write!;
+  const inverse = step.kind === 'create' ? 'delete' : step.kind === 'delete' ? 'create' : 'update';
+  if (!canRun(w, inverse)) {
+    gaps.push(`${step.id}: no ${inverse} writer to undo the ${step.kind}`);
+    return undefined;
+  }
+  const undoStep = { ...step, ctx: { ...step.ctx, documents: { before: after, after: before } } };
+  return run(w, inverse, step.after, step.before, undoStep);
+}
+
+/** Where the nearest enclosing step that sends commands starts (the delete that covers a child's). */
+function coveringStart(starts: ReadonlyMap<string, number>, id: string): number {
+  let nearest: string | undefined;
+  for (const path of starts.keys()) if (id.startsWith(`${path}/`) && (!nearest || path.length > nearest.length)) nearest = path;
+  return nearest === undefined ? 0 : starts.get(nearest)!;
 }
 
 function canRun(w: Writer, kind: Step['kind']): boolean {
