@@ -18,7 +18,7 @@
  * make every request spend seconds or gigabytes.
  */
 import type { JsonValue } from '../hooks';
-import { ConfigError } from './config'; // only used at call time: config.ts imports this file too
+import { ConfigError } from './config-error';
 
 /** `scrypt$N$r$p$salt$key`, salt and key in base64. */
 export const SCRYPT_HASH = /^scrypt\$(\d{1,8})\$(\d{1,3})\$(\d{1,3})\$([A-Za-z0-9+/]+={0,2})\$([A-Za-z0-9+/]+={0,2})$/;

@@ -19,6 +19,9 @@ import * as path from 'node:path';
 import { KEY_FILE } from '../datastore/secrets';
 import type { JsonValue } from '../hooks';
 import { checkAuthConfig } from './auth-config';
+import { ConfigError } from './config-error';
+
+export { ConfigError } from './config-error';
 
 /** The configuration in force, every field resolved (paths absolute). */
 export interface ServiceConfig {
@@ -44,17 +47,6 @@ export interface ServiceConfig {
   readonly schemaFilters: Readonly<Record<string, JsonValue>> | undefined;
   /** The `callbacks` object (`timeoutMs`, `maxResponseBytes`), checked; the callbacks plugin reads it. */
   readonly callbacks: Readonly<Record<string, JsonValue>> | undefined;
-}
-
-/** A configuration fault: the field (dotted path) and what is wrong with it. */
-export class ConfigError extends Error {
-  constructor(
-    readonly field: string,
-    problem: string,
-  ) {
-    super(`${field}: ${problem}`);
-    this.name = 'ConfigError';
-  }
 }
 
 export const DEFAULT_PORT = 8181;

@@ -6,11 +6,10 @@
 import type { Statement } from '../statement';
 import { findSubs } from '../statement';
 import type { SchemaNode, ChoiceSchema } from '../schema';
-import type { CompileState, ModuleRecord, SourceUnit } from './model';
-import { resolveQName, subArg } from './model';
-import type { NodeBuild, NodeCompiler } from './nodes';
+import type { CompileState, ModuleRecord, NodeBuild, SourceUnit } from './model';
+import { opt, resolveQName, subArg } from './model';
+import type { NodeCompiler } from './nodes';
 import { elements, mustsOf, removeNode, setConfig } from './node-properties';
-import { opt } from './types';
 
 /** An augment or deviation statement waiting for its target. */
 export interface PendingTarget {

@@ -9,9 +9,8 @@ import type { Annotation, ExtensionInstance, Feature, Identity, Status } from '.
 import type { FeatureExpr } from './if-feature';
 import { evalFeatureExpr, parseFeatureExpr } from './if-feature';
 import type { CompileState, ModuleRecord, Scope, SourceUnit } from './model';
-import { resolveQName, subArg } from './model';
+import { opt, resolveQName, subArg } from './model';
 import type { TypeCompiler } from './types';
-import { opt } from './types';
 
 type WritableFeature = { -readonly [K in keyof Feature]: Feature[K] };
 type WritableIdentity = { -readonly [K in keyof Identity]: Identity[K] } & { derived: Set<Identity> };

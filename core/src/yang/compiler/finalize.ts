@@ -5,8 +5,8 @@
  */
 import type { CaseSchema, LeafSchema, ListSchema, SchemaContext, SchemaNode, StructureSchema, YangType } from '../schema';
 import { resolveSchemaPath } from '../xpath/schema-path';
-import type { CompileState } from './model';
-import type { NodeBuild, NodeCompiler } from './nodes';
+import type { CompileState, NodeBuild } from './model';
+import type { NodeCompiler } from './nodes';
 
 /**
  * Whether a node is still part of its module's tree or of its structure (not removed by a deviation

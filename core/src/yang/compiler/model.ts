@@ -161,3 +161,18 @@ export function subArg(stmt: Statement, keyword: string): string | undefined {
   for (const s of stmt.substatements) if (s.prefix === undefined && s.keyword === keyword) return s.arg;
   return undefined;
 }
+
+/** Where a default value was written: its text, the `default` statement's place, the text's prefixes. */
+export interface DefaultOrigin {
+  readonly value: string;
+  readonly position: SourcePosition;
+  readonly unit: SourceUnit;
+}
+
+/** Node objects while they are built: every field writable. */
+export type NodeBuild = { -readonly [K in keyof SchemaNode]: SchemaNode[K] } & { children: SchemaNode[]; [k: string]: unknown };
+
+/** `{ key: value }` when value is defined, `{}` otherwise (keeps optional properties absent). */
+export function opt<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return value === undefined ? {} : ({ [key]: value } as { [P in K]?: V });
+}

@@ -9,8 +9,7 @@ import type { Statement } from '../statement';
 import { findSub, findSubs } from '../statement';
 import type { ModuleRepository, ModuleSource } from '../repository';
 import type { CompileState, Definition, ModuleBuild, ModuleRecord, SourceUnit } from './model';
-import { Scope, subArg } from './model';
-import { opt } from './types';
+import { Scope, opt, subArg } from './model';
 
 /** Loads modules and their dependencies into `state.records`. */
 export class ModuleLoader {

@@ -6,10 +6,8 @@
 import type { Statement } from '../statement';
 import { findSub, findSubs } from '../statement';
 import type { MustConstraint, SchemaNode, SchemaXPath, Status } from '../schema';
-import type { Scope } from './model';
-import { subArg } from './model';
-import type { NodeBuild } from './nodes';
-import { opt } from './types';
+import type { NodeBuild, Scope } from './model';
+import { opt, subArg } from './model';
 
 /**
  * Places a node an augment adds among its target's children where libyang 2.1 does

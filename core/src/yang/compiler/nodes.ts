@@ -7,7 +7,7 @@
  * statement regardless of the walk (must, min/max-elements, inherited when/if-feature, augment order)
  * is node-properties.ts.
  */
-import type { SourcePosition, Statement } from '../statement';
+import type { Statement } from '../statement';
 import { findSub, findSubs } from '../statement';
 import type {
   CaseSchema,
@@ -19,12 +19,12 @@ import type {
   LeafSchema,
   StructureSchema,
 } from '../schema';
-import type { CompileState, ModuleRecord, Scope, SourceUnit } from './model';
-import { innerScope, resolveQName, splitQName, subArg } from './model';
+import type { CompileState, DefaultOrigin, ModuleRecord, NodeBuild, Scope, SourceUnit } from './model';
+import { innerScope, opt, resolveQName, splitQName, subArg } from './model';
 import type { FeatureTable } from './definitions';
 import { extensionInstances, status as statusOf } from './definitions';
 import type { TypeCompiler } from './types';
-import { instantiateLeafrefs, opt } from './types';
+import { instantiateLeafrefs } from './types';
 import {
   connectAugmented,
   elements,
@@ -64,16 +64,6 @@ export interface NodeInfo {
   defaultCase?: string;
   unique?: Array<{ arg: string; stmt: Statement; scope: Scope }>;
 }
-
-/** Where a default value was written: its text, the `default` statement's place, the text's prefixes. */
-export interface DefaultOrigin {
-  readonly value: string;
-  readonly position: SourcePosition;
-  readonly unit: SourceUnit;
-}
-
-/** Node objects while they are built: every field writable. */
-export type NodeBuild = { -readonly [K in keyof SchemaNode]: SchemaNode[K] } & { children: SchemaNode[]; [k: string]: unknown };
 
 const DATA_KEYWORDS = new Set([
   'container',

@@ -30,10 +30,9 @@ import type { SchemaNode, StructureSchema } from '../schema';
 import { dataChildren } from '../schema';
 import { status as statusOf } from './definitions';
 import type { CompileState, ModuleRecord, SourceUnit } from './model';
-import { innerScope, resolveQName, subArg } from './model';
+import { innerScope, opt, resolveQName, subArg } from './model';
 import type { NodeCompiler, PlaceContext } from './nodes';
 import { mustsOf } from './node-properties';
-import { opt } from './types';
 
 /** The modules that define the three extensions. */
 const RESTCONF = 'ietf-restconf';

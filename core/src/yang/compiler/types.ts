@@ -23,9 +23,8 @@ import type {
 } from '../schema';
 import * as restrictions from '../types/restrictions';
 import { evalFeatureExpr, parseFeatureExpr } from './if-feature';
-import type { CompileState, Definition, Scope } from './model';
-import type { DefaultOrigin } from './nodes';
-import { resolveQName, splitQName, subArg } from './model';
+import type { CompileState, DefaultOrigin, Definition, Scope } from './model';
+import { opt, resolveQName, splitQName, subArg } from './model';
 
 const BUILTINS = new Set<string>([
   'binary',
@@ -424,11 +423,6 @@ function restrictionError(stmt: Statement): RestrictionError {
   const errorMessage = subArg(stmt, 'error-message');
   const errorAppTag = subArg(stmt, 'error-app-tag');
   return { ...opt('errorMessage', errorMessage), ...opt('errorAppTag', errorAppTag) };
-}
-
-/** `{ key: value }` when value is defined, `{}` otherwise (keeps optional properties absent). */
-export function opt<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
-  return value === undefined ? {} : ({ [key]: value } as { [P in K]?: V });
 }
 
 const patternCache = new Map<string, { regex: RegExp } | { error: string }>();

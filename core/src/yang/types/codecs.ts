@@ -4,7 +4,7 @@
  * restriction of the type on the way. A codec is compiled once per YangType and cached in a WeakMap,
  * so the per-value cost is one map lookup and the checks the type really has.
  */
-import type { LeafValue } from '../../data/tree';
+import type { LeafValue } from '../instance-tree';
 import type { PatternRestriction, RestrictionError, SchemaContext, YangType } from '../schema';
 import { holdsNonXmlCharacter, nonXmlCharacterMessage } from './characters';
 import { detached } from './detached';

@@ -5,7 +5,7 @@
  * form (every node prefixed). Whether the instance exists is the validator's concern, not this one's.
  */
 import { findDataChild, type SchemaContext, type SchemaNode } from '../schema';
-import type { LeafValue } from '../../data/tree';
+import type { LeafValue } from '../instance-tree';
 
 /** One `[...]` of a step: a key, a leaf-list value (`.`), or a 1-based position. */
 export type IidPredicate =

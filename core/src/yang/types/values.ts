@@ -4,7 +4,7 @@
  * canonical `LeafValue`, render a value back in either form, and order values for sorting.
  * The per-type work is compiled once and cached (see `codecs.ts`).
  */
-import type { LeafValue } from '../../data/tree';
+import type { LeafValue } from '../instance-tree';
 import type { SchemaContext, YangType } from '../schema';
 import { canonicalText, codecFor, textOf, type ValueResult } from './codecs';
 

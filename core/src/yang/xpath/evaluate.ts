@@ -4,61 +4,22 @@
  * library of `functions.ts`. Faults (unknown prefix or function, wrong arity) come back as errors,
  * never as exceptions.
  *
- * Speed: a child step that names a list and whose first predicate compares a key leaf with a value
- * that does not depend on the entry (`interface[name = current()/../ifname]`) looks the entries up in
- * a key index built once per list and session, so leafref and must checks stay linear in the tree.
+ * Speed: a child step that names a list and compares a key leaf with an entry-independent value
+ * (`interface[name = current()/../ifname]`) looks the entries up in a key index (key-index.ts), so
+ * leafref and must checks stay linear in the tree. The shared types and the env live in
+ * eval-context.ts; the env carries `evaluate` so the function library need not import this file.
  */
-import type { CompiledModule, LeafSchema, SchemaContext, SchemaXPath } from '../schema';
-import type { ListNode } from '../../data/tree';
+import type { CompiledModule, SchemaContext, SchemaXPath } from '../schema';
 import type { Expr, NodeTest, Step } from './ast';
+import { type EvalEnv, type Focus, type XValue, XPathEvalFault, XPathSession, moduleMatches, rootOf } from './eval-context';
+import { callFunction, instanceIdentifierTargets } from './functions';
+import { keyLookup } from './key-index';
+import { XNode, type XData, expandChild, normalizeSet } from './nodes';
 import { compileXPath } from './parser';
-import { XNode, type XData, expandChild, isIdentityType, normalizeSet, stringValue, valueString } from './nodes';
 import { compare, toBoolean, toNumber } from './values';
-import { callFunction } from './functions';
 
 export { toBoolean, toNumber, toStringValue, stringToNumber, numberToString } from './values';
-
-/** An XPath value: a node-set (in document order, no duplicates), string, number or boolean. */
-export type XValue = XNode[] | string | number | boolean;
-
-/**
- * State shared by the evaluations of one validation run over one unchanging tree: key indexes of
- * lists and parsed instance-identifiers. Create one per tree; never reuse it after the tree changes.
- */
-export class XPathSession {
-  /** list -> key leaf -> key text -> entry indexes, in document order. */
-  readonly keyIndexes = new Map<ListNode, Map<LeafSchema, Map<string, number[]>>>();
-  readonly instanceIds = new Map<string, { expr: Expr } | { error: string }>();
-}
-
-/** Everything an evaluation needs besides the focus. */
-export interface EvalEnv {
-  readonly ctx: SchemaContext;
-  /** The node `current()` returns. */
-  readonly current: XNode;
-  /** Maps a prefix written in the expression to a module name; undefined when the prefix is unknown. */
-  readonly resolvePrefix: (prefix: string) => string | undefined;
-  /**
-   * Modules an unprefixed name may belong to; empty means "the parent's module" (RFC 7951
-   * instance-identifiers, where a name without prefix inherits its parent's namespace).
-   */
-  readonly defaultModules: readonly string[];
-  /** The module the expression was written in, for `derived-from()` identity names. */
-  readonly contextModule: CompiledModule | undefined;
-  readonly session: XPathSession;
-}
-
-/** The focus of XPath §1: context node, position and size. */
-export interface Focus {
-  readonly node: XNode;
-  readonly position: number;
-  readonly size: number;
-}
-
-/** A fault found while evaluating; turned into `{ error }` by the public entry points. */
-export class XPathEvalFault {
-  constructor(readonly reason: string) {}
-}
+export { type EvalEnv, type Evaluate, type Focus, type XValue, XPathEvalFault, XPathSession, rootOf } from './eval-context';
 
 /**
  * Evaluates a model's expression (`when`, `must`, leafref `path`) with `node` as both context node
@@ -80,6 +41,7 @@ export function evaluateXPath(
     contextModule: module,
     resolvePrefix: (p) => module.prefixes.get(p),
     defaultModules: defaultModulesFor(module, node),
+    evaluate,
   };
   try {
     return { value: evaluate(compiled.expr, { node, position: 1, size: 1 }, env) };
@@ -98,6 +60,19 @@ export function evaluateCondition(
 ): { value: boolean } | { error: string } {
   const r = evaluateXPath(xpath, node, ctx, session);
   return 'error' in r ? r : { value: toBoolean(r.value) };
+}
+
+/**
+ * The nodes an RFC 7951 instance-identifier (`/ietf-interfaces:interfaces/interface[name='eth0']`)
+ * names in the tree under `root`. Prefixes there are module names; a name without one is in its
+ * parent's module.
+ */
+export function resolveInstanceIdentifier(
+  text: string,
+  root: XNode,
+  env: Pick<EvalEnv, 'ctx' | 'session'>,
+): { nodes: XNode[] } | { error: string } {
+  return instanceIdentifierTargets(text, root, { ...env, evaluate });
 }
 
 function defaultModulesFor(module: CompiledModule, node: XNode): string[] {
@@ -190,12 +165,6 @@ function evalPath(expr: Extract<Expr, { kind: 'path' }>, focus: Focus, env: Eval
     }
   }
   return set;
-}
-
-export function rootOf(node: XNode): XNode {
-  let n = node;
-  while (n.parent) n = n.parent;
-  return n;
 }
 
 const REVERSE_AXES = new Set(['ancestor', 'ancestor-or-self', 'preceding', 'preceding-sibling']);
@@ -354,129 +323,4 @@ function matches(node: XNode, test: NodeTest, env: EvalEnv): boolean {
   if (!schema) return false;
   if (test.local !== '*' && test.local !== schema.name) return false;
   return moduleMatches(node, test.prefix, env);
-}
-
-function moduleMatches(node: XNode, prefix: string | undefined, env: EvalEnv): boolean {
-  const module = node.schema!.module.name;
-  if (prefix !== undefined) {
-    const m = env.resolvePrefix(prefix);
-    if (m === undefined) throw new XPathEvalFault(`prefix "${prefix}" is not declared`);
-    return m === module;
-  }
-  if (env.defaultModules.length) return env.defaultModules.includes(module);
-  const parentModule = node.parent?.schema?.module.name;
-  return parentModule === undefined || parentModule === module;
-}
-
-/**
- * The key-index fast path: `list[key = expr]` where `expr` does not depend on the entry. Returns
- * undefined when the step does not have that shape (the caller then walks the entries).
- */
-function keyLookup(step: Step, node: XNode, env: EvalEnv): XNode[] | undefined {
-  const test = step.test;
-  const pred = step.predicates[0]!;
-  if (test.kind !== 'name' || test.local === '*' || pred.kind !== 'binary' || pred.op !== '=') return undefined;
-  const d = node.data;
-  if (d.kind !== 'root' && d.kind !== 'container' && d.kind !== 'entry') return undefined;
-  let slot = -1;
-  for (let i = 0; i < d.children.length; i++) {
-    const c = d.children[i]!;
-    if (c.kind === 'list' && c.schema.name === test.local) {
-      slot = i;
-      break;
-    }
-  }
-  if (slot < 0) return undefined;
-  const list = d.children[slot] as ListNode;
-  if (!list.entries.length) return [];
-  if (!moduleMatches(new XNode(list.entries[0]!, node, slot, 0), test.prefix, env)) return undefined;
-  for (const [keySide, valueSide] of [
-    [pred.left, pred.right],
-    [pred.right, pred.left],
-  ] as const) {
-    const key = keyLeafNamed(list, keySide, env);
-    if (!key || isIdentityType(key.type) || !contextFree(valueSide)) continue;
-    const v = evaluate(valueSide, { node, position: 1, size: 1 }, env);
-    const wanted = Array.isArray(v) ? v.map(stringValue) : typeof v === 'string' ? [v] : undefined;
-    if (!wanted) return undefined;
-    const index = keyIndex(list, key, env.session);
-    const hits = new Set<number>();
-    for (const w of wanted) for (const j of index.get(w) ?? []) hits.add(j);
-    return [...hits].sort((a, b) => a - b).map((j) => new XNode(list.entries[j]!, node, slot, j));
-  }
-  return undefined;
-}
-
-/** The key leaf a predicate side names, when it is a bare child step naming one of the list's keys. */
-function keyLeafNamed(list: ListNode, side: Expr, env: EvalEnv): LeafSchema | undefined {
-  if (side.kind !== 'path' || side.start !== 'context' || side.steps.length !== 1) return undefined;
-  const s = side.steps[0]!;
-  if (s.axis !== 'child' || s.predicates.length || s.test.kind !== 'name') return undefined;
-  const { prefix, local } = s.test;
-  const key = list.schema.keys.find((k) => k.name === local);
-  if (!key) return undefined;
-  if (
-    prefix !== undefined
-      ? env.resolvePrefix(prefix) !== key.module.name
-      : env.defaultModules.length > 0 && !env.defaultModules.includes(key.module.name)
-  )
-    return undefined;
-  return key;
-}
-
-function keyIndex(list: ListNode, key: LeafSchema, session: XPathSession): Map<string, number[]> {
-  let perKey = session.keyIndexes.get(list);
-  if (!perKey) session.keyIndexes.set(list, (perKey = new Map()));
-  let index = perKey.get(key);
-  if (index) return index;
-  index = new Map();
-  list.entries.forEach((entry, j) => {
-    for (const c of entry.children) {
-      if (c.kind === 'leaf' && c.schema === key) {
-        const text = valueString(c.value);
-        const at = index!.get(text);
-        if (at) at.push(j);
-        else index!.set(text, [j]);
-        break;
-      }
-    }
-  });
-  perKey.set(key, index);
-  return index;
-}
-
-const contextFreeCache = new WeakMap<Expr, boolean>();
-const FOCUS_FUNCTIONS = new Set(['position', 'last']);
-const DEFAULTS_TO_CONTEXT = new Set(['string', 'number', 'string-length', 'normalize-space', 'local-name', 'name', 'namespace-uri']);
-
-/** Whether an expression's value is the same at every focus (it reads only the root and current()). */
-function contextFree(e: Expr): boolean {
-  const cached = contextFreeCache.get(e);
-  if (cached !== undefined) return cached;
-  let r: boolean;
-  switch (e.kind) {
-    case 'literal':
-    case 'number':
-    case 'variable':
-      r = true;
-      break;
-    case 'negate':
-      r = contextFree(e.operand);
-      break;
-    case 'binary':
-      r = contextFree(e.left) && contextFree(e.right);
-      break;
-    case 'filter':
-      r = contextFree(e.primary);
-      break;
-    case 'path':
-      r = e.start === 'root' || (e.start !== 'context' && contextFree(e.start));
-      break;
-    case 'call':
-      if (FOCUS_FUNCTIONS.has(e.name) || (e.args.length === 0 && DEFAULTS_TO_CONTEXT.has(e.name))) r = false;
-      else r = e.args.every(contextFree);
-      break;
-  }
-  contextFreeCache.set(e, r);
-  return r;
 }

@@ -7,7 +7,7 @@ import type { Identity } from '../schema';
 import { translatePattern } from '../types/xsd-regex';
 import { patternMatches } from '../types/codecs';
 import type { Expr } from './ast';
-import { type EvalEnv, type Focus, type XValue, XPathEvalFault, evaluate, rootOf } from './evaluate';
+import { type EvalEnv, type Focus, type XValue, XPathEvalFault, rootOf } from './eval-context';
 import { toBoolean, toNumber, toStringValue, stringToNumber } from './values';
 import { type XNode, leafType, normalizeSet, stringValue, valueString } from './nodes';
 import { leafrefOf } from './schema-path';
@@ -30,10 +30,10 @@ export function callFunction(call: Call, focus: Focus, env: EvalEnv): XValue {
 }
 
 // Argument helpers: evaluate and convert.
-const str = (e: Expr, f: Focus, env: EvalEnv) => toStringValue(evaluate(e, f, env));
-const num = (e: Expr, f: Focus, env: EvalEnv) => toNumber(evaluate(e, f, env));
+const str = (e: Expr, f: Focus, env: EvalEnv) => toStringValue(env.evaluate(e, f, env));
+const num = (e: Expr, f: Focus, env: EvalEnv) => toNumber(env.evaluate(e, f, env));
 function nodes(e: Expr, f: Focus, env: EvalEnv, fn: string): XNode[] {
-  const v = evaluate(e, f, env);
+  const v = env.evaluate(e, f, env);
   if (!Array.isArray(v)) throw new XPathEvalFault(`${fn}() needs a node-set argument`);
   return v;
 }
@@ -109,8 +109,8 @@ const LIBRARY = new Map<string, readonly [number, number, Impl]>([
   ],
   ['translate', [3, 3, (a, f, env) => translate(str(a[0]!, f, env), str(a[1]!, f, env), str(a[2]!, f, env))]],
   // --- boolean functions
-  ['boolean', [1, 1, (a, f, env) => toBoolean(evaluate(a[0]!, f, env))]],
-  ['not', [1, 1, (a, f, env) => !toBoolean(evaluate(a[0]!, f, env))]],
+  ['boolean', [1, 1, (a, f, env) => toBoolean(env.evaluate(a[0]!, f, env))]],
+  ['not', [1, 1, (a, f, env) => !toBoolean(env.evaluate(a[0]!, f, env))]],
   ['true', [0, 0, () => true]],
   ['false', [0, 0, () => false]],
   ['lang', [1, 1, () => false]], // YANG data carries no xml:lang
@@ -207,25 +207,24 @@ function deref(set: XNode[], env: EvalEnv): XNode[] {
       resolvePrefix: (p) => module.prefixes.get(p),
       defaultModules: own && own !== module.name ? [module.name, own] : [module.name],
     };
-    const targets = evaluate(parsed.expr, { node: leaf, position: 1, size: 1 }, inner);
+    const targets = env.evaluate(parsed.expr, { node: leaf, position: 1, size: 1 }, inner);
     return Array.isArray(targets) ? targets.filter((t) => stringValue(t) === value) : [];
   }
   if (type.builtin === 'instance-identifier' || type.union?.some((m) => m.builtin === 'instance-identifier')) {
-    const r = resolveInstanceIdentifier(value, rootOf(leaf), env);
+    const r = instanceIdentifierTargets(value, rootOf(leaf), env);
     return 'nodes' in r ? r.nodes : [];
   }
   return [];
 }
 
 /**
- * The nodes an RFC 7951 instance-identifier (`/ietf-interfaces:interfaces/interface[name='eth0']`)
- * names in the tree under `root`. Prefixes there are module names; a name without one is in its
- * parent's module.
+ * The nodes an RFC 7951 instance-identifier names in the tree under `root` (evaluate.ts's
+ * `resolveInstanceIdentifier` is the public entry, which supplies the evaluator).
  */
-export function resolveInstanceIdentifier(
+export function instanceIdentifierTargets(
   text: string,
   root: XNode,
-  env: Pick<EvalEnv, 'ctx' | 'session'>,
+  env: Pick<EvalEnv, 'ctx' | 'session' | 'evaluate'>,
 ): { nodes: XNode[] } | { error: string } {
   let parsed = env.session.instanceIds.get(text);
   if (!parsed) {
@@ -246,9 +245,10 @@ export function resolveInstanceIdentifier(
     contextModule: undefined,
     defaultModules: [],
     resolvePrefix: (p) => (env.ctx.modules.has(p) ? p : undefined),
+    evaluate: env.evaluate,
   };
   try {
-    const v = evaluate(parsed.expr, { node: root, position: 1, size: 1 }, inner);
+    const v = env.evaluate(parsed.expr, { node: root, position: 1, size: 1 }, inner);
     return { nodes: Array.isArray(v) ? normalizeSet(v) : [] };
   } catch (e) {
     if (e instanceof XPathEvalFault) return { error: `instance-identifier "${text}": ${e.reason}` };

@@ -20,4 +20,5 @@ export {
   type EvalEnv,
   type Focus,
 } from './evaluate';
-export { resolveInstanceIdentifier, FUNCTION_NAMES } from './functions';
+export { resolveInstanceIdentifier } from './evaluate';
+export { FUNCTION_NAMES } from './functions';

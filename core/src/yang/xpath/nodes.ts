@@ -6,7 +6,7 @@
  * document order is a comparison of those positions from the root down.
  */
 import type { LeafListSchema, LeafSchema, YangType } from '../schema';
-import type { AnyNode, ContainerNode, DataNode, DataRoot, LeafListNode, LeafNode, LeafValue, ListEntryNode } from '../../data/tree';
+import type { AnyNode, ContainerNode, DataNode, DataRoot, LeafListNode, LeafNode, LeafValue, ListEntryNode } from '../instance-tree';
 
 /** What a cursor stands on. A `LeafListNode` cursor is one of its values (`sub` is the value's index). */
 export type XData = DataRoot | ContainerNode | ListEntryNode | LeafNode | LeafListNode | AnyNode;

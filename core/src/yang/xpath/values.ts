@@ -3,7 +3,7 @@
  * comparisons with node-set semantics. One YANG-specific rule: an identityref value also equals its
  * identity's bare name and any `prefix:name` that names the same identity (see `textsEqual`).
  */
-import type { EvalEnv, XValue } from './evaluate';
+import type { EvalEnv, XValue } from './eval-context';
 import { type XNode, isIdentityType, leafType, stringValue } from './nodes';
 
 export function toBoolean(v: XValue): boolean {
