@@ -5,6 +5,7 @@
  */
 export * from './hooks';
 export * as plugins from './plugins';
+export type { Logger } from './logger';
 export type { PluginApi, PluginDefinition, PluginLogger, SettingsProblem, SettingsResult } from './plugins/contract';
 // the data tree types the hook contexts carry
 export type { DataNode, DataRoot } from './data/tree';

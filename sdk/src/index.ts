@@ -37,6 +37,7 @@ export type {
   WriteContext,
   PluginApi,
   PluginDefinition,
+  Logger,
   PluginLogger,
   SettingsProblem,
   SettingsResult,

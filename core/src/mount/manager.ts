@@ -9,6 +9,7 @@
  * 409, and its status reads `connecting`) and leaves it if the install fails: nothing is persisted before
  * the device is connected and its schema compiled, so a failed install leaves nothing behind.
  */
+import type { Logger } from '../logger';
 import type { Datastores } from '../datastore/datastore';
 import { fault } from '../data/errors';
 import { decodeJson } from '../data/json-decode';
@@ -45,12 +46,6 @@ import {
 
 export type ConnectionStatus = 'connecting' | 'connected' | 'unable-to-connect';
 
-/** Where the manager reports what an operator should see. Never given a password. */
-export interface MountLogger {
-  info(message: string): void;
-  error(message: string): void;
-}
-
 export interface MountOptions {
   readonly datastores: Datastores;
   /** The local schema (network-topology, connection-manager and the topology modules). */
@@ -63,7 +58,8 @@ export interface MountOptions {
   readonly secrets?: SecretBox;
   /** Folders that resolve imports of device modules (the core's own YANG folder). */
   readonly importDirs: readonly string[];
-  readonly log: MountLogger;
+  /** Where the manager reports what an operator should see. Never given a password. */
+  readonly log: Logger;
   /**
    * YANG folders of the southbound plugins now loaded (their device RPCs, e.g. execute-and-read): they
    * join every CLI device's schema beside its units' models.

@@ -3,6 +3,7 @@
  * (the SDK's `definePlugin` builds it) and what the core hands the plugin when it sets it up. This is the
  * only thing the core and the SDK agree on at run time; everything else is hooks.
  */
+import type { Logger } from '../logger';
 import type { JsonValue, RosettaHooks, TranslationUnitDefinition } from '../hooks';
 
 /** One problem with a plugin's settings from plugins.json, naming the field. */
@@ -16,12 +17,11 @@ export type SettingsResult =
   | { readonly ok: true; readonly value: unknown }
   | { readonly ok: false; readonly problems: readonly SettingsProblem[] };
 
-/** Where a plugin reports what it does; the host prefixes every line with the plugin's name. */
-export interface PluginLogger {
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
-}
+/**
+ * Where a plugin reports what it does: the core's one `Logger`, with every level there; the host
+ * prefixes every line with the plugin's name.
+ */
+export type PluginLogger = Required<Logger>;
 
 /** What `setup` receives: the hooks to tap and the plugin's own facts. */
 export interface PluginApi {

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import * as semver from 'semver';
 import { watch, type FSWatcher } from 'chokidar';
 import type { RosettaHooks, ServingUnit } from '../hooks';
+import { type Logger, withWarn } from '../logger';
 import type { PluginLogger } from './contract';
 import { Generation, leaseGeneration, type BuiltinTaps, type PluginScope } from './generation';
 import { disposeQuietly, fingerprintFolder, loadPlugin, type LoadedPlugin } from './loader';
@@ -15,12 +16,8 @@ import { readPluginsConfig, type PluginEntry } from './plugins-config';
 import { createRecorder } from './taps';
 import type { UnitMatch } from './version-match';
 
-/** Where the host reports; errors are what an operator must see (a plugin left out, a reload refused). */
-export interface HostLogger {
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
-}
+/** The host's logger under the name its callers knew; errors are what an operator must see (a plugin left out, a reload refused). */
+export type HostLogger = Logger;
 
 export interface PluginHostOptions {
   /** Absolute path of plugins.json; plugin paths in it are relative to its folder. */
@@ -93,7 +90,7 @@ export function builtinTaps(name: string, setup: (hooks: RosettaHooks) => void):
 }
 
 export class PluginHost {
-  private readonly logger: HostLogger;
+  private readonly logger: Required<Logger>;
   private readonly slots = new Map<string, Slot>();
   private readonly retired = new Set<Generation>();
   private readonly builtins: BuiltinTaps[];
@@ -107,7 +104,7 @@ export class PluginHost {
   private southboundDirs: { readonly generation: Generation; readonly dirs: readonly string[] } | undefined;
 
   private constructor(private readonly options: PluginHostOptions) {
-    this.logger = options.logger ?? consoleLogger;
+    this.logger = withWarn(options.logger ?? consoleLogger);
     this.builtins = [...(options.builtins ?? [])];
     this.current = new Generation(0, [], this.builtins);
   }
@@ -443,7 +440,7 @@ export class PluginHost {
   }
 }
 
-const consoleLogger: HostLogger = {
+const consoleLogger: Logger = {
   info: (m) => console.log(`[plugins] ${m}`),
   warn: (m) => console.warn(`[plugins] WARNING: ${m}`),
   error: (m) => console.error(`[plugins] ERROR: ${m}`),

@@ -3,16 +3,11 @@
  * lease hooks from, and the service options that change how requests are read. The service builds
  * one at start-up (service/service.ts); tests build their own.
  */
+import type { Logger } from '../logger';
 import type { Datastores } from '../datastore/datastore';
 import type { MountManager } from '../mount';
 import type { PluginScope } from '../plugins/generation';
 import type { SchemaContext } from '../yang/schema';
-
-/** Where the HTTP layer reports what only an operator should see (unexpected errors, plugin faults). */
-export interface RestconfLogger {
-  info(message: string): void;
-  error(message: string): void;
-}
 
 /** Something that hands out leases on the current plugin generation (the PluginHost). */
 export interface ScopeSource {
@@ -35,7 +30,8 @@ export interface RestconfContext {
   readonly datastores: Datastores;
   readonly plugins: ScopeSource;
   readonly options: RestconfOptions;
-  readonly log: RestconfLogger;
+  /** Where the HTTP layer reports what only an operator should see (unexpected errors, plugin faults). */
+  readonly log: Logger;
   /** Installed devices, served under `yang-ext:mount` (absent: mount paths answer 404). */
   readonly mount?: MountManager;
 }

@@ -12,7 +12,8 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { TLSSocket } from 'node:tls';
 import { X509Certificate } from 'node:crypto';
 import type { AuthenticateContext, AuthenticateVerdict, JsonValue } from '../hooks';
-import type { RestconfLogger, ScopeSource } from '../restconf/context';
+import type { Logger } from '../logger';
+import type { ScopeSource } from '../restconf/context';
 import { renderErrorsJson, renderErrorsXml, type ErrorType } from '../restconf/errors';
 import { errorResponseType } from '../restconf/media';
 import { authenticationRequired } from './auth-config';
@@ -105,7 +106,7 @@ export function authenticatingHandler(
   app: RequestListener,
   plugins: ScopeSource,
   auth: Readonly<Record<string, JsonValue>> | undefined,
-  log: RestconfLogger,
+  log: Logger,
 ): RequestListener {
   if (!authenticationRequired(auth)) return app;
   const config = auth!;

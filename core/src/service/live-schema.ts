@@ -23,7 +23,8 @@ import { decodeJson } from '../data/json-decode';
 import { encodeJson } from '../data/json-encode';
 import type { DataRoot } from '../data/tree';
 import type { LocalYangVerdict } from '../plugins/host';
-import type { RestconfLogger, ScopeSource } from '../restconf/context';
+import type { Logger } from '../logger';
+import type { ScopeSource } from '../restconf/context';
 import type { SchemaContext } from '../yang/schema';
 import { assembleSchema, type AssembledSchema } from './schema';
 import { yangLibraryJson } from './yang-library';
@@ -38,7 +39,7 @@ export interface LiveSchemaOptions {
   readonly openDatastores: DatastoreOpener;
   /** The box of the secrets key, given to every opening of the datastores. */
   readonly secrets?: SecretBox;
-  readonly log: RestconfLogger;
+  readonly log: Logger;
   /** Longest a schema change waits for requests in flight before it goes ahead anyway (default 10 s). */
   readonly drainMs?: number;
 }

@@ -22,7 +22,8 @@ import { PluginHost, builtinTaps, introspectionTaps } from '../plugins';
 import type { PluginScope } from '../plugins/generation';
 import { createHooks } from '../hooks';
 import { createRestconfHandler } from '../restconf/app';
-import type { RestconfContext, RestconfLogger, ScopeSource } from '../restconf/context';
+import type { Logger } from '../logger';
+import type { RestconfContext, ScopeSource } from '../restconf/context';
 import { renderErrorsJson } from '../restconf/errors';
 import { localDataAccess } from '../restconf/local-data';
 import { createPluginRoutes } from '../restconf/plugin-routes';
@@ -40,7 +41,7 @@ export type { DatastoreOpener } from './live-schema';
 export interface StartOptions {
   readonly config: ServiceConfig;
   readonly openDatastores: DatastoreOpener;
-  readonly log?: RestconfLogger;
+  readonly log?: Logger;
   /** Longest in-flight requests may run after a stop begins (default 10 s). */
   readonly graceMs?: number;
 }
@@ -58,7 +59,7 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-const consoleLog: RestconfLogger = { info: (m) => console.log(m), error: (m) => console.error(m) };
+const consoleLog: Logger = { info: (m) => console.log(m), error: (m) => console.error(m) };
 
 /** A scope source with no plugins (every hook untapped), when no plugins.json is configured. */
 function noPlugins(): ScopeSource {

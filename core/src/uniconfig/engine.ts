@@ -17,6 +17,7 @@
  *   device must still hold the actual configuration the transaction started from (409 `resource-denied`).
  *   After a success each changed device is read back into the actual configuration.
  */
+import type { Logger } from '../logger';
 import { diffTrees } from '../data/diff';
 import { applyEdits, type Edit } from '../data/edit';
 import type { DataRoot } from '../data/tree';
@@ -30,11 +31,6 @@ import { pushConfiguration, readChanged, readConfiguration, southboundRollback }
 import type { DeviceModuleStore } from './device-modules';
 import type { NodeStore, NodeUpdate } from './node-store';
 import type { NodeView, Transaction } from './transactions';
-
-export interface EngineLogger {
-  info(message: string): void;
-  error(message: string): void;
-}
 
 /** One node of a commit: its device, what is on it (actual) and what should be (intended). */
 interface CommitItem {
@@ -67,7 +63,7 @@ export class UniconfigEngine {
   constructor(
     readonly store: NodeStore,
     private readonly mount: MountManager,
-    private readonly log: EngineLogger,
+    private readonly log: Logger,
     readonly modules: DeviceModuleStore,
   ) {}
 
