@@ -8,7 +8,7 @@
  *   (`PluginHost.acquire()`) and calls that generation's hooks until it finishes, so a plugin swapped in
  *   the middle of a request never changes what the request sees.
  * - Hooks are named by the moment they run, not by who taps them. Keyed families are `HookMap`s:
- *   `device.*` hooks are keyed by southbound protocol (`cli`, `netconf`), `rpc.invoke` by the qualified
+ *   `device.*` hooks are keyed by southbound protocol (a southbound's descriptor names it), `rpc.invoke` by the qualified
  *   operation name (`module:rpc`), `data.readState` by module name.
  * - The core's own behaviour that a plugin could replace is tapped onto the same hooks by built-in
  *   plugins (e.g. the plugin host's reload RPC and its operational data), with no privileged path.
@@ -141,7 +141,7 @@ export interface DeviceConnection {
   /** Modules the device lists but that could not be obtained: the node's `unavailable-capabilities`. */
   readonly unavailableSchemas?: ReadonlyArray<{ readonly name: string; readonly revision?: string; readonly reason: string }>;
   /** The connection's state now, for `connection-status` (a plugin that reconnects changes it). */
-  status?(): 'connecting' | 'connected' | 'unable-to-connect';
+  status?(): NodeConnectionStatus;
   /** The SHA256 fingerprint of the SSH host key the device presented at its last login: the node's `host-key-fingerprint`. */
   readonly hostKey?: string;
 }
@@ -210,7 +210,7 @@ export interface TranslationUnitDefinition {
 /** What the core knows of an installed device when it asks a southbound plugin to act on it. */
 export interface DeviceInfo {
   readonly nodeId: string;
-  /** The install-node container that installed it: `cli`, `netconf`, or a plugin's own. */
+  /** The protocol of the southbound that installed it (its descriptor's `protocol`). */
   readonly protocol: string;
   readonly deviceType?: string;
   readonly deviceVersion?: string;
@@ -277,6 +277,87 @@ export interface DeviceInvokeContext {
   readonly operation: string;
   readonly input: JsonObject;
   readonly codec?: DeviceDataCodec;
+}
+
+/** A node's connection as its status shows it (`connection-status`). */
+export type NodeConnectionStatus = 'connecting' | 'connected' | 'unable-to-connect';
+
+/** One installed node as its southbound renders its status leaves (see SouthboundDescriptor.renderStatus). */
+export interface SouthboundNodeStatus {
+  readonly nodeId: string;
+  readonly status: NodeConnectionStatus;
+  /**
+   * The `connected-message`: the connection's message (or why there is none), and for a southbound whose
+   * models are translation units, which units serve the device or why none does.
+   */
+  readonly message: string;
+  /** The node's connection (the plugin's own object), undefined while it has none. */
+  readonly connection: DeviceConnection | undefined;
+  /** Modules of the device's own set that did not compile into its schema, with the reason. */
+  readonly failedModules: ReadonlyArray<{ readonly module: string; readonly reason: string }>;
+}
+
+/**
+ * What a device holds after its southbound refused part of a write (a uniconfig commit's `rollback-status`
+ * and the detail of the node's error): `complete` when it holds what it held before the write, `fail`
+ * when it may keep part of the write, `unknown` when the southbound cannot say.
+ */
+export interface WriteRollback {
+  readonly status: 'complete' | 'fail' | 'unknown';
+  /** What was done (or why nothing could be), for the node's error message. */
+  readonly detail: string;
+}
+
+/** The device operation a southbound previews a write with (sent nowhere: the uniconfig dry run). */
+export interface SouthboundDryRun {
+  /** The operation, `module:rpc`, run through `device.invoke`. */
+  readonly operation: string;
+  /**
+   * What it is given: `edits`, the write's per-change edits (input member `edits`); `documents`, the
+   * device configuration before and after the write (input members `before` and `after`).
+   */
+  readonly input: 'edits' | 'documents';
+  /** The output member listing what the write would send (strings: commands, RPCs). */
+  readonly output: string;
+}
+
+/**
+ * What a southbound plugin tells the core about the devices it serves, so that the core names no
+ * southbound: the install-node container and topology its nodes live in, the module of their settings and
+ * status leaves, where a device's models come from, and what the uniconfig layer may expect of its writes.
+ * Registered through `device.southbounds` (the SDK's `defineSouthbound` checks and freezes one).
+ */
+export interface SouthboundDescriptor {
+  /** The key of its `device.*` hook taps, and its value of uninstall-node's `connection-type`. */
+  readonly protocol: string;
+  /**
+   * The member of connection-manager:install-node's input that installs a device with it: a container
+   * the connection-manager module declares, or one the southbound's module augments in (module-qualified).
+   */
+  readonly installContainer: string;
+  /** The network-topology topology its nodes are configured and shown in (not `unified`: the core's own). */
+  readonly topology: string;
+  /**
+   * The module whose leaves hold a node's settings, in the install container and in the node's entry of
+   * its topology (its leaves marked `rosetta-secret:sensitive` are sealed), and whose status leaves
+   * `renderStatus` fills. The plugin ships it in its YANG folder.
+   */
+  readonly settingsModule: string;
+  /**
+   * Where a device's schema comes from: `translation-units`, the units serving its device-type and
+   * version (with the southbound's own device operations); `device`, the modules its connection hands
+   * over (`DeviceConnection.schemaSources`).
+   */
+  readonly models: 'translation-units' | 'device';
+  /** How the uniconfig dry run asks it what a write would send. */
+  readonly dryRun: SouthboundDryRun;
+  /** The members the node's entry of `topology` shows beside `node-id` (operational), module-qualified. */
+  renderStatus(node: SouthboundNodeStatus): JsonObject;
+  /**
+   * After its `device.write` tap threw `failure` for a uniconfig commit: what the device holds now (its
+   * own undo report, or what the device does on a failed edit). Must not throw.
+   */
+  rollbackOf(failure: unknown, connection: DeviceConnection): WriteRollback;
 }
 
 /** An RPC or action of a local module. */
@@ -431,7 +512,14 @@ export interface RosettaHooks {
   };
   readonly device: {
     /**
-     * Keyed by protocol (`cli`, `netconf`). install-node: the first tap that returns a connection claims
+     * The southbounds serving in this generation: each southbound plugin taps once and returns the list it
+     * receives with its descriptor appended. The core calls it with an empty list and iterates what comes
+     * back (install-node containers, topologies, status, rollback, dry run); a descriptor whose protocol,
+     * install container or topology an earlier one already has is ignored.
+     */
+    readonly southbounds: SyncWaterfallHook<[readonly SouthboundDescriptor[]]>;
+    /**
+     * Keyed by protocol (the descriptor's `protocol`). install-node: the first tap that returns a connection claims
      * the device; returning undefined passes. Throw to report the device unreachable (502).
      */
     readonly connect: HookMap<AsyncSeriesBailHook<[DeviceConnectContext], DeviceConnection | undefined>>;
@@ -481,6 +569,7 @@ export function createHooks(): RosettaHooks {
       readState: new HookMap(() => new AsyncSeriesWaterfallHook<[JsonObject, StateReadContext]>(['state', 'read']), 'data.readState'),
     }),
     device: Object.freeze({
+      southbounds: new SyncWaterfallHook<[readonly SouthboundDescriptor[]]>(['southbounds'], 'device.southbounds'),
       connect: new HookMap(
         () => new AsyncSeriesBailHook<[DeviceConnectContext], DeviceConnection | undefined>(['connect']),
         'device.connect',

@@ -44,11 +44,17 @@ export type {
   DataNode,
   DataRoot,
   DataFault,
+  NodeConnectionStatus,
+  SouthboundDescriptor,
+  SouthboundDryRun,
+  SouthboundNodeStatus,
+  WriteRollback,
 } from '@rosetta/core';
 
 // A route reading a client's JSON body parses it with the core's own parse: a member given twice is refused.
 export { parseJsonBody, JsonBodyError } from '@rosetta/core';
 export { definePlugin, defineSettings, type PluginSpec, type SettingField, type SettingsOf } from './plugin';
+export { defineSouthbound, registerSouthbound, undoReportRollback, UNKNOWN_ROLLBACK, type UndoReport } from './southbound';
 export {
   NodeSettingsError,
   settingFlag,

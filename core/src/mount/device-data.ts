@@ -25,7 +25,7 @@ import type { PluginScope } from '../plugins/generation';
 import { dataParent, type LeafSchema, type SchemaContext } from '../yang/schema';
 import { decodedAnswer } from './codec';
 import { deviceFault, MountError, notServed } from './errors';
-import type { MountedDevice } from './manager';
+import type { MountedDevice } from './node';
 
 /** What a GET under a mount point asks for. */
 export interface DeviceReadRequest {
@@ -69,11 +69,11 @@ function unfitAnswer(device: MountedDevice, e: DataError): MountError {
 }
 
 /**
- * Why a CLI device's mount point holds no translated models (no translation unit serves its device-type
- * and version), for the 404 of a read there; undefined when units serve it or it is not a CLI device.
+ * Why the mount point of a device whose models are translation units holds none (no unit serves its
+ * device-type and version), for the 404 of a read there; undefined when units serve it or its models are its own.
  */
 export function noModelsReason(device: MountedDevice): string | undefined {
-  if (device.node.protocol !== 'cli' || device.info.units.length > 0) return undefined;
+  if (device.node.kind.models !== 'translation-units' || device.info.units.length > 0) return undefined;
   const what =
     device.info.deviceType === undefined
       ? 'no device-type was given'

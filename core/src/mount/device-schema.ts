@@ -43,7 +43,10 @@ export class DeviceSchemaCache {
 
   /**
    * The schema of the modules in the units' YANG folders plus `protocolDirs` (the southbound's own
-   * modules: its device RPCs). `importDirs` resolve imports (the core's own folder).
+   * modules: its device RPCs). `importDirs` resolve imports (the core's own folder). Only the modules
+   * directly in a folder join: a southbound keeps the modules that belong to the local schema alone (its
+   * topology module: install settings and node status) in a subfolder, which the local schema reads
+   * (service/schema.ts walks plugin folders recursively) and a device schema does not.
    */
   forUnits(units: readonly ServingUnit[], protocolDirs: readonly string[], importDirs: readonly string[]): DeviceSchema {
     // every request to a CLI device asks: the same unit set (one array per generation) and folders

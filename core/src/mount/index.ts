@@ -18,4 +18,5 @@ export { MountError, deviceFault, type MountErrorEntry } from './errors';
 export { deviceCodec, findOperation } from './codec';
 export { DeviceSchemaCache, type DeviceSchema, type SchemaSourceText } from './device-schema';
 export { SecretBox } from '../datastore/secrets';
-export { TOPOLOGY_OF, UNIFIED, type Protocol } from './topology';
+export { UNIFIED, type SouthboundKind } from './topology';
+export { Southbounds, southboundsOf } from './southbounds';

@@ -1,9 +1,10 @@
 /**
- * The mount manager: the installed devices of a running service. It installs (connect through the
- * protocol's `device.connect` tap, compile the device schema, remember the node in the Config
- * datastore), uninstalls, reconnects the remembered nodes at start-up, answers the live status of every
- * node (operational `network-topology`), and hands the RESTCONF layer a {@link MountedDevice} to read,
- * write and invoke through (device-data.ts). It knows devices and nothing about HTTP.
+ * The mount manager: the installed devices of a running service and their lifecycle. It installs
+ * (connect through the southbound's `device.connect` tap, compile the device schema, remember the node in
+ * the Config datastore), uninstalls, reconnects the remembered nodes at start-up, and hands the RESTCONF
+ * layer a {@link MountedDevice} to read, write and invoke through (device-data.ts). Which southbounds
+ * exist, their install containers and topologies, it learns from their descriptors (southbounds.ts);
+ * the nodes' live status is rendered by status.ts. It knows devices and nothing about HTTP.
  *
  * A node is in the registry from the moment its install starts (a second install of the same node-id is
  * 409, and its status reads `connecting`) and leaves it if the install fails: nothing is persisted before
@@ -13,42 +14,34 @@ import type { Logger } from '../logger';
 import type { Datastores } from '../datastore/datastore';
 import { fault } from '../data/errors';
 import { decodeJson } from '../data/json-decode';
-import type { DataNode, DataRoot } from '../data/tree';
-import type {
-  DeviceConnection,
-  DeviceDataCodec,
-  DeviceInfo,
-  JsonObject,
-  JsonValue,
-  OperationResult,
-  RosettaHooks,
-  RpcContext,
-} from '../hooks';
+import type { DeviceConnection, DeviceInfo, JsonObject, OperationResult, RosettaHooks, RpcContext } from '../hooks';
 import type { PluginScope } from '../plugins/generation';
 import { findDataChild, type SchemaContext } from '../yang/schema';
 import { deviceCodec } from './codec';
-import { DeviceSchemaCache, type DeviceSchema, type SchemaSourceText } from './device-schema';
+import { DeviceSchemaCache, type SchemaSourceText } from './device-schema';
 import { badSetting, deviceFault, MountError, noConnection, nodeExists, nodeMissing, notServed } from './errors';
 import { SecretBox } from '../datastore/secrets';
 import { isSensitive, revealSecret, sealTree } from '../datastore/sensitive';
+import { newNode, type MountedDevice, type MountedNode } from './node';
+import { southboundsOf } from './southbounds';
+import { networkTopologyStatus } from './status';
 import {
-  MODULE_OF,
+  changedDeviceTopologies,
+  kindOf,
   nodeConfigJson,
   nodeSteps,
   plainSettings,
   settingsToStore,
   storedNodes,
-  TOPOLOGY_OF,
   UNIFIED,
-  type NodeSettings,
-  type Protocol,
+  type SouthboundKind,
 } from './topology';
 
-export type ConnectionStatus = 'connecting' | 'connected' | 'unable-to-connect';
+export type { ConnectionStatus, MountedDevice, MountedNode } from './node';
 
 export interface MountOptions {
   readonly datastores: Datastores;
-  /** The local schema (network-topology, connection-manager and the topology modules). */
+  /** The local schema (network-topology, connection-manager and the southbounds' topology modules). */
   readonly schema: SchemaContext;
   /** Leases on the current plugin generation (the plugin host). */
   readonly scopes: { acquire(): PluginScope };
@@ -62,41 +55,11 @@ export interface MountOptions {
   readonly log: Logger;
   /**
    * YANG folders of the southbound plugins now loaded (their device RPCs, e.g. execute-and-read): they
-   * join every CLI device's schema beside its units' models.
+   * join the schema of every device whose models are translation units, beside its units' models.
    */
   readonly southboundYangDirs?: () => readonly string[];
   /** First wait between reconnection attempts of a restored node (ms, default 2000; grows 1.5x to a minute). */
   readonly retryMs?: number;
-}
-
-/** One installed (or installing) device. */
-export interface MountedNode {
-  readonly nodeId: string;
-  readonly protocol: Protocol;
-  readonly deviceType: string | undefined;
-  readonly deviceVersion: string | undefined;
-  /** As installed; install adds the host-key a trust-on-first-use node trusted (see settingsToStore). */
-  settings: NodeSettings;
-  connection: DeviceConnection | undefined;
-  /** NETCONF: the compiled schema of the device's own modules (CLI schemas follow the units per request). */
-  ownSchema: DeviceSchema | undefined;
-  /** The connection's `moduleSetId` that `ownSchema` was compiled from (a reconnect may change it). */
-  ownSchemaSet: string | undefined;
-  /** Why the node has no connection (last failure), for `connected-message`. */
-  problem: string | undefined;
-  installing: boolean;
-  removed: boolean;
-}
-
-/** A device as one request uses it: its connection, schema and codec in the request's plugin generation. */
-export interface MountedDevice {
-  readonly node: MountedNode;
-  readonly info: DeviceInfo;
-  readonly connection: DeviceConnection;
-  readonly schema: SchemaContext;
-  readonly codec: DeviceDataCodec | undefined;
-  /** Modules of the device that are not in its schema, with the reason. */
-  readonly failed: DeviceSchema['failed'];
 }
 
 const MAX_RETRY_MS = 60_000;
@@ -119,13 +82,17 @@ export class MountManager {
     this.box = options.secrets ?? SecretBox.open(options.dataDir);
   }
 
-  /** The core's taps: install-node, uninstall-node, and the live node status under network-topology. */
+  /**
+   * The core's taps: install-node, uninstall-node, and the live node status under network-topology
+   * (status.ts). `hooks` may be a recorder whose taps are replayed into every generation, so the taps
+   * learn the southbounds from the generation they run in (a lease), never from `hooks`.
+   */
   tap(hooks: RosettaHooks): void {
     hooks.rpc.invoke.for('connection-manager:install-node').tapPromise('mount', (ctx) => this.withScope((s) => this.install(s, ctx)));
     hooks.rpc.invoke.for('connection-manager:uninstall-node').tapPromise('mount', (ctx) => this.uninstall(ctx));
     hooks.data.readState.for('network-topology').tapPromise('mount', async (state) => ({ ...state, ...this.statusJson() }));
     hooks.data.beforeWrite.tapPromise('mount', async (ctx) => {
-      const changed = changedDeviceTopologies(ctx.before, ctx.after);
+      const changed = changedDeviceTopologies(ctx.before, ctx.after, this.deviceTopologies());
       if (changed.length > 0) {
         ctx.faults.push(
           fault(
@@ -136,6 +103,18 @@ export class MountManager {
         );
       }
     });
+  }
+
+  /** The topologies whose nodes only install-node and uninstall-node change: the southbounds', and `unified`. */
+  private deviceTopologies(): Set<string> {
+    const scope = this.options.scopes.acquire();
+    try {
+      const topologies = new Set(southboundsOf(scope.hooks).all.map((d) => d.topology));
+      for (const node of this.nodes.values()) topologies.add(node.kind.topology);
+      return topologies.add(UNIFIED);
+    } finally {
+      scope.release();
+    }
   }
 
   private async withScope<T>(work: (scope: PluginScope) => Promise<T>): Promise<T> {
@@ -152,23 +131,28 @@ export class MountManager {
     const nodeId = ctx.input['node-id'];
     if (typeof nodeId !== 'string' || nodeId === '')
       throw badSetting('/connection-manager:install-node/input/node-id', 'node-id is required');
-    const given = (['cli', 'netconf'] as const).filter((p) => ctx.input[p] !== undefined);
+    const southbounds = southboundsOf(scope.hooks);
+    const containers = southbounds.installContainers;
+    if (containers.length === 0) throw notServed('no southbound plugin is loaded to install a device with');
+    const given = containers.filter((c) => ctx.input[c] !== undefined);
     if (given.length !== 1) {
       throw badSetting(
         '/connection-manager:install-node/input',
-        given.length === 0 ? 'give a cli or a netconf container' : 'give one protocol container, not both',
+        given.length === 0
+          ? `give a ${containers.join(' or a ')} container`
+          : `give one protocol container, not ${given.length === 2 ? 'both' : 'several'}`,
       );
     }
-    const protocol = given[0]!;
-    const settings = plainSettings(ctx.input[protocol] as JsonObject);
+    const kind = kindOf(southbounds.container(given[0]!)!);
+    const settings = plainSettings(ctx.input[kind.installContainer] as JsonObject);
     if (typeof settings.host !== 'string')
       throw badSetting(
-        `/connection-manager:install-node/input/${protocol}/${MODULE_OF[protocol]}:host`,
-        `${MODULE_OF[protocol]}:host is required`,
+        `/connection-manager:install-node/input/${kind.installContainer}/${kind.settingsModule}:host`,
+        `${kind.settingsModule}:host is required`,
       );
     const existing = this.nodes.get(nodeId);
-    if (existing !== undefined) throw nodeExists(nodeId, TOPOLOGY_OF[existing.protocol]);
-    const node = this.newNode(nodeId, protocol, settings);
+    if (existing !== undefined) throw nodeExists(nodeId, existing.kind.topology);
+    const node = newNode(nodeId, kind, settings);
     node.installing = true;
     this.nodes.set(nodeId, node);
     try {
@@ -185,7 +169,7 @@ export class MountManager {
     } finally {
       node.installing = false;
     }
-    this.options.log.info(`node ${nodeId} installed (${protocol} ${settings.host}:${settings.port ?? 'default port'})`);
+    this.options.log.info(`node ${nodeId} installed (${kind.protocol} ${settings.host}:${settings.port ?? 'default port'})`);
     return { output: null };
   }
 
@@ -202,7 +186,7 @@ export class MountManager {
     await node.connection?.close().catch((e: unknown) => this.options.log.error(`node ${node.nodeId}: close failed: ${message(e)}`));
     node.connection = undefined;
     await this.options.datastores.config.apply([
-      { operation: 'remove', target: nodeSteps(this.options.schema, TOPOLOGY_OF[node.protocol], node.nodeId) },
+      { operation: 'remove', target: nodeSteps(this.options.schema, node.kind.topology, node.nodeId) },
     ]);
     this.options.log.info(`node ${node.nodeId} uninstalled`);
     return { output: null };
@@ -211,18 +195,24 @@ export class MountManager {
   /** Reconnects every node remembered in the Config datastore (in the background; status shows progress). */
   restore(): number {
     const config = this.options.datastores.config.current();
-    const stored = storedNodes(config, {
-      isSecret: (protocol, name) => this.settingLeaf(protocol, name) !== undefined,
-      reveal: (protocol, nodeId, name) => {
-        const leaf = this.settingLeaf(protocol, name);
-        return leaf === undefined
-          ? undefined
-          : revealSecret(config, [...nodeSteps(this.options.schema, TOPOLOGY_OF[protocol], nodeId), { schema: leaf }], this.box);
-      },
-    });
+    const scope = this.options.scopes.acquire();
+    let stored: ReturnType<typeof storedNodes>;
+    try {
+      stored = storedNodes(config, southboundsOf(scope.hooks), {
+        isSecret: (kind, name) => this.settingLeaf(kind, name) !== undefined,
+        reveal: (kind, nodeId, name) => {
+          const leaf = this.settingLeaf(kind, name);
+          return leaf === undefined
+            ? undefined
+            : revealSecret(config, [...nodeSteps(this.options.schema, kind.topology, nodeId), { schema: leaf }], this.box);
+        },
+      });
+    } finally {
+      scope.release();
+    }
     for (const s of stored) {
       if (this.nodes.has(s.nodeId)) continue;
-      const node = this.newNode(s.nodeId, s.protocol, s.settings);
+      const node = newNode(s.nodeId, s.kind, s.settings);
       if (s.unreadable.length > 0)
         node.problem = `the stored ${s.unreadable.join(', ')} cannot be opened with this data folder's key; reinstall the node`;
       this.nodes.set(s.nodeId, node);
@@ -248,24 +238,7 @@ export class MountManager {
     );
   }
 
-  private newNode(nodeId: string, protocol: Protocol, settings: NodeSettings): MountedNode {
-    const text = (v: JsonValue | undefined) => (typeof v === 'string' ? v : undefined);
-    return {
-      nodeId,
-      protocol,
-      settings,
-      deviceType: text(settings['device-type']),
-      deviceVersion: text(settings['device-version']),
-      connection: undefined,
-      ownSchema: undefined,
-      ownSchemaSet: undefined,
-      problem: undefined,
-      installing: false,
-      removed: false,
-    };
-  }
-
-  /** Connects `node` through its protocol's plugin and compiles its schema. */
+  /** Connects `node` through its southbound's plugin and compiles its schema. */
   private async connect(scope: PluginScope, node: MountedNode): Promise<void> {
     const hook = scope.hooks.device.connect.get(node.protocol);
     if (hook === undefined || !hook.isUsed()) throw notServed(`no southbound plugin serves '${node.protocol}' devices`);
@@ -320,8 +293,9 @@ export class MountManager {
     for (const f of node.ownSchema.failed) this.options.log.error(`node ${node.nodeId}: module ${f.module} left out: ${f.reason}`);
   }
 
+  /** What a southbound is told of a node: for one whose models are translation units, the units serving it in `scope`. */
   private infoOf(scope: PluginScope, node: MountedNode): DeviceInfo {
-    if (node.protocol !== 'cli' || node.deviceType === undefined) {
+    if (node.kind.models !== 'translation-units' || node.deviceType === undefined) {
       return {
         nodeId: node.nodeId,
         protocol: node.protocol,
@@ -347,7 +321,7 @@ export class MountManager {
    */
   private configTree(node: MountedNode) {
     return sealTree(
-      decodeJson(nodeConfigJson(node.protocol, node.nodeId, node.settings), this.options.schema, { allowState: false }).root,
+      decodeJson(nodeConfigJson(node.kind, node.nodeId, node.settings), this.options.schema, { allowState: false }).root,
       this.box,
     );
   }
@@ -358,9 +332,9 @@ export class MountManager {
   }
 
   /** The sensitive leaf of a node's setting `name` in the local schema, if it is one. */
-  private settingLeaf(protocol: Protocol, name: string) {
-    const nodeList = nodeSteps(this.options.schema, TOPOLOGY_OF[protocol], '').at(-1)!.schema;
-    const leaf = findDataChild(nodeList.children, MODULE_OF[protocol], name);
+  private settingLeaf(kind: SouthboundKind, name: string) {
+    const nodeList = nodeSteps(this.options.schema, kind.topology, '').at(-1)!.schema;
+    const leaf = findDataChild(nodeList.children, kind.settingsModule, name);
     return leaf !== undefined && isSensitive(leaf) ? leaf : undefined;
   }
 
@@ -370,7 +344,7 @@ export class MountManager {
    */
   device(scope: PluginScope, topology: string, nodeId: string): MountedDevice {
     const node = this.nodes.get(nodeId);
-    if (node === undefined || node.installing || (topology !== UNIFIED && topology !== TOPOLOGY_OF[node.protocol])) {
+    if (node === undefined || node.installing || (topology !== UNIFIED && topology !== node.kind.topology)) {
       throw nodeMissing(nodeId, `is not installed in topology '${topology}'`);
     }
     const connection = node.connection;
@@ -397,8 +371,8 @@ export class MountManager {
 
   /**
    * The schema of an installed node whether or not it is connected now (the uniconfig layer serves its
-   * stored copy of a device that is down): a connected node's is {@link device}'s; a CLI node's follows
-   * its units; a NETCONF node that has not connected since start-up compiles `sources` (modules its
+   * stored copy of a device that is down): a connected node's is {@link device}'s; one whose models are
+   * translation units follows its units; one with its own models that has not connected since start-up compiles `sources` (modules its
    * caller kept from an earlier connection) in the shared cache, so a later connection with the same
    * modules yields the very same schema object. Undefined when nothing is known; MountError 404 for a
    * node that is not installed.
@@ -408,85 +382,20 @@ export class MountManager {
     if (node === undefined || node.installing) throw nodeMissing(nodeId, 'is not installed');
     if (node.connection !== undefined) return this.device(scope, UNIFIED, nodeId).schema;
     if (node.ownSchema !== undefined) return node.ownSchema.schema;
-    if (node.protocol === 'cli')
+    if (node.kind.models === 'translation-units')
       return this.schemas.forUnits(this.infoOf(scope, node).units, this.southboundDirs(), this.options.importDirs).schema;
     const kept = sources?.();
     return kept === undefined ? undefined : this.schemas.forSources(kept, this.options.importDirs).schema;
   }
 
-  /** The status of a node now. */
-  statusOf(node: MountedNode): ConnectionStatus {
-    if (node.installing) return 'connecting';
-    if (node.connection === undefined) return node.problem === undefined ? 'connecting' : 'unable-to-connect';
-    return node.connection.status?.() ?? 'connected';
-  }
-
-  private messageOf(node: MountedNode): string {
-    if (node.connection === undefined) return node.problem ?? 'connecting';
-    let text = node.connection.message ?? 'connected';
-    if (node.protocol === 'cli') {
-      const scope = this.options.scopes.acquire();
-      try {
-        const info = this.infoOf(scope, node);
-        if (info.units.length === 0) text += `; no translated models: ${info.unitsMissingReason ?? 'no device-type given'}`;
-        else text += `; served by ${info.units.map((u) => `${u.plugin}@${u.version}`).join(', ')}`;
-      } finally {
-        scope.release();
-      }
-    }
-    return text;
-  }
-
-  /** Operational `network-topology`: topologies cli, unified and topology-netconf with the nodes' live status. */
+  /** Operational `network-topology` as the southbounds serving now render it (status.ts). */
   statusJson(): JsonObject {
-    const cli: JsonObject[] = [];
-    const netconf: JsonObject[] = [];
-    const unified: JsonObject[] = [];
-    for (const node of [...this.nodes.values()].sort((a, b) => (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0))) {
-      const status = this.statusOf(node);
-      const msg = this.messageOf(node);
-      unified.push({
-        'node-id': node.nodeId,
-        'unified-topology:connection-status': status,
-        'unified-topology:connection-type': node.protocol,
-      });
-      const hostKey = node.connection?.hostKey;
-      if (node.protocol === 'cli') {
-        cli.push({
-          'node-id': node.nodeId,
-          'cli-topology:connection-status': status,
-          'cli-topology:connected-message': msg,
-          ...(hostKey !== undefined ? { 'cli-topology:host-key-fingerprint': hostKey } : {}),
-        });
-        continue;
-      }
-      const entry: JsonObject = {
-        'node-id': node.nodeId,
-        'netconf-node-topology:connection-status': status,
-        'netconf-node-topology:connected-message': msg,
-      };
-      if (hostKey !== undefined) entry['netconf-node-topology:host-key-fingerprint'] = hostKey;
-      const caps = [...new Set(node.connection?.capabilities ?? [])];
-      if (caps.length > 0)
-        entry['netconf-node-topology:available-capabilities'] = { 'available-capability': caps.map((c) => ({ capability: c })) };
-      const unavailable = new Map<string, string>();
-      for (const u of node.connection?.unavailableSchemas ?? [])
-        unavailable.set(`${u.name}${u.revision ? `@${u.revision}` : ''}`, u.reason);
-      for (const f of node.ownSchema?.failed ?? []) unavailable.set(f.module, `does not compile: ${f.reason}`);
-      if (unavailable.size > 0) {
-        entry['netconf-node-topology:unavailable-capabilities'] = {
-          'unavailable-capability': [...unavailable].map(([capability, reason]) => ({ capability, 'failure-reason': reason })),
-        };
-      }
-      netconf.push(entry);
+    const scope = this.options.scopes.acquire();
+    try {
+      return networkTopologyStatus(this.nodes.values(), southboundsOf(scope.hooks), (node) => this.infoOf(scope, node));
+    } finally {
+      scope.release();
     }
-    const topology = (id: string, nodes: JsonObject[]): JsonObject =>
-      nodes.length > 0 ? { 'topology-id': id, node: nodes } : { 'topology-id': id };
-    return {
-      'network-topology:network-topology': {
-        topology: [topology(TOPOLOGY_OF.cli, cli), topology(UNIFIED, unified), topology(TOPOLOGY_OF.netconf, netconf)],
-      },
-    };
   }
 
   /** Installed nodes with the device type and version they were installed with (plugin introspection). */
@@ -515,27 +424,3 @@ export class MountManager {
     await Promise.all(open.map((n) => n.connection?.close().catch(() => undefined)));
   }
 }
-
-/**
- * The device topologies whose data differs between two versions of the Config tree. Stored trees share
- * unchanged subtrees (copy-on-write), so an unchanged topology entry is the same object in both.
- */
-function changedDeviceTopologies(before: DataRoot, after: DataRoot): string[] {
-  const entries = (root: DataRoot): Map<string, DataNode> => {
-    const out = new Map<string, DataNode>();
-    const top = root.children.find((c) => c.schema.name === 'network-topology' && c.schema.module.name === 'network-topology');
-    const list = top?.kind === 'container' ? top.children.find((c) => c.kind === 'list' && c.schema.name === 'topology') : undefined;
-    if (list?.kind !== 'list') return out;
-    for (const e of list.entries) {
-      const id = e.children.find((c) => c.schema.name === 'topology-id');
-      if (id?.kind === 'leaf' && DEVICE_TOPOLOGIES.has(String(id.value))) out.set(String(id.value), e);
-    }
-    return out;
-  };
-  if (before === after) return [];
-  const a = entries(before);
-  const b = entries(after);
-  return [...DEVICE_TOPOLOGIES].filter((t) => a.get(t) !== b.get(t));
-}
-
-const DEVICE_TOPOLOGIES: ReadonlySet<string> = new Set([TOPOLOGY_OF.cli, TOPOLOGY_OF.netconf, UNIFIED]);

@@ -4,8 +4,8 @@
  * parsed against that device's schema, and the mount layer (mount/) reads, writes and invokes on the
  * device. Read parameters apply to the device's answer with the same query module as local data;
  * writes accept what local writes accept except `insert`, `apply-tags` and YANG Patch (501).
- * Device RPCs resolve in the device schema, which for a CLI device also holds the CLI southbound's own
- * modules (`cli-unit-generic:execute-and-read`, dry-run).
+ * Device RPCs resolve in the device schema, which for a device whose models are translation units also
+ * holds its southbound's own modules (a CLI southbound's execute-and-read and dry-run).
  */
 import type { IncomingMessage as Request, ServerResponse as Response } from 'node:http';
 import type { PathStep } from '../data/edit';

@@ -5,27 +5,20 @@
  * without sending it (dry run).
  *
  * A push hands the southbound the two whole documents plus the per-change edits of device-edits.ts
- * (each change at its own path, so nothing else on the device is touched). The CLI southbound plans
- * commands from the documents; the NETCONF one sends the edits as one edit-config. The dry run asks the
- * same southbound what it would send for the same input, so what it shows is what a commit sends (CLI:
- * its `cli-unit-generic:dry-run`; NETCONF: its `rosetta-netconf:dry-run-edit-config`, the lock /
- * edit-config / commit / unlock RPCs its own builder makes). The core builds no device XML.
+ * (each change at its own path, so nothing else on the device is touched); a southbound plans from
+ * whichever it uses. The dry run asks the same southbound what it would send for the same input, through
+ * the device operation its descriptor names (SouthboundDescriptor.dryRun), so what it shows is what a
+ * commit sends. When a push fails, the southbound's descriptor says what the device holds now
+ * (`rollbackOf`). The core builds no device commands or XML.
  */
 import { applyEdits, type Edit } from '../data/edit';
 import { toJsonValue } from '../data/json-encode';
 import type { DataRoot } from '../data/tree';
-import type { JsonObject } from '../hooks';
-import { deviceFault, invokeDevice, MountError, readDevice, type MountedDevice } from '../mount';
+import type { DeviceConnection, JsonObject, SouthboundDescriptor, WriteRollback } from '../hooks';
+import { deviceFault, invokeDevice, MountError, readDevice, southboundsOf, type MountedDevice } from '../mount';
 import type { PluginScope } from '../plugins/generation';
 import type { SchemaNode } from '../yang/schema';
 import { changeEdits } from './device-edits';
-
-const CAP_CANDIDATE = 'urn:ietf:params:netconf:capability:candidate:1.0';
-const CAP_ROLLBACK_ON_ERROR = 'urn:ietf:params:netconf:capability:rollback-on-error:1.0';
-/** The CLI southbound's dry-run RPC (module cli-unit-generic). */
-const CLI_DRY_RUN = 'cli-unit-generic:dry-run';
-/** The NETCONF southbound's dry run of a write's edits (input `edits`, output `rpcs`). */
-const NETCONF_DRY_RUN = 'rosetta-netconf:dry-run-edit-config';
 
 /** The device's whole configuration now, as a tree of its schema. */
 export async function readConfiguration(device: MountedDevice, scope: PluginScope): Promise<DataRoot> {
@@ -54,11 +47,7 @@ export async function readChanged(device: MountedDevice, scope: PluginScope, bef
 }
 
 /** How a southbound undid its own partial write after refusing one (a commit's `rollback-status`). */
-export interface SouthboundRollback {
-  readonly status: 'complete' | 'fail' | 'unknown';
-  /** What was done, for the node's error message. */
-  readonly detail: string;
-}
+export type SouthboundRollback = WriteRollback;
 
 const rollbackReports = new WeakMap<object, SouthboundRollback>();
 
@@ -67,39 +56,16 @@ export function southboundRollback(fault: unknown): SouthboundRollback | undefin
   return typeof fault === 'object' && fault !== null ? rollbackReports.get(fault) : undefined;
 }
 
-/**
- * What the southbound did about its partial write: the CLI southbound's error carries its report
- * (`rollback {sent, failed, incomplete?}`); the NETCONF southbound discards the candidate (or the device
- * rolls back on error), but a device with neither leaves running changed up to the failing edit.
- */
-function rollbackOf(device: MountedDevice, e: unknown): SouthboundRollback {
-  const report = typeof e === 'object' && e !== null ? (e as { rollback?: unknown }).rollback : undefined;
-  if (typeof report === 'object' && report !== null && Array.isArray((report as { sent?: unknown }).sent)) {
-    const r = report as { sent: unknown[]; failed?: unknown; incomplete?: unknown };
-    const failed = Array.isArray(r.failed) ? (r.failed as Array<{ command?: unknown; message?: unknown }>) : [];
-    const incomplete = typeof r.incomplete === 'string' && r.incomplete !== '' ? r.incomplete : undefined;
-    if (failed.length > 0 || incomplete !== undefined) {
-      const refused = failed.map((f) => `${JSON.stringify(String(f.command ?? '').trim())}: ${String(f.message ?? '')}`);
-      return {
-        status: 'fail',
-        detail: [refused.length > 0 ? `${refused.length} undo command(s) refused (${refused.join('; ')})` : '', incomplete ?? '']
-          .filter((x) => x !== '')
-          .join('; '),
-      };
-    }
-    return { status: 'complete', detail: r.sent.length === 0 ? 'nothing had been applied' : `undone with ${r.sent.length} command(s)` };
+const NO_REPORT: SouthboundRollback = { status: 'unknown', detail: 'the southbound gave no rollback report' };
+
+/** What the device holds after its southbound's write threw `e`, as the southbound's descriptor says. */
+function rollbackOf(southbound: SouthboundDescriptor | undefined, e: unknown, connection: DeviceConnection): SouthboundRollback {
+  if (southbound === undefined) return NO_REPORT;
+  try {
+    return southbound.rollbackOf(e, connection);
+  } catch {
+    return NO_REPORT;
   }
-  if (device.node.protocol === 'netconf') {
-    const capabilities = device.connection.capabilities ?? [];
-    if (capabilities.some((c) => c.startsWith(CAP_CANDIDATE))) return { status: 'complete', detail: 'the candidate was discarded' };
-    if (capabilities.some((c) => c.startsWith(CAP_ROLLBACK_ON_ERROR)))
-      return { status: 'complete', detail: 'the device rolled the edit back (rollback-on-error)' };
-    return {
-      status: 'fail',
-      detail: 'the device has neither :candidate nor :rollback-on-error, so running may keep the edits before the failing one',
-    };
-  }
-  return { status: 'unknown', detail: 'the southbound gave no rollback report' };
 }
 
 /**
@@ -129,7 +95,7 @@ export async function pushConfiguration(
     });
   } catch (e) {
     const fault = deviceFault(device.node.nodeId, e);
-    rollbackReports.set(fault, rollbackOf(device, e));
+    rollbackReports.set(fault, rollbackOf(southboundsOf(scope.hooks).protocol(device.node.protocol), e, device.connection));
     throw fault;
   }
   if (result === undefined)
@@ -141,15 +107,17 @@ export async function pushConfiguration(
 export async function dryRunConfiguration(device: MountedDevice, scope: PluginScope, before: DataRoot, after: DataRoot): Promise<string[]> {
   const edits = changeEdits(before, after);
   if (edits.length === 0) return [];
-  if (device.node.protocol === 'netconf') {
-    const result = await invokeDevice(device, scope, NETCONF_DRY_RUN, { edits: edits as unknown as JsonObject[] });
-    const rpcs = result.output?.['rpcs'];
-    return Array.isArray(rpcs) ? rpcs.map(String) : [];
-  }
-  const result = await invokeDevice(device, scope, CLI_DRY_RUN, {
-    before: toJsonValue(before, { attributes: false }) as JsonObject,
-    after: toJsonValue(after, { attributes: false }) as JsonObject,
-  });
-  const commands = result.output?.['commands'];
-  return Array.isArray(commands) ? commands.map(String) : [];
+  const dryRun = southboundsOf(scope.hooks).protocol(device.node.protocol)?.dryRun;
+  if (dryRun === undefined)
+    throw MountError.of(501, 'operation-not-supported', `no southbound plugin previews writes to '${device.node.protocol}' devices`);
+  const input: JsonObject =
+    dryRun.input === 'edits'
+      ? { edits: edits as unknown as JsonObject[] }
+      : {
+          before: toJsonValue(before, { attributes: false }) as JsonObject,
+          after: toJsonValue(after, { attributes: false }) as JsonObject,
+        };
+  const result = await invokeDevice(device, scope, dryRun.operation, input);
+  const listed = result.output?.[dryRun.output];
+  return Array.isArray(listed) ? listed.map(String) : [];
 }

@@ -12,7 +12,7 @@
 import { fault } from '../data/errors';
 import type { DataNode, DataRoot } from '../data/tree';
 import type { JsonObject, JsonValue, OperationResult, RosettaHooks, RpcContext } from '../hooks';
-import type { MountManager } from '../mount';
+import { southboundsOf, type MountManager } from '../mount';
 import type { RestconfContext } from '../restconf/context';
 import { readConfiguration } from './device-io';
 import { DeviceModuleStore } from './device-modules';
@@ -33,11 +33,14 @@ export interface UniconfigOptions {
   readonly dataDir: string;
 }
 
-/** The protocol container of an install-node input without our setting, and the setting's value. */
-function withoutSetting(input: JsonObject): { input: JsonObject; enabled: boolean } {
+/**
+ * The install-node input with our setting taken out of its protocol containers (the registered
+ * southbounds' install containers), and the setting's value.
+ */
+function withoutSetting(input: JsonObject, containers: readonly string[]): { input: JsonObject; enabled: boolean } {
   let enabled = true;
   const out: JsonObject = { ...input };
-  for (const protocol of ['cli', 'netconf']) {
+  for (const protocol of containers) {
     const container = input[protocol];
     if (container === null || typeof container !== 'object' || Array.isArray(container)) continue;
     const kept: Record<string, JsonValue> = {};
@@ -120,9 +123,9 @@ export class Uniconfig {
   }
 
   private async install(rpc: RpcContext): Promise<OperationResult> {
-    const { input, enabled } = withoutSetting(rpc.input);
     const scope = this.options.ctx.plugins.acquire();
     try {
+      const { input, enabled } = withoutSetting(rpc.input, southboundsOf(scope.hooks).installContainers);
       const result = await this.options.mount.install(scope, { ...rpc, input });
       const nodeId = String(input['node-id']);
       if (!enabled) return result;

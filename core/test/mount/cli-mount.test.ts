@@ -15,7 +15,8 @@ const IFACES = `${MOUNT}/rosetta-openconfig-interfaces:interfaces`;
 
 let device: SimulatedDevice;
 let s: MountService;
-const plugins = pluginsFile(['plugins/cli', 'plugins/frr']);
+// the NETCONF southbound too: each device topology is there while its southbound plugin serves
+const plugins = pluginsFile(['plugins/cli', 'plugins/netconf', 'plugins/frr']);
 
 function installBody(port: number | string, extra: Record<string, unknown> = {}) {
   return {

@@ -18,6 +18,7 @@
  * A wrong install-node `cli` container is the SDK's NodeSettingsError (400).
  * No message ever contains the password or the enable secret.
  */
+import type { UndoReport } from '@rosetta/sdk';
 
 export type ConnectionFailure = 'unreachable' | 'authentication' | 'host-key' | 'login' | 'closed';
 
@@ -69,15 +70,8 @@ export class CliTimeoutError extends Error {
   }
 }
 
-/** What the rollback of a failed write did. */
-export interface RollbackReport {
-  /** Undo commands sent, in order. */
-  readonly sent: readonly string[];
-  /** Undo commands the device refused too, with its message. */
-  readonly failed: ReadonlyArray<{ readonly command: string; readonly message: string }>;
-  /** Why no (or not all) undo could be sent: a broken session, missing inverse writers. */
-  readonly incomplete?: string;
-}
+/** What the rollback of a failed write did: the SDK's undo report, which the core reads through this plugin's descriptor. */
+export type RollbackReport = UndoReport;
 
 export class CliCommandError extends Error {
   readonly status = 502;

@@ -1,11 +1,13 @@
 /**
- * The CLI southbound plugin: claims install-node `cli` containers (device.connect) and serves reads,
- * writes and RPCs under their mount points (device.read/write/invoke) by running the serving translation
- * units over the device's SSH session. Everything here is wiring: the session is shell.ts + session.ts,
- * the device's life device.ts, the work operations.ts. YANG: yang/cli-topology (install-node settings,
- * node status) and yang/cli-unit-generic (execute-and-read, dry-run).
+ * The CLI southbound plugin: registers its descriptor (southbound.ts: install container, topology,
+ * settings module, status, rollback), claims install-node `cli` containers (device.connect) and serves
+ * reads, writes and RPCs under their mount points (device.read/write/invoke) by running the serving
+ * translation units over the device's SSH session. Everything here is wiring: the session is shell.ts +
+ * session.ts, the device's life device.ts, the work operations.ts. YANG: yang/topology/cli-topology
+ * (install-node settings, node status; local schema only) and yang/cli-unit-generic (execute-and-read,
+ * dry-run; also joins every CLI device's schema).
  */
-import { definePlugin, NodeSettingsError, type PluginApi } from '@rosetta/sdk';
+import { definePlugin, NodeSettingsError, registerSouthbound, type PluginApi } from '@rosetta/sdk';
 import { CliDevice, DEFAULT_BACKOFF, isCliDevice } from './device';
 import {
   DRY_RUN,
@@ -19,6 +21,7 @@ import {
   writeDevice,
 } from './operations';
 import { readCliSettings } from './settings';
+import { CLI_SOUTHBOUND } from './southbound';
 
 export { CliDevice, isCliDevice, DEFAULT_BACKOFF, type Backoff, type ConnectionStatus } from './device';
 export {
@@ -48,9 +51,12 @@ export { learnPrompt, type LearnedPrompt, type PromptMatch } from './prompt';
 export { CliSession, DEFAULT_ERROR_PATTERNS, findDeviceError, pagingCommands } from './session';
 export { readCliSettings, type CliNodeSettings } from './settings';
 export { CliShell, type ShellOptions } from './shell';
+export { CLI_SOUTHBOUND } from './southbound';
 
 export default definePlugin({
   setup(api: PluginApi) {
+    registerSouthbound(api.hooks, CLI_SOUTHBOUND);
+
     api.hooks.device.connect.for('cli').tapPromise('cli', async (ctx) => {
       const checked = readCliSettings(ctx.settings);
       if (!checked.ok) throw new NodeSettingsError('cli', ctx.device.nodeId, checked.problems);

@@ -1,16 +1,19 @@
 /**
- * The NETCONF southbound plugin: claims install-node `netconf` containers (device.connect), serves reads,
+ * The NETCONF southbound plugin: registers its descriptor (southbound.ts: install container, topology,
+ * settings module, status, rollback; YANG yang/topology/netconf-node-topology), claims install-node
+ * `netconf` containers (device.connect), serves reads,
  * writes and operations under their mount points (device.read/write/invoke), plus the plugin's own
  * `rosetta-netconf:dry-run-edit-config` operation (device.invoke, never sent to the device: the RPCs a
  * write of the given edits would send, for the uniconfig dry run). Everything here is wiring:
  * the protocol is in session.ts, the device's life in device.ts, the operations in operations.ts.
  */
 import path from 'node:path';
-import { definePlugin, defineSettings, NodeSettingsError, type DeviceDataCodec, type PluginApi } from '@rosetta/sdk';
+import { definePlugin, defineSettings, NodeSettingsError, registerSouthbound, type DeviceDataCodec, type PluginApi } from '@rosetta/sdk';
 import { isNetconfDevice, NetconfDevice } from './device';
 import { NetconfSessionError } from './errors';
 import { DRY_RUN_EDIT, dryRunEdit, editsFromDocuments, invokeOperation, readData, writeEdits } from './operations';
 import { readNodeSettings } from './settings';
+import { NETCONF_SOUTHBOUND } from './southbound';
 
 export { NetconfDevice, isNetconfDevice, traceText, type ConnectionStatus, type DeviceOptions, type ReceivedNotification } from './device';
 export { NetconfRpcError, NetconfSessionError, type NetconfFault, type SessionFailure } from './errors';
@@ -46,6 +49,7 @@ export {
 } from './schemas';
 export { NetconfSession, type RpcReply, type SessionOptions } from './session';
 export { readNodeSettings, type NetconfNodeSettings } from './settings';
+export { NETCONF_SOUTHBOUND } from './southbound';
 export { actionXml, editConfigXml, jsonToXml, namespaceOf, rpcXml, XmlBuildError, type Namespaces } from './xml-build';
 
 /** The plugin's own settings (plugins.json `config`). */
@@ -78,6 +82,7 @@ export default definePlugin<Settings>({
   setup(api: PluginApi & { readonly settings: Settings }) {
     const defaultCache = defaultCacheDirectory(api);
     const logRpcs = api.settings.logRpcs === true;
+    registerSouthbound(api.hooks, NETCONF_SOUTHBOUND);
 
     api.hooks.device.connect.for('netconf').tapPromise('netconf', async (ctx) => {
       const checked = readNodeSettings(ctx.settings);

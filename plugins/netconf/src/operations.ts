@@ -30,7 +30,7 @@ export interface OperationSession {
   has(capability: string): boolean;
 }
 
-const CAP_ROLLBACK_ON_ERROR = 'urn:ietf:params:netconf:capability:rollback-on-error:1.0';
+export const CAP_ROLLBACK_ON_ERROR = 'urn:ietf:params:netconf:capability:rollback-on-error:1.0';
 
 /** The datastore holding intended configuration: candidate when offered, else running. */
 export function configSource(session: Pick<OperationSession, 'has'>): 'candidate' | 'running' {
