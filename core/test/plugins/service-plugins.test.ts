@@ -268,16 +268,29 @@ test('enabling and disabling through plugins.json while running adds and removes
   }
 });
 
-/** A CLI southbound that connects to nothing, and translation units with no models of their own. */
+/**
+ * A CLI southbound that connects to nothing (its descriptor and the CLI plugin's topology module say where
+ * its nodes live), and translation units with no models of their own.
+ */
 const fakeSouthbound = `module.exports = { rosettaPlugin: 1, setup({ hooks }) {
+  const descriptor = { protocol: 'cli', installContainer: 'cli', topology: 'cli', settingsModule: 'cli-topology',
+    models: 'translation-units', dryRun: { operation: 'cli-unit-generic:dry-run', input: 'documents', output: 'commands' },
+    renderStatus: (n) => ({ 'cli-topology:connection-status': n.status, 'cli-topology:connected-message': n.message }),
+    rollbackOf: () => ({ status: 'unknown', detail: 'fake' }) };
+  hooks.device.southbounds.tap('fake-cli', (registered) => [...registered, descriptor]);
   hooks.device.connect.for('cli').tapPromise('fake-cli', async () => ({ message: 'fake session', close: async () => undefined }));
   hooks.device.read.for('cli').tapPromise('fake-cli', async () => ({}));
 } };`;
+/** The CLI plugin's topology module (install settings and node status), from core/dist/test/plugins. */
+const CLI_TOPOLOGY_DIR = path.resolve(__dirname, '../../../../plugins/cli/yang/topology');
+const CLI_TOPOLOGY = 'cli-topology@2026-11-26.yang';
 const unitSource = `module.exports = { rosettaPlugin: 1, translationUnit: { kind: 'rosetta-translation-unit' } };`;
 
 test('introspection through RESTCONF: plugins with kinds and ranges, and the units serving each installed device', async (t) => {
   const ws = await makeWorkspace();
-  await ws.writePlugin('plugins/fake-cli', pkg('plugin-fake-cli', '0.1.0', 'southbound'), fakeSouthbound);
+  await ws.writePlugin('plugins/fake-cli', pkg('plugin-fake-cli', '0.1.0', 'southbound', { yang: 'yang' }), fakeSouthbound);
+  await fs.mkdir(path.join(ws.root, 'plugins/fake-cli/yang/topology'), { recursive: true });
+  await fs.copyFile(path.join(CLI_TOPOLOGY_DIR, CLI_TOPOLOGY), path.join(ws.root, 'plugins/fake-cli/yang/topology', CLI_TOPOLOGY));
   for (const [folder, name, version, versions] of [
     ['plugins/frr-8', 'plugin-frr', '1.0.0', '>=8.1 <9'],
     ['plugins/frr-10', 'plugin-frr', '2.0.0', '>=8.4 <11'],
