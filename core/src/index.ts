@@ -13,3 +13,7 @@ export type { DataFault } from './data/errors';
 // the one parse of a client's JSON text (a member given twice refused), for plugin routes through the SDK
 export { parseJsonBody, JsonBodyError } from './data/json-syntax';
 export * as yang from './yang';
+// the one XML tokenizer and the element reader over it, and the one escaping, for NETCONF through the SDK
+export { MAX_XML_DEPTH, XmlSyntaxError, XmlToken, XmlTokenizer } from './data/xml-tokenizer';
+export { parseXmlElement, child, childrenNamed, standaloneText, innerText, type XmlElement } from './data/xml-element';
+export { escapeXmlText, escapeXmlAttribute } from './data/xml-escape';

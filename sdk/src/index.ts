@@ -115,8 +115,9 @@ export {
   innerText,
   escapeText,
   escapeAttr,
-  decodeEntities,
   XmlSyntaxError,
+  XmlToken,
+  XmlTokenizer,
   MAX_XML_DEPTH,
   type XmlElement,
 } from './netconf/xml';

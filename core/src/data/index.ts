@@ -25,7 +25,10 @@ export { checkAttribute, checkAttributes, writtenAttributeName, jsonScalar, type
 export { decodeJson, parseJsonText, MAX_ANYDATA_DEPTH, type DecodeOptions, type Decoded } from './json-decode';
 export { parseJsonBody, JsonBodyError } from './json-syntax';
 export { encodeJson, toJsonValue, type EncodeJsonOptions } from './json-encode';
-export { decodeXml, MAX_XML_DEPTH } from './xml-decode';
+export { decodeXml } from './xml-decode';
+export { MAX_XML_DEPTH, XmlSyntaxError, XmlToken, XmlTokenizer } from './xml-tokenizer';
+export { parseXmlElement, child, childrenNamed, standaloneText, innerText, type XmlElement } from './xml-element';
+export { escapeXmlText, escapeXmlAttribute } from './xml-escape';
 export { encodeXml, RESTCONF_NS, type EncodeXmlOptions } from './xml-encode';
 export { applyEdit, applyEdits, mergeNodes, mergeChildren, type Edit, type EditOperation, type PathStep } from './edit';
 export { diffTrees, type Change, type ChangeType } from './diff';

@@ -11,16 +11,21 @@
  * ~40x JSON.parse on a 100,000-entry list; streaming from a dedicated tokenizer is about 10x faster.
  * The open elements are an explicit stack of reusable frames, so nesting costs no recursion.
  *
- * Repeated shapes take a fast path (`predicted`): each depth remembers, by position, how its children
- * were written and what they resolved to, and an element written exactly the same again is matched
- * whole by the tokenizer (a leaf as `<tag>text</name>`) and placed without a token, frame or lookup.
- * A list entry made only of such leaves is, after 64 alike, matched whole by one pattern that captures
- * its leaves' texts (`wholeEntry`). A 100,000-entry list decodes about twice as fast per element, and
- * whole entries take another 15–30% off; anything that differs takes the general path.
+ * Repeated shapes take a fast path, behind one seam in its own module (xml-decode-fast.ts): before
+ * tokenizing a child of an inner element the decoder asks it to `take` the element whole, and it places
+ * what it matched through this decoder's own `open`/`place` (`GeneralDecoder`); it never decides
+ * anything the general path would decide otherwise. The per-element state both read is in
+ * xml-decode-frame.ts.
  *
  * Faults are those of the JSON decoder (see json-decode.ts), plus `unknown-namespace` for an element
  * or attribute whose namespace no module has. Malformed text (including a DOCTYPE, which RESTCONF and
  * NETCONF forbid) is `malformed-message` with line and column. Nesting is capped at 512 levels.
+ *
+ * Why this file is longer than 400 lines: it is one state machine (XmlDecoder) over one stack of open
+ * elements, whose handlers for start tags, text, end tags, list keys and attributes all read and
+ * change that stack and the frame reuse it depends on for speed; cut into files, each part would
+ * reach into the others' private state. What could stand alone has moved out: the fast path, the
+ * frame and scope state, the tokenizer.
  */
 import type { CompiledModule, LeafListSchema, LeafSchema, ListSchema, SchemaContext, SchemaNode } from '../yang/schema';
 import { attributeModuleByXmlNamespace, checkAttribute } from './attributes';
@@ -54,176 +59,24 @@ import type {
   ListEntryNode,
   ListNode,
 } from './tree';
-import { elementPattern, entryPattern, XmlSyntaxError, XmlToken, XmlTokenizer } from './xml-tokenizer';
+import { FastPath, PREDICTED_CHILDREN, type GeneralDecoder } from './xml-decode-fast';
+import {
+  addMember,
+  anyValue,
+  childrenOf,
+  Frame,
+  type Group,
+  holds,
+  Kind,
+  localName,
+  namespaceOf,
+  noPrefixes,
+  NOT_YET,
+  Scope,
+} from './xml-decode-frame';
+import { MAX_XML_DEPTH, XmlSyntaxError, XmlToken, XmlTokenizer } from './xml-tokenizer';
 
-/** Deepest element nesting accepted. */
-export const MAX_XML_DEPTH = 512;
-
-/** Namespace declarations in scope: a chain, one link per element that declares any. */
-class Scope {
-  private resolver: ((prefix: string) => string | undefined) | undefined;
-  /** The last scope an element made below this one (see XmlDecoder.scopeOf). */
-  lastChild: Scope | undefined;
-  constructor(
-    readonly parent: Scope | undefined,
-    readonly defaultNs: string | undefined,
-    readonly prefixes: ReadonlyMap<string, string> | undefined,
-    private readonly ctx: SchemaContext,
-    /** The declaring attributes, name then value, in document order. */
-    private readonly declarations: readonly string[],
-  ) {}
-
-  /** Whether the current start tag declares exactly what made this scope. */
-  declaredBy(tok: XmlTokenizer): boolean {
-    const d = this.declarations;
-    let k = 0;
-    for (let i = 0; i < tok.attrCount; i++) {
-      const name = tok.attrNames[i]!;
-      if (name !== 'xmlns' && !name.startsWith('xmlns:')) continue;
-      if (k >= d.length || d[k] !== name || d[k + 1] !== tok.attrValues[i]) return false;
-      k += 2;
-    }
-    return k === d.length;
-  }
-
-  lookup(prefix: string): string | undefined {
-    for (let s: Scope | undefined = this; s; s = s.parent) {
-      const ns = s.prefixes?.get(prefix);
-      if (ns !== undefined) return ns;
-    }
-    return undefined;
-  }
-
-  /** Prefix -> module name, for values that carry prefixes (made once per scope, not per leaf). */
-  get resolvePrefix(): (prefix: string) => string | undefined {
-    if (this.resolver === undefined) {
-      let lastPrefix: string | undefined;
-      let lastModule: string | undefined;
-      this.resolver = (prefix) => {
-        if (prefix === lastPrefix) return lastModule; // values of one leaf use one prefix, over and over
-        const ns = this.lookup(prefix);
-        lastPrefix = prefix;
-        lastModule = ns === undefined ? undefined : this.ctx.moduleByNamespace(ns)?.name;
-        return lastModule;
-      };
-    }
-    return this.resolver;
-  }
-}
-
-const noPrefixes = (): undefined => undefined;
-
-/** What an open element is, and so what its content and end mean. */
-const enum Kind {
-  Root,
-  Inner,
-  Leaf,
-  Any,
-  AnyChild,
-  Skip,
-}
-
-/** One open element. Frames are reused by depth: the walk allocates only what the tree keeps. */
-class Frame {
-  kind = Kind.Root;
-  schema: SchemaNode | undefined;
-  scope: Scope | undefined;
-  /** Inner: the children's members and where children go, in canonical order. */
-  table: Members | undefined;
-  /** The member this element was resolved to (undefined for the root, wrappers and anydata content). */
-  slot: Member | undefined;
-  out: DataNode[] = [];
-  /**
-   * Where an entry's or container's children gather while it is open (kept by the frame and reused):
-   * they are copied to the node at their exact size when it closes, since an array grown by push
-   * keeps room for 17, four times what a small list entry holds. Only the first `filled` slots are
-   * this element's; the array is cleared slot by slot, never truncated: V8 drops the storage of an
-   * array whose length is set to 0, and growing it again for every list entry was a third of the
-   * decoder's garbage.
-   */
-  readonly gathering: DataNode[] = [];
-  filled = 0;
-  node: ContainerNode | ListEntryNode | undefined;
-  gathered: Map<SchemaNode, Group> | undefined;
-  lastOrder = -Infinity;
-  sorted = true;
-  /** Leaf and Any: the text so far; the group a leaf-list value joins; the element's attributes. */
-  text = '';
-  group: Group | undefined;
-  attributes: Attributes | undefined;
-  /** Any/AnyChild: member name, namespace, members seen (a Map: `__proto__` must stay a member). */
-  anyName = '';
-  ns = '';
-  anyMembers: Map<string, unknown> | undefined;
-  repeated: Set<string> | undefined;
-  /** Inner: mandatory children met so far, and the decoder's `unproven` count when the element opened. */
-  mandatory = 0;
-  unprovenAtStart = 0;
-  /** Inner: child elements started so far (the position `start` predicts from). */
-  childCount = 0;
-  /**
-   * The children the last element of `seqTable` at this depth had, by position: name as written, scope
-   * and member. Not reset per element: sibling list entries repeat one sequence of children, and the
-   * tokenizer hands back the same name strings, so a child resolves by comparing pointers instead of
-   * splitting its name and looking up namespace and local name.
-   */
-  seqTable: Members | undefined;
-  readonly seqNames: string[] = [];
-  readonly seqScopes: (Scope | undefined)[] = [];
-  readonly seqSlots: Member[] = [];
-  /** The start tags' text, where it can be matched whole (see `XmlDecoder.predicted`). */
-  readonly seqTags: (string | undefined)[] = [];
-  /** How often each was matched since it was remembered, and its compiled matcher once that is worth it. */
-  readonly seqHits: number[] = [];
-  readonly seqPatterns: (RegExp | undefined)[] = [];
-  /** For a list remembered at a position: how its entries were written, when that can be matched whole (see `wholeEntry`). */
-  readonly seqEntries: (EntryShape | undefined)[] = [];
-  /** Inner: how many children the last element that closed at this depth had (what `seq*` then describe). */
-  shapeCount = 0;
-}
-
-/**
- * A list entry written as a run of leaves, each matched whole with its text captured: one match of
- * `pattern` reads the entry, its elements' slots and scopes (the leaves' namespace declarations) known
- * in advance. Each list entry otherwise costs six predicted elements and an end tag.
- */
-interface EntryShape {
-  readonly pattern: RegExp;
-  readonly slots: readonly Member[];
-  readonly scopes: readonly (Scope | undefined)[];
-}
-
-/**
- * How many leading children of an element `Frame.seq*` remember by position; the one after holds the
- * last child resolved past them (the next entry of a long list, the next value of a long leaf-list).
- */
-const PREDICTED_CHILDREN = 64;
-
-/**
- * Matches of one remembered element after which it gets a compiled matcher (`elementPattern`): its
- * ~20 µs compile pays back after some hundreds of matches; matchers are kept for later documents, so
- * a shape a device sends read after read pays it once. A document whose shapes change more often than
- * this never compiles.
- */
-const COMPILE_AFTER = 64;
-
-/** Matches after which an element takes a matcher an earlier document made, when there is one. */
-const REUSE_AFTER = 4;
-
-/** The children of an entry or container until it closes (`endInner` sets them): one array for all, none allocated per node. */
-const NOT_YET = Object.freeze([]) as unknown as DataNode[];
-
-/** A list or leaf-list being gathered under one parent, with what detects duplicates. */
-interface Group {
-  readonly node: ListNode | LeafListNode;
-  readonly seen: Set<string> | undefined;
-  /** A list entry lacks something its proof needs (see decode-proof.ts). */
-  unproven: boolean;
-  /** A keyed list: the key strings of its entries so far, indexed once the list is complete (see `index`). */
-  readonly keys: string[] | undefined;
-}
-
-class XmlDecoder {
+class XmlDecoder implements GeneralDecoder {
   private readonly frames: Frame[] = [];
   private depth = 0;
   private readonly allowState: boolean;
@@ -241,8 +94,8 @@ class XmlDecoder {
   private topCount = 0;
   /** The last scope a top-level element made (see scopeOf). */
   private topScope: Scope | undefined;
-  /** The leaf values of an entry `wholeEntry` reads, before it places them (reused). */
-  private readonly entryValues: LeafValue[] = [];
+  /** The fast path for repeated shapes; used only when `predicting`. */
+  private readonly fast: FastPath;
 
   constructor(
     private readonly ctx: SchemaContext,
@@ -254,6 +107,7 @@ class XmlDecoder {
     this.predicting = options.skip === undefined;
     this.copies = options.views !== true;
     this.topTable = membersOf(tableFor(options.parent, ctx));
+    this.fast = new FastPath(this, tok);
     const top = this.push(Kind.Root, undefined, undefined);
     top.table = this.topTable;
     top.out = this.root.children;
@@ -270,7 +124,7 @@ class XmlDecoder {
     try {
       for (;;) {
         const f = this.frames[this.depth - 1]!;
-        if (f.kind === Kind.Inner && f.seqTable === f.table && this.predicting && this.predicted(f)) continue;
+        if (f.kind === Kind.Inner && f.seqTable === f.table && this.predicting && this.fast.take(f)) continue;
         const t = tok.next();
         if (t === XmlToken.Start) this.start();
         else if (t === XmlToken.Text) this.content();
@@ -416,146 +270,14 @@ class XmlDecoder {
         }
         throw this.unknown(name, local, ns);
       }
-      this.remember(parent, position, name, scope, slot);
+      this.fast.remember(parent, position, name, scope, slot);
     }
     if (parent.kind === Kind.Root) this.topCount++;
     this.open(parent, slot, scope, tok.attrCount > 0);
   }
 
-  /**
-   * Notes how the child at `position` of `parent` was written and what it resolved to, for the next
-   * element of this shape at this depth (see `Frame.seqNames`): the start tag's text too, where it
-   * holds no attribute but namespace declarations, so the element can be matched whole (`predicted`).
-   */
-  private remember(parent: Frame, position: number, name: string, scope: Scope | undefined, slot: Member): void {
-    if (parent.seqTable !== parent.table) {
-      parent.seqTable = parent.table;
-      parent.seqNames.length = parent.seqScopes.length = parent.seqSlots.length = parent.seqTags.length = 0;
-      parent.seqHits.length = parent.seqPatterns.length = parent.seqEntries.length = 0;
-    }
-    const tok = this.tok;
-    let tag = tok.rawTag();
-    for (let i = 0; i < tok.attrCount && tag !== undefined; i++) {
-      const attribute = tok.attrNames[i]!;
-      if (attribute !== 'xmlns' && !attribute.startsWith('xmlns:')) tag = undefined;
-    }
-    parent.seqNames[position] = name;
-    parent.seqScopes[position] = scope;
-    parent.seqSlots[position] = slot;
-    parent.seqTags[position] = tag;
-    parent.seqHits[position] = 0;
-    parent.seqPatterns[position] = undefined;
-    parent.seqEntries[position] = undefined;
-  }
-
-  /**
-   * The fast path for an element under `parent` written exactly as the one remembered at its position
-   * (list entries and their children repeat one shape): matched as a whole start tag, or for a leaf as
-   * a whole element, without tokenizing it, resolving its name or reading its namespace declarations.
-   * Whatever the fast path does not take (another shape, a reference, a fault to report) is left to
-   * the general path: false, and nothing read.
-   */
-  private predicted(parent: Frame): boolean {
-    const position = Math.min(parent.childCount, PREDICTED_CHILDREN);
-    const tag = parent.seqTags[position];
-    if (tag === undefined) return false;
-    const name = parent.seqNames[position]!;
-    const scope = parent.seqScopes[position];
-    // With no attributes the element is in its parent's scope; with namespace declarations, in the
-    // scope they made under it (the same declarations written again make the same scope).
-    if (tag === name ? scope !== parent.scope : scope?.parent !== parent.scope) return false;
-    const slot = parent.seqSlots[position]!;
-    // Its slot passed `open` when it was remembered (state data in a config document is a fault there).
-    const schema = slot.schema;
-    const tok = this.tok;
-    const pattern = parent.seqPatterns[position];
-    const shape = parent.seqEntries[position];
-    if (shape !== undefined) {
-      const match = tok.entryMatches(shape.pattern);
-      if (match !== null && this.wholeEntry(parent, slot, scope, shape, match)) return true;
-    }
-    if (schema.kind === 'leaf') {
-      const text = tok.leafMatches(tag, name, pattern);
-      if (text === undefined || holds(parent, schema)) return false;
-      const value = this.textValue(slot, text, scope);
-      if (value === INVALID) return false;
-      tok.skipMatched();
-      parent.childCount++;
-      if (slot.mandatory) parent.mandatory++;
-      this.place(parent, slot, sharedLeaf(slot, value));
-    } else {
-      if (schema.kind !== 'list' && schema.kind !== 'container') return false;
-      if (!tok.startMatches(tag, pattern)) return false;
-      tok.enterMatched(name);
-      parent.childCount++;
-      this.open(parent, slot, scope, false);
-    }
-    const hits = ++parent.seqHits[position]!;
-    if (hits === REUSE_AFTER || hits === COMPILE_AFTER) {
-      parent.seqPatterns[position] = elementPattern(tag, schema.kind === 'leaf' ? name : undefined, hits === COMPILE_AFTER);
-      // the entry just opened is the next frame; its seq* still describe the entry before it
-      if (schema.kind === 'list')
-        parent.seqEntries[position] = this.entryShape(this.frames[this.depth - 1]!, tag, name, hits === COMPILE_AFTER);
-    }
-    return true;
-  }
-
-  /**
-   * How the entries of a list have been written, if as leaves only, each matchable whole (see
-   * `remember`): from the entry that closed last at the depth of `entry`, the one just opened with
-   * start tag `tag`.
-   */
-  private entryShape(entry: Frame, tag: string, name: string, compile: boolean): EntryShape | undefined {
-    const count = entry.shapeCount;
-    if (count === 0 || count > PREDICTED_CHILDREN || entry.seqTable !== entry.table) return undefined;
-    const leaves: { tag: string; name: string }[] = [];
-    const slots: Member[] = [];
-    const scopes: (Scope | undefined)[] = [];
-    for (let i = 0; i < count; i++) {
-      const leafTag = entry.seqTags[i];
-      const leafName = entry.seqNames[i]!;
-      const slot = entry.seqSlots[i]!;
-      const scope = entry.seqScopes[i];
-      if (leafTag === undefined || slot.schema.kind !== 'leaf' || slots.includes(slot)) return undefined;
-      if (leafTag === leafName ? scope !== entry.scope : scope?.parent !== entry.scope) return undefined;
-      leaves.push({ tag: leafTag, name: leafName });
-      slots.push(slot);
-      scopes.push(scope);
-    }
-    const pattern = entryPattern(tag, name, leaves, compile);
-    return pattern === undefined ? undefined : { pattern, slots, scopes };
-  }
-
-  /**
-   * Places the list entry of `slot` whose text `match` holds, as the general path would have read it;
-   * false, and nothing read, if a leaf's text is not a valid value (the general path then reports it).
-   */
-  private wholeEntry(parent: Frame, slot: Member, scope: Scope | undefined, shape: EntryShape, match: RegExpExecArray): boolean {
-    const { slots, scopes } = shape;
-    const values = this.entryValues;
-    for (let i = 0; i < slots.length; i++) {
-      const value = this.textValue(slots[i]!, match[i + 1]!, scopes[i]);
-      if (value === INVALID) return false;
-      values[i] = value;
-    }
-    this.tok.skipMatched();
-    parent.childCount++;
-    this.open(parent, slot, scope, false);
-    const entry = this.frames[this.depth - 1]!;
-    for (let i = 0; i < slots.length; i++) {
-      const leaf = slots[i]!;
-      entry.childCount++;
-      if (leaf.mandatory) entry.mandatory++;
-      this.place(entry, leaf, sharedLeaf(leaf, values[i]!));
-      values[i] = ''; // the decoder must not keep the tree's values alive
-    }
-    this.endInner(entry);
-    this.depth--;
-    return true;
-  }
-
   /** Opens the element resolved to `slot` under `parent`; `metadata`: its start tag has attributes besides namespaces. */
-  private open(parent: Frame, slot: Member, scope: Scope | undefined, metadata: boolean): void {
+  open(parent: Frame, slot: Member, scope: Scope | undefined, metadata: boolean): void {
     const schema = slot.schema;
     // A resolved element's local name is its schema node's name, and its namespace its module's.
     const local = schema.name;
@@ -664,7 +386,7 @@ class XmlDecoder {
   }
 
   /** Appends a child to its parent, noting whether the canonical order still holds. */
-  private place(parent: Frame, slot: { readonly order: number }, node: DataNode): void {
+  place(parent: Frame, slot: { readonly order: number }, node: DataNode): void {
     if (slot.order < parent.lastOrder) parent.sorted = false;
     parent.lastOrder = slot.order;
     if (parent.out === parent.gathering) parent.gathering[parent.filled++] = node;
@@ -736,6 +458,15 @@ class XmlDecoder {
     if (f.attributes !== undefined) ll.valueAttributes ??= new Array(ll.values.length).fill(undefined);
     ll.values.push(value);
     ll.valueAttributes?.push(f.attributes);
+  }
+
+  innermost(): Frame {
+    return this.frames[this.depth - 1]!;
+  }
+
+  closeEntry(entry: Frame): void {
+    this.endInner(entry);
+    this.depth--;
   }
 
   private endInner(f: Frame): void {
@@ -852,7 +583,7 @@ class XmlDecoder {
    * cut from the document: it goes into the tree `detached` (unless `views`), or the tree would keep the
    * whole document alive.
    */
-  private textValue(member: Member, text: string, scope: Scope | undefined): LeafValue | typeof INVALID {
+  textValue(member: Member, text: string, scope: Scope | undefined): LeafValue | typeof INVALID {
     const value = member.codec!.textValue(text, this.ctx, scope === undefined ? noPrefixes : scope.resolvePrefix, member.module.name);
     return value === text && this.copies ? detached(text) : value;
   }
@@ -911,58 +642,6 @@ class XmlDecoder {
     const f = this.push(Kind.AnyChild, undefined, scope);
     f.anyName = module ? `${module.name}:${local}` : local;
     f.ns = ns ?? parent.ns;
-  }
-}
-
-/** The local part of an element name as written. */
-function localName(name: string): string {
-  const colon = name.indexOf(':');
-  return colon < 0 ? name : name.slice(colon + 1);
-}
-
-/** The namespace of an element name as written, in a scope (undefined when its prefix is not declared). */
-function namespaceOf(name: string, scope: Scope | undefined): string | undefined {
-  const colon = name.indexOf(':');
-  return colon < 0 ? scope?.defaultNs : scope?.lookup(name.slice(0, colon));
-}
-
-/** Whether siblings already hold a node of `schema` (siblings are few: bounded by the schema). */
-/** Whether the children placed so far under `parent` hold a node of `schema`. */
-function holds(parent: Frame, schema: SchemaNode): boolean {
-  const siblings = parent.out;
-  const count = childrenSoFar(parent);
-  for (let i = 0; i < count; i++) if (siblings[i]!.schema === schema) return true;
-  return false;
-}
-
-/** How many children `parent.out` holds for the element (see Frame.gathering). */
-function childrenSoFar(parent: Frame): number {
-  return parent.out === parent.gathering ? parent.filled : parent.out.length;
-}
-
-/** The children of an open element so far; of an entry or container closing, those it was given (the gathering array is cleared then). */
-function childrenOf(f: Frame): readonly DataNode[] {
-  const node = f.node;
-  if (node !== undefined && node.children !== NOT_YET) return node.children;
-  return f.out.slice(0, childrenSoFar(f));
-}
-
-/**
- * anydata/anyxml content as a JSON value, the way RFC 7951 would write it without a schema:
- * elements become members, repeated ones arrays, text-only elements strings (text beside elements
- * is dropped).
- */
-function anyValue(f: Frame): unknown {
-  return f.anyMembers === undefined ? detached(f.text) : Object.fromEntries(f.anyMembers);
-}
-
-function addMember(parent: Frame, member: string, value: unknown): void {
-  const members = (parent.anyMembers ??= new Map());
-  if (!members.has(member)) members.set(member, value);
-  else if (parent.repeated?.has(member)) (members.get(member) as unknown[]).push(value);
-  else {
-    members.set(member, [members.get(member), value]);
-    (parent.repeated ??= new Set()).add(member);
   }
 }
 

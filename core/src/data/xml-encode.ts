@@ -8,11 +8,16 @@
  * List entries write their keys first. Attributes of a list or leaf-list as a whole have no element to
  * sit on in XML and are left out (they exist only in JSON, docs/restconf-api.md#attributes-in-json); per-entry and per-value
  * attributes are written.
+ *
+ * Why this file is longer than 400 lines: the writer (XmlWriter) keeps per-schema-node tag caches and
+ * one output buffer that every node kind writes into; its methods share that state, and splitting them
+ * would expose it. Escaping is xml-escape.ts's.
  */
 import type { LeafListSchema, LeafSchema, SchemaContext } from '../yang/schema';
 import { detached } from '../yang/types/detached';
 import { annotationOf, xmlAttributeNamespace } from './attributes';
 import { leafToText } from './leaf-values';
+import { escapeXmlAttribute as escapeAttr, escapeXmlText as escapeText } from './xml-escape';
 import type { Attributes, DataNode, DataRoot, LeafNode, LeafValue, ListEntryNode } from './tree';
 
 /** Namespace of RESTCONF's `<data>` wrapper for a whole tree. */
@@ -21,32 +26,6 @@ export const RESTCONF_NS = 'urn:ietf:params:xml:ns:yang:ietf-restconf';
 export interface EncodeXmlOptions {
   /** Write attributes (default true). */
   readonly attributes?: boolean;
-}
-
-function escapeText(s: string): string {
-  return needsEscape(s) ? s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r/g, '&#13;') : s;
-}
-
-/** Whether text holds `&`, `<`, `>` or CR; a plain loop: on the short values of a tree it beats RegExp.test. */
-function needsEscape(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    // '&' 38, '<' 60, '>' 62, CR 13; everything above '>' and the rest below need nothing
-    if (c <= 62 && (c === 38 || c === 60 || c === 62 || c === 13)) return true;
-  }
-  return false;
-}
-
-function escapeAttr(s: string): string {
-  return /[&<"\t\n\r]/.test(s)
-    ? s
-        .replace(/&/g, '&amp;')
-        .replace(/</g, '&lt;')
-        .replace(/"/g, '&quot;')
-        .replace(/\t/g, '&#9;')
-        .replace(/\n/g, '&#10;')
-        .replace(/\r/g, '&#13;')
-    : s;
 }
 
 /** Prefix declarations one element needs (namespace -> prefix), kept unique within the element. */

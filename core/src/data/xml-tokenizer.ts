@@ -9,16 +9,23 @@
  * that hands the decoder names and text as it goes (see xml-decode.ts), about 10x faster.
  *
  * A caller that knows how the next element was written last time can have it matched whole instead
- * (`startMatches`, `leafMatches`, `entryMatches`): list entries repeat one shape, and comparing text the
- * general path accepted once costs a fraction of tokenizing it again.
+ * (`startMatches`, `leafMatches`, `entryMatches`, with the matchers xml-decode-fast.ts compiles): list
+ * entries repeat one shape, and comparing text the general path accepted once costs a fraction of
+ * tokenizing it again.
+ *
+ * It is the only XML tokenizer of the service: request bodies (xml-decode.ts), the element trees of
+ * NETCONF messages and YANG Patch envelopes (xml-element.ts), and through the SDK the NETCONF plugin's
+ * reading of a reply's first tags all go through it, with one depth bound (MAX_XML_DEPTH).
+ *
+ * Why this file is longer than 400 lines: it is one class whose scanning state (position, depth, the
+ * next `&` and CR, the intern tables) every token and every predicted match reads and moves; the
+ * predicted matches must stay beside the scan they skip, or they would reach into its private state.
  *
  * Well-formedness is checked as it goes: names, quoting, duplicate attributes, matching end tags,
  * entity and character references, unterminated constructs, text outside the root, nesting deeper than
  * a bound (no recursion anywhere, so depth only costs an array slot). A fault throws `XmlSyntaxError`
  * with the line and column of the offending character, computed only when a fault happens.
  */
-import { detached } from '../yang/types/detached';
-
 /** What {@link XmlTokenizer.next} found. */
 export const enum XmlToken {
   /** A start tag: `name`, `attrNames`/`attrValues` (first `attrCount`). A self-closing tag is followed by `End`. */
@@ -32,6 +39,12 @@ export const enum XmlToken {
   /** End of the text given so far, when more is to come (see `XmlTokenizer.extend`). */
   More = 5,
 }
+
+/**
+ * Deepest element nesting any XML reader of the service accepts (request bodies, device replies,
+ * NETCONF messages); RESTCONF and NETCONF data nest far less.
+ */
+export const MAX_XML_DEPTH = 512;
 
 /** A well-formedness fault, with its place in the text. */
 export class XmlSyntaxError extends Error {
@@ -100,60 +113,6 @@ function holdsAt(text: string, known: string, start: number): boolean {
   for (let i = 0; i < length; i++) if (text.charCodeAt(start + i) !== known.charCodeAt(i)) return false;
   return true;
 }
-
-/**
- * The matcher of a predicted element (see `XmlTokenizer.startMatches`): `<tag>`, or with `name` the
- * whole `<tag>text</name>` of `leafMatches`. One call into the regular expression engine instead of
- * a character loop, ~8x faster on a 60-character tag (a namespace declaration) and ~2x on a short
- * leaf; but compiling one costs ~20 µs, so callers make one only for a shape matched many times
- * (`compile`). Matchers are kept across documents: a device answers the same shapes read after read,
- * so a later document finds them made (without `compile`, only a kept one is returned).
- */
-export function elementPattern(tag: string, name: string | undefined, compile: boolean): RegExp | undefined {
-  const key = name === undefined ? tag : `${tag}\u0000${name}`;
-  return keptPattern(key, compile, () => (name === undefined ? `<${literal(tag)}>` : `<${literal(tag)}>${LEAF_TEXT}</${literal(name)}>`));
-}
-
-/**
- * The matcher of a whole predicted list entry (see `XmlTokenizer.entryMatches`): `<tag>`, then each
- * leaf of `leaves` as `<tag>text</name>` with its text captured, white space allowed between
- * elements, then `</name>`. Kept and compiled as `elementPattern`'s.
- */
-export function entryPattern(
-  tag: string,
-  name: string,
-  leaves: readonly { readonly tag: string; readonly name: string }[],
-  compile: boolean,
-): RegExp | undefined {
-  let key = `${tag}\u0001${name}`;
-  for (const leaf of leaves) key += `\u0001${leaf.tag}\u0000${leaf.name}`;
-  return keptPattern(key, compile, () => {
-    let source = `<${literal(tag)}>`;
-    for (const leaf of leaves) source += `${SPACE}<${literal(leaf.tag)}>(${LEAF_TEXT})</${literal(leaf.name)}>`;
-    return `${source}${SPACE}</${literal(name)}>`;
-  });
-}
-
-/** A leaf's text that decodes to itself: no markup, no reference, no CR (which would be normalized). */
-const LEAF_TEXT = '[^<&\\r]*';
-const SPACE = '[ \\t\\n\\r]*';
-
-const literal = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-
-function keptPattern(key: string, compile: boolean, source: () => string): RegExp | undefined {
-  let pattern = patterns.get(key);
-  if (pattern === undefined && compile) {
-    pattern = new RegExp(source(), 'y');
-    // bounded: documents of ever new shapes start the cache afresh rather than grow it
-    if (patterns.size >= MAX_PATTERNS) patterns.clear();
-    patterns.set(detached(key), pattern); // the key is cut from a document this cache outlives
-  }
-  return pattern;
-}
-
-/** Compiled element matchers by tag (and leaf name); sticky, so sharing them is safe in synchronous decoding. */
-const patterns = new Map<string, RegExp>();
-const MAX_PATTERNS = 4096;
 
 /** Line and column (1-based) of an offset. */
 export function xmlLineColumn(text: string, offset: number): { line: number; column: number } {
@@ -274,8 +233,8 @@ export class XmlTokenizer {
       this.tokenStart = start;
       if (start >= n) {
         if (this.partial) return XmlToken.More;
-        if (this.depth > 0) this.fail(`element <${this.open[this.depth - 1]}> is not closed`, n);
-        if (!this.rootSeen) this.fail('the document has no element', n);
+        if (this.depth > 0) this.fail(`unclosed element: <${this.open[this.depth - 1]}> is not closed`, n);
+        if (!this.rootSeen) this.fail('the document has no element (no root element)', n);
         return XmlToken.Eof;
       }
       if (text.charCodeAt(start) !== LT) return this.charData(start);
@@ -517,7 +476,7 @@ export class XmlTokenizer {
         this.pendingEnd = true;
         break;
       }
-      if (afterSpace >= text.length) this.fail(`start tag <${this.name}> is not terminated`, start);
+      if (afterSpace >= text.length) this.fail(`unterminated start tag: start tag <${this.name}> is not terminated`, start);
       if (afterSpace === pos) this.fail('whitespace is expected before an attribute', pos);
       const attrEnd = this.nameEnd(afterSpace, 'attribute');
       const attrName = this.intern(afterSpace, attrEnd);
@@ -529,7 +488,7 @@ export class XmlTokenizer {
       const close = text.indexOf(quote === QUOT ? '"' : "'", p + 1);
       if (close < 0) this.fail(`the value of attribute '${attrName}' is not terminated`, p);
       for (let k = 0; k < count; k++) {
-        if (this.attrNames[k] === attrName) this.fail(`attribute '${attrName}' is repeated`, afterSpace);
+        if (this.attrNames[k] === attrName) this.fail(`duplicate attribute: attribute '${attrName}' is repeated`, afterSpace);
       }
       this.attrNames[count] = attrName;
       this.attrValues[count] = this.attributeValue(p + 1, close);

@@ -9,7 +9,6 @@
  * Each edit is tried in order on the tree as it stands (cheap: copy-on-write) only to say *which*
  * edit failed; the real write hands all edits to the datastore at once and validates the result there.
  */
-import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
 import { applyEdit, type Edit } from '../data/edit';
 import { DataError, fault } from '../data/errors';
 import type { InsertPosition } from '../data/list';
@@ -25,6 +24,8 @@ import { findTarget } from './target';
 import { decodeJson } from '../data/json-decode';
 import { JsonBodyError, parseJsonBody } from '../data/json-syntax';
 import { decodeXml } from '../data/xml-decode';
+import { escapeXmlText } from '../data/xml-escape';
+import { readXmlPatch } from './yang-patch-xml';
 import { instancePath } from '../data/path';
 import { parseDataPath } from './uri';
 import { bodyDecodeOptions } from './filter-points';
@@ -85,89 +86,6 @@ function readJsonPatch(text: string): RawPatch {
     };
   });
   return { patchId: str(p['patch-id'], 'patch-id'), edits };
-}
-
-const xmlParser = new XMLParser({
-  preserveOrder: true,
-  ignoreAttributes: false,
-  attributeNamePrefix: '',
-  parseTagValue: false,
-  trimValues: true,
-  processEntities: true,
-  maxNestedTags: 512,
-});
-const xmlBuilder = new XMLBuilder({ preserveOrder: true, ignoreAttributes: false, attributeNamePrefix: '', suppressEmptyNode: true });
-
-type XItem = Record<string, unknown>;
-function nameOf(item: XItem): string | undefined {
-  for (const k in item) if (k !== ':@') return k;
-  return undefined;
-}
-function local(name: string): string {
-  const c = name.indexOf(':');
-  return c >= 0 ? name.slice(c + 1) : name;
-}
-function textOf(items: unknown): string {
-  if (!Array.isArray(items)) return '';
-  return items.map((i: XItem) => (typeof i['#text'] === 'string' ? i['#text'] : '')).join('');
-}
-
-/** The `xmlns:p` declarations among an element's attributes. */
-function prefixDeclarations(attrs: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(attrs).filter(([k]) => k.startsWith('xmlns:')));
-}
-
-function readXmlPatch(text: string): RawPatch {
-  if (/<!DOCTYPE/i.test(text)) throw malformed('a DOCTYPE is not allowed');
-  const valid = XMLValidator.validate(text);
-  if (valid !== true) throw malformed(`malformed XML at line ${valid.err.line}, column ${valid.err.col}: ${valid.err.msg}`);
-  const items = xmlParser.parse(text) as XItem[];
-  const root = items.find((i) => nameOf(i) !== undefined && nameOf(i) !== '?xml');
-  if (root === undefined || local(nameOf(root)!) !== 'yang-patch') throw malformed("the body must be a 'yang-patch' element");
-  const rootAttrs = (root[':@'] ?? {}) as Record<string, string>;
-  if (rootAttrs['xmlns'] !== YANG_PATCH_NS) throw malformed(`'yang-patch' must be in namespace ${YANG_PATCH_NS}`);
-  const inherited = prefixDeclarations(rootAttrs);
-  let patchId: string | undefined;
-  const edits: RawEdit[] = [];
-  for (const child of root[nameOf(root)!] as XItem[]) {
-    const name = nameOf(child);
-    if (name === undefined || name === '#text') continue;
-    if (local(name) === 'patch-id') patchId = textOf(child[name]);
-    if (local(name) !== 'edit') continue;
-    const fields: Record<string, string> = {};
-    let value: string | undefined;
-    for (const f of child[name] as XItem[]) {
-      const fname = nameOf(f);
-      if (fname === undefined || fname === '#text') continue;
-      if (local(fname) === 'value') {
-        // Re-serialise each element under <value>, carrying the prefixes declared on its ancestors
-        // (<yang-patch>, <edit>, <value>) and a default namespace <value> declares.
-        const valueAttrs = (f[':@'] ?? {}) as Record<string, string>;
-        const scope = {
-          ...inherited,
-          ...prefixDeclarations((child[':@'] ?? {}) as Record<string, string>),
-          ...prefixDeclarations(valueAttrs),
-        };
-        if (valueAttrs['xmlns'] !== undefined && valueAttrs['xmlns'] !== YANG_PATCH_NS) scope['xmlns'] = valueAttrs['xmlns'];
-        const inner = (f[fname] as XItem[])
-          .filter((i) => nameOf(i) !== '#text')
-          .map((i) => ({ ...i, ':@': { ...scope, ...((i[':@'] as object) ?? {}) } }));
-        value = xmlBuilder.build(inner) as string;
-      } else {
-        fields[local(fname)] = textOf(f[fname]);
-      }
-    }
-    edits.push({
-      id: fields['edit-id'] ?? '',
-      operation: fields['operation'] ?? '',
-      target: fields['target'] ?? '',
-      ...(fields['point'] !== undefined ? { point: fields['point'] } : {}),
-      ...(fields['where'] !== undefined ? { where: fields['where'] } : {}),
-      ...(value !== undefined ? { value } : {}),
-    });
-  }
-  if (patchId === undefined) throw malformed('yang-patch: patch-id is missing');
-  return { patchId, edits };
 }
 
 /** An edit's failure, tied to its edit-id. */
@@ -265,10 +183,6 @@ function statusBody(
   return { 'ietf-yang-patch:yang-patch-status': status };
 }
 
-function escapeXml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
 /** The parts of a yang-patch-status (as `statusBody` builds it) that its XML form writes. */
 interface PatchStatus {
   readonly 'patch-id': unknown;
@@ -281,12 +195,12 @@ interface PatchStatus {
 
 function statusXml(body: Record<string, unknown>): string {
   const s = body['ietf-yang-patch:yang-patch-status'] as PatchStatus;
-  let out = `<yang-patch-status xmlns="${YANG_PATCH_NS}"><patch-id>${escapeXml(String(s['patch-id']))}</patch-id>`;
+  let out = `<yang-patch-status xmlns="${YANG_PATCH_NS}"><patch-id>${escapeXmlText(String(s['patch-id']))}</patch-id>`;
   const infoXml = (info: unknown) =>
     info !== null && typeof info === 'object'
       ? `<error-info>${Object.entries(info)
           .filter(([k]) => /^[A-Za-z_][A-Za-z0-9_.-]*$/.test(k))
-          .map(([k, v]) => `<${k}>${escapeXml(String(v))}</${k}>`)
+          .map(([k, v]) => `<${k}>${escapeXmlText(String(v))}</${k}>`)
           .join('')}</error-info>`
       : '';
   const errorsXml = (list: readonly Record<string, unknown>[]) =>
@@ -294,7 +208,7 @@ function statusXml(body: Record<string, unknown>): string {
       .map(
         (e) =>
           `<error>${Object.entries(e)
-            .map(([k, v]) => (k === 'error-info' ? infoXml(v) : `<${k}>${escapeXml(String(v))}</${k}>`))
+            .map(([k, v]) => (k === 'error-info' ? infoXml(v) : `<${k}>${escapeXmlText(String(v))}</${k}>`))
             .join('')}</error>`,
       )
       .join('')}</errors>`;
@@ -302,7 +216,8 @@ function statusXml(body: Record<string, unknown>): string {
   if (s['global-errors']) out += `<global-errors>${errorsXml(s['global-errors'].error)}</global-errors>`;
   if (s['edit-status']) {
     out += '<edit-status>';
-    for (const e of s['edit-status'].edit) out += `<edit><edit-id>${escapeXml(e['edit-id'])}</edit-id>${errorsXml(e.errors.error)}</edit>`;
+    for (const e of s['edit-status'].edit)
+      out += `<edit><edit-id>${escapeXmlText(e['edit-id'])}</edit-id>${errorsXml(e.errors.error)}</edit>`;
     out += '</edit-status>';
   }
   return `${out}</yang-patch-status>`;

@@ -1,7 +1,9 @@
 /**
  * What an `<rpc-reply>` says before (or instead of) parsing it whole: its envelope (the root element's
  * name, namespace and message-id, read from the first start tag) and, when the reply holds nothing but
- * `<data>`, that element's content as a standalone `<data>` document.
+ * `<data>`, that element's content as a standalone `<data>` document. The tags are read by the SDK's
+ * XML tokenizer (the core's, which reads every XML the service takes), stopping after the first two;
+ * the end tags are found by reading back from the end of the text.
  *
  * The same for a reply that is a lone `<ok/>` (lock, edit-config, commit, unlock: four of a write's five
  * replies): the element tree it parses to is built from the envelope, without a parser.
@@ -12,15 +14,7 @@
  * with certainty (an rpc-error, a second child, a comment after the data) makes it answer undefined,
  * and the session parses the reply whole as before.
  */
-import { decodeEntities, escapeAttr, NETCONF_NS, type XmlElement } from '@rosetta/sdk';
-
-const NAME = '[A-Za-z_][\\w.-]*';
-const ATTRIBUTES = `((?:\\s+${NAME}(?::${NAME})?\\s*=\\s*(?:"[^"]*"|'[^']*'))*)`;
-/** XML declaration and comments, then the root's start tag. */
-const ROOT = new RegExp(`^\\s*(?:<\\?xml\\s[^?]*\\?>\\s*)?(?:<!--(?:[^-]|-(?!-))*-->\\s*)*<(?:(${NAME}):)?(${NAME})${ATTRIBUTES}\\s*(/?)>`);
-/** The root's first child when it is `<data>` (sticky: right where the root's start tag ends). */
-const DATA = new RegExp(`\\s*<(?:(${NAME}):)?data${ATTRIBUTES}\\s*(/?)>`, 'y');
-const ATTRIBUTE = new RegExp(`(${NAME}(?::${NAME})?)\\s*=\\s*(?:"([^"]*)"|'([^']*)')`, 'g');
+import { escapeAttr, MAX_XML_DEPTH, NETCONF_NS, XmlToken, XmlTokenizer, type XmlElement } from '@rosetta/sdk';
 
 /** The first start tag of a message. */
 export interface Envelope {
@@ -34,32 +28,50 @@ export interface Envelope {
   readonly selfClosing: boolean;
 }
 
-function attributesOf(text: string | undefined): Map<string, string> {
-  const attrs = new Map<string, string>();
-  if (text === undefined || text === '') return attrs;
-  for (const m of text.matchAll(ATTRIBUTE)) attrs.set(m[1]!, decodeEntities(m[2] ?? m[3] ?? ''));
-  return attrs;
+/** A start tag read by {@link leadingTags}: an envelope, plus where its `<` is. */
+interface StartTag extends Envelope {
+  readonly start: number;
+}
+
+/**
+ * The first `count` start tags of a message, each the first child of the one before (white space
+ * between them allowed), read by the SDK's XML tokenizer; fewer when something else comes first or the
+ * text so far ends, none when the text does not start as XML (the whole parse then says why). Only
+ * these tags are read, however long the message.
+ */
+function leadingTags(text: string, count: number): StartTag[] {
+  const tags: StartTag[] = [];
+  const tok = new XmlTokenizer(text, MAX_XML_DEPTH);
+  try {
+    while (tags.length < count) {
+      const token = tok.next();
+      if (token === XmlToken.Text && tok.textIsSpace()) continue;
+      if (token !== XmlToken.Start) break;
+      const attrs = new Map<string, string>();
+      for (let i = 0; i < tok.attrCount; i++) attrs.set(tok.attrNames[i]!, tok.attrValues[i]!);
+      const colon = tok.name.indexOf(':');
+      const prefix = colon < 0 ? undefined : tok.name.slice(0, colon);
+      const selfClosing = tok.rawTag() === undefined;
+      tags.push({
+        prefix,
+        name: colon < 0 ? tok.name : tok.name.slice(colon + 1),
+        ns: attrs.get(prefix === undefined ? 'xmlns' : `xmlns:${prefix}`),
+        attrs,
+        start: tok.tokenStart,
+        contentStart: tok.offset,
+        selfClosing,
+      });
+      if (selfClosing) break;
+    }
+  } catch {
+    // not well-formed (a bad entity, a tag cut where the text so far ends): the tags read before it stand
+  }
+  return tags;
 }
 
 /** The envelope of a message, or undefined when its start does not read as XML. */
 export function readEnvelope(text: string): Envelope | undefined {
-  const m = ROOT.exec(text);
-  if (m === null) return undefined;
-  const prefix = m[1];
-  let attrs: Map<string, string>;
-  try {
-    attrs = attributesOf(m[3]);
-  } catch {
-    return undefined; // a bad entity: the whole parse says where
-  }
-  return {
-    prefix,
-    name: m[2]!,
-    ns: attrs.get(prefix === undefined ? 'xmlns' : `xmlns:${prefix}`),
-    attrs,
-    contentStart: m[0].length,
-    selfClosing: m[4] === '/',
-  };
+  return leadingTags(text, 1)[0];
 }
 
 /** Whether an envelope is an rpc-reply of the NETCONF base namespace. */
@@ -78,29 +90,25 @@ export function loneDataText(text: string, envelope: Envelope): string | undefin
   return `${data.start}${text.slice(data.contentStart, data.contentEnd)}</data>`;
 }
 
-/** `<ok/>` or `<prefix:ok/>` (sticky: right after the envelope's start tag, white space aside). */
-const OK = new RegExp(`\\s*<(?:(${NAME}):)?ok\\s*/>`, 'y');
-
 /**
  * The element tree of a reply that holds nothing but `<ok/>` in NETCONF's namespace (what parseXml would
  * make of it), or undefined when the reply is anything else: parse it whole then.
  */
 export function loneOk(text: string, envelope: Envelope): XmlElement | undefined {
   if (envelope.selfClosing || !isRpcReply(envelope)) return undefined;
-  OK.lastIndex = envelope.contentStart;
-  const ok = OK.exec(text);
-  if (ok === null) return undefined;
-  const okPrefix = ok[1];
+  const ok = leadingTags(text, 2)[1];
+  if (ok === undefined || ok.name !== 'ok' || !ok.selfClosing || ok.attrs.size > 0) return undefined;
+  const okPrefix = ok.prefix;
   if (envelope.attrs.get(okPrefix === undefined ? 'xmlns' : `xmlns:${okPrefix}`) !== NETCONF_NS) return undefined;
   const close = closingTagAt(text, envelope.prefix, 'rpc-reply', text.length);
-  if (close === undefined || text.slice(OK.lastIndex, close).trim() !== '') return undefined;
+  if (close === undefined || text.slice(ok.contentStart, close).trim() !== '') return undefined;
   const attrs = Object.fromEntries(envelope.attrs);
   const scope = new Map<string, string>();
   for (const [name, value] of envelope.attrs) {
     if (name === 'xmlns') scope.set('', value);
     else if (name.startsWith('xmlns:')) scope.set(name.slice(6), value);
   }
-  const okStart = text.indexOf('<', ok.index);
+  const okStart = ok.start;
   const okElement: XmlElement = {
     name: 'ok',
     prefix: okPrefix ?? '',
@@ -110,7 +118,7 @@ export function loneOk(text: string, envelope: Envelope): XmlElement | undefined
     text: '',
     scope,
     start: okStart,
-    end: OK.lastIndex,
+    end: ok.contentStart,
   };
   return {
     name: 'rpc-reply',
@@ -119,7 +127,7 @@ export function loneOk(text: string, envelope: Envelope): XmlElement | undefined
     attrs,
     children: [okElement],
     // the white space around <ok/>, as a parser joins the root's own character data
-    text: text.slice(envelope.contentStart, okStart) + text.slice(OK.lastIndex, close),
+    text: text.slice(envelope.contentStart, okStart) + text.slice(ok.contentStart, close),
     scope,
     start: text.lastIndexOf('<', envelope.contentStart - 1),
     end: text.indexOf('>', close) + 1,
@@ -160,16 +168,10 @@ export function dataStart(
   envelope: Envelope,
 ): (Omit<DataRange, 'contentEnd'> & { readonly prefix: string | undefined; readonly selfClosing: boolean }) | undefined {
   if (envelope.selfClosing) return undefined;
-  DATA.lastIndex = envelope.contentStart;
-  const open = DATA.exec(text);
-  if (open === null) return undefined;
-  let dataAttrs: Map<string, string>;
-  try {
-    dataAttrs = attributesOf(open[2]);
-  } catch {
-    return undefined;
-  }
-  const prefix = open[1];
+  const data = leadingTags(text, 2)[1];
+  if (data === undefined || data.name !== 'data') return undefined;
+  const dataAttrs = data.attrs;
+  const prefix = data.prefix;
   const dataNs =
     prefix === undefined
       ? (dataAttrs.get('xmlns') ?? envelope.attrs.get('xmlns'))
@@ -182,10 +184,10 @@ export function dataStart(
   }
   return {
     start: `<data${declarations}>`,
-    contentStart: DATA.lastIndex,
+    contentStart: data.contentStart,
     endTag: `</${prefix === undefined ? '' : `${prefix}:`}data`,
     prefix,
-    selfClosing: open[3] === '/',
+    selfClosing: data.selfClosing,
   };
 }
 
