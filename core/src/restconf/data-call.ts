@@ -4,7 +4,6 @@
  * shares (the body's root must be the target node, or a child of it for POST).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Request, Response } from 'express';
 import type { PathStep } from '../data/edit';
 import { DataError, fault } from '../data/errors';
 import type { InsertPosition } from '../data/list';
@@ -14,9 +13,11 @@ import { valueDecodeScope, type ValueSource } from '../datastore/datastore';
 import type { SchemaNode } from '../yang/schema';
 import { decodeBody, readBody } from './body';
 import type { RestconfContext } from './context';
+import type { DatastoreView } from './data-view';
 import { methodNotAllowed } from './errors';
 import { bodyDecodeOptions } from './filter-points';
 import { requestType, type MediaType } from './media';
+import { ALLOW } from './options';
 import type { ParsedPath } from './uri';
 
 /** The query options the data handlers act on (typed; parsed by the query module). */
@@ -50,18 +51,17 @@ export interface DataQuery {
   readonly hideAttributes: boolean;
 }
 
-/**
- * One data request. The request and response are express's by default (the uniconfig layer's routes
- * build these); the core's data handlers take {@link PlainDataCall}, node's own types, because app.ts
- * serves the common data requests without express (see respond.ts).
- */
-export interface DataCall<Req extends IncomingMessage = Request, Res extends ServerResponse = Response> {
+/** One data request, as the handler of its method sees it, over the datastore view its path belongs to. */
+export interface DataCall {
+  /** Where the data lives: the handlers read and commit through it. */
+  readonly view: DatastoreView;
+  /** The schema, datastores and options of the view. */
   readonly ctx: RestconfContext;
   readonly scope: PluginScope;
-  readonly req: Req;
-  readonly res: Res;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
   readonly target: ParsedPath;
-  /** The encoded path after `/rests/data` (after `uri.parse` taps), for YANG Patch edit targets. */
+  /** The encoded path after the view's root (after `uri.parse` taps), for YANG Patch edit targets. */
   readonly rawPath: string;
   readonly query: DataQuery;
   /** The type responses are written in (negotiated from Accept). */
@@ -70,17 +70,11 @@ export interface DataCall<Req extends IncomingMessage = Request, Res extends Ser
   readonly rawQuery: Readonly<Record<string, string>>;
 }
 
-/** A data request with node's HTTP types: what handlers that never use express's helpers accept. */
-export type PlainDataCall = DataCall<IncomingMessage, ServerResponse>;
-
-/** Methods allowed on a resource of the Operational datastore only. */
-export const READ_ONLY_METHODS = ['GET', 'HEAD', 'OPTIONS'] as const;
-
 /** 405 for a write to a node that lives in the read-only Operational datastore (`config false`). */
-export function refuseStateWrite(call: PlainDataCall, method: string): void {
+export function refuseStateWrite(call: DataCall, method: string): void {
   const schema = call.target.target;
   if (schema !== undefined && !schema.config) {
-    throw methodNotAllowed(method, READ_ONLY_METHODS, `${call.target.path} is operational (config false) data, which is read-only`);
+    throw methodNotAllowed(method, ALLOW.state, `${call.target.path} is operational (config false) data, which is read-only`);
   }
 }
 
@@ -91,7 +85,7 @@ const TAG_ATTRIBUTES: ReadonlySet<string> = new Set(['operation', 'template-tags
  * Reads and decodes the body of a write. `scope` 'target': the body's members are siblings of the
  * target (PUT, PATCH); 'child': they are children of the target (POST). Config only.
  */
-export async function readWriteBody(call: PlainDataCall, scope: 'target' | 'child'): Promise<DataRoot> {
+export async function readWriteBody(call: DataCall, scope: 'target' | 'child'): Promise<DataRoot> {
   return (await readWriteBodySource(call, scope)).root;
 }
 
@@ -100,10 +94,7 @@ export async function readWriteBody(call: PlainDataCall, scope: 'target' | 'chil
  * scope gives the same tree: a JSON body in the target's scope, decoded with nothing but the schema
  * (no apply-tags attributes, no plugin's decode policy). The journal then keeps the text.
  */
-export async function readWriteBodySource(
-  call: PlainDataCall,
-  scope: 'target' | 'child',
-): Promise<{ root: DataRoot; source?: ValueSource }> {
+export async function readWriteBodySource(call: DataCall, scope: 'target' | 'child'): Promise<{ root: DataRoot; source?: ValueSource }> {
   const media = requestType(call.req.headers['content-type'], false);
   const text = await readBody(call.req, call.ctx.options.bodyLimit);
   const steps = call.target.steps;
@@ -129,7 +120,7 @@ export async function readWriteBodySource(
  * The one node of a PUT/PATCH body, which must be the target node itself (400 otherwise). For the
  * datastore root the whole decoded root is the value.
  */
-export function bodyIsTarget(call: PlainDataCall, root: DataRoot): DataNode | DataRoot {
+export function bodyIsTarget(call: DataCall, root: DataRoot): DataNode | DataRoot {
   const target = call.target.target;
   if (target === undefined) return root;
   const only = root.children.length === 1 ? root.children[0]! : undefined;

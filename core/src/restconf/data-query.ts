@@ -24,6 +24,13 @@ export function queryText(req: IncomingMessage): string {
   return q < 0 ? '' : url.slice(q + 1);
 }
 
+/** The path of a request as received, without its query. */
+export function requestPath(req: IncomingMessage): string {
+  const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '';
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
+}
+
 /** The parameters as received, for the read hooks' context (already checked by `parseQuery`). */
 export function rawQueryOf(req: IncomingMessage): Record<string, string> {
   const text = queryText(req);

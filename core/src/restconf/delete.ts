@@ -2,13 +2,12 @@
  * DELETE on `/rests/data/...`: removes exactly the target node (a list entry, a leaf-list value, a
  * container, a leaf, a whole list); 204, or 404 `data-missing` when there is nothing there.
  */
-import { commitWrite } from './commit';
-import { refuseStateWrite, type PlainDataCall } from './data-call';
+import { refuseStateWrite, type DataCall } from './data-call';
 import { sendEmpty } from './respond';
 
-export async function handleDelete(call: PlainDataCall): Promise<void> {
+export async function handleDelete(call: DataCall): Promise<void> {
   refuseStateWrite(call, 'DELETE');
-  await commitWrite(call.ctx, call.scope, {
+  await call.view.commit(call, {
     operation: 'delete',
     steps: call.target.steps,
     path: call.target.path,

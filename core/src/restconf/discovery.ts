@@ -1,7 +1,7 @@
 /**
  * The resources that describe the server rather than data: `/.well-known/host-meta` (RFC 8040 §3.1,
- * pointing at `/rests`), the API root `/rests`, `/rests/yang-library-version`, the `Allow` sets of
- * OPTIONS, and the WADL-style description that `OPTIONS /rests` answers.
+ * pointing at `/rests`), the API root `/rests`, `/rests/yang-library-version`, and the WADL-style
+ * description that `OPTIONS /rests` answers (the `Allow` sets are options.ts's).
  */
 import { DATA_TYPES, PATCH_TYPES, type MediaType } from './media';
 
@@ -11,17 +11,6 @@ const RESTCONF_NS = 'urn:ietf:params:xml:ns:yang:ietf-restconf';
 
 export const HOST_META = `<?xml version="1.0" encoding="UTF-8"?>
 <XRD xmlns="http://docs.oasis-open.org/ns/xri/xrd-1.0"><Link rel="restconf" href="/rests"/></XRD>`;
-
-/** Methods on each kind of resource (the `Allow` header). */
-export const ALLOW = {
-  config: ['GET', 'HEAD', 'OPTIONS', 'PUT', 'POST', 'PATCH', 'DELETE'],
-  state: ['GET', 'HEAD', 'OPTIONS'],
-  operation: ['POST', 'OPTIONS'],
-  readOnly: ['GET', 'HEAD', 'OPTIONS'],
-} as const;
-
-/** `Accept-Patch` on data resources (RFC 8072 §2.1). */
-export const ACCEPT_PATCH = [...DATA_TYPES.filter((m) => m.type !== 'text/xml'), ...PATCH_TYPES].map((m) => m.type).join(', ');
 
 export function yangLibraryVersion(media: MediaType): string {
   return media.encoding === 'json'

@@ -16,6 +16,16 @@ import type { PathStep } from '../data/edit';
 import { valueText } from '../data/path';
 import type { LeafValue } from '../data/tree';
 
+/**
+ * A `Location` value as express's `res.location` wrote it (the `encodeurl` package): characters a URL
+ * may not hold are percent-encoded, escapes already there are kept, lone surrogates become U+FFFD.
+ */
+export function encodeLocation(url: string): string {
+  return url
+    .replace(/([\uD800-\uDBFF][\uDC00-\uDFFF])|[\uD800-\uDFFF]/g, (_, pair: string | undefined) => pair ?? '\uFFFD')
+    .replace(/(?:[^\x21\x23-\x3B\x3D\x3F-\x5F\x61-\x7A\x7C\x7E]+|%+(?![0-9A-Fa-f]{2})){1,1024}/g, encodeURI);
+}
+
 /** Percent-encodes a key value: everything but RFC 3986 unreserved characters. */
 export function encodeKey(value: LeafValue): string {
   return encodeURIComponent(valueText(value)).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);

@@ -21,7 +21,7 @@ import type { PluginScope } from '../plugins/generation';
 import { dataParent, type OperationSchema, type SchemaContext, type SchemaNode } from '../yang/schema';
 import { decodeBody, readBody } from './body';
 import type { RestconfContext } from './context';
-import { ACCEPT_PATCH, ALLOW } from './discovery';
+import { ALLOW, answerOptions, dataAllow } from './options';
 import { dataMissing, methodNotAllowed, RestconfError, unknownResource, badQuery } from './errors';
 import { resourceSegment } from './location';
 import { requestType, responseType } from './media';
@@ -75,10 +75,7 @@ export async function handleMountData(
   const target = parseDevicePath(parsed.mount!.devicePath, device.schema, { keyDelimiter }, 'data', base);
   const method = req.method ?? '';
   if (method === 'OPTIONS') {
-    const allow = target.operation ? ALLOW.operation : target.target !== undefined && !target.target.config ? ALLOW.state : ALLOW.config;
-    res.setHeader('Allow', allow.join(', '));
-    if (allow === ALLOW.config) res.setHeader('Accept-Patch', ACCEPT_PATCH);
-    sendEmpty(res, 200);
+    answerOptions(res, dataAllow(target));
     return;
   }
   if (target.operation !== undefined) {
@@ -248,8 +245,7 @@ export async function handleMountOperation(
   const target = parseDevicePath(parsed.mount!.devicePath, schema, { keyDelimiter }, 'operations', base);
   const method = req.method ?? '';
   if (method === 'OPTIONS') {
-    res.setHeader('Allow', ALLOW.operation.join(', '));
-    sendEmpty(res, 200);
+    answerOptions(res, ALLOW.operation);
     return;
   }
   if (target.operation === undefined) throw unknownResource(`${base}: name an operation of the device (<module>:<rpc>)`, MOUNT_SEGMENT);

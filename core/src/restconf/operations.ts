@@ -6,7 +6,7 @@
  *
  * For an action the hook context's `operation` is the action's instance path (which entry it runs on).
  */
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DataError, fault } from '../data/errors';
 import { decodeJson } from '../data/json-decode';
 import { encodeJson } from '../data/json-encode';
@@ -20,6 +20,7 @@ import { decodeBody, readBody } from './body';
 import type { RestconfContext } from './context';
 import { RestconfError, notImplemented } from './errors';
 import { requestType, type MediaType } from './media';
+import { sendEmpty, sendText } from './respond';
 import type { ParsedPath } from './uri';
 
 /** `GET /rests/operations`: every RPC of the schema (RFC 8040 §3.3.2). */
@@ -36,7 +37,7 @@ export function listOperations(ctx: RestconfContext, media: MediaType): string {
 }
 
 /** The decoded `input` of an operation (an empty input when the body is empty and nothing is mandatory). */
-async function readInput(req: Request, ctx: RestconfContext, op: OperationSchema, path: string): Promise<ContainerNode> {
+async function readInput(req: IncomingMessage, ctx: RestconfContext, op: OperationSchema, path: string): Promise<ContainerNode> {
   const text = await readBody(req, ctx.options.bodyLimit);
   let input: ContainerNode = { kind: 'container', schema: op.input, children: [] };
   if (text.trim() !== '') {
@@ -83,8 +84,8 @@ function membersOf(node: DataNode): JsonObject {
 export async function invokeOperation(
   ctx: RestconfContext,
   scope: PluginScope,
-  req: Request,
-  res: Response,
+  req: IncomingMessage,
+  res: ServerResponse,
   parsed: ParsedPath,
   media: MediaType,
 ): Promise<void> {
@@ -97,7 +98,7 @@ export async function invokeOperation(
   const result = await hook.promise({ operation, input: membersOf(input) });
   if (result === undefined) throw notImplemented(name);
   if (result.output === null || Object.keys(result.output).length === 0) {
-    res.status(204).end();
+    sendEmpty(res, 204);
     return;
   }
   let output: DataNode | undefined;
@@ -109,8 +110,5 @@ export async function invokeOperation(
       type: 'application',
     });
   }
-  res
-    .status(200)
-    .type(media.type)
-    .send(media.encoding === 'json' ? encodeJson(output!) : encodeXml(output!, ctx.schema));
+  sendText(res, 200, media.type, media.encoding === 'json' ? encodeJson(output!) : encodeXml(output!, ctx.schema));
 }

@@ -6,18 +6,18 @@
  */
 import type { Edit } from '../data/edit';
 import { tagEdits } from './apply-tags';
-import { commitWrite } from './commit';
-import { bodyIsTarget, readWriteBody, refuseStateWrite, type PlainDataCall } from './data-call';
+import { bodyIsTarget, readWriteBody, refuseStateWrite, type DataCall } from './data-call';
 import { sendEmpty } from './respond';
 
-export async function handlePlainPatch(call: PlainDataCall): Promise<void> {
+export async function handlePlainPatch(call: DataCall): Promise<void> {
+  if (call.target.steps.length === 0 && call.view.root !== undefined) return call.view.root.write(call, 'PATCH');
   refuseStateWrite(call, 'PATCH');
   const root = await readWriteBody(call, 'target');
   const value = bodyIsTarget(call, root);
   let edits: Edit[] = [{ operation: 'merge', target: call.target.steps, value }];
   let precheck: ((previous: import('../data/tree').DataRoot) => void) | undefined;
   if (call.query.applyTags) ({ edits, precheck } = tagEdits(call.target.steps, value));
-  await commitWrite(call.ctx, call.scope, {
+  await call.view.commit(call, {
     operation: 'patch',
     steps: call.target.steps,
     path: call.target.path,

@@ -1,20 +1,22 @@
 /**
- * Routes added by plugins (`server.routes`), following hot reload: each plugin generation gets its own
- * router, built from that generation's taps the first time one of its requests needs it, and a request
- * is routed through the router of the generation it leased. Enabling, disabling or replacing a plugin
- * that adds routes (the callbacks plugin's `/rests/http-client/`) therefore takes effect with the swap,
- * like every other hook: new requests see the new routes, requests in flight finish on the old ones.
+ * Routes added by plugins (`server.routes`), following hot reload, served through express: the one place
+ * express remains, as the adapter that gives plugin handlers the request and response API they were
+ * written against. Each plugin generation gets its own router, built from that generation's taps the
+ * first time one of its requests needs it, and a request is routed through the router of the generation
+ * it leased. Enabling, disabling or replacing a plugin that adds routes (the callbacks plugin's
+ * `/rests/http-client/`) therefore takes effect with the swap, like every other hook: new requests see
+ * the new routes, requests in flight finish on the old ones.
  *
- * The same per-generation router answers the direct data path's question "can a plugin route take this
- * request?" ({@link PluginRoutes.claims}), so a generation whose taps register no route for a path (the
- * usual case: five plugins tapping every hook, none adding `/rests/data` routes) keeps that path off
- * express. A path matches when one of the router's layers matches it the way express would (a `get`,
- * `post`, `all`, ... route on that path, a `use` on that path or a prefix of it); a `use` without a path
- * matches every request, so a plugin that adds one takes every request through express.
+ * The dispatcher asks {@link PluginRoutes.claims} whether a route of the request's generation names its
+ * path, so a generation whose taps register no route for a path (the usual case: five plugins tapping
+ * every hook, none adding `/rests/data` routes) keeps that path off express. A path is named when one of
+ * the router's layers matches it the way express would (a `get`, `post`, `all`, ... route on that path,
+ * a `use` on that path or a prefix of it); a `use` without a path names every request. A request the
+ * plugin's handlers pass on (`next()`) goes back to the dispatcher's own resources.
  *
- * The lease is the one the RESTCONF routes use (kept in `res.locals.scope`, released when the response
- * closes), so a request that falls through to RESTCONF is not leased twice.
+ * The lease is the dispatcher's (request-scope.ts), found in `res.locals.scope`.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { LocalDataAccess, RosettaHooks } from '../hooks';
 import type { PluginScope } from '../plugins/generation';
@@ -35,16 +37,19 @@ interface GenerationRoutes {
   readonly layers: readonly MatchingLayer[];
 }
 
-/** The routes plugins add, per generation: the express middleware serving them and the path test. */
+/** The routes plugins add, per generation: the path test and the adapter serving them. */
 export interface PluginRoutes {
-  /** Express middleware serving the routes of each request's plugin generation. */
-  readonly middleware: (req: Request, res: Response, next: NextFunction) => void;
   /**
    * Whether a route of `scope`'s generation may take a request for `pathname` (the request path without
    * its query, as received). Builds the generation's router the first time it is asked, never again.
    * Errs towards true: a layer it cannot test, or whose test throws, claims the path.
    */
   readonly claims: (scope: PluginScope, pathname: string) => boolean;
+  /**
+   * Serves a request through the routes of its generation (its lease already taken): `next` when none
+   * answers it, `fail` with what a route passed on as an error.
+   */
+  readonly serve: (req: IncomingMessage, res: ServerResponse, next: () => void, fail: (err: unknown) => void) => void;
 }
 
 /** Whether any of `layers` matches `pathname` as express's router would match it. */
@@ -84,29 +89,20 @@ export function createPluginRoutes(ctx: RestconfContext, local: LocalDataAccess)
     }
     return built;
   };
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', false);
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    routesOf(requestScope(res)).router(req, res, next);
+  });
+  const handle = app as unknown as (req: IncomingMessage, res: ServerResponse, done: (err?: unknown) => void) => void;
   return {
-    middleware: (req, res, next) => {
-      let scope: PluginScope;
-      try {
-        scope = requestScope(ctx, res);
-      } catch (e) {
-        next(e);
-        return;
-      }
-      if (!scope.hooks.server.routes.isUsed()) {
-        next();
-        return;
-      }
-      routesOf(scope).router(req, res, next);
-    },
     claims: (scope, pathname) => scope.hooks.server.routes.isUsed() && anyLayerMatches(routesOf(scope).layers, pathname),
+    serve: (req, res, next, fail) =>
+      handle(req, res, (err) => {
+        if (err !== undefined && err !== null) fail(err);
+        else next();
+      }),
   };
-}
-
-/**
- * Express middleware serving the `server.routes` of each request's plugin generation; for a service
- * with a direct data path use {@link createPluginRoutes}, whose `claims` keeps the two in step.
- */
-export function pluginRoutes(ctx: RestconfContext, local: LocalDataAccess): (req: Request, res: Response, next: NextFunction) => void {
-  return createPluginRoutes(ctx, local).middleware;
 }

@@ -7,9 +7,10 @@ import type { Edit, PathStep } from '../data/edit';
 import { DataError, fault } from '../data/errors';
 import { entryKeyValues } from '../data/path';
 import type { DataNode } from '../data/tree';
-import { commitWrite } from './commit';
 import { readWriteBody, refuseStateWrite, type DataCall } from './data-call';
-import { resourceSegment } from './location';
+import { encodeLocation, resourceSegment } from './location';
+import { requestPath } from './data-query';
+import { sendEmpty } from './respond';
 
 /** The step naming the new child, and the value to create there. */
 function childStep(node: DataNode, path: string): { step: PathStep; value: DataNode } {
@@ -49,16 +50,14 @@ export async function handlePost(call: DataCall): Promise<void> {
   const steps = [...call.target.steps, step];
   const insert = call.query.insertInto(step.schema);
   const edit: Edit = { operation: 'create', target: steps, value, ...(insert ? { insert } : {}) };
-  await commitWrite(call.ctx, call.scope, {
+  await call.view.commit(call, {
     operation: 'create',
     steps,
     path: call.target.path,
     edits: [edit],
     checkReferences: call.query.checkReferences,
   });
-  const base = call.req.originalUrl.split('?')[0]!.replace(/\/+$/, '');
-  call.res
-    .status(201)
-    .location(`${base}/${resourceSegment(step, target?.module.name, call.ctx.options.keyDelimiter)}`)
-    .end();
+  const base = requestPath(call.req).replace(/\/+$/, '');
+  call.res.setHeader('Location', encodeLocation(`${base}/${resourceSegment(step, target?.module.name, call.ctx.options.keyDelimiter)}`));
+  sendEmpty(call.res, 201);
 }

@@ -4,17 +4,17 @@
  * 204 when it was replaced. `insert`/`point` place a new entry of an `ordered-by user` list.
  */
 import type { Edit } from '../data/edit';
-import { commitWrite } from './commit';
-import { bodyIsTarget, readWriteBodySource, refuseStateWrite, type PlainDataCall } from './data-call';
+import { bodyIsTarget, readWriteBodySource, refuseStateWrite, type DataCall } from './data-call';
 import { sendEmpty } from './respond';
 
-export async function handlePut(call: PlainDataCall): Promise<void> {
+export async function handlePut(call: DataCall): Promise<void> {
+  if (call.target.steps.length === 0 && call.view.root !== undefined) return call.view.root.write(call, 'PUT');
   refuseStateWrite(call, 'PUT');
   const { root, source } = await readWriteBodySource(call, 'target');
   const value = bodyIsTarget(call, root);
   const insert = call.target.target === undefined ? undefined : call.query.insertInto(call.target.target);
   const edit: Edit = { operation: 'replace', target: call.target.steps, value, ...(insert ? { insert } : {}) };
-  const outcome = await commitWrite(call.ctx, call.scope, {
+  const outcome = await call.view.commit(call, {
     operation: 'replace',
     steps: call.target.steps,
     path: call.target.path,

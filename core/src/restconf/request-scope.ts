@@ -1,18 +1,28 @@
 /**
- * A request's lease on the current plugin generation: taken once per request (kept in
- * `res.locals.scope`), released when the response closes. The express routes and the plugin routes
- * share it, so a request that passes from one to the other is never leased twice.
+ * A request's lease on the current plugin generation. The dispatcher takes it, once per request, before
+ * anything else reads a hook; it is released when the response closes, so a request in flight finishes
+ * on the generation it started with even across a hot reload. It is kept in `res.locals.scope`, where the
+ * plugin routes (served through express, which keeps `res.locals`) find the same lease.
  */
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import type { PluginScope } from '../plugins/generation';
-import type { RestconfContext } from './context';
+import type { ScopeSource } from './context';
 
-export function requestScope(ctx: RestconfContext, res: Response): PluginScope {
-  const locals = res.locals as { scope?: PluginScope };
-  if (locals.scope === undefined) {
-    const scope = ctx.plugins.acquire();
-    locals.scope = scope;
-    res.once('close', () => scope.release());
-  }
-  return locals.scope;
+interface WithLocals {
+  locals?: { scope?: PluginScope };
+}
+
+/** Leases the current generation for the whole life of `res`: the dispatcher's first step. */
+export function leaseScope(plugins: ScopeSource, res: ServerResponse): PluginScope {
+  const scope = plugins.acquire();
+  (res as WithLocals).locals = { scope };
+  res.once('close', () => scope.release());
+  return scope;
+}
+
+/** The lease the dispatcher took for `res` (a plugin route's request). */
+export function requestScope(res: ServerResponse): PluginScope {
+  const scope = (res as WithLocals).locals?.scope;
+  if (scope === undefined) throw new Error('a RESTCONF request reached a route without its plugin lease');
+  return scope;
 }

@@ -15,11 +15,11 @@ import type { InsertPosition } from '../data/list';
 import type { DataNode, DataRoot } from '../data/tree';
 import { dataParent } from '../yang/schema';
 import { readBody } from './body';
-import { commitWrite } from './commit';
 import { refuseStateWrite, type DataCall } from './data-call';
 import { RestconfError, fromDataError, entryOfFault, malformed, renderErrorsJson, type RestconfErrorEntry } from './errors';
 import { withheldEntries } from './withheld-values';
 import { requestType } from './media';
+import { sendText } from './respond';
 import { findTarget } from './target';
 import { decodeJson } from '../data/json-decode';
 import { JsonBodyError, parseJsonBody } from '../data/json-syntax';
@@ -232,10 +232,12 @@ export async function handleYangPatch(call: DataCall): Promise<void> {
   const rawBase = call.rawPath;
   const send = (status: number, body: Record<string, unknown>) => {
     const json = call.responseType.encoding === 'json';
-    call.res
-      .status(status)
-      .type(json ? 'application/yang-data+json' : 'application/yang-data+xml')
-      .send(json ? JSON.stringify(body) : statusXml(body));
+    sendText(
+      call.res,
+      status,
+      json ? 'application/yang-data+json' : 'application/yang-data+xml',
+      json ? JSON.stringify(body) : statusXml(body),
+    );
   };
   // Edit values are write bodies too: the same data.decodeBody policy as PUT, POST and plain PATCH.
   const filters = bodyDecodeOptions(call.scope, { method: 'PATCH', path: call.target.path, query: call.rawQuery, schema: call.ctx.schema });
@@ -257,7 +259,7 @@ export async function handleYangPatch(call: DataCall): Promise<void> {
       }
     }
     if (edits.length > 0) {
-      await commitWrite(call.ctx, call.scope, {
+      await call.view.commit(call, {
         operation: 'patch',
         steps: call.target.steps,
         path: call.target.path,

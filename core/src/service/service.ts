@@ -17,13 +17,13 @@ import type { Datastores } from '../datastore/datastore';
 import { SecretBox } from '../datastore/secrets';
 import { MountManager } from '../mount';
 import { Uniconfig } from '../uniconfig';
-import { claimsRequest } from '../uniconfig/topology-view';
 import { PluginHost, builtinTaps, introspectionTaps } from '../plugins';
 import type { PluginScope } from '../plugins/generation';
 import { createHooks } from '../hooks';
-import { createRestconfHandler } from '../restconf/app';
+import { createRestconfHandler } from '../restconf/dispatcher';
 import type { Logger } from '../logger';
 import type { RestconfContext, ScopeSource } from '../restconf/context';
+import { RouteTable } from '../restconf/route-table';
 import { renderErrorsJson } from '../restconf/errors';
 import { localDataAccess } from '../restconf/local-data';
 import { createPluginRoutes } from '../restconf/plugin-routes';
@@ -170,21 +170,11 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const startScope = plugins.acquire();
   let server: http.Server;
   try {
-    // Plugins' routes follow their generation (restconf/plugin-routes.ts), so a hot reload adds or removes
-    // them; the direct data path hands a request to express when one of its generation's plugin routes
-    // may take its path (restconf/direct-data.ts), and always for the uniconfig configuration paths its
-    // middleware serves.
-    const pluginRoutes = createPluginRoutes(ctx, localDataAccess(ctx));
-    const app = createRestconfHandler(ctx, {
-      extraRoutes: (router) => {
-        router.use(uniconfig.middleware());
-        router.use(pluginRoutes.middleware);
-      },
-      pluginRoutes: false,
-      pluginRouteClaims: pluginRoutes.claims,
-      // A node's configuration, and topology reads in a transaction (uniconfig/topology-view.ts).
-      claimed: claimsRequest,
-    });
+    // One dispatcher (restconf/dispatcher.ts): the uniconfig layer's routes first, then those plugins add
+    // (they follow their generation, restconf/plugin-routes.ts), then the core's resources.
+    const routes = new RouteTable();
+    uniconfig.addRoutes(routes);
+    const app = createRestconfHandler(ctx, { routes, pluginRoutes: createPluginRoutes(ctx, localDataAccess(ctx)) });
     // The request's own limits come first: a request refused for its URI or repeated headers tries no authentication.
     const handler = live.gated(withRequestLimits(ctx, authenticatingHandler(app, plugins, config.auth, log)));
     // A TLS plugin refuses a bad tls object by throwing an error that names the field.

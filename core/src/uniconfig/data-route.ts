@@ -2,8 +2,8 @@
  * RESTCONF on `network-topology:network-topology/topology=uniconfig/node=<id>/configuration[/...]`
  * (the prefix `uniconfig-topology:` of `configuration` may be left out). The path below
  * `configuration` is resolved in the node's device schema, and the request is served by the same
- * handlers as local data (every method, YANG Patch, every query parameter), given a context whose
- * schema is the device's and whose datastores are the node's view:
+ * handlers as local data (every method, YANG Patch, every query parameter): the node's configuration
+ * is a datastore view (restconf/data-view.ts) whose schema is the device's and whose datastores are:
  * - Config: the intended configuration (the transaction's copy under a cookie); its `apply` is the
  *   engine's write (immediate commit to the device, or the transaction's view);
  * - Operational: the actual configuration, read-only.
@@ -11,7 +11,7 @@
  * holds configuration only, so there is nothing to merge); the content filter itself is not applied,
  * since the actual configuration is config data too.
  */
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Datastore, Datastores } from '../datastore/datastore';
 import type { DataNode, DataRoot } from '../data/tree';
 import { encodeJson } from '../data/json-encode';
@@ -22,21 +22,16 @@ import { createHooks } from '../hooks';
 import type { PluginScope } from '../plugins/generation';
 import type { RestconfContext } from '../restconf/context';
 import type { DataCall, DataQuery } from '../restconf/data-call';
-import { rawQueryOf } from '../restconf/data-query';
+import { queryText, rawQueryOf } from '../restconf/data-query';
+import { TreeView } from '../restconf/tree-view';
 import { decodeBody, readBody } from '../restconf/body';
-import { commitWrite } from '../restconf/commit';
-import { handleDelete } from '../restconf/delete';
-import { ACCEPT_PATCH, ALLOW } from '../restconf/discovery';
 import { badQuery, malformed, methodNotAllowed, unknownResource } from '../restconf/errors';
 import { requestType, responseType } from '../restconf/media';
-import { handlePlainPatch } from '../restconf/patch';
-import { handlePost } from '../restconf/post';
-import { handlePut } from '../restconf/put';
+import { ALLOW } from '../restconf/options';
 import { applyReadQuery, parseQuery, resolveInsert, showAtAbsentTarget } from '../restconf/query';
-import { handleGet } from '../restconf/read';
-import { lexPath, MOUNT_SEGMENT, parseDevicePath } from '../restconf/uri';
-import { handleYangPatch } from '../restconf/yang-patch';
-import type { SchemaNode } from '../yang/schema';
+import { sendEmpty, sendText } from '../restconf/respond';
+import { lexPath, MOUNT_SEGMENT, parseDevicePath, type ParsedPath } from '../restconf/uri';
+import type { SchemaContext, SchemaNode } from '../yang/schema';
 import type { UniconfigEngine } from './engine';
 import { TOPOLOGY_MODULE, TOPOLOGY_NAMESPACE, UNICONFIG_TOPOLOGY } from './node-store';
 import type { Transaction } from './transactions';
@@ -84,11 +79,6 @@ export function configurationPath(raw: string, keyDelimiter: string | null): Con
   return { nodeId: node.keys![0]!, rest: rest === '/' ? '' : rest };
 }
 
-function queryText(req: Request): string {
-  const q = req.originalUrl.indexOf('?');
-  return q < 0 ? '' : req.originalUrl.slice(q + 1);
-}
-
 /** Hooks the view hands the handlers: the plugins' filters, without local-only hooks (state, commit notices). */
 function viewScope(scope: PluginScope): PluginScope {
   const empty = createHooks();
@@ -104,92 +94,93 @@ function viewScope(scope: PluginScope): PluginScope {
   return { ...scope, hooks: hooks as PluginScope['hooks'] };
 }
 
-/** Serves one request on a configuration (see the top of this file). */
-export async function handleConfiguration(
-  ctx: RestconfContext,
-  engine: UniconfigEngine,
-  scope: PluginScope,
-  tx: Transaction | undefined,
-  req: Request,
-  res: Response,
-  where: ConfigurationPath,
-): Promise<void> {
-  const { nodeId } = where;
-  const deviceSchema = engine.schema(scope, nodeId); // the device may be down: its stored copy is still served
-  const parsed = parseDevicePath(where.rest, deviceSchema, { keyDelimiter: ctx.options.keyDelimiter }, 'data');
-  if (parsed.mount !== undefined) throw unknownResource(`${MOUNT_SEGMENT} is not served under a uniconfig configuration`, MOUNT_SEGMENT);
-  const method = req.method;
-  if (method === 'OPTIONS') {
-    res.status(200).setHeader('Allow', ALLOW.config.join(', '));
-    res.setHeader('Accept-Patch', ACCEPT_PATCH);
-    res.end();
-    return;
+/** The datastore view of one node's configuration, for one request (see the top of this file). */
+export class ConfigurationView extends TreeView {
+  override readonly configOnly = true;
+  /** The node's device schema, read when the path is resolved. */
+  private deviceSchema: SchemaContext | undefined;
+
+  constructor(
+    ctx: RestconfContext,
+    private readonly engine: UniconfigEngine,
+    private readonly scope: PluginScope,
+    private readonly tx: Transaction | undefined,
+    private readonly where: ConfigurationPath,
+  ) {
+    super(ctx);
   }
-  if (parsed.operation !== undefined)
-    throw methodNotAllowed(method, ALLOW.config, 'device actions are invoked under yang-ext:mount, not on the uniconfig copy');
-  const options = parseQuery(queryText(req), method);
-  const actualView = (method === 'GET' || method === 'HEAD') && options.content === 'nonconfig';
-  const intended: Datastore = {
-    name: 'config',
-    current: () => engine.read(scope, tx, nodeId, actualView ? 'actual' : 'intended'),
-    apply: (edits, check) => engine.write(scope, tx, nodeId, edits, check),
-  };
-  const actual: Datastore = {
-    name: 'operational',
-    current: () => engine.read(scope, tx, nodeId, 'actual'),
-    apply: () => Promise.reject(methodNotAllowed(method, ALLOW.state, 'the actual configuration is read from the device, not written')),
-  };
-  const datastores: Datastores = { config: intended, operational: actual, close: async () => undefined };
-  const viewCtx: RestconfContext = { ...ctx, schema: deviceSchema, datastores, options: { ...ctx.options, defaultContent: 'config' } };
-  // The view's datastore already chose intended or actual, so the read parameters see all of it.
-  const readAbsent = showAtAbsentTarget({ ...options, content: 'all' }, deviceSchema);
-  const query: DataQuery = {
-    content: 'config',
-    insertInto: (schema: SchemaNode): InsertPosition | undefined => {
-      if (options.insert === undefined) return undefined;
-      if (schema.kind !== 'list' && schema.kind !== 'leaf-list')
-        throw badQuery('insert', `'${schema.name}' is a ${schema.kind}, not an ordered-by user list or leaf-list`);
-      return resolveInsert(options.insert, schema, deviceSchema, { keyDelimiter: ctx.options.keyDelimiter });
-    },
-    checkReferences: options.checkForReferences === true,
-    applyTags: options.applyTags === true,
-    hideAttributes: false,
-    applyRead: async (found: DataNode | DataRoot, target: SchemaNode | undefined) => {
-      const result = await applyReadQuery(found, target, { ...options, content: 'all' }, deviceSchema, intended.current());
-      return result.kind === 'count' ? result.count : result.data;
-    },
-    ...(readAbsent !== undefined ? { readAbsent } : {}),
-  };
-  const call: DataCall = {
-    ctx: viewCtx,
-    scope: viewScope(scope),
-    req,
-    res,
-    target: parsed,
-    rawPath: where.rest,
-    query,
-    responseType: responseType(req.headers.accept),
-    rawQuery: rawQueryOf(req),
-  };
-  switch (method) {
-    case 'GET':
-    case 'HEAD':
-      if (parsed.steps.length === 0) return getConfigurationRoot(call, intended.current(), method === 'HEAD');
-      return handleGet(call, method === 'HEAD');
-    case 'PUT':
-      if (parsed.steps.length === 0) return writeConfigurationRoot(call, 'PUT');
-      return handlePut(call);
-    case 'POST':
-      return handlePost(call);
-    case 'DELETE':
-      return handleDelete(call);
-    case 'PATCH':
-      if (requestType(req.headers['content-type'], true).yangPatch) return handleYangPatch(call);
-      if (parsed.steps.length === 0) return writeConfigurationRoot(call, 'PATCH');
-      return handlePlainPatch(call);
-    default:
-      throw methodNotAllowed(method, ALLOW.config, `${method} is not a RESTCONF method`);
+
+  override resolve(): ParsedPath {
+    // the device may be down: its stored copy is still served
+    const deviceSchema = this.engine.schema(this.scope, this.where.nodeId);
+    this.deviceSchema = deviceSchema;
+    const parsed = parseDevicePath(this.where.rest, deviceSchema, { keyDelimiter: this.ctx.options.keyDelimiter }, 'data');
+    if (parsed.mount !== undefined) throw unknownResource(`${MOUNT_SEGMENT} is not served under a uniconfig configuration`, MOUNT_SEGMENT);
+    return parsed;
   }
+
+  override isYangPatch(req: IncomingMessage): boolean {
+    return requestType(req.headers['content-type'], true).yangPatch;
+  }
+
+  override invokeAction(_scope: PluginScope, req: IncomingMessage): Promise<void> {
+    throw methodNotAllowed(req.method ?? '', ALLOW.config, 'device actions are invoked under yang-ext:mount, not on the uniconfig copy');
+  }
+
+  override call(scope: PluginScope, req: IncomingMessage, res: ServerResponse, target: ParsedPath): DataCall {
+    const { engine, tx } = this;
+    const { nodeId } = this.where;
+    const deviceSchema = this.deviceSchema!;
+    const method = req.method ?? '';
+    const options = parseQuery(queryText(req), method);
+    const actualView = (method === 'GET' || method === 'HEAD') && options.content === 'nonconfig';
+    const intended: Datastore = {
+      name: 'config',
+      current: () => engine.read(scope, tx, nodeId, actualView ? 'actual' : 'intended'),
+      apply: (edits, check) => engine.write(scope, tx, nodeId, edits, check),
+    };
+    const actual: Datastore = {
+      name: 'operational',
+      current: () => engine.read(scope, tx, nodeId, 'actual'),
+      apply: () => Promise.reject(methodNotAllowed(method, ALLOW.state, 'the actual configuration is read from the device, not written')),
+    };
+    const datastores: Datastores = { config: intended, operational: actual, close: async () => undefined };
+    const ctx = this.ctx;
+    const viewCtx: RestconfContext = { ...ctx, schema: deviceSchema, datastores, options: { ...ctx.options, defaultContent: 'config' } };
+    // The view's datastore already chose intended or actual, so the read parameters see all of it.
+    const readAbsent = showAtAbsentTarget({ ...options, content: 'all' }, deviceSchema);
+    const query: DataQuery = {
+      content: 'config',
+      insertInto: (schema: SchemaNode): InsertPosition | undefined => {
+        if (options.insert === undefined) return undefined;
+        if (schema.kind !== 'list' && schema.kind !== 'leaf-list')
+          throw badQuery('insert', `'${schema.name}' is a ${schema.kind}, not an ordered-by user list or leaf-list`);
+        return resolveInsert(options.insert, schema, deviceSchema, { keyDelimiter: ctx.options.keyDelimiter });
+      },
+      checkReferences: options.checkForReferences === true,
+      applyTags: options.applyTags === true,
+      hideAttributes: false,
+      applyRead: async (found: DataNode | DataRoot, schema: SchemaNode | undefined) => {
+        const result = await applyReadQuery(found, schema, { ...options, content: 'all' }, deviceSchema, intended.current());
+        return result.kind === 'count' ? result.count : result.data;
+      },
+      ...(readAbsent !== undefined ? { readAbsent } : {}),
+    };
+    return {
+      view: this,
+      ctx: viewCtx,
+      scope: viewScope(scope),
+      req,
+      res,
+      target,
+      rawPath: this.where.rest,
+      query,
+      responseType: responseType(req.headers.accept),
+      rawQuery: rawQueryOf(req),
+    };
+  }
+
+  readonly root = { read: getConfigurationRoot, write: writeConfigurationRoot };
 }
 
 /**
@@ -197,8 +188,8 @@ export async function handleConfiguration(
  * (`{"uniconfig-topology:configuration": {...}}`, XML `<configuration xmlns=...>`), not as a datastore
  * root (`ietf-restconf:data`), which is what the local handlers would answer for an empty path.
  */
-async function getConfigurationRoot(call: DataCall, root: DataRoot, head: boolean): Promise<void> {
-  const result = await call.query.applyRead(root, undefined);
+async function getConfigurationRoot(call: DataCall, head: boolean): Promise<void> {
+  const result = await call.query.applyRead(call.ctx.datastores.config.current(), undefined);
   let body: string;
   if (typeof result === 'number') body = String(result);
   else {
@@ -206,9 +197,16 @@ async function getConfigurationRoot(call: DataCall, root: DataRoot, head: boolea
     if (call.responseType.encoding === 'json') body = `{"${TOPOLOGY_MODULE}:configuration":${encodeJson(children)}}`;
     else body = `<configuration xmlns="${TOPOLOGY_NAMESPACE}">${encodeXml(children, call.ctx.schema)}</configuration>`;
   }
-  const res = call.res.status(200).type(typeof result === 'number' ? 'application/json' : call.responseType.type);
-  if (head) res.setHeader('Content-Length', Buffer.byteLength(body)).end();
-  else res.send(body);
+  const type = typeof result === 'number' ? 'application/json' : call.responseType.type;
+  if (!head) {
+    sendText(call.res, 200, type, body);
+    return;
+  }
+  // A HEAD has always named the bare type here (only application/json carries a charset by default).
+  call.res.statusCode = 200;
+  call.res.setHeader('Content-Type', type === 'application/json' ? 'application/json; charset=utf-8' : type);
+  call.res.setHeader('Content-Length', Buffer.byteLength(body));
+  call.res.end();
 }
 
 /**
@@ -311,12 +309,12 @@ async function writeConfigurationRoot(call: DataCall, method: 'PUT' | 'PATCH'): 
     text.trim() === '' || text.trim() === '{}'
       ? { kind: 'root', children: [] }
       : decodeBody(text, media, call.ctx.schema, { allowState: false }).root;
-  await commitWrite(call.ctx, call.scope, {
+  await call.view.commit(call, {
     operation: method === 'PUT' ? 'replace' : 'patch',
     steps: [],
     path: '/',
     checkReferences: call.query.checkReferences,
     edits: [{ operation: method === 'PUT' ? 'replace' : 'merge', target: [], value: root }],
   });
-  call.res.status(method === 'PUT' ? 204 : 200).end();
+  sendEmpty(call.res, method === 'PUT' ? 204 : 200);
 }

@@ -1,30 +1,33 @@
 /**
- * The HTTP entry of the uniconfig layer, mounted before RESTCONF's own routes: requests on a uniconfig
- * node's `configuration` (data-route.ts) and the operations of uniconfig-manager, dryrun-manager and
- * snapshot-manager, and reads of the uniconfig topology in a transaction (topology-view.ts). Everything
- * else passes on untouched. The `UNICONFIGTXID` cookie picks the
- * transaction (422 `invalid-transaction` when it names none); `create-transaction` answers 201 with the
- * cookie. Errors go to RESTCONF's error handler, so they carry the usual envelope.
+ * The uniconfig layer's routes in the RESTCONF dispatcher's route table (restconf/route-table.ts), ahead
+ * of the core's own: a uniconfig node's `configuration` (a datastore view, data-route.ts), reads of the
+ * uniconfig topology in a transaction (topology-view.ts), and the operations of uniconfig-manager,
+ * dryrun-manager and snapshot-manager. The `UNICONFIGTXID` cookie picks the transaction (422
+ * `invalid-transaction` when it names none); `create-transaction` answers 201 with the cookie. The
+ * dispatcher answers OPTIONS and refuses methods other than POST on the operations; errors carry the
+ * usual envelope.
  */
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dataSchemaChildren } from '../data/children';
 import { DataError, fault } from '../data/errors';
 import { decodeJson } from '../data/json-decode';
 import { toJsonValue } from '../data/json-encode';
 import type { ContainerNode } from '../data/tree';
 import { encodeXml } from '../data/xml-encode';
-import type { JsonObject, UriParseContext } from '../hooks';
+import type { JsonObject } from '../hooks';
 import type { PluginScope } from '../plugins/generation';
 import { decodeBody, readBody } from '../restconf/body';
 import type { RestconfContext } from '../restconf/context';
-import { ALLOW } from '../restconf/discovery';
-import { badQuery, methodNotAllowed, RestconfError } from '../restconf/errors';
+import { queryText } from '../restconf/data-query';
+import { badQuery, RestconfError } from '../restconf/errors';
 import { requestType, responseType } from '../restconf/media';
+import { sendEmpty, sendText } from '../restconf/respond';
+import type { RouteTable } from '../restconf/route-table';
 import type { OperationSchema } from '../yang/schema';
-import { configurationPath, handleConfiguration } from './data-route';
+import { ConfigurationView, configurationPath } from './data-route';
 import type { UniconfigEngine } from './engine';
 import type { UniconfigOperations } from './operations';
-import { hasTransactionCookie, serveTopologyView, topologyViewPath } from './topology-view';
+import { claimsRequest, topologyView } from './topology-view';
 import { COOKIE_NAME, DEFAULT_IDLE_SECONDS, MAX_IDLE_SECONDS, type TransactionRegistry } from './transactions';
 
 /** The modules whose operations this layer serves. */
@@ -37,65 +40,31 @@ export interface RouteParts {
   readonly operations: UniconfigOperations;
 }
 
-/** The scope of a request, shared with RESTCONF's routes through `res.locals` when the request passes on. */
-function scopeOf(ctx: RestconfContext, res: Response): PluginScope {
-  const locals = res.locals as { scope?: PluginScope };
-  if (locals.scope === undefined) {
-    const scope = ctx.plugins.acquire();
-    locals.scope = scope;
-    res.once('close', () => scope.release());
-  }
-  return locals.scope;
-}
-
-function queryText(req: Request): string {
-  const q = req.originalUrl.indexOf('?');
-  return q < 0 ? '' : req.originalUrl.slice(q + 1);
-}
-
-/** The express middleware (see the top of this file). */
-export function uniconfigMiddleware(parts: RouteParts) {
-  const { ctx } = parts;
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const original = req.originalUrl.split('?')[0]!;
-    if (!original.startsWith('/rests/data/') && !original.startsWith('/rests/operations/')) {
-      next();
-      return;
-    }
-    const work = async (): Promise<boolean> => {
-      const scope = scopeOf(ctx, res);
-      let uri: UriParseContext = { original, path: original, keyDelimiter: ctx.options.keyDelimiter };
-      if (scope.hooks.uri.parse.isUsed()) uri = scope.hooks.uri.parse.call(uri);
-      if (uri.path.startsWith('/rests/data/')) {
-        const raw = uri.path.slice('/rests/data'.length);
-        const uriCtx: RestconfContext = { ...ctx, options: { ...ctx.options, keyDelimiter: uri.keyDelimiter } };
-        const where = configurationPath(raw, uri.keyDelimiter);
-        if (where === undefined) {
-          // a read of the topology in a transaction shows the transaction's views (topology-view.ts)
-          if (
-            (req.method !== 'GET' && req.method !== 'HEAD') ||
-            !hasTransactionCookie(req.headers.cookie) ||
-            !topologyViewPath(raw, uri.keyDelimiter)
-          )
-            return false;
-          const tx = parts.registry.fromCookieHeader(req.headers.cookie);
-          if (tx === undefined) return false;
-          await serveTopologyView(uriCtx, parts.engine, scope, tx, req, res, raw);
-          return true;
-        }
-        const tx = parts.registry.fromCookieHeader(req.headers.cookie);
-        await handleConfiguration(uriCtx, parts.engine, scope, tx, req, res, where);
-        return true;
-      }
-      const op = operationOf(ctx, uri.path.slice('/rests/operations/'.length));
-      if (op === undefined) return false;
-      await runOperation(parts, scope, req, res, op);
-      return true;
-    };
-    work().then((handled) => {
-      if (!handled) next();
-    }, next);
-  };
+/**
+ * Adds the layer's routes to the dispatcher's table: its data views (a node's configuration, the
+ * topology read in a transaction) and its managers' operations.
+ */
+export function addUniconfigRoutes(table: RouteTable, parts: RouteParts): void {
+  table.addData({
+    name: 'uniconfig',
+    match: ({ ctx, scope, req, raw, keyDelimiter }) => {
+      if (!claimsRequest(raw, keyDelimiter, req)) return undefined;
+      const where = configurationPath(raw, keyDelimiter);
+      const tx = parts.registry.fromCookieHeader(req.headers.cookie);
+      if (where !== undefined) return new ConfigurationView(ctx, parts.engine, scope, tx, where);
+      // a read of the topology in a transaction shows the transaction's views (topology-view.ts)
+      return tx === undefined ? undefined : topologyView(ctx, parts.engine, tx);
+    },
+  });
+  table.addOperations({
+    name: 'uniconfig',
+    match: ({ raw }) => {
+      const operation = operationOf(parts.ctx, raw.slice(1));
+      return operation === undefined
+        ? undefined
+        : { operation, invoke: ({ scope, req }, res) => runOperation(parts, scope, req, res, operation) };
+    },
+  });
 }
 
 /** The RPC a path names when it is one of ours (`module:rpc`, nothing after). */
@@ -106,15 +75,15 @@ function operationOf(ctx: RestconfContext, text: string): OperationSchema | unde
 }
 
 /** Decodes the input, runs the operation, writes the answer. */
-async function runOperation(parts: RouteParts, scope: PluginScope, req: Request, res: Response, op: OperationSchema): Promise<void> {
+async function runOperation(
+  parts: RouteParts,
+  scope: PluginScope,
+  req: IncomingMessage,
+  res: ServerResponse,
+  op: OperationSchema,
+): Promise<void> {
   const { ctx } = parts;
   const name = `${op.module.name}:${op.name}`;
-  if (req.method === 'OPTIONS') {
-    res.status(200).setHeader('Allow', ALLOW.operation.join(', '));
-    res.end();
-    return;
-  }
-  if (req.method !== 'POST') throw methodNotAllowed(req.method, ALLOW.operation, 'operations are invoked with POST');
   const params = new URLSearchParams(queryText(req));
   const media = responseType(req.headers.accept);
   if (name === 'uniconfig-manager:create-transaction') {
@@ -128,10 +97,7 @@ async function runOperation(parts: RouteParts, scope: PluginScope, req: Request,
     await readInput(req, ctx, op, `/${name}`);
     const tx = parts.registry.create(idle);
     res.setHeader('Set-Cookie', `${COOKIE_NAME}=${tx.id};Path=/rests/`);
-    res
-      .status(201)
-      .type(media.type)
-      .send(encodeOutput(ctx, op, { 'transaction-id': tx.id }, media.encoding));
+    sendText(res, 201, media.type, encodeOutput(ctx, op, { 'transaction-id': tx.id }, media.encoding));
     return;
   }
   const firstParam = [...params.keys()][0];
@@ -141,17 +107,14 @@ async function runOperation(parts: RouteParts, scope: PluginScope, req: Request,
   const output = await parts.operations.run(name, scope, tx, input);
   if (output === undefined) throw RestconfError.of('operation-not-supported', `'${name}' is not implemented`, { type: 'application' });
   if (output === null) {
-    res.status(204).end();
+    sendEmpty(res, 204);
     return;
   }
-  res
-    .status(200)
-    .type(media.type)
-    .send(encodeOutput(ctx, op, output, media.encoding));
+  sendText(res, 200, media.type, encodeOutput(ctx, op, output, media.encoding));
 }
 
 /** The input members (checked against the schema: 400 naming the fault; mandatory leaves present). */
-async function readInput(req: Request, ctx: RestconfContext, op: OperationSchema, path: string): Promise<JsonObject> {
+async function readInput(req: IncomingMessage, ctx: RestconfContext, op: OperationSchema, path: string): Promise<JsonObject> {
   const text = await readBody(req, ctx.options.bodyLimit);
   let input: ContainerNode = { kind: 'container', schema: op.input, children: [] };
   if (text.trim() !== '') {

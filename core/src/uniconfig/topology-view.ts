@@ -11,19 +11,15 @@
  * does not win the merge (without the cookie a topology read with `content=all` shows the actual one).
  * `content=nonconfig` answers as without the cookie: configuration is config data, never state.
  *
- * The RESTCONF direct data path serves these paths itself unless told otherwise: {@link claimsRequest}
- * is the predicate the service hands it (`claimed`), so exactly the requests this layer answers go
- * through express to its middleware. Without the cookie these paths stay on the direct path.
+ * {@link claimsRequest} is the shape test of the layer's route to data (routes.ts) in the dispatcher's
+ * route table: a node's configuration, and these reads when they carry the cookie. Without the cookie
+ * these paths are the local datastores'.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Datastore, Datastores } from '../datastore/datastore';
-import type { PluginScope } from '../plugins/generation';
 import type { RestconfContext } from '../restconf/context';
-import type { PlainDataCall } from '../restconf/data-call';
-import { dataQuery, rawQueryOf } from '../restconf/data-query';
-import { responseType } from '../restconf/media';
-import { handleGet } from '../restconf/read';
-import { lexPath, parseDataPath } from '../restconf/uri';
+import { TreeView } from '../restconf/tree-view';
+import { lexPath } from '../restconf/uri';
 import { configurationPath } from './data-route';
 import type { UniconfigEngine } from './engine';
 import { UNICONFIG_TOPOLOGY } from './node-store';
@@ -55,7 +51,7 @@ export function topologyViewPath(raw: string, keyDelimiter: string | null): bool
 }
 
 /**
- * Whether the uniconfig layer answers this data request rather than the direct data path: every
+ * Whether the uniconfig layer answers this data request rather than the local datastores: every
  * request on a node's configuration, and reads of the topology (see {@link topologyViewPath}) that
  * carry a transaction cookie. Cheap for other paths: they begin with anything but network-topology
  * (the text, unless percent-encoded).
@@ -81,34 +77,13 @@ function viewOf(store: Datastore, overlay: (root: ReturnType<Datastore['current'
   };
 }
 
-/** Serves a GET or HEAD of a topology path (see the top of this file) in transaction `tx`. */
-export async function serveTopologyView(
-  ctx: RestconfContext,
-  engine: UniconfigEngine,
-  scope: PluginScope,
-  tx: Transaction,
-  req: IncomingMessage,
-  res: ServerResponse,
-  raw: string,
-): Promise<void> {
+/** The view a GET or HEAD of a topology path (see the top of this file) reads in transaction `tx`. */
+export function topologyView(ctx: RestconfContext, engine: UniconfigEngine, tx: Transaction): TreeView {
   const intended = [...tx.views.values()].map((v) => ({ nodeId: v.nodeId, value: engine.store.encode(v.intended, v.schema) }));
   const datastores: Datastores = {
     config: viewOf(ctx.datastores.config, (root) => engine.store.overlaid(root, 'config', intended)),
     operational: viewOf(ctx.datastores.operational, (root) => engine.store.withoutConfigurations(root)),
     close: async () => undefined,
   };
-  const viewCtx: RestconfContext = { ...ctx, datastores };
-  const parsed = parseDataPath(raw, ctx.schema, { keyDelimiter: ctx.options.keyDelimiter });
-  const call: PlainDataCall = {
-    ctx: viewCtx,
-    scope,
-    req,
-    res,
-    target: parsed,
-    rawPath: raw,
-    responseType: responseType(req.headers.accept),
-    query: dataQuery(req, viewCtx),
-    rawQuery: rawQueryOf(req),
-  };
-  await handleGet(call, req.method === 'HEAD');
+  return new TreeView({ ...ctx, datastores });
 }

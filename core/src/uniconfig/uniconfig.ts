@@ -1,6 +1,6 @@
 /**
  * The uniconfig layer of a running service, assembled: the node store, the engine, transactions,
- * snapshots, operations and the HTTP middleware, plus its taps on the core's hooks:
+ * snapshots, operations and the RESTCONF routes, plus its taps on the core's hooks:
  * - `connection-manager:install-node` (ahead of the mount layer's tap, which it calls): strips the
  *   `uniconfig-config:install-uniconfig-node-enabled` setting, installs through the mount manager, then
  *   (unless the setting is false) reads the device's configuration into intended and actual; when
@@ -19,7 +19,8 @@ import { DeviceModuleStore } from './device-modules';
 import { UniconfigEngine } from './engine';
 import { NodeStore, UNICONFIG_TOPOLOGY } from './node-store';
 import { UniconfigOperations } from './operations';
-import { uniconfigMiddleware } from './routes';
+import type { RouteTable } from '../restconf/route-table';
+import { addUniconfigRoutes } from './routes';
 import { SnapshotStore } from './snapshots';
 import { TransactionRegistry } from './transactions';
 
@@ -89,9 +90,9 @@ export class Uniconfig {
     return this.store.open();
   }
 
-  /** The express middleware to mount ahead of RESTCONF's routes. */
-  middleware() {
-    return uniconfigMiddleware({ ctx: this.options.ctx, engine: this.engine, registry: this.registry, operations: this.operations });
+  /** Adds the layer's routes to the RESTCONF dispatcher's route table (routes.ts). */
+  addRoutes(table: RouteTable): void {
+    addUniconfigRoutes(table, { ctx: this.options.ctx, engine: this.engine, registry: this.registry, operations: this.operations });
   }
 
   /** The layer's taps (see the top of this file). */

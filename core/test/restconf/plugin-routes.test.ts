@@ -1,6 +1,6 @@
 /**
- * Plugin routes (restconf/plugin-routes.ts) beside the direct data path (restconf/direct-data.ts): a data
- * request goes through express only when a route of its plugin generation may take its path. A
+ * Plugin routes (restconf/plugin-routes.ts) in the dispatcher (restconf/dispatcher.ts): a data request
+ * goes through express, their adapter, only when a route of its plugin generation may take its path. A
  * generation whose `server.routes` taps register nothing for `/rests/data` keeps data requests on the
  * direct path; routes on a data path, a prefix `use`, or a pathless `use` (every request) take them;
  * a hot swap (a new hooks object) brings its own table; a router is built once per generation.
@@ -10,7 +10,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHooks, type RosettaHooks, type ServerRoutesContext } from '../../src/hooks';
 import type { PluginScope } from '../../src/plugins/generation';
-import { createRestconfHandler } from '../../src/restconf/app';
+import { createRestconfHandler } from '../../src/restconf/dispatcher';
 import type { RestconfContext } from '../../src/restconf/context';
 import { createPluginRoutes } from '../../src/restconf/plugin-routes';
 import { compileSchema } from '../../src/yang/compiler';
@@ -78,14 +78,12 @@ async function serve(hooks: RosettaHooks): Promise<Served> {
   const routes = createPluginRoutes(ctx, local);
   const toExpress: string[] = [];
   const handler = createRestconfHandler(ctx, {
-    pluginRoutes: false,
-    pluginRouteClaims: routes.claims,
-    extraRoutes: (router) => {
-      router.use((req, _res, next) => {
-        toExpress.push(`${req.method} ${req.originalUrl}`);
-        next();
-      });
-      router.use(routes.middleware);
+    pluginRoutes: {
+      claims: routes.claims,
+      serve: (req, res, next, fail) => {
+        toExpress.push(`${req.method} ${req.url}`);
+        routes.serve(req, res, next, fail);
+      },
     },
   });
   const server = http.createServer(handler);

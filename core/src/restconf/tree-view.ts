@@ -1,0 +1,133 @@
+/**
+ * The datastore view: data held in a Config and an Operational datastore (`ctx.datastores`), resolved in
+ * `ctx.schema`. The local datastores are served through one such view, built once per service; the
+ * uniconfig layer serves a node's configuration and transaction reads of the topology through views
+ * of this kind over its own trees (it overrides what differs there).
+ *
+ * A read merges only the target, never the whole datastores: reading one entry of a 100,000-entry
+ * list costs the depth of the path, whatever `content` says. Operational data a module computes on
+ * demand (`data.readState` taps) is asked only of the target's module (every module for the root).
+ * A write goes through commit.ts: `data.beforeWrite` taps, validation on the real base tree, the journal.
+ * Reads and writes use the call's context (`call.ctx`), which is this view's unless a subclass builds
+ * the datastores per request (a node's configuration picks its intended or actual tree by the query).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { mergeChildren, mergeNodes, type PathStep } from '../data/edit';
+import { topTable } from '../data/children';
+import { decodeJson } from '../data/json-decode';
+import type { DataNode, DataRoot } from '../data/tree';
+import type { ReadContext } from '../hooks';
+import type { PluginScope } from '../plugins/generation';
+import { commitWrite, type WriteOutcome, type WriteRequest } from './commit';
+import type { RestconfContext } from './context';
+import type { DataCall } from './data-call';
+import { dataQuery, queryText, rawQueryOf } from './data-query';
+import type { DatastoreView, ReadContent } from './data-view';
+import { methodNotAllowed } from './errors';
+import { filterRead } from './filter-points';
+import { bareType, responseType } from './media';
+import { invokeOperation } from './operations';
+import { ALLOW } from './options';
+import { findTarget } from './target';
+import { badUri } from './uri-segments';
+import { parseDataPath, type ParsedPath } from './uri';
+
+export class TreeView implements DatastoreView {
+  readonly configOnly: boolean = false;
+
+  constructor(readonly ctx: RestconfContext) {}
+
+  resolve(raw: string, keyDelimiter: string | null): ParsedPath {
+    return parseDataPath(raw, this.ctx.schema, { keyDelimiter });
+  }
+
+  call(scope: PluginScope, req: IncomingMessage, res: ServerResponse, target: ParsedPath, raw: string): DataCall {
+    // Accept before the query: a 406 wins over a bad parameter.
+    const negotiated = responseType(req.headers.accept);
+    const ctx = this.ctx;
+    return {
+      view: this,
+      ctx,
+      scope,
+      req,
+      res,
+      target,
+      rawPath: raw,
+      query: dataQuery(req, ctx),
+      responseType: negotiated,
+      rawQuery: rawQueryOf(req),
+    };
+  }
+
+  isYangPatch(req: IncomingMessage): boolean {
+    const type = req.headers['content-type'];
+    return type !== undefined && bareType(type).startsWith('application/yang-patch');
+  }
+
+  async invokeAction(scope: PluginScope, req: IncomingMessage, res: ServerResponse, target: ParsedPath): Promise<void> {
+    const method = req.method ?? '';
+    if (method !== 'POST') throw methodNotAllowed(method, ALLOW.operation, 'actions are invoked with POST');
+    rejectQuery(req);
+    await invokeOperation(this.ctx, scope, req, res, target, responseType(req.headers.accept));
+  }
+
+  async read(
+    call: DataCall,
+    readCtx: ReadContext,
+    content: ReadContent,
+    steps: readonly PathStep[],
+  ): Promise<DataNode | DataRoot | undefined> {
+    const pick = async (root: DataRoot) => findTarget(await filterRead(call.scope, root, steps, readCtx), steps);
+    if (content === 'config') return pick(call.ctx.datastores.config.current());
+    const state = await pick(await this.operationalRoot(call, readCtx));
+    if (content === 'nonconfig') return state;
+    const config = await pick(call.ctx.datastores.config.current());
+    if (config === undefined) return state;
+    if (state === undefined) return config;
+    if (config.kind === 'root' || state.kind === 'root') {
+      return {
+        kind: 'root',
+        children: mergeChildren((config as DataRoot).children, (state as DataRoot).children, topTable(call.ctx.schema)),
+      };
+    }
+    return mergeNodes(config, state);
+  }
+
+  commit(call: DataCall, write: WriteRequest): Promise<WriteOutcome> {
+    return commitWrite(call.ctx, call.scope, write);
+  }
+
+  /** The Operational datastore plus what `data.readState` taps compute for the target's module. */
+  private async operationalRoot(call: DataCall, readCtx: ReadContext): Promise<DataRoot> {
+    const stored = call.ctx.datastores.operational.current();
+    const first = call.target.steps[0];
+    const modules = first !== undefined ? [first.schema.module.name] : [...call.ctx.schema.modules.keys()];
+    let root = stored;
+    for (const module of modules) {
+      const hook = call.scope.hooks.data.readState.get(module);
+      if (hook === undefined || !hook.isUsed()) continue;
+      const json = await hook.promise({}, { module, path: readCtx.path });
+      if (Object.keys(json).length === 0) continue;
+      const decoded = decodeJson(json, call.ctx.schema, {});
+      root = { kind: 'root', children: mergeChildren(root.children, decoded.root.children, topTable(call.ctx.schema)) };
+    }
+    return root;
+  }
+}
+
+/** Operations take no query parameters (RFC 8040 §4.8 lists none for them). */
+export function rejectQuery(req: IncomingMessage): void {
+  const name = queryText(req)
+    .split('&')
+    .find((p) => p !== '')
+    ?.split('=')[0];
+  if (name !== undefined) throw badUri(`query parameter '${decodeURIComponentSafe(name)}' is not allowed on operations`);
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
