@@ -14,7 +14,9 @@
  *   plugins (e.g. the plugin host's reload RPC and its operational data), with no privileged path.
  *
  * Device and RPC payloads are RFC 7951 JSON values (what a plugin author can produce without the core's
- * data tree); local datastore hooks carry the core's data tree (`data/tree.ts`).
+ * data tree); local datastore hooks carry the core's data tree (`data/tree.ts`). Paths handed to a
+ * southbound are instance path values (`yang/instance-path.ts`): segments with module, name, keys and
+ * leaf-list value, so a plugin reads them instead of parsing the text the core would otherwise write.
  */
 import type { RequestListener, Server } from 'node:http';
 import {
@@ -28,7 +30,10 @@ import {
 } from 'tapable';
 import type { DataFault } from './data/errors';
 import type { DataRoot } from './data/tree';
+import type { InstancePath } from './yang/instance-path';
 import type { ExtensionInstance, SchemaContext, SchemaNode } from './yang/schema';
+
+export type { InstancePath, InstancePathSegment } from './yang/instance-path';
 
 /** A JSON value as RFC 7951 encodes YANG data (member names `module:name` where the module changes). */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [member: string]: JsonValue };
@@ -179,8 +184,11 @@ export interface DeviceDataReader {
 export interface DeviceEdit {
   /** create (POST), replace (PUT), merge (PATCH), delete (DELETE: must exist), remove (may be absent). */
   readonly operation: 'create' | 'merge' | 'replace' | 'delete' | 'remove';
-  /** RFC 7951 instance-identifier of the target under the mount point. */
-  readonly path: string;
+  /**
+   * The target under the mount point. The core always passes the value; RFC 7951 text is accepted from
+   * contexts built by hand (tests, a dry run's input) and read with the SDK's `toInstancePath`.
+   */
+  readonly path: InstancePath | string;
   /** The target's new content as the request body (`{"module:node": ...}`); absent for delete/remove. */
   readonly value?: JsonObject;
 }
@@ -232,8 +240,11 @@ export type ContentFilter = 'config' | 'nonconfig' | 'all';
 export interface DeviceReadContext {
   readonly device: DeviceInfo;
   readonly connection: DeviceConnection;
-  /** The path under `yang-ext:mount`, RFC 7951 instance-identifier form; '/' for the whole tree. */
-  readonly path: string;
+  /**
+   * The target under `yang-ext:mount`; empty for the whole tree. The core always passes the value; RFC
+   * 7951 text (`'/'` for the whole tree) is accepted from contexts built by hand, as for `DeviceEdit.path`.
+   */
+  readonly path: InstancePath | string;
   readonly content: ContentFilter;
   /** The `fields` query parameter as received (decoded), for southbounds that filter at the device. */
   readonly fields?: string;
@@ -275,6 +286,8 @@ export interface DeviceInvokeContext {
   readonly connection: DeviceConnection;
   /** `module:rpc`, or for an action the RFC 7951 instance-identifier of the action node. */
   readonly operation: string;
+  /** For an action, the action node's instance path (`operation` is its text); absent for an RPC. */
+  readonly action?: InstancePath;
   readonly input: JsonObject;
   readonly codec?: DeviceDataCodec;
 }

@@ -12,6 +12,15 @@ export type { DataNode, DataRoot } from './data/tree';
 export type { DataFault } from './data/errors';
 // the one parse of a client's JSON text (a member given twice refused), for plugin routes through the SDK
 export { parseJsonBody, JsonBodyError } from './data/json-syntax';
+// the instance path value the device hooks carry, its one renderer and the reader of its JSON text
+export {
+  renderInstancePath,
+  parseJsonInstancePath,
+  memberName,
+  type InstancePathForm,
+  type InstancePathResult,
+  type PathSyntax,
+} from './yang/instance-path';
 export * as yang from './yang';
 // the one XML tokenizer and the element reader over it, and the one escaping, for NETCONF through the SDK
 export { MAX_XML_DEPTH, XmlSyntaxError, XmlToken, XmlTokenizer } from './data/xml-tokenizer';

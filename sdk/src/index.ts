@@ -90,7 +90,25 @@ export {
 } from './translation/unit';
 export { readUnits, TranslationError, type ReadOptions } from './translation/read';
 export { planWrite, type WritePlan, type WriteStep } from './translation/write';
-export { parseInstancePath, parseSchemaPath, formatInstancePath, type InstanceSegment, type SchemaPath } from './translation/path';
+export {
+  parseInstancePath,
+  parseSchemaPath,
+  formatInstancePath,
+  memberSegments,
+  toInstancePath,
+  type InstanceSegment,
+  type SchemaPath,
+} from './translation/path';
+// the instance path value the core hands to southbounds, and its one renderer and reader (the core owns them)
+export {
+  renderInstancePath,
+  parseJsonInstancePath,
+  memberName,
+  type InstancePath,
+  type InstancePathSegment,
+  type InstancePathForm,
+  type InstancePathResult,
+} from '@rosetta/core';
 export { cachingSession, SHOW_COMMAND, type CliSession } from './cli/session';
 export {
   CliOutputError,

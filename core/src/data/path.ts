@@ -1,11 +1,12 @@
 /**
- * RFC 7951 instance paths (`/ietf-interfaces:interfaces/interface[name='eth0']/ietf-ip:ipv4/mtu`) for
- * error messages, RESTCONF error-path and diff results. The module name prefixes the first node and
- * every node whose module differs from its parent's; list entries carry one predicate per key, in key
- * order; leaf-list entries carry `[.='value']`.
+ * Instance paths of data-tree nodes: schema-bound segments (a schema node with typed key values or a
+ * leaf-list value) turned into the instance path value (yang/instance-path.ts), which southbound hooks
+ * carry, and into its RFC 7951 text (`/ietf-interfaces:interfaces/interface[name='eth0']/ietf-ip:ipv4/mtu`)
+ * for error messages, RESTCONF error-path and diff results, written by that file's one renderer.
  *
  * Trees have no parent pointers, so paths are computed from an ancestor chain that the walker keeps.
  */
+import { type InstancePath, type InstancePathSegment, renderInstancePath, setKey } from '../yang/instance-path';
 import type { ListSchema, SchemaNode } from '../yang/schema';
 import type { DataNode, LeafValue, ListEntryNode } from './tree';
 
@@ -25,29 +26,26 @@ export function valueText(value: LeafValue): string {
   return String(value);
 }
 
-/**
- * Quotes a predicate value as XPath 1.0 allows: single quotes unless the value holds one, then
- * double quotes; a value with both kinds is spelled with concat(), XPath having no escapes.
- */
-export function quotePredicate(text: string): string {
-  if (!text.includes("'")) return `'${text}'`;
-  if (!text.includes('"')) return `"${text}"`;
-  const parts = text.split("'").map((p) => `'${p}'`);
-  return `concat(${parts.join(`, "'", `)})`;
+export { quotePredicate } from '../yang/instance-path';
+
+/** The instance path value of one schema-bound segment (key and leaf-list values in text form). */
+function valueSegment(seg: PathSegment): InstancePathSegment {
+  const module = seg.schema.module.name;
+  const name = seg.schema.name;
+  if (seg.keys && seg.schema.kind === 'list') {
+    const names = (seg.schema as ListSchema).keys;
+    const keys: Record<string, string> = {};
+    for (let i = 0; i < names.length && i < seg.keys.length; i++) setKey(keys, names[i]!.name, valueText(seg.keys[i]!));
+    return { module, name, keys };
+  }
+  if (seg.value !== undefined && seg.schema.kind === 'leaf-list') return { module, name, value: valueText(seg.value) };
+  return { module, name };
 }
 
-/** Appends one segment to a path text; `parentModule` is the module of the previous segment. */
-function appendSegment(out: string, seg: PathSegment, parentModule: string | undefined): string {
-  const module = seg.schema.module.name;
-  out += module === parentModule ? `/${seg.schema.name}` : `/${module}:${seg.schema.name}`;
-  if (seg.keys && seg.schema.kind === 'list') {
-    const keys = (seg.schema as ListSchema).keys;
-    for (let i = 0; i < keys.length && i < seg.keys.length; i++) {
-      out += `[${keys[i]!.name}=${quotePredicate(valueText(seg.keys[i]!))}]`;
-    }
-  } else if (seg.value !== undefined && seg.schema.kind === 'leaf-list') {
-    out += `[.=${quotePredicate(valueText(seg.value))}]`;
-  }
+/** The instance path value of a chain of segments, outermost first. */
+export function instancePathOf(segments: readonly PathSegment[]): InstancePath {
+  const out: InstancePathSegment[] = new Array(segments.length);
+  for (let i = 0; i < segments.length; i++) out[i] = valueSegment(segments[i]!);
   return out;
 }
 
@@ -56,13 +54,7 @@ function appendSegment(out: string, seg: PathSegment, parentModule: string | und
  * parent (a RESTCONF target the document sits under) and `baseModule` that parent's module.
  */
 export function instancePath(segments: readonly PathSegment[], base = '', baseModule?: string): string {
-  let out = base === '/' ? '' : base;
-  let module = baseModule;
-  for (const seg of segments) {
-    out = appendSegment(out, seg, module);
-    module = seg.schema.module.name;
-  }
-  return out === '' ? '/' : out;
+  return renderInstancePath(instancePathOf(segments), { kind: 'json', base, ...(baseModule !== undefined ? { baseModule } : {}) });
 }
 
 /** The key values of a list entry, in key order (undefined for a key the entry lacks). */

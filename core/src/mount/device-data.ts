@@ -18,10 +18,11 @@ import { DataError } from '../data/errors';
 import { decodeJson } from '../data/json-decode';
 import { findEntry } from '../data/list';
 import { toJsonValue } from '../data/json-encode';
-import { instancePath } from '../data/path';
+import { instancePath, instancePathOf } from '../data/path';
 import type { DataNode, DataRoot, LeafNode } from '../data/tree';
 import type { ContentFilter, DeviceEdit, DeviceWriteResult, JsonObject, OperationResult } from '../hooks';
 import type { PluginScope } from '../plugins/generation';
+import { renderInstancePath } from '../yang/instance-path';
 import { dataParent, type LeafSchema, type SchemaContext } from '../yang/schema';
 import { decodedAnswer } from './codec';
 import { deviceFault, MountError, notServed } from './errors';
@@ -40,7 +41,7 @@ export interface DeviceReadRequest {
 export async function readDevice(device: MountedDevice, scope: PluginScope, request: DeviceReadRequest): Promise<DataRoot> {
   const hook = scope.hooks.device.read.get(device.node.protocol);
   if (hook === undefined || !hook.isUsed()) throw notServed(`no southbound plugin reads '${device.node.protocol}' devices`);
-  const path = request.steps.length === 0 ? '/' : instancePath(request.steps);
+  const path = instancePathOf(request.steps);
   let json: JsonObject | undefined;
   try {
     json = await hook.promise({
@@ -165,7 +166,7 @@ export interface DeviceWriteOutcome {
 export async function writeDevice(device: MountedDevice, scope: PluginScope, request: DeviceWriteRequest): Promise<DeviceWriteOutcome> {
   const hook = scope.hooks.device.write.get(device.node.protocol);
   if (hook === undefined || !hook.isUsed()) throw notServed(`no southbound plugin writes '${device.node.protocol}' devices`);
-  const path = request.steps.length === 0 ? '/' : instancePath(request.steps);
+  const path = instancePathOf(request.steps);
   const edit: DeviceEdit = {
     operation: request.operation,
     path,
@@ -244,13 +245,18 @@ function targetExists(root: DataRoot, steps: readonly PathStep[]): boolean {
   return true;
 }
 
-/** Runs an RPC (`module:rpc`) or action (its instance-identifier) on the device. */
+/**
+ * Runs an RPC (`module:rpc`) or an action on the device. An action is named by its steps, handed to
+ * the southbound as its instance path (and as that path's text in `operation`).
+ */
 export async function invokeDevice(
   device: MountedDevice,
   scope: PluginScope,
-  operation: string,
+  name: string | readonly PathStep[],
   input: JsonObject,
 ): Promise<OperationResult> {
+  const action = typeof name === 'string' ? undefined : instancePathOf(name);
+  const operation = action === undefined ? (name as string) : renderInstancePath(action);
   const hook = scope.hooks.device.invoke.get(device.node.protocol);
   if (hook === undefined || !hook.isUsed()) throw notServed(`no southbound plugin runs operations on '${device.node.protocol}' devices`);
   try {
@@ -258,6 +264,7 @@ export async function invokeDevice(
       device: device.info,
       connection: device.connection,
       operation,
+      ...(action !== undefined ? { action } : {}),
       input,
       ...(device.codec ? { codec: device.codec } : {}),
     });

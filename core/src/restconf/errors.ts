@@ -10,6 +10,7 @@ import { DataError, type DataFault, type ErrorTag } from '../data/errors';
 import { StorageFullError } from '../datastore/storage-full';
 import { MountError } from '../mount/errors';
 import { escapeNonXmlCharacters } from '../yang/types/characters';
+import { parseJsonInstancePath, renderInstancePath } from '../yang/instance-path';
 
 export type { ErrorTag } from '../data/errors';
 
@@ -255,46 +256,21 @@ function xmlName(name: string): string {
 }
 
 /**
+ * An RFC 7951 (JSON) instance path in its XML form (RFC 7950 §9.13.2): every node and key name
+ * carries its module as prefix (the prefixes the error-path element declares are module names). A
+ * path not in the canonical JSON form the core writes (a device's own error-path, already prefixed)
+ * is passed on as it came.
+ */
+export function xmlInstancePath(path: string): string {
+  const parsed = parseJsonInstancePath(path);
+  if (!parsed.ok || renderInstancePath(parsed.path) !== path) return path;
+  return renderInstancePath(parsed.path, { kind: 'xml', prefixFor: (module) => module });
+}
+
+/**
  * The envelope as XML. The error-path is an instance-identifier whose prefixes are module names, so
  * each module it names is declared on `error-path` with its namespace (as RFC 8040 requires).
  */
-const NAME = /([A-Za-z_][A-Za-z0-9_.-]*)(?::([A-Za-z_][A-Za-z0-9_.-]*))?/y;
-
-/**
- * An RFC 7951 (JSON) instance path in its XML form (RFC 7950 §9.13.2): every node and key name
- * carries its module as prefix (the prefixes the error-path element declares are module names).
- * Quoted key values are copied untouched.
- */
-export function xmlInstancePath(path: string): string {
-  let out = '';
-  let module: string | undefined;
-  let i = 0;
-  while (i < path.length) {
-    const c = path[i]!;
-    if (c === "'" || c === '"') {
-      const end = path.indexOf(c, i + 1);
-      const stop = end < 0 ? path.length : end + 1;
-      out += path.slice(i, stop);
-      i = stop;
-      continue;
-    }
-    out += c;
-    i += 1;
-    if (c !== '/' && c !== '[') continue;
-    NAME.lastIndex = i;
-    const m = NAME.exec(path);
-    if (m === null) continue;
-    if (m[2] !== undefined) {
-      if (c === '/') module = m[1];
-      out += m[0];
-    } else {
-      out += module !== undefined ? `${module}:${m[1]}` : m[1];
-    }
-    i += m[0].length;
-  }
-  return out;
-}
-
 export function renderErrorsXml(errors: readonly RestconfErrorEntry[], namespaceOf: (module: string) => string | undefined): string {
   let out = '<errors xmlns="urn:ietf:params:xml:ns:yang:ietf-restconf">';
   for (const e of errors) {

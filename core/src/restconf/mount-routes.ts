@@ -82,7 +82,7 @@ export async function handleMountData(
     if (method !== 'POST') throw methodNotAllowed(method, ALLOW.operation, 'actions are invoked with POST');
     if (queryText(req) !== '') throw badQuery(queryText(req).split('=')[0]!, 'operations take no query parameters');
     // The southbound is given the action's path relative to the mount point.
-    await runOperation(req, res, scope, device, device.schema, target.operation, target.path, instancePath(target.steps), ctx);
+    await runOperation(req, res, scope, device, device.schema, target.operation, target.path, target.steps, ctx);
     return;
   }
   const options = parseQuery(queryText(req), method);
@@ -263,9 +263,10 @@ async function runOperation(
   schema: SchemaContext,
   op: OperationSchema,
   path: string,
-  operation: string,
+  name: string | readonly PathStep[],
   ctx: RestconfContext,
 ): Promise<void> {
+  const operation = typeof name === 'string' ? name : instancePath(name);
   const text = await readBody(req, ctx.options.bodyLimit);
   let input: JsonObject = {};
   if (text.trim() !== '') {
@@ -280,7 +281,7 @@ async function runOperation(
   );
   if (missing.length > 0)
     throw new DataError(missing.map((c) => fault('missing-element', `${path}/input/${c.name}`, `mandatory input '${c.name}' is missing`)));
-  const result = await invokeDevice(device, scope, operation, input);
+  const result = await invokeDevice(device, scope, name, input);
   if (result.output === null || Object.keys(result.output).length === 0) {
     sendEmpty(res, 204);
     return;

@@ -26,6 +26,9 @@ import { entryKeyValues, instancePath, valueText, type PathSegment } from '../da
 import type { DataNode, DataRoot, LeafListNode, LeafValue, ListEntryNode, ListNode } from '../data/tree';
 import type { DeviceEdit, JsonObject } from '../hooks';
 
+/** An edit whose path is RFC 7951 text: what the uniconfig diff reports and the dry run's input carries. */
+export type TextEdit = DeviceEdit & { readonly path: string };
+
 /** Where the walk stands: a chain of segments, turned into a path only when an edit is emitted. */
 interface Loc {
   readonly parent: Loc | undefined;
@@ -79,7 +82,7 @@ function needsWholeParent(a: DataNode, b: DataNode): boolean {
 }
 
 class EditWalk {
-  readonly edits: DeviceEdit[] = [];
+  readonly edits: TextEdit[] = [];
 
   /**
    * The children of one parent. `owner` is the parent on the after side (undefined at the root): when
@@ -199,7 +202,7 @@ class EditWalk {
  * The edits that turn configuration `before` into `after` (both of the device's schema), each change
  * at its own path (see the top of this file). Empty when the two hold the same configuration.
  */
-export function changeEdits(before: DataRoot, after: DataRoot): DeviceEdit[] {
+export function changeEdits(before: DataRoot, after: DataRoot): TextEdit[] {
   const walk = new EditWalk();
   walk.children(before.children, after.children, undefined, undefined);
   return walk.edits;

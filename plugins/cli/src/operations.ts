@@ -7,6 +7,8 @@
  * - execute-and-read and dry-run (module cli-unit-generic).
  */
 import {
+  renderInstancePath,
+  type InstancePath,
   asTranslationUnit,
   cachingSession,
   readUnits,
@@ -90,14 +92,14 @@ const readPlans = new WeakMap<CliDevice, Map<string, readonly string[]>>();
 export async function readDevice(
   device: CliDevice,
   units: readonly TranslationUnit[],
-  path: string,
+  path: InstancePath | string,
   content: 'config' | 'nonconfig' | 'all',
 ): Promise<JsonObject> {
   device.useUnusablePatterns(unusablePatternsOf(units));
   const typeAhead = units.every((u) => u.typeAhead);
   const plans = typeAhead ? (readPlans.get(device) ?? new Map<string, readonly string[]>()) : undefined;
   if (plans) readPlans.set(device, plans);
-  const planKey = `${content} ${path}`;
+  const planKey = `${content} ${typeof path === 'string' ? path : renderInstancePath(path)}`;
   return device.run(async (session) => {
     let failure: Error | undefined;
     const noteFailure = (e: unknown) => {

@@ -3,8 +3,8 @@
  * list keys as content-match nodes, and the `fields` selection (RFC 8040 §4.8.3, as docs/restconf-api.md#fields reads
  * it) becomes selection nodes under the target, so only what was asked crosses the wire.
  */
-import { escapeText } from '@rosetta/sdk';
-import { parseDevicePath } from './path';
+import { escapeText, type InstancePath } from '@rosetta/sdk';
+import { parseDevicePath, pathText } from './path';
 import { XmlBuildError, type Namespaces } from './xml-build';
 
 /** One selected member and what is selected below it (empty: the whole subtree). */
@@ -107,8 +107,9 @@ function selections(fields: readonly FieldSelection[], parent: string, ns: Names
  * whole tree) with an optional `fields` selection. Returns undefined when nothing needs filtering (the
  * whole tree). Throws XmlBuildError for a bad path or an unknown module, FieldsSyntaxError for bad fields.
  */
-export function subtreeFilter(path: string, fields: string | undefined, ns: Namespaces): string | undefined {
-  const parsed = parseDevicePath(path);
+export function subtreeFilter(target: InstancePath | string, fields: string | undefined, ns: Namespaces): string | undefined {
+  const parsed = parseDevicePath(target);
+  const path = pathText(target);
   if (!parsed.ok) throw new XmlBuildError(path, parsed.error);
   const segs = parsed.path;
   const selected = fields === undefined || fields === '' ? [] : parseFields(fields);

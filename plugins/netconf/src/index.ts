@@ -18,7 +18,7 @@ import { NETCONF_SOUTHBOUND } from './southbound';
 export { NetconfDevice, isNetconfDevice, traceText, type ConnectionStatus, type DeviceOptions, type ReceivedNotification } from './device';
 export { NetconfRpcError, NetconfSessionError, type NetconfFault, type SessionFailure } from './errors';
 export { parseFields, subtreeFilter, FieldsSyntaxError, type FieldSelection } from './filter';
-export { parseDevicePath, type DevicePathResult, type DeviceSegment } from './path';
+export { parseDevicePath, pathText, type DevicePathResult, type DeviceSegment } from './path';
 export {
   configSource,
   createSubscription,
@@ -128,6 +128,7 @@ export default definePlugin<Settings>({
         ctx.input,
         device.namespaces,
         needCodec(ctx.codec, device.nodeId),
+        ctx.action,
       );
       return { output };
     });

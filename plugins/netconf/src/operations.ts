@@ -13,6 +13,7 @@ import {
   type ContentFilter,
   type DeviceDataCodec,
   type DeviceEdit,
+  type InstancePath,
   type JsonObject,
   type JsonValue,
 } from '@rosetta/sdk';
@@ -38,7 +39,7 @@ export function configSource(session: Pick<OperationSession, 'has'>): 'candidate
 }
 
 export interface ReadRequest {
-  readonly path: string;
+  readonly path: InstancePath | string;
   readonly content: ContentFilter;
   readonly fields?: string;
 }
@@ -232,7 +233,7 @@ export async function writeEdits(
 
 /** A target to read just before a write: its instance-identifier, and how to decode the data read. */
 export interface TargetProbe {
-  readonly path: string;
+  readonly path: InstancePath | string;
   readonly decode: (data: string) => JsonObject;
 }
 
@@ -310,8 +311,8 @@ function inputMembers(input: JsonObject): JsonObject {
 }
 
 /**
- * Invokes an RPC (`module:rpc`) or a YANG 1.1 action (its instance-identifier, starting with `/`).
- * Resolves with the output members, or null when the reply is `<ok/>`.
+ * Invokes an RPC (`module:rpc`) or a YANG 1.1 action (its instance-identifier, starting with `/`; the
+ * core also hands its path as `action`). Resolves with the output members, or null when the reply is `<ok/>`.
  */
 export async function invokeOperation(
   session: OperationSession,
@@ -319,9 +320,11 @@ export async function invokeOperation(
   input: JsonObject,
   ns: Namespaces,
   codec: DeviceDataCodec,
+  action?: InstancePath,
 ): Promise<JsonObject | null> {
   const members = inputMembers(input);
-  const body = operation.startsWith('/') ? actionXml(operation, members, ns) : rpcXml(operation, members, ns);
+  const body =
+    action !== undefined || operation.startsWith('/') ? actionXml(action ?? operation, members, ns) : rpcXml(operation, members, ns);
   const reply = await session.rpc(body);
   const content = reply.root.children.filter((c) => c.name !== 'rpc-error');
   if (content.length === 0 || (content.length === 1 && content[0]!.name === 'ok')) return null;

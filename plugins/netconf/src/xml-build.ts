@@ -10,8 +10,17 @@
  * Also builds the edit-config `<config>` of a set of edits (ancestors from the target path, key leaves
  * first, `nc:operation` on the target) and merges edits that share ancestors into one tree.
  */
-import { escapeAttr, escapeText, NETCONF_NS, YANG_1_NS, type DeviceEdit, type InstanceSegment, type JsonValue } from '@rosetta/sdk';
-import { parseDevicePath, type DeviceSegment } from './path';
+import {
+  escapeAttr,
+  escapeText,
+  NETCONF_NS,
+  YANG_1_NS,
+  type DeviceEdit,
+  type InstancePath,
+  type InstanceSegment,
+  type JsonValue,
+} from '@rosetta/sdk';
+import { parseDevicePath, pathText, type DeviceSegment } from './path';
 
 /** Module name -> XML namespace. */
 export type Namespaces = ReadonlyMap<string, string>;
@@ -127,10 +136,10 @@ export function jsonToXml(document: Readonly<Record<string, JsonValue>>, ns: Nam
 /** An edit-config operation (RFC 6241 §7.2). */
 export type EditOperation = DeviceEdit['operation'];
 
-function parsePath(path: string): DeviceSegment[] {
-  const r = parseDevicePath(path);
-  if (!r.ok) throw new XmlBuildError(path, r.error);
-  if (r.path.length === 0) throw new XmlBuildError(path, 'an edit needs a target below the root');
+function parsePath(given: InstancePath | string): DeviceSegment[] {
+  const r = parseDevicePath(given);
+  if (!r.ok) throw new XmlBuildError(pathText(given), r.error);
+  if (r.path.length === 0) throw new XmlBuildError(pathText(given), 'an edit needs a target below the root');
   return r.path;
 }
 
@@ -156,15 +165,16 @@ export function editConfigXml(edits: readonly DeviceEdit[], ns: Namespaces): str
   const roots: Node[] = [];
   for (const edit of edits) {
     const segs = parsePath(edit.path);
+    const where = pathText(edit.path);
     let siblings = roots;
     let module: string | undefined;
     for (const seg of segs.slice(0, -1)) {
-      const a = ancestor(siblings, seg, module, edit.path);
+      const a = ancestor(siblings, seg, module, where);
       module = a.module;
       siblings = a.children;
     }
     const last = segs[segs.length - 1]!;
-    const { module: mod, name } = splitMember(last.member, module, edit.path);
+    const { module: mod, name } = splitMember(last.member, module, where);
     const operation: [string, string] = ['xmlns:nc', NETCONF_NS];
     const opAttr: [string, string] = ['nc:operation', edit.operation];
     let targets: Node[];
@@ -175,14 +185,14 @@ export function editConfigXml(edits: readonly DeviceEdit[], ns: Namespaces): str
       targets = [node];
     } else {
       const entries = Object.entries(edit.value ?? {});
-      if (entries.length !== 1) throw new XmlBuildError(edit.path, `a ${edit.operation} needs a value with exactly one member, the target`);
+      if (entries.length !== 1) throw new XmlBuildError(where, `a ${edit.operation} needs a value with exactly one member, the target`);
       const [member, value] = entries[0]!;
-      const named = splitMember(member, module, edit.path);
+      const named = splitMember(member, module, where);
       if (named.name !== name || named.module !== mod)
-        throw new XmlBuildError(edit.path, `the value's member ${member} is not the target ${last.member}`);
+        throw new XmlBuildError(where, `the value's member ${member} is not the target ${last.member}`);
       // a list entry target may come as a one-entry array (RESTCONF bodies) or as the entry object
       const one = Array.isArray(value) && last.keys && value.length === 1 && value[0] !== null ? value[0]! : value;
-      targets = memberNodes(`${mod}:${name}`, one, undefined, edit.path, 0).map((t) => orderKeysFirst(t, last.keys));
+      targets = memberNodes(`${mod}:${name}`, one, undefined, where, 0).map((t) => orderKeysFirst(t, last.keys));
     }
     for (const t of targets) {
       t.attrs.push(operation, opAttr);
@@ -230,8 +240,9 @@ export function rpcXml(operation: string, input: Readonly<Record<string, JsonVal
  * the action's ancestors (list keys first) and the action element holding the input members. `path` is
  * the action node's instance-identifier.
  */
-export function actionXml(path: string, input: Readonly<Record<string, JsonValue>>, ns: Namespaces): string {
-  const segs = parsePath(path);
+export function actionXml(action: InstancePath | string, input: Readonly<Record<string, JsonValue>>, ns: Namespaces): string {
+  const segs = parsePath(action);
+  const path = pathText(action);
   if (segs.length < 2) throw new XmlBuildError(path, 'an action is defined inside a container or list, not at the top level');
   const roots: Node[] = [];
   let siblings = roots;

@@ -1,24 +1,61 @@
 /**
- * Paths as the translation engine reads them: schema paths of registrations (`/m:a/b/c`) and instance
- * paths of requests (`/m:a/b[name='eth0']/c`, RFC 7951 instance-identifier form). Segments are kept as
- * RFC 7951 JSON member names: module-qualified at the top and where the module changes, bare elsewhere,
- * so they index the JSON documents directly.
+ * Paths as the translation engine reads them. The core hands a southbound the instance path value
+ * (`InstancePath`, owned by the core's yang/instance-path.ts, re-exported here); this file gives the
+ * engine its JSON member view of it: segments named as RFC 7951 JSON members (module-qualified at the
+ * top and where the module changes, bare elsewhere), so they index the JSON documents directly.
+ * Registration paths (`/m:a/b/c`, written by unit authors) and paths given as text (tests, a dry run's
+ * input) are read with the core's one reader of the JSON form; nothing here splits a path by hand.
  */
+import {
+  type InstancePath,
+  type InstancePathResult,
+  type InstancePathSegment,
+  parseJsonInstancePath,
+  renderInstancePath,
+} from '@rosetta/core';
 
 export interface SchemaPath {
   readonly segments: readonly string[];
 }
 
+/** One segment of the member view. */
 export interface InstanceSegment {
   readonly member: string;
   /** Key predicates given for this segment, if any. */
   readonly keys?: Readonly<Record<string, string>>;
+  /** One leaf-list entry's value, when the path ends on one. */
+  readonly value?: string;
 }
 
 export type ParseResult<T> = { readonly ok: true; readonly path: T } | { readonly ok: false; readonly error: string };
 
-const NAME = /^(?:([A-Za-z_][\w.-]*):)?([A-Za-z_][\w.-]*)$/;
 const MAX_PATH = 4096;
+/** Text paths may also carry `\"` escapes inside double quotes, which the SDK always accepted. */
+const TEXT_SYNTAX = { concat: true, backslashEscapes: true } as const;
+
+/**
+ * The value of a path handed over by the core (returned as it is) or written as RFC 7951 text (read
+ * with the core's reader; `/` is the root).
+ */
+export function toInstancePath(path: InstancePath | string): InstancePathResult {
+  if (typeof path !== 'string') return { ok: true, path };
+  if (!path.startsWith('/')) return { ok: false, error: 'a path starts with /' };
+  if (path.length > MAX_PATH) return { ok: false, error: `path longer than ${MAX_PATH} characters` };
+  return parseJsonInstancePath(path, TEXT_SYNTAX);
+}
+
+/** The member view of a path value (`value` kept for a leaf-list entry; positions have no member form). */
+export function memberSegments(path: InstancePath): InstanceSegment[] {
+  const out: InstanceSegment[] = new Array(path.length);
+  let module: string | undefined;
+  for (let i = 0; i < path.length; i++) {
+    const seg = path[i]!;
+    const member = seg.module === module ? seg.name : `${seg.module}:${seg.name}`;
+    module = seg.module;
+    out[i] = { member, ...(seg.keys !== undefined ? { keys: seg.keys } : {}), ...(seg.value !== undefined ? { value: seg.value } : {}) };
+  }
+  return out;
+}
 
 /** Parses `/module:top/child/other-module:aug`, normalising prefixes to RFC 7951 member names. */
 export function parseSchemaPath(text: string): ParseResult<SchemaPath> {
@@ -29,59 +66,38 @@ export function parseSchemaPath(text: string): ParseResult<SchemaPath> {
   return { ok: true, path: { segments: r.path.map((s) => s.member) } };
 }
 
-/** Parses an RFC 7951 instance-identifier; `/` alone is the root (no segments). */
-export function parseInstancePath(text: string): ParseResult<InstanceSegment[]> {
-  if (typeof text !== 'string' || !text.startsWith('/')) return { ok: false, error: 'a path starts with /' };
-  if (text.length > MAX_PATH) return { ok: false, error: `path longer than ${MAX_PATH} characters` };
-  if (text === '/') return { ok: true, path: [] };
-  const segments: InstanceSegment[] = [];
-  let module: string | undefined;
-  let i = 1;
-  while (i <= text.length) {
-    let j = i;
-    while (j < text.length && text[j] !== '/' && text[j] !== '[') j++;
-    const m = NAME.exec(text.slice(i, j));
-    if (!m) return { ok: false, error: `bad node name ${JSON.stringify(text.slice(i, j))} at column ${i + 1}` };
-    const [, prefix, name] = m;
-    if (segments.length === 0 && !prefix) return { ok: false, error: 'the first node must be module-qualified (module:name)' };
-    const member = prefix && prefix !== module ? `${prefix}:${name}` : name!;
-    if (prefix) module = prefix;
-    let keys: Record<string, string> | undefined;
-    while (text[j] === '[') {
-      const pred = /^\[\s*([A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?)\s*=\s*(?:'([^']*)'|"((?:[^"\\]|\\.)*)")\s*\]/.exec(
-        text.slice(j, j + 1100),
-      );
-      if (!pred) return { ok: false, error: `bad key predicate at column ${j + 1}` };
-      keys ??= {};
-      const keyName = pred[1]!.includes(':') ? pred[1]!.split(':')[1]! : pred[1]!;
-      keys[keyName] = pred[2] ?? pred[3]!.replace(/\\(.)/g, '$1');
-      j += pred[0].length;
-    }
-    segments.push(keys ? { member, keys } : { member });
-    if (j >= text.length) break;
-    if (text[j] !== '/') return { ok: false, error: `unexpected ${JSON.stringify(text[j])} at column ${j + 1}` };
-    i = j + 1;
-    if (i === text.length) return { ok: false, error: 'path ends with /' };
+/**
+ * The member view of a list-entry path given as text or value; `/` alone is the root (no segments).
+ * Leaf-list entries and positions are refused: translation units register nodes and list entries only.
+ */
+export function parseInstancePath(path: InstancePath | string): ParseResult<InstanceSegment[]> {
+  const r = toInstancePath(path);
+  if (!r.ok) return r;
+  for (const seg of r.path)
+    if (seg.value !== undefined || seg.position !== undefined)
+      return { ok: false, error: `node "${seg.name}" is selected by value or position; a translation unit reads nodes and list entries` };
+  return { ok: true, path: memberSegments(r.path) };
+}
+
+/** The value of a member view, modules taken from the qualified members. */
+function pathValueOf(segments: readonly InstanceSegment[]): InstancePath {
+  const out: InstancePathSegment[] = new Array(segments.length);
+  let module = '';
+  for (let i = 0; i < segments.length; i++) {
+    const s = segments[i]!;
+    const colon = s.member.indexOf(':');
+    if (colon >= 0) module = s.member.slice(0, colon);
+    out[i] = {
+      module,
+      name: colon >= 0 ? s.member.slice(colon + 1) : s.member,
+      ...(s.keys !== undefined ? { keys: s.keys } : {}),
+      ...(s.value !== undefined ? { value: s.value } : {}),
+    };
   }
-  return { ok: true, path: segments };
+  return out;
 }
 
-/** Formats an instance path for messages: `/m:a/b[name='eth0']`. */
+/** Formats a member view for messages with the core's renderer: `/m:a/b[name='eth0']`. */
 export function formatInstancePath(segments: readonly InstanceSegment[]): string {
-  return (
-    '/' +
-    segments
-      .map(
-        (s) =>
-          s.member +
-          Object.entries(s.keys ?? {})
-            .map(([k, v]) => `[${k}=${quote(v)}]`)
-            .join(''),
-      )
-      .join('/')
-  );
-}
-
-function quote(v: string): string {
-  return v.includes("'") ? `"${v.replace(/["\\]/g, '\\$&')}"` : `'${v}'`;
+  return renderInstancePath(pathValueOf(segments));
 }

@@ -10,7 +10,8 @@
  * a child's) is placed from there, not from the root; what depends on a unit alone (its list handlers,
  * its paths' prefixes) is worked out once per unit, not per read.
  */
-import type { ContentFilter, JsonObject, JsonValue } from '@rosetta/core';
+import type { ContentFilter, InstancePath, JsonObject, JsonValue } from '@rosetta/core';
+import { renderInstancePath } from '@rosetta/core';
 import type { CliSession } from '../cli/session';
 import { formatInstancePath, parseInstancePath, type InstanceSegment } from './path';
 import { isListHandler, type Keys, type ListHandler, type Registration, type TranslationUnit } from './unit';
@@ -27,8 +28,8 @@ export class TranslationError extends Error {
 }
 
 export interface ReadOptions {
-  /** RFC 7951 instance path of the target; '/' (default) reads everything. */
-  readonly path?: string;
+  /** The target: the value the core hands over, or RFC 7951 text; '/' or empty (default) reads everything. */
+  readonly path?: InstancePath | string;
   readonly content?: ContentFilter;
 }
 
@@ -79,8 +80,9 @@ export async function readUnits(
   session: CliSession,
   options: ReadOptions = {},
 ): Promise<JsonObject | undefined> {
-  const parsed = parseInstancePath(options.path ?? '/');
-  if (!parsed.ok) throw new TranslationError(options.path ?? '', parsed.error);
+  const given = options.path ?? '/';
+  const parsed = parseInstancePath(given);
+  if (!parsed.ok) throw new TranslationError(typeof given === 'string' ? given : renderInstancePath(given), parsed.error);
   const target = parsed.path;
   const content = options.content ?? 'all';
   const tree: JsonObject = {};
