@@ -90,6 +90,7 @@ export {
 } from './translation/unit';
 export { readUnits, TranslationError, type ReadOptions } from './translation/read';
 export { planWrite, type WritePlan, type WriteStep } from './translation/write';
+export type { RequestMemo } from './translation/request-memo';
 export {
   parseInstancePath,
   parseSchemaPath,

@@ -187,6 +187,39 @@ test("the plan keeps its steps: each node's commands beside its undo, a covered 
   );
 });
 
+test('the request memo: handlers of one read share what they derive, the next read derives again', async (t) => {
+  const parses: string[] = [];
+  const parse = (text: string) => {
+    parses.push(text);
+    return text.split(' ');
+  };
+  const unit = defineTranslationUnit({
+    paths: {
+      '/m:words/word': {
+        keys: ['w'],
+        list: async ({ session, memo }) => memo.derive('words', await session.exec('show words'), parse).map((w) => ({ w })),
+        readConfig: async ({ session, memo, key }) => ({
+          position: memo.derive('words', await session.exec('show words'), parse).indexOf(key['w']!),
+        }),
+      },
+    },
+  });
+  let output = 'a b c';
+  const session = { exec: async () => output };
+  const first = await readUnits([unit], session);
+  t.deepEqual((first as any)['m:words'].word, [
+    { w: 'a', position: 0 },
+    { w: 'b', position: 1 },
+    { w: 'c', position: 2 },
+  ]);
+  t.deepEqual(parses, ['a b c'], 'one parse for the list and its three readers');
+  output = 'c d';
+  await readUnits([unit], session);
+  t.deepEqual(parses, ['a b c', 'c d'], 'a new read derives from its own output');
+  await readUnits([unit], session);
+  t.deepEqual(parses, ['a b c', 'c d', 'c d'], 'nothing is held from one read to the next');
+});
+
 test('missing writers, undo gaps and throwing writers are reported with the instance path', (t) => {
   const noDelete = defineTranslationUnit({
     paths: { '/m:x/item': { keys: ['id'], list: async () => [], write: { create: (a) => [`item ${a['id']}`] } } },

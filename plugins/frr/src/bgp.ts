@@ -5,9 +5,9 @@
  * the running config; state from `show bgp vrf all summary json` and `show bgp vrf all neighbors json`.
  * A neighbor's commands need its instance's AS, which its writer finds in the whole document.
  */
-import type { CliSession, Handler, JsonObject, Keys, WriterContext } from '@rosetta/sdk';
+import type { Handler, HandlerContext, JsonObject, Keys, WriterContext } from '@rosetta/sdk';
 import { child, cliText, cliWord, flag, isObject, num, PROTOCOLS, protocolIn, protocolKind, text } from './model';
-import { DEFAULT_VRF, parseRunningConfig, RUNNING_CONFIG, type BgpConfig, type NeighborConfig } from './running-config';
+import { DEFAULT_VRF, runningConfig, type BgpConfig, type NeighborConfig } from './running-config';
 import { parsedJson } from './show-json';
 
 export const BGP = `${PROTOCOLS}/bgp`;
@@ -18,16 +18,16 @@ function isBgp(keys: readonly Keys[]): boolean {
   return protocolKind(keys[1]?.['identifier']) === 'BGP';
 }
 
-async function instance(session: CliSession, keys: readonly Keys[]): Promise<BgpConfig | undefined> {
-  if (!isBgp(keys)) return undefined;
-  return parseRunningConfig(await session.exec(RUNNING_CONFIG)).bgp.get(keys[0]!['name']!);
+async function instance(ctx: HandlerContext): Promise<BgpConfig | undefined> {
+  if (!isBgp(ctx.keys)) return undefined;
+  return (await runningConfig(ctx)).bgp.get(ctx.keys[0]!['name']!);
 }
 
 /** A JSON object from a show command, or {} (no BGP running prints nothing or `{}`). */
-async function showJson(session: CliSession, command: string): Promise<JsonObject> {
+async function showJson({ session, memo }: HandlerContext, command: string): Promise<JsonObject> {
   const out = await session.exec(command);
   if (out.trim() === '') return {};
-  const parsed = parsedJson(command, out);
+  const parsed = parsedJson(memo, command, out);
   return isObject(parsed) ? parsed : {};
 }
 
@@ -109,21 +109,22 @@ function neighborAddress(ctx: WriterContext, entry: JsonObject): string {
 
 export const bgpPaths: Record<string, Handler> = {
   [`${BGP}/global`]: {
-    async readConfig({ session, keys }) {
-      const bgp = await instance(session, keys);
+    async readConfig(ctx) {
+      const bgp = await instance(ctx);
       if (!bgp) return undefined;
       return { config: { as: bgp.as, ...(bgp.routerId !== undefined ? { 'router-id': bgp.routerId } : {}) } };
     },
-    async readState({ session, keys }) {
+    async readState(ctx) {
+      const { keys } = ctx;
       if (!isBgp(keys)) return undefined;
       const vrf = keys[0]!['name']!;
-      const summary = child(child(await showJson(session, SUMMARY), vrf), 'ipv4Unicast');
+      const summary = child(child(await showJson(ctx, SUMMARY), vrf), 'ipv4Unicast');
       // an instance without neighbors has an empty summary; its own view still names AS and router id
       const facts =
         num(summary, 'as') !== undefined
           ? { as: num(summary, 'as'), id: text(summary, 'routerId') }
           : await (async () => {
-              const own = await showJson(session, `show bgp vrf ${vrf} json`);
+              const own = await showJson(ctx, `show bgp vrf ${vrf} json`);
               return { as: num(own, 'localAS'), id: text(own, 'routerId') };
             })();
       if (facts.as === undefined) return undefined;
@@ -158,22 +159,25 @@ export const bgpPaths: Record<string, Handler> = {
 
   [`${BGP}/neighbors/neighbor`]: {
     keys: ['neighbor-address'],
-    async list({ session, keys, content }) {
-      const names = new Set((await instance(session, keys))?.neighbors.map((n) => n.address) ?? []);
+    async list(ctx) {
+      const { keys, content } = ctx;
+      const names = new Set((await instance(ctx))?.neighbors.map((n) => n.address) ?? []);
       if (content !== 'config' && isBgp(keys)) {
-        for (const name of Object.keys(child(await showJson(session, NEIGHBORS), keys[0]!['name']!)))
+        for (const name of Object.keys(child(await showJson(ctx, NEIGHBORS), keys[0]!['name']!)))
           if (/^[\d.]+$/.test(name)) names.add(name);
       }
       return [...names].map((a) => ({ 'neighbor-address': a }));
     },
-    async readConfig({ session, keys, key }) {
-      const n = (await instance(session, keys))?.neighbors.find((x) => x.address === key['neighbor-address']);
+    async readConfig(ctx) {
+      const { key } = ctx;
+      const n = (await instance(ctx))?.neighbors.find((x) => x.address === key['neighbor-address']);
       return n ? { 'neighbor-address': n.address, config: neighborJson(n) } : undefined;
     },
-    async readState({ session, keys, key }) {
+    async readState(ctx) {
+      const { keys, key } = ctx;
       if (!isBgp(keys)) return undefined;
       const address = key['neighbor-address']!;
-      const facts = child(child(await showJson(session, NEIGHBORS), keys[0]!['name']!), address);
+      const facts = child(child(await showJson(ctx, NEIGHBORS), keys[0]!['name']!), address);
       if (Object.keys(facts).length === 0) return undefined;
       const state: JsonObject = { 'neighbor-address': address, enabled: facts['adminShutDown'] !== true };
       const remote = num(facts, 'remoteAs');

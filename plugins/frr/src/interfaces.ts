@@ -5,29 +5,26 @@
  * differs and `exit`; deleting an interface removes everything configured on it, after which FRR drops the
  * block (a kernel interface such as `lo` cannot be removed, only cleared).
  */
-import type { CliSession, Handler, JsonObject, Keys, WriterContext } from '@rosetta/sdk';
+import type { Handler, HandlerContext, JsonObject, Keys, WriterContext } from '@rosetta/sdk';
 import { child, cliText, cliWord, entry, flag, IF_MODULE, INTERFACES, isObject, num, text } from './model';
-import { parseRunningConfig, RUNNING_CONFIG, type InterfaceConfig } from './running-config';
+import { runningConfig, type InterfaceConfig } from './running-config';
 import { parsedJson } from './show-json';
 
 const SHOW_INTERFACES = 'show interface json';
 
-async function configured(session: CliSession): Promise<ReadonlyMap<string, InterfaceConfig>> {
-  return parseRunningConfig(await session.exec(RUNNING_CONFIG)).interfaces;
+async function configured(ctx: HandlerContext): Promise<ReadonlyMap<string, InterfaceConfig>> {
+  return (await runningConfig(ctx)).interfaces;
 }
 
-// the facts of the last parsed output: every per-interface reader of a request asks for the same ones
-let lastParsed: unknown;
-let lastFacts: ReadonlyMap<string, JsonObject> = new Map();
+/** `show interface json`: name -> facts, indexed once per request (every per-interface reader asks). */
+async function facts({ session, memo }: HandlerContext): Promise<ReadonlyMap<string, JsonObject>> {
+  const parsed = parsedJson(memo, SHOW_INTERFACES, await session.exec(SHOW_INTERFACES));
+  return memo.derive('interface facts', parsed, factsByName);
+}
 
-/** `show interface json`: name -> facts. */
-async function facts(session: CliSession): Promise<ReadonlyMap<string, JsonObject>> {
-  const parsed = parsedJson(SHOW_INTERFACES, await session.exec(SHOW_INTERFACES));
-  if (parsed === lastParsed) return lastFacts;
+function factsByName(parsed: unknown): ReadonlyMap<string, JsonObject> {
   const out = new Map<string, JsonObject>();
   if (isObject(parsed)) for (const [name, v] of Object.entries(parsed)) if (isObject(v)) out.set(name, v);
-  lastParsed = parsed;
-  lastFacts = out;
   return out;
 }
 
@@ -107,20 +104,23 @@ function checkName(key: Keys, after: JsonObject): void {
 export const interfacePaths: Record<string, Handler> = {
   [INTERFACES]: {
     keys: ['name'],
-    async list({ session, content }) {
-      const names = new Set((await configured(session)).keys());
-      if (content !== 'config') for (const name of (await facts(session)).keys()) names.add(name);
+    async list(ctx) {
+      const { content } = ctx;
+      const names = new Set((await configured(ctx)).keys());
+      if (content !== 'config') for (const name of (await facts(ctx)).keys()) names.add(name);
       return [...names].sort().map((name) => ({ name }));
     },
-    async readConfig({ session, key }) {
-      const c = (await configured(session)).get(key['name']!);
+    async readConfig(ctx) {
+      const { key } = ctx;
+      const c = (await configured(ctx)).get(key['name']!);
       if (!c) return undefined;
       const config: JsonObject = { name: c.name, enabled: !c.shutdown };
       if (c.description !== undefined) config['description'] = c.description;
       return { name: c.name, config };
     },
-    async readState({ session, key }) {
-      const f = (await facts(session)).get(key['name']!);
+    async readState(ctx) {
+      const { key } = ctx;
+      const f = (await facts(ctx)).get(key['name']!);
       if (!f) return undefined;
       const admin = f['administrativeStatus'];
       const state: JsonObject = { name: key['name']!, enabled: admin !== 'down' };
@@ -158,11 +158,12 @@ export const interfacePaths: Record<string, Handler> = {
 
   [`${INTERFACES}/subinterfaces/subinterface`]: {
     keys: ['index'],
-    async list({ session, content, keys }) {
+    async list(ctx) {
+      const { content, keys } = ctx;
       const name = keys[0]!['name']!;
       const has =
-        ((await configured(session)).get(name)?.addresses.length ?? 0) > 0 ||
-        (content !== 'config' && stateAddresses((await facts(session)).get(name)).length > 0);
+        ((await configured(ctx)).get(name)?.addresses.length ?? 0) > 0 ||
+        (content !== 'config' && stateAddresses((await facts(ctx)).get(name)).length > 0);
       return has ? [{ index: '0' }] : [];
     },
     async readConfig({ key }) {
@@ -201,18 +202,21 @@ export const interfacePaths: Record<string, Handler> = {
 
   [`${INTERFACES}/subinterfaces/subinterface/ipv4/addresses/address`]: {
     keys: ['ip'],
-    async list({ session, content, keys }) {
+    async list(ctx) {
+      const { content, keys } = ctx;
       const name = keys[0]!['name']!;
-      const ips = new Set((await configured(session)).get(name)?.addresses.map((a) => a.ip) ?? []);
-      if (content !== 'config') for (const a of stateAddresses((await facts(session)).get(name))) ips.add(a.ip);
+      const ips = new Set((await configured(ctx)).get(name)?.addresses.map((a) => a.ip) ?? []);
+      if (content !== 'config') for (const a of stateAddresses((await facts(ctx)).get(name))) ips.add(a.ip);
       return [...ips].map((ip) => ({ ip }));
     },
-    async readConfig({ session, keys, key }) {
-      const a = (await configured(session)).get(keys[0]!['name']!)?.addresses.find((x) => x.ip === key['ip']);
+    async readConfig(ctx) {
+      const { keys, key } = ctx;
+      const a = (await configured(ctx)).get(keys[0]!['name']!)?.addresses.find((x) => x.ip === key['ip']);
       return a ? { ip: a.ip, config: { ip: a.ip, 'prefix-length': a.prefixLength } } : undefined;
     },
-    async readState({ session, keys, key }) {
-      const a = stateAddresses((await facts(session)).get(keys[0]!['name']!)).find((x) => x.ip === key['ip']);
+    async readState(ctx) {
+      const { keys, key } = ctx;
+      const a = stateAddresses((await facts(ctx)).get(keys[0]!['name']!)).find((x) => x.ip === key['ip']);
       return a ? { ip: a.ip, state: { ip: a.ip, 'prefix-length': a.prefixLength } } : undefined;
     },
   },

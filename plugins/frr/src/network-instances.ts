@@ -5,7 +5,7 @@
  * instance or a protocol tears down what is configured under it with the fewest commands (`no router bgp`,
  * `no vrf`, which also drops the VRF's static routes); the engine skips the children's own deletes.
  */
-import type { CliSession, Handler, JsonObject, Keys, WriterContext } from '@rosetta/sdk';
+import type { Handler, HandlerContext, JsonObject, Keys, WriterContext } from '@rosetta/sdk';
 import { bgpPaths, routerBgp } from './bgp';
 import {
   child,
@@ -22,16 +22,16 @@ import {
   text,
   type ProtocolKind,
 } from './model';
-import { DEFAULT_VRF, parseRunningConfig, parseShowVrf, RUNNING_CONFIG } from './running-config';
+import { DEFAULT_VRF, parseShowVrf, runningConfig } from './running-config';
 import { inInstance, routeLines, staticRoutePaths } from './static-routes';
 
 const SHOW_VRF = 'show vrf';
 
 /** Every instance name: default, VRFs zebra knows (an empty `vrf` block is not printed), BGP VRFs. */
-async function instanceNames(session: CliSession): Promise<string[]> {
-  const config = parseRunningConfig(await session.exec(RUNNING_CONFIG));
+async function instanceNames(ctx: HandlerContext): Promise<string[]> {
+  const config = await runningConfig(ctx);
   const names = new Set([DEFAULT_VRF, ...config.vrfs, ...config.staticRoutes.keys(), ...config.bgp.keys()]);
-  for (const vrf of parseShowVrf(await session.exec(SHOW_VRF))) names.add(vrf);
+  for (const vrf of parseShowVrf(await ctx.session.exec(SHOW_VRF))) names.add(vrf);
   return [DEFAULT_VRF, ...[...names].filter((n) => n !== DEFAULT_VRF).sort()];
 }
 
@@ -40,8 +40,8 @@ function instanceJson(name: string): JsonObject {
 }
 
 /** The protocols running in an instance. */
-async function protocolsIn(session: CliSession, vrf: string): Promise<ProtocolKind[]> {
-  const config = parseRunningConfig(await session.exec(RUNNING_CONFIG));
+async function protocolsIn(ctx: HandlerContext, vrf: string): Promise<ProtocolKind[]> {
+  const config = await runningConfig(ctx);
   const kinds: ProtocolKind[] = [];
   if ((config.staticRoutes.get(vrf)?.length ?? 0) > 0) kinds.push('STATIC');
   if (config.bgp.has(vrf)) kinds.push('BGP');
@@ -101,7 +101,7 @@ function checkInstance(ctx: WriterContext, entry: JsonObject): string {
 export const networkInstancePaths: Record<string, Handler> = {
   [NETWORK_INSTANCES]: {
     keys: ['name'],
-    list: async ({ session }) => (await instanceNames(session)).map((name) => ({ name })),
+    list: async (ctx) => (await instanceNames(ctx)).map((name) => ({ name })),
     readConfig: async ({ key }) => ({ name: key['name']!, config: instanceJson(key['name']!) }),
     readState: async ({ key }) => ({ name: key['name']!, state: instanceJson(key['name']!) }),
     write: {
@@ -126,8 +126,9 @@ export const networkInstancePaths: Record<string, Handler> = {
 
   [PROTOCOLS]: {
     keys: ['identifier', 'name'],
-    async list({ session, keys }) {
-      return (await protocolsIn(session, keys[0]!['name']!)).map((kind) => protocolJson(kind) as Record<string, string>);
+    async list(ctx) {
+      const { keys } = ctx;
+      return (await protocolsIn(ctx, keys[0]!['name']!)).map((kind) => protocolJson(kind) as Record<string, string>);
     },
     readConfig: async ({ key }) => {
       const kind = protocolKind(key['identifier']);

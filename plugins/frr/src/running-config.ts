@@ -5,7 +5,7 @@
  * not know (other protocols, route maps, `ip route` forms with labels or tables) are left out, never
  * guessed at.
  */
-import { parseBlocks, type Block } from '@rosetta/sdk';
+import { parseBlocks, type Block, type HandlerContext } from '@rosetta/sdk';
 
 /** The command that prints the configuration. */
 export const RUNNING_CONFIG = 'show running-config';
@@ -92,13 +92,16 @@ const ROUTE = new RegExp(
 const ADDRESS = new RegExp(String.raw`^ip address (${IPV4})/(\d{1,2})$`);
 const NEIGHBOR = new RegExp(`^neighbor (${IPV4}) (.*)$`);
 
-// One parse per distinct output: every reader of a request asks for the same (cached) text.
-let lastText: string | undefined;
-let lastParsed: FrrConfig | undefined;
+/**
+ * The device's running configuration, parsed once per request: every reader of a request asks the
+ * (cached) session for the same text, and the parse is held in the request's memo.
+ */
+export async function runningConfig({ session, memo }: Pick<HandlerContext, 'session' | 'memo'>): Promise<FrrConfig> {
+  return memo.derive(`parsed ${RUNNING_CONFIG}`, await session.exec(RUNNING_CONFIG), parseRunningConfig);
+}
 
 /** Parses running-config output (never throws: unknown text yields empty facts). */
 export function parseRunningConfig(text: string): FrrConfig {
-  if (text === lastText && lastParsed) return lastParsed;
   const interfaces = new Map<string, InterfaceConfig>();
   const staticRoutes = new Map<string, StaticRouteLine[]>();
   const vrfs = new Set<string>();
@@ -116,9 +119,7 @@ export function parseRunningConfig(text: string): FrrConfig {
     } else if ((m = /^interface (\S+)(?: vrf \S+)?$/.exec(block.text))) interfaces.set(m[1]!, interfaceOf(m[1]!, block));
     else if ((m = /^router bgp (\d+)(?: vrf (\S+))?$/.exec(block.text))) bgp.set(m[2] ?? DEFAULT_VRF, bgpOf(Number(m[1]), block.children));
   }
-  lastText = text;
-  lastParsed = { interfaces, staticRoutes, vrfs, bgp };
-  return lastParsed;
+  return { interfaces, staticRoutes, vrfs, bgp };
 }
 
 function addRoute(routes: StaticRouteLine[], m: RegExpExecArray): void {

@@ -12,9 +12,9 @@
  * indexes: FRR keeps no index, so a next hop read back is indexed by its value, and a client's own indexes
  * cost no commands when the lines are the same.
  */
-import type { CliSession, Handler, JsonObject, Keys } from '@rosetta/sdk';
+import type { Handler, HandlerContext, JsonObject, Keys } from '@rosetta/sdk';
 import { child, cliWord, isObject, num, PROTOCOLS, protocolKind, text } from './model';
-import { DEFAULT_VRF, parseRunningConfig, ROUTE_KEYWORDS, RUNNING_CONFIG, type StaticRouteLine } from './running-config';
+import { DEFAULT_VRF, ROUTE_KEYWORDS, runningConfig, type StaticRouteLine } from './running-config';
 
 export const STATIC_ROUTES = `${PROTOCOLS}/static-routes/static`;
 
@@ -27,28 +27,28 @@ function tagsDiffer(lines: readonly StaticRouteLine[]): boolean {
   return lines.some((l) => l.tag !== lines[0]!.tag);
 }
 
-async function routesOf(session: CliSession, vrf: string): Promise<readonly StaticRouteLine[]> {
-  return parseRunningConfig(await session.exec(RUNNING_CONFIG)).staticRoutes.get(vrf) ?? [];
+async function routesOf(ctx: HandlerContext, vrf: string): Promise<readonly StaticRouteLine[]> {
+  return (await runningConfig(ctx)).staticRoutes.get(vrf) ?? [];
 }
 
-// a VRF's route lines grouped by prefix, once per parsed configuration (the next-hop readers run once
-// per route: filtering every line for each would make reading 10,000 routes quadratic)
-const byPrefixOf = new WeakMap<readonly StaticRouteLine[], ReadonlyMap<string, readonly StaticRouteLine[]>>();
-
-/** The lines of one prefix in a VRF, in configuration order. */
-async function routeLinesOf(session: CliSession, vrf: string, prefix: string | undefined): Promise<readonly StaticRouteLine[]> {
-  const all = await routesOf(session, vrf);
-  let byPrefix = byPrefixOf.get(all);
-  if (!byPrefix) {
-    const grouped = new Map<string, StaticRouteLine[]>();
-    for (const line of all) {
-      const held = grouped.get(line.prefix);
-      if (held) held.push(line);
-      else grouped.set(line.prefix, [line]);
-    }
-    byPrefixOf.set(all, (byPrefix = grouped));
-  }
+/**
+ * The lines of one prefix in a VRF, in configuration order. A VRF's lines are grouped by prefix once per
+ * request (the next-hop readers run once per route: filtering every line for each would make reading
+ * 10,000 routes quadratic).
+ */
+async function routeLinesOf(ctx: HandlerContext, vrf: string, prefix: string | undefined): Promise<readonly StaticRouteLine[]> {
+  const byPrefix = ctx.memo.derive(`static routes of VRF ${vrf} by prefix`, await routesOf(ctx, vrf), byPrefixOf);
   return (prefix !== undefined ? byPrefix.get(prefix) : undefined) ?? [];
+}
+
+function byPrefixOf(lines: readonly StaticRouteLine[]): ReadonlyMap<string, readonly StaticRouteLine[]> {
+  const grouped = new Map<string, StaticRouteLine[]>();
+  for (const line of lines) {
+    const held = grouped.get(line.prefix);
+    if (held) held.push(line);
+    else grouped.set(line.prefix, [line]);
+  }
+  return grouped;
 }
 
 /** Whether the protocol entry on the path is this unit's static routing. */
@@ -57,8 +57,8 @@ function isStatic(keys: readonly Keys[]): boolean {
 }
 
 /** A route's own leaves: its prefix, and the tag when every line of it carries the same one. */
-async function routeConfig(session: CliSession, vrf: string, prefix: string): Promise<JsonObject> {
-  const tags = new Set((await routeLinesOf(session, vrf, prefix)).map((l) => l.tag));
+async function routeConfig(ctx: HandlerContext, vrf: string, prefix: string): Promise<JsonObject> {
+  const tags = new Set((await routeLinesOf(ctx, vrf, prefix)).map((l) => l.tag));
   const [tag] = tags;
   return tags.size === 1 && tag !== undefined ? { prefix, 'set-tag': tag } : { prefix };
 }
@@ -216,15 +216,18 @@ const remove = (body: string) => `no ip route ${body}`;
 export const staticRoutePaths: Record<string, Handler> = {
   [STATIC_ROUTES]: {
     keys: ['prefix'],
-    async list({ session, keys }) {
+    async list(ctx) {
+      const { keys } = ctx;
       if (!isStatic(keys)) return [];
-      return [...new Set((await routesOf(session, keys[0]!['name']!)).map((r) => r.prefix))].map((prefix) => ({ prefix }));
+      return [...new Set((await routesOf(ctx, keys[0]!['name']!)).map((r) => r.prefix))].map((prefix) => ({ prefix }));
     },
-    async readConfig({ session, keys, key }) {
-      return { prefix: key['prefix']!, config: await routeConfig(session, keys[0]!['name']!, key['prefix']!) };
+    async readConfig(ctx) {
+      const { keys, key } = ctx;
+      return { prefix: key['prefix']!, config: await routeConfig(ctx, keys[0]!['name']!, key['prefix']!) };
     },
-    async readState({ session, keys, key }) {
-      return { prefix: key['prefix']!, state: await routeConfig(session, keys[0]!['name']!, key['prefix']!) };
+    async readState(ctx) {
+      const { keys, key } = ctx;
+      return { prefix: key['prefix']!, state: await routeConfig(ctx, keys[0]!['name']!, key['prefix']!) };
     },
     write: {
       create: (after, { keys, key }) => inInstance(keys[0]!['name']!, routeLines(after, key, keys[0]!['name']!).map(add)),
@@ -240,18 +243,21 @@ export const staticRoutePaths: Record<string, Handler> = {
 
   [`${STATIC_ROUTES}/next-hops/next-hop`]: {
     keys: ['index'],
-    async list({ session, keys }) {
-      const lines = await routeLinesOf(session, keys[0]!['name']!, keys[2]!['prefix']);
+    async list(ctx) {
+      const { keys } = ctx;
+      const lines = await routeLinesOf(ctx, keys[0]!['name']!, keys[2]!['prefix']);
       return nextHopIndexes(lines).map(({ index }) => ({ index }));
     },
-    async readConfig({ session, keys, key }) {
-      const lines = await routeLinesOf(session, keys[0]!['name']!, keys[2]!['prefix']);
+    async readConfig(ctx) {
+      const { keys, key } = ctx;
+      const lines = await routeLinesOf(ctx, keys[0]!['name']!, keys[2]!['prefix']);
       const found = nextHopIndexes(lines).find((h) => h.index === key['index']);
       return found ? nextHopJson(found.index, found.line, 'config', tagsDiffer(lines)) : undefined;
     },
     // static routes have no state of their own in FRR's configuration model: the applied line is the state
-    async readState({ session, keys, key }) {
-      const lines = await routeLinesOf(session, keys[0]!['name']!, keys[2]!['prefix']);
+    async readState(ctx) {
+      const { keys, key } = ctx;
+      const lines = await routeLinesOf(ctx, keys[0]!['name']!, keys[2]!['prefix']);
       const found = nextHopIndexes(lines).find((h) => h.index === key['index']);
       return found ? nextHopJson(found.index, found.line, 'state', tagsDiffer(lines)) : undefined;
     },

@@ -15,6 +15,7 @@ import { renderInstancePath } from '@rosetta/core';
 import type { CliSession } from '../cli/session';
 import { formatInstancePath, parseInstancePath, type InstanceSegment } from './path';
 import { isListHandler, type Keys, type ListHandler, type Registration, type TranslationUnit } from './unit';
+import { RequestMemo } from './request-memo';
 
 /** A failure inside a unit's reader or writer, naming the instance path it was working on. */
 export class TranslationError extends Error {
@@ -87,10 +88,11 @@ export async function readUnits(
   const content = options.content ?? 'all';
   const tree: JsonObject = {};
   const index: EntryIndex = new Map();
+  const memo = new RequestMemo();
   for (const unit of units) {
     const plan = planOf(unit);
     const root: Instance = { keys: [], segment: undefined, parent: undefined, node: tree };
-    const expansion: Expansion = { target, lists: plan.lists, memo: new Map(), session, content, root };
+    const expansion: Expansion = { target, lists: plan.lists, instances: new Map(), memo, session, content, root };
     for (const reg of unit.registrations) {
       if (!onTarget(reg.path.segments, target)) continue;
       const readers = [
@@ -100,7 +102,7 @@ export async function readUnits(
       const isList = isListHandler(reg.handler);
       if (readers.length === 0 && !isList) continue;
       for (const inst of await instancesAt(reg.path.segments, plan.prefixes.get(reg)!, reg.path.segments.length, expansion)) {
-        const ctx = { session, content, keys: inst.keys, key: inst.keys[inst.keys.length - 1] ?? {} };
+        const ctx = { session, content, memo, keys: inst.keys, key: inst.keys[inst.keys.length - 1] ?? {} };
         let found = isList; // a listed entry exists even when its readers have nothing to add
         for (const read of readers) {
           let value: JsonObject | undefined;
@@ -133,7 +135,9 @@ interface Expansion {
   readonly target: readonly InstanceSegment[];
   readonly lists: ReadonlyMap<string, ListHandler>;
   /** Instances by schema-path prefix: registrations sharing a prefix (parents, then children) share its work. */
-  readonly memo: Map<string, Promise<Instance[]>>;
+  readonly instances: Map<string, Promise<Instance[]>>;
+  /** The read's handlers' derived values, shared across units. */
+  readonly memo: RequestMemo;
   readonly session: CliSession;
   readonly content: ContentFilter;
   /** The instance of the empty path: the tree's root. */
@@ -142,15 +146,15 @@ interface Expansion {
 
 /**
  * Every instance of the first `depth` segments of a path: one per combination of list entries along it.
- * Each list is enumerated once per parent entry per read (the memo holds the instances of every prefix).
+ * Each list is enumerated once per parent entry per read (`instances` holds those of every prefix).
  */
 function instancesAt(segs: readonly string[], prefixes: readonly string[], depth: number, x: Expansion): Promise<Instance[]> {
   if (depth === 0) return Promise.resolve([x.root]);
   const prefix = prefixes[depth]!;
-  let held = x.memo.get(prefix);
+  let held = x.instances.get(prefix);
   if (!held) {
     held = extend(prefix, segs[depth - 1]!, depth - 1, instancesAt(segs, prefixes, depth - 1, x), x);
-    x.memo.set(prefix, held);
+    x.instances.set(prefix, held);
   }
   return held;
 }
@@ -165,7 +169,7 @@ async function extend(prefix: string, member: string, at: number, parents: Promi
   const pinned = at < x.target.length ? x.target[at]!.keys : undefined;
   const next: Instance[] = [];
   for (const inst of await parents) {
-    const ctx = { session: x.session, content: x.content, keys: inst.keys, key: inst.keys[inst.keys.length - 1] ?? {} };
+    const ctx = { session: x.session, content: x.content, memo: x.memo, keys: inst.keys, key: inst.keys[inst.keys.length - 1] ?? {} };
     let entries: readonly Keys[];
     try {
       entries = await list.list(ctx);

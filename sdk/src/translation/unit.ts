@@ -12,6 +12,7 @@
 import type { ContentFilter, JsonObject, TranslationUnitDefinition } from '@rosetta/core';
 import type { CliSession } from '../cli/session';
 import { parseSchemaPath, type SchemaPath } from './path';
+import type { RequestMemo } from './request-memo';
 
 /** Key leaf name -> value, for one list entry. */
 export type Keys = Readonly<Record<string, string>>;
@@ -24,6 +25,8 @@ export interface HandlerContext {
   readonly keys: readonly Keys[];
   /** Keys of the innermost list entry on the path (`{}` when the path crosses no list). */
   readonly key: Keys;
+  /** Values derived from device output (a parsed `show`), shared by this request's handlers only. */
+  readonly memo: RequestMemo;
 }
 
 export interface WriterContext {
