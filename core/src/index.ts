@@ -10,6 +10,23 @@ export type { PluginApi, PluginDefinition, PluginLogger, SettingsProblem, Settin
 // the data tree types the hook contexts carry
 export type { DataNode, DataRoot } from './data/tree';
 export type { DataFault } from './data/errors';
+// the one fault type every client-visible error is made of, and the southbound's named faults
+export {
+  FaultError,
+  STATUS_BY_TAG,
+  statusOfTag,
+  commandRefused,
+  deviceTimedOut,
+  deviceUnreachable,
+  noDeviceModels,
+  unusableRequest,
+  type ErrorTag,
+  type ErrorType,
+  type Fault,
+  type FaultArgs,
+  type FaultInfo,
+  type FaultOptions,
+} from './fault';
 // the one parse of a client's JSON text (a member given twice refused), for plugin routes through the SDK
 export { parseJsonBody, JsonBodyError } from './data/json-syntax';
 // the instance path value the device hooks carry, its one renderer and the reader of its JSON text

@@ -51,6 +51,22 @@ export type {
   WriteRollback,
 } from '@rosetta/core';
 
+// The one fault type: every error a plugin raises for a client is a FaultError, its status from the core's
+// catalogue; a southbound's device faults are the named ones (unreachable, timed out, a refused command, ...).
+export {
+  FaultError,
+  commandRefused,
+  deviceTimedOut,
+  deviceUnreachable,
+  noDeviceModels,
+  unusableRequest,
+  type ErrorTag,
+  type ErrorType,
+  type Fault,
+  type FaultArgs,
+  type FaultInfo,
+  type FaultOptions,
+} from '@rosetta/core';
 // A route reading a client's JSON body parses it with the core's own parse: a member given twice is refused.
 export { parseJsonBody, JsonBodyError } from '@rosetta/core';
 export { definePlugin, defineSettings, type PluginSpec, type SettingField, type SettingsOf } from './plugin';

@@ -4,17 +4,15 @@
  * problem naming the member and the rule onto `problems` and returns the fallback, so a plugin reports
  * every bad member at once. Messages quote at most 40 characters of a bad value and never quote a secret.
  */
-import type { JsonValue } from '@rosetta/core';
+import { FaultError, unusableRequest, type JsonValue } from '@rosetta/core';
 
 /**
  * A protocol container the plugin refuses (the problems, joined): the client's mistake, so the core
  * answers 400 `invalid-value`, not the 502 of a device that cannot be reached.
  */
-export class NodeSettingsError extends Error {
-  readonly status = 400;
-  readonly tag = 'invalid-value';
+export class NodeSettingsError extends FaultError {
   constructor(protocol: string, nodeId: string, problems: readonly string[]) {
-    super(`${protocol} settings of ${nodeId}: ${problems.join('; ')}`);
+    super(...unusableRequest(`${protocol} settings of ${nodeId}: ${problems.join('; ')}`));
     this.name = 'NodeSettingsError';
   }
 }

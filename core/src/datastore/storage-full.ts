@@ -1,7 +1,7 @@
 /**
  * A write refused because the disk of the data directory is full (ENOSPC) or its quota is spent
  * (EDQUOT): kept apart from other storage failures because it is the client's to wait out, not a fault
- * of the service. RESTCONF answers it 507 `resource-denied` (docs/restconf-api.md#errors).
+ * of the service. It answers 507 `resource-denied` (docs/restconf-api.md#errors).
  */
 import { DataError, fault } from '../data/errors';
 
@@ -27,6 +27,7 @@ export class StorageFullError extends DataError {
         `no space left on the disk of the data directory (${directory}): the change was not stored and nothing of it applied; ` +
           'reads are still served, and writes succeed again once space is freed',
       ),
+      507,
     );
     this.name = 'StorageFullError';
   }

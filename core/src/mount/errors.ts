@@ -1,91 +1,66 @@
 /**
- * The mount layer's errors: what installing, reaching or using a device can go wrong with, as a status
- * and RFC 8040 error entries (restconf/ renders them; mount knows nothing of HTTP beyond the number).
+ * The mount layer's faults: what installing, reaching or using a device can go wrong with, as the one
+ * fault type (`fault/fault.ts`) whose status the one catalogue gives (restconf/ renders them; mount
+ * knows nothing of HTTP beyond the number).
  *
- * Southbound plugins throw their own errors; {@link deviceFault} reads them by shape, never by class
- * (a core folder imports no plugin):
- * - `faults: [{tag, path, message, type?, appTag?, info?}]` (a NETCONF rpc-error): the device's own tags,
- *   paths and messages; the status follows the first tag (data-exists 409, data-missing 404, ...).
- * - `status` (number) and `tag` (string): the plugin's mapping (502 southbound_no_connection, 504, 400).
- * - `command` and `deviceMessage` (strings): a CLI command the device refused; the message names both;
- *   400 unless `status` says otherwise.
- * - anything else: 502 `southbound_no_connection`-style `operation-failed` naming the device and the message.
+ * Southbound plugins raise the fault type too (through `@rosetta/sdk`, mostly by the named device faults
+ * of `fault/device.ts`); {@link deviceFault} is the one place their faults are taken in: it keeps their
+ * tags, paths, statuses and error-info and names the device in each message (`device 'R1': ...`, or
+ * `device 'R1' refused '<command>': <device message>` for a refused command). What a plugin throws
+ * that is not a fault is a device that could not do its job: 502 `southbound_no_connection` naming the
+ * device and the message. A plugin not built on the SDK may still throw the shapes the SDK's faults
+ * replaced (`faults: [{tag, path, message, ...}]`; `status` and `tag`; `command` and `deviceMessage`);
+ * those are read as before, so such a plugin keeps working unchanged.
  */
 import { DataError } from '../data/errors';
+import { FaultError, NO_CONNECTION, refusedCommand, type ErrorType, type Fault, type FaultInfo } from '../fault';
 
-/** One RFC 8040 error entry (the same shape the RESTCONF catalogue renders). */
-export interface MountErrorEntry {
-  readonly type: 'transport' | 'rpc' | 'protocol' | 'application';
-  readonly tag: string;
-  readonly message: string;
-  readonly path?: string;
-  readonly appTag?: string;
-  readonly info?: Readonly<Record<string, string | number | boolean>>;
+/** One RFC 8040 error entry of a mount fault: a fault with its error-type. */
+export interface MountErrorEntry extends Fault {
+  readonly type: ErrorType;
 }
 
-/** Status of the RFC 8040 tags a device may answer with; a tag not listed answers 500. */
-const STATUS_OF: Readonly<Record<string, number>> = {
-  'in-use': 409,
-  'invalid-value': 400,
-  'too-big': 413,
-  'missing-attribute': 400,
-  'bad-attribute': 400,
-  'unknown-attribute': 400,
-  'missing-element': 400,
-  'bad-element': 400,
-  'unknown-element': 400,
-  'unknown-namespace': 400,
-  'access-denied': 403,
-  'lock-denied': 409,
-  'resource-denied': 409,
-  'rollback-failed': 500,
-  'data-exists': 409,
-  'data-missing': 404,
-  'operation-not-supported': 501,
-  'operation-failed': 500,
-  'partial-operation': 500,
-  'malformed-message': 400,
-  southbound_no_connection: 502,
-};
-
-/** An error of the mount layer: an HTTP-independent status and the error entries. */
-export class MountError extends Error {
-  constructor(
-    readonly status: number,
-    readonly entries: readonly MountErrorEntry[],
-  ) {
-    super(entries.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; '));
+/** A fault of the mount layer: the fault type, with the entries' error-types always set. */
+export class MountError extends FaultError {
+  declare readonly faults: readonly MountErrorEntry[];
+  constructor(status: number | undefined, entries: readonly MountErrorEntry[]) {
+    super(entries, status === undefined ? {} : { status });
     this.name = 'MountError';
   }
 
-  static of(status: number, tag: string, message: string, extra: Partial<MountErrorEntry> = {}): MountError {
+  /** The faults, by the name the mount layer's callers read them. */
+  get entries(): readonly MountErrorEntry[] {
+    return this.faults;
+  }
+
+  static of(status: number | undefined, tag: string, message: string, extra: Partial<MountErrorEntry> = {}): MountError {
     return new MountError(status, [{ type: 'application', tag, message, ...extra }]);
   }
 }
 
 /** 409 `data-exists`: install-node for a node that is installed (or being installed). */
 export function nodeExists(nodeId: string, topology: string): MountError {
-  return MountError.of(409, 'data-exists', `node '${nodeId}' is already installed (topology ${topology})`, { type: 'protocol' });
+  return MountError.of(undefined, 'data-exists', `node '${nodeId}' is already installed (topology ${topology})`, { type: 'protocol' });
 }
 
 /** 404 `data-missing`: no such installed node. */
 export function nodeMissing(nodeId: string, what = 'is not installed'): MountError {
-  return MountError.of(404, 'data-missing', `node '${nodeId}' ${what}`);
+  return MountError.of(undefined, 'data-missing', `node '${nodeId}' ${what}`);
 }
 
 /** 502 `southbound_no_connection`: the device cannot be reached. */
 export function noConnection(nodeId: string, why: string): MountError {
-  return MountError.of(502, 'southbound_no_connection', `device '${nodeId}' cannot be reached: ${why}`, { type: 'transport' });
+  return MountError.of(undefined, NO_CONNECTION, `device '${nodeId}' cannot be reached: ${why}`, { type: 'transport' });
 }
 
-/** 501: no southbound plugin serves the protocol or operation. */
+/** 501 `operation-not-supported`: no southbound plugin serves the protocol or operation. */
 export function notServed(what: string): MountError {
-  return MountError.of(501, 'operation-not-supported', what);
+  return MountError.of(undefined, 'operation-not-supported', what);
 }
 
 /** 400 `invalid-value` for a bad install-node input member. */
 export function badSetting(path: string, message: string): MountError {
-  return MountError.of(400, 'invalid-value', message, { type: 'protocol', path });
+  return MountError.of(undefined, 'invalid-value', message, { type: 'protocol', path });
 }
 
 function text(v: unknown): string | undefined {
@@ -97,30 +72,58 @@ function messageOf(e: unknown): string {
   return typeof e === 'string' ? e : 'unknown failure';
 }
 
+/** At most this many of a device's faults are reported (a device may answer with thousands). */
+const MAX_DEVICE_FAULTS = 50;
+
 /**
- * What a southbound plugin threw while serving `nodeId`, as a MountError (see the top of this file).
- * MountErrors and DataErrors pass through unchanged.
+ * What a southbound plugin threw while serving `nodeId`, as a fault of the mount layer (see the top of
+ * this file). MountErrors and DataErrors pass through unchanged.
  */
 export function deviceFault(nodeId: string, e: unknown): MountError | DataError {
   if (e instanceof MountError || e instanceof DataError) return e;
+  if (e instanceof FaultError && e.faults.length > 0) return onDevice(nodeId, e.faults, e.status);
+  return fromShape(nodeId, e);
+}
+
+/** A plugin's faults with the device named in each message. */
+function onDevice(nodeId: string, faults: readonly Fault[], status: number | undefined): MountError {
+  const entries: MountErrorEntry[] = [];
+  for (const f of faults.slice(0, MAX_DEVICE_FAULTS)) {
+    const refused = refusedCommand(f);
+    const info = f.info === undefined ? undefined : scalars(f.info);
+    entries.push({
+      type: f.type === 'transport' || f.type === 'rpc' || f.type === 'protocol' ? f.type : 'application',
+      tag: text(f.tag) ?? 'operation-failed',
+      message:
+        refused !== undefined
+          ? `device '${nodeId}' refused '${refused.command}': ${refused.deviceMessage}`
+          : `device '${nodeId}': ${text(f.message) ?? text(f.tag) ?? 'refused'}`,
+      ...(text(f.path) && f.path !== '/' ? { path: f.path as string } : {}),
+      ...(text(f.appTag) ? { appTag: f.appTag as string } : {}),
+      ...(info ? { info } : {}),
+    });
+  }
+  return new MountError(status, entries);
+}
+
+/** What a plugin not built on the SDK's faults threw, read by its shape (see the top of this file). */
+function fromShape(nodeId: string, e: unknown): MountError {
   const shaped = (typeof e === 'object' && e !== null ? e : {}) as Record<string, unknown>;
   const faults = shaped.faults;
   if (Array.isArray(faults) && faults.length > 0) {
-    const entries: MountErrorEntry[] = [];
-    for (const f of faults.slice(0, 50)) {
+    const read = faults.slice(0, MAX_DEVICE_FAULTS).map((f): Fault => {
       const r = (typeof f === 'object' && f !== null ? f : {}) as Record<string, unknown>;
-      const type = r.type === 'transport' || r.type === 'rpc' || r.type === 'protocol' ? r.type : 'application';
       const info = typeof r.info === 'object' && r.info !== null ? scalars(r.info as Record<string, unknown>) : undefined;
-      entries.push({
-        type,
+      return {
+        type: r.type as ErrorType,
         tag: text(r.tag) ?? 'operation-failed',
-        message: `device '${nodeId}': ${text(r.message) ?? text(r.tag) ?? 'refused'}`,
-        ...(text(r.path) && r.path !== '/' ? { path: r.path as string } : {}),
+        message: text(r.message) ?? text(r.tag) ?? 'refused',
+        ...(text(r.path) ? { path: r.path as string } : {}),
         ...(text(r.appTag) ? { appTag: r.appTag as string } : {}),
         ...(info ? { info } : {}),
-      });
-    }
-    return new MountError(typeof shaped.status === 'number' ? shaped.status : (STATUS_OF[entries[0]!.tag] ?? 500), entries);
+      };
+    });
+    return onDevice(nodeId, read, typeof shaped.status === 'number' ? shaped.status : undefined);
   }
   const command = text(shaped.command);
   const deviceMessage = text(shaped.deviceMessage);
@@ -138,15 +141,15 @@ export function deviceFault(nodeId: string, e: unknown): MountError | DataError 
   const tag = text(shaped.tag);
   const status = typeof shaped.status === 'number' && shaped.status >= 400 && shaped.status < 600 ? shaped.status : undefined;
   if (status !== undefined || tag !== undefined) {
-    const t = tag ?? (status === 502 ? 'southbound_no_connection' : 'operation-failed');
-    return new MountError(status ?? STATUS_OF[t] ?? 500, [
-      { type: t === 'southbound_no_connection' ? 'transport' : 'application', tag: t, message: `device '${nodeId}': ${messageOf(e)}` },
+    const t = tag ?? (status === 502 ? NO_CONNECTION : 'operation-failed');
+    return new MountError(status, [
+      { type: t === NO_CONNECTION ? 'transport' : 'application', tag: t, message: `device '${nodeId}': ${messageOf(e)}` },
     ]);
   }
-  return MountError.of(502, 'southbound_no_connection', `device '${nodeId}': ${messageOf(e)}`, { type: 'transport' });
+  return MountError.of(undefined, NO_CONNECTION, `device '${nodeId}': ${messageOf(e)}`, { type: 'transport' });
 }
 
-function scalars(o: Record<string, unknown>): Record<string, string | number | boolean> | undefined {
+function scalars(o: Readonly<Record<string, unknown>>): FaultInfo | undefined {
   const out: Record<string, string | number | boolean> = {};
   for (const [k, v] of Object.entries(o)) if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[k] = v;
   return Object.keys(out).length > 0 ? out : undefined;

@@ -1,82 +1,41 @@
 /**
- * The one catalogue of RESTCONF errors (RFC 8040 §7, docs/restconf-api.md#errors): the error value every handler
- * raises, the error-tag -> HTTP status table, the conversion of data faults (`DataError`) and of
- * anything unexpected, and the error envelope in JSON and XML.
+ * The RESTCONF layer's errors (RFC 8040 §7, docs/restconf-api.md#errors): the named errors every handler
+ * raises, the conversion of whatever a handler threw into the envelope's entries, and the error envelope
+ * in JSON and XML. Every error is the one fault type (`fault/fault.ts`) and its status comes from the one
+ * tag -> status catalogue (`fault/status.ts`); a RestconfError is that fault with every entry ready to
+ * render (its error-type resolved, a data fault's whole-document path `/` left out).
  *
  * Unexpected errors (a bug, a plugin that threw something odd) answer 500 `operation-failed` with a
  * generic message; the detail goes to the log, never into a response. No stack trace is ever sent.
  */
 import { DataError, type DataFault, type ErrorTag } from '../data/errors';
-import { StorageFullError } from '../datastore/storage-full';
-import { MountError } from '../mount/errors';
+import { FaultError, statusOfTag, typeOfFault, type ErrorType, type Fault } from '../fault';
 import { escapeNonXmlCharacters } from '../yang/types/characters';
 import { parseJsonInstancePath, renderInstancePath } from '../yang/instance-path';
 
-export type { ErrorTag } from '../data/errors';
+export type { ErrorTag, ErrorType } from '../fault';
+export { STATUS_BY_TAG, statusOfTag } from '../fault';
 
-/** RFC 8040 `error-type`: the layer at which the error happened. */
-export type ErrorType = 'transport' | 'rpc' | 'protocol' | 'application';
-
-/** One `error` entry of the envelope. */
-export interface RestconfErrorEntry {
+/** One `error` entry of the envelope: a fault with its error-type. */
+export interface RestconfErrorEntry extends Fault {
   readonly type: ErrorType;
-  readonly tag: ErrorTag | string;
-  readonly message: string;
-  /** RFC 7951 instance-identifier of the node at fault. */
-  readonly path?: string;
-  readonly appTag?: string;
-  /** `error-info`: free members (JSON) / child elements (XML), scalar values only. */
-  readonly info?: Readonly<Record<string, string | number | boolean>>;
-}
-
-/**
- * Status of each error-tag (docs/restconf-api.md#errors). `invalid-value` is 400 except for a URI naming no schema
- * node, which callers raise with an explicit 404 (see {@link unknownResource}).
- */
-export const STATUS_BY_TAG: Readonly<Record<ErrorTag, number>> = Object.freeze({
-  'in-use': 409,
-  'invalid-value': 400,
-  'too-big': 413,
-  'missing-attribute': 400,
-  'bad-attribute': 400,
-  'unknown-attribute': 400,
-  'missing-element': 400,
-  'bad-element': 400,
-  'unknown-element': 400,
-  'unknown-namespace': 400,
-  'access-denied': 403,
-  'lock-denied': 409,
-  'resource-denied': 409,
-  'rollback-failed': 500,
-  'data-exists': 409,
-  'data-missing': 404,
-  'operation-not-supported': 501,
-  'operation-failed': 500,
-  'partial-operation': 500,
-  'malformed-message': 400,
-});
-
-/** The status for a tag; unknown tags (a plugin's own) answer 500. */
-export function statusOfTag(tag: string): number {
-  return (STATUS_BY_TAG as Record<string, number>)[tag] ?? 500;
 }
 
 /**
  * A RESTCONF error: an HTTP status and one or more envelope entries. Handlers throw it; the error
  * middleware renders it in the negotiated encoding. Extra response headers (`Allow` on a 405) ride along.
  */
-export class RestconfError extends Error {
-  readonly status: number;
-  readonly errors: readonly RestconfErrorEntry[];
-  readonly headers: Readonly<Record<string, string>>;
+export class RestconfError extends FaultError {
+  declare readonly faults: readonly RestconfErrorEntry[];
 
   constructor(status: number, errors: RestconfErrorEntry | readonly RestconfErrorEntry[], headers: Record<string, string> = {}) {
-    const list: readonly RestconfErrorEntry[] = Array.isArray(errors) ? errors : [errors as RestconfErrorEntry];
-    super(list.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; '));
+    super(errors, { status, headers });
     this.name = 'RestconfError';
-    this.status = status;
-    this.errors = list;
-    this.headers = headers;
+  }
+
+  /** The entries, by the envelope's name for them. */
+  get errors(): readonly RestconfErrorEntry[] {
+    return this.faults;
   }
 
   /** An error whose status follows from its tag. */
@@ -98,7 +57,7 @@ function strip(o: { path?: string; appTag?: string; info?: RestconfErrorEntry['i
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The catalogue: every error the RESTCONF layer raises itself, built in one place.
+// The named errors the RESTCONF layer raises itself, built in one place.
 
 /** 400 `malformed-message`: the request cannot be read (syntax, encoding, headers). */
 export function malformed(message: string, path?: string): RestconfError {
@@ -171,34 +130,33 @@ export function internalError(): RestconfError {
 // ---------------------------------------------------------------------------------------------------
 // Conversion
 
-/** One data fault as an envelope entry (validation and codec faults are `application` errors). */
-export function entryOfFault(f: DataFault, type: ErrorType = 'application'): RestconfErrorEntry {
-  const entry: { type: ErrorType; tag: ErrorTag; message: string; path?: string; appTag?: string } = {
-    type,
+/** One fault as an envelope entry: its error-type resolved, a whole-document path (`/`) left out. */
+export function entryOfFault(f: Fault): RestconfErrorEntry {
+  const entry: { type: ErrorType; tag: string; message: string; path?: string; appTag?: string; info?: Fault['info'] } = {
+    type: typeOfFault(f),
     tag: f.tag,
     message: f.message,
   };
-  if (f.path !== '/' && f.path !== '') entry.path = f.path;
+  if (f.path !== undefined && f.path !== '/' && f.path !== '') entry.path = f.path;
   if (f.appTag !== undefined) entry.appTag = f.appTag;
+  if (f.info !== undefined) entry.info = f.info;
   return entry;
 }
 
-/** A DataError as a RestconfError: 507 when the data directory's disk is full, else as fromFaults. */
-export function fromDataError(e: DataError): RestconfError {
-  if (!(e instanceof StorageFullError)) return fromFaults(e.faults);
-  const entries = e.faults.map((f) => entryOfFault(f));
-  return new RestconfError(507, entries);
+/** A fault error of any layer as a RestconfError, keeping its status and headers. */
+export function fromFaultError(e: FaultError): RestconfError {
+  if (e instanceof RestconfError) return e;
+  return new RestconfError(e.status, e.faults.map(entryOfFault), { ...e.headers });
 }
 
-/** A DataError (or a list of faults) as a RestconfError; the status is that of the first fault's tag. */
+/** A DataError as a RestconfError (507 when the data directory's disk is full). */
+export function fromDataError(e: DataError): RestconfError {
+  return fromFaultError(e);
+}
+
+/** A list of data faults as a RestconfError; the status is that of the first fault's tag. */
 export function fromFaults(faults: readonly DataFault[]): RestconfError {
-  const first = faults[0];
-  const status = first === undefined ? 500 : statusOfTag(first.tag);
-  // A body that cannot be read is an `rpc`-layer error; faults of the data itself are `application`.
-  return new RestconfError(
-    status,
-    faults.map((f) => entryOfFault(f, f.tag === 'malformed-message' ? 'rpc' : 'application')),
-  );
+  return fromFaultError(new DataError(faults));
 }
 
 /**
@@ -206,9 +164,7 @@ export function fromFaults(faults: readonly DataFault[]): RestconfError {
  * to `log` with their stack, the only place the detail goes.
  */
 export function toRestconfError(err: unknown, log: (message: string) => void): RestconfError {
-  if (err instanceof RestconfError) return err;
-  if (err instanceof DataError) return fromDataError(err);
-  if (err instanceof MountError) return new RestconfError(err.status, err.entries);
+  if (err instanceof FaultError) return fromFaultError(err);
   const bodyParser = bodyParserError(err);
   if (bodyParser !== undefined) return bodyParser;
   log(`unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);

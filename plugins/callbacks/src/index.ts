@@ -57,8 +57,9 @@ function limitsOf(raw: JsonValue | undefined): RemoteLimits {
 }
 
 function sendError(res: Reply, error: CallbackError): void {
-  const entry: Record<string, string> = { 'error-type': 'application', 'error-tag': error.tag, 'error-message': error.message };
-  if (error.path !== undefined) entry['error-path'] = error.path;
+  const fault = error.first;
+  const entry: Record<string, string> = { 'error-type': 'application', 'error-tag': fault.tag, 'error-message': fault.message };
+  if (fault.path !== undefined) entry['error-path'] = fault.path;
   res
     .status(error.status)
     .type('application/yang-data+json')

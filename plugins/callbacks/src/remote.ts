@@ -6,7 +6,7 @@
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
-import type { JsonObject, JsonValue } from '@rosetta/sdk';
+import { FaultError, type JsonObject, type JsonValue } from '@rosetta/sdk';
 
 /** Where the remote server is and the token it expects. */
 export interface RemoteServer {
@@ -24,15 +24,13 @@ export interface RemoteLimits {
 
 export const DEFAULT_LIMITS: RemoteLimits = { timeoutMs: 10_000, maxResponseBytes: 10 * 1024 * 1024 };
 
-/** A failure to tell the client: HTTP status, RESTCONF error tag, message. */
-export class CallbackError extends Error {
-  constructor(
-    readonly status: number,
-    readonly tag: string,
-    message: string,
-    readonly path?: string,
-  ) {
-    super(message);
+/**
+ * A failure to tell the client, as the one fault type: its status is the remote call's (502 for a remote
+ * server that failed, 504 for one that did not answer), not always its tag's.
+ */
+export class CallbackError extends FaultError {
+  constructor(status: number, tag: string, message: string, path?: string) {
+    super({ type: 'application', tag, message, ...(path !== undefined ? { path } : {}) }, { status });
     this.name = 'CallbackError';
   }
 }

@@ -1,6 +1,7 @@
 /**
- * The CLI southbound's errors, each with the RESTCONF status and error-tag the mount layer should answer
- * with (`status`, `tag`), so it need not parse messages:
+ * The CLI southbound's errors, all the SDK's one fault type, their statuses and tags from its named
+ * device faults, so the mount layer takes them as they are. A class is kept where the session code or
+ * a caller needs to tell the failure apart (reconnect, reset, what a rollback did):
  * - CliNoModelsError: no translation unit serves the device (unknown device-type, a version no unit
  *   covers), for a write or a dry-run (404 `data-missing`). The node stays installed and connected; its
  *   mount point has no translated models, so reads there answer an empty tree.
@@ -12,60 +13,58 @@
  * - CliTimeoutError: the device did not finish a command within `command-timeout` (504).
  * - CliCommandError: the device printed an error for a command of a write; names the command, the
  *   device's message and what the rollback sent (502: the device refused it; the request itself was valid).
- * - CliRequestError: a device RPC's input is unusable (400).
- * - CliUntranslatableError: a translation unit cannot say the requested data in the device's commands
- *   (a value its syntax has no form for): 400 `invalid-value` at the node's path, before anything is sent.
- * A wrong install-node `cli` container is the SDK's NodeSettingsError (400).
+ * - cliRequestError: a device RPC's input is unusable (400).
+ * A write the translation units cannot say in commands is the SDK's TranslationError (400 at the node's
+ * path), and a wrong install-node `cli` container the SDK's NodeSettingsError (400).
  * No message ever contains the password or the enable secret.
  */
-import type { UndoReport } from '@rosetta/sdk';
+import {
+  commandRefused,
+  deviceTimedOut,
+  deviceUnreachable,
+  FaultError,
+  noDeviceModels,
+  unusableRequest,
+  type UndoReport,
+} from '@rosetta/sdk';
 
 export type ConnectionFailure = 'unreachable' | 'authentication' | 'host-key' | 'login' | 'closed';
 
-export class CliNoModelsError extends Error {
-  readonly status = 404;
-  readonly tag = 'data-missing';
+export class CliNoModelsError extends FaultError {
   constructor(message: string) {
-    super(message);
+    super(...noDeviceModels(message));
     this.name = 'CliNoModelsError';
   }
 }
 
-export class CliConnectionError extends Error {
-  readonly status = 502;
-  readonly tag = 'southbound_no_connection';
+export class CliConnectionError extends FaultError {
   constructor(
     readonly failure: ConnectionFailure,
     message: string,
   ) {
-    super(message);
+    super(...deviceUnreachable(message));
     this.name = 'CliConnectionError';
   }
 }
 
-export class CliDeviceUnusableError extends Error {
-  readonly status = 502;
-  readonly tag = 'southbound_no_connection';
+export class CliDeviceUnusableError extends FaultError {
   constructor(
     readonly command: string,
     readonly deviceMessage: string,
   ) {
-    super(
-      `the device is not usable: it answered ${JSON.stringify(command.trim())} with ${JSON.stringify(deviceMessage)} (the session is reset and reconnected)`,
-    );
+    super(...commandRefused(command, deviceMessage, 'southbound_no_connection'));
     this.name = 'CliDeviceUnusableError';
+    this.message = `the device is not usable: it answered ${JSON.stringify(command.trim())} with ${JSON.stringify(deviceMessage)} (the session is reset and reconnected)`;
   }
 }
 
-export class CliTimeoutError extends Error {
-  readonly status = 504;
-  readonly tag = 'operation-failed';
+export class CliTimeoutError extends FaultError {
   constructor(
     readonly command: string,
     readonly timeoutMs: number,
     readonly partialOutput: string,
   ) {
-    super(`no prompt after ${JSON.stringify(command)} within ${timeoutMs} ms (the session is reset)`);
+    super(...deviceTimedOut(`no prompt after ${JSON.stringify(command)} within ${timeoutMs} ms (the session is reset)`));
     this.name = 'CliTimeoutError';
   }
 }
@@ -73,38 +72,21 @@ export class CliTimeoutError extends Error {
 /** What the rollback of a failed write did: the SDK's undo report, which the core reads through this plugin's descriptor. */
 export type RollbackReport = UndoReport;
 
-export class CliCommandError extends Error {
-  readonly status = 502;
-  readonly tag = 'operation-failed';
+export class CliCommandError extends FaultError {
   constructor(
     readonly command: string,
     readonly deviceMessage: string,
     readonly rollback: RollbackReport,
   ) {
-    super(`the device refused ${JSON.stringify(command.trim())}: ${deviceMessage}; ${describeRollback(rollback)}`);
+    super(...commandRefused(command, deviceMessage));
     this.name = 'CliCommandError';
+    this.message = `the device refused ${JSON.stringify(command.trim())}: ${deviceMessage}; ${describeRollback(rollback)}`;
   }
 }
 
-export class CliRequestError extends Error {
-  readonly status = 400;
-  readonly tag = 'invalid-value';
-  constructor(message: string) {
-    super(message);
-    this.name = 'CliRequestError';
-  }
-}
-
-export class CliUntranslatableError extends Error {
-  readonly status = 400;
-  readonly tag = 'invalid-value';
-  /** The fault at its path, in the shape the mount layer reads (see core's mount/errors.ts). */
-  readonly faults: ReadonlyArray<{ readonly tag: string; readonly path: string; readonly message: string }>;
-  constructor(path: string, reason: string) {
-    super(`${path}: ${reason}`);
-    this.name = 'CliUntranslatableError';
-    this.faults = [{ tag: this.tag, path, message: reason }];
-  }
+/** 400 `invalid-value`: a device RPC's input is unusable. */
+export function cliRequestError(message: string): FaultError {
+  return new FaultError(...unusableRequest(message));
 }
 
 function describeRollback(r: RollbackReport): string {

@@ -29,9 +29,8 @@ export {
   CliConnectionError,
   CliDeviceUnusableError,
   CliNoModelsError,
-  CliRequestError,
+  cliRequestError,
   CliTimeoutError,
-  CliUntranslatableError,
   type RollbackReport,
 } from './errors';
 export {

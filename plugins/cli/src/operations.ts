@@ -25,7 +25,7 @@ import {
   CliConnectionError,
   CliDeviceUnusableError,
   CliNoModelsError,
-  CliRequestError,
+  cliRequestError,
   CliTimeoutError,
   type RollbackReport,
 } from './errors';
@@ -198,9 +198,9 @@ async function rollback(session: CliSession, plan: WritePlan, failedAt: number, 
 export async function executeAndRead(device: CliDevice, input: JsonObject): Promise<JsonObject> {
   const command = input['command'];
   if (typeof command !== 'string' || command.trim() === '')
-    throw new CliRequestError('execute-and-read: input command must be a non-empty string');
-  if (/[\r\n]/.test(command)) throw new CliRequestError('execute-and-read: input command must be one line (no line breaks)');
-  if (command.length > 4096) throw new CliRequestError('execute-and-read: input command is longer than 4096 characters');
+    throw cliRequestError('execute-and-read: input command must be a non-empty string');
+  if (/[\r\n]/.test(command)) throw cliRequestError('execute-and-read: input command must be one line (no line breaks)');
+  if (command.length > 4096) throw cliRequestError('execute-and-read: input command is longer than 4096 characters');
   // the device's answer as printed, whatever it says (a device that cannot serve says so in it)
   const output = await device.run((session) => session.execRaw(command));
   return { output };
@@ -214,8 +214,8 @@ export async function executeAndRead(device: CliDevice, input: JsonObject): Prom
 export async function dryRunRpc(device: CliDevice, units: readonly TranslationUnit[], input: JsonObject): Promise<JsonObject> {
   const after = input['after'];
   const given = input['before'];
-  if (!isObject(after)) throw new CliRequestError('dry-run: input after must be the device configuration as a JSON object');
-  if (given !== undefined && !isObject(given)) throw new CliRequestError('dry-run: input before, when given, must be a JSON object');
+  if (!isObject(after)) throw cliRequestError('dry-run: input after must be the device configuration as a JSON object');
+  if (given !== undefined && !isObject(given)) throw cliRequestError('dry-run: input before, when given, must be a JSON object');
   const before = given ?? (await readDevice(device, units, '/', 'config'));
   const plan = dryRun(units, before, after);
   return { commands: [...plan.commands], 'undo-commands': [...plan.undo] };

@@ -1,23 +1,15 @@
 /**
  * The CLI plugin's view of the SDK's write plan: the plan itself (each step's commands beside the
- * commands that undo it), a unit that cannot say the requested data in commands reported as the
- * request's fault, and which undo commands a write that failed midway needs.
+ * commands that undo it) and which undo commands a write that failed midway needs.
  */
-import { planWrite, TranslationError, type JsonObject, type TranslationUnit, type WritePlan } from '@rosetta/sdk';
-import { CliUntranslatableError } from './errors';
+import { planWrite, type JsonObject, type TranslationUnit, type WritePlan } from '@rosetta/sdk';
 
 /**
  * Plans the write. A unit that cannot say the requested data in commands (its writer throws) is the
- * request's fault: CliUntranslatableError at the node's path.
+ * request's fault: the SDK's TranslationError, 400 `invalid-value` at the node's path, passed on as it is.
  */
 export function planSteps(units: readonly TranslationUnit[], before: JsonObject, after: JsonObject): WritePlan {
-  try {
-    return planWrite(units, before, after);
-  } catch (e) {
-    if (e instanceof TranslationError)
-      throw new CliUntranslatableError(e.path, e.message.startsWith(`${e.path}: `) ? e.message.slice(e.path.length + 2) : e.message);
-    throw e;
-  }
+  return planWrite(units, before, after);
 }
 
 /**

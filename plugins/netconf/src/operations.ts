@@ -8,7 +8,9 @@
 import {
   CAP_CANDIDATE,
   CAP_WRITABLE_RUNNING,
+  FaultError,
   NOTIFICATION_NS,
+  unusableRequest,
   standaloneText,
   type ContentFilter,
   type DeviceDataCodec,
@@ -252,12 +254,10 @@ export const DRY_RUN_EDIT = 'rosetta-netconf:dry-run-edit-config';
 
 const EDIT_OPERATIONS: ReadonlySet<string> = new Set(['create', 'merge', 'replace', 'delete', 'remove']);
 
-/** Why a dry-run input cannot be used (the core answers 400). */
-export class DryRunInputError extends Error {
-  readonly status = 400;
-  readonly tag = 'invalid-value';
+/** Why a dry-run input cannot be used (400 `invalid-value`). */
+export class DryRunInputError extends FaultError {
   constructor(message: string) {
-    super(`${DRY_RUN_EDIT}: ${message}`);
+    super(...unusableRequest(`${DRY_RUN_EDIT}: ${message}`));
     this.name = 'DryRunInputError';
   }
 }

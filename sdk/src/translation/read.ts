@@ -10,21 +10,36 @@
  * a child's) is placed from there, not from the root; what depends on a unit alone (its list handlers,
  * its paths' prefixes) is worked out once per unit, not per read.
  */
-import type { ContentFilter, InstancePath, JsonObject, JsonValue } from '@rosetta/core';
-import { renderInstancePath } from '@rosetta/core';
+import {
+  deviceUnreachable,
+  FaultError,
+  renderInstancePath,
+  unusableRequest,
+  type ContentFilter,
+  type InstancePath,
+  type JsonObject,
+  type JsonValue,
+} from '@rosetta/core';
 import type { CliSession } from '../cli/session';
 import { formatInstancePath, parseInstancePath, type InstanceSegment } from './path';
 import { isListHandler, type Keys, type ListHandler, type Registration, type TranslationUnit } from './unit';
 import { RequestMemo } from './request-memo';
 
-/** A failure inside a unit's reader or writer, naming the instance path it was working on. */
-export class TranslationError extends Error {
+/**
+ * A failure inside a unit's reader or writer, naming the instance path it was working on, as the fault
+ * a client is answered with. A write the units cannot say in the device's commands (a value its syntax
+ * has no form for) is the request's fault: 400 `invalid-value` at that path, before anything is sent. A
+ * read that fails is a device that could not answer: 502 `southbound_no_connection`.
+ */
+export class TranslationError extends FaultError {
   constructor(
     readonly path: string,
-    message: string,
+    readonly reason: string,
+    during: 'read' | 'write' = 'read',
   ) {
-    super(`${path}: ${message}`);
+    super(...(during === 'write' ? unusableRequest(reason, path) : deviceUnreachable(`${path}: ${reason}`)));
     this.name = 'TranslationError';
+    this.message = `${path}: ${reason}`;
   }
 }
 

@@ -72,7 +72,7 @@ export function planWrite(units: readonly TranslationUnit[], before: JsonObject,
 
   const uncovered = firstDifference(stripAll(before, writers), stripAll(after, writers), '');
   if (uncovered !== undefined)
-    throw new TranslationError(uncovered || '/', 'no writer of the serving translation units handles a change here');
+    throw new TranslationError(uncovered || '/', 'no writer of the serving translation units handles a change here', 'write');
 
   const documents = { before, after };
   const steps: Step[] = [];
@@ -178,7 +178,7 @@ function canRun(w: Writer, kind: Step['kind']): boolean {
 /** Runs one writer method; `from`/`to` are the node before and after the step. */
 function run(w: Writer, kind: Step['kind'], from: JsonObject | undefined, to: JsonObject | undefined, step: Step): string[] {
   const fail = (message: string): never => {
-    throw new TranslationError(step.id, message);
+    throw new TranslationError(step.id, message, 'write');
   };
   try {
     let out: readonly string[] | undefined;
@@ -191,7 +191,7 @@ function run(w: Writer, kind: Step['kind'], from: JsonObject | undefined, to: Js
     return [...out!];
   } catch (err) {
     if (err instanceof TranslationError) throw err;
-    throw new TranslationError(step.id, `${kind} writer failed: ${(err as Error).message}`);
+    throw new TranslationError(step.id, `${kind} writer failed: ${(err as Error).message}`, 'write');
   }
 }
 
