@@ -156,23 +156,31 @@ test("the plan keeps its steps: each node's commands beside its undo, a covered 
   const before = (await h.read('/'))!;
   const after = structuredClone(before) as any;
   after['ex-bgp:bgp'].instance.splice(1, 1); // delete AS 65009 with its neighbor
+  after['ex-bgp:bgp'].instance[0].neighbor.splice(0, 1); // delete one neighbor of 65001
   after['ex-bgp:bgp'].instance.push({ as: 65100, neighbor: [{ address: '203.0.113.1', 'peer-as': 65101 }] });
   const plan = planWrite([bgp, system], before, after);
   const summary = plan.steps.map((s) => [s.kind, s.path, s.start, s.commands, s.undo]);
   t.deepEqual(summary, [
     [
       'delete',
-      "/ex-bgp:bgp/instance[as='65009']/neighbor[address='198.51.100.1']",
+      "/ex-bgp:bgp/instance[as='65001']/neighbor[address='192.0.2.1']",
       0,
+      ['router bgp 65001', ' no neighbor 192.0.2.1', 'exit'],
+      ['router bgp 65001', ' neighbor 192.0.2.1 remote-as 65002', 'exit'],
+    ],
+    [
+      'delete',
+      "/ex-bgp:bgp/instance[as='65009']/neighbor[address='198.51.100.1']",
+      3,
       [],
       ['router bgp 65009', ' neighbor 198.51.100.1 remote-as 65010', 'exit'],
     ],
-    ['delete', "/ex-bgp:bgp/instance[as='65009']", 0, ['no router bgp 65009'], ['router bgp 65009', 'exit']],
-    ['create', "/ex-bgp:bgp/instance[as='65100']", 1, ['router bgp 65100', 'exit'], ['no router bgp 65100']],
+    ['delete', "/ex-bgp:bgp/instance[as='65009']", 3, ['no router bgp 65009'], ['router bgp 65009', 'exit']],
+    ['create', "/ex-bgp:bgp/instance[as='65100']", 4, ['router bgp 65100', 'exit'], ['no router bgp 65100']],
     [
       'create',
       "/ex-bgp:bgp/instance[as='65100']/neighbor[address='203.0.113.1']",
-      3,
+      6,
       ['router bgp 65100', ' neighbor 203.0.113.1 remote-as 65101', 'exit'],
       [],
     ],

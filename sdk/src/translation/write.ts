@@ -118,25 +118,23 @@ export function planWrite(units: readonly TranslationUnit[], before: JsonObject,
   const ordered = [...deletes, ...steps.filter((s) => s.kind !== 'delete').sort((a, b) => a.depth - b.depth)];
 
   // every forward writer runs before any inverse one, so a refused change is reported before its undo's faults
-  const forward: Array<{ commands: string[]; start: number }> = [];
+  // a delete under a deleted parent sends nothing: the parent's delete removes it
+  const covered = ordered.map((step) => step.kind === 'delete' && under(deletedIds, step));
+  const forward = ordered.map((step, i) => (covered[i] ? [] : run(step.reg.handler.write!, step.kind, step.before, step.after, step)));
   const starts = new Map<string, number>();
   let sent = 0;
-  for (const step of ordered) {
-    // a delete under a deleted parent sends nothing: the parent's delete removes it
-    if (step.kind === 'delete' && under(deletedIds, step)) {
-      forward.push({ commands: [], start: coveringStart(starts, step.id) });
-      continue;
-    }
-    const commands = run(step.reg.handler.write!, step.kind, step.before, step.after, step);
+  ordered.forEach((step, i) => {
+    if (covered[i]) return;
     starts.set(step.id, sent);
-    forward.push({ commands, start: sent });
-    sent += commands.length;
-  }
+    sent += forward[i]!.length;
+  });
   const undoGaps: string[] = [];
   const planned: WriteStep[] = ordered.map((step, i) => ({
     kind: step.kind,
     path: step.id,
-    ...forward[i]!,
+    commands: forward[i]!,
+    // a covered delete is being written once its parent's delete is (which comes after it in `ordered`)
+    start: covered[i] ? coveringStart(starts, step.id) : starts.get(step.id)!,
     undo: undoOf(step, before, after, under(createdIds, step), undoGaps),
   }));
   return {
