@@ -14,9 +14,12 @@
  *   plugins (e.g. the plugin host's reload RPC and its operational data), with no privileged path.
  *
  * Device and RPC payloads are RFC 7951 JSON values (what a plugin author can produce without the core's
- * data tree); local datastore hooks carry the core's data tree (`data/tree.ts`). Paths handed to a
- * southbound are instance path values (`yang/instance-path.ts`): segments with module, name, keys and
- * leaf-list value, so a plugin reads them instead of parsing the text the core would otherwise write.
+ * data tree); local datastore hooks carry the core's data tree (`data/tree.ts`). Every path a hook hands a
+ * plugin (local reads, writes and commits, plugin routes' resolved paths, southbound reads and edits) is
+ * an instance path value (`yang/instance-path.ts`): segments with module, name, keys and leaf-list value,
+ * so a plugin reads them instead of parsing the text the core would otherwise write, and a plugin that
+ * needs text (a message, a URL) writes it with that file's one formatter, `renderInstancePath`. Only URIs
+ * as received (`UriParseContext`, `LocalDataAccess`'s arguments) stay text.
  */
 import type { RequestListener, Server } from 'node:http';
 import {
@@ -66,13 +69,13 @@ export type DatastoreName = 'config' | 'operational';
 /** A read of the local datastores, as the RESTCONF layer resolved it. */
 export interface ReadContext {
   readonly datastore: DatastoreName;
-  /** RFC 7951 instance-identifier of the target (`/ietf-interfaces:interfaces/interface[name='eth0']`). */
-  readonly path: string;
+  /** The target; empty for the datastore root. */
+  readonly path: InstancePath;
   /** Query parameters as received (`content`, `depth`, `fields`, ...). */
   readonly query: Readonly<Record<string, string>>;
   /** The schema the data is in: the local one, or the mounted device's. */
   readonly schema?: SchemaContext;
-  /** The node id when the read is under a device's mount point (`path` is then the path under the mount). */
+  /** The node id when the read is under a device's mount point (`path` then starts at the mount point). */
   readonly device?: string;
 }
 
@@ -80,7 +83,8 @@ export interface ReadContext {
 export interface WriteContext {
   readonly datastore: 'config';
   readonly operation: 'create' | 'merge' | 'replace' | 'delete' | 'patch';
-  readonly path: string;
+  /** The request's target; empty for the datastore root. */
+  readonly path: InstancePath;
   readonly before: DataRoot;
   readonly after: DataRoot;
   /** A tap rejects the write by pushing faults here (or by throwing a DataError). */
@@ -90,8 +94,8 @@ export interface WriteContext {
 /** A write body about to be decoded: PUT, POST or plain PATCH, on local data or under a mount point. */
 export interface WriteBodyContext {
   readonly method: 'PUT' | 'POST' | 'PATCH';
-  /** RFC 7951 instance-identifier of the request's target ('' for the datastore root). */
-  readonly path: string;
+  /** The request's target; empty for the datastore root (under a mount point, it starts there). */
+  readonly path: InstancePath;
   /** Query parameters as received (`unhide`, ...). */
   readonly query: Readonly<Record<string, string>>;
   /** The schema the body is decoded against: the local one, or the mounted device's. */
@@ -116,16 +120,16 @@ export interface CommitContext {
   readonly datastore: 'config';
   readonly before: DataRoot;
   readonly after: DataRoot;
-  /** Instance paths of the nodes the commit created, changed or deleted. */
-  readonly changed: readonly string[];
+  /** The nodes the commit created, changed or deleted. */
+  readonly changed: readonly InstancePath[];
 }
 
 /** A request for operational data that a module's owner computes on demand (not stored). */
 export interface StateReadContext {
   /** The module whose top-level nodes are asked for. */
   readonly module: string;
-  /** The RFC 7951 instance-identifier the client asked for; taps may return more, the core trims. */
-  readonly path: string;
+  /** The target the client asked for (empty for the root); taps may return more, the core trims. */
+  readonly path: InstancePath;
 }
 
 /** A protocol connection a southbound plugin opened for one device; the plugin owns it. */
@@ -184,11 +188,8 @@ export interface DeviceDataReader {
 export interface DeviceEdit {
   /** create (POST), replace (PUT), merge (PATCH), delete (DELETE: must exist), remove (may be absent). */
   readonly operation: 'create' | 'merge' | 'replace' | 'delete' | 'remove';
-  /**
-   * The target under the mount point. The core always passes the value; RFC 7951 text is accepted from
-   * contexts built by hand (tests, a dry run's input) and read with the SDK's `toInstancePath`.
-   */
-  readonly path: InstancePath | string;
+  /** The target under the mount point. (A dry run's input carries it as RFC 7951 text: see SouthboundDryRun.) */
+  readonly path: InstancePath;
   /** The target's new content as the request body (`{"module:node": ...}`); absent for delete/remove. */
   readonly value?: JsonObject;
 }
@@ -240,11 +241,8 @@ export type ContentFilter = 'config' | 'nonconfig' | 'all';
 export interface DeviceReadContext {
   readonly device: DeviceInfo;
   readonly connection: DeviceConnection;
-  /**
-   * The target under `yang-ext:mount`; empty for the whole tree. The core always passes the value; RFC
-   * 7951 text (`'/'` for the whole tree) is accepted from contexts built by hand, as for `DeviceEdit.path`.
-   */
-  readonly path: InstancePath | string;
+  /** The target under `yang-ext:mount`; empty for the whole tree. */
+  readonly path: InstancePath;
   readonly content: ContentFilter;
   /** The `fields` query parameter as received (decoded), for southbounds that filter at the device. */
   readonly fields?: string;
@@ -326,8 +324,9 @@ export interface SouthboundDryRun {
   /** The operation, `module:rpc`, run through `device.invoke`. */
   readonly operation: string;
   /**
-   * What it is given: `edits`, the write's per-change edits (input member `edits`); `documents`, the
-   * device configuration before and after the write (input members `before` and `after`).
+   * What it is given: `edits`, the write's per-change edits (input member `edits`, each path as its RFC
+   * 7951 text, since an operation's input is JSON); `documents`, the device configuration before and
+   * after the write (input members `before` and `after`).
    */
   readonly input: 'edits' | 'documents';
   /** The output member listing what the write would send (strings: commands, RPCs). */
@@ -440,8 +439,8 @@ export interface ServerRoutesContext {
 
 /** A RESTCONF data path resolved against the local schema, for plugin routes. */
 export interface ResolvedDataPath {
-  /** RFC 7951 instance-identifier of the node ('/' for the datastore root). */
-  readonly path: string;
+  /** The node (empty for the datastore root); `renderInstancePath` writes its RFC 7951 text. */
+  readonly path: InstancePath;
   /** The schema node's kind (`container`, `list`, `action`, ...), `root` for the datastore root. */
   readonly kind: SchemaNode['kind'] | 'root';
   readonly module: string | undefined;

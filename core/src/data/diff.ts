@@ -6,9 +6,10 @@
  * are skipped without looking inside, so diffing a stored version against its edit costs little more
  * than the edit.
  */
+import { type InstancePath, renderInstancePath } from '../yang/instance-path';
 import type { SchemaNode } from '../yang/schema';
 import { entryKey, listIndex } from './list';
-import { entryKeyValues, instancePath, valueText, type PathSegment } from './path';
+import { entryKeyValues, instancePathOf, valueText, type PathSegment } from './path';
 import type { Attributes, DataNode, DataRoot, LeafListNode, LeafValue, ListEntryNode, ListNode } from './tree';
 
 export type ChangeType = 'created' | 'updated' | 'deleted' | 'reordered';
@@ -16,7 +17,10 @@ export type ChangeType = 'created' | 'updated' | 'deleted' | 'reordered';
 /** One change. Nodes are given for whole nodes, values for leaves and leaf-list values. */
 export interface Change {
   readonly type: ChangeType;
+  /** The node's RFC 7951 instance path, under the diff's `base`. */
   readonly path: string;
+  /** The same node as the instance path value, from the compared trees' top (without `base`). */
+  readonly pathValue: InstancePath;
   readonly schema: SchemaNode;
   /** The node before (deleted, updated, reordered). */
   readonly oldNode?: DataNode;
@@ -48,10 +52,10 @@ interface Loc {
   readonly segment: PathSegment;
 }
 
-function pathOf(loc: Loc, base: string): string {
+function pathOf(loc: Loc): InstancePath {
   const segments: PathSegment[] = [];
   for (let l: Loc | undefined = loc; l; l = l.parent) segments.push(l.segment);
-  return instancePath(segments.reverse(), base);
+  return instancePathOf(segments.reverse());
 }
 
 class Differ {
@@ -59,8 +63,15 @@ class Differ {
 
   constructor(private readonly base: string) {}
 
-  private push(type: ChangeType, loc: Loc, extra: Omit<Change, 'type' | 'path' | 'schema'>): void {
-    this.changes.push({ type, path: pathOf(loc, this.base), schema: loc.segment.schema, ...extra });
+  private push(type: ChangeType, loc: Loc, extra: Omit<Change, 'type' | 'path' | 'pathValue' | 'schema'>): void {
+    const pathValue = pathOf(loc);
+    this.changes.push({
+      type,
+      path: renderInstancePath(pathValue, { kind: 'json', base: this.base }),
+      pathValue,
+      schema: loc.segment.schema,
+      ...extra,
+    });
   }
 
   children(a: readonly DataNode[], b: readonly DataNode[], parent: Loc | undefined): void {

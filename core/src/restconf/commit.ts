@@ -14,6 +14,7 @@ import type { Datastore, PreparedWrite, ValueSource } from '../datastore/datasto
 import { applyEdits, type Edit, type PathStep } from '../data/edit';
 import { DataError, type DataFault } from '../data/errors';
 import { diffTrees } from '../data/diff';
+import { instancePathOf } from '../data/path';
 import type { DataRoot } from '../data/tree';
 import type { WriteContext } from '../hooks';
 import type { PluginScope } from '../plugins/generation';
@@ -65,7 +66,14 @@ export async function commitWrite(ctx: RestconfContext, scope: PluginScope, writ
     const before = store.newest?.() ?? store.current();
     const after = applyEdits(before, write.edits, ctx.schema);
     const faults: DataFault[] = [];
-    await hooks.beforeWrite.promise({ datastore: 'config', operation: write.operation, path: write.path, before, after, faults });
+    await hooks.beforeWrite.promise({
+      datastore: 'config',
+      operation: write.operation,
+      path: instancePathOf(write.steps),
+      before,
+      after,
+      faults,
+    });
     if (faults.length > 0) throw fromFaults(faults);
     tree = { base: before, next: after };
   }
@@ -88,7 +96,7 @@ export async function commitWrite(ctx: RestconfContext, scope: PluginScope, writ
   );
   if (hooks.afterCommit.isUsed() && base !== undefined) {
     const before = base;
-    const changed = diffTrees(before, stored).map((c) => c.path);
+    const changed = diffTrees(before, stored).map((c) => c.pathValue);
     hooks.afterCommit.promise({ datastore: 'config', before, after: stored, changed }).catch((e: unknown) => {
       ctx.log.error(`data.afterCommit tap failed: ${e instanceof Error ? e.message : String(e)}`);
     });

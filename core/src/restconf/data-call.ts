@@ -102,7 +102,7 @@ export async function readWriteBodySource(call: DataCall, scope: 'target' | 'chi
     scope === 'target' ? valueDecodeScope(steps) : { parent: call.target.target, parentPath: steps.length > 0 ? call.target.path : '' };
   const policy = bodyDecodeOptions(call.scope, {
     method: call.req.method as 'PUT' | 'POST' | 'PATCH',
-    path: call.target.path,
+    path: call.target.pathValue,
     query: call.rawQuery,
     schema: call.ctx.schema,
   });

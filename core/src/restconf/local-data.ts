@@ -28,8 +28,8 @@ export function localDataAccess(ctx: RestconfContext): LocalDataAccess {
       const dataSteps =
         parsed.operation !== undefined && parsed.steps.at(-1)?.schema === parsed.operation ? parsed.steps.slice(0, -1) : parsed.steps;
       const stored = findTarget(ctx.datastores.config.current(), dataSteps) !== undefined;
-      if (node === undefined) return { path: parsed.path, kind: 'root', module: undefined, name: undefined, extensions: [], stored };
-      return { path: parsed.path, kind: node.kind, module: node.module.name, name: node.name, extensions: node.extensions, stored };
+      if (node === undefined) return { path: parsed.pathValue, kind: 'root', module: undefined, name: undefined, extensions: [], stored };
+      return { path: parsed.pathValue, kind: node.kind, module: node.module.name, name: node.name, extensions: node.extensions, stored };
     },
     readConfig(path: string): JsonObject | undefined {
       const parsed = parse(path);

@@ -102,7 +102,7 @@ export async function handleMountData(
       // Schema filters see the device's answer as they see local data, before the query parameters.
       const root = await filterRead(scope, answer, target.steps, {
         datastore: content === 'nonconfig' ? 'operational' : 'config',
-        path: target.path,
+        path: target.pathValue,
         query,
         schema: device.schema,
         device: device.node.nodeId,
@@ -164,7 +164,7 @@ async function writeMounted(
   const base = target.path.slice(0, target.path.indexOf(MOUNT_SEGMENT) + MOUNT_SEGMENT.length);
   const filters = bodyDecodeOptions(scope, {
     method: method as 'PUT' | 'POST' | 'PATCH',
-    path: target.path,
+    path: target.pathValue,
     query: rawQueryOf(req),
     schema: device.schema,
     device: device.node.nodeId,

@@ -49,7 +49,7 @@ export async function handleGet(call: DataCall, head: boolean): Promise<void> {
   const content = call.query.content ?? call.ctx.options.defaultContent;
   let readCtx: ReadContext = {
     datastore: content === 'nonconfig' ? 'operational' : 'config',
-    path: call.target.path,
+    path: call.target.pathValue,
     query: call.rawQuery,
     schema: call.ctx.schema,
   };

@@ -13,9 +13,10 @@
  *   count, a key of the wrong type, `=` on a node that takes none, bad encoding are 400 `invalid-value`.
  */
 import { keyBytesOver, keyTooLongMessage } from '../data/list';
-import { instancePath } from '../data/path';
+import { instancePath, instancePathOf } from '../data/path';
 import type { PathStep } from '../data/edit';
 import type { LeafValue } from '../data/tree';
+import { type InstancePath, renderInstancePath } from '../yang/instance-path';
 import { valueFromText } from '../yang/types/values';
 import type { ListSchema, OperationSchema, SchemaContext, SchemaNode } from '../yang/schema';
 import { RestconfError, unknownResource } from './errors';
@@ -46,6 +47,11 @@ export interface ParsedPath {
   readonly steps: readonly PathStep[];
   /** RFC 7951 instance path of the steps (`/` for the root), for messages and error-path. */
   readonly path: string;
+  /**
+   * The steps as the instance path value that hooks hand to plugins; a device path's value starts at
+   * the mount point (its `path` text starts with the outer path).
+   */
+  readonly pathValue: InstancePath;
   /** Schema node of the last step; undefined for the root. */
   readonly target: SchemaNode | undefined;
   /** Set when the path names an RPC (operations) or an action (data). */
@@ -101,8 +107,10 @@ function resolve(raw: string, ctx: SchemaContext, options: UriOptions, kind: Pat
   } else {
     operation = new StepResolver(ctx, base, steps).run(local);
   }
-  const path = instancePath(steps, base);
-  const parsed: ParsedPath = { steps, path, target: steps.at(-1)?.schema, ...(operation ? { operation } : {}) };
+  // the value is built for the text anyway: kept, it costs the hooks nothing
+  const pathValue = instancePathOf(steps);
+  const path = renderInstancePath(pathValue, { kind: 'json', base });
+  const parsed: ParsedPath = { steps, path, pathValue, target: steps.at(-1)?.schema, ...(operation ? { operation } : {}) };
   if (lexed.mountRest === undefined) return parsed;
   if (operation !== undefined) throw unknownResource(`'${MOUNT_SEGMENT}' cannot follow the operation '${operation.name}'`, MOUNT_SEGMENT);
   return { ...parsed, mount: { outer: steps, outerPath: path, devicePath: lexed.mountRest } };

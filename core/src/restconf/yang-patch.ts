@@ -240,7 +240,12 @@ export async function handleYangPatch(call: DataCall): Promise<void> {
     );
   };
   // Edit values are write bodies too: the same data.decodeBody policy as PUT, POST and plain PATCH.
-  const filters = bodyDecodeOptions(call.scope, { method: 'PATCH', path: call.target.path, query: call.rawQuery, schema: call.ctx.schema });
+  const filters = bodyDecodeOptions(call.scope, {
+    method: 'PATCH',
+    path: call.target.pathValue,
+    query: call.rawQuery,
+    schema: call.ctx.schema,
+  });
   const seen = new Set<string>();
   const edits: Edit[] = [];
   let trial = call.ctx.datastores.config.current();

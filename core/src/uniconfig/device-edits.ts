@@ -1,6 +1,6 @@
 /**
  * The per-change edits that turn one configuration of a device (actual) into another (intended), as the
- * southbound sends them (DeviceEdit: RFC 7951 paths under the mount point, RFC 7951 values): only what
+ * southbound sends them (DeviceEdit: instance path values under the mount point, RFC 7951 values): only what
  * changed is touched, so device configuration the service does not know about, or that did not change,
  * stays as it is on the device.
  *
@@ -22,12 +22,9 @@
  */
 import { toJsonValue } from '../data/json-encode';
 import { entryKey, listIndex } from '../data/list';
-import { entryKeyValues, instancePath, valueText, type PathSegment } from '../data/path';
+import { entryKeyValues, instancePathOf, valueText, type PathSegment } from '../data/path';
 import type { DataNode, DataRoot, LeafListNode, LeafValue, ListEntryNode, ListNode } from '../data/tree';
-import type { DeviceEdit, JsonObject } from '../hooks';
-
-/** An edit whose path is RFC 7951 text: what the uniconfig diff reports and the dry run's input carries. */
-export type TextEdit = DeviceEdit & { readonly path: string };
+import type { DeviceEdit, InstancePath, JsonObject } from '../hooks';
 
 /** Where the walk stands: a chain of segments, turned into a path only when an edit is emitted. */
 interface Loc {
@@ -35,10 +32,10 @@ interface Loc {
   readonly segment: PathSegment;
 }
 
-function pathOf(loc: Loc): string {
+function pathOf(loc: Loc): InstancePath {
   const segments: PathSegment[] = [];
   for (let l: Loc | undefined = loc; l; l = l.parent) segments.push(l.segment);
-  return instancePath(segments.reverse());
+  return instancePathOf(segments.reverse());
 }
 
 function sameValue(a: LeafValue, b: LeafValue): boolean {
@@ -82,7 +79,7 @@ function needsWholeParent(a: DataNode, b: DataNode): boolean {
 }
 
 class EditWalk {
-  readonly edits: TextEdit[] = [];
+  readonly edits: DeviceEdit[] = [];
 
   /**
    * The children of one parent. `owner` is the parent on the after side (undefined at the root): when
@@ -202,7 +199,7 @@ class EditWalk {
  * The edits that turn configuration `before` into `after` (both of the device's schema), each change
  * at its own path (see the top of this file). Empty when the two hold the same configuration.
  */
-export function changeEdits(before: DataRoot, after: DataRoot): TextEdit[] {
+export function changeEdits(before: DataRoot, after: DataRoot): DeviceEdit[] {
   const walk = new EditWalk();
   walk.children(before.children, after.children, undefined, undefined);
   return walk.edits;

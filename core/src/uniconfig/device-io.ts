@@ -14,9 +14,10 @@
 import { applyEdits, type Edit } from '../data/edit';
 import { toJsonValue } from '../data/json-encode';
 import type { DataRoot } from '../data/tree';
-import type { DeviceConnection, JsonObject, SouthboundDescriptor, WriteRollback } from '../hooks';
+import type { DeviceConnection, DeviceEdit, JsonObject, SouthboundDescriptor, WriteRollback } from '../hooks';
 import { deviceFault, invokeDevice, MountError, readDevice, southboundsOf, type MountedDevice } from '../mount';
 import type { PluginScope } from '../plugins/generation';
+import { renderInstancePath } from '../yang/instance-path';
 import type { SchemaNode } from '../yang/schema';
 import { changeEdits } from './device-edits';
 
@@ -103,6 +104,11 @@ export async function pushConfiguration(
   return result.commands;
 }
 
+/** An edit as the dry run's JSON input carries it: the path as its RFC 7951 text. */
+function editJson(edit: DeviceEdit): JsonObject {
+  return { operation: edit.operation, path: renderInstancePath(edit.path), ...(edit.value !== undefined ? { value: edit.value } : {}) };
+}
+
 /** What {@link pushConfiguration} would send for `before` -> `after`, sending nothing. */
 export async function dryRunConfiguration(device: MountedDevice, scope: PluginScope, before: DataRoot, after: DataRoot): Promise<string[]> {
   const edits = changeEdits(before, after);
@@ -112,7 +118,7 @@ export async function dryRunConfiguration(device: MountedDevice, scope: PluginSc
     throw MountError.of(501, 'operation-not-supported', `no southbound plugin previews writes to '${device.node.protocol}' devices`);
   const input: JsonObject =
     dryRun.input === 'edits'
-      ? { edits: edits as unknown as JsonObject[] }
+      ? { edits: edits.map(editJson) }
       : {
           before: toJsonValue(before, { attributes: false }) as JsonObject,
           after: toJsonValue(after, { attributes: false }) as JsonObject,

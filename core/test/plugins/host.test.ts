@@ -242,7 +242,9 @@ test('translation units: highest matching version serves; introspection lists pl
     t.deepEqual(tags('10.1'), ['two', 'bgp']);
 
     const state = await host.withScope((s) =>
-      s.hooks.data.readState.for('rosetta-plugins').promise({}, { module: 'rosetta-plugins', path: '/rosetta-plugins:plugins-state' }),
+      s.hooks.data.readState
+        .for('rosetta-plugins')
+        .promise({}, { module: 'rosetta-plugins', path: [{ module: 'rosetta-plugins', name: 'plugins-state' }] }),
     );
     const body = state['rosetta-plugins:plugins-state'] as {
       generation: number;

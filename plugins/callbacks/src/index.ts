@@ -27,6 +27,7 @@ import {
   type DataRoot,
   type JsonValue,
   type LocalDataAccess,
+  renderInstancePath,
 } from '@rosetta/sdk';
 import { CallbackError, DEFAULT_LIMITS, SETTINGS_PATH, TOKEN_PATH, callRemote, remoteServer, type RemoteLimits } from './remote';
 
@@ -114,14 +115,15 @@ async function serve(local: LocalDataAccess, limits: RemoteLimits, req: CallRequ
   }
   if (rest === '' || rest === '/') throw new CallbackError(404, 'invalid-value', `name a call-point or a remote action after ${PREFIX}/`);
   const target = local.resolve(rest);
+  const path = renderInstancePath(target.path);
   const wanted = req.method === 'GET' ? 'call-point' : 'remote-action';
   const mark = target.extensions.find((e) => e.module === EXTENSIONS_MODULE && e.name === wanted);
   const kindOk = req.method === 'GET' ? target.kind === 'container' : target.kind === 'action';
   if (mark === undefined || !kindOk || mark.arg === undefined) {
     const what = req.method === 'GET' ? 'a container marked cbext:call-point' : 'an action marked cbext:remote-action';
-    throw new CallbackError(400, 'invalid-value', `${target.path} is not ${what}`, target.path);
+    throw new CallbackError(400, 'invalid-value', `${path} is not ${what}`, path);
   }
-  if (!target.stored) throw new CallbackError(404, 'data-missing', `${target.path} is not in the stored configuration`, target.path);
+  if (!target.stored) throw new CallbackError(404, 'data-missing', `${path} is not in the stored configuration`, path);
   const body = req.method === 'POST' ? actionBody(await readJsonBody(req)) : undefined;
   const server = remoteServer(local.readConfig(SETTINGS_PATH), local.readSecret(TOKEN_PATH));
   const response = await callRemote(server, mark.arg, req.method, body, limits);

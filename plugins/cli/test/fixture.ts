@@ -15,6 +15,7 @@ import {
   type RosettaHooks,
   type ServingUnit,
 } from '@rosetta/core';
+import { pathValue } from '@rosetta/sdk/testing';
 import plugin from '../src/index';
 
 /** Loads a translation-unit plugin's compiled entry (its default export's unit) as a ServingUnit. */
@@ -126,7 +127,7 @@ export async function harness(): Promise<Harness> {
       return { connection, device };
     },
     read: (t, p, content = 'config') =>
-      hooks.device.read.for('cli').promise({ device: t.device, connection: t.connection, path: p, content }),
+      hooks.device.read.for('cli').promise({ device: t.device, connection: t.connection, path: pathValue(p), content }),
     async write(t, before, after) {
       return (await hooks.device.write.for('cli').promise({ device: t.device, connection: t.connection, before, after }))?.commands;
     },

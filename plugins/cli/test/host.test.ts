@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { plugins, type DeviceInfo } from '@rosetta/core';
-import { frrDevice, startSimulator } from '@rosetta/sdk/testing';
+import { frrDevice, pathValue, startSimulator } from '@rosetta/sdk/testing';
 import { cliSettings, recordingLogger } from './fixture';
 
 const REPO = path.resolve(__dirname, '../../../..');
@@ -45,7 +45,7 @@ test('plugins.json -> PluginHost -> device hooks: install, write, read back, and
       t.deepEqual(result, { commands: ['ip route 10.5.0.0/16 10.0.0.1'] });
       const read = await scope.hooks.device.read
         .for('cli')
-        .promise({ device: info, connection: connection!, path: '/rosetta-example-frr:static-routes', content: 'config' });
+        .promise({ device: info, connection: connection!, path: pathValue('/rosetta-example-frr:static-routes'), content: 'config' });
       t.deepEqual(read, after);
     } finally {
       await connection!.close();
@@ -68,7 +68,9 @@ test('plugins.json -> PluginHost -> device hooks: install, write, read back, and
       .promise({ device: oldInfo, settings: cliSettings(device.port, { 'device-version': '7.5' }) });
     try {
       t.deepEqual(
-        await scope.hooks.device.read.for('cli').promise({ device: oldInfo, connection: uncovered!, path: '/', content: 'config' }),
+        await scope.hooks.device.read
+          .for('cli')
+          .promise({ device: oldInfo, connection: uncovered!, path: pathValue('/'), content: 'config' }),
         {},
       );
       const write = await scope.hooks.device.write

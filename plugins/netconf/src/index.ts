@@ -50,7 +50,16 @@ export {
 export { NetconfSession, type RpcReply, type SessionOptions } from './session';
 export { readNodeSettings, type NetconfNodeSettings } from './settings';
 export { NETCONF_SOUTHBOUND } from './southbound';
-export { actionXml, editConfigXml, jsonToXml, namespaceOf, rpcXml, XmlBuildError, type Namespaces } from './xml-build';
+export {
+  actionXml,
+  editConfigXml,
+  jsonToXml,
+  namespaceOf,
+  rpcXml,
+  XmlBuildError,
+  type ConfigEdit,
+  type Namespaces,
+} from './xml-build';
 
 /** The plugin's own settings (plugins.json `config`). */
 const pluginSettings = defineSettings({

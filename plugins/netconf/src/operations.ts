@@ -23,7 +23,7 @@ import { NetconfRpcError, NetconfSessionError } from './errors';
 import { subtreeFilter } from './filter';
 import type { DataRead } from './data-stream';
 import type { RpcReply } from './session';
-import { actionXml, editConfigXml, rpcXml, type Namespaces } from './xml-build';
+import { actionXml, editConfigXml, rpcXml, type ConfigEdit, type Namespaces } from './xml-build';
 
 /** The part of a session the operations use (a NetconfSession; fakes in unit tests). */
 export interface OperationSession {
@@ -135,7 +135,7 @@ async function call(session: OperationSession, body: string): Promise<RpcReply> 
  * them. Empty for no edits. Throws XmlBuildError for an edit that cannot be written as XML, and
  * NetconfRpcError when the device offers no writable datastore.
  */
-export function editRpcs(session: Pick<OperationSession, 'has'>, edits: readonly DeviceEdit[], ns: Namespaces): string[] {
+export function editRpcs(session: Pick<OperationSession, 'has'>, edits: readonly ConfigEdit[], ns: Namespaces): string[] {
   if (edits.length === 0) return [];
   const config = editConfigXml(edits, ns);
   const target = configSource(session);
@@ -169,7 +169,7 @@ export function editRpcs(session: Pick<OperationSession, 'has'>, edits: readonly
  */
 export async function writeEdits(
   session: OperationSession,
-  edits: readonly DeviceEdit[],
+  edits: readonly ConfigEdit[],
   ns: Namespaces,
   probe?: TargetProbe,
 ): Promise<WriteOutcome> {
@@ -262,8 +262,8 @@ export class DryRunInputError extends FaultError {
   }
 }
 
-/** The `edits` member of a dry-run input, checked to be DeviceEdits. */
-function editsOf(input: JsonObject): DeviceEdit[] {
+/** The `edits` member of a dry-run input, checked to be edits (paths as text, read when the XML is built). */
+function editsOf(input: JsonObject): ConfigEdit[] {
   const given = input['edits'];
   if (!Array.isArray(given)) throw new DryRunInputError('input edits must be an array of {operation, path, value?}');
   return given.map((e, i) => {
@@ -290,8 +290,8 @@ export function dryRunEdit(session: Pick<OperationSession, 'has'>, input: JsonOb
  * Edits equivalent to a before/after pair when the core gives no edits: each top-level member that
  * changed is replaced whole, each that disappeared is removed.
  */
-export function editsFromDocuments(before: JsonObject, after: JsonObject): DeviceEdit[] {
-  const edits: DeviceEdit[] = [];
+export function editsFromDocuments(before: JsonObject, after: JsonObject): ConfigEdit[] {
+  const edits: ConfigEdit[] = [];
   for (const [member, value] of Object.entries(after)) {
     if (JSON.stringify(before[member]) !== JSON.stringify(value))
       edits.push({ operation: 'replace', path: `/${member}`, value: { [member]: value } });

@@ -1,6 +1,6 @@
 /**
  * Instance paths as the NETCONF southbound reads them: the value the core hands over (or RFC 7951 text
- * from a hand-built context or the dry run's input, read by the SDK with the core's one reader), seen as
+ * from the dry run's input or a test, read by the SDK with the core's one reader), seen as
  * RFC 7951 member names with keys and, for a leaf-list entry target, its `value`, which is how the filter
  * and edit-config builders walk it. Nothing here splits a path string.
  */

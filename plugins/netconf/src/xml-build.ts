@@ -136,6 +136,13 @@ export function jsonToXml(document: Readonly<Record<string, JsonValue>>, ns: Nam
 /** An edit-config operation (RFC 6241 §7.2). */
 export type EditOperation = DeviceEdit['operation'];
 
+/**
+ * An edit as edit-config is built from it: a DeviceEdit as the core hands it (its path a value), or one
+ * of the dry-run operation's JSON input, where a client wrote the path as RFC 7951 text (read here with
+ * the core's reader, as any path the plugin is given as text).
+ */
+export type ConfigEdit = Omit<DeviceEdit, 'path'> & { readonly path: InstancePath | string };
+
 function parsePath(given: InstancePath | string): DeviceSegment[] {
   const r = parseDevicePath(given);
   if (!r.ok) throw new XmlBuildError(pathText(given), r.error);
@@ -161,7 +168,7 @@ function ancestor(siblings: Node[], seg: InstanceSegment, module: string | undef
  * keys as their first children), the target with `nc:operation`. Throws XmlBuildError for a bad path, a
  * value whose member does not match the target, or a missing value where the operation needs one.
  */
-export function editConfigXml(edits: readonly DeviceEdit[], ns: Namespaces): string {
+export function editConfigXml(edits: readonly ConfigEdit[], ns: Namespaces): string {
   const roots: Node[] = [];
   for (const edit of edits) {
     const segs = parsePath(edit.path);

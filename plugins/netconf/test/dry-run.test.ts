@@ -5,13 +5,13 @@
  * a 400 naming the bad member, sending nothing.
  */
 import test from 'ava';
-import { CAP_CANDIDATE, CAP_WRITABLE_RUNNING, parseXml, type DeviceEdit } from '@rosetta/sdk';
-import { dryRunEdit, DryRunInputError, editRpcs, NetconfRpcError, writeEdits, type OperationSession } from '../src';
+import { CAP_CANDIDATE, CAP_WRITABLE_RUNNING, parseXml } from '@rosetta/sdk';
+import { dryRunEdit, DryRunInputError, editRpcs, NetconfRpcError, writeEdits, type ConfigEdit, type OperationSession } from '../src';
 
 const SYS = 'urn:ietf:params:xml:ns:yang:ietf-system';
 const NS = new Map([['ietf-system', SYS]]);
 const ROLLBACK = 'urn:ietf:params:netconf:capability:rollback-on-error:1.0';
-const EDITS: DeviceEdit[] = [
+const EDITS: ConfigEdit[] = [
   { operation: 'replace', path: '/ietf-system:system/location', value: { 'ietf-system:location': 'rack 1' } },
   { operation: 'remove', path: '/ietf-system:system/contact' },
 ];

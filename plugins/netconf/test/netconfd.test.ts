@@ -11,6 +11,7 @@ import path from 'node:path';
 import anyTest, { type TestFn } from 'ava';
 import { createHooks } from '@rosetta/core';
 import type { DeviceConnection, DeviceInfo } from '@rosetta/sdk';
+import { pathValue } from '@rosetta/sdk/testing';
 import plugin, { NetconfDevice, NetconfRpcError, NetconfSession } from '../src';
 import { compileSources, testCodec } from './support/codec';
 import { peer, PEER, peerSkipReason } from './support/peer';
@@ -99,7 +100,7 @@ it('reads ietf-interfaces and ietf-system in both contents through device.read',
     hooks.device.read.for('netconf').promise({
       device: info('nc1'),
       connection: device as DeviceConnection,
-      path: p,
+      path: pathValue(p),
       content,
       codec: testCodec(ctx),
       ...(fields ? { fields } : {}),
@@ -146,7 +147,7 @@ it('writes: edit-config + commit seen by a separate get-config; rpc-error surfac
   const read = (await hooks.device.read.for('netconf').promise({
     device: info('nc1'),
     connection: device as DeviceConnection,
-    path: "/ietf-interfaces:interfaces/interface[name='test0']",
+    path: pathValue("/ietf-interfaces:interfaces/interface[name='test0']"),
     content: 'config',
     codec: testCodec(ctx),
   })) as Record<string, any>;

@@ -43,3 +43,4 @@ export {
 export { openRawNetconf, type RawNetconfOptions, type RawNetconfSession } from './netconf-client';
 export { EditFault, type StoredNode } from './netconf-datastore';
 export { readModel, ModelSyntaxError, type SimulatorModel } from './netconf-model';
+export { pathValue } from './path-value';
