@@ -92,14 +92,14 @@ const readPlans = new WeakMap<CliDevice, Map<string, readonly string[]>>();
 export async function readDevice(
   device: CliDevice,
   units: readonly TranslationUnit[],
-  path: InstancePath | string,
+  path: InstancePath,
   content: 'config' | 'nonconfig' | 'all',
 ): Promise<JsonObject> {
   device.useUnusablePatterns(unusablePatternsOf(units));
   const typeAhead = units.every((u) => u.typeAhead);
   const plans = typeAhead ? (readPlans.get(device) ?? new Map<string, readonly string[]>()) : undefined;
   if (plans) readPlans.set(device, plans);
-  const planKey = `${content} ${typeof path === 'string' ? path : renderInstancePath(path)}`;
+  const planKey = `${content} ${renderInstancePath(path)}`;
   return device.run(async (session) => {
     let failure: Error | undefined;
     const noteFailure = (e: unknown) => {
@@ -216,7 +216,7 @@ export async function dryRunRpc(device: CliDevice, units: readonly TranslationUn
   const given = input['before'];
   if (!isObject(after)) throw cliRequestError('dry-run: input after must be the device configuration as a JSON object');
   if (given !== undefined && !isObject(given)) throw cliRequestError('dry-run: input before, when given, must be a JSON object');
-  const before = given ?? (await readDevice(device, units, '/', 'config'));
+  const before = given ?? (await readDevice(device, units, [], 'config'));
   const plan = dryRun(units, before, after);
   return { commands: [...plan.commands], 'undo-commands': [...plan.undo] };
 }

@@ -5,7 +5,15 @@
  * the running config; state from `show bgp vrf all summary json` and `show bgp vrf all neighbors json`.
  * A neighbor's commands need its instance's AS, which its writer finds in the whole document.
  */
-import type { Handler, HandlerContext, JsonObject, Keys, WriterContext } from '@rosetta/sdk';
+import {
+  renderInstancePath,
+  type Handler,
+  type HandlerContext,
+  type InstancePath,
+  type JsonObject,
+  type Keys,
+  type WriterContext,
+} from '@rosetta/sdk';
 import { child, cliText, cliWord, flag, isObject, num, PROTOCOLS, protocolIn, protocolKind, text } from './model';
 import { DEFAULT_VRF, runningConfig, type BgpConfig, type NeighborConfig } from './running-config';
 import { parsedJson } from './show-json';
@@ -60,9 +68,11 @@ function asIn(doc: JsonObject, keys: readonly Keys[]): number | undefined {
   return num(child(child(child(protocolIn(doc, keys), 'bgp'), 'global'), 'config'), 'as');
 }
 
-function requireAs(as: number | undefined, where: string): number {
-  if (as === undefined) throw new Error(`${where}: the BGP instance needs global/config/as`);
-  if (!Number.isInteger(as) || as < 1 || as > 4294967295) throw new Error(`${where}: as ${as} is outside 1..4294967295`);
+/** The AS, or an error naming the node written (its path's text written only then). */
+function requireAs(as: number | undefined, where: InstancePath): number {
+  if (as === undefined) throw new Error(`${renderInstancePath(where)}: the BGP instance needs global/config/as`);
+  if (!Number.isInteger(as) || as < 1 || as > 4294967295)
+    throw new Error(`${renderInstancePath(where)}: as ${as} is outside 1..4294967295`);
   return as;
 }
 
@@ -143,7 +153,7 @@ export const bgpPaths: Record<string, Handler> = {
         const as = requireAs(num(now, 'as'), path);
         if (num(was, 'as') !== as)
           throw new Error(
-            `${path}: the AS of a BGP instance cannot change (${num(was, 'as')} -> ${as}); delete the protocol and create it again`,
+            `${renderInstancePath(path)}: the AS of a BGP instance cannot change (${num(was, 'as')} -> ${as}); delete the protocol and create it again`,
           );
         const [oldId, newId] = [text(was, 'router-id'), text(now, 'router-id')];
         if (oldId === newId) return [];

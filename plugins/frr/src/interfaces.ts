@@ -5,7 +5,7 @@
  * differs and `exit`; deleting an interface removes everything configured on it, after which FRR drops the
  * block (a kernel interface such as `lo` cannot be removed, only cleared).
  */
-import type { Handler, HandlerContext, JsonObject, Keys, WriterContext } from '@rosetta/sdk';
+import { renderInstancePath, type Handler, type HandlerContext, type JsonObject, type Keys, type WriterContext } from '@rosetta/sdk';
 import { child, cliText, cliWord, entry, flag, IF_MODULE, INTERFACES, isObject, num, text } from './model';
 import { runningConfig, type InterfaceConfig } from './running-config';
 import { parsedJson } from './show-json';
@@ -71,16 +71,19 @@ function inInterface(name: string, body: readonly string[]): string[] {
 
 const UNCONFIGURED: Settings = { enabled: true };
 
-/** The configured addresses of a subinterface entry as `A.B.C.D/L` strings. */
-function addressesOf(sub: JsonObject | undefined, path: string): string[] {
+/**
+ * The configured addresses of a subinterface entry as `A.B.C.D/L` strings; `where` names the entry in an
+ * error (called only then, so a write's path is written as text only when it is refused).
+ */
+function addressesOf(sub: JsonObject | undefined, where: () => string): string[] {
   const list = child(child(sub, 'ipv4'), 'addresses')['address'];
   if (!Array.isArray(list)) return [];
   return list.filter(isObject).map((a) => {
     const config = child(a, 'config');
     const ip = text(a, 'ip') ?? text(config, 'ip');
     const length = num(config, 'prefix-length');
-    if (ip === undefined) throw new Error(`${path}: an address needs ip`);
-    if (length === undefined || length > 32) throw new Error(`${path}: address ${ip} needs a prefix-length of 0..32`);
+    if (ip === undefined) throw new Error(`${where()}: an address needs ip`);
+    if (length === undefined || length > 32) throw new Error(`${where()}: address ${ip} needs a prefix-length of 0..32`);
     return `${cliWord(ip, 'address')}/${length}`;
   });
 }
@@ -147,7 +150,7 @@ export const interfacePaths: Record<string, Handler> = {
       delete(before, { key, documents }) {
         const whole = interfaceIn(documents.before, key['name']!) ?? before;
         const subs = child(whole, 'subinterfaces')['subinterface'];
-        const addresses = (Array.isArray(subs) ? subs.filter(isObject) : []).flatMap((s) => addressesOf(s, key['name']!));
+        const addresses = (Array.isArray(subs) ? subs.filter(isObject) : []).flatMap((s) => addressesOf(s, () => key['name']!));
         return inInterface(key['name']!, [
           ...settingLines(settingsOf(child(before, 'config')), UNCONFIGURED),
           ...addresses.map((a) => ` no ip address ${a}`),
@@ -178,13 +181,13 @@ export const interfacePaths: Record<string, Handler> = {
         checkIndex(ctx.key);
         return inInterface(
           interfaceName(ctx),
-          addressesOf(after, ctx.path).map((a) => ` ip address ${a}`),
+          addressesOf(after, () => renderInstancePath(ctx.path)).map((a) => ` ip address ${a}`),
         );
       },
       update(before, after, ctx) {
         checkIndex(ctx.key);
-        const was = addressesOf(before, ctx.path);
-        const now = addressesOf(after, ctx.path);
+        const was = addressesOf(before, () => renderInstancePath(ctx.path));
+        const now = addressesOf(after, () => renderInstancePath(ctx.path));
         return inInterface(interfaceName(ctx), [
           ...was.filter((a) => !now.includes(a)).map((a) => ` no ip address ${a}`),
           ...now.filter((a) => !was.includes(a)).map((a) => ` ip address ${a}`),
@@ -194,7 +197,7 @@ export const interfacePaths: Record<string, Handler> = {
         checkIndex(ctx.key);
         return inInterface(
           interfaceName(ctx),
-          addressesOf(before, ctx.path).map((a) => ` no ip address ${a}`),
+          addressesOf(before, () => renderInstancePath(ctx.path)).map((a) => ` no ip address ${a}`),
         );
       },
     },

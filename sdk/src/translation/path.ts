@@ -79,8 +79,8 @@ export function parseInstancePath(path: InstancePath | string): ParseResult<Inst
   return { ok: true, path: memberSegments(r.path) };
 }
 
-/** The value of a member view, modules taken from the qualified members. */
-function pathValueOf(segments: readonly InstanceSegment[]): InstancePath {
+/** The value of a member view (the inverse of `memberSegments`), modules taken from the qualified members. */
+export function pathValueOf(segments: readonly InstanceSegment[]): InstancePath {
   const out: InstancePathSegment[] = new Array(segments.length);
   let module = '';
   for (let i = 0; i < segments.length; i++) {

@@ -9,7 +9,7 @@
  * (with the subtrees other handlers own removed) and return the commands to send; the engine derives the
  * undo commands by running the inverse writer.
  */
-import type { ContentFilter, JsonObject, TranslationUnitDefinition } from '@rosetta/core';
+import type { ContentFilter, InstancePath, JsonObject, TranslationUnitDefinition } from '@rosetta/core';
 import type { CliSession } from '../cli/session';
 import { parseSchemaPath, type SchemaPath } from './path';
 import type { RequestMemo } from './request-memo';
@@ -32,8 +32,8 @@ export interface HandlerContext {
 export interface WriterContext {
   readonly keys: readonly Keys[];
   readonly key: Keys;
-  /** RFC 7951 instance path of the node written, for messages. */
-  readonly path: string;
+  /** The node written, for messages (`renderInstancePath` writes its RFC 7951 text). */
+  readonly path: InstancePath;
   /**
    * The whole configuration before and after this step (for an undo step, the roles are swapped: `after`
    * is what the undo restores). For writers whose commands depend on data elsewhere (a BGP neighbor is

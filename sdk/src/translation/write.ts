@@ -10,8 +10,8 @@
  * belongs to which forward command.
  * A change that no writer covers is refused with its path instead of being silently dropped.
  */
-import type { JsonObject, JsonValue } from '@rosetta/core';
-import { formatInstancePath, type InstanceSegment } from './path';
+import { type InstancePath, type JsonObject, type JsonValue, renderInstancePath } from '@rosetta/core';
+import { type InstanceSegment, pathValueOf } from './path';
 import { TranslationError, isObject } from './read';
 import { isListHandler, type Keys, type Registration, type TranslationUnit, type Writer, type WriterContext } from './unit';
 
@@ -47,7 +47,9 @@ export interface WriteStep {
 }
 
 interface Found {
+  /** The instance's path as text: its identity within the plan, and its steps' `path`. */
   readonly id: string;
+  readonly path: InstancePath;
   readonly keys: Keys[];
   readonly segments: InstanceSegment[];
   readonly value: JsonObject;
@@ -89,7 +91,7 @@ export function planWrite(units: readonly TranslationUnit[], before: JsonObject,
     const now = instancesOf(after, reg, listKeys);
     const depth = reg.path.segments.length;
     for (const f of now) {
-      const ctx = { keys: f.keys, key: f.keys[f.keys.length - 1] ?? {}, path: f.id, documents };
+      const ctx = { keys: f.keys, key: f.keys[f.keys.length - 1] ?? {}, path: f.path, documents };
       const old = was.get(f.id);
       was.delete(f.id);
       const a = view(f.value);
@@ -106,7 +108,7 @@ export function planWrite(units: readonly TranslationUnit[], before: JsonObject,
         id: f.id,
         depth,
         before: view(f.value),
-        ctx: { keys: f.keys, key: f.keys[f.keys.length - 1] ?? {}, path: f.id, documents },
+        ctx: { keys: f.keys, key: f.keys[f.keys.length - 1] ?? {}, path: f.path, documents },
       });
     }
   }
@@ -218,7 +220,12 @@ function instancesOf(doc: JsonObject, reg: Registration, listKeys: Map<string, r
     }
     found = next;
   }
-  return found.filter((f) => isObject(f.value)).map((f) => ({ ...f, id: formatInstancePath(f.segments), value: f.value as JsonObject }));
+  return found
+    .filter((f) => isObject(f.value))
+    .map((f) => {
+      const path = pathValueOf(f.segments);
+      return { ...f, id: renderInstancePath(path), path, value: f.value as JsonObject };
+    });
 }
 
 /** A copy of `doc` without the subtrees every writer registration owns, for the uncovered-change check. */
