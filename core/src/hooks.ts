@@ -20,6 +20,9 @@
  * so a plugin reads them instead of parsing the text the core would otherwise write, and a plugin that
  * needs text (a message, a URL) writes it with that file's one formatter, `renderInstancePath`. Only URIs
  * as received (`UriParseContext`, `LocalDataAccess`'s arguments) stay text.
+ *
+ * Long because it is the whole extension surface in one file on purpose: each hook's contract is a
+ * paragraph beside its context types, so a reader learns every hook here.
  */
 import type { RequestListener, Server } from 'node:http';
 import {

@@ -4,6 +4,9 @@
  * printer only read it. Groupings, uses, refine, augment and deviations are already applied here: a
  * node's `children` are exactly the nodes a data tree can hold under it (plus choice/case, which hold
  * no data of their own), with `module` naming the namespace each node lives in.
+ *
+ * Long because it holds declarations only: the whole compiled schema, one interface per node and
+ * restriction kind, which every other part reads; kept whole so one file shows the model.
  */
 import type { SourcePosition, Statement } from './statement';
 

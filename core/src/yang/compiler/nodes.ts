@@ -6,6 +6,10 @@
  * place (types, scopes, parsed if-features) is cached per statement. What a node reads from its own
  * statement regardless of the walk (must, min/max-elements, inherited when/if-feature, augment order)
  * is node-properties.ts.
+ *
+ * Long because expanding `uses` in place, refine and augment inside uses, shorthand cases and the
+ * inheritance of config, status, if-feature and when are one recursive walk over one place context; what a
+ * node reads from its own statement is already node-properties.ts.
  */
 import type { Statement } from '../statement';
 import { findSub, findSubs } from '../statement';

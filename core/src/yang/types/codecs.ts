@@ -3,6 +3,10 @@
  * (RFC 7951) or a lexical/XML text (RFC 7950 §9) into the canonical `LeafValue`, checking every
  * restriction of the type on the way. A codec is compiled once per YangType and cached in a WeakMap,
  * so the per-value cost is one map lookup and the checks the type really has.
+ *
+ * Long because it holds one codec per built-in type (integers, decimal64, string, boolean, empty,
+ * enumeration, bits, binary, identityref, instance-identifier, union, leafref), each small, all sharing
+ * the result and failure helpers at the top.
  */
 import type { LeafValue } from '../instance-tree';
 import type { PatternRestriction, RestrictionError, SchemaContext, YangType } from '../schema';
