@@ -9,6 +9,11 @@
  * A node is in the registry from the moment its install starts (a second install of the same node-id is
  * 409, and its status reads `connecting`) and leaves it if the install fails: nothing is persisted before
  * the device is connected and its schema compiled, so a failed install leaves nothing behind.
+ *
+ * Why this file is longer than 400 lines: install, uninstall, restore and reconnect all act on one
+ * registry of nodes, its reconnect timers and its closed state, and must be read together to see a node's
+ * whole lifecycle; the node record (node.ts), the device view (device-data.ts), the southbounds
+ * (southbounds.ts) and the status (status.ts) are already apart.
  */
 import type { Logger } from '../logger';
 import type { Datastores } from '../datastore/datastore';

@@ -8,7 +8,9 @@
  * it serves; the tap count is compared anyway, as a built-in tap may join a generation late).
  */
 import type { RosettaHooks, SouthboundDescriptor } from '../hooks';
-import { UNIFIED } from './topology';
+
+/** The core's own topology: every installed node, whatever its southbound (no descriptor may claim it). */
+export const UNIFIED = 'unified';
 
 /** The southbounds of one generation, looked up by what a request or a stored node names. */
 export class Southbounds {

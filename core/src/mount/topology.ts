@@ -14,8 +14,7 @@ import type { JsonObject, JsonValue, SouthboundDescriptor } from '../hooks';
 import type { ListSchema, SchemaContext, SchemaNode } from '../yang/schema';
 import type { Southbounds } from './southbounds';
 
-/** The core's own topology: every installed node, whatever its southbound. */
-export const UNIFIED = 'unified';
+export { UNIFIED } from './southbounds';
 
 /**
  * What a node keeps of its southbound's descriptor: the facts that place it (never the plugin's

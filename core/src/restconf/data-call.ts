@@ -1,74 +1,14 @@
-/**
- * One request on `/rests/data`, as the data handlers see it: the parsed target, the typed query
- * options the handlers use, the negotiated media types, and the body decoding every write method
- * shares (the body's root must be the target node, or a child of it for POST).
- */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { PathStep } from '../data/edit';
 import { DataError, fault } from '../data/errors';
-import type { InsertPosition } from '../data/list';
 import type { DataNode, DataRoot } from '../data/tree';
-import type { PluginScope } from '../plugins/generation';
 import { valueDecodeScope, type ValueSource } from '../datastore/datastore';
-import type { SchemaNode } from '../yang/schema';
 import { decodeBody, readBody } from './body';
-import type { RestconfContext } from './context';
-import type { DatastoreView } from './data-view';
+import type { DataCall } from './data-view';
 import { methodNotAllowed } from './errors';
 import { bodyDecodeOptions } from './filter-points';
-import { requestType, type MediaType } from './media';
+import { requestType } from './media';
 import { ALLOW } from './options';
-import type { ParsedPath } from './uri';
 
-/** The query options the data handlers act on (typed; parsed by the query module). */
-export interface DataQuery {
-  /**
-   * Applies the read parameters (content, depth, fields, with-defaults, paging, ...) to the data
-   * found at the target; a number for `fetch=count`; undefined when nothing is left. Asynchronous:
-   * a long jsonb-filter gives the event loop back while it runs.
-   */
-  readonly applyRead: (found: DataNode | DataRoot, target: SchemaNode | undefined) => Promise<DataNode | DataRoot | number | undefined>;
-  /**
-   * What the read parameters (`with-defaults=report-all`) show at a target that holds no data (a
-   * leaf whose value is its default): found below `holder`, the deepest node on the target's path
-   * that holds data (`holderSchema` its schema, undefined for the root), down the steps `below`;
-   * undefined when they show nothing there. `applyRead` then applies to it as to data found.
-   * Absent: nothing is shown at a target without data.
-   */
-  readonly readAbsent?: (
-    holder: DataNode | DataRoot,
-    holderSchema: SchemaNode | undefined,
-    below: readonly PathStep[],
-  ) => DataNode | undefined;
-  readonly content: 'config' | 'nonconfig' | 'all' | undefined;
-  /**
-   * Where `insert`/`point` put a new entry of the list or leaf-list `schema` (undefined without
-   * `insert`); 400 when `schema` is not ordered-by user or the point does not fit it.
-   */
-  readonly insertInto: (schema: SchemaNode) => InsertPosition | undefined;
-  readonly checkReferences: boolean;
-  readonly applyTags: boolean;
-  readonly hideAttributes: boolean;
-}
-
-/** One data request, as the handler of its method sees it, over the datastore view its path belongs to. */
-export interface DataCall {
-  /** Where the data lives: the handlers read and commit through it. */
-  readonly view: DatastoreView;
-  /** The schema, datastores and options of the view. */
-  readonly ctx: RestconfContext;
-  readonly scope: PluginScope;
-  readonly req: IncomingMessage;
-  readonly res: ServerResponse;
-  readonly target: ParsedPath;
-  /** The encoded path after the view's root (after `uri.parse` taps), for YANG Patch edit targets. */
-  readonly rawPath: string;
-  readonly query: DataQuery;
-  /** The type responses are written in (negotiated from Accept). */
-  readonly responseType: MediaType;
-  /** Parameters as received, for the read hooks. */
-  readonly rawQuery: Readonly<Record<string, string>>;
-}
+export type { DataCall, DataQuery } from './data-view';
 
 /** 405 for a write to a node that lives in the read-only Operational datastore (`config false`). */
 export function refuseStateWrite(call: DataCall, method: string): void {

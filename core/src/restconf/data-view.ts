@@ -8,14 +8,20 @@
  *
  * A view is built per request only when it carries per-request state (a transaction, a device); the
  * local view is built once per service, which keeps the common request's allocations where they were.
+ *
+ * The call a view builds per request (DataCall, with its typed DataQuery) is declared here too, since a
+ * view's methods take a call and a call names its view; what handlers do with a call is data-call.ts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PathStep } from '../data/edit';
+import type { InsertPosition } from '../data/list';
 import type { DataNode, DataRoot } from '../data/tree';
 import type { ReadContext } from '../hooks';
 import type { PluginScope } from '../plugins/generation';
+import type { SchemaNode } from '../yang/schema';
 import type { WriteOutcome, WriteRequest } from './commit';
-import type { DataCall } from './data-call';
+import type { RestconfContext } from './context';
+import type { MediaType } from './media';
 import type { ParsedPath } from './uri';
 
 /** What a GET reads: the Config datastore, the Operational one, or both merged. */
@@ -53,4 +59,54 @@ export interface DatastoreView {
     read(call: DataCall, head: boolean): Promise<void>;
     write(call: DataCall, method: 'PUT' | 'PATCH'): Promise<void>;
   };
+}
+
+/** The query options the data handlers act on (typed; parsed by the query module). */
+export interface DataQuery {
+  /**
+   * Applies the read parameters (content, depth, fields, with-defaults, paging, ...) to the data
+   * found at the target; a number for `fetch=count`; undefined when nothing is left. Asynchronous:
+   * a long jsonb-filter gives the event loop back while it runs.
+   */
+  readonly applyRead: (found: DataNode | DataRoot, target: SchemaNode | undefined) => Promise<DataNode | DataRoot | number | undefined>;
+  /**
+   * What the read parameters (`with-defaults=report-all`) show at a target that holds no data (a
+   * leaf whose value is its default): found below `holder`, the deepest node on the target's path
+   * that holds data (`holderSchema` its schema, undefined for the root), down the steps `below`;
+   * undefined when they show nothing there. `applyRead` then applies to it as to data found.
+   * Absent: nothing is shown at a target without data.
+   */
+  readonly readAbsent?: (
+    holder: DataNode | DataRoot,
+    holderSchema: SchemaNode | undefined,
+    below: readonly PathStep[],
+  ) => DataNode | undefined;
+  readonly content: 'config' | 'nonconfig' | 'all' | undefined;
+  /**
+   * Where `insert`/`point` put a new entry of the list or leaf-list `schema` (undefined without
+   * `insert`); 400 when `schema` is not ordered-by user or the point does not fit it.
+   */
+  readonly insertInto: (schema: SchemaNode) => InsertPosition | undefined;
+  readonly checkReferences: boolean;
+  readonly applyTags: boolean;
+  readonly hideAttributes: boolean;
+}
+
+/** One data request, as the handler of its method sees it, over the datastore view its path belongs to. */
+export interface DataCall {
+  /** Where the data lives: the handlers read and commit through it. */
+  readonly view: DatastoreView;
+  /** The schema, datastores and options of the view. */
+  readonly ctx: RestconfContext;
+  readonly scope: PluginScope;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly target: ParsedPath;
+  /** The encoded path after the view's root (after `uri.parse` taps), for YANG Patch edit targets. */
+  readonly rawPath: string;
+  readonly query: DataQuery;
+  /** The type responses are written in (negotiated from Accept). */
+  readonly responseType: MediaType;
+  /** Parameters as received, for the read hooks. */
+  readonly rawQuery: Readonly<Record<string, string>>;
 }
