@@ -21,8 +21,8 @@
  * needs text (a message, a URL) writes it with that file's one formatter, `renderInstancePath`. Only URIs
  * as received (`UriParseContext`, `LocalDataAccess`'s arguments) stay text.
  *
- * Long because it is the whole extension surface in one file on purpose: each hook's contract is a
- * paragraph beside its context types, so a reader learns every hook here.
+ * Why this file is longer than 400 lines: it is the whole extension surface in one file on purpose; each
+ * hook's contract is a paragraph beside its context types, so a reader learns every hook here.
  */
 import type { RequestListener, Server } from 'node:http';
 import {

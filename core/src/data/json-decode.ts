@@ -25,9 +25,9 @@
  * `malformed-message` with line and column, and so is an object holding one member twice (json-syntax.ts).
  * The first fault stops decoding.
  *
- * Long because the JSON decoder is one walk whose steps share one document's state on the hot path of
- * every write (the per-depth scratch arrays, the key tables, the proof counters of decode-proof.ts);
- * split, that state would travel as parameters through every call.
+ * Why this file is longer than 400 lines: the JSON decoder is one walk whose steps share one document's
+ * state on the hot path of every write (the per-depth scratch arrays, the key tables, the proof counters
+ * of decode-proof.ts); split, that state would travel as parameters through every call.
  */
 import type { CompiledModule, SchemaContext, SchemaNode, ListSchema, LeafSchema, LeafListSchema } from '../yang/schema';
 import { checkAttributes, type AttributeOptions } from './attributes';

@@ -14,9 +14,9 @@
  * again, and where its entries were proved structurally valid for this mode and nothing else in them
  * needs checking, they are not walked at all (a freshly decoded 100,000-entry list costs ~nothing here).
  *
- * Long because validation is one walk of the tree that makes every check on the way (a walk per concern
- * would multiply the cost of validating a 100,000-entry list); the Validator class is that walk, and the
- * helpers below it are its per-schema caches.
+ * Why this file is longer than 400 lines: validation is one walk of the tree that makes every check on the
+ * way (a walk per concern would multiply the cost of validating a 100,000-entry list); the Validator class
+ * is that walk, and the helpers below it are its per-schema caches.
  */
 import {
   type CaseSchema,

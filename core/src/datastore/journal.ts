@@ -43,9 +43,9 @@
  *     journal.snapshot(serialize(latest)).catch(report);          // so the state matches the position
  *   });
  *
- * Long because group commit, segment rotation, snapshots and the failed state act on one queue and one
- * write position and must be read together; recovery (journal-recovery.ts), the committed count
- * (committed-file.ts) and the lock (dir-lock.ts) are already apart.
+ * Why this file is longer than 400 lines: group commit, segment rotation, snapshots and the failed state
+ * act on one queue and one write position and must be read together; recovery (journal-recovery.ts), the
+ * committed count (committed-file.ts) and the lock (dir-lock.ts) are already apart.
  */
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';

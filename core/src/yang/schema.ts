@@ -5,8 +5,9 @@
  * node's `children` are exactly the nodes a data tree can hold under it (plus choice/case, which hold
  * no data of their own), with `module` naming the namespace each node lives in.
  *
- * Long because it holds declarations only: the whole compiled schema, one interface per node and
- * restriction kind, which every other part reads; kept whole so one file shows the model.
+ * Why this file is longer than 400 lines: it holds declarations only: the whole compiled schema, one
+ * interface per node and restriction kind, which every other part reads; kept whole so one file shows the
+ * model.
  */
 import type { SourcePosition, Statement } from './statement';
 

@@ -17,9 +17,9 @@
  * Unlike yanglint 2.1.30, every augment-structure is printed with its own content (yanglint skips
  * those written after an sx:structure and repeats the first of several with the same path).
  *
- * Long because yanglint's layout rules interlock (type columns aligned among siblings, the `|` marks,
- * compiled and parsed rows in one section, the extension trees after the notifications); apart, one rule
- * could not be checked against the others in one read.
+ * Why this file is longer than 400 lines: yanglint's layout rules interlock (type columns aligned among
+ * siblings, the `|` marks, compiled and parsed rows in one section, the extension trees after the
+ * notifications); apart, one rule could not be checked against the others in one read.
  */
 import type { Statement } from './statement';
 import { findSub, findSubs } from './statement';

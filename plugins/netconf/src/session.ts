@@ -6,9 +6,9 @@
  * A data reply goes to its reader as it arrives when the reader takes pieces (data-stream.ts).
  * Reconnecting is not this file's concern (see device.ts): a session that ends stays ended.
  *
- * Long because framing, message-id correlation, per-request timeouts and the keepalive all act on one
- * session's socket and state; streamed replies (data-stream.ts) and reconnecting (device.ts) are already
- * apart.
+ * Why this file is longer than 400 lines: framing, message-id correlation, per-request timeouts and the
+ * keepalive all act on one session's socket and state; streamed replies (data-stream.ts) and reconnecting
+ * (device.ts) are already apart.
  */
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { Client, type ClientChannel } from 'ssh2';

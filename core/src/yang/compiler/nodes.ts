@@ -7,9 +7,9 @@
  * statement regardless of the walk (must, min/max-elements, inherited when/if-feature, augment order)
  * is node-properties.ts.
  *
- * Long because expanding `uses` in place, refine and augment inside uses, shorthand cases and the
- * inheritance of config, status, if-feature and when are one recursive walk over one place context; what a
- * node reads from its own statement is already node-properties.ts.
+ * Why this file is longer than 400 lines: expanding `uses` in place, refine and augment inside uses,
+ * shorthand cases and the inheritance of config, status, if-feature and when are one recursive walk over
+ * one place context; what a node reads from its own statement is already node-properties.ts.
  */
 import type { Statement } from '../statement';
 import { findSub, findSubs } from '../statement';

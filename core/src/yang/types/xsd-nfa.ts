@@ -16,8 +16,8 @@
  * The cache of states is bounded (DFA_BYTES per pattern, ALL_DFA_BYTES in all); when it is full it is
  * emptied and matching goes on, rebuilding the states it meets again.
  *
- * Long because the NFA program, the lazy DFA built over it and the bounded cache of its states are one
- * matcher, and the step accounting that bounds a run spans all three.
+ * Why this file is longer than 400 lines: the NFA program, the lazy DFA built over it and the bounded
+ * cache of its states are one matcher, and the step accounting that bounds a run spans all three.
  */
 import { parseXsdRegex, type XsdNode } from './xsd-regex';
 
