@@ -10,6 +10,10 @@
  * an fsync share the next one (group commit) and still resolve only once their change is on disk.
  * After an I/O error the journal stops; the next writer reopens it and reloads the tree from disk, the
  * only state that can be trusted then.
+ *
+ * Data of modules the schema lacks is parked, not dropped (parked-data.ts): recovery hands it to the
+ * parked set, `open` writes it to the PARKED file and then a snapshot, so that the journal no longer holds
+ * it, and puts back, as one journaled change, what belongs to modules that are in the schema again.
  */
 import * as path from 'node:path';
 import { applyEdits, type Edit, type PathStep } from '../data/edit';
@@ -18,11 +22,13 @@ import { encodeJson } from '../data/json-encode';
 import { emptyRoot, type DataRoot } from '../data/tree';
 import type { SchemaContext, SchemaNode } from '../yang/schema';
 import type { Datastore, PreparedWrite } from './datastore';
-import { decodeEditRecord, decodeSnapshot, encodeEditRecord } from './edit-record';
+import { decodeEditRecord, decodeSnapshot, encodeEditRecord, type ParkedEdit, type ReadContext } from './edit-record';
 import { Journal, type JournalOptions } from './journal';
 import { JournalError } from './journal-error';
 import { isNoSpace, StorageFullError } from './storage-full';
 import { WriteQueue } from './write-queue';
+import { byModule, ParkedData, type Returning } from './parked-data';
+import { readParkedFile, writeParkedFile } from './parked-file';
 import type { SecretBox } from './secrets';
 import { openStoredSecrets, revealSecret, schemaHoldsSensitive, sealEdits, sealTree, secretContext } from './sensitive';
 
@@ -60,8 +66,11 @@ async function recover(
   options: ConfigStoreOptions,
   log: (m: string) => void,
   onCompactionDue: (journal: Journal) => void,
-): Promise<{ journal: Journal; root: DataRoot }> {
+): Promise<Recovered> {
   let root = emptyRoot();
+  // What was parked before comes first: the journal's records are newer (and may supersede it).
+  const parked = new ParkedData(await readParkedFile(directory));
+  const before = parked.size;
   // Stored secrets are opened before decoding (their type is checked on the clear value, as when
   // written) and sealed again; the clear values opened are kept out of the log lines of recovery.
   const box = options.secrets !== undefined && schemaHoldsSensitive(ctx) ? options.secrets : undefined;
@@ -86,8 +95,9 @@ async function recover(
           });
           if (opened.length > before) anyOpened = true;
         };
-  const reading = (where: string) =>
-    prepare === undefined ? { ctx, log: quiet, where } : { ctx, log: quiet, where, prepare: prepare(where) };
+  const park = parked.add.bind(parked);
+  const reading = (where: string): ReadContext =>
+    prepare === undefined ? { ctx, log: quiet, where, park } : { ctx, log: quiet, where, park, prepare: prepare(where) };
   const journal = await Journal.open(directory, {
     ...options.journal,
     log,
@@ -99,7 +109,9 @@ async function recover(
     },
     onRecord: (record, position) => {
       const read = reading(`record ${position}`);
+      const parkedBefore = parked.size;
       let edits = decodeEditRecord(record.toString('utf8'), read);
+      for (const edit of edits) parked.supersede(edit, parkedBefore);
       if (box !== undefined) edits = sealEdits(edits, box) as Edit[];
       try {
         root = applyEdits(root, edits, ctx);
@@ -119,7 +131,18 @@ async function recover(
       opened.length = 0;
     },
   });
-  return { journal, root };
+  const fresh = parked.all().slice(before);
+  const returning = parked.takeReturning(ctx, reading, root);
+  return { journal, root, parked, fresh, returning };
+}
+
+/** What recovery rebuilt: the tree, the parked set, the items it parked now, and those whose modules are back. */
+interface Recovered {
+  readonly journal: Journal;
+  readonly root: DataRoot;
+  readonly parked: ParkedData;
+  readonly fresh: readonly ParkedEdit[];
+  readonly returning: Returning;
 }
 
 /** `message` with every occurrence of the clear values in `secrets` replaced by `***`. */
@@ -141,6 +164,8 @@ export class ConfigStore implements Datastore {
   private lastDurable: Promise<unknown> = Promise.resolve();
   private readonly writers = new WriteQueue();
   private closing: Promise<void> | undefined;
+  /** The last write of the PARKED file (each waits for the one before, so the newest content wins). */
+  private parkedWritten: Promise<void> = Promise.resolve();
 
   private constructor(
     private journal: Journal,
@@ -149,6 +174,7 @@ export class ConfigStore implements Datastore {
     private readonly ctx: SchemaContext,
     private readonly options: ConfigStoreOptions,
     private readonly log: (message: string) => void,
+    private parked: ParkedData,
   ) {
     this.latest = root;
     this.visible = root;
@@ -157,18 +183,73 @@ export class ConfigStore implements Datastore {
   /**
    * Opens (creating if needed) the Config datastore kept in `directory`: takes the directory's lock,
    * decodes the newest snapshot and replays the records after it. Nodes the schema no longer has are
-   * dropped with a log line naming them. Rejects with JournalError `locked` when another process holds
+   * dropped with a log line naming them, except those of modules it lacks, which are parked (and those
+   * parked whose modules are back are put back). Rejects with JournalError `locked` when another process holds
    * the directory and `corrupt` when the files are damaged beyond a torn tail.
    */
   static async open(directory: string, ctx: SchemaContext, options: ConfigStoreOptions = {}): Promise<ConfigStore> {
     const log = options.log ?? ((message: string) => process.stderr.write(`[config datastore] ${message}\n`));
     const absolute = path.resolve(directory);
     let store: ConfigStore | undefined;
-    const { journal, root } = await recover(absolute, ctx, options, log, (due) => store?.compact(due));
-    store = new ConfigStore(journal, root, absolute, ctx, options, log);
-    const report = journal.recovery;
+    const recovered = await recover(absolute, ctx, options, log, (due) => store?.compact(due));
+    store = new ConfigStore(recovered.journal, recovered.root, absolute, ctx, options, log, recovered.parked);
+    const report = recovered.journal.recovery;
     if (report.droppedBytes > 0) log(`dropped a torn journal tail of ${report.droppedBytes} byte(s): ${report.dropReason ?? ''}`);
+    try {
+      await store.settleParked(recovered.fresh.length > 0, recovered.returning);
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
     return store;
+  }
+
+  /**
+   * After recovery: puts back what returned (one journaled change), then writes the PARKED file, then,
+   * when the journal held data now parked, a snapshot without it, in that order, so that a crash between
+   * two steps leaves the data in both places, never in neither.
+   */
+  private async settleParked(parkedNow: boolean, returning: Returning): Promise<void> {
+    const { edits, gone, misfits } = returning;
+    if (parkedNow) this.log(`parked data of modules absent from the schema: ${byModule(this.parked.all())}; kept until they return`);
+    if (misfits.length > 0)
+      this.log(`parked data that does not fit the schema its modules came back with stays parked: ${byModule(misfits)}`);
+    if (gone.length > 0) this.log(`dropped parked data whose node was deleted meanwhile: ${byModule(gone)}`);
+    if (edits.length > 0) {
+      await this.restore(edits.map((e) => e.edit));
+      this.log(`put back parked data of modules back in the schema: ${byModule(edits.map((e) => e.item))}`);
+    }
+    if (!parkedNow && edits.length === 0 && gone.length === 0) return;
+    await writeParkedFile(this.directory, this.parked.all());
+    if (parkedNow) await this.writers.run(() => this.journal.snapshot(encodeJson(this.latest)));
+  }
+
+  /** Applies put-back edits together, or one by one (logging how many failed) when together they fail. */
+  private async restore(edits: readonly Edit[]): Promise<void> {
+    try {
+      await this.apply(edits);
+      return;
+    } catch (error) {
+      if (!(error instanceof DataError)) throw error;
+    }
+    let failed = 0;
+    for (const edit of edits) {
+      try {
+        await this.apply([edit]);
+      } catch (error) {
+        if (!(error instanceof DataError)) throw error;
+        failed++;
+      }
+    }
+    this.log(`${failed} of ${edits.length} parked edit(s) did not apply to the data as it is now, and were dropped`);
+  }
+
+  /** Makes the parked set durable after `apply` changed it; written in turn, the newest content last. */
+  private persistParked(): void {
+    const items = this.parked.all();
+    this.parkedWritten = this.parkedWritten.then(() =>
+      writeParkedFile(this.directory, items).catch((error: Error) => this.log(`writing the parked data failed: ${error.message}`)),
+    );
   }
 
   current(): DataRoot {
@@ -206,6 +287,14 @@ export class ConfigStore implements Datastore {
       const bytes = Buffer.byteLength(record);
       if (bytes > limit)
         throw new DataError(fault('too-big', '/', `the change needs ${bytes} bytes of journal, more than the ${limit}-byte limit`));
+      if (this.parked.size > 0) {
+        // Parked data goes with the node it hangs from (a deleted node's settings do not come back).
+        const gone = stored.flatMap((edit) => this.parked.supersede(edit));
+        if (gone.length > 0) {
+          this.log(`dropped parked data with the data it belonged to: ${byModule(gone)}`);
+          this.persistParked();
+        }
+      }
       const durable = this.journal.append(record);
       this.latest = next;
       this.appended += 1;
@@ -240,6 +329,7 @@ export class ConfigStore implements Datastore {
     this.closing ??= (async () => {
       await this.writers.idle();
       await this.lastDurable;
+      await this.parkedWritten;
       await this.journal.close();
     })();
     return this.closing;
@@ -267,7 +357,10 @@ export class ConfigStore implements Datastore {
 
   /** Snapshot of the tree as of every appended record: taken inside the write queue so they match. */
   private compact(journal: Journal): void {
-    void this.writers.run(() => {
+    void this.writers.run(async () => {
+      // The journal's delete records supersede parked data on replay: once they are compacted away, the
+      // PARKED file must already say the same.
+      await this.parkedWritten;
       if (journal !== this.journal || journal.failed) return;
       const started = Date.now();
       journal.snapshot(encodeJson(this.latest)).then(
@@ -281,13 +374,14 @@ export class ConfigStore implements Datastore {
   private async reload(): Promise<void> {
     this.log(`reopening ${this.directory} after: ${this.journal.failed?.message ?? 'an I/O error'}`);
     await this.journal.close().catch(() => undefined);
-    let opened: { journal: Journal; root: DataRoot };
+    let opened: Recovered;
     try {
       opened = await recover(this.directory, this.ctx, this.options, this.log, (due) => this.compact(due));
     } catch (error) {
       throw storageFault(error, this.directory);
     }
     this.journal = opened.journal;
+    this.parked = opened.parked;
     this.latest = opened.root;
     this.visible = opened.root;
     this.acknowledged = this.appended;

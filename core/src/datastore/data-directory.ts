@@ -5,6 +5,7 @@
  *   COMMITTED                     how many records were committed and in which files (see committed-file.ts)
  *   snapshot-<position>.snap      state after the first <position> records (see snapshot-file.ts)
  *   journal-<start>.log           records <start>, <start>+1, ... framed as in record-frame.ts
+ *   PARKED                        data of modules the schema lacks, kept until they return (see parked-file.ts)
  *   *.tmp-*                       a snapshot or COMMITTED being written; left over only by a crash, removed on open
  *
  * Positions are 16 lower-case hex digits so that names sort in position order.
@@ -13,6 +14,9 @@ import { promises as fs } from 'node:fs';
 
 /** Name of the file recording what the store committed (committed-file.ts). */
 export const COMMITTED_FILE_NAME = 'COMMITTED';
+
+/** Name of the Config datastore's parked-data file (parked-file.ts). */
+export const PARKED_FILE_NAME = 'PARKED';
 
 const SNAPSHOT_NAME = /^snapshot-([0-9a-f]{16})\.snap$/;
 const SEGMENT_NAME = /^journal-([0-9a-f]{16})\.log$/;
@@ -59,7 +63,10 @@ export async function listDirectory(directory: string): Promise<DirectoryListing
     } else if (segment) {
       const start = parsePosition(segment[1]!);
       if (start !== undefined) segments.push({ name, start });
-    } else if ((name.startsWith('snapshot-') || name.startsWith(`${COMMITTED_FILE_NAME}.`)) && TEMPORARY_NAME.test(name)) {
+    } else if (
+      (name.startsWith('snapshot-') || name.startsWith(`${COMMITTED_FILE_NAME}.`) || name.startsWith(`${PARKED_FILE_NAME}.`)) &&
+      TEMPORARY_NAME.test(name)
+    ) {
       temporaries.push(name);
     }
   }

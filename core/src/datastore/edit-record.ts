@@ -12,7 +12,12 @@
  * (datastore.ts's `valueDecodeScope`) on replay: a large PUT is then not encoded a second time for the journal.
  *
  * Reading back never throws on a schema change: an edit whose target no longer exists, or data naming
- * nodes that no longer exist, is dropped (the node, or the edit) with a log line naming the path.
+ * nodes that no longer exist, is dropped (the node, or the edit) with a log line naming the path. What
+ * belongs to a module the schema lacks altogether (a plugin switched off) is not dropped when the reader
+ * asks for it (`ReadContext.park`): it is handed over, as a stored edit, to be kept aside (parked-data.ts).
+ *
+ * Over 400 lines because writing and reading back are one format: the lenient reading (pruning,
+ * fault-path removal, parking) must change with the encoding it reads.
  */
 import { DataError } from '../data/errors';
 import type { Edit, PathStep } from '../data/edit';
@@ -33,7 +38,8 @@ function scalarJson(value: LeafValue): string {
   return JSON.stringify(value);
 }
 
-function stepJson(step: PathStep): string {
+/** A path step as records store it: `{"n": "module:name", "k"?: [keys], "v"?: value}`. */
+export function stepJson(step: PathStep): string {
   let out = `{"n":${JSON.stringify(`${step.schema.module.name}:${step.schema.name}`)}`;
   if (step.keys !== undefined) out += `,"k":[${step.keys.map(scalarJson).join(',')}]`;
   if (step.value !== undefined) out += `,"v":${scalarJson(step.value)}`;
@@ -73,6 +79,45 @@ export interface ReadContext {
    * sits under and that node's path: the Config datastore opens sealed secrets here (sensitive.ts).
    */
   readonly prepare?: (doc: JsonObject, parent: SchemaNode | undefined, parentSteps: readonly PathStep[]) => void;
+  /**
+   * Receives, instead of a drop, what belongs to a module the schema lacks: a stored edit (this file's
+   * format, values as stored) and how many steps of its target the schema knows (its anchor).
+   */
+  readonly park?: (found: ParkedEdit) => void;
+}
+
+/** A stored edit of a module the schema lacks: `edit` is `{o, t, d?|b?, i?}`, its first `anchor` steps known. */
+export interface ParkedEdit {
+  readonly edit: JsonObject;
+  readonly anchor: number;
+  /** The modules missing from the schema that it names. */
+  readonly modules: readonly string[];
+}
+
+/** The module a member name `module:name` names when the schema lacks that module, else undefined. */
+function absentModule(name: string, ctx: SchemaContext): string | undefined {
+  const colon = name.indexOf(':');
+  if (colon < 0) return undefined;
+  const module = name.slice(0, colon);
+  return ctx.modules.has(module) ? undefined : module;
+}
+
+/** Where a walk of stored JSON stands: the steps of the node holding the members, and its JSON as a member of its parent. */
+interface Holder {
+  readonly steps: readonly JsonObject[];
+  readonly wrap: (members: JsonObject) => JsonObject;
+}
+
+/** The holder for data decoded under `parentSteps` (the top level when empty). */
+function holderOf(parentSteps: readonly PathStep[]): Holder {
+  const last = parentSteps[parentSteps.length - 1];
+  const steps = parentSteps.map((s) => JSON.parse(stepJson(s)) as JsonObject);
+  if (last === undefined) return { steps, wrap: (members) => members };
+  const name = `${last.schema.module.name}:${last.schema.name}`;
+  if (last.schema.kind !== 'list') return { steps, wrap: (members) => ({ [name]: members }) };
+  const keys = (last.schema as ListSchema).keys;
+  const keyMembers = Object.fromEntries(keys.map((k, i) => [k.name, JSON.parse(scalarJson(last.keys?.[i] ?? null))]));
+  return { steps, wrap: (members) => ({ [name]: [{ ...keyMembers, ...members }] }) };
 }
 
 type JsonObject = Record<string, unknown>;
@@ -83,6 +128,16 @@ const OPERATIONS = new Set(['merge', 'replace', 'create', 'delete', 'remove']);
 
 /** Why a stored edit cannot be read: the schema no longer has its target, or the record is damaged. */
 class Unreadable extends Error {}
+
+/** The target passes through a module the schema lacks, at step `at`. */
+class TargetInAbsentModule extends Unreadable {
+  constructor(
+    readonly at: number,
+    readonly module: string,
+  ) {
+    super(`step ${at + 1} is in module '${module}', absent from the schema`);
+  }
+}
 
 function typedValue(schema: LeafSchema | LeafListSchema, raw: unknown, read: ReadContext, at: string): LeafValue {
   const result = leafFromJson(schema.type, raw, read.ctx, schema.module);
@@ -98,6 +153,8 @@ function resolveSteps(raw: unknown, read: ReadContext): PathStep[] {
     const at = steps.length === 0 ? '/' : instancePath(steps);
     if (!isObject(item) || typeof item.n !== 'string') throw new Unreadable(`${at}: a step without a name`);
     const slot = resolveChild(tableFor(parent, read.ctx), item.n);
+    const absent = slot === undefined ? absentModule(item.n, read.ctx) : undefined;
+    if (absent !== undefined) throw new TargetInAbsentModule(steps.length, absent);
     if (slot === undefined) throw new Unreadable(`${at === '/' ? '' : at}/${item.n}: no such node in the schema any more`);
     const schema = slot.schema as SchemaNode;
     const step: { schema: SchemaNode; keys?: LeafValue[]; value?: LeafValue } = { schema };
@@ -137,17 +194,19 @@ function resolveInsert(raw: unknown, target: readonly PathStep[], read: ReadCont
 const MAX_RETRIES = 20;
 
 /**
- * Decodes stored RFC 7951 JSON (a parsed value) under `parent`, dropping what the schema no longer
- * allows. The common case is one strict pass. When it fails, members naming nodes that no longer exist
- * are removed in one walk (logged once per schema path, with a count); then any other fault (a value
- * that no longer fits its type, say) removes the member at fault and decoding is retried, and past
- * MAX_RETRIES the top-level node at fault goes whole, so the cost stays bounded.
+ * Decodes stored RFC 7951 JSON (a parsed value) under `parent` (at `parentSteps`), dropping what the
+ * schema no longer allows. The common case is one strict pass. When it fails, members naming nodes that
+ * no longer exist are removed in one walk (logged once per schema path, with a count; those of a module
+ * the schema lacks go to `read.park` when given); then any other fault (a value that no longer fits its
+ * type, say) removes the member at fault and decoding is retried, and past MAX_RETRIES the top-level
+ * node at fault goes whole, so the cost stays bounded.
  */
 export function decodeStored(
   doc: JsonObject,
   parent: SchemaNode | undefined,
   parentPath: string,
   read: ReadContext,
+  parentSteps: readonly PathStep[] = [],
 ): ReturnType<typeof decodeJson> {
   const options = parent === undefined ? {} : { parent, parentPath };
   const attempt = (): ReturnType<typeof decodeJson> | DataError => {
@@ -161,7 +220,7 @@ export function decodeStored(
   let result = attempt();
   if (!(result instanceof DataError)) return result;
   const unknown = new Map<string, number>();
-  pruneUnknown(doc, parent, parentPath === '/' ? '' : parentPath, read.ctx, unknown);
+  pruneUnknown(doc, parent, parentPath === '/' ? '' : parentPath, read, unknown, holderOf(parentSteps));
   for (const [path, count] of unknown) {
     read.log(`${read.where}: dropping ${path}${count > 1 ? ` (${count} instances)` : ''}: no such node in the schema any more`);
   }
@@ -175,31 +234,59 @@ export function decodeStored(
   }
 }
 
-/** Removes every member (at any depth) that names no schema node, counting them by schema path. */
+/**
+ * Removes every member (at any depth) that names no schema node, counting them by schema path; those of
+ * a module the schema lacks go, per holding node, to `read.park` as one merge into that node.
+ */
 function pruneUnknown(
   value: JsonObject,
   parent: SchemaNode | undefined,
   path: string,
-  ctx: SchemaContext,
+  read: ReadContext,
   dropped: Map<string, number>,
+  holder: Holder,
 ): void {
+  const { ctx, park } = read;
   const table = tableFor(parent, ctx);
+  let parked: JsonObject | undefined;
+  const modules = new Set<string>();
   for (const name of Object.keys(value)) {
     if (name === '@') continue;
     const slot = resolveChild(table, name);
     const childPath = `${path}/${name}`;
     if (slot === undefined) {
+      const absent = park === undefined ? undefined : absentModule(name, ctx);
+      if (absent !== undefined) {
+        (parked ??= {})[name] = value[name];
+        modules.add(absent);
+      } else dropped.set(childPath, (dropped.get(childPath) ?? 0) + 1);
       delete value[name];
-      dropped.set(childPath, (dropped.get(childPath) ?? 0) + 1);
       continue;
     }
     const schema = slot.schema as SchemaNode;
+    const step = { n: `${schema.module.name}:${schema.name}` };
     let content = value[name];
     if (isObject(content) && '#' in content) content = content['#'];
-    if (schema.kind === 'container' && isObject(content)) pruneUnknown(content, schema, childPath, ctx, dropped);
-    else if (schema.kind === 'list' && Array.isArray(content)) {
-      for (const entry of content) if (isObject(entry)) pruneUnknown(entry, schema, childPath, ctx, dropped);
+    if (schema.kind === 'container' && isObject(content)) {
+      const inner: Holder = { steps: [...holder.steps, step], wrap: (members) => ({ [name]: members }) };
+      pruneUnknown(content, schema, childPath, read, dropped, inner);
+    } else if (schema.kind === 'list' && Array.isArray(content)) {
+      const keys = (schema as ListSchema).keys;
+      for (const entry of content) {
+        if (!isObject(entry)) continue;
+        const keyNames = keys.map((k) => (k.name in entry ? k.name : `${k.module.name}:${k.name}`));
+        const keyMembers = Object.fromEntries(keyNames.map((k) => [k, entry[k]]));
+        const inner: Holder = {
+          steps: [...holder.steps, { ...step, k: keyNames.map((k) => entry[k]) }],
+          wrap: (members) => ({ [name]: [{ ...keyMembers, ...members }] }),
+        };
+        pruneUnknown(entry, schema, childPath, read, dropped, inner);
+      }
     }
+  }
+  if (parked !== undefined) {
+    const edit = { o: 'merge', t: holder.steps, d: holder.wrap(parked) };
+    park?.({ edit, anchor: holder.steps.length, modules: [...modules] });
   }
 }
 
@@ -326,6 +413,7 @@ export function decodeEditRecord(text: string, read: ReadContext): Edit[] {
           target.length === 0 ? undefined : parent,
           parentSteps.length === 0 ? '/' : instancePath(parentSteps),
           read,
+          parentSteps,
         );
         if (target.length === 0) edit.value = decoded.root;
         else if (decoded.node !== undefined) edit.value = decoded.node;
@@ -335,6 +423,10 @@ export function decodeEditRecord(text: string, read: ReadContext): Edit[] {
       edits.push(edit);
     } catch (error) {
       if (!(error instanceof Unreadable)) throw error;
+      if (error instanceof TargetInAbsentModule && read.park !== undefined && isObject(raw)) {
+        read.park({ edit: raw, anchor: error.at, modules: [error.module] });
+        continue;
+      }
       read.log(`${read.where}: dropping edit ${n + 1} (${String(raw && (raw as JsonObject).o)}): ${error.message}`);
     }
   }
@@ -361,7 +453,7 @@ function decodeKeptText(text: string, target: readonly PathStep[], read: ReadCon
     throw new Unreadable(`${instancePath(target)}: the kept body is not JSON`);
   }
   if (!isObject(doc)) throw new Unreadable('the data is not a JSON object');
-  const decoded = decodeStored(doc, scope.parent, scope.parentPath === '' ? '/' : scope.parentPath, read);
+  const decoded = decodeStored(doc, scope.parent, scope.parentPath === '' ? '/' : scope.parentPath, read, target.slice(0, -1));
   if (target.length === 0) return decoded.root;
   if (decoded.node !== undefined) return decoded.node;
   throw new Unreadable(`${instancePath(target)}: nothing of the data is left`);

@@ -290,11 +290,15 @@ function filesNamedIn(message: string): string[] {
   return [...new Set([...message.matchAll(/(?:^|\n)([^\n:]+\.yang)(?::\d+:\d+)?:/g)].map((m) => m[1]!))];
 }
 
-/** Puts `previous` (a tree of another schema) into `store` re-read against `schema`, unless it holds it already. */
+/**
+ * Puts `previous` (a tree of another schema) into `store` re-read against `schema`, unless the store
+ * opened with content: a durable store read it back from its journal, parked and put back as it should,
+ * and replacing it with `previous` would undo what it put back.
+ */
 async function carryOver(store: Datastore, previous: DataRoot, schema: SchemaContext, log: (m: string) => void): Promise<void> {
-  if (previous.children.length === 0) return;
+  if (previous.children.length === 0 || store.current().children.length > 0) return;
   const wanted = decodeSnapshot(encodeJson(previous), { ctx: schema, log, where: 'stored data' });
-  if (encodeJson(store.current()) === encodeJson(wanted)) return; // a durable store read it back from its journal
+  if (wanted.children.length === 0) return;
   await store.apply([{ operation: 'replace', target: [], value: wanted }]);
 }
 
