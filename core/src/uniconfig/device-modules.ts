@@ -9,6 +9,7 @@
  * naming its set. Files are written to a temporary name, fsync'ed and renamed, so a crash leaves the
  * old file or the new one. Sets no node names any more are removed.
  */
+import type { Logger } from '../logger';
 import { createHash } from 'node:crypto';
 import { promises as fs, readFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -55,7 +56,7 @@ export class DeviceModuleStore {
 
   constructor(
     dataDir: string,
-    private readonly log: { error(message: string): void },
+    private readonly log: Pick<Logger, 'error'>,
   ) {
     this.dir = path.join(dataDir, DIRECTORY);
   }

@@ -6,6 +6,7 @@
  * stores or devices before commit. Transactions live in memory: a restart drops open ones (what was
  * committed is in the stores). Idle transactions expire (a timer per transaction, reset on each use).
  */
+import type { Logger } from '../logger';
 import { randomUUID } from 'node:crypto';
 import type { DataRoot } from '../data/tree';
 import { RestconfError } from '../restconf/errors';
@@ -81,7 +82,7 @@ export class Transaction {
 export class TransactionRegistry {
   private readonly open = new Map<string, Transaction>();
 
-  constructor(private readonly log: { info(message: string): void }) {}
+  constructor(private readonly log: Pick<Logger, 'info'>) {}
 
   /** Opens a transaction idle-expiring after `idleSeconds`. */
   create(idleSeconds = DEFAULT_IDLE_SECONDS): Transaction {
