@@ -1,20 +1,11 @@
 /**
- * Writing RESTCONF URI segments (the inverse of uri.ts): `[module:]name[=k1,k2]`, with key values in
- * their text form and every character RFC 8040 §3.5.3 reserves percent-encoded. Used for `Location`,
- * which a client must be able to use as given, so each key is written in a form uri-segments.ts reads
- * back to the same value:
- * - a key holding `/` is wrapped in the key delimiter with its slashes left bare, since the parser
- *   refuses `%2F` anywhere in a path;
- * - so is a key whose encoded form starts with the delimiter (a key starting with `"`): written bare
- *   it would be read as delimited and lose its quotes.
- * Two kinds of key have no form the parser reads back, and get the RFC 8040 form (`%2F`) rather than
- * none: a key holding `/` when the key delimiter is disabled, and one where a delimiter character
- * comes right before a `/` (`a"/b`), since the parser ends a delimited key at the first delimiter
- * followed by `/`.
+ * The `Location` of a created resource: the request's URI plus the new child's segment, in the URI form
+ * of the one instance path renderer (yang/instance-path.ts writes `[module:]name[=k1,k2]` and its key
+ * values, in a form restconf/uri-segments.ts reads back), encoded as express's `res.location` did.
  */
 import type { PathStep } from '../data/edit';
-import { valueText } from '../data/path';
-import type { LeafValue } from '../data/tree';
+import { instancePathOf } from '../data/path';
+import { renderInstancePath } from '../yang/instance-path';
 
 /**
  * A `Location` value as express's `res.location` wrote it (the `encodeurl` package): characters a URL
@@ -26,33 +17,11 @@ export function encodeLocation(url: string): string {
     .replace(/(?:[^\x21\x23-\x3B\x3D\x3F-\x5F\x61-\x7A\x7C\x7E]+|%+(?![0-9A-Fa-f]{2})){1,1024}/g, encodeURI);
 }
 
-/** Percent-encodes a key value: everything but RFC 3986 unreserved characters. */
-export function encodeKey(value: LeafValue): string {
-  return encodeURIComponent(valueText(value)).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-}
-
 /**
- * A key value as a URI writes it: percent-encoded, or wrapped in `keyDelimiter` (as written in URIs,
- * `%22`; null when disabled) where the encoded form would not read back (see the top of this file).
- */
-export function keyInUri(value: LeafValue, keyDelimiter: string | null): string {
-  const encoded = encodeKey(value);
-  if (keyDelimiter === null || keyDelimiter === '') return encoded;
-  const hasSlash = encoded.includes('%2F');
-  if (!hasSlash && !encoded.startsWith(keyDelimiter)) return encoded;
-  const inner = encoded.replace(/%2F/g, '/');
-  if (hasSlash && inner.includes(`${keyDelimiter}/`)) return encoded;
-  return `${keyDelimiter}${inner}${keyDelimiter}`;
-}
-
-/**
- * The URI segment of a step; `parentModule` is the module of the step before (undefined at the top),
- * `keyDelimiter` the key delimiter in force for the request.
+ * The URI segment of a step, without its leading `/`; `parentModule` is the module of the step before
+ * (undefined at the top), `keyDelimiter` the key delimiter in force for the request.
  */
 export function resourceSegment(step: PathStep, parentModule: string | undefined, keyDelimiter: string | null): string {
-  const module = step.schema.module.name;
-  const name = module === parentModule ? step.schema.name : `${module}:${step.schema.name}`;
-  if (step.keys !== undefined) return `${name}=${step.keys.map((k) => keyInUri(k, keyDelimiter)).join(',')}`;
-  if (step.value !== undefined) return `${name}=${keyInUri(step.value, keyDelimiter)}`;
-  return name;
+  const form = { kind: 'uri', keyDelimiter, ...(parentModule !== undefined ? { baseModule: parentModule } : {}) } as const;
+  return renderInstancePath(instancePathOf([step]), form).slice(1);
 }

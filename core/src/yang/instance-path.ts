@@ -7,9 +7,10 @@
  * - The value: segments outermost first, each with its module's name (always, not only where it
  *   changes), its node name, and for a list entry its keys (name to value text, in key order), for a
  *   leaf-list entry its value, or for an instance-identifier naming an entry by place, its position.
- * - One renderer, two text forms: RFC 7951 JSON (`/ietf-interfaces:interfaces/interface[name='eth0']`,
- *   the module prefixed on the first node and where it changes) and the XML form of RFC 7950 §9.13
- *   (every node and key prefixed, with the caller's prefix of each module).
+ * - One renderer, three text forms: RFC 7951 JSON (`/ietf-interfaces:interfaces/interface[name='eth0']`,
+ *   the module prefixed on the first node and where it changes), the XML form of RFC 7950 §9.13
+ *   (every node and key prefixed, with the caller's prefix of each module), and RFC 8040's URI form
+ *   (`/ietf-interfaces:interfaces/interface=eth0`, for `Location`; see `uriKey` for its key values).
  * - One scanner for instance-identifier text (`parseInstanceIdentifier`, prefixes as written, for the
  *   type's two lexical forms) and, on it, the reader of the JSON form into the value.
  *
@@ -52,7 +53,13 @@ export type InstancePathForm =
    */
   | { readonly kind: 'json'; readonly base?: string; readonly baseModule?: string }
   /** RFC 7950 §9.13 XML form: every node and key name carries `prefixFor(module)`. */
-  | { readonly kind: 'xml'; readonly prefixFor: (module: string) => string };
+  | { readonly kind: 'xml'; readonly prefixFor: (module: string) => string }
+  /**
+   * RFC 8040 §3.5.3 api-path (`/m:list=k1,k2/child`), qualified at the top and where the module changes
+   * (`baseModule` as for JSON); key and leaf-list values as `uriKey` writes them with `keyDelimiter` (as
+   * written in URIs, `%22`; null or absent: plain RFC 8040 percent-encoding). A position has no URI form.
+   */
+  | { readonly kind: 'uri'; readonly baseModule?: string; readonly keyDelimiter?: string | null };
 
 const JSON_FORM: InstancePathForm = { kind: 'json' };
 
@@ -69,6 +76,7 @@ export function quotePredicate(text: string): string {
 
 /** The path as text; the JSON form of the empty path is `/` (or `base` when one is given). */
 export function renderInstancePath(path: InstancePath, form: InstancePathForm = JSON_FORM): string {
+  if (form.kind === 'uri') return uriPath(path, form.baseModule, form.keyDelimiter ?? null);
   if (form.kind === 'xml') {
     let out = '';
     for (const seg of path) {
@@ -95,6 +103,52 @@ function predicates(seg: InstancePathSegment, keyPrefix: string): string {
   if (seg.value !== undefined) out += `[.=${quotePredicate(seg.value)}]`;
   if (seg.position !== undefined) out += `[${seg.position}]`;
   return out;
+}
+
+/** Percent-encodes a value as RFC 8040 §3.5.3 asks: everything but RFC 3986 unreserved characters. */
+function percentEncode(text: string): string {
+  return encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/**
+ * A key or leaf-list value as a URI writes it, in a form RESTCONF's URI reader (restconf/uri-segments.ts)
+ * reads back to the same value, since a client must be able to use a `Location` as given: percent-encoded,
+ * except that with a key delimiter
+ * - a value holding `/` is wrapped in the delimiter with its slashes left bare, since the reader refuses
+ *   `%2F` anywhere in a path;
+ * - so is a value whose encoded form starts with the delimiter (one starting with `"`): written bare it
+ *   would be read as delimited and lose its quotes.
+ * Two kinds of value have no form the reader reads back, and get the RFC 8040 form (`%2F`) rather than
+ * none: one holding `/` when the key delimiter is disabled, and one where a delimiter character comes
+ * right before a `/` (`a"/b`), since the reader ends a delimited key at the first delimiter followed by `/`.
+ */
+export function uriKey(text: string, keyDelimiter: string | null): string {
+  const encoded = percentEncode(text);
+  if (keyDelimiter === null || keyDelimiter === '') return encoded;
+  const hasSlash = encoded.includes('%2F');
+  if (!hasSlash && !encoded.startsWith(keyDelimiter)) return encoded;
+  const inner = encoded.replace(/%2F/g, '/');
+  if (hasSlash && inner.includes(`${keyDelimiter}/`)) return encoded;
+  return `${keyDelimiter}${inner}${keyDelimiter}`;
+}
+
+function uriPath(path: InstancePath, baseModule: string | undefined, keyDelimiter: string | null): string {
+  let out = '';
+  let module = baseModule;
+  for (const seg of path) {
+    out += seg.module === module ? `/${seg.name}` : `/${seg.module}:${seg.name}`;
+    module = seg.module;
+    if (seg.position !== undefined) throw new Error(`an entry named by position (${seg.name}[${seg.position}]) has no URI form`);
+    if (seg.keys !== undefined) {
+      let sep = '=';
+      for (const k in seg.keys) {
+        out += sep + uriKey(seg.keys[k]!, keyDelimiter);
+        sep = ',';
+      }
+      if (sep === '=') out += sep;
+    } else if (seg.value !== undefined) out += `=${uriKey(seg.value, keyDelimiter)}`;
+  }
+  return out === '' ? '/' : out;
 }
 
 // ---------------------------------------------------------------------------------------------------

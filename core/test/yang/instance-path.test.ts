@@ -8,6 +8,7 @@ import path from 'node:path';
 import test from 'ava';
 import { instancePath, instancePathOf, type PathSegment } from '../../src/data/path';
 import { type InstancePath, parseJsonInstancePath, renderInstancePath } from '../../src/yang/instance-path';
+import { lexPath } from '../../src/restconf/uri-segments';
 import { schema } from '../data/fixture';
 
 const ROOT = path.resolve(__dirname, '../../../..');
@@ -41,6 +42,27 @@ test('XML form prefixes every node and key with the caller prefix of its module'
     renderInstancePath(value, { kind: 'xml', prefixFor: (m) => (m === 'ietf-ip' ? 'ip' : 'if') }),
     "/if:interfaces/if:interface[if:name='eth0']/ip:ipv4/ip:address[2]",
   );
+});
+
+test('URI form: RFC 8040 segments, values percent-encoded, and what RESTCONF reads back to the same keys', (t) => {
+  const value: InstancePath = [
+    { module: 'ietf-interfaces', name: 'interfaces' },
+    { module: 'ietf-interfaces', name: 'interface', keys: { name: 'ge-0/0/1', unit: 'a b,c' } },
+    { module: 'ietf-ip', name: 'ipv4' },
+    { module: 'ietf-ip', name: 'search', value: '"quoted"' },
+  ];
+  t.is(
+    renderInstancePath(value, { kind: 'uri' }),
+    '/ietf-interfaces:interfaces/interface=ge-0%2F0%2F1,a%20b%2Cc/ietf-ip:ipv4/search=%22quoted%22',
+  );
+  const text = renderInstancePath(value, { kind: 'uri', keyDelimiter: '%22' });
+  t.is(text, '/ietf-interfaces:interfaces/interface=%22ge-0/0/1%22,a%20b%2Cc/ietf-ip:ipv4/search=%22%22quoted%22%22');
+  t.deepEqual(
+    lexPath(text, '%22').segments.map((s) => s.keys),
+    [undefined, ['ge-0/0/1', 'a b,c'], undefined, ['"quoted"']],
+  );
+  t.is(renderInstancePath([{ module: 'm', name: 'x' }], { kind: 'uri', baseModule: 'm' }), '/x');
+  t.throws(() => renderInstancePath([{ module: 'm', name: 'l', position: 1 }], { kind: 'uri' }), { message: /no URI form/ });
 });
 
 test('the JSON reader refuses what names no node: unqualified first node, stray value predicate, bad quoting', (t) => {
@@ -95,4 +117,17 @@ test('no plugin or SDK source scans a path string itself; the core XML error-pat
   );
   const errors = fs.readFileSync(path.join(ROOT, 'core', 'src', 'restconf', 'errors.ts'), 'utf8');
   t.regex(errors, /renderInstancePath\(parsed\.path, \{ kind: 'xml'/);
+});
+
+test('every path the hook contract hands a plugin is the value: hooks.ts types no context path as text', (t) => {
+  const hooks = fs.readFileSync(path.join(ROOT, 'core', 'src', 'hooks.ts'), 'utf8');
+  const members: string[] = [];
+  for (const block of hooks.matchAll(/^export interface (\w+)[^{]*\{([\s\S]*?)^\}/gm)) {
+    for (const m of block[2]!.matchAll(/^\s+(?:readonly\s+)?(path|changed|action)\??:\s*([^;]+);/gm))
+      members.push(`${block[1]}.${m[1]}: ${m[2]}`);
+  }
+  t.true(members.length >= 9, `the contexts' path members were found: ${members.join(', ')}`);
+  // the URI on its way to the parser is the request's own text, the one path that is not yet a node
+  const text = members.filter((m) => !/: (readonly )?InstancePath(\[\])?$/.test(m));
+  t.deepEqual(text, ['UriParseContext.path: string']);
 });
