@@ -179,6 +179,16 @@ export interface DeviceDataCodec {
    * something else: the caller then hands the whole text to `fromXml`, which reports it.
    */
   dataReader(options?: { readonly content?: ContentFilter }): DeviceDataReader;
+  /**
+   * The XML of an edit's value, written by the core's schema-aware encoder: `value` is RFC 7951 JSON
+   * whose one member is the node at instance-identifier `path` (`DeviceEdit.value`; a list entry as a
+   * one-entry array). Each of its elements (a list's entries, a leaf-list's values) is in its module's
+   * namespace, with no `xmlns` when that is the module of the path's parent; identityref and
+   * instance-identifier values declare the prefixes the schema gives their modules; RFC 7952 metadata is
+   * left out. `attributes` (text such as ` xmlns:nc="..." nc:operation="merge"`) goes into each
+   * element's start tag, after its `xmlns`. Throws DataError when the value does not fit the schema.
+   */
+  valueXml(path: string, value: JsonObject, options?: { readonly attributes?: string }): string;
 }
 
 /** See DeviceDataCodec.dataReader. */

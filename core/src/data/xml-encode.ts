@@ -26,6 +26,11 @@ export const RESTCONF_NS = 'urn:ietf:params:xml:ns:yang:ietf-restconf';
 export interface EncodeXmlOptions {
   /** Write attributes (default true). */
   readonly attributes?: boolean;
+  /**
+   * The module of the element the output goes into (a NETCONF edit's target under its ancestors): a
+   * top-level element of that module then carries no `xmlns`, as a child in its parent's module does not.
+   */
+  readonly parentModule?: string;
 }
 
 /** Prefix declarations one element needs (namespace -> prefix), kept unique within the element. */
@@ -502,8 +507,9 @@ class XmlWriter {
  */
 export function encodeXml(target: DataRoot | DataNode | readonly DataNode[], ctx: SchemaContext, options: EncodeXmlOptions = {}): string {
   const writer = new XmlWriter(ctx, options.attributes ?? true);
+  const parentModule = options.parentModule;
   if (Array.isArray(target)) {
-    writer.nodes(target as readonly DataNode[], undefined);
+    writer.nodes(target as readonly DataNode[], parentModule);
     return writer.text();
   }
   const t = target as DataRoot | DataNode;
@@ -514,6 +520,6 @@ export function encodeXml(target: DataRoot | DataNode | readonly DataNode[], ctx
     writer.constant('</data>');
     return writer.text();
   }
-  writer.node(t, undefined);
+  writer.node(t, parentModule);
   return writer.text();
 }

@@ -9,16 +9,22 @@
  * - Operation replies (`<rpc-reply>` of an RPC or action): the wrapper's children are the output
  *   members; `<ok/>` (or nothing) is `{}`. The operation is `module:rpc`, or an action's
  *   instance-identifier (`/m:interfaces/interface[name='eth0']/reset`).
+ * - Edit values (`valueXml`): RFC 7951 JSON of the node at a path, written as XML by the core's
+ *   schema-aware encoder, so identityref and instance-identifier values carry the prefixes and
+ *   namespaces the device schema gives them (the southbound does not guess which strings are those).
  * A data answer is frozen (its top level) and remembered with the tree it was made from, so the core
  * need not decode it again when the southbound hands it back unchanged; the JSON of each of its members
  * is made when the member is first read, so a southbound that hands it back unread never pays for it.
  */
 import { cutContent } from '../data/content';
 import { DataError, fault } from '../data/errors';
+import { decodeJson } from '../data/json-decode';
 import { toJsonValue } from '../data/json-encode';
+import { encodeXml } from '../data/xml-encode';
+import { escapeXmlAttribute } from '../data/xml-escape';
 import { decodeXml, xmlPieceDecoder } from '../data/xml-decode';
 import type { ContentFilter, DeviceDataCodec, DeviceDataReader, JsonObject, JsonValue } from '../hooks';
-import type { DataRoot } from '../data/tree';
+import type { DataNode, DataRoot } from '../data/tree';
 import type { OperationSchema, SchemaContext, SchemaNode } from '../yang/schema';
 
 /**
@@ -56,7 +62,63 @@ export function deviceCodec(schema: SchemaContext): DeviceDataCodec {
         end: (rest) => dataAnswer(decoder.end(rest).root, options.content),
       };
     },
+    valueXml: (path, value, options = {}) => valueXml(schema, path, value, options.attributes ?? ''),
   };
+}
+
+/**
+ * See DeviceDataCodec.valueXml: the value decoded against the schema under the path's parent, each of
+ * its elements encoded on its own so `attributes` can go into its start tag.
+ */
+function valueXml(schema: SchemaContext, path: string, value: JsonObject, attributes: string): string {
+  const names = pathNames(path);
+  let parent: SchemaNode | undefined;
+  let children: readonly SchemaNode[] = schema.data;
+  let module: string | undefined;
+  for (const raw of names.slice(0, -1)) {
+    const colon = raw.indexOf(':');
+    if (colon >= 0) module = raw.slice(0, colon);
+    parent = findChild(children, module, colon >= 0 ? raw.slice(colon + 1) : raw);
+    if (parent === undefined) throw new DataError(fault('unknown-element', path, `the device schema has no node at '${path}'`));
+    children = 'children' in parent ? (parent as { children: readonly SchemaNode[] }).children : [];
+  }
+  const parentPath = parent === undefined ? '' : path.slice(0, path.length - names[names.length - 1]!.length - 1);
+  const decoded = decodeJson(value, schema, { ...(parent ? { parent, parentPath } : {}) });
+  const parentModule = parent?.module.name;
+  let out = '';
+  for (const node of decoded.root.children) {
+    const elements: DataNode[] =
+      node.kind === 'list' ? [...node.entries] : node.kind === 'leaf-list' ? node.values.map((v) => ({ ...node, values: [v] })) : [node];
+    const nsAttribute = node.schema.module.name === parentModule ? '' : ` xmlns="${escapeXmlAttribute(node.schema.module.namespace)}"`;
+    const at = 1 + node.schema.name.length + nsAttribute.length;
+    for (const element of elements) {
+      const xml = encodeXml(element, schema, { attributes: false, ...(parentModule ? { parentModule } : {}) });
+      out += attributes === '' ? xml : xml.slice(0, at) + attributes + xml.slice(at);
+    }
+  }
+  return out;
+}
+
+/** The node names of an instance-identifier, as written (`module:name` or `name`), its predicates dropped. */
+function pathNames(path: string): string[] {
+  const names: string[] = [];
+  let name = '';
+  let quote = '';
+  let inPredicate = false;
+  for (const c of path) {
+    if (quote !== '') {
+      if (c === quote) quote = '';
+    } else if (inPredicate) {
+      if (c === "'" || c === '"') quote = c;
+      else if (c === ']') inPredicate = false;
+    } else if (c === '[') inPredicate = true;
+    else if (c === '/') {
+      if (name !== '') names.push(name);
+      name = '';
+    } else name += c;
+  }
+  if (name !== '') names.push(name);
+  return names;
 }
 
 /** A codec's answer for a decoded `<data>`: its content cut as asked, remembered with its tree. */

@@ -123,14 +123,17 @@ export default definePlugin<Settings>({
         ctx.probeTarget && edits.length === 1 && codec
           ? { path: edits[0]!.path, decode: (xml: string) => codec.fromXml(xml, { content: 'config' }) }
           : undefined;
-      const written = await device.serializeWrite(() => writeEdits(device.current(), edits, device.namespaces, probe));
+      const written = await device.serializeWrite(() =>
+        writeEdits(device.current(), edits, device.namespaces, probe, needCodec(codec, device.nodeId)),
+      );
       return { commands: written.rpcs, ...(written.before !== undefined ? { before: written.before } : {}) };
     });
 
     api.hooks.device.invoke.for('netconf').tapPromise('netconf', async (ctx) => {
       if (!isNetconfDevice(ctx.connection)) return undefined;
       const device = ctx.connection;
-      if (ctx.operation === DRY_RUN_EDIT) return { output: dryRunEdit(device.current(), ctx.input, device.namespaces) };
+      if (ctx.operation === DRY_RUN_EDIT)
+        return { output: dryRunEdit(device.current(), ctx.input, device.namespaces, needCodec(ctx.codec, device.nodeId)) };
       const output = await invokeOperation(
         device.current(),
         ctx.operation,

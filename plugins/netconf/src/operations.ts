@@ -135,9 +135,14 @@ async function call(session: OperationSession, body: string): Promise<RpcReply> 
  * them. Empty for no edits. Throws XmlBuildError for an edit that cannot be written as XML, and
  * NetconfRpcError when the device offers no writable datastore.
  */
-export function editRpcs(session: Pick<OperationSession, 'has'>, edits: readonly ConfigEdit[], ns: Namespaces): string[] {
+export function editRpcs(
+  session: Pick<OperationSession, 'has'>,
+  edits: readonly ConfigEdit[],
+  ns: Namespaces,
+  codec?: DeviceDataCodec,
+): string[] {
   if (edits.length === 0) return [];
-  const config = editConfigXml(edits, ns);
+  const config = editConfigXml(edits, ns, codec);
   const target = configSource(session);
   if (target === 'running' && !session.has(CAP_WRITABLE_RUNNING)) {
     throw new NetconfRpcError('edit-config', [
@@ -172,8 +177,9 @@ export async function writeEdits(
   edits: readonly ConfigEdit[],
   ns: Namespaces,
   probe?: TargetProbe,
+  codec?: DeviceDataCodec,
 ): Promise<WriteOutcome> {
-  const rpcs = editRpcs(session, edits, ns);
+  const rpcs = editRpcs(session, edits, ns, codec);
   if (rpcs.length === 0) return { rpcs };
   const [lock, edit] = rpcs as [string, string];
   const unlock = rpcs[rpcs.length - 1]!;
@@ -282,8 +288,8 @@ function editsOf(input: JsonObject): ConfigEdit[] {
  * write of those edits would send ({@link editRpcs}), sending nothing. What the device offers decides
  * the datastore, so the session's capabilities are read, not used.
  */
-export function dryRunEdit(session: Pick<OperationSession, 'has'>, input: JsonObject, ns: Namespaces): JsonObject {
-  return { rpcs: editRpcs(session, editsOf(input), ns) };
+export function dryRunEdit(session: Pick<OperationSession, 'has'>, input: JsonObject, ns: Namespaces, codec?: DeviceDataCodec): JsonObject {
+  return { rpcs: editRpcs(session, editsOf(input), ns, codec) };
 }
 
 /**

@@ -1,20 +1,27 @@
 /**
- * RFC 7951 JSON -> NETCONF XML without the compiled schema. What XML needs beyond the JSON is each
- * element's namespace, and JSON names every module change (`module:name`), so a map module -> namespace
- * (read from the device's own module texts) is enough: objects become elements, arrays of objects list
- * entries, arrays of scalars leaf-list entries, `[null]` an empty leaf. Strings that may be identityref or
- * instance-identifier values (`iana-if-type:ethernetCsmacd`, `/ietf-interfaces:interfaces/...`) get an
- * `xmlns:<module>` declaration for every known module they name, using the module name as the prefix:
- * correct for those types and harmless for a plain string that merely looks like one.
+ * The XML of NETCONF requests built from RFC 7951 JSON and instance-identifiers.
  *
- * Also builds the edit-config `<config>` of a set of edits (ancestors from the target path, key leaves
- * first, `nc:operation` on the target) and merges edits that share ancestors into one tree.
+ * An edit-config `<config>` (`editConfigXml`): ancestors from each edit's path (key leaves first),
+ * `nc:operation` on the target, edits that share ancestors merged into one tree. The target's value is
+ * written by the device codec (`DeviceDataCodec.valueXml`: the core's schema-aware encoder for the
+ * device schema), so identityref and instance-identifier values carry the prefixes and namespaces the
+ * schema gives them; every write through the plugin has the codec.
+ *
+ * Without a schema (`jsonToXml`, RPC and action input, and edit-config in the builder's own tests), what
+ * XML needs beyond the JSON is each element's namespace, and JSON names every module change
+ * (`module:name`), so a map module -> namespace (read from the device's own module texts) is enough:
+ * objects become elements, arrays of objects list entries, arrays of scalars leaf-list entries, `[null]`
+ * an empty leaf. Strings that may be identityref or instance-identifier values
+ * (`iana-if-type:ethernetCsmacd`, `/ietf-interfaces:interfaces/...`) get an `xmlns:<module>` declaration
+ * for every known module they name, using the module name as the prefix: correct for those types and
+ * harmless for a plain string that merely looks like one.
  */
 import {
   escapeAttr,
   escapeText,
   NETCONF_NS,
   YANG_1_NS,
+  type DeviceDataCodec,
   type DeviceEdit,
   type InstancePath,
   type InstanceSegment,
@@ -32,6 +39,8 @@ interface Node {
   readonly attrs: Array<[string, string]>;
   readonly children: Node[];
   text?: string;
+  /** XML written elsewhere (an edit's value, by the device codec), put out as it is. */
+  raw?: string;
   /** For ancestors from paths: a string identifying the entry (keys), so two edits share one element. */
   readonly identity?: string;
 }
@@ -95,6 +104,10 @@ function memberNodes(member: string, value: JsonValue, parentModule: string | un
 /** Serializes nodes; a namespace is declared where it changes, and prefixes for module names in values. */
 function serialize(nodes: readonly Node[], ns: Namespaces, parentModule: string | undefined, out: string[]): void {
   for (const n of nodes) {
+    if (n.raw !== undefined) {
+      out.push(n.raw);
+      continue;
+    }
     out.push('<', n.name);
     if (n.module !== parentModule) {
       const uri = ns.get(n.module);
@@ -165,10 +178,13 @@ function ancestor(siblings: Node[], seg: InstanceSegment, module: string | undef
 
 /**
  * The `<config>` element of an edit-config carrying every edit: ancestors built from each path (list
- * keys as their first children), the target with `nc:operation`. Throws XmlBuildError for a bad path, a
- * value whose member does not match the target, or a missing value where the operation needs one.
+ * keys as their first children), the target with `nc:operation`. With the device's `codec` (what every
+ * write through the plugin has), a value is written by the core's schema-aware encoder for the device
+ * schema; without it (the builder's own tests), by the schema-less writer above. Throws XmlBuildError
+ * for a bad path, a value whose member does not match the target, or a missing value where the
+ * operation needs one; DataError from the codec for a value that does not fit the schema.
  */
-export function editConfigXml(edits: readonly ConfigEdit[], ns: Namespaces): string {
+export function editConfigXml(edits: readonly ConfigEdit[], ns: Namespaces, codec?: DeviceDataCodec): string {
   const roots: Node[] = [];
   for (const edit of edits) {
     const segs = parsePath(edit.path);
@@ -199,6 +215,13 @@ export function editConfigXml(edits: readonly ConfigEdit[], ns: Namespaces): str
         throw new XmlBuildError(where, `the value's member ${member} is not the target ${last.member}`);
       // a list entry target may come as a one-entry array (RESTCONF bodies) or as the entry object
       const one = Array.isArray(value) && last.keys && value.length === 1 && value[0] !== null ? value[0]! : value;
+      if (codec !== undefined) {
+        const entry = last.keys && !Array.isArray(one) ? [one] : one;
+        const attributes = ` xmlns:nc="${escapeAttr(NETCONF_NS)}" nc:operation="${escapeAttr(edit.operation)}"`;
+        const raw = codec.valueXml(where, { [`${mod}:${name}`]: entry }, { attributes });
+        siblings.push({ name, module: mod, attrs: [], children: [], raw });
+        continue;
+      }
       targets = memberNodes(`${mod}:${name}`, one, undefined, where, 0).map((t) => orderKeysFirst(t, last.keys));
     }
     for (const t of targets) {

@@ -6,6 +6,7 @@
  */
 import { yang } from '@rosetta/core';
 import { decodeXml, toJsonValue } from '@rosetta/core/dist/src/data';
+import { deviceCodec } from '@rosetta/core/dist/src/mount/codec';
 import { parseXml, standaloneText, type DeviceDataCodec, type JsonObject, type JsonValue, type XmlElement } from '@rosetta/sdk';
 
 export function compileSources(sources: ReadonlyArray<{ name: string; revision?: string; text: string }>): yang.SchemaContext {
@@ -43,6 +44,8 @@ export function testCodec(ctx: yang.SchemaContext): DeviceDataCodec {
       }
       return out;
     },
+    // edits are written by the core's own encoder, as the mount layer's codec writes them
+    valueXml: (path, value, options) => deviceCodec(ctx).valueXml(path, value, options),
   };
   return codec;
 }
