@@ -22,6 +22,7 @@ import { decodeJson } from '../data/json-decode';
 import { toJsonValue } from '../data/json-encode';
 import { encodeXml } from '../data/xml-encode';
 import { escapeXmlAttribute } from '../data/xml-escape';
+import { MAX_XML_DEPTH, XmlToken, XmlTokenizer } from '../data/xml-tokenizer';
 import { decodeXml, xmlPieceDecoder } from '../data/xml-decode';
 import type { ContentFilter, DeviceDataCodec, DeviceDataReader, JsonObject, JsonValue } from '../hooks';
 import type { DataNode, DataRoot } from '../data/tree';
@@ -143,53 +144,95 @@ function lazyAnswer(root: DataRoot): JsonObject {
   return Object.freeze(answer);
 }
 
-const START = /^\s*(?:<\?xml[^>]*\?>\s*)?<([A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)((?:\s+[^>]*?)?)(\/?)>/;
+/** The outer element's start tag: prefix (with its colon), local name, attributes, where it ends. */
+interface OuterTag {
+  readonly prefix: string | undefined;
+  readonly name: string;
+  readonly attributes: ReadonlyArray<readonly [string, string]>;
+  readonly end: number;
+  readonly selfClosing: boolean;
+}
+
+/** The first start tag of `xml`, read by the XML tokenizer; undefined when the text does not start with one. */
+function outerTag(xml: string): OuterTag | undefined {
+  const tok = new XmlTokenizer(xml, MAX_XML_DEPTH);
+  try {
+    if (tok.next() !== XmlToken.Start) return undefined;
+  } catch {
+    return undefined; // not well-formed where it starts: the decoder says where
+  }
+  const attributes: (readonly [string, string])[] = [];
+  for (let i = 0; i < tok.attrCount; i++) attributes.push([tok.attrNames[i]!, tok.attrValues[i]!]);
+  const colon = tok.name.indexOf(':');
+  return {
+    prefix: colon < 0 ? undefined : tok.name.slice(0, colon + 1),
+    name: tok.name.slice(colon + 1),
+    attributes,
+    end: tok.offset,
+    selfClosing: tok.rawTag() === undefined,
+  };
+}
 
 /** Renames the outer element to `<data>` (the decoder's datastore wrapper), keeping its prefix declarations. */
 function asDataWrapper(xml: string): string {
-  const m = START.exec(xml);
-  if (m === undefined || m === null) throw new DataError(fault('malformed-message', '/', 'the device reply has no element'));
-  const attributes = m[3] ?? '';
-  const decls = prefixDeclarations(attributes);
-  if (m[4] === '/') return `<data${decls}/>`;
-  const close = closingTag(xml, m[1], m[2]!);
-  if (close === undefined) throw new DataError(fault('malformed-message', '/', `the device reply's <${m[2]}> is not closed`));
+  const outer = outerTag(xml);
+  if (outer === undefined) throw new DataError(fault('malformed-message', '/', 'the device reply has no element'));
+  const decls = prefixDeclarations(outer);
+  if (outer.selfClosing) return `<data${decls}/>`;
+  const close = closingTag(xml, outer.prefix, outer.name);
+  if (close === undefined) throw new DataError(fault('malformed-message', '/', `the device reply's <${outer.name}> is not closed`));
   // already the wrapper (a NETCONF session hands <data> over as it came): nothing to copy
-  if (m[1] === undefined && m[2] === 'data' && attributes.replace(PREFIX_DECLARATION, '').trim() === '') return xml;
-  return `<data${decls}>${xml.slice(m[0].length, close)}</data>`;
+  if (outer.prefix === undefined && outer.name === 'data' && outer.attributes.every(([name]) => name.startsWith('xmlns:'))) return xml;
+  return `<data${decls}>${xml.slice(outer.end, close)}</data>`;
 }
 
 /** Where `</prefix:name>` starts when it ends the text (white space aside); undefined otherwise. */
 function closingTag(xml: string, prefix: string | undefined, name: string): number | undefined {
   const tag = `</${prefix ?? ''}${name}`;
   let end = xml.length;
-  while (end > 0 && /\s/.test(xml[end - 1]!)) end--;
+  while (end > 0 && isSpace(xml.charCodeAt(end - 1))) end--;
   if (xml[end - 1] !== '>') return undefined;
   let i = end - 1;
-  while (i > 0 && /\s/.test(xml[i - 1]!)) i--;
+  while (i > 0 && isSpace(xml.charCodeAt(i - 1))) i--;
   return xml.startsWith(tag, i - tag.length) ? i - tag.length : undefined;
 }
 
-const PREFIX_DECLARATION = /\s(xmlns:[A-Za-z_][\w.-]*)\s*=\s*("[^"]*"|'[^']*')/g;
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
 
-function prefixDeclarations(attributes: string): string {
+/** The outer element's prefix declarations, written again for the element that replaces it. */
+function prefixDeclarations(outer: OuterTag): string {
   let out = '';
-  for (const d of attributes.matchAll(PREFIX_DECLARATION)) out += ` ${d[1]}=${d[2]}`;
+  for (const [name, value] of outer.attributes) if (name.startsWith('xmlns:')) out += ` ${name}="${escapeXmlAttribute(value)}"`;
   return out;
+}
+
+/** Whether an rpc-reply's content is nothing, or only `<ok/>` (any prefix, any attributes). */
+function isOkOnly(inner: string): boolean {
+  if (inner.trim() === '') return true;
+  const tok = new XmlTokenizer(inner, MAX_XML_DEPTH);
+  try {
+    if (tok.next() !== XmlToken.Start || tok.name.slice(tok.name.indexOf(':') + 1) !== 'ok' || tok.rawTag() !== undefined) return false;
+    tok.next(); // the end of <ok/>
+    return tok.next() === XmlToken.Eof;
+  } catch {
+    return false; // not well-formed: the decoder reports it
+  }
 }
 
 /** The output members of an rpc-reply for `operation`. */
 function operationOutput(xml: string, schema: SchemaContext, operation: string): JsonObject {
   const op = findOperation(schema, operation);
   if (op === undefined) throw new DataError(fault('unknown-element', operation, `the device schema has no operation '${operation}'`));
-  const m = START.exec(xml);
-  if (m === null) throw new DataError(fault('malformed-message', '/', 'the device reply has no element'));
-  if (m[4] === '/') return {};
-  const close = closingTag(xml, m[1], m[2]!);
-  if (close === undefined) throw new DataError(fault('malformed-message', '/', `the device reply's <${m[2]}> is not closed`));
-  const inner = xml.slice(m[0].length, close);
-  if (/^\s*(<([A-Za-z_][\w.-]*:)?ok(\s[^>]*)?\/>\s*)?$/.test(inner)) return {};
-  const wrapped = `<output xmlns="${op.module.namespace}"${prefixDeclarations(m[3] ?? '')}>${inner}</output>`;
+  const outer = outerTag(xml);
+  if (outer === undefined) throw new DataError(fault('malformed-message', '/', 'the device reply has no element'));
+  if (outer.selfClosing) return {};
+  const close = closingTag(xml, outer.prefix, outer.name);
+  if (close === undefined) throw new DataError(fault('malformed-message', '/', `the device reply's <${outer.name}> is not closed`));
+  const inner = xml.slice(outer.end, close);
+  if (isOkOnly(inner)) return {};
+  const wrapped = `<output xmlns="${op.module.namespace}"${prefixDeclarations(outer)}>${inner}</output>`;
   // an operation's output is answered and dropped: its values may stay views into the reply
   const decoded = decodeXml(wrapped, schema, { parent: op, parentPath: operation, views: true });
   const node = decoded.node;

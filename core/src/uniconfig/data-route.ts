@@ -33,6 +33,7 @@ import { sendEmpty, sendText } from '../restconf/respond';
 import { lexPath, MOUNT_SEGMENT, parseDevicePath, type ParsedPath } from '../restconf/uri';
 import type { SchemaContext, SchemaNode } from '../yang/schema';
 import type { UniconfigEngine } from './engine';
+import { unwrapXmlConfiguration } from './configuration-xml';
 import { TOPOLOGY_MODULE, TOPOLOGY_NAMESPACE, UNICONFIG_TOPOLOGY } from './node-store';
 import type { Transaction } from './transactions';
 
@@ -230,75 +231,7 @@ function unwrapConfiguration(text: string, encoding: 'json' | 'xml'): string {
     const inner = (doc as Record<string, unknown>)[members[0]!];
     return JSON.stringify(inner === null ? {} : inner);
   }
-  const body = text.trim().replace(/^<\?xml[^>]*\?>\s*/, '');
-  if (/^<(?:[\w.-]+:)?configuration\b[^>]*\/>$/.test(body)) return '';
-  const m = /^<((?:[\w.-]+:)?configuration)\b([^>]*)>([\s\S]*)<\/\1\s*>$/.exec(body);
-  if (m === null) return text;
-  // the inner elements may use prefixes (or a default namespace) declared on the wrapper: they move down
-  const declarations: string[] = [];
-  for (const d of m[2]!.matchAll(/\s(xmlns(?::[\w.-]+)?)\s*=\s*("[^"]*"|'[^']*')/g)) {
-    if (d[1] === 'xmlns' && d[2]!.slice(1, -1) === TOPOLOGY_NAMESPACE) continue; // the wrapper's own namespace
-    declarations.push(`${d[1]}=${d[2]}`);
-  }
-  return declarations.length === 0 ? m[3]! : declareOnTopElements(m[3]!, declarations);
-}
-
-/**
- * `xml` (a sequence of elements) with each namespace declaration (`xmlns:p="..."`) added to every
- * top-level start tag that does not declare that name itself. One pass; comments, CDATA and processing
- * instructions are copied as they are; text that is not well-formed is returned unchanged (the
- * decoder then names the fault).
- */
-function declareOnTopElements(xml: string, declarations: readonly string[]): string {
-  let out = '';
-  let depth = 0;
-  let i = 0;
-  for (;;) {
-    const lt = xml.indexOf('<', i);
-    if (lt < 0) return out + xml.slice(i);
-    out += xml.slice(i, lt);
-    const special = xml.startsWith('<!--', lt)
-      ? '-->'
-      : xml.startsWith('<![CDATA[', lt)
-        ? ']]>'
-        : xml.startsWith('<?', lt)
-          ? '?>'
-          : undefined;
-    if (special !== undefined) {
-      const end = xml.indexOf(special, lt);
-      if (end < 0) return xml;
-      out += xml.slice(lt, end + special.length);
-      i = end + special.length;
-      continue;
-    }
-    let j = lt + 1;
-    let quote = '';
-    for (; j < xml.length; j++) {
-      const c = xml[j]!;
-      if (quote !== '') {
-        if (c === quote) quote = '';
-      } else if (c === '"' || c === "'") quote = c;
-      else if (c === '>') break;
-    }
-    if (j >= xml.length) return xml;
-    const tag = xml.slice(lt, j + 1);
-    i = j + 1;
-    if (tag[1] === '/') {
-      depth--;
-      out += tag;
-      continue;
-    }
-    const selfClosing = tag.endsWith('/>');
-    if (depth === 0) {
-      const end = selfClosing ? tag.length - 2 : tag.length - 1;
-      const declared = new Set([...tag.matchAll(/\s(xmlns(?::[\w.-]+)?)\s*=/g)].map((d) => d[1]!));
-      const missing = declarations.filter((d) => !declared.has(d.slice(0, d.indexOf('='))));
-      out += missing.length === 0 ? tag : `${tag.slice(0, end)} ${missing.join(' ')}${tag.slice(end)}`;
-    } else {
-      out += tag;
-    }
-    if (!selfClosing) depth++;
-  }
+  return unwrapXmlConfiguration(text);
 }
 
 /** PUT (replace) or plain PATCH (merge) of the whole configuration; 204 / 200. */

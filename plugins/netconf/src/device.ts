@@ -5,7 +5,16 @@
  * up. Schemas are discovered once, at install; writes are serialized per device (one lock holder at a
  * time); notifications are logged per node and the last ones kept for the event streams.
  */
-import { CAP_NOTIFICATION, HostKeyTrust, type DeviceConnection, type PluginLogger, type XmlElement } from '@rosetta/sdk';
+import {
+  CAP_NOTIFICATION,
+  HostKeyTrust,
+  MAX_XML_DEPTH,
+  XmlToken,
+  XmlTokenizer,
+  type DeviceConnection,
+  type PluginLogger,
+  type XmlElement,
+} from '@rosetta/sdk';
 import { NetconfSessionError } from './errors';
 import { createSubscription } from './operations';
 import { discoverSchemas, type DiscoveredSchemas } from './schemas';
@@ -28,12 +37,43 @@ export interface DeviceOptions {
 }
 
 const TRACED_CHARS = 2000;
-const SECRET_ELEMENT = /(<(?:[A-Za-z_][\w.-]*:)?(?:password|secret|key|passphrase|community)\b[^>]*>)[^<]*/gi;
+/** Elements whose content the trace masks (any prefix, any case). */
+const SECRET_ELEMENTS = new Set(['password', 'secret', 'key', 'passphrase', 'community']);
 
 /** An RPC as the trace logs it: secrets in device data (`<password>`, `<key>`, ...) masked, then cut to size. */
 export function traceText(body: string): string {
-  const masked = body.replace(SECRET_ELEMENT, '$1***');
-  return masked.length > TRACED_CHARS ? `${masked.slice(0, TRACED_CHARS)}...` : masked;
+  const cut = body.length > TRACED_CHARS;
+  const masked = maskSecrets(cut ? body.slice(0, TRACED_CHARS) : body, cut);
+  return cut ? `${masked}...` : masked;
+}
+
+/**
+ * `text` with the content of every secret element replaced by `***`, read by the SDK's XML tokenizer
+ * (`partial`: the text is the start of a longer one). Where the text stops reading as XML the trace
+ * stops too: nothing after a fault is shown, since it cannot be told apart from a secret.
+ */
+function maskSecrets(text: string, partial: boolean): string {
+  const tok = new XmlTokenizer(text, MAX_XML_DEPTH, partial);
+  let out = '';
+  let copied = 0;
+  /** The level inside the secret element being masked, 0 outside one. */
+  let secretLevel = 0;
+  try {
+    for (let token = tok.next(); token !== XmlToken.Eof && token !== XmlToken.More; token = tok.next()) {
+      if (token === XmlToken.Start && secretLevel === 0 && tok.rawTag() !== undefined) {
+        const local = tok.name.slice(tok.name.indexOf(':') + 1).toLowerCase();
+        if (!SECRET_ELEMENTS.has(local)) continue;
+        out += `${text.slice(copied, tok.offset)}***`;
+        secretLevel = tok.level;
+      } else if (token === XmlToken.End && secretLevel > 0 && tok.level < secretLevel) {
+        copied = tok.tokenStart;
+        secretLevel = 0;
+      }
+    }
+  } catch {
+    return secretLevel > 0 ? out : out + text.slice(copied, tok.tokenStart);
+  }
+  return secretLevel > 0 ? out : out + text.slice(copied);
 }
 
 /** A received notification: when, its event element's name, and the XML as sent. */

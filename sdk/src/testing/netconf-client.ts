@@ -8,6 +8,18 @@
 import { Client, type ClientChannel } from 'ssh2';
 import { BASE_1_0, BASE_1_1, FrameReader, frameMessage, type FramingMode } from '../netconf/framing';
 import { EMPTY_GET_CONFIG, FIRST_REPLY_NUDGE_MS, helloMessage, NETCONF_NS, NOTIFICATION_NS, parseHello } from '../netconf/messages';
+import { parseXml } from '../netconf/xml';
+
+/** Whether a message is a NETCONF notification (its root element, in the notification namespace). */
+function isNotification(message: string): boolean {
+  if (!message.includes(NOTIFICATION_NS)) return false;
+  try {
+    const root = parseXml(message);
+    return root.name === 'notification' && root.ns === NOTIFICATION_NS;
+  } catch {
+    return false;
+  }
+}
 
 export interface RawNetconfOptions {
   readonly host: string;
@@ -90,7 +102,7 @@ export function openRawNetconf(options: RawNetconfOptions): Promise<RawNetconfSe
                 return;
               }
               heardSinceHello = true;
-              if (message.includes(`xmlns="${NOTIFICATION_NS}"`) && /^\s*(<\?xml[^>]*>\s*)?<(\w+:)?notification\b/.test(message)) {
+              if (isNotification(message)) {
                 notifications.push(message);
                 for (const w of watchers)
                   if (w.pattern.test(message)) {
