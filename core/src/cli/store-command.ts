@@ -23,6 +23,8 @@ import {
   Journal,
   JournalError,
   LOCK_FILE_NAME,
+  byModule,
+  readParkedFile,
   SecretBox,
   writeCommitted,
 } from '../datastore';
@@ -136,10 +138,13 @@ async function check(dataDir: string, keyFile: string): Promise<number> {
   const found = await Journal.examine(directory, { onSnapshot: spot, onRecord: spot });
   for (const line of findingLines(directory, found)) console.log(line);
   console.log(await lockLine(directory));
-  const key = await keyState(dataDir, keyFile, holdsSealed);
+  const parked = await parkedLine(directory);
+  console.log(parked.line);
+  const key = await keyState(dataDir, keyFile, holdsSealed || parked.sealed);
   console.log(key.line);
-  if (found.refusals.length > 0 || !key.ok) {
+  if (found.refusals.length > 0 || !key.ok || parked.refusal !== undefined) {
     if (found.refusals.length > 0) console.log(`would not start: ${describeRefusals(directory, found.refusals)}`);
+    else if (parked.refusal !== undefined) console.log(`would not start: ${parked.refusal}`);
     else {
       console.log(
         `would not start: the sealed secrets cannot be opened without their key; point secretsKeyFile (or ${SECRETS_KEY_FILE_ENV}) at the key that sealed them, or restore ${keyFile} from a backup`,
@@ -153,6 +158,19 @@ async function check(dataDir: string, keyFile: string): Promise<number> {
   const tail = found.tail === undefined ? '' : `, after dropping a torn tail of ${found.tail.droppedBytes} byte(s)`;
   console.log(`would start: ${found.position} record(s)${tail}`);
   return 0;
+}
+
+/** What the PARKED file holds (data of modules the schema lacked, by module), or why it refuses the start. */
+async function parkedLine(directory: string): Promise<{ line: string; sealed: boolean; refusal?: string }> {
+  try {
+    const items = await readParkedFile(directory);
+    if (items.length === 0) return { line: 'PARKED: none (no data of absent modules kept)', sealed: false };
+    const sealed = items.some((item) => SEALED_FORMS.some((form) => JSON.stringify(item.edit).includes(form)));
+    return { line: `PARKED: ${items.length} item(s) of modules absent when last started: ${byModule(items)}`, sealed };
+  } catch (error) {
+    if (!(error instanceof JournalError)) throw error;
+    return { line: `PARKED: damaged`, sealed: false, refusal: error.message };
+  }
 }
 
 /** `name` copied beside itself as `<name>.damaged-<stamp>`, fsync'ed; returns the copy's name. */

@@ -16,7 +16,9 @@ export { encodeEditRecord, decodeEditRecord, decodeSnapshot } from './edit-recor
 export { Journal, type JournalOptions, type RecoveryReport, type Examination, type FileFinding, type Refusal } from './journal';
 export { describeRefusals } from './journal-recovery';
 export { DirectoryLock, LOCK_FILE_NAME } from './dir-lock';
-export { COMMITTED_FILE_NAME, segmentFileName } from './data-directory';
+export { COMMITTED_FILE_NAME, PARKED_FILE_NAME, segmentFileName } from './data-directory';
+export { readParkedFile } from './parked-file';
+export { byModule } from './parked-data';
 export { writeCommitted } from './committed-file';
 export { JournalError, type JournalErrorCode } from './journal-error';
 export { SecretBox, SEALED_PREFIX, KEY_FILE } from './secrets';

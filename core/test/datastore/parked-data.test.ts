@@ -5,6 +5,7 @@
 // byte for byte as before once the plugin is back. A node deleted while its plugin was off stays deleted.
 // A damaged PARKED file refuses the start by name.
 import test from 'ava';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -24,6 +25,10 @@ const MODULE = `module test-node-settings {
   }
   container own { leaf label { type string; } }
 }`;
+
+const ROSETTA = path.resolve(__dirname, '../../../bin/rosetta.js');
+const storeCheck = (dataDir: string) =>
+  spawnSync(process.execPath, [ROSETTA, 'store', 'check', '--data-dir', dataDir], { encoding: 'utf8' });
 
 const PASSWORD = 'clear-text-password-123';
 const TOPOLOGY = '/rests/data/network-topology:network-topology/topology=parking';
@@ -180,11 +185,17 @@ test('a damaged PARKED file refuses the start, naming it', async (t) => {
     s = await f.start();
     await s.stop();
     const file = path.join(f.dataDir, 'config', 'PARKED');
+    const healthy = storeCheck(f.dataDir);
+    t.is(healthy.status, 0, healthy.stdout + healthy.stderr);
+    t.regex(healthy.stdout, /PARKED: 4 item\(s\) of modules absent when last started: test-node-settings \(4\)/);
     const text = fs.readFileSync(file, 'utf8');
     fs.writeFileSync(file, text.replace('192.0.2.9', '192.0.2.8'));
     const error = await t.throwsAsync(f.start());
     t.regex(error?.message ?? '', /PARKED is damaged \(checksum mismatch\); refusing to start/);
     t.is(fs.readFileSync(file, 'utf8'), text.replace('192.0.2.9', '192.0.2.8'), 'left as it was');
+    const refused = storeCheck(f.dataDir);
+    t.is(refused.status, 1);
+    t.regex(refused.stdout, /would not start: .*PARKED is damaged/);
   } finally {
     fs.rmSync(f.root, { recursive: true, force: true });
   }
