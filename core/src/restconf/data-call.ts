@@ -1,6 +1,12 @@
+/**
+ * What every data handler shares about a request: the refusal of writes to operational data, and the
+ * reading and decoding of a write body (where its members are decoded is the view's say, so faults are
+ * named as the view's clients have always seen them), whose root must be the target node (or a child of
+ * it for POST). The call and query types live beside the view that builds them (data-view.ts).
+ */
 import { DataError, fault } from '../data/errors';
 import type { DataNode, DataRoot } from '../data/tree';
-import { valueDecodeScope, type ValueSource } from '../datastore/datastore';
+import type { ValueSource } from '../datastore/datastore';
 import { decodeBody, readBody } from './body';
 import type { DataCall } from './data-view';
 import { methodNotAllowed } from './errors';
@@ -37,17 +43,16 @@ export async function readWriteBody(call: DataCall, scope: 'target' | 'child'): 
 export async function readWriteBodySource(call: DataCall, scope: 'target' | 'child'): Promise<{ root: DataRoot; source?: ValueSource }> {
   const media = requestType(call.req.headers['content-type'], false);
   const text = await readBody(call.req, call.ctx.options.bodyLimit);
-  const steps = call.target.steps;
-  const where =
-    scope === 'target' ? valueDecodeScope(steps) : { parent: call.target.target, parentPath: steps.length > 0 ? call.target.path : '' };
+  const device = call.view.device;
   const policy = bodyDecodeOptions(call.scope, {
     method: call.req.method as 'PUT' | 'POST' | 'PATCH',
     path: call.target.pathValue,
     query: call.rawQuery,
     schema: call.ctx.schema,
+    ...(device !== undefined ? { device } : {}),
   });
   const decoded = decodeBody(text, media, call.ctx.schema, {
-    ...(where.parent !== undefined ? { parent: where.parent, parentPath: where.parentPath } : {}),
+    ...call.view.bodyScope(call, scope),
     allowState: false,
     ...(call.query.applyTags ? { extraAttributes: TAG_ATTRIBUTES } : {}),
     ...policy,

@@ -19,7 +19,7 @@ import type { DataNode, DataRoot } from '../data/tree';
 import type { ReadContext } from '../hooks';
 import type { PluginScope } from '../plugins/generation';
 import type { SchemaNode } from '../yang/schema';
-import type { WriteOutcome, WriteRequest } from './commit';
+import type { WriteRequest } from './commit';
 import type { RestconfContext } from './context';
 import type { MediaType } from './media';
 import type { ParsedPath } from './uri';
@@ -49,8 +49,18 @@ export interface DatastoreView {
    * from the tree(s) `content` selects, after the read filters; undefined when nothing is there.
    */
   read(call: DataCall, readCtx: ReadContext, content: ReadContent, steps: readonly PathStep[]): Promise<DataNode | DataRoot | undefined>;
-  /** Commits one write (all of it, or nothing); throws the fault a client sees. */
-  commit(call: DataCall, write: WriteRequest): Promise<WriteOutcome>;
+  /**
+   * Commits one write (all of it, or nothing); throws the fault a client sees. `existed`: whether the
+   * target held data before (a PUT answers 204 then, 201 otherwise).
+   */
+  commit(call: DataCall, write: WriteRequest): Promise<{ readonly existed: boolean }>;
+  /**
+   * Where the members of a write body are decoded: 'target', they are the target itself (PUT, PATCH);
+   * 'child', they are children of it (POST). The parent schema node and the path faults are named from.
+   */
+  bodyScope(call: DataCall, scope: 'target' | 'child'): { readonly parent?: SchemaNode; readonly parentPath?: string };
+  /** The device the view reaches (its node id), named to the read and body filters; absent for stored data. */
+  readonly device?: string;
   /**
    * A view whose root is itself a node (a uniconfig node's `configuration`) answers a read or a
    * replace/merge of the whole root in that node's form rather than as a datastore root.

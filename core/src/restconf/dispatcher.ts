@@ -9,8 +9,8 @@
  * 3. routes plugins add (`server.routes`, plugin-routes.ts) take the paths they name, through express,
  *    their adapter; a request they pass on comes back here;
  * 4. the core's resources: host-meta, the API root, yang-library-version, operations, data.
- * A data request then runs in its datastore view (data-view.ts: the local datastores, a mount point,
- * a uniconfig node): OPTIONS is answered by options.ts, an action by the view, any other method by the
+ * A data request then runs in its datastore view (data-view.ts: the local datastores, a mounted device
+ * (mount-view.ts), a uniconfig node): OPTIONS is answered by options.ts, an action by the view, any other method by the
  * one handler of that method (read.ts, put.ts, post.ts, patch.ts, yang-patch.ts, delete.ts).
  * Whatever a step throws is answered by respond.ts as the RFC 8040 error envelope.
  *
@@ -37,7 +37,7 @@ import { handleGet } from './read';
 import { leaseScope } from './request-scope';
 import { sendError, sendText } from './respond';
 import { RouteTable, type RoutedRequest } from './route-table';
-import { handleMountData, handleMountOperation } from './mount-routes';
+import { handleMountOperation, MountView } from './mount-view';
 import { parseOperationPath } from './uri';
 import { handleYangPatch } from './yang-patch';
 
@@ -107,8 +107,11 @@ export function createRestconfHandler(ctx: RestconfContext, options: DispatcherO
     raw: string,
     keyDelimiter: string | null,
   ): Promise<void> => {
-    const target = view.resolve(raw, keyDelimiter);
-    if (target.mount !== undefined) return handleMountData(ctx, scope, req, res, target, keyDelimiter);
+    let target = view.resolve(raw, keyDelimiter);
+    if (target.mount !== undefined) {
+      view = MountView.of(ctx, scope, target, keyDelimiter);
+      target = view.resolve(target.mount.devicePath, keyDelimiter);
+    }
     const method = req.method ?? '';
     if (method === 'OPTIONS') return answerOptions(res, dataAllow(target, view.configOnly));
     if (target.operation !== undefined) return view.invokeAction(scope, req, res, target);

@@ -16,7 +16,9 @@ import { mergeChildren, mergeNodes, type PathStep } from '../data/edit';
 import { topTable } from '../data/children';
 import { decodeJson } from '../data/json-decode';
 import type { DataNode, DataRoot } from '../data/tree';
+import { valueDecodeScope } from '../datastore/datastore';
 import type { ReadContext } from '../hooks';
+import type { SchemaNode } from '../yang/schema';
 import type { PluginScope } from '../plugins/generation';
 import { commitWrite, type WriteOutcome, type WriteRequest } from './commit';
 import type { RestconfContext } from './context';
@@ -95,6 +97,13 @@ export class TreeView implements DatastoreView {
 
   commit(call: DataCall, write: WriteRequest): Promise<WriteOutcome> {
     return commitWrite(call.ctx, call.scope, write);
+  }
+
+  bodyScope(call: DataCall, scope: 'target' | 'child'): { parent?: SchemaNode; parentPath?: string } {
+    const steps = call.target.steps;
+    const where =
+      scope === 'target' ? valueDecodeScope(steps) : { parent: call.target.target, parentPath: steps.length > 0 ? call.target.path : '' };
+    return where.parent !== undefined ? { parent: where.parent, parentPath: where.parentPath } : {};
   }
 
   /** The Operational datastore plus what `data.readState` taps compute for the target's module. */

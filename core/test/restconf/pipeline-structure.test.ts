@@ -101,3 +101,12 @@ test('the data handlers reach data through the datastore view only', (t) => {
     if (file !== 'yang-patch.ts') t.notRegex(text, /datastores\./, `${file} reads through call.view.read`);
   }
 });
+
+test('the local datastores, a mounted device and a uniconfig node are datastore views', (t) => {
+  t.deepEqual(filesMatching(/\bclass \w+ (implements DatastoreView|extends TreeView)\b/), [
+    'restconf/mount-view.ts',
+    'restconf/tree-view.ts',
+    'uniconfig/data-route.ts',
+  ]);
+  t.deepEqual(filesMatching(/handleMountData|mount-routes/), [], 'no separate mount request path');
+});
