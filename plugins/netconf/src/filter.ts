@@ -3,7 +3,7 @@
  * list keys as content-match nodes, and the `fields` selection (RFC 8040 §4.8.3, as docs/restconf-api.md#fields reads
  * it) becomes selection nodes under the target, so only what was asked crosses the wire.
  */
-import { escapeText, type InstancePath } from '@rosetta/sdk';
+import { escapeAttr, escapeText, type InstancePath } from '@rosetta/sdk';
 import { parseDevicePath, pathText } from './path';
 import { XmlBuildError, type Namespaces } from './xml-build';
 
@@ -89,7 +89,7 @@ function open(name: string, module: string, parent: string | undefined, ns: Name
   if (module === parent) return `<${name}`;
   const uri = ns.get(module);
   if (uri === undefined) throw new XmlBuildError(where, `no namespace known for module ${module}`);
-  return `<${name} xmlns="${escapeText(uri).replace(/"/g, '&quot;')}"`;
+  return `<${name} xmlns="${escapeAttr(uri)}"`;
 }
 
 function selections(fields: readonly FieldSelection[], parent: string, ns: Namespaces, where: string): string {

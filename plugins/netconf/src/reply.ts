@@ -37,9 +37,25 @@ interface StartTag extends Envelope {
  * The first `count` start tags of a message, each the first child of the one before (white space
  * between them allowed), read by the SDK's XML tokenizer; fewer when something else comes first or the
  * text so far ends, none when the text does not start as XML (the whole parse then says why). Only
- * these tags are read, however long the message.
+ * these tags are read, however long the message: from its first 4 KiB when they are in it, so a
+ * megabyte reply costs no more than a short one.
  */
 function leadingTags(text: string, count: number): StartTag[] {
+  if (text.length > HEAD) {
+    const head = readTags(text.slice(0, HEAD), count, true);
+    if (head !== undefined) return head;
+  }
+  return readTags(text, count, false) ?? [];
+}
+
+const HEAD = 4096;
+
+/**
+ * See leadingTags; undefined when `text` is `cut` from a longer one and a fault (a tag cut short) may
+ * be the cut's, not the message's. The tokenizer is not told the text goes on: that would size its
+ * tables for a long document, more work than two tags are worth.
+ */
+function readTags(text: string, count: number, cut: boolean): StartTag[] | undefined {
   const tags: StartTag[] = [];
   const tok = new XmlTokenizer(text, MAX_XML_DEPTH);
   try {
@@ -65,13 +81,29 @@ function leadingTags(text: string, count: number): StartTag[] {
     }
   } catch {
     // not well-formed (a bad entity, a tag cut where the text so far ends): the tags read before it stand
+    if (cut) return undefined;
   }
   return tags;
 }
 
+/**
+ * The envelope readEnvelope read last, with the text it read it from and its first child's start tag:
+ * a caller asks for the child (`loneData`, `loneOk`) right after, and it is read with the envelope.
+ * One entry, not a map keyed by envelope: a WeakMap entry per message cost more than the tags.
+ */
+let lastRead: { readonly text: string; readonly envelope: Envelope; readonly child: StartTag | undefined } | undefined;
+
 /** The envelope of a message, or undefined when its start does not read as XML. */
 export function readEnvelope(text: string): Envelope | undefined {
-  return leadingTags(text, 1)[0];
+  const [envelope, child] = leadingTags(text, 2);
+  lastRead = envelope === undefined ? undefined : { text, envelope, child };
+  return envelope;
+}
+
+/** The start tag of the envelope's first child (`<data>`, `<ok/>`), if it comes first in `text`. */
+function firstChild(text: string, envelope: Envelope): StartTag | undefined {
+  const last = lastRead;
+  return last !== undefined && last.envelope === envelope && last.text === text ? last.child : leadingTags(text, 2)[1];
 }
 
 /** Whether an envelope is an rpc-reply of the NETCONF base namespace. */
@@ -96,7 +128,7 @@ export function loneDataText(text: string, envelope: Envelope): string | undefin
  */
 export function loneOk(text: string, envelope: Envelope): XmlElement | undefined {
   if (envelope.selfClosing || !isRpcReply(envelope)) return undefined;
-  const ok = leadingTags(text, 2)[1];
+  const ok = firstChild(text, envelope);
   if (ok === undefined || ok.name !== 'ok' || !ok.selfClosing || ok.attrs.size > 0) return undefined;
   const okPrefix = ok.prefix;
   if (envelope.attrs.get(okPrefix === undefined ? 'xmlns' : `xmlns:${okPrefix}`) !== NETCONF_NS) return undefined;
@@ -168,7 +200,7 @@ export function dataStart(
   envelope: Envelope,
 ): (Omit<DataRange, 'contentEnd'> & { readonly prefix: string | undefined; readonly selfClosing: boolean }) | undefined {
   if (envelope.selfClosing) return undefined;
-  const data = leadingTags(text, 2)[1];
+  const data = firstChild(text, envelope);
   if (data === undefined || data.name !== 'data') return undefined;
   const dataAttrs = data.attrs;
   const prefix = data.prefix;
