@@ -335,15 +335,27 @@ export class ConfigStore implements Datastore {
     return this.closing;
   }
 
+  /** The parked items (data of modules the schema lacks), in stored order. */
+  parkedItems(): readonly ParkedEdit[] {
+    return this.parked.all();
+  }
+
   /**
    * Stores `tree` as the whole content in one snapshot (written aside, fsync'ed and renamed, so a crash
-   * leaves the old content or the new one), superseding the journal before it. For a tool that has the
-   * directory to itself (`rosetta secrets rotate-key`); its values are kept as given, sealed ones included.
+   * leaves the old content or the new one), superseding the journal before it, and, when given,
+   * `parked` as the parked items, written durably before the snapshot. For a tool that has the
+   * directory to itself (`rosetta secrets rotate-key`, which documents why that order); its values are
+   * kept as given, sealed ones included.
    */
-  rewrite(tree: DataRoot): Promise<void> {
+  rewrite(tree: DataRoot, parked?: readonly ParkedEdit[]): Promise<void> {
     return this.writers.run(async () => {
       if (this.closing) throw storageFault(new JournalError('closed', 'the datastore is closed'), this.directory);
       await this.lastDurable;
+      if (parked !== undefined) {
+        await this.parkedWritten;
+        await writeParkedFile(this.directory, parked);
+        this.parked = new ParkedData(parked);
+      }
       await this.journal.snapshot(encodeJson(tree));
       this.latest = tree;
       this.visible = tree;

@@ -61,9 +61,24 @@ export function schemaHoldsSensitive(ctx: SchemaContext): boolean {
 // values depend on it: it must never change.
 
 /** One step of a context: `/module:name`, plus `[...]` (JSON of the key texts) for a list entry. */
+function formatStep(qualifiedName: string, keyTexts: readonly string[] | undefined): string {
+  const step = `/${qualifiedName}`;
+  return keyTexts === undefined ? step : `${step}${JSON.stringify(keyTexts)}`;
+}
+
 function contextStep(schema: SchemaNode, keys: readonly LeafValue[] | undefined): string {
-  const step = `/${schema.module.name}:${schema.name}`;
-  return keys === undefined ? step : `${step}${JSON.stringify(keys.map(valueText))}`;
+  return formatStep(`${schema.module.name}:${schema.name}`, keys?.map(valueText));
+}
+
+/**
+ * The context step of a node known only by its stored form (no schema: parked data of an absent
+ * module): its `module:name` and, for a list entry, its key values as stored JSON, in key order.
+ */
+export function storedContextStep(qualifiedName: string, storedKeys?: readonly unknown[]): string {
+  return formatStep(
+    qualifiedName,
+    storedKeys?.map((k) => valueText(storedKeyText(k))),
+  );
 }
 
 /** The context of the leaf a chain of path steps names (the chain ends with the leaf). */

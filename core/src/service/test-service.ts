@@ -66,7 +66,7 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
   const logs: string[] = [];
   const service = await startService({
     config,
-    openDatastores: (d, s) => openDatastores(d, s),
+    openDatastores,
     log: { info: (m) => logs.push(m), error: (m) => logs.push(`ERROR ${m}`) },
   });
   return {

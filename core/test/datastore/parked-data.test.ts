@@ -3,13 +3,18 @@
 // container of its own. Its data survives the plugin being switched off, across a restart or a reload of
 // plugins.json: not served meanwhile, kept in the data directory with the secret still sealed, and served
 // byte for byte as before once the plugin is back. A node deleted while its plugin was off stays deleted.
-// A damaged PARKED file refuses the start by name.
+// A damaged PARKED file refuses the start by name. Rotating the secrets key while the data is parked
+// seals the parked secrets again too: back with the plugin, they open with the new key alone.
 import test from 'ava';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { childTable, resolveChild, topTable } from '../../src/data/children';
+import type { PathStep } from '../../src/data/edit';
+import type { ConfigStore } from '../../src/datastore';
 import { startTestService, type TestService } from '../../src/service/test-service';
+import type { SchemaNode } from '../../src/yang/schema';
 
 const MODULE = `module test-node-settings {
   yang-version 1.1; namespace "urn:rosetta:test:node-settings"; prefix tns;
@@ -23,7 +28,10 @@ const MODULE = `module test-node-settings {
       leaf-list tag { type string; }
     }
   }
-  container own { leaf label { type string; } }
+  container own {
+    leaf label { type string; }
+    list account { key "name"; leaf name { type string; } leaf token { type string; rsec:sensitive; } }
+  }
 }`;
 
 const ROSETTA = path.resolve(__dirname, '../../../bin/rosetta.js');
@@ -42,7 +50,7 @@ interface Fixture {
   start(): Promise<TestService>;
 }
 
-function fixture(): Fixture {
+function fixture(config: Readonly<Record<string, unknown>> = {}): Fixture {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-parked-'));
   const plugin = path.join(root, 'plugin');
   fs.mkdirSync(path.join(plugin, 'yang'), { recursive: true });
@@ -62,7 +70,7 @@ function fixture(): Fixture {
     dataDir,
     pluginsFile,
     setEnabled,
-    start: () => startTestService({ plugins: [], dataDir, label: 'parked', config: { plugins: pluginsFile } }),
+    start: () => startTestService({ plugins: [], dataDir, label: 'parked', config: { plugins: pluginsFile, ...config } }),
   };
 }
 
@@ -198,5 +206,95 @@ test('a damaged PARKED file refuses the start, naming it', async (t) => {
     t.regex(refused.stdout, /would not start: .*PARKED is damaged/);
   } finally {
     fs.rmSync(f.root, { recursive: true, force: true });
+  }
+});
+
+/** The path steps of a leaf, named from the top (a list entry as [name, key]), on the service's schema. */
+function leafSteps(s: TestService, ...names: Array<string | [string, string]>): PathStep[] {
+  const out: PathStep[] = [];
+  let parent: SchemaNode | undefined;
+  for (const n of names) {
+    const [name, key] = Array.isArray(n) ? n : [n, undefined];
+    const slot = resolveChild(parent === undefined ? topTable(s.service.schema) : childTable(parent), name);
+    if (slot === undefined) throw new Error(`no ${name} in the schema`);
+    const schema = slot.schema as SchemaNode;
+    out.push(key === undefined ? { schema } : { schema, keys: [key] });
+    parent = schema;
+  }
+  return out;
+}
+
+function filesHolding(dir: string, needle: string): string[] {
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && fs.readFileSync(path.join(e.parentPath, e.name)).includes(needle))
+    .map((e) => path.join(e.parentPath, e.name));
+}
+
+test('rotating the key while a plugin is off seals its parked secrets again: back, they open with the new key alone', async (t) => {
+  const newKey = path.join(os.tmpdir(), `rosetta-parked-key-${process.pid}-${Date.now()}`, 'secrets-2.key');
+  const oldKey = path.join(path.dirname(newKey), 'secrets.key');
+  fs.mkdirSync(path.dirname(newKey), { recursive: true });
+  const f = fixture({ secretsKeyFile: oldKey });
+  const TOKEN = 'clear-text-account-token-77';
+  const rotate = () =>
+    spawnSync(
+      process.execPath,
+      [ROSETTA, 'secrets', 'rotate-key', '--new-key-file', newKey, '--data-dir', f.dataDir, '--plugins', f.pluginsFile],
+      { encoding: 'utf8', env: { ...process.env, ROSETTA_SECRETS_KEY_FILE: oldKey } },
+    );
+  try {
+    let s = await f.start();
+    await configure(s);
+    // A secret in a list of the absent module, whose keys only its schema names.
+    const own = { 'test-node-settings:own': { label: 'mine', account: [{ name: 'ops', token: TOKEN }] } };
+    t.true((await s.request('PUT', '/rests/data/test-node-settings:own', own)).status < 300);
+    await s.stop();
+
+    f.setEnabled(false);
+    s = await f.start();
+    await s.stop();
+    const before = parkedFile(f.dataDir);
+    t.regex(before, /\$rosetta\$v2\$/);
+
+    const rotated = rotate();
+    t.is(rotated.status, 0, rotated.stdout + rotated.stderr);
+    t.regex(rotated.stdout, /3 stored secret\(s\) sealed again/);
+    const after = parkedFile(f.dataDir);
+    t.not(after, before, 'the parked secrets were sealed again');
+    t.true(after.includes('192.0.2.9') && after.includes('mine'), after);
+    const again = rotate();
+    t.is(again.status, 0, again.stdout + again.stderr);
+    t.regex(again.stdout, /already sealed with/);
+    t.is(parkedFile(f.dataDir), after, 'run again, it changes nothing');
+
+    // The old key destroyed: the plugin back, the service on the new key alone.
+    fs.rmSync(oldKey);
+    f.setEnabled(true);
+    s = await startTestService({
+      plugins: [],
+      dataDir: f.dataDir,
+      label: 'parked',
+      config: { plugins: f.pluginsFile, secretsKeyFile: newKey },
+    });
+    try {
+      const n1 = await s.request('GET', node('n1'));
+      t.true(n1.text.includes('test-node-settings:settings'), n1.text);
+      t.false(fs.existsSync(path.join(f.dataDir, 'config', 'PARKED')), 'everything was put back');
+      const store = s.service.datastores.config as ConfigStore;
+      const topology = ['network-topology:network-topology', ['topology', 'parking']] as const;
+      const settings = (id: string) =>
+        [...topology, ['node', id], 'test-node-settings:settings', 'password'] as Array<string | [string, string]>;
+      t.is(store.revealSecret(leafSteps(s, ...settings('n1'))), PASSWORD);
+      t.is(store.revealSecret(leafSteps(s, ...settings('n2'))), PASSWORD);
+      t.is(store.revealSecret(leafSteps(s, 'test-node-settings:own', ['account', 'ops'], 'token')), TOKEN);
+    } finally {
+      await s.stop();
+    }
+    t.deepEqual(filesHolding(f.dataDir, PASSWORD), [], 'no clear-text password under the data directory');
+    t.deepEqual(filesHolding(f.dataDir, TOKEN), [], 'no clear-text token under the data directory');
+  } finally {
+    fs.rmSync(f.root, { recursive: true, force: true });
+    fs.rmSync(path.dirname(newKey), { recursive: true, force: true });
   }
 });
