@@ -174,6 +174,38 @@ export function createRestconfHandler(ctx: RestconfContext, options: DispatcherO
     return endpoint.invoke(request, res);
   };
 
+  /** The resources that describe the server: host-meta, the API root, yang-library-version; else 404. */
+  const serveFixed = (req: IncomingMessage, res: ServerResponse, path: string): void => {
+    const method = req.method ?? '';
+    if (names(path, '/.well-known/host-meta')) {
+      if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(method, ALLOW.readOnly, 'host-meta is read-only');
+      sendText(res, 200, 'application/xrd+xml', HOST_META, method === 'HEAD');
+      return;
+    }
+    if (names(path, '/rests')) {
+      if (method === 'OPTIONS') {
+        const base = `${'encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}/rests/`;
+        answerOptions(res, ALLOW.readOnly, { type: 'application/vnd.sun.wadl+xml', text: wadl(base) });
+        return;
+      }
+      if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(method, ALLOW.readOnly, 'the API root is read-only');
+      const media = responseType(req.headers.accept);
+      sendText(res, 200, media.type, apiRoot(media), method === 'HEAD');
+      return;
+    }
+    if (names(path, '/rests/yang-library-version')) {
+      if (method === 'OPTIONS') {
+        answerOptions(res, ALLOW.readOnly);
+        return;
+      }
+      if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(method, ALLOW.readOnly, 'yang-library-version is read-only');
+      const media = responseType(req.headers.accept);
+      sendText(res, 200, media.type, yangLibraryVersion(media), method === 'HEAD');
+      return;
+    }
+    throw unknownResource(`${path.slice(0, 200)} is not a RESTCONF resource`);
+  };
+
   /** The core's resources. */
   const serveCore = async (
     scope: PluginScope,
@@ -182,28 +214,9 @@ export function createRestconfHandler(ctx: RestconfContext, options: DispatcherO
     path: string,
     parsedUri: UriParseContext | undefined,
   ): Promise<void> => {
-    const method = req.method ?? '';
-    if (names(path, '/.well-known/host-meta')) {
-      if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(method, ALLOW.readOnly, 'host-meta is read-only');
-      return sendText(res, 200, 'application/xrd+xml', HOST_META, method === 'HEAD');
-    }
-    if (names(path, '/rests')) {
-      if (method === 'OPTIONS') {
-        const base = `${'encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}/rests/`;
-        return answerOptions(res, ALLOW.readOnly, { type: 'application/vnd.sun.wadl+xml', text: wadl(base) });
-      }
-      if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(method, ALLOW.readOnly, 'the API root is read-only');
-      const media = responseType(req.headers.accept);
-      return sendText(res, 200, media.type, apiRoot(media), method === 'HEAD');
-    }
-    if (names(path, '/rests/yang-library-version')) {
-      if (method === 'OPTIONS') return answerOptions(res, ALLOW.readOnly);
-      if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(method, ALLOW.readOnly, 'yang-library-version is read-only');
-      const media = responseType(req.headers.accept);
-      return sendText(res, 200, media.type, yangLibraryVersion(media), method === 'HEAD');
-    }
-    const resource = under(path, OPERATIONS) ? OPERATIONS : under(path, DATA) ? DATA : undefined;
-    if (resource === undefined) throw unknownResource(`${path.slice(0, 200)} is not a RESTCONF resource`);
+    // Data first: the resources are disjoint, and data requests are nearly all of them.
+    const resource = under(path, DATA) ? DATA : under(path, OPERATIONS) ? OPERATIONS : undefined;
+    if (resource === undefined) return serveFixed(req, res, path);
     const uri = parsedUri ?? rewritten(scope, path);
     const raw = after(uri.path, resource);
     if (raw === undefined) throw unknownResource(`${uri.path} is not a RESTCONF resource`);
