@@ -37,7 +37,8 @@ const LAYERS: readonly (readonly string[])[] = [
 ];
 
 const MAX_LINES = 400;
-const LONG_MARKER = `Why this file is longer than ${MAX_LINES} lines`;
+/** How a long file says why at its top: "Why this file is longer than 400 lines: ..." (or "Over 400 lines because ..."). */
+const LONG_MARKER = new RegExp(`(longer than|over) ${MAX_LINES} lines`, 'i');
 
 function sourceFiles(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
@@ -158,7 +159,7 @@ function openingComment(text: string): string {
   return lines.join('\n');
 }
 
-test(`source files over ${MAX_LINES} lines say why at their top ("${LONG_MARKER}:" in the opening comment)`, (t) => {
+test(`source files over ${MAX_LINES} lines say why at their top ("Why this file is longer than ${MAX_LINES} lines:" in the opening comment)`, (t) => {
   const roots = [
     CORE_SRC,
     path.join(REPO, 'sdk', 'src'),
@@ -168,7 +169,7 @@ test(`source files over ${MAX_LINES} lines say why at their top ("${LONG_MARKER}
   for (const file of roots.flatMap(sourceFiles)) {
     const text = fs.readFileSync(file, 'utf8');
     const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
-    if (lines > MAX_LINES && !openingComment(text).includes(LONG_MARKER)) unexplained.push(`${rel(file)} (${lines} lines)`);
+    if (lines > MAX_LINES && !LONG_MARKER.test(openingComment(text))) unexplained.push(`${rel(file)} (${lines} lines)`);
   }
   t.deepEqual(unexplained, [], 'split the file where it has a seam, or say at its top why it is one file');
 });
