@@ -14,6 +14,11 @@
  * Data of modules the schema lacks is parked, not dropped (parked-data.ts): recovery hands it to the
  * parked set, `open` writes it to the PARKED file and then a snapshot, so that the journal no longer holds
  * it, and puts back, as one journaled change, what belongs to modules that are in the schema again.
+ *
+ * Why this file is longer than 400 lines: the two versions (latest and visible), the write queue, the
+ * journal's callbacks and the reload after an I/O error are one state machine that must be read together;
+ * the record format (edit-record.ts), parking (parked-data.ts) and durability (journal.ts) are already
+ * apart.
  */
 import * as path from 'node:path';
 import { applyEdits, type Edit, type PathStep } from '../data/edit';
