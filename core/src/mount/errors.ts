@@ -80,13 +80,31 @@ const MAX_DEVICE_FAULTS = 50;
  * this file). MountErrors and DataErrors pass through unchanged.
  */
 export function deviceFault(nodeId: string, e: unknown): MountError | DataError {
+  return described(nodeId, e, (reason) => `device '${nodeId}': ${reason}`);
+}
+
+/**
+ * A failed connect: a refusal of the settings themselves (a status below 500) is the plugin's fault as
+ * it said it; anything else means the device could not be reached, said in the plugin's own words.
+ */
+export function connectFailure(nodeId: string, e: unknown): MountError | DataError {
+  const fault = deviceFault(nodeId, e);
+  if (!(fault instanceof MountError) || fault.status < 500) return fault;
+  const plain = described(nodeId, e, (reason) => reason);
+  return noConnection(nodeId, plain instanceof MountError ? (plain.entries[0]?.message ?? 'unknown failure') : plain.message);
+}
+
+/** How a message names the device: `device 'R1': <reason>` for a client, the bare reason inside another message. */
+type Naming = (reason: string) => string;
+
+function described(nodeId: string, e: unknown, naming: Naming): MountError | DataError {
   if (e instanceof MountError || e instanceof DataError) return e;
-  if (e instanceof FaultError && e.faults.length > 0) return onDevice(nodeId, e.faults, e.status);
-  return fromShape(nodeId, e);
+  if (e instanceof FaultError && e.faults.length > 0) return onDevice(nodeId, e.faults, e.status, naming);
+  return fromShape(nodeId, e, naming);
 }
 
 /** A plugin's faults with the device named in each message. */
-function onDevice(nodeId: string, faults: readonly Fault[], status: number | undefined): MountError {
+function onDevice(nodeId: string, faults: readonly Fault[], status: number | undefined, naming: Naming): MountError {
   const entries: MountErrorEntry[] = [];
   for (const f of faults.slice(0, MAX_DEVICE_FAULTS)) {
     const refused = refusedCommand(f);
@@ -97,7 +115,7 @@ function onDevice(nodeId: string, faults: readonly Fault[], status: number | und
       message:
         refused !== undefined
           ? `device '${nodeId}' refused '${refused.command}': ${refused.deviceMessage}`
-          : `device '${nodeId}': ${text(f.message) ?? text(f.tag) ?? 'refused'}`,
+          : naming(text(f.message) ?? text(f.tag) ?? 'refused'),
       ...(text(f.path) && f.path !== '/' ? { path: f.path as string } : {}),
       ...(text(f.appTag) ? { appTag: f.appTag as string } : {}),
       ...(info ? { info } : {}),
@@ -107,7 +125,7 @@ function onDevice(nodeId: string, faults: readonly Fault[], status: number | und
 }
 
 /** What a plugin not built on the SDK's faults threw, read by its shape (see the top of this file). */
-function fromShape(nodeId: string, e: unknown): MountError {
+function fromShape(nodeId: string, e: unknown, naming: Naming): MountError {
   const shaped = (typeof e === 'object' && e !== null ? e : {}) as Record<string, unknown>;
   const faults = shaped.faults;
   if (Array.isArray(faults) && faults.length > 0) {
@@ -123,7 +141,7 @@ function fromShape(nodeId: string, e: unknown): MountError {
         ...(info ? { info } : {}),
       };
     });
-    return onDevice(nodeId, read, typeof shaped.status === 'number' ? shaped.status : undefined);
+    return onDevice(nodeId, read, typeof shaped.status === 'number' ? shaped.status : undefined, naming);
   }
   const command = text(shaped.command);
   const deviceMessage = text(shaped.deviceMessage);
@@ -142,11 +160,9 @@ function fromShape(nodeId: string, e: unknown): MountError {
   const status = typeof shaped.status === 'number' && shaped.status >= 400 && shaped.status < 600 ? shaped.status : undefined;
   if (status !== undefined || tag !== undefined) {
     const t = tag ?? (status === 502 ? NO_CONNECTION : 'operation-failed');
-    return new MountError(status, [
-      { type: t === NO_CONNECTION ? 'transport' : 'application', tag: t, message: `device '${nodeId}': ${messageOf(e)}` },
-    ]);
+    return new MountError(status, [{ type: t === NO_CONNECTION ? 'transport' : 'application', tag: t, message: naming(messageOf(e)) }]);
   }
-  return MountError.of(undefined, NO_CONNECTION, `device '${nodeId}': ${messageOf(e)}`, { type: 'transport' });
+  return MountError.of(undefined, NO_CONNECTION, naming(messageOf(e)), { type: 'transport' });
 }
 
 function scalars(o: Readonly<Record<string, unknown>>): FaultInfo | undefined {

@@ -24,7 +24,7 @@ import type { PluginScope } from '../plugins/generation';
 import { findDataChild, type SchemaContext } from '../yang/schema';
 import { deviceCodec } from './codec';
 import { DeviceSchemaCache, type SchemaSourceText } from './device-schema';
-import { badSetting, deviceFault, MountError, noConnection, nodeExists, nodeMissing, notServed } from './errors';
+import { badSetting, connectFailure, noConnection, nodeExists, nodeMissing, notServed } from './errors';
 import { SecretBox } from '../datastore/secrets';
 import { isSensitive, revealSecret, sealTree } from '../datastore/sensitive';
 import { newNode, type MountedDevice, type MountedNode } from './node';
@@ -252,11 +252,7 @@ export class MountManager {
     try {
       connection = await hook.promise({ device: info, settings: node.settings });
     } catch (e) {
-      const fault = deviceFault(node.nodeId, e);
-      // Anything but a refusal of the settings themselves means the device could not be reached.
-      if (fault instanceof MountError && fault.status >= 500)
-        throw noConnection(node.nodeId, fault.entries[0]?.message.replace(`device '${node.nodeId}': `, '') ?? 'unknown failure');
-      throw fault;
+      throw connectFailure(node.nodeId, e);
     }
     if (connection === undefined) throw notServed(`no southbound plugin accepted the ${node.protocol} settings of '${node.nodeId}'`);
     if (node.removed || this.closed) {
