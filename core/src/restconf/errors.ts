@@ -11,6 +11,7 @@
 import { DataError, type DataFault, type ErrorTag } from '../data/errors';
 import { FaultError, statusOfTag, typeOfFault, type ErrorType, type Fault } from '../fault';
 import { escapeNonXmlCharacters } from '../yang/types/characters';
+import { escapeXmlText } from '../data/xml-escape';
 import { parseJsonInstancePath, renderInstancePath } from '../yang/instance-path';
 
 export type { ErrorTag, ErrorType } from '../fault';
@@ -201,8 +202,12 @@ export function renderErrorsJson(errors: readonly RestconfErrorEntry[]): string 
 }
 
 /** Text for the XML envelope; a refused value a message or path quotes may hold characters XML cannot carry. */
+/**
+ * Error text in XML: the one escaping, after characters XML cannot hold are made visible (a message may
+ * quote any input); `"` too, as error bodies always wrote it.
+ */
 function escapeXml(s: string): string {
-  return escapeNonXmlCharacters(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return escapeXmlText(escapeNonXmlCharacters(s)).replace(/"/g, '&quot;');
 }
 
 /** Error-info member names become element names; anything that is not an XML name is made one. */
