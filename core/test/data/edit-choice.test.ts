@@ -8,6 +8,7 @@ import test from 'ava';
 import { applyEdit, decodeJson, encodeJson, mergeChildren, type DataRoot, type ListNode, type PathStep } from '../../src/data';
 import { topTable } from '../../src/data/children';
 import { changeEdits } from '../../src/uniconfig/device-edits';
+import { renderInstancePath } from '../../src/yang/instance-path';
 import { compileSchema } from '../../src/yang/compiler';
 import { ModuleRepository } from '../../src/yang/repository';
 import type { SchemaNode } from '../../src/yang/schema';
@@ -126,7 +127,7 @@ test("inside list entries: a merge of the list, and a leaf target in one entry, 
 test("uniconfig sends a case switch as the removal of the old case's nodes and the new node", (t) => {
   const after = applyEdit(stored, { operation: 'merge', target: [], value: tree({ 'edit-choice:peer': [{ id: 1, password: 's' }] }) }, ctx);
   const edits = changeEdits(stored, after)
-    .map((e) => `${e.operation} ${e.path}`)
+    .map((e) => `${e.operation} ${renderInstancePath(e.path)}`)
     .sort();
   t.deepEqual(edits, [
     "remove /edit-choice:peer[id='1']/key-id",
