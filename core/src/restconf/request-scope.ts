@@ -1,6 +1,6 @@
 /**
- * A request's lease on the current plugin generation. The dispatcher takes it, once per request, before
- * anything else reads a hook; it is released when the response closes, so a request in flight finishes
+ * A request's lease on the current plugin generation, taken once per request before anything else reads
+ * a hook (by the authentication gate when authentication is on, else by the dispatcher); it is released when the response closes, so a request in flight finishes
  * on the generation it started with even across a hot reload. It is kept in `res.locals.scope`, where the
  * plugin routes (served through express, which keeps `res.locals`) find the same lease.
  */
@@ -12,8 +12,13 @@ interface WithLocals {
   locals?: { scope?: PluginScope };
 }
 
-/** Leases the current generation for the whole life of `res`: the dispatcher's first step. */
+/**
+ * Leases the current generation for the whole life of `res`, once: the authentication gate's first step
+ * when authentication is on, else the dispatcher's; a second call returns the lease already held.
+ */
 export function leaseScope(plugins: ScopeSource, res: ServerResponse): PluginScope {
+  const held = (res as WithLocals).locals?.scope;
+  if (held !== undefined) return held;
   const scope = plugins.acquire();
   (res as WithLocals).locals = { scope };
   res.once('close', () => scope.release());

@@ -14,6 +14,7 @@ import { X509Certificate } from 'node:crypto';
 import type { AuthenticateContext, AuthenticateVerdict, JsonValue } from '../hooks';
 import type { Logger } from '../logger';
 import type { ScopeSource } from '../restconf/context';
+import { leaseScope } from '../restconf/request-scope';
 import { renderErrorsJson, renderErrorsXml, type ErrorType } from '../restconf/errors';
 import { errorResponseType } from '../restconf/media';
 import { authenticationRequired } from './auth-config';
@@ -112,10 +113,10 @@ export function authenticatingHandler(
   const config = auth!;
   let reportedMissing = false;
   return (req, res) => {
-    const scope = plugins.acquire();
+    // The request's one lease, taken here so the gate and the handling see the same generation; the dispatcher keeps it.
+    const scope = leaseScope(plugins, res);
     const hook = scope.hooks.server.authenticate;
     if (!hook.isUsed()) {
-      scope.release();
       if (!reportedMissing)
         log.error('authentication is configured but no authentication plugin is loaded: every request is refused (503)');
       reportedMissing = true;
@@ -133,7 +134,6 @@ export function authenticatingHandler(
     };
     hook.promise(context).then(
       (verdict: AuthenticateVerdict | undefined) => {
-        scope.release();
         if (verdict?.allow === true) {
           app(req, res);
           return;
@@ -145,7 +145,6 @@ export function authenticatingHandler(
         else deny(req, res, 401, 'protocol', 'access-denied', verdict.message, verdict.challenge ?? BASIC_CHALLENGE);
       },
       (err: unknown) => {
-        scope.release();
         log.error(`authentication plugin failed: ${err instanceof Error ? err.message : String(err)}`);
         deny(req, res, 500, 'application', 'operation-failed', 'authentication failed on the server');
       },

@@ -73,14 +73,16 @@ test('OPTIONS and the Allow sets are answered by options.ts alone', (t) => {
   }
 });
 
-test("a request's plugin lease is taken in one place, by the dispatcher", (t) => {
+test("a request's plugin lease is taken in one place, request-scope.ts, by the authentication gate or the dispatcher", (t) => {
   const restconfAndUniconfig = ALL.filter(([file]) => file.startsWith('restconf/') || file.startsWith('uniconfig/'));
   t.deepEqual(
     restconfAndUniconfig.filter(([, text]) => /\.acquire\(\)/.test(text)).map(([file]) => file),
     ['restconf/request-scope.ts', 'uniconfig/uniconfig.ts'],
     'request-scope.ts leases for requests; uniconfig.ts leases for its own install-node work, not a request',
   );
-  t.deepEqual(filesMatching(/\bleaseScope\(/), ['restconf/dispatcher.ts', 'restconf/request-scope.ts']);
+  t.deepEqual(filesMatching(/\bleaseScope\(/), ['restconf/dispatcher.ts', 'restconf/request-scope.ts', 'service/authentication.ts']);
+  const gate = fs.readFileSync(path.join(SRC, 'service/authentication.ts'), 'utf8');
+  t.notRegex(gate, /\.acquire\(\)/, 'the authentication gate takes the request lease through request-scope.ts, never one of its own');
 });
 
 test('express is only the adapter of plugin routes', (t) => {

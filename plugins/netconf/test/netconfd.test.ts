@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import anyTest, { type TestFn } from 'ava';
 import { createHooks } from '@rosetta/core';
-import type { DeviceConnection, DeviceInfo } from '@rosetta/sdk';
+import { FaultError, type DeviceConnection, type DeviceInfo } from '@rosetta/sdk';
 import { pathValue } from '@rosetta/sdk/testing';
 import plugin, { NetconfDevice, NetconfRpcError, NetconfSession } from '../src';
 import { compileSources, testCodec } from './support/codec';
@@ -153,6 +153,7 @@ it('writes: edit-config + commit seen by a separate get-config; rpc-error surfac
   })) as Record<string, any>;
   t.is(read['ietf-interfaces:interfaces'].interface[0].type, 'iana-if-type:ethernetCsmacd');
 
+  // A value the device's schema refuses is refused by the schema-aware encoder before the device is asked.
   const bad = await t.throwsAsync(
     write([
       {
@@ -161,11 +162,14 @@ it('writes: edit-config + commit seen by a separate get-config; rpc-error surfac
         value: { 'ietf-interfaces:enabled': 'maybe' },
       },
     ]),
-    { instanceOf: NetconfRpcError },
+    { instanceOf: FaultError },
   );
+  t.false(bad instanceof NetconfRpcError);
   t.is(bad!.faults[0]!.tag, 'invalid-value');
-  t.regex(bad!.faults[0]!.path, /if:enabled$/);
-  t.truthy(bad!.faults[0]!.message);
+  t.regex(`${bad!.faults[0]!.path ?? ''} ${bad!.faults[0]!.message}`, /enabled/);
+  t.regex(bad!.faults[0]!.message, /maybe/);
+  t.regex(await runningConfig(), /<name>test0<\/name>/);
+  // What the device itself refuses comes back as its rpc-error.
   const missing = await t.throwsAsync(write([{ operation: 'delete', path: "/ietf-interfaces:interfaces/interface[name='nope']" }]), {
     instanceOf: NetconfRpcError,
   });
