@@ -189,6 +189,15 @@ export interface DeviceDataCodec {
    * element's start tag, after its `xmlns`. Throws DataError when the value does not fit the schema.
    */
   valueXml(path: string, value: JsonObject, options?: { readonly attributes?: string }): string;
+  /**
+   * The XML of an operation's input members, written by the core's schema-aware encoder: `operation` is
+   * `module:rpc` or an action's instance-identifier (as in DeviceInvokeContext), `input` its RFC 7951
+   * input members (bare names in the operation's module). The result is the children of the operation's
+   * element, in schema order, each with no `xmlns` when in the operation's module; identityref and
+   * instance-identifier values declare the prefixes the schema gives their modules. Throws DataError when
+   * the device schema has no such operation or the input does not fit it.
+   */
+  inputXml(operation: string, input: JsonObject): string;
 }
 
 /** See DeviceDataCodec.dataReader. */

@@ -12,6 +12,8 @@
  * - Edit values (`valueXml`): RFC 7951 JSON of the node at a path, written as XML by the core's
  *   schema-aware encoder, so identityref and instance-identifier values carry the prefixes and
  *   namespaces the device schema gives them (the southbound does not guess which strings are those).
+ * - Operation input (`inputXml`): an RPC's or action's RFC 7951 input members, written the same way
+ *   under the operation's `input` node.
  * A data answer is frozen (its top level) and remembered with the tree it was made from, so the core
  * need not decode it again when the southbound hands it back unchanged; the JSON of each of its members
  * is made when the member is first read, so a southbound that hands it back unread never pays for it.
@@ -64,6 +66,7 @@ export function deviceCodec(schema: SchemaContext): DeviceDataCodec {
       };
     },
     valueXml: (path, value, options = {}) => valueXml(schema, path, value, options.attributes ?? ''),
+    inputXml: (operation, input) => inputXml(schema, operation, input),
   };
 }
 
@@ -98,6 +101,16 @@ function valueXml(schema: SchemaContext, path: string, value: JsonObject, attrib
     }
   }
   return out;
+}
+
+/** See DeviceDataCodec.inputXml: the input decoded under the operation's `input`, its members encoded. */
+function inputXml(schema: SchemaContext, operation: string, input: JsonObject): string {
+  const op = findOperation(schema, operation);
+  if (op === undefined) throw new DataError(fault('unknown-element', operation, `the device schema has no operation '${operation}'`));
+  const module = op.module.name;
+  const node = decodeJson({ [`${module}:input`]: input }, schema, { parent: op, parentPath: operation }).node;
+  if (node === undefined || !('children' in node)) return '';
+  return encodeXml(node.children, schema, { attributes: false, parentModule: module });
 }
 
 /** The node names of an instance-identifier, as written (`module:name` or `name`), its predicates dropped. */

@@ -330,7 +330,9 @@ export async function invokeOperation(
 ): Promise<JsonObject | null> {
   const members = inputMembers(input);
   const body =
-    action !== undefined || operation.startsWith('/') ? actionXml(action ?? operation, members, ns) : rpcXml(operation, members, ns);
+    action !== undefined || operation.startsWith('/')
+      ? actionXml(action ?? operation, members, ns, codec)
+      : rpcXml(operation, members, ns, codec);
   const reply = await session.rpc(body);
   const content = reply.root.children.filter((c) => c.name !== 'rpc-error');
   if (content.length === 0 || (content.length === 1 && content[0]!.name === 'ok')) return null;

@@ -5,9 +5,11 @@
  * `nc:operation` on the target, edits that share ancestors merged into one tree. The target's value is
  * written by the device codec (`DeviceDataCodec.valueXml`: the core's schema-aware encoder for the
  * device schema), so identityref and instance-identifier values carry the prefixes and namespaces the
- * schema gives them; every write through the plugin has the codec.
+ * schema gives them; every write through the plugin has the codec. RPC and action input (`rpcXml`,
+ * `actionXml`) is written by the codec too (`DeviceDataCodec.inputXml`); only the operation's element
+ * and an action's ancestors are built here.
  *
- * Without a schema (`jsonToXml`, RPC and action input, and edit-config in the builder's own tests), what
+ * Without a schema (`jsonToXml`, and edit-config in the builder's own tests; no request to a device), what
  * XML needs beyond the JSON is each element's namespace, and JSON names every module change
  * (`module:name`), so a map module -> namespace (read from the device's own module texts) is enough:
  * objects become elements, arrays of objects list entries, arrays of scalars leaf-list entries, `[null]`
@@ -25,6 +27,7 @@ import {
   type DeviceEdit,
   type InstancePath,
   type InstanceSegment,
+  type JsonObject,
   type JsonValue,
 } from '@rosetta/sdk';
 import { parseDevicePath, pathText, type DeviceSegment } from './path';
@@ -253,13 +256,15 @@ function orderKeysFirst(node: Node, keys: Readonly<Record<string, string>> | und
 }
 
 /**
- * An RPC's element: `<rpc-name xmlns="...">` with the input members (RFC 7951, bare names in the rpc's
- * module). `operation` is `module:rpc`.
+ * An RPC's element: `<rpc-name xmlns="...">` around its input members, written by the device codec
+ * (`DeviceDataCodec.inputXml`) from RFC 7951 input (bare names in the rpc's module). `operation` is
+ * `module:rpc`.
  */
-export function rpcXml(operation: string, input: Readonly<Record<string, JsonValue>>, ns: Namespaces): string {
+export function rpcXml(operation: string, input: JsonObject, ns: Namespaces, codec: DeviceDataCodec): string {
   const { module, name } = splitMember(operation, undefined, operation);
   const node: Node = { name, module, attrs: [], children: [] };
-  for (const [m, v] of Object.entries(input)) node.children.push(...memberNodes(m, v, module, `/${operation}`, 1));
+  const raw = codec.inputXml(operation, input);
+  if (raw !== '') node.children.push({ name, module, attrs: [], children: [], raw });
   const out: string[] = [];
   serialize([node], ns, undefined, out);
   return out.join('');
@@ -267,10 +272,10 @@ export function rpcXml(operation: string, input: Readonly<Record<string, JsonVal
 
 /**
  * A YANG 1.1 action request (RFC 7950 §7.15.2): `<action xmlns="urn:ietf:params:xml:ns:yang:1">` around
- * the action's ancestors (list keys first) and the action element holding the input members. `path` is
- * the action node's instance-identifier.
+ * the action's ancestors (list keys first) and the action element holding the input members, written
+ * by the device codec (`DeviceDataCodec.inputXml`). `action` is the action node's instance-identifier.
  */
-export function actionXml(action: InstancePath | string, input: Readonly<Record<string, JsonValue>>, ns: Namespaces): string {
+export function actionXml(action: InstancePath | string, input: JsonObject, ns: Namespaces, codec: DeviceDataCodec): string {
   const segs = parsePath(action);
   const path = pathText(action);
   if (segs.length < 2) throw new XmlBuildError(path, 'an action is defined inside a container or list, not at the top level');
@@ -286,7 +291,8 @@ export function actionXml(action: InstancePath | string, input: Readonly<Record<
   if (last.keys) throw new XmlBuildError(path, 'an action node takes no keys');
   const { module: mod, name } = splitMember(last.member, module, path);
   const node: Node = { name, module: mod, attrs: [], children: [] };
-  for (const [m, v] of Object.entries(input)) node.children.push(...memberNodes(m, v, mod, path, 1));
+  const raw = codec.inputXml(path, input);
+  if (raw !== '') node.children.push({ name, module: mod, attrs: [], children: [], raw });
   siblings.push(node);
   const out: string[] = [];
   serialize(roots, ns, undefined, out);

@@ -16,6 +16,7 @@ import {
   subtreeFilter,
   XmlBuildError,
 } from '../src';
+import { compileSources, testCodec } from './support/codec';
 
 const IF = 'urn:ietf:params:xml:ns:yang:ietf-interfaces';
 const IP = 'urn:ietf:params:xml:ns:yang:ietf-ip';
@@ -134,9 +135,44 @@ test('edits from before/after documents when the core gives none', (t) => {
   ]);
 });
 
-test('RPC and action requests', (t) => {
-  t.is(rpcXml('ietf-system:system-restart', {}, NS), '<system-restart xmlns="urn:ietf:params:xml:ns:yang:ietf-system"/>');
-  const action = parseXml(actionXml("/ietf-interfaces:interfaces/interface[name='eth0']/reset", { delay: 5 }, NS));
+/** A device schema with an rpc and an action whose input holds an identityref from another module. */
+const OPS = compileSources([
+  {
+    name: 'ops-types',
+    text: `module ops-types { yang-version 1.1; namespace "urn:ex:ops-types"; prefix ot;
+      identity reason; identity maintenance { base reason; } }`,
+  },
+  {
+    name: 'ops',
+    text: `module ops { yang-version 1.1; namespace "urn:ex:ops"; prefix op; import ops-types { prefix t; }
+      rpc restart { input { leaf why { type identityref { base t:reason; } } leaf-list tag { type string; } } }
+      rpc ping;
+      container interfaces { list interface { key name; leaf name { type string; }
+        action reset { input { leaf delay { type uint8; } leaf why { type identityref { base t:reason; } } } } } } }`,
+  },
+]);
+const OPS_NS = new Map([
+  ['ops', 'urn:ex:ops'],
+  ['ops-types', 'urn:ex:ops-types'],
+]);
+
+test('RPC and action requests: input written from the device schema, identityrefs with their module prefix declared', (t) => {
+  const codec = testCodec(OPS);
+  t.is(rpcXml('ops:ping', {}, OPS_NS, codec), '<ping xmlns="urn:ex:ops"/>');
+  const rpc = parseXml(rpcXml('ops:restart', { tag: ['a', 'b'], why: 'ops-types:maintenance' }, OPS_NS, codec));
+  t.is(rpc.ns, 'urn:ex:ops');
+  t.deepEqual(
+    rpc.children.map((c) => [c.name, c.ns, c.text]),
+    [
+      ['why', 'urn:ex:ops', 'ot:maintenance'],
+      ['tag', 'urn:ex:ops', 'a'],
+      ['tag', 'urn:ex:ops', 'b'],
+    ],
+  );
+  t.regex(rpcXml('ops:restart', { why: 'ops-types:maintenance' }, OPS_NS, codec), /<why xmlns:ot="urn:ex:ops-types">ot:maintenance<\/why>/);
+  const action = parseXml(
+    actionXml("/ops:interfaces/interface[name='eth0']/reset", { delay: 5, why: 'ops-types:maintenance' }, OPS_NS, codec),
+  );
   t.is(action.ns, 'urn:ietf:params:xml:ns:yang:1');
   const iface = action.children[0]!.children[0]!;
   t.deepEqual(
@@ -144,7 +180,11 @@ test('RPC and action requests', (t) => {
     ['name', 'reset'],
   );
   t.is(iface.children[1]!.children[0]!.text, '5');
-  t.throws(() => actionXml('/ietf-interfaces:reset', {}, NS), { message: /top level/ });
+  t.is(iface.children[1]!.children[1]!.text, 'ot:maintenance');
+  t.throws(() => actionXml('/ops:reset', {}, OPS_NS, codec), { message: /top level/ });
+  // a value the schema refuses is refused before anything is sent
+  t.throws(() => rpcXml('ops:restart', { why: 'ops-types:nothing' }, OPS_NS, codec));
+  t.throws(() => rpcXml('ops:nope', {}, OPS_NS, codec), { message: /no operation/ });
 });
 
 test('settings: defaults, numeric strings, every bad member named', (t) => {

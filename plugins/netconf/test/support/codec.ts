@@ -46,6 +46,7 @@ export function testCodec(ctx: yang.SchemaContext): DeviceDataCodec {
     },
     // edits are written by the core's own encoder, as the mount layer's codec writes them
     valueXml: (path, value, options) => deviceCodec(ctx).valueXml(path, value, options),
+    inputXml: (operation, input) => deviceCodec(ctx).inputXml(operation, input),
   };
   return codec;
 }
