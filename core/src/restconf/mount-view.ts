@@ -11,17 +11,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PathStep } from '../data/edit';
-import { DataError, fault } from '../data/errors';
-import { decodeJson } from '../data/json-decode';
-import { encodeJson, toJsonValue } from '../data/json-encode';
 import { instancePath } from '../data/path';
 import type { DataNode, DataRoot } from '../data/tree';
-import { encodeXml } from '../data/xml-encode';
-import { createHooks, type JsonObject, type ReadContext } from '../hooks';
+import { createHooks, type ReadContext } from '../hooks';
 import { invokeDevice, noModelsReason, readDevice, writeDevice, type DeviceWriteRequest, type MountedDevice } from '../mount';
 import type { PluginScope } from '../plugins/generation';
 import { dataParent, type OperationSchema, type SchemaContext, type SchemaNode } from '../yang/schema';
-import { decodeBody, readBody } from './body';
 import type { WriteRequest } from './commit';
 import type { RestconfContext } from './context';
 import type { DataCall, DataQuery } from './data-call';
@@ -30,9 +25,9 @@ import type { DatastoreView, ReadContent } from './data-view';
 import { badQuery, methodNotAllowed, RestconfError, unknownResource } from './errors';
 import { filterRead } from './filter-points';
 import { requestType, responseType, type MediaType } from './media';
+import { callOperation, checkMandatoryLeaves } from './operation-call';
 import { ALLOW, answerOptions } from './options';
 import { applyReadQuery, checkReadTarget, parseQuery, type QueryOptions } from './query';
-import { sendEmpty, sendText } from './respond';
 import { findTarget } from './target';
 import { MOUNT_SEGMENT, parseDevicePath, type ParsedPath } from './uri';
 
@@ -224,7 +219,7 @@ export async function handleMountOperation(
   await runOperation(req, res, scope, device, schema, op, target.path, `${op.module.name}:${op.name}`, ctx);
 }
 
-/** Decodes the input against `schema`, runs the operation on the device, answers its output (204 without). */
+/** Runs the operation on the device: its input and output in the device's schema. */
 async function runOperation(
   req: IncomingMessage,
   res: ServerResponse,
@@ -237,38 +232,27 @@ async function runOperation(
   ctx: RestconfContext,
 ): Promise<void> {
   const operation = typeof name === 'string' ? name : instancePath(name);
-  const text = await readBody(req, ctx.options.bodyLimit);
-  let input: JsonObject = {};
-  if (text.trim() !== '') {
-    const decoded = decodeBody(text, requestType(req.headers['content-type'], false), schema, { parent: op, parentPath: path });
-    const node = decoded.root.children[0];
-    if (decoded.root.children.length !== 1 || node?.schema !== op.input)
-      throw new DataError(fault('invalid-value', path, `the body must hold '${op.module.name}:input' only`));
-    input = (Object.values(toJsonValue(node)) as JsonObject[])[0] ?? {};
-  }
-  const missing = op.input.children.filter(
-    (c) => c.kind === 'leaf' && c.mandatory && input[c.name] === undefined && input[`${c.module.name}:${c.name}`] === undefined,
-  );
-  if (missing.length > 0)
-    throw new DataError(missing.map((c) => fault('missing-element', `${path}/input/${c.name}`, `mandatory input '${c.name}' is missing`)));
-  const result = await invokeDevice(device, scope, name, input);
-  if (result.output === null || Object.keys(result.output).length === 0) {
-    sendEmpty(res, 204);
-    return;
-  }
-  let output: DataNode | undefined;
-  try {
-    output = decodeJson({ [`${op.module.name}:output`]: result.output }, schema, { parent: op, parentPath: path }).node;
-  } catch (e) {
-    ctx.log.error(
-      `the output of ${operation} on ${device.node.nodeId} does not match its schema: ${e instanceof Error ? e.message : String(e)}`,
-    );
-    throw RestconfError.of(
-      'operation-failed',
-      `device '${device.node.nodeId}' answered '${op.name}' with an output that does not match its schema`,
-      { type: 'application' },
-    );
-  }
-  const media = responseType(req.headers.accept);
-  sendText(res, 200, media.type, media.encoding === 'json' ? encodeJson(output!) : encodeXml(output!, schema));
+  await callOperation(req, res, {
+    op,
+    schema,
+    path,
+    bodyLimit: ctx.options.bodyLimit,
+    checkInput: (input) => checkMandatoryLeaves(input, op.input.children, path),
+    invoke: async (input) => {
+      const result = await invokeDevice(device, scope, name, input);
+      return result.output === null || Object.keys(result.output).length === 0 ? null : result.output;
+    },
+    output: {
+      checked: (e) => {
+        ctx.log.error(
+          `the output of ${operation} on ${device.node.nodeId} does not match its schema: ${e instanceof Error ? e.message : String(e)}`,
+        );
+        return RestconfError.of(
+          'operation-failed',
+          `device '${device.node.nodeId}' answered '${op.name}' with an output that does not match its schema`,
+          { type: 'application' },
+        );
+      },
+    },
+  });
 }

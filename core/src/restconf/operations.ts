@@ -7,20 +7,15 @@
  * For an action the hook context's `operation` is the action's instance path (which entry it runs on).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DataError, fault } from '../data/errors';
-import { decodeJson } from '../data/json-decode';
-import { encodeJson } from '../data/json-encode';
-import { encodeXml } from '../data/xml-encode';
-import type { ContainerNode, DataNode } from '../data/tree';
+import { DataError } from '../data/errors';
+import type { ContainerNode } from '../data/tree';
 import { validateOperationInput } from '../data/validate';
-import type { JsonObject } from '../hooks';
 import type { PluginScope } from '../plugins/generation';
 import type { OperationSchema } from '../yang/schema';
-import { decodeBody, readBody } from './body';
 import type { RestconfContext } from './context';
 import { RestconfError, notImplemented } from './errors';
-import { requestType, type MediaType } from './media';
-import { sendEmpty, sendText } from './respond';
+import type { MediaType } from './media';
+import { callOperation } from './operation-call';
 import type { ParsedPath } from './uri';
 
 /** `GET /rests/operations`: every RPC of the schema (RFC 8040 §3.3.2). */
@@ -36,22 +31,13 @@ export function listOperations(ctx: RestconfContext, media: MediaType): string {
   return `${out}</operations>`;
 }
 
-/** The decoded `input` of an operation (an empty input when the body is empty and nothing is mandatory). */
-async function readInput(req: IncomingMessage, ctx: RestconfContext, op: OperationSchema, path: string): Promise<ContainerNode> {
-  const text = await readBody(req, ctx.options.bodyLimit);
-  let input: ContainerNode = { kind: 'container', schema: op.input, children: [] };
-  if (text.trim() !== '') {
-    const media = requestType(req.headers['content-type'], false);
-    const decoded = decodeBody(text, media, ctx.schema, { parent: op, parentPath: path });
-    const node = decoded.root.children[0];
-    if (decoded.root.children.length !== 1 || node?.schema !== op.input) {
-      throw new DataError(fault('invalid-value', path, `the body must hold '${op.module.name}:input' only`));
-    }
-    input = node as ContainerNode;
-  }
-  // The whole input subtree against the schema (mandatory nodes at any depth, choices, min/max-elements,
-  // keys, unique, must/when with absolute paths reading the Config datastore), before any implementation
-  // runs (docs/restconf-api.md#operations: bad input is checked first). Leafrefs are checked only on writes that ask.
+/**
+ * Checks the whole input subtree against the schema (mandatory nodes at any depth, choices,
+ * min/max-elements, keys, unique, must/when with absolute paths reading the Config datastore), before any
+ * implementation runs (docs/restconf-api.md#operations: bad input is checked first). Leafrefs are checked
+ * only on writes that ask.
+ */
+function checkInput(ctx: RestconfContext, op: OperationSchema, path: string, input: ContainerNode): void {
   const inputPath = `/${op.module.name}:input`;
   const faults = validateOperationInput(input, ctx.datastores.config.current(), ctx.schema, { type: 'data' });
   if (faults.length > 0) {
@@ -68,13 +54,6 @@ async function readInput(req: IncomingMessage, ctx: RestconfContext, op: Operati
       })),
     );
   }
-  return input;
-}
-
-/** The RFC 7951 members of a container (what the hook receives as `input`). */
-function membersOf(node: DataNode): JsonObject {
-  const doc = JSON.parse(encodeJson(node)) as Record<string, JsonObject>;
-  return Object.values(doc)[0] ?? {};
 }
 
 /**
@@ -91,24 +70,28 @@ export async function invokeOperation(
 ): Promise<void> {
   const op = parsed.operation!;
   const name = `${op.module.name}:${op.name}`;
-  const input = await readInput(req, ctx, op, parsed.path);
-  const hook = scope.hooks.rpc.invoke.get(name);
-  if (hook === undefined || !hook.isUsed()) throw notImplemented(name);
-  const operation = op.kind === 'action' ? parsed.path : name;
-  const result = await hook.promise({ operation, input: membersOf(input) });
-  if (result === undefined) throw notImplemented(name);
-  if (result.output === null || Object.keys(result.output).length === 0) {
-    sendEmpty(res, 204);
-    return;
-  }
-  let output: DataNode | undefined;
-  try {
-    output = decodeJson({ [`${op.module.name}:output`]: result.output }, ctx.schema, { parent: op, parentPath: parsed.path }).node;
-  } catch (e) {
-    ctx.log.error(`the output of ${name} does not match its schema: ${e instanceof Error ? e.message : String(e)}`);
-    throw RestconfError.of('operation-failed', `the implementation of '${name}' answered an output that does not match the schema`, {
-      type: 'application',
-    });
-  }
-  sendText(res, 200, media.type, media.encoding === 'json' ? encodeJson(output!) : encodeXml(output!, ctx.schema));
+  await callOperation(req, res, {
+    op,
+    schema: ctx.schema,
+    path: parsed.path,
+    bodyLimit: ctx.options.bodyLimit,
+    media,
+    checkInput: (input) => checkInput(ctx, op, parsed.path, input),
+    invoke: async (input) => {
+      const hook = scope.hooks.rpc.invoke.get(name);
+      if (hook === undefined || !hook.isUsed()) throw notImplemented(name);
+      const operation = op.kind === 'action' ? parsed.path : name;
+      const result = await hook.promise({ operation, input });
+      if (result === undefined) throw notImplemented(name);
+      return result.output === null || Object.keys(result.output).length === 0 ? null : result.output;
+    },
+    output: {
+      checked: (e) => {
+        ctx.log.error(`the output of ${name} does not match its schema: ${e instanceof Error ? e.message : String(e)}`);
+        return RestconfError.of('operation-failed', `the implementation of '${name}' answered an output that does not match the schema`, {
+          type: 'application',
+        });
+      },
+    },
+  });
 }

@@ -9,19 +9,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dataSchemaChildren } from '../data/children';
-import { DataError, fault } from '../data/errors';
-import { decodeJson } from '../data/json-decode';
-import { toJsonValue } from '../data/json-encode';
 import type { ContainerNode } from '../data/tree';
-import { encodeXml } from '../data/xml-encode';
-import type { JsonObject } from '../hooks';
 import type { PluginScope } from '../plugins/generation';
-import { decodeBody, readBody } from '../restconf/body';
 import type { RestconfContext } from '../restconf/context';
 import { queryText } from '../restconf/data-query';
 import { badQuery, RestconfError } from '../restconf/errors';
-import { requestType, responseType } from '../restconf/media';
-import { sendEmpty, sendText } from '../restconf/respond';
+import { responseType } from '../restconf/media';
+import { callOperation, checkMandatoryLeaves } from '../restconf/operation-call';
 import type { RouteTable } from '../restconf/route-table';
 import type { OperationSchema } from '../yang/schema';
 import { ConfigurationView, configurationPath } from './data-route';
@@ -74,7 +68,7 @@ function operationOf(ctx: RestconfContext, text: string): OperationSchema | unde
   return ctx.schema.rpcs.find((r) => r.module.name === m[1] && r.name === m[2]);
 }
 
-/** Decodes the input, runs the operation, writes the answer. */
+/** Runs one of the managers' operations (the input decoded and answered by restconf/operation-call.ts). */
 async function runOperation(
   parts: RouteParts,
   scope: PluginScope,
@@ -85,7 +79,18 @@ async function runOperation(
   const { ctx } = parts;
   const name = `${op.module.name}:${op.name}`;
   const params = new URLSearchParams(queryText(req));
-  const media = responseType(req.headers.accept);
+  const call = {
+    op,
+    schema: ctx.schema,
+    path: `/${name}`,
+    bodyLimit: ctx.options.bodyLimit,
+    media: responseType(req.headers.accept),
+    // mandatory leaves present; the managers check the rest themselves
+    checkInput: (input: ContainerNode) => checkMandatoryLeaves(input, dataSchemaChildren(op.input.children), `/${name}`),
+    inputAttributes: false,
+    // this layer builds outputs to the schema: a 10,000-change calculate-diff is not decoded and encoded again
+    output: 'trusted' as const,
+  };
   if (name === 'uniconfig-manager:create-transaction') {
     let idle = DEFAULT_IDLE_SECONDS;
     for (const [key, value] of params) {
@@ -94,53 +99,26 @@ async function runOperation(
         throw badQuery('timeout', `must be a whole number of seconds from 1 to ${MAX_IDLE_SECONDS}`);
       idle = Number(value);
     }
-    await readInput(req, ctx, op, `/${name}`);
-    const tx = parts.registry.create(idle);
-    res.setHeader('Set-Cookie', `${COOKIE_NAME}=${tx.id};Path=/rests/`);
-    sendText(res, 201, media.type, encodeOutput(ctx, op, { 'transaction-id': tx.id }, media.encoding));
+    await callOperation(req, res, {
+      ...call,
+      status: 201,
+      invoke: async () => {
+        const tx = parts.registry.create(idle);
+        res.setHeader('Set-Cookie', `${COOKIE_NAME}=${tx.id};Path=/rests/`);
+        return { 'transaction-id': tx.id };
+      },
+    });
     return;
   }
   const firstParam = [...params.keys()][0];
   if (firstParam !== undefined) throw badQuery(firstParam, 'is not allowed on operations');
   const tx = parts.registry.fromCookieHeader(req.headers.cookie);
-  const input = await readInput(req, ctx, op, `/${name}`);
-  const output = await parts.operations.run(name, scope, tx, input);
-  if (output === undefined) throw RestconfError.of('operation-not-supported', `'${name}' is not implemented`, { type: 'application' });
-  if (output === null) {
-    sendEmpty(res, 204);
-    return;
-  }
-  sendText(res, 200, media.type, encodeOutput(ctx, op, output, media.encoding));
-}
-
-/** The input members (checked against the schema: 400 naming the fault; mandatory leaves present). */
-async function readInput(req: IncomingMessage, ctx: RestconfContext, op: OperationSchema, path: string): Promise<JsonObject> {
-  const text = await readBody(req, ctx.options.bodyLimit);
-  let input: ContainerNode = { kind: 'container', schema: op.input, children: [] };
-  if (text.trim() !== '') {
-    const decoded = decodeBody(text, requestType(req.headers['content-type'], false), ctx.schema, { parent: op, parentPath: path });
-    const node = decoded.root.children[0];
-    if (decoded.root.children.length !== 1 || node?.schema !== op.input)
-      throw new DataError(fault('invalid-value', path, `the body must hold '${op.module.name}:input' only`));
-    input = node as ContainerNode;
-  }
-  const missing = dataSchemaChildren(op.input.children).filter(
-    (c) => c.kind === 'leaf' && c.mandatory && !input.children.some((n) => n.schema === c),
-  );
-  if (missing.length > 0)
-    throw new DataError(missing.map((c) => fault('missing-element', `${path}/input/${c.name}`, `mandatory input '${c.name}' is missing`)));
-  const members = toJsonValue(input, { attributes: false }) as Record<string, JsonObject>;
-  return Object.values(members)[0] ?? {};
-}
-
-/**
- * The output in the negotiated encoding. JSON is written straight from the members (this layer builds
- * them to the output schema: strings, booleans and lists keyed as declared), which keeps a 10,000-change
- * calculate-diff from being decoded and encoded again; XML goes through the schema for namespaces.
- */
-function encodeOutput(ctx: RestconfContext, op: OperationSchema, output: JsonObject, encoding: 'json' | 'xml'): string {
-  if (encoding === 'json') return JSON.stringify({ [`${op.module.name}:output`]: output });
-  const node = decodeJson({ [`${op.module.name}:output`]: output }, ctx.schema, { parent: op, parentPath: `/${op.module.name}:${op.name}` })
-    .node!;
-  return encodeXml(node, ctx.schema);
+  await callOperation(req, res, {
+    ...call,
+    invoke: async (input) => {
+      const output = await parts.operations.run(name, scope, tx, input);
+      if (output === undefined) throw RestconfError.of('operation-not-supported', `'${name}' is not implemented`, { type: 'application' });
+      return output;
+    },
+  });
 }

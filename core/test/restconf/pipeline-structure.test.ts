@@ -112,3 +112,16 @@ test('the local datastores, a mounted device and a uniconfig node are datastore 
   ]);
   t.deepEqual(filesMatching(/handleMountData|mount-routes/), [], 'no separate mount request path');
 });
+
+test('only operation-call.ts decodes and answers an operation, for local, device and uniconfig operations alike', (t) => {
+  // an operation's input is a body decoded with the operation as its parent
+  t.deepEqual(filesMatching(/decodeBody\([^;]*\bparent: op\b/), ['restconf/operation-call.ts']);
+  t.deepEqual(filesMatching(/:input' only/), ['restconf/operation-call.ts'], 'one check that the body holds the input only');
+  t.deepEqual(filesMatching(/\.name\}:output`/), ['restconf/operation-call.ts'], 'one place decodes or writes the output');
+  t.deepEqual(filesMatching(/\bcallOperation\(/), [
+    'restconf/mount-view.ts',
+    'restconf/operation-call.ts',
+    'restconf/operations.ts',
+    'uniconfig/routes.ts',
+  ]);
+});
