@@ -43,3 +43,5 @@ export * as yang from './yang';
 export { MAX_XML_DEPTH, XmlSyntaxError, XmlToken, XmlTokenizer } from './data/xml-tokenizer';
 export { parseXmlElement, child, childrenNamed, standaloneText, innerText, type XmlElement } from './data/xml-element';
 export { escapeXmlText, escapeXmlAttribute } from './data/xml-escape';
+// a temporary file name unique to this process and call, for a plugin that writes beside its own files as the datastores do
+export { temporarySuffix } from './datastore/data-directory';

@@ -69,6 +69,9 @@ export {
 } from '@rosetta/core';
 // A route reading a client's JSON body parses it with the core's own parse: a member given twice is refused.
 export { parseJsonBody, JsonBodyError } from '@rosetta/core';
+// A file or folder written aside and renamed into place takes its temporary name from the core's one helper,
+// unique per process and call, so concurrent writers of the same target never share one.
+export { temporarySuffix } from '@rosetta/core';
 export { definePlugin, defineSettings, type PluginSpec, type SettingField, type SettingsOf } from './plugin';
 export { defineSouthbound, registerSouthbound, undoReportRollback, UNKNOWN_ROLLBACK, type UndoReport } from './southbound';
 export {

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { child, childrenNamed, MONITORING_NS, YANG_LIBRARY_NS, type XmlElement } from '@rosetta/sdk';
+import { child, childrenNamed, MONITORING_NS, temporarySuffix, YANG_LIBRARY_NS, type XmlElement } from '@rosetta/sdk';
 import { NetconfRpcError } from './errors';
 import type { RpcReply } from './session';
 
@@ -163,9 +163,13 @@ async function readCache(dir: string, modules: readonly ModuleRef[]): Promise<Sc
   }
 }
 
-/** Writes the set to a temporary folder, then renames it into place, so a reader never sees half a set. */
+/**
+ * Writes the set to a temporary folder, then renames it into place, so a reader never sees half a set.
+ * Devices with one module set install concurrently, so each writer has a folder of its own (a name unique
+ * per call, not per millisecond) and the first rename wins: the others find the set in place and drop theirs.
+ */
 async function writeCache(dir: string, sources: readonly SchemaSource[]): Promise<void> {
-  const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
+  const tmp = dir + temporarySuffix();
   await mkdir(tmp, { recursive: true });
   try {
     for (const s of sources) await writeFile(path.join(tmp, fileName(s)), s.text);
