@@ -5,10 +5,12 @@
  * a transaction (replace-config-with-operational, replace-config-with-snapshot) are committed at once,
  * as an immediate write is; commit and checked-commit close the transaction whatever the outcome.
  */
+import { mapBounded } from '../data/bounded-concurrency';
 import { diffTrees } from '../data/diff';
 import type { JsonObject, JsonValue } from '../hooks';
 import type { PluginScope } from '../plugins/generation';
 import { RestconfError } from '../restconf/errors';
+import type { CommitOptions } from './commit';
 import { dryRunConfiguration, readConfiguration } from './device-io';
 import { diffReport } from './diff-report';
 import type { UniconfigEngine } from './engine';
@@ -42,17 +44,25 @@ function nameOf(input: JsonObject): string {
   return name;
 }
 
-/** Per node, `work`'s members, or status fail with the error's message: one node's failure does not stop the others. */
-async function perNode(ids: readonly string[], work: (nodeId: string) => Promise<JsonObject>): Promise<JsonObject> {
-  const results: JsonValue[] = [];
-  for (const nodeId of ids) {
+/**
+ * Per node, `work`'s members, or status fail with the error's message: one node's failure does not
+ * stop the others. Nodes run `limit` at a time (many devices are asked at once, not one after
+ * another); the results stay in input order.
+ */
+async function perNode(ids: readonly string[], limit: number, work: (nodeId: string) => Promise<JsonObject>): Promise<JsonObject> {
+  const results = await mapBounded(ids, limit, async (nodeId): Promise<JsonValue> => {
     try {
-      results.push({ 'node-id': nodeId, status: 'complete', ...(await work(nodeId)) });
+      return { 'node-id': nodeId, status: 'complete', ...(await work(nodeId)) };
     } catch (e) {
-      results.push({ 'node-id': nodeId, status: 'fail', 'error-message': messageOf(e) });
+      return { 'node-id': nodeId, status: 'fail', 'error-message': messageOf(e) };
     }
-  }
-  return { 'node-results': { 'node-result': results } };
+  });
+  return { 'node-results': { 'node-result': results as JsonValue[] } };
+}
+
+/** commit's and checked-commit's flags (do-rollback defaults to true). */
+function commitOptions(input: JsonObject, checked: boolean): CommitOptions {
+  return { checked, skipUnreachable: input['skip-unreachable-nodes'] === true, doRollback: input['do-rollback'] !== false };
 }
 
 export class UniconfigOperations {
@@ -73,18 +83,20 @@ export class UniconfigOperations {
           // without a transaction, "every node" means every node with something to send: a node that is
           // down but has nothing to commit does not stop the others
           const ids = engine.targets(targetNodes(input), () => (tx !== undefined ? tx.writtenNodes() : engine.store.changedNodeIds()));
-          await engine.commit(scope, tx, ids, name.endsWith('checked-commit'));
+          const { unreachable } = await engine.commit(scope, tx, ids, commitOptions(input, name.endsWith('checked-commit')));
+          return unreachable.length > 0 ? { 'unreachable-nodes': { node: [...unreachable] } } : null;
         } finally {
           if (tx !== undefined) registry.drop(tx);
         }
-        return null;
       case 'uniconfig-manager:calculate-diff': {
         const ids = engine.targets(targetNodes(input), () => (tx !== undefined ? tx.writtenNodes() : allNodes()));
-        return perNode(ids, async (id) => diffReport(engine.read(scope, tx, id, 'actual'), engine.read(scope, tx, id, 'intended')));
+        return perNode(ids, engine.concurrency, async (id) =>
+          diffReport(engine.read(scope, tx, id, 'actual'), engine.read(scope, tx, id, 'intended')),
+        );
       }
       case 'dryrun-manager:dryrun-commit': {
         const ids = engine.targets(targetNodes(input), () => (tx !== undefined ? tx.writtenNodes() : allNodes()));
-        return perNode(ids, async (id) => {
+        return perNode(ids, engine.concurrency, async (id) => {
           const device = engine.device(scope, id);
           const commands = await dryRunConfiguration(
             device,
@@ -97,7 +109,7 @@ export class UniconfigOperations {
       }
       case 'uniconfig-manager:sync-from-network': {
         const ids = engine.targets(targetNodes(input), allNodes);
-        return perNode(ids, (id) =>
+        return perNode(ids, engine.concurrency, (id) =>
           engine.store.locked([id], async () => {
             const device = engine.device(scope, id);
             const now = await readConfiguration(device, scope);
@@ -108,7 +120,7 @@ export class UniconfigOperations {
       }
       case 'uniconfig-manager:is-in-sync': {
         const ids = engine.targets(targetNodes(input), allNodes);
-        return perNode(ids, async (id) => {
+        return perNode(ids, engine.concurrency, async (id) => {
           const device = engine.device(scope, id);
           const now = await readConfiguration(device, scope);
           return { 'is-in-sync': diffTrees(engine.store.tree('operational', id, device.schema), now).length === 0 };
@@ -167,7 +179,7 @@ export class UniconfigOperations {
         view.intended = next(id);
         view.written = true;
       }
-      if (tx === undefined) await engine.commit(scope, target, ids, false);
+      if (tx === undefined) await engine.commit(scope, target, ids, { checked: false, skipUnreachable: false, doRollback: true });
     } finally {
       if (tx === undefined) target.close();
     }

@@ -32,6 +32,8 @@ export interface UniconfigOptions {
   readonly mount: MountManager;
   /** The service's data folder (the actual configurations are kept under it). */
   readonly dataDir: string;
+  /** Devices a commit, sync-from-network or diff works on at once (`fleet.commitConcurrency`; commit.ts's default when absent). */
+  readonly commitConcurrency?: number;
 }
 
 /**
@@ -78,7 +80,13 @@ export class Uniconfig {
   constructor(private readonly options: UniconfigOptions) {
     const { ctx } = options;
     this.store = new NodeStore(ctx, options.dataDir);
-    this.engine = new UniconfigEngine(this.store, options.mount, ctx.log, new DeviceModuleStore(options.dataDir, ctx.log));
+    this.engine = new UniconfigEngine(
+      this.store,
+      options.mount,
+      ctx.log,
+      new DeviceModuleStore(options.dataDir, ctx.log),
+      options.commitConcurrency,
+    );
     this.registry = new TransactionRegistry(ctx.log);
     this.snapshots = new SnapshotStore(ctx);
     this.operations = new UniconfigOperations({ engine: this.engine, registry: this.registry, snapshots: this.snapshots });
