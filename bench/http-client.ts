@@ -9,6 +9,7 @@ import * as http from 'node:http';
 export interface Reply {
   readonly status: number;
   readonly text: string;
+  readonly headers: http.IncomingHttpHeaders;
 }
 
 export interface BenchClient {
@@ -41,7 +42,7 @@ export function benchClient(baseUrl: string, sockets = 1): BenchClient {
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString(), headers: res.headers }));
           res.on('error', reject);
         },
       );

@@ -48,12 +48,15 @@ export interface Child {
   readonly url: string;
 }
 
-/** Forks bench/restconf-child with `args`; resolves once it reports where it listens (bounded). */
-export function startChild(args: string[]): Promise<Child> {
+/**
+ * Forks bench/restconf-child with `args` (node flags `execArgv`, its stderr to `stderr`, a file descriptor,
+ * or this process's); resolves once it reports where it listens (bounded).
+ */
+export function startChild(args: string[], execArgv: readonly string[] = [], stderr: 'inherit' | number = 'inherit'): Promise<Child> {
   const proc = fork(path.join(__dirname, 'restconf-child.js'), args, {
-    execArgv: ['--expose-gc'],
+    execArgv: ['--expose-gc', ...execArgv],
     cwd: os.tmpdir(),
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    stdio: ['ignore', 'ignore', stderr, 'ipc'],
   });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

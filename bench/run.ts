@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: runs every benchmark once, prints one table and writes bench/results.json.
  * Benchmarks measure against a baseline on this machine (yanglint, JSON.parse, ...) so that the ratio
- * means something whatever the machine's speed.
+ * means something whatever the machine's speed. ROSETTA_BENCH=<key>[,<key>...] runs only the suites
+ * named (keys below, e.g. `ROSETTA_BENCH=fleet npm run bench`); an unknown key stops the run.
  */
 import { printTable, writeResults, type BenchResult } from './results';
 import { benchYangCompile } from './yang-compile';
@@ -12,21 +13,35 @@ import { benchRestconf } from './restconf';
 import { benchRequestCost } from './request-cost';
 import { benchUniconfig } from './uniconfig';
 import { benchNetconf } from './netconf';
+import { benchFleet } from './fleet';
 
-const suites: Array<[string, () => BenchResult[] | Promise<BenchResult[]>]> = [
-  ['YANG compile', benchYangCompile],
-  ['data codecs', benchDataCodecs],
-  ['plugin hooks and hot swap', benchPlugins],
-  ['CLI devices (FRR peer, simulators)', benchCli],
-  ['RESTCONF service', benchRestconf],
-  ['request cost (pathological filters and patterns)', benchRequestCost],
-  ['uniconfig commit and diff', benchUniconfig],
-  ['NETCONF devices (netconfd peer)', benchNetconf],
+const suites: Array<[key: string, name: string, run: () => BenchResult[] | Promise<BenchResult[]>]> = [
+  ['yang', 'YANG compile', benchYangCompile],
+  ['codecs', 'data codecs', benchDataCodecs],
+  ['plugins', 'plugin hooks and hot swap', benchPlugins],
+  ['cli', 'CLI devices (FRR peer, simulators)', benchCli],
+  ['restconf', 'RESTCONF service', benchRestconf],
+  ['request-cost', 'request cost (pathological filters and patterns)', benchRequestCost],
+  ['uniconfig', 'uniconfig commit and diff', benchUniconfig],
+  ['netconf', 'NETCONF devices (netconfd peer)', benchNetconf],
+  ['fleet', 'fleets of simulated devices (rosetta-sim)', benchFleet],
 ];
+
+/** The suites ROSETTA_BENCH names, or all. */
+function selected(): typeof suites {
+  const keys = process.env.ROSETTA_BENCH?.split(',')
+    .map((k) => k.trim())
+    .filter((k) => k !== '');
+  if (keys === undefined || keys.length === 0) return suites;
+  const unknown = keys.filter((k) => !suites.some(([key]) => key === k));
+  if (unknown.length > 0)
+    throw new Error(`ROSETTA_BENCH names no suite ${unknown.join(', ')}; the suites: ${suites.map(([key]) => key).join(', ')}`);
+  return suites.filter(([key]) => keys.includes(key));
+}
 
 async function run(): Promise<void> {
   const rows: BenchResult[] = [];
-  for (const [name, suite] of suites) {
+  for (const [, name, suite] of selected()) {
     console.log(`bench: ${name} ...`);
     rows.push(...(await suite()));
   }

@@ -1,0 +1,288 @@
+/**
+ * Benchmark: a fleet of simulated devices in one service. The fleet simulator (`rosetta-sim`) and the
+ * service (`rosetta start` with the NETCONF, CLI and FRR plugins, fresh data folder) each run in their
+ * own processes; this process is only the client. For each fleet (500, 5,000 and 10,000 NETCONF devices
+ * and 500 CLI devices, a fresh simulator and service each):
+ * - install + sync-from-network: wall time, the service's CPU seconds (/proc/PID/stat utime+stime),
+ *   devices and JSON lines per core-minute of that CPU (JSON lines: each node's configuration read back
+ *   from the service and pretty-printed as RFC 7951 JSON), and RSS per device (after install and sync
+ *   minus before, both after a full gc);
+ * - after uninstalling every node, the RSS beside the one at start;
+ * - on the 5,000 fleet: a transaction changing 1,000 devices (create-transaction, PATCH each node,
+ *   calculate-diff, commit) checked on a device, its wall time and lines per core-minute; then a
+ *   reconnect storm (the simulator restarts every device): time until all are connected again and the
+ *   latency of GET /rests/operations meanwhile, from a probe in a process of its own (p99 and worst).
+ * UniConfig's published figures stand in the baseline column (taken on 12 cores; ours are per core of
+ * the service's own CPU, so comparable), the issue's goals in the goal column.
+ * BENCH_FLEET selects fleets (`nc500,cli500,nc5000,nc10000`, the default; any `nc<count>` or `cli<count>`);
+ * BENCH_FLEET_PROFILE=<dir>
+ * runs the 5,000 fleet's service under --cpu-prof, writing the profile there.
+ */
+import * as fs from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { benchClient, type BenchClient } from './http-client';
+import {
+  cpuSeconds,
+  fleetUnavailable,
+  rssAfterGc,
+  startProbe,
+  startService,
+  startSimulator,
+  type FleetDevice,
+  type ServiceProcess,
+  type SimulatorProcess,
+} from './fleet-processes';
+import {
+  bounded,
+  connectedCount,
+  countLines,
+  hasBulkRpcs,
+  installAll,
+  syncAll,
+  transaction,
+  uninstallAll,
+  waitConnected,
+} from './fleet-operations';
+import { stopChild } from './restconf';
+import { result, type BenchResult } from './results';
+
+const UNICONFIG = {
+  /** 5,000 NETCONF devices installed and synced in 16.5 minutes on 12 cores. */
+  netconfLinesPerCoreMinute: 5126,
+  installSyncSeconds5k: 16.5 * 60,
+  cpuMsPerDevice: 2400,
+  updateLinesPerCoreMinute: 43077,
+  cliLinesPerCoreMinute: 59626,
+};
+const SIM_BASE_PORT = 20000;
+const TRANSACTION_NODES = 1000;
+const STORM_GOAL_S = 30;
+const MB = 2 ** 20;
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+interface Fleet {
+  readonly key: string;
+  readonly label: string;
+  readonly netconf: number;
+  readonly cli: number;
+  /** The transaction and the reconnect storm run on this fleet. */
+  readonly transactionAndStorm: boolean;
+}
+
+/** The fleets run by default; BENCH_FLEET may name others as `nc<count>` or `cli<count>`. */
+const DEFAULT_FLEETS = 'nc500,cli500,nc5000,nc10000';
+
+/** The fleet a BENCH_FLEET key names; the transaction and the storm run on the 5,000 NETCONF one (or every one with BENCH_FLEET_ALL_PHASES=1). */
+function fleetOf(key: string): Fleet {
+  const match = /^(nc|cli)(\d+)$/.exec(key);
+  if (match === null) throw new Error(`BENCH_FLEET: '${key}' is not nc<count> or cli<count>`);
+  const count = Number(match[2]);
+  const netconf = match[1] === 'nc' ? count : 0;
+  return {
+    key,
+    label: `${fmt(count)} ${netconf > 0 ? 'NETCONF' : 'CLI'}`,
+    netconf,
+    cli: count - netconf,
+    transactionAndStorm: netconf > 0 && (netconf === 5000 || process.env.BENCH_FLEET_ALL_PHASES === '1'),
+  };
+}
+
+const seconds = (ms: number) => ms / 1000;
+
+export async function benchFleet(): Promise<BenchResult[]> {
+  const unavailable = fleetUnavailable();
+  if (unavailable !== null) {
+    console.error(`bench: SKIPPING the fleet benchmark: ${unavailable}`);
+    return [];
+  }
+  const fleets = (process.env.BENCH_FLEET ?? DEFAULT_FLEETS)
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k !== '')
+    .map(fleetOf);
+  const rows: BenchResult[] = [];
+  for (const fleet of fleets) {
+    console.log(`bench: fleet: ${fleet.label} devices`);
+    try {
+      rows.push(...(await benchOneFleet(fleet)));
+    } catch (e) {
+      const message = (e as Error).message;
+      console.error(`bench: fleet: ${fleet.label} FAILED: ${message}`);
+      rows.push(result(`fleet ${fleet.label}: FAILED`, 0, 'failed', null, message.slice(0, 200)));
+    }
+  }
+  return rows;
+}
+
+/** One fleet on a fresh simulator and service; always stops both. */
+async function benchOneFleet(fleet: Fleet): Promise<BenchResult[]> {
+  const size = fleet.netconf + fleet.cli;
+  const profileDir = fleet.transactionAndStorm ? process.env.BENCH_FLEET_PROFILE : undefined;
+  const simArgs = ['--netconf', String(fleet.netconf), '--cli', String(fleet.cli), '--base-port', String(SIM_BASE_PORT)];
+  const sim = await startSimulator(simArgs, 60_000 + size * 20);
+  let service: ServiceProcess | undefined;
+  let http: BenchClient | undefined;
+  try {
+    if (profileDir !== undefined) fs.mkdirSync(profileDir, { recursive: true });
+    service = await startService(size + 2000, profileDir);
+    http = benchClient(service.url, 32);
+    const rows = await measureFleet(fleet, sim, service, http).catch((e: unknown) => {
+      console.error(`bench: fleet: the service's last log lines:\n${service?.logTail()}`);
+      throw e;
+    });
+    if (profileDir !== undefined) console.log(`bench: fleet: the service's CPU profile is written to ${profileDir} as it stops`);
+    return rows;
+  } finally {
+    http?.close();
+    if (service !== undefined) {
+      await stopChild(service);
+      fs.rmSync(service.dir, { recursive: true, force: true });
+    }
+    await sim.stop();
+  }
+}
+
+async function measureFleet(fleet: Fleet, sim: SimulatorProcess, service: ServiceProcess, http: BenchClient): Promise<BenchResult[]> {
+  const pid = service.proc.pid!;
+  const devices = sim.devices;
+  const ids = devices.map((d) => d.id);
+  const n = devices.length;
+  const name = (what: string) => `fleet ${fleet.label}: ${what}`;
+  const bulk = await hasBulkRpcs(http);
+  console.log(`bench: fleet: installing with ${bulk ? 'install-multiple-nodes' : 'install-node, 32 in flight'}`);
+
+  const rssStart = await rssAfterGc(service);
+  const cpu0 = cpuSeconds(pid);
+  const t0 = performance.now();
+  await bounded(`installing ${n} nodes`, 120_000 + n * 60, installAll(http, devices, bulk));
+  const installMs = performance.now() - t0;
+  await bounded(`sync-from-network of ${n} nodes`, 60_000 + n * 30, syncAll(http, ids));
+  const installSyncMs = performance.now() - t0;
+  const cpu = cpuSeconds(pid) - cpu0;
+  const connected = await connectedCount(http);
+  if (connected !== n) throw new Error(`${connected} of ${n} nodes connected after install and sync`);
+  const rssInstalled = await rssAfterGc(service);
+
+  const lines = await bounded('counting JSON lines', 60_000 + n * 20, countLines(http, ids));
+  const totalLines = [...lines.values()].reduce((a, b) => a + b, 0);
+  const coreMinutes = cpu / 60;
+  const cli = fleet.cli > 0;
+  const rows = [
+    result(name('install wall time'), seconds(installMs), 's'),
+    result(
+      name('install + sync-from-network wall time'),
+      seconds(installSyncMs),
+      's',
+      n === 5000 ? UNICONFIG.installSyncSeconds5k : null,
+      n === 5000 ? 'baseline: UniConfig, 16.5 min on 12 cores' : '',
+    ),
+    result(name('install + sync service CPU'), cpu, 's'),
+    result(name('install + sync service CPU per device'), (cpu * 1000) / n, 'ms', UNICONFIG.cpuMsPerDevice, '<= 8 ms; baseline: UniConfig'),
+    result(name('devices per core-minute (service CPU)'), n / coreMinutes, 'devices'),
+    result(
+      name(`JSON lines per core-minute (${Math.round(totalLines / n)} lines per device)`),
+      totalLines / coreMinutes,
+      'lines',
+      cli ? UNICONFIG.cliLinesPerCoreMinute : UNICONFIG.netconfLinesPerCoreMinute,
+      `baseline: UniConfig ${cli ? 'CLI' : 'NETCONF'}`,
+    ),
+    result(name('RSS per installed idle device'), (rssInstalled - rssStart) / n / 1024, 'KB', null, '< 50 KB'),
+  ];
+
+  if (fleet.transactionAndStorm) {
+    rows.push(...(await measureTransaction(fleet, sim, service, http, devices, lines)));
+    rows.push(...(await measureStorm(fleet, sim, service, http, n)));
+  }
+
+  await bounded(`uninstalling ${n} nodes`, 120_000 + n * 30, uninstallAll(http, devices, bulk));
+  await new Promise((r) => setTimeout(r, 2000)); // sockets closed, timers run out
+  const rssEnd = await rssAfterGc(service);
+  rows.push(
+    result(
+      name('RSS at start / installed / all uninstalled'),
+      rssEnd / MB,
+      'MB',
+      rssStart / MB,
+      `near the start (installed: ${Math.round(rssInstalled / MB)} MB)`,
+    ),
+  );
+  return rows;
+}
+
+async function measureTransaction(
+  fleet: Fleet,
+  sim: SimulatorProcess,
+  service: ServiceProcess,
+  http: BenchClient,
+  devices: readonly FleetDevice[],
+  lines: ReadonlyMap<string, number>,
+): Promise<BenchResult[]> {
+  const ids = devices
+    .filter((d) => d.kind === 'netconf')
+    .slice(0, TRANSACTION_NODES)
+    .map((d) => d.id);
+  console.log(`bench: fleet: a transaction changing ${ids.length} nodes`);
+  const cpu0 = cpuSeconds(service.proc.pid!);
+  const t0 = performance.now();
+  const times = await bounded(`the ${ids.length}-node transaction`, 300_000, transaction(http, ids, `bench ${Date.now()}`));
+  const wallMs = performance.now() - t0;
+  const cpu = cpuSeconds(service.proc.pid!) - cpu0;
+  // the change reached the devices: the last one's running configuration holds it
+  const last = ids[ids.length - 1]!;
+  const running = JSON.stringify(await sim.command('running', [last]));
+  if (!running.includes(times.location(last))) throw new Error(`after the commit, device ${last} does not hold the new location`);
+  const txLines = ids.reduce((sum, id) => sum + (lines.get(id) ?? 0), 0);
+  const name = (what: string) => `fleet ${fleet.label}: ${ids.length}-device transaction ${what}`;
+  return [
+    result(name('wall time (create, PATCH each, calculate-diff, commit)'), seconds(wallMs), 's', null, '< 5 s'),
+    result(name('PATCH of each node (32 in flight)'), seconds(times.patchMs), 's'),
+    result(name('calculate-diff'), seconds(times.diffMs), 's'),
+    result(name('commit'), seconds(times.commitMs), 's'),
+    result(name('service CPU'), cpu, 's'),
+    result(
+      name('JSON lines per core-minute (service CPU)'),
+      txLines / (cpu / 60),
+      'lines',
+      UNICONFIG.updateLinesPerCoreMinute,
+      'baseline: UniConfig update',
+    ),
+  ];
+}
+
+async function measureStorm(
+  fleet: Fleet,
+  sim: SimulatorProcess,
+  service: ServiceProcess,
+  http: BenchClient,
+  n: number,
+): Promise<BenchResult[]> {
+  console.log(`bench: fleet: reconnect storm: the simulator restarts all ${n} devices`);
+  const probe = await startProbe(`${service.url}/rests/operations`);
+  const t0 = performance.now();
+  let stormMs = 0;
+  let failure: unknown;
+  try {
+    await sim.command('restart');
+    // the service has seen the restart once some node is not connected; then all must come back
+    await bounded(
+      'the service noticing the restart',
+      30_000,
+      (async () => {
+        while ((await connectedCount(http)) === n) await new Promise((r) => setTimeout(r, 100));
+      })(),
+    );
+    await waitConnected(http, n, 180_000);
+    stormMs = performance.now() - t0;
+  } catch (e) {
+    failure = e;
+  }
+  const latencies = await probe.finish();
+  if (failure !== undefined) throw failure;
+  const name = (what: string) => `fleet ${fleet.label}: reconnect storm ${what}`;
+  return [
+    result(name('time until all connected again'), seconds(stormMs), 's', STORM_GOAL_S, `< ${STORM_GOAL_S} s`),
+    result(name(`GET /rests/operations p99 (${fmt(latencies.count)} GETs)`), latencies.p99Ms, 'ms', null, '< 50 ms'),
+    result(name('GET /rests/operations worst'), latencies.maxMs, 'ms', null, `p50 ${latencies.p50Ms.toFixed(1)} ms`),
+    result(name('GET /rests/operations failed'), latencies.errors, 'count', null, '0'),
+  ];
+}
