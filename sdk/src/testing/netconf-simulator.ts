@@ -6,7 +6,10 @@
  * model's RPCs and YANG 1.1 `<action>`s (netconfd supports neither actions nor, hence, these tests). A
  * `misbehave` mode makes it a bad device: no hello, malformed XML replies, a broken chunk header, or
  * yuma123 netconfd's stall after the hello.
- * Many simulators can run in one process; they share the CLI simulator's host key.
+ * Many simulators can run in one process; they share the CLI simulator's host key. A device's behaviour
+ * (netconfDevice) stands apart from its listener, so a fleet (fleet.ts) serves thousands from one SSH server.
+ * Over 400 lines because every operation of a session reads and swaps the same datastores and locks, which
+ * live in netconfDevice's closure.
  */
 import type { AddressInfo } from 'node:net';
 import { Server, type Connection, type ServerChannel } from 'ssh2';
@@ -47,8 +50,12 @@ export interface NetconfDeviceDefinition {
   /** Credentials; absent means any are accepted. */
   readonly username?: string;
   readonly password?: string;
-  /** Initial running (and candidate) configuration: XML elements of the model (no `<config>` wrapper). */
-  readonly config?: string;
+  /**
+   * Initial running (and candidate) configuration: XML elements of the model (no `<config>` wrapper). A
+   * function is called whenever the untouched configuration is read, and must write it as the simulator
+   * renders stored nodes (no whitespace between elements, `xmlns` where the namespace changes).
+   */
+  readonly config?: string | (() => string);
   /** Handlers by rpc name (`reboot`) or action path (`/interfaces/interface/reset`). */
   readonly operations?: Readonly<Record<string, OperationHandler>>;
   /** Offer `:candidate` (default true); without it `:writable-running`. */
@@ -88,24 +95,43 @@ export interface SimulatedNetconfDevice {
 const MONITORING_CAP = `${MONITORING_NS}?module=ietf-netconf-monitoring&revision=2010-10-04`;
 const WRITABLE_RUNNING = 'urn:ietf:params:netconf:capability:writable-running:1.0';
 
-/** Starts a simulated NETCONF device on 127.0.0.1 (a free port unless given); resolves once it listens. */
-export async function startNetconfSimulator(
-  def: NetconfDeviceDefinition,
-  options: { port?: number; host?: string } = {},
-): Promise<SimulatedNetconfDevice> {
-  const model = readModel(def.yang);
-  const root = (xml: string | undefined): StoredNode => ({
+/**
+ * One simulated NETCONF device's behaviour and state, apart from any listener: hand it each SSH connection
+ * that reaches it. startNetconfSimulator gives it a server of its own; a fleet shares one SSH server, one
+ * host key and one read model among thousands of these.
+ */
+export interface NetconfDeviceBehaviour {
+  readonly model: SimulatorModel;
+  /** The running configuration, rendered as XML elements. */
+  runningXml(): string;
+  /** Operation names received, across sessions, in order (`get-config`, `edit-config`, `commit`, ...). */
+  readonly operationLog: readonly string[];
+  /** Serves an accepted SSH connection: password authentication, then the `netconf` subsystem. */
+  accept(client: Connection): void;
+}
+
+/**
+ * A device's behaviour from its definition; `model` is the definition's YANG already read, so many devices
+ * share one. A `config` given as a function is rendered only when a session needs it, and the running tree
+ * is kept only once something edits it, so an idle device of a fleet holds no configuration of its own.
+ */
+export function netconfDevice(def: NetconfDeviceDefinition, model: SimulatorModel = readModel(def.yang)): NetconfDeviceBehaviour {
+  const initialXml = (): string => (typeof def.config === 'function' ? def.config() : (def.config ?? ''));
+  const parse = (xml: string): StoredNode => ({
     name: 'config',
     ns: NETCONF_NS,
     text: '',
     children: xml ? store(parseXml(`<config xmlns="${NETCONF_NS}">${xml}</config>`)).children : [],
   });
-  let running = root(def.config);
-  let candidate = cloneNode(running);
+  // undefined while the device still holds its initial configuration (a lazy one is not kept)
+  let runningTree: StoredNode | undefined = typeof def.config === 'function' ? undefined : parse(initialXml());
+  // undefined while the candidate equals running
+  let candidateTree: StoredNode | undefined;
+  const running = (): StoredNode => (runningTree ??= parse(initialXml()));
+  const candidate = (): StoredNode => candidateTree ?? running();
   const useCandidate = def.candidate ?? true;
   const locks = new Map<string, number>(); // datastore -> session id
   const operationLog: string[] = [];
-  const clients = new Set<Connection>();
   let nextSession = 1;
   const capabilities = [
     BASE_1_0,
@@ -166,11 +192,13 @@ export async function startNetconfSimulator(
         case 'get-config': {
           const source = op.name === 'get' ? 'running' : datastore(child(op, 'source'));
           if (!source) return fault('invalid-value', 'unknown or unsupported source', undefined, 'protocol');
-          const tree = source === 'running' ? running : candidate;
           const filter = child(op, 'filter');
           if (op.name === 'get' && filter && child(filter, 'netconf-state', MONITORING_NS)) {
             return `<data><netconf-state xmlns="${MONITORING_NS}"><schemas><schema><identifier>${model.name}</identifier><version>${model.revision ?? ''}</version><format xmlns:ncm="${MONITORING_NS}">ncm:yang</format><namespace>${escapeText(model.namespace)}</namespace><location>NETCONF</location></schema></schemas></netconf-state></data>`;
           }
+          // an untouched lazy configuration is answered as rendered, without keeping its tree
+          if (!filter && runningTree === undefined && candidateTree === undefined) return `<data>${initialXml()}</data>`;
+          const tree = source === 'running' ? running() : candidate();
           const nodes = filter ? filterNodes(tree.children, filter.children) : tree.children;
           return `<data>${renderNodes(nodes, NETCONF_NS)}</data>`;
         }
@@ -183,15 +211,17 @@ export async function startNetconfSimulator(
           const config = child(op, 'config');
           if (!config) return fault('missing-element', 'edit-config without <config>', undefined, 'protocol');
           const defaultOp = child(op, 'default-operation')?.text.trim() ?? 'merge';
-          const copy = cloneNode(target === 'running' ? running : candidate);
+          const copy = cloneNode(target === 'running' ? running() : candidate());
           try {
             applyEdit(copy, config.children, model, defaultOp === 'none' ? 'none' : defaultOp === 'replace' ? 'replace' : 'merge');
           } catch (e) {
             if (e instanceof EditFault) return fault(e.tag, e.message, e.path);
             throw e;
           }
-          if (target === 'running') running = copy;
-          else candidate = copy;
+          if (target === 'running') {
+            candidateTree ??= running(); // the candidate keeps what running held
+            runningTree = copy;
+          } else candidateTree = copy;
           return '<ok/>';
         }
         case 'lock':
@@ -217,10 +247,11 @@ export async function startNetconfSimulator(
         }
         case 'commit':
           if (!useCandidate) return fault('operation-not-supported', 'no candidate', undefined, 'protocol');
-          running = cloneNode(candidate);
+          runningTree = candidate();
+          candidateTree = undefined;
           return '<ok/>';
         case 'discard-changes':
-          candidate = cloneNode(running);
+          candidateTree = undefined;
           return '<ok/>';
         case 'close-session':
           return '<ok/>';
@@ -236,7 +267,7 @@ export async function startNetconfSimulator(
           if (op.ns === model.namespace && model.rpcs.has(op.name)) {
             const handler = def.operations?.[op.name];
             if (!handler) return fault('operation-not-supported', `rpc ${op.name} has no handler`, undefined, 'protocol');
-            return callHandler(handler, { input: op, keys: [], running });
+            return callHandler(handler, { input: op, keys: [], running: running() });
           }
       }
       return fault('operation-not-supported', `unknown operation ${op.name}`, undefined, 'protocol');
@@ -257,13 +288,13 @@ export async function startNetconfSimulator(
       let el: XmlElement | undefined = wrapper.children[0];
       let at = '';
       const keys: Array<Record<string, string>> = [];
-      let data: StoredNode | undefined = running;
+      let data: StoredNode | undefined = running();
       while (el) {
         at += `/${el.name}`;
         if (model.actions.has(at)) {
           const handler = def.operations?.[at];
           if (!handler) return fault('operation-not-supported', `action ${at} has no handler`, undefined, 'protocol');
-          return callHandler(handler, { input: el, keys, running });
+          return callHandler(handler, { input: el, keys, running: running() });
         }
         const listKeys = model.listKeys.get(at);
         const current: XmlElement = el;
@@ -333,10 +364,8 @@ export async function startNetconfSimulator(
     };
   };
 
-  const server = new Server({ hostKeys: [simulatorHostKey()] }, (client) => {
-    clients.add(client);
-    client.on('close', () => clients.delete(client));
-    client.on('error', () => clients.delete(client));
+  const accept = (client: Connection): void => {
+    client.on('error', () => undefined); // a client that vanishes mid-handshake is its own business
     client.on('authentication', (ctx) => {
       if (ctx.method !== 'password') {
         ctx.reject(['password']);
@@ -347,8 +376,8 @@ export async function startNetconfSimulator(
       else ctx.reject(['password']);
     });
     client.on('ready', () => {
-      client.on('session', (accept) => {
-        const session = accept();
+      client.on('session', (acceptSession) => {
+        const session = acceptSession();
         session.on('subsystem', (acceptSub, reject, info) => {
           if (info.name !== 'netconf') {
             reject();
@@ -358,6 +387,28 @@ export async function startNetconfSimulator(
         });
       });
     });
+  };
+
+  return {
+    model,
+    runningXml: () => (runningTree === undefined ? initialXml() : renderNodes(runningTree.children, NETCONF_NS)),
+    operationLog,
+    accept,
+  };
+}
+
+/** Starts a simulated NETCONF device on 127.0.0.1 (a free port unless given); resolves once it listens. */
+export async function startNetconfSimulator(
+  def: NetconfDeviceDefinition,
+  options: { port?: number; host?: string } = {},
+): Promise<SimulatedNetconfDevice> {
+  const device = netconfDevice(def);
+  const clients = new Set<Connection>();
+  const server = new Server({ hostKeys: [simulatorHostKey()] }, (client) => {
+    clients.add(client);
+    client.on('close', () => clients.delete(client));
+    client.on('error', () => clients.delete(client));
+    device.accept(client);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -367,9 +418,9 @@ export async function startNetconfSimulator(
   return {
     host: options.host ?? '127.0.0.1',
     port: address.port,
-    model,
-    runningXml: () => renderNodes(running.children, NETCONF_NS),
-    operationLog,
+    model: device.model,
+    runningXml: device.runningXml,
+    operationLog: device.operationLog,
     get sessions() {
       return clients.size;
     },

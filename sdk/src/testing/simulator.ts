@@ -3,7 +3,8 @@
  * behaving by default like FRR's vtysh (banner, `host# ` prompts, echo, `\r\n` line ends, config modes,
  * `% Unknown command: ...`). Config commands edit a running configuration that `show running-config`
  * renders, so a write followed by a read reflects it. Interactive shells (with a PTY) and exec channels
- * both work. Many simulators can run in one process; they share one generated host key.
+ * both work. Many simulators can run in one process; they share one generated host key. A device's
+ * behaviour (cliDevice) stands apart from its listener, so a fleet (fleet.ts) serves many from one SSH server.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -103,8 +104,20 @@ export function simulatorHostKeyFingerprint(): string {
 const FRR_BANNER = (version: string) =>
   `\r\nHello, this is FRRouting (version ${version}).\r\nCopyright 1996-2005 Kunihiro Ishiguro, et al.\r\n\r\n`;
 
-/** Starts a simulated device; resolves once it listens. */
-export async function startSimulator(def: DeviceDefinition, options: SimulatorOptions = {}): Promise<SimulatedDevice> {
+/**
+ * One simulated CLI device's behaviour and state, apart from any listener: hand it each SSH connection that
+ * reaches it. startSimulator gives it a server of its own; a fleet (fleet.ts) shares one SSH server among many.
+ */
+export interface CliDeviceBehaviour {
+  readonly view: DeviceView;
+  /** Every command received, across sessions, in order. */
+  readonly commandLog: readonly string[];
+  /** Serves an accepted SSH connection: password authentication, then shells and exec channels. */
+  accept(client: Connection): void;
+}
+
+/** A device's behaviour from its definition. */
+export function cliDevice(def: DeviceDefinition): CliDeviceBehaviour {
   const modes = def.modes ?? FRR_MODES;
   const singleValue = def.singleValue ?? FRR_SINGLE_VALUE;
   const config = parseConfig(def.config ?? [], modes);
@@ -115,7 +128,6 @@ export async function startSimulator(def: DeviceDefinition, options: SimulatorOp
     runningConfig: () => renderRunningConfig(def.preamble ?? [], config),
   };
   const unknown = def.unknownCommand ?? ((cmd: string) => `% Unknown command: ${cmd}`);
-  const clients = new Set<Connection>();
 
   /** One CLI session's state: mode and the block stack it is editing. */
   const newSession = (interactive: boolean) => {
@@ -284,13 +296,11 @@ export async function startSimulator(def: DeviceDefinition, options: SimulatorOp
     else stream.write(outputs.join(''), done);
   };
 
-  const server = new Server({ hostKeys: [options.hostKey ?? simulatorHostKey()] }, (client) => {
-    clients.add(client);
+  const accept = (client: Connection): void => {
     // a prompt is a few bytes after the output: without this, Nagle holds it for the client's delayed ACK
     // (ssh2's server connection has setNoDelay; its type declarations omit it)
     (client as unknown as { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true);
-    client.on('close', () => clients.delete(client));
-    client.on('error', () => clients.delete(client));
+    client.on('error', () => undefined); // a client that vanishes mid-handshake is its own business
     client.on('authentication', (ctx) => {
       const ok =
         ctx.method === 'password' &&
@@ -309,6 +319,19 @@ export async function startSimulator(def: DeviceDefinition, options: SimulatorOp
         session.on('exec', (accept, _reject, info) => serveExec(accept(), info.command));
       });
     });
+  };
+  return { view, commandLog, accept };
+}
+
+/** Starts a simulated device; resolves once it listens. */
+export async function startSimulator(def: DeviceDefinition, options: SimulatorOptions = {}): Promise<SimulatedDevice> {
+  const device = cliDevice(def);
+  const clients = new Set<Connection>();
+  const server = new Server({ hostKeys: [options.hostKey ?? simulatorHostKey()] }, (client) => {
+    clients.add(client);
+    client.on('close', () => clients.delete(client));
+    client.on('error', () => clients.delete(client));
+    device.accept(client);
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -322,8 +345,8 @@ export async function startSimulator(def: DeviceDefinition, options: SimulatorOp
   return {
     host: address.address,
     port: address.port,
-    view,
-    commandLog,
+    view: device.view,
+    commandLog: device.commandLog,
     get connections() {
       return clients.size;
     },
