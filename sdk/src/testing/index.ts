@@ -1,8 +1,8 @@
 /**
  * @rosetta/sdk/testing: what a plugin's tests and this repository's test and bench suites use, kept out of
  * the main entry so a plugin's runtime never loads it. It holds the transcript harness (a unit run against
- * recorded device output), the CLI and NETCONF device simulators, the raw NETCONF client tests observe a
- * device with, and the shared real-FRR peer lease, which resolves this repository's own test/peers
+ * recorded device output), the CLI and NETCONF device simulators and a fleet of both (the library side of
+ * rosetta-sim), the raw NETCONF client tests observe a device with, and the shared real-FRR peer lease, which resolves this repository's own test/peers
  * scripts and so is CI machinery, not something a plugin ships with.
  */
 export {
@@ -14,9 +14,11 @@ export {
   type UnitHarness,
 } from './harness';
 export {
+  cliDevice,
   simulatorHostKey,
   simulatorHostKeyFingerprint,
   startSimulator,
+  type CliDeviceBehaviour,
   type DeviceDefinition,
   type DeviceView,
   type SimulatedDevice,
@@ -34,12 +36,30 @@ export {
   type FrrPeerOptions,
 } from './frr-peer';
 export {
+  netconfDevice,
   startNetconfSimulator,
+  type NetconfDeviceBehaviour,
   type NetconfDeviceDefinition,
   type OperationCall,
   type OperationHandler,
   type SimulatedNetconfDevice,
 } from './netconf-simulator';
+export {
+  startFleet,
+  type Fleet,
+  type FleetDevice,
+  type FleetOptions,
+  type FleetStats,
+} from './fleet';
+export {
+  fleetCliConfig,
+  fleetDeviceJson,
+  fleetDeviceXml,
+  fleetInterfaceCount,
+  FLEET_MODULE,
+  FLEET_NAMESPACE,
+  FLEET_YANG,
+} from './fleet-config';
 export { openRawNetconf, type RawNetconfOptions, type RawNetconfSession } from './netconf-client';
 export { EditFault, type StoredNode } from './netconf-datastore';
 export { readModel, ModelSyntaxError, type SimulatorModel } from './netconf-model';
