@@ -78,7 +78,7 @@ export function fleetDeviceJson(index: number, lines: number): Record<string, Js
       description: `device ${index} port ${i} unit ${sub}`,
       'vlan-id': 1 + ((index * 7 + i * 2 + sub) % 4094),
       ipv4: {
-        address: [{ ip: `10.${octet2}.${octet3}.${(i * 2 + sub) % 256}`, 'prefix-length': 24 + ((i + sub) % 8) }],
+        address: [{ ip: `10.${octet2}.${octet3}.${1 + ((i * 2 + sub) % 254)}`, 'prefix-length': 24 + ((i + sub) % 8) }],
       },
     }));
     interfaces.push({
