@@ -3,6 +3,7 @@
  * and reads, writes and operations under `yang-ext:mount`. restconf/ calls it; it calls the datastores,
  * the data layer and the southbound plugins through hooks, and knows nothing about HTTP.
  */
+export { BulkNodes, type BulkOptions } from './bulk';
 export { MountManager, type ConnectionStatus, type MountedDevice, type MountedNode, type MountOptions } from './manager';
 export {
   readDevice,

@@ -410,6 +410,17 @@ export class MountManager {
       }));
   }
 
+  /** The installed node `nodeId` (not one still being installed), if there is one. */
+  installedNode(nodeId: string): MountedNode | undefined {
+    const node = this.nodes.get(nodeId);
+    return node === undefined || node.installing ? undefined : node;
+  }
+
+  /** Every installed node (not those still being installed), in no particular order. */
+  installedNodes(): MountedNode[] {
+    return [...this.nodes.values()].filter((n) => !n.installing);
+  }
+
   /** Installed node ids (for tests and the start-up report). */
   get nodeIds(): string[] {
     return [...this.nodes.keys()];

@@ -10,6 +10,8 @@
  * - `defaultContent` is what GET reads when `content` is absent (`all`, RFC 8040's default).
  * - `secretsKeyFile`: the file's setting wins over ROSETTA_SECRETS_KEY_FILE, so what the file says is what
  *   runs; the variable serves deployments that keep the key out of the file's reach (a mounted secret).
+ * - `fleet` bounds the work done on many devices at once: `installConcurrency` (default 32) is how many
+ *   nodes a bulk install or uninstall (mount/bulk.ts) works on at the same time.
  * - `tls` and `auth` are checked for shape here (auth in auth-config.ts) so a mistake names its field
  *   even when the plugin that reads it is off; `tls` store paths are resolved like every path. What
  *   needs the plugin's knowledge (stores, passwords, cipher suites) the TLS plugin checks at start-up.
@@ -47,6 +49,14 @@ export interface ServiceConfig {
   readonly schemaFilters: Readonly<Record<string, JsonValue>> | undefined;
   /** The `callbacks` object (`timeoutMs`, `maxResponseBytes`), checked; the callbacks plugin reads it. */
   readonly callbacks: Readonly<Record<string, JsonValue>> | undefined;
+  /** How much is done on many devices at once, defaults filled in. */
+  readonly fleet: FleetConfig;
+}
+
+/** The `fleet` object: bounds on concurrent work across nodes. */
+export interface FleetConfig {
+  /** Nodes a bulk install or uninstall works on at once. */
+  readonly installConcurrency: number;
 }
 
 export const DEFAULT_PORT = 8181;
@@ -106,6 +116,25 @@ function checkCallbacks(raw: unknown): Record<string, JsonValue> {
   return raw as Record<string, JsonValue>;
 }
 
+const FLEET_FIELDS: Record<keyof FleetConfig, { min: number; max: number; default: number }> = {
+  installConcurrency: { min: 1, max: 4096, default: 32 },
+};
+
+function checkFleet(raw: unknown): FleetConfig {
+  const fleet: Record<string, number> = {};
+  for (const [k, spec] of Object.entries(FLEET_FIELDS)) fleet[k] = spec.default;
+  if (raw === undefined) return fleet as unknown as FleetConfig;
+  if (!isObject(raw)) throw new ConfigError('fleet', 'must be an object');
+  for (const [k, v] of Object.entries(raw)) {
+    const range = FLEET_FIELDS[k as keyof FleetConfig];
+    if (range === undefined) throw new ConfigError(`fleet.${k}`, `unknown field; known: ${Object.keys(FLEET_FIELDS).join(', ')}`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < range.min || v > range.max)
+      throw new ConfigError(`fleet.${k}`, `must be an integer from ${range.min} to ${range.max}, not ${JSON.stringify(v)}`);
+    fleet[k] = v;
+  }
+  return fleet as unknown as FleetConfig;
+}
+
 const KNOWN = [
   'port',
   'host',
@@ -120,6 +149,7 @@ const KNOWN = [
   'auth',
   'schemaFilters',
   'callbacks',
+  'fleet',
 ];
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -226,6 +256,7 @@ export function resolveConfig(
   const auth = raw['auth'] === undefined ? undefined : checkAuthConfig(raw['auth']);
   const schemaFilters = raw['schemaFilters'] === undefined ? undefined : checkSchemaFilters(raw['schemaFilters']);
   const callbacks = raw['callbacks'] === undefined ? undefined : checkCallbacks(raw['callbacks']);
+  const fleet = checkFleet(raw['fleet']);
   return {
     port,
     host,
@@ -240,6 +271,7 @@ export function resolveConfig(
     auth,
     schemaFilters,
     callbacks,
+    fleet,
   };
 }
 

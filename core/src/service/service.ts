@@ -15,7 +15,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Datastores } from '../datastore/datastore';
 import { SecretBox } from '../datastore/secrets';
-import { MountManager } from '../mount';
+import { BulkNodes, MountManager } from '../mount';
 import { Uniconfig } from '../uniconfig';
 import { PluginHost, builtinTaps, introspectionTaps } from '../plugins';
 import type { PluginScope } from '../plugins/generation';
@@ -167,6 +167,16 @@ export async function startService(options: StartOptions): Promise<RunningServic
   closers.push(() => uniconfig.close());
   if (host) host.addBuiltin(builtinTaps('uniconfig', (hooks) => uniconfig.tap(hooks)));
   else uniconfig.tap(plugins.acquire().hooks);
+  // The bulk node RPCs run each node through install-node's or uninstall-node's taps, uniconfig's included.
+  const bulk = new BulkNodes({
+    mount,
+    scopes: plugins,
+    log,
+    concurrency: config.fleet.installConcurrency,
+    uniconfigLayer: (nodeId) => uniconfig.store.has(nodeId),
+  });
+  if (host) host.addBuiltin(builtinTaps('bulk', (hooks) => bulk.tap(hooks)));
+  else bulk.tap(plugins.acquire().hooks);
   const startScope = plugins.acquire();
   let server: http.Server;
   try {
