@@ -133,6 +133,14 @@ export interface StateReadContext {
   readonly module: string;
   /** The target the client asked for (empty for the root); taps may return more, the core trims. */
   readonly path: InstancePath;
+  /**
+   * When the target is a list and the answer shows only some of its entries (a page, or just their count):
+   * `'keys'` asks for every entry with its key leaves only (which entries exist, cheaply); a set then asks for
+   * the full entries of those keys only (a single key's canonical text; several keys as data/list.ts
+   * `keyString` writes them). Absent: every entry in full. Taps may return more, the core trims, so a tap
+   * that ignores this is correct, only slower.
+   */
+  readonly entries?: 'keys' | ReadonlySet<string>;
 }
 
 /** A protocol connection a southbound plugin opened for one device; the plugin owns it. */

@@ -29,7 +29,7 @@ import { SecretBox } from '../datastore/secrets';
 import { isSensitive, revealSecret, sealTree } from '../datastore/sensitive';
 import { newNode, type MountedDevice, type MountedNode } from './node';
 import { southboundsOf } from './southbounds';
-import { networkTopologyStatus } from './status';
+import { networkTopologyStatus, type StatusRead } from './status';
 import {
   changedDeviceTopologies,
   kindOf,
@@ -95,7 +95,7 @@ export class MountManager {
   tap(hooks: RosettaHooks): void {
     hooks.rpc.invoke.for('connection-manager:install-node').tapPromise('mount', (ctx) => this.withScope((s) => this.install(s, ctx)));
     hooks.rpc.invoke.for('connection-manager:uninstall-node').tapPromise('mount', (ctx) => this.uninstall(ctx));
-    hooks.data.readState.for('network-topology').tapPromise('mount', async (state) => ({ ...state, ...this.statusJson() }));
+    hooks.data.readState.for('network-topology').tapPromise('mount', async (state, read) => ({ ...state, ...this.statusJson(read) }));
     hooks.data.beforeWrite.tapPromise('mount', async (ctx) => {
       const changed = changedDeviceTopologies(ctx.before, ctx.after, this.deviceTopologies());
       if (changed.length > 0) {
@@ -389,11 +389,11 @@ export class MountManager {
     return kept === undefined ? undefined : this.schemas.forSources(kept, this.options.importDirs).schema;
   }
 
-  /** Operational `network-topology` as the southbounds serving now render it (status.ts). */
-  statusJson(): JsonObject {
+  /** Operational `network-topology` as the southbounds serving now render it, as much as `read` asks for (status.ts). */
+  statusJson(read?: StatusRead): JsonObject {
     const scope = this.options.scopes.acquire();
     try {
-      return networkTopologyStatus(this.nodes.values(), southboundsOf(scope.hooks), (node) => this.infoOf(scope, node));
+      return networkTopologyStatus(this.nodes, southboundsOf(scope.hooks), (node) => this.infoOf(scope, node), read);
     } finally {
       scope.release();
     }

@@ -5,7 +5,8 @@
  * descriptor renders the status leaves of its own topology (southbounds.ts). Kept apart from the
  * manager, which only manages the nodes' lifecycle.
  */
-import type { DeviceInfo, JsonObject } from '../hooks';
+import type { DeviceInfo, JsonObject, StateReadContext } from '../hooks';
+import type { InstancePath } from '../yang/instance-path';
 import { statusOf, type MountedNode } from './node';
 import type { Southbounds } from './southbounds';
 import { UNIFIED } from './topology';
@@ -26,35 +27,75 @@ export function connectedMessage(node: MountedNode, infoOf: (node: MountedNode) 
 }
 
 /**
+ * What one read of the status asks for (the `data.readState` context): a path under
+ * `network-topology` narrows it to one topology, or one node; `entries`, on a node list, to the nodes'
+ * keys only, or to some nodes (hooks.ts StateReadContext).
+ */
+export interface StatusRead {
+  readonly path: InstancePath;
+  readonly entries?: StateReadContext['entries'];
+}
+
+/** The topology and node a read's path names, each undefined when the path does not go that deep. */
+function narrowing(read: StatusRead | undefined): { topology?: string; node?: string } {
+  const path = read?.path ?? [];
+  if (path[0]?.module !== 'network-topology' || path[0].name !== 'network-topology') return {};
+  const topology = path[1]?.keys?.['topology-id'];
+  return {
+    ...(topology !== undefined ? { topology } : {}),
+    ...(path[2]?.keys?.['node-id'] !== undefined ? { node: path[2].keys['node-id'] } : {}),
+  };
+}
+
+function byNodeId(a: MountedNode, b: MountedNode): number {
+  return a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0;
+}
+
+/**
  * Operational `network-topology`: topology `unified` and each registered southbound's topology, ordered
  * by topology-id, with the nodes (ordered by node-id) and their status. A node whose southbound is not
- * registered now (its plugin disabled) is shown in `unified` only.
+ * registered now (its plugin disabled) is shown in `unified` only. Only what `read` asks for is rendered
+ * (the one topology and node its path names; of a node list, keys only or the nodes asked for), so a page
+ * of a large topology, or one node, costs that page, not the fleet.
  */
 export function networkTopologyStatus(
-  nodes: Iterable<MountedNode>,
+  nodes: ReadonlyMap<string, MountedNode>,
   southbounds: Southbounds,
   infoOf: (node: MountedNode) => DeviceInfo,
+  read?: StatusRead,
 ): JsonObject {
-  const entries = new Map<string, JsonObject[]>([[UNIFIED, []]]);
-  for (const d of southbounds.all) entries.set(d.topology, []);
-  for (const node of [...nodes].sort((a, b) => (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0))) {
+  const want = narrowing(read);
+  const entries = new Map<string, JsonObject[]>();
+  if (want.topology === undefined || want.topology === UNIFIED) entries.set(UNIFIED, []);
+  for (const d of southbounds.all) if (want.topology === undefined || want.topology === d.topology) entries.set(d.topology, []);
+  const asked = want.node !== undefined ? [want.node] : read?.entries instanceof Set ? [...read.entries] : undefined;
+  const chosen =
+    asked === undefined ? [...nodes.values()] : asked.map((id) => nodes.get(id)).filter((n): n is MountedNode => n !== undefined);
+  const keysOnly = want.node === undefined && read?.entries === 'keys';
+  for (const node of chosen.sort(byNodeId)) {
+    const southbound = southbounds.protocol(node.protocol);
+    const own = southbound !== undefined && southbound.topology === node.kind.topology ? entries.get(southbound.topology) : undefined;
+    const unified = entries.get(UNIFIED);
+    if (keysOnly) {
+      unified?.push({ 'node-id': node.nodeId });
+      own?.push({ 'node-id': node.nodeId });
+      continue;
+    }
     const status = statusOf(node);
-    const message = connectedMessage(node, infoOf);
-    entries.get(UNIFIED)!.push({
+    unified?.push({
       'node-id': node.nodeId,
       'unified-topology:connection-status': status,
       'unified-topology:connection-type': node.protocol,
     });
-    const southbound = southbounds.protocol(node.protocol);
-    if (southbound === undefined || southbound.topology !== node.kind.topology) continue;
+    if (southbound === undefined || own === undefined) continue;
     const leaves = southbound.renderStatus({
       nodeId: node.nodeId,
       status,
-      message,
+      message: connectedMessage(node, infoOf),
       connection: node.connection,
       failedModules: node.ownSchema?.failed ?? [],
     });
-    entries.get(southbound.topology)!.push({ 'node-id': node.nodeId, ...leaves });
+    own.push({ 'node-id': node.nodeId, ...leaves });
   }
   const topology = [...entries]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))

@@ -12,7 +12,7 @@ import type { SchemaNode } from '../yang/schema';
 import { badQuery } from './errors';
 import type { RestconfContext } from './context';
 import type { DataQuery } from './data-call';
-import { applyReadQuery, parseQuery, resolveInsert, showAtAbsentTarget } from './query';
+import { applyReadQuery, parseQuery, resolveInsert, showAtAbsentTarget, shownWindow } from './query';
 
 /**
  * The query string of a request (without `?`), '' when there is none. Express keeps the URL as
@@ -58,8 +58,10 @@ export function dataQuery(req: IncomingMessage, ctx: RestconfContext): DataQuery
             throw badQuery('insert', `'${schema.name}' is a ${schema.kind}, not an ordered-by user list or leaf-list`);
           return resolveInsert(request, schema, ctx.schema, { keyDelimiter: ctx.options.keyDelimiter });
         };
+  const window = shownWindow(options);
   return {
     content: options.content,
+    ...(window !== undefined ? { window } : {}),
     insertInto,
     checkReferences: options.checkForReferences === true,
     applyTags: options.applyTags === true,

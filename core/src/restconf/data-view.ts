@@ -22,6 +22,7 @@ import type { SchemaNode } from '../yang/schema';
 import type { WriteRequest } from './commit';
 import type { RestconfContext } from './context';
 import type { MediaType } from './media';
+import type { EntryWindow } from './query';
 import type { ParsedPath } from './uri';
 
 /** What a GET reads: the Config datastore, the Operational one, or both merged. */
@@ -92,6 +93,12 @@ export interface DataQuery {
     below: readonly PathStep[],
   ) => DataNode | undefined;
   readonly content: 'config' | 'nonconfig' | 'all' | undefined;
+  /**
+   * For a GET of a whole list: the entries its answer shows in full when that is fewer than all and the
+   * others count by key only (query/paging.ts `shownWindow`); a view whose entries are computed on demand
+   * computes only these. Absent: all of them.
+   */
+  readonly window?: EntryWindow;
   /**
    * Where `insert`/`point` put a new entry of the list or leaf-list `schema` (undefined without
    * `insert`); 400 when `schema` is not ordered-by user or the point does not fit it.

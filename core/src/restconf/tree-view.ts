@@ -13,11 +13,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mergeChildren, mergeNodes, type PathStep } from '../data/edit';
+import { entryKey } from '../data/list';
 import { topTable } from '../data/children';
 import { decodeJson } from '../data/json-decode';
-import type { DataNode, DataRoot } from '../data/tree';
+import type { DataNode, DataRoot, ListNode } from '../data/tree';
 import { valueDecodeScope } from '../datastore/datastore';
-import type { ReadContext } from '../hooks';
+import type { ReadContext, StateReadContext } from '../hooks';
 import type { SchemaNode } from '../yang/schema';
 import type { PluginScope } from '../plugins/generation';
 import { commitWrite, type WriteOutcome, type WriteRequest } from './commit';
@@ -30,6 +31,7 @@ import { filterRead } from './filter-points';
 import { bareType, responseType } from './media';
 import { invokeOperation } from './operations';
 import { ALLOW } from './options';
+import type { EntryWindow } from './query';
 import { findTarget } from './target';
 import { badUri } from './uri-segments';
 import { parseDataPath, type ParsedPath } from './uri';
@@ -81,6 +83,8 @@ export class TreeView implements DatastoreView {
   ): Promise<DataNode | DataRoot | undefined> {
     const pick = async (root: DataRoot) => findTarget(await filterRead(call.scope, root, steps, readCtx), steps);
     if (content === 'config') return pick(call.ctx.datastores.config.current());
+    const window = content === 'all' && steps === call.target.steps && isWholeList(steps) ? call.query.window : undefined;
+    if (window !== undefined) return this.readWindow(call, readCtx, steps, window);
     const state = await pick(await this.operationalRoot(call, readCtx));
     if (content === 'nonconfig') return state;
     const config = await pick(call.ctx.datastores.config.current());
@@ -106,8 +110,34 @@ export class TreeView implements DatastoreView {
     return where.parent !== undefined ? { parent: where.parent, parentPath: where.parentPath } : {};
   }
 
-  /** The Operational datastore plus what `data.readState` taps compute for the target's module. */
-  private async operationalRoot(call: DataCall, readCtx: ReadContext): Promise<DataRoot> {
+  /**
+   * A whole list (content=all) of which the answer shows only the entries in `window` in full: which
+   * entries exist is asked of the state taps by key only, and the state of the entries in the window
+   * alone is computed and merged over them; every other entry stands as its configuration, or its keys.
+   * The list has the entries of a full read in the same order, so the query parameters cut the same
+   * page and count the same entries, and computing it costs the page, not the list.
+   */
+  private async readWindow(call: DataCall, readCtx: ReadContext, steps: readonly PathStep[], window: EntryWindow) {
+    const pick = async (root: DataRoot) => {
+      const found = findTarget(await filterRead(call.scope, root, steps, readCtx), steps);
+      return found?.kind === 'list' ? found : undefined;
+    };
+    const config = await pick(call.ctx.datastores.config.current());
+    const keys = await pick(await this.operationalRoot(call, readCtx, 'keys'));
+    const listed = config === undefined ? keys : keys === undefined ? config : withEntriesOf(config, keys);
+    if (listed === undefined) return undefined;
+    const end = window.limit === undefined ? listed.entries.length : window.offset + window.limit;
+    const shown = new Set(listed.entries.slice(window.offset, end).map(entryKey));
+    if (shown.size === 0) return listed;
+    const state = await pick(await this.operationalRoot(call, readCtx, shown));
+    return state === undefined ? listed : mergeNodes(listed, state);
+  }
+
+  /**
+   * The Operational datastore plus what `data.readState` taps compute for the target's module (of a
+   * list target, only `entries` when given: see StateReadContext).
+   */
+  private async operationalRoot(call: DataCall, readCtx: ReadContext, entries?: StateReadContext['entries']): Promise<DataRoot> {
     const stored = call.ctx.datastores.operational.current();
     const first = call.target.steps[0];
     const modules = first !== undefined ? [first.schema.module.name] : [...call.ctx.schema.modules.keys()];
@@ -115,13 +145,31 @@ export class TreeView implements DatastoreView {
     for (const module of modules) {
       const hook = call.scope.hooks.data.readState.get(module);
       if (hook === undefined || !hook.isUsed()) continue;
-      const json = await hook.promise({}, { module, path: readCtx.path });
+      const json = await hook.promise({}, { module, path: readCtx.path, ...(entries !== undefined ? { entries } : {}) });
       if (Object.keys(json).length === 0) continue;
       const decoded = decodeJson(json, call.ctx.schema, {});
       root = { kind: 'root', children: mergeChildren(root.children, decoded.root.children, topTable(call.ctx.schema)) };
     }
     return root;
   }
+}
+
+/**
+ * `config` with the entries of `keys` (entries holding their keys only) that it lacks, placed as a merge
+ * places them: merging the others would only copy entries that merging them leaves as they are.
+ */
+function withEntriesOf(config: ListNode, keys: ListNode): ListNode {
+  const present = new Set(config.entries.map(entryKey));
+  const missing = keys.entries.filter((e) => !present.has(entryKey(e)));
+  if (missing.length === 0) return config;
+  const { index: _dropped, ...rest } = keys; // the key index belongs to the old entries array (tree.ts)
+  return mergeNodes(config, { ...rest, entries: missing }) as ListNode;
+}
+
+/** Whether a target names a whole list (not one of its entries). */
+function isWholeList(steps: readonly PathStep[]): boolean {
+  const last = steps.at(-1);
+  return last !== undefined && last.schema.kind === 'list' && last.keys === undefined;
 }
 
 /** Operations take no query parameters (RFC 8040 §4.8 lists none for them). */

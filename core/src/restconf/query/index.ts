@@ -31,7 +31,7 @@ import { hideAttributes } from './hide-attributes';
 import { hideEmptyNodes } from './hide-empty';
 import { checkInsertPair, parseInsertWhere, type InsertRequest } from './insert';
 import { filterEntries, parseJsonbFilter, type JsonbFilter } from './jsonb-filter';
-import { pageEntries, parseLimit, parseOffset } from './paging';
+import { pageEntries, parseLimit, parseOffset, shownWindow } from './paging';
 import { parseSortby, resolveKeys, sortEntries, type SortKey } from './sortby';
 import type { ReadTarget } from './target';
 import { parseUnhide, type Unhide } from './unhide';
@@ -42,6 +42,7 @@ export type { Depth } from './depth';
 export type { FieldItem, FieldSelection } from './fields';
 export type { InsertRequest, InsertWhere } from './insert';
 export type { JsonbFilter, JsonbPredicate } from './jsonb-filter';
+export type { EntryWindow } from './paging';
 export type { SortKey } from './sortby';
 export type { ReadTarget } from './target';
 export type { Unhide, UnhideItem } from './unhide';
@@ -57,6 +58,7 @@ export {
   filterEntries,
   sortEntries,
   pageEntries,
+  shownWindow,
   countTarget,
   hideEmptyNodes,
   hideAttributes,

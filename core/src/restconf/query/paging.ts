@@ -35,3 +35,32 @@ export function pageEntries(list: ListNode, offset: number | undefined, limit: n
   const { index: _dropped, ...rest } = list;
   return { ...rest, entries: list.entries.slice(from, to) };
 }
+
+/** The positions of a list's entries that a read shows in full: from `offset`, at most `limit` (undefined: to the end). */
+export interface EntryWindow {
+  readonly offset: number;
+  readonly limit: number | undefined;
+}
+
+/**
+ * Which entries of a whole-list target the answer of a read with `options` needs in full, when that is
+ * fewer than all and the others count by their keys only: the offset/limit window, or none at all for
+ * `fetch=count`. Undefined when every entry must be seen whole: jsonb-filter and sortby read every
+ * entry's members before paging; with `fields` or hideEmptyDataNodes a count depends on entries' members.
+ * A view whose entries are computed on demand (operational state) then computes only these.
+ */
+export function shownWindow(options: {
+  readonly jsonbFilter?: unknown;
+  readonly sortby?: unknown;
+  readonly fields?: unknown;
+  readonly hideEmptyDataNodes?: boolean;
+  readonly fetchCount?: boolean;
+  readonly offset?: number;
+  readonly limit?: number;
+}): EntryWindow | undefined {
+  if (options.jsonbFilter !== undefined || options.sortby !== undefined) return undefined;
+  if (options.fetchCount === true)
+    return options.fields === undefined && options.hideEmptyDataNodes !== true ? { offset: 0, limit: 0 } : undefined;
+  if (options.offset === undefined && options.limit === undefined) return undefined;
+  return { offset: options.offset ?? 0, limit: options.limit };
+}
