@@ -245,3 +245,15 @@ test.serial('rosetta-sim exits cleanly on SIGTERM, its workers with it', async (
     [],
   );
 });
+
+test.serial('rosetta-sim killed outright leaves no worker behind', async (t) => {
+  const sim = startSim(['--netconf', '2', '--per-process', '1']);
+  t.true((await sim.next()).ready);
+  const workers = sim.workers();
+  t.is(workers.length, 2);
+  sim.child.kill('SIGKILL');
+  await sim.exited;
+  // a worker's IPC channel closes with its coordinator, and the worker exits with it
+  for (let waited = 0; waited < 10_000 && workers.some(alive); waited += 100) await new Promise((r) => setTimeout(r, 100));
+  t.deepEqual(workers.filter(alive), []);
+});
