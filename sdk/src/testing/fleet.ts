@@ -216,7 +216,8 @@ export async function startFleetDevices(specs: readonly FleetDeviceSpec[], share
     else serve(device, socket);
   };
 
-  const listen = async (device: PlayedDevice): Promise<void> => {
+  /** Listens on the device's port; a restart retries a while, since the port it just closed can still be held. */
+  const listen = async (device: PlayedDevice, restarting = false): Promise<void> => {
     const listener = createServer(onConnection(device));
     for (let attempt = 1; ; attempt++) {
       try {
@@ -229,8 +230,8 @@ export async function startFleetDevices(specs: readonly FleetDeviceSpec[], share
         });
         break;
       } catch (e) {
-        // a port just closed by a restart can still be held for a moment
-        if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE' || device.port === 0 || attempt >= 20) throw e;
+        if (!restarting || (e as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 20)
+          throw new Error(`device ${device.spec.id} cannot listen on ${shared.host}:${device.port}: ${(e as Error).message}`);
         await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
       }
     }
@@ -266,7 +267,7 @@ export async function startFleetDevices(specs: readonly FleetDeviceSpec[], share
   };
 
   try {
-    await inBatches([...played.values()], listen);
+    await inBatches([...played.values()], (d) => listen(d));
   } catch (e) {
     await Promise.all([...played.values()].map(closeListener));
     throw e;
@@ -314,7 +315,7 @@ export async function startFleetDevices(specs: readonly FleetDeviceSpec[], share
       }
       await inBatches(chosen, async (d) => {
         await closeListener(d);
-        await listen(d);
+        await listen(d, true);
       });
     },
     running(id) {
