@@ -18,6 +18,7 @@
 import type { JsonObject, JsonValue, OperationResult, RosettaHooks, RpcContext } from '../hooks';
 import type { Logger } from '../logger';
 import type { PluginScope } from '../plugins/generation';
+import { mapBounded } from '../data/bounded-concurrency';
 import { FaultError } from '../fault';
 import { MountError, notServed, type MountErrorEntry } from './errors';
 import type { MountManager } from './manager';
@@ -65,15 +66,6 @@ function failureMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-/** Runs `work` on every item, at most `limit` at once; `work` must not reject. */
-async function eachBounded<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await work(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
 function badInput(tag: 'missing-element' | 'invalid-value', path: string, message: string): MountErrorEntry {
   return { type: 'protocol', tag, path, message };
 }
@@ -97,37 +89,40 @@ export class BulkNodes {
     const nodes = this.batchNodes(kind, ctx.input);
     const { log } = this.options;
     const started = Date.now();
-    // per node of the batch, in its order: why it failed
-    const failed: Array<{ at: number; result: JsonObject }> = [];
+    let failures = 0;
     let finished = 0;
     let reported = 0;
     const report = () => {
       if (reported === finished) return;
       reported = finished;
-      log.info(`${kind.doing} ${finished}/${nodes.length}${failed.length > 0 ? ` (${failed.length} failed)` : ''}`);
+      log.info(`${kind.doing} ${finished}/${nodes.length}${failures > 0 ? ` (${failures} failed)` : ''}`);
     };
     const step = Math.max(1, Math.ceil(nodes.length / PROGRESS_STEPS));
     const timer = setInterval(report, this.options.progressMs ?? 5000);
     timer.unref();
     log.info(`${kind.doing} ${nodes.length} node(s), at most ${this.options.concurrency} at once`);
+    let outcomes: Array<JsonObject | null | undefined>;
     try {
-      await eachBounded([...nodes.keys()], this.options.concurrency, async (at) => {
-        const node = nodes[at]!;
+      // each node's failure is its result, never a rejection: one node does not stop the others
+      outcomes = await mapBounded(nodes, this.options.concurrency, async (node): Promise<JsonObject | null> => {
+        let failure: JsonObject | null = null;
         try {
           await this.invoke(kind.perNode, node);
         } catch (e) {
-          failed.push({ at, result: { 'node-id': String(node['node-id']), status: 'fail', 'error-message': failureMessage(e) } });
+          failures++;
+          failure = { 'node-id': String(node['node-id']), status: 'fail', 'error-message': failureMessage(e) };
         }
         finished++;
         if (finished % step === 0 && finished < nodes.length) report();
+        return failure;
       });
     } finally {
       clearInterval(timer);
     }
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    const results = failed.sort((a, b) => a.at - b.at).map((f) => f.result);
+    const results = outcomes.filter((o): o is JsonObject => o !== null && o !== undefined);
     log.info(
-      `${kind.done} ${nodes.length - failed.length}/${nodes.length} node(s) in ${seconds} s` +
+      `${kind.done} ${nodes.length - results.length}/${nodes.length} node(s) in ${seconds} s` +
         (results.length > 0 ? `; ${results.length} failed, the first: ${String(results[0]!['error-message'])}` : ''),
     );
     return { output: results.length === 0 ? null : { 'node-results': results } };
