@@ -114,6 +114,38 @@ export function startSimulator(args: readonly string[], readyMs: number): Promis
   });
 }
 
+/** Ports something listens on now (/proc/net/tcp and tcp6, state LISTEN). */
+function listeningPorts(): Set<number> {
+  const ports = new Set<number>();
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text = '';
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      if (cols[3] === '0A') ports.add(Number.parseInt(cols[1]!.split(':')[1]!, 16));
+    }
+  }
+  return ports;
+}
+
+/**
+ * The first port of `count` consecutive ports that nothing listens on, below the ephemeral range (32768),
+ * in steps of 1,000 from 10,000: the machine is shared, and another fleet may be playing on 20,000.
+ */
+export function freePortRange(count: number): number {
+  const busy = listeningPorts();
+  for (let base = 10_000; base + count <= 32_768; base += 1000) {
+    let free = true;
+    for (let p = base; p < base + count && free; p++) free = !busy.has(p);
+    if (free) return base;
+  }
+  throw new Error(`no ${count} free consecutive ports below 32768`);
+}
+
 /** The plugins the fleet's devices need, as a plugins.json in `dir`. */
 function fleetPlugins(dir: string): string {
   const file = path.join(dir, 'plugins.json');

@@ -24,6 +24,7 @@ import { benchClient, type BenchClient } from './http-client';
 import {
   cpuSeconds,
   fleetUnavailable,
+  freePortRange,
   rssAfterGc,
   startProbe,
   startService,
@@ -54,7 +55,6 @@ const UNICONFIG = {
   updateLinesPerCoreMinute: 43077,
   cliLinesPerCoreMinute: 59626,
 };
-const SIM_BASE_PORT = 20000;
 const TRANSACTION_NODES = 1000;
 const STORM_GOAL_S = 30;
 const MB = 2 ** 20;
@@ -118,8 +118,7 @@ export async function benchFleet(): Promise<BenchResult[]> {
 async function benchOneFleet(fleet: Fleet): Promise<BenchResult[]> {
   const size = fleet.netconf + fleet.cli;
   const profileDir = fleet.transactionAndStorm ? process.env.BENCH_FLEET_PROFILE : undefined;
-  const simArgs = ['--netconf', String(fleet.netconf), '--cli', String(fleet.cli), '--base-port', String(SIM_BASE_PORT)];
-  const sim = await startSimulator(simArgs, 60_000 + size * 20);
+  const sim = await startFleetSimulator(fleet);
   let service: ServiceProcess | undefined;
   let http: BenchClient | undefined;
   try {
@@ -127,7 +126,9 @@ async function benchOneFleet(fleet: Fleet): Promise<BenchResult[]> {
     service = await startService(size + 2000, profileDir);
     http = benchClient(service.url, 32);
     const rows = await measureFleet(fleet, sim, service, http).catch((e: unknown) => {
-      console.error(`bench: fleet: the service's last log lines:\n${service?.logTail()}`);
+      const proc = service!.proc;
+      const state = proc.exitCode !== null || proc.signalCode !== null ? `exited (${proc.exitCode ?? proc.signalCode})` : 'running';
+      console.error(`bench: fleet: the service (${state}); its last log lines:\n${service!.logTail()}`);
       throw e;
     });
     if (profileDir !== undefined) console.log(`bench: fleet: the service's CPU profile is written to ${profileDir} as it stops`);
@@ -139,6 +140,23 @@ async function benchOneFleet(fleet: Fleet): Promise<BenchResult[]> {
       fs.rmSync(service.dir, { recursive: true, force: true });
     }
     await sim.stop();
+  }
+}
+
+/**
+ * rosetta-sim on a free port range; tried three times, since another process on this shared machine may
+ * take a port between the look and the listen.
+ */
+async function startFleetSimulator(fleet: Fleet): Promise<SimulatorProcess> {
+  const size = fleet.netconf + fleet.cli;
+  for (let attempt = 1; ; attempt++) {
+    const args = ['--netconf', String(fleet.netconf), '--cli', String(fleet.cli), '--base-port', String(freePortRange(size))];
+    try {
+      return await startSimulator(args, 60_000 + size * 20);
+    } catch (e) {
+      if (attempt === 3 || /was not ready within/.test((e as Error).message)) throw e;
+      console.error(`bench: fleet: ${(e as Error).message}; trying other ports`);
+    }
   }
 }
 
