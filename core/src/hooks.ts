@@ -264,6 +264,22 @@ export interface DeviceConnectContext {
   readonly device: DeviceInfo;
   /** The protocol container's members with module prefixes removed (`host`, `port`, `username`, ...). */
   readonly settings: Readonly<Record<string, JsonValue>>;
+  /**
+   * The service's pacing of connection attempts, for the reconnects the connection starts itself after a
+   * lost session (the connect this context asks for is paced by its caller already: take no slot in it).
+   * Absent when a plugin is driven without the service (its own tests): attempts then run at once.
+   */
+  readonly pacing?: ConnectPacing;
+}
+
+/**
+ * Connection attempts across the service, bounded (mount/connect-pacing.ts, `fleet.connectConcurrency`
+ * in the service configuration) so that thousands of devices coming back at once do not hand the event
+ * loop thousands of SSH handshakes in the same second.
+ */
+export interface ConnectPacing {
+  /** Runs one attempt (connect, log in, hello) once a slot is free, first come first served. Never nest. */
+  attempt<T>(open: () => Promise<T>): Promise<T>;
 }
 
 export type ContentFilter = 'config' | 'nonconfig' | 'all';

@@ -45,3 +45,5 @@ export { parseXmlElement, child, childrenNamed, standaloneText, innerText, type 
 export { escapeXmlText, escapeXmlAttribute } from './data/xml-escape';
 // a temporary file name unique to this process and call, for a plugin that writes beside its own files as the datastores do
 export { temporarySuffix } from './datastore/data-directory';
+// random spread of reconnect waits and keepalives, the one policy the core and southbounds share
+export { jitter } from './mount/connect-pacing';

@@ -9,6 +9,7 @@ export type {
   ContentFilter,
   DatastoreName,
   DeviceConnectContext,
+  ConnectPacing,
   DeviceConnection,
   DeviceDataCodec,
   DeviceDataReader,
@@ -72,6 +73,9 @@ export { parseJsonBody, JsonBodyError } from '@rosetta/core';
 // A file or folder written aside and renamed into place takes its temporary name from the core's one helper,
 // unique per process and call, so concurrent writers of the same target never share one.
 export { temporarySuffix } from '@rosetta/core';
+// Reconnect waits and keepalives spread at random (first attempts over a window, back-off over its upper
+// half) as the core spreads its own, so devices that fail together do not retry together.
+export { jitter } from '@rosetta/core';
 export { definePlugin, defineSettings, type PluginSpec, type SettingField, type SettingsOf } from './plugin';
 export { defineSouthbound, registerSouthbound, undoReportRollback, UNKNOWN_ROLLBACK, type UndoReport } from './southbound';
 export {

@@ -23,6 +23,7 @@ import type { DeviceConnection, DeviceInfo, JsonObject, OperationResult, Rosetta
 import type { PluginScope } from '../plugins/generation';
 import { findDataChild, type SchemaContext } from '../yang/schema';
 import { deviceCodec } from './codec';
+import { ConnectGate, jitter } from './connect-pacing';
 import { DeviceSchemaCache, type SchemaSourceText } from './device-schema';
 import { badSetting, connectFailure, noConnection, nodeExists, nodeMissing, notServed } from './errors';
 import { SecretBox } from '../datastore/secrets';
@@ -63,8 +64,13 @@ export interface MountOptions {
    * join the schema of every device whose models are translation units, beside its units' models.
    */
   readonly southboundYangDirs?: () => readonly string[];
-  /** First wait between reconnection attempts of a restored node (ms, default 2000; grows 1.5x to a minute). */
+  /**
+   * First wait between reconnection attempts of a restored node (ms, default 2000; grows 1.5x to a minute,
+   * each wait drawn from its upper half); restored nodes make their first attempt within this window.
+   */
   readonly retryMs?: number;
+  /** Connection attempts of restored nodes and southbound reconnects in flight at once (default 32; `fleet.connectConcurrency`). */
+  readonly connectConcurrency?: number;
 }
 
 const MAX_RETRY_MS = 60_000;
@@ -81,10 +87,13 @@ export class MountManager {
   private readonly announced = new WeakMap<RosettaHooks, WeakMap<SchemaContext, Set<string>>>();
   private readonly box: SecretBox;
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Bounds the connection attempts of restored nodes, and of the southbounds' own reconnects (connect-pacing.ts). */
+  readonly connects: ConnectGate;
   private closed = false;
 
   constructor(private readonly options: MountOptions) {
     this.box = options.secrets ?? SecretBox.open(options.dataDir);
+    this.connects = new ConnectGate(options.connectConcurrency);
   }
 
   /**
@@ -197,7 +206,10 @@ export class MountManager {
     return { output: null };
   }
 
-  /** Reconnects every node remembered in the Config datastore (in the background; status shows progress). */
+  /**
+   * Reconnects every node remembered in the Config datastore (in the background; status shows progress):
+   * first attempts spread over the retry window and at most `connectConcurrency` of them in flight.
+   */
   restore(): number {
     const config = this.options.datastores.config.current();
     const scope = this.options.scopes.acquire();
@@ -221,26 +233,41 @@ export class MountManager {
       if (s.unreadable.length > 0)
         node.problem = `the stored ${s.unreadable.join(', ')} cannot be opened with this data folder's key; reinstall the node`;
       this.nodes.set(s.nodeId, node);
-      this.reconnect(node, this.options.retryMs ?? 2000);
+      const retry = this.options.retryMs ?? 2000;
+      this.later(jitter(retry, 0), () => this.reconnect(node, retry));
     }
     return stored.length;
   }
 
+  /** One paced attempt to connect a restored node; a failure tries again after `wait`, spread at random. */
   private reconnect(node: MountedNode, wait: number): void {
     if (this.closed || node.removed) return;
-    void this.withScope((scope) => this.connect(scope, node)).then(
-      () => this.options.log.info(`node ${node.nodeId} reconnected`),
-      (e: unknown) => {
-        node.problem = message(e);
-        this.options.log.error(`node ${node.nodeId}: reconnect failed (${node.problem}); next attempt in ${wait} ms`);
-        const timer = setTimeout(() => {
-          this.timers.delete(timer);
-          this.reconnect(node, Math.min(MAX_RETRY_MS, Math.round(wait * 1.5)));
-        }, wait);
-        timer.unref();
-        this.timers.add(timer);
-      },
-    );
+    void this.connects
+      .attempt(() => {
+        // the node may have gone while it waited for a slot
+        if (this.closed || node.removed) return Promise.reject(nodeMissing(node.nodeId, 'was uninstalled while waiting to reconnect'));
+        return this.withScope((scope) => this.connect(scope, node));
+      })
+      .then(
+        () => this.options.log.info(`node ${node.nodeId} reconnected`),
+        (e: unknown) => {
+          if (this.closed || node.removed) return;
+          node.problem = message(e);
+          const next = jitter(wait);
+          this.options.log.error(`node ${node.nodeId}: reconnect failed (${node.problem}); next attempt in ${next} ms`);
+          this.later(next, () => this.reconnect(node, Math.min(MAX_RETRY_MS, Math.round(wait * 1.5))));
+        },
+      );
+  }
+
+  /** Runs `work` after `ms` unless the manager closes first. */
+  private later(ms: number, work: () => void): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      work();
+    }, ms);
+    timer.unref();
+    this.timers.add(timer);
   }
 
   /** Connects `node` through its southbound's plugin and compiles its schema. */
@@ -250,7 +277,7 @@ export class MountManager {
     const info = this.infoOf(scope, node);
     let connection: DeviceConnection | undefined;
     try {
-      connection = await hook.promise({ device: info, settings: node.settings });
+      connection = await hook.promise({ device: info, settings: node.settings, pacing: this.connects });
     } catch (e) {
       throw connectFailure(node.nodeId, e);
     }

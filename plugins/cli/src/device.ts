@@ -4,13 +4,17 @@
  * at install (up to max-connection-attempts), reconnects with back-off after a drop (up to
  * max-reconnection-attempts, status `connecting` meanwhile, `unable-to-connect` when it gives up), tries
  * once more on demand when a request arrives while disconnected, and sends a keepalive when idle.
+ * Reconnects are paced as the service paces every connect (docs/operations.md#reconnects): the first
+ * attempt after a loss comes at a random moment within the first back-off, each wait is spread over its
+ * upper half, each attempt takes one of the service's connect slots, and the idle time before a keepalive
+ * is drawn anew each time, so sessions opened together do not keepalive together.
  * A device that answers but says it cannot serve (a command's output matched the serving units' unusable
  * patterns: FRR's vtysh without its daemons) is treated like a lost session: the request fails with 502,
  * the session is closed and reconnected with back-off, and the status says why meanwhile.
  * The password and secret live only in the settings it holds; nothing it prints or returns shows them.
  */
 import { inspect } from 'node:util';
-import { HostKeyTrust, type DeviceConnection, type PluginLogger } from '@rosetta/sdk';
+import { HostKeyTrust, jitter, type ConnectPacing, type DeviceConnection, type PluginLogger } from '@rosetta/sdk';
 import { CliConnectionError, CliDeviceUnusableError } from './errors';
 import { CliSession } from './session';
 import type { CliNodeSettings } from './settings';
@@ -29,6 +33,9 @@ export interface Backoff {
 }
 
 export const DEFAULT_BACKOFF: Backoff = { initialMs: 250, factor: 2, maxMs: 30_000 };
+
+/** Without the service (the plugin's own tests), attempts run at once. */
+const UNPACED: ConnectPacing = { attempt: (open) => open() };
 
 export class CliDevice implements DeviceConnection {
   readonly [CLI_DEVICE] = true;
@@ -58,6 +65,7 @@ export class CliDevice implements DeviceConnection {
     private readonly log: PluginLogger,
     private readonly backoff: Backoff,
     unusablePatterns: readonly RegExp[],
+    private readonly pacing: ConnectPacing,
   ) {
     this.unusablePatterns = unusablePatterns;
     this.hostKeyTrust = new HostKeyTrust(settings.hostKey, settings.hostKeyVerification);
@@ -73,8 +81,9 @@ export class CliDevice implements DeviceConnection {
     log: PluginLogger,
     backoff: Backoff = DEFAULT_BACKOFF,
     unusablePatterns: readonly RegExp[] = [],
+    pacing: ConnectPacing = UNPACED,
   ): Promise<CliDevice> {
-    const device = new CliDevice(nodeId, settings, log, backoff, unusablePatterns);
+    const device = new CliDevice(nodeId, settings, log, backoff, unusablePatterns, pacing);
     let wait = backoff.initialMs;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -88,8 +97,9 @@ export class CliDevice implements DeviceConnection {
           await device.close();
           throw e;
         }
-        log.warn(`${nodeId}: connection attempt ${attempt} failed (${(e as Error).message}); next in ${wait} ms`);
-        await new Promise((r) => setTimeout(r, wait));
+        const next = jitter(wait);
+        log.warn(`${nodeId}: connection attempt ${attempt} failed (${(e as Error).message}); next in ${next} ms`);
+        await new Promise((r) => setTimeout(r, next));
         wait = Math.min(backoff.maxMs, Math.round(wait * backoff.factor));
       }
     }
@@ -217,7 +227,7 @@ export class CliDevice implements DeviceConnection {
     session.close();
   }
 
-  /** The session ended without close(): reconnect in the background with back-off. */
+  /** The session ended without close(): reconnect in the background with back-off, paced (see the top of this file). */
   private lost(session: CliSession, reason: string): void {
     if (this.closing || session !== this.session) return;
     this.session = undefined;
@@ -230,29 +240,33 @@ export class CliDevice implements DeviceConnection {
     const retry = () => {
       if (this.closing || this.session?.isOpen) return;
       attempt++;
-      this.connectNow().then(
-        () => this.log.info(`${this.nodeId}: reconnected after ${attempt} attempt(s)`),
-        (e: unknown) => {
-          if (this.session?.isOpen || this.closing) return;
-          this.problem = `reconnection attempt ${attempt} failed: ${(e as Error).message}`;
-          const max = this.settings.maxReconnectionAttempts;
-          if (max !== 0 && attempt >= max) {
-            this.state = 'unable-to-connect';
-            this.log.error(`${this.nodeId}: giving up after ${attempt} reconnection attempt(s): ${(e as Error).message}`);
-            return;
-          }
-          this.reconnectTimer = setTimeout(retry, wait);
-          wait = Math.min(this.backoff.maxMs, Math.round(wait * this.backoff.factor));
-        },
-      );
+      this.pacing
+        .attempt<unknown>(() => (this.closing || this.session?.isOpen ? Promise.resolve() : this.connectNow()))
+        .then(
+          () => {
+            if (!this.closing) this.log.info(`${this.nodeId}: reconnected after ${attempt} attempt(s)`);
+          },
+          (e: unknown) => {
+            if (this.session?.isOpen || this.closing) return;
+            this.problem = `reconnection attempt ${attempt} failed: ${(e as Error).message}`;
+            const max = this.settings.maxReconnectionAttempts;
+            if (max !== 0 && attempt >= max) {
+              this.state = 'unable-to-connect';
+              this.log.error(`${this.nodeId}: giving up after ${attempt} reconnection attempt(s): ${(e as Error).message}`);
+              return;
+            }
+            this.reconnectTimer = setTimeout(retry, jitter(wait));
+            wait = Math.min(this.backoff.maxMs, Math.round(wait * this.backoff.factor));
+          },
+        );
     };
-    this.reconnectTimer = setTimeout(retry, 0);
+    this.reconnectTimer = setTimeout(retry, jitter(wait, 0));
   }
 
   /** (Re)starts the idle timer; when it fires with nothing queued, an empty command goes through the queue. */
   private armKeepalive(): void {
     clearTimeout(this.keepaliveTimer);
-    const delay = this.settings.keepaliveDelay * 1000;
+    const delay = jitter(this.settings.keepaliveDelay * 1000, 0.8);
     if (delay <= 0 || this.closing || !this.session?.isOpen) return;
     this.keepaliveTimer = setTimeout(() => {
       if (this.queued > 0 || !this.session?.isOpen) return;

@@ -2,15 +2,19 @@
  * One installed NETCONF device: the DeviceConnection the plugin hands the core. It owns the current
  * session and replaces it when it ends: reconnect with back-off (between-attempts-timeout growing 1.5x,
  * up to max-reconnection-attempts), status `connecting` meanwhile and `unable-to-connect` when it gives
- * up. Schemas are discovered once, at install; writes are serialized per device (one lock holder at a
+ * up. Reconnects are paced as the service paces every connect (docs/operations.md#reconnects): the first
+ * attempt after a loss comes at a random moment within between-attempts-timeout, each wait is spread over
+ * its upper half, and each attempt takes one of the service's connect slots. Schemas are discovered once, at install; writes are serialized per device (one lock holder at a
  * time); notifications are logged per node and the last ones kept for the event streams.
  */
 import {
   CAP_NOTIFICATION,
   HostKeyTrust,
+  jitter,
   MAX_XML_DEPTH,
   XmlToken,
   XmlTokenizer,
+  type ConnectPacing,
   type DeviceConnection,
   type PluginLogger,
   type XmlElement,
@@ -34,7 +38,12 @@ export type ConnectionStatus = 'connecting' | 'connected' | 'unable-to-connect';
 export interface DeviceOptions {
   /** Log every RPC sent (first 2000 characters). */
   readonly logRpcs?: boolean;
+  /** The service's bound on connection attempts, taken by reconnects after a lost session. */
+  readonly pacing?: ConnectPacing;
 }
+
+/** Without the service (the plugin's own tests), attempts run at once. */
+const UNPACED: ConnectPacing = { attempt: (open) => open() };
 
 const TRACED_CHARS = 2000;
 /** Elements whose content the trace masks (any prefix, any case). */
@@ -131,8 +140,9 @@ export class NetconfDevice implements DeviceConnection {
       } catch (e) {
         // a refused host key is not retried: another attempt meets the same key
         if ((attempts !== 0 && attempt >= attempts) || (e instanceof NetconfSessionError && e.failure === 'host-key')) throw e;
-        log.warn(`${nodeId}: connection attempt ${attempt} failed (${e instanceof Error ? e.message : String(e)}); next in ${wait} ms`);
-        await new Promise((r) => setTimeout(r, wait));
+        const next = jitter(wait);
+        log.warn(`${nodeId}: connection attempt ${attempt} failed (${e instanceof Error ? e.message : String(e)}); next in ${next} ms`);
+        await new Promise((r) => setTimeout(r, next));
         wait = Math.min(MAX_BACKOFF_MS, Math.round(wait * 1.5));
       }
     }
@@ -203,6 +213,11 @@ export class NetconfDevice implements DeviceConnection {
       if (hostKey.presented !== undefined) this.hostKey = hostKey.presented;
     });
     this.hostKeyTrust.loggedIn(hostKey);
+    if (this.closing) {
+      // uninstalled while this attempt was logging in: the session has no one to serve
+      await session.close();
+      return;
+    }
     this.session = session;
     this.state = 'connected';
     this.connects++;
@@ -221,7 +236,7 @@ export class NetconfDevice implements DeviceConnection {
     this.log.info(`${this.nodeId}: notification ${event} at ${eventTime}`);
   }
 
-  /** The session ended without close(): reconnect with back-off. */
+  /** The session ended without close(): reconnect with back-off, paced (see the top of this file). */
   private lost(session: NetconfSession, reason: NetconfSessionError | undefined): void {
     if (this.closing || session !== this.session) return;
     this.session = undefined;
@@ -232,26 +247,29 @@ export class NetconfDevice implements DeviceConnection {
     const retry = () => {
       if (this.closing) return;
       attempt++;
-      this.openSession().then(
-        async () => {
-          this.log.info(`${this.nodeId}: reconnected after ${attempt} attempt(s)`);
-          if (this.session) await this.recheckModules(this.session);
-        },
-        (e: unknown) => {
-          const max = this.settings.maxReconnectionAttempts;
-          if (max !== 0 && attempt >= max) {
-            this.state = 'unable-to-connect';
-            this.log.error(
-              `${this.nodeId}: giving up after ${attempt} reconnection attempts: ${e instanceof Error ? e.message : String(e)}`,
-            );
-            return;
-          }
-          this.reconnectTimer = setTimeout(retry, wait);
-          wait = Math.min(MAX_BACKOFF_MS, Math.round(wait * 1.5));
-        },
-      );
+      (this.options.pacing ?? UNPACED)
+        .attempt(() => (this.closing ? Promise.resolve() : this.openSession()))
+        .then(
+          async () => {
+            if (this.closing) return;
+            this.log.info(`${this.nodeId}: reconnected after ${attempt} attempt(s)`);
+            if (this.session) await this.recheckModules(this.session);
+          },
+          (e: unknown) => {
+            const max = this.settings.maxReconnectionAttempts;
+            if (max !== 0 && attempt >= max) {
+              this.state = 'unable-to-connect';
+              this.log.error(
+                `${this.nodeId}: giving up after ${attempt} reconnection attempts: ${e instanceof Error ? e.message : String(e)}`,
+              );
+              return;
+            }
+            this.reconnectTimer = setTimeout(retry, jitter(wait));
+            wait = Math.min(MAX_BACKOFF_MS, Math.round(wait * 1.5));
+          },
+        );
     };
-    this.reconnectTimer = setTimeout(retry, 0);
+    this.reconnectTimer = setTimeout(retry, jitter(wait, 0));
   }
 
   /** The open session, or a NetconfSessionError saying why there is none. */

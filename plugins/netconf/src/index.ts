@@ -98,7 +98,10 @@ export default definePlugin<Settings>({
       if (!checked.ok) throw new NodeSettingsError('netconf', ctx.device.nodeId, checked.problems);
       const cache = checked.value.schemaCacheDirectory ? path.resolve(checked.value.schemaCacheDirectory) : defaultCache;
       // the core owns the connection from here: it survives a swap of this plugin's version
-      return NetconfDevice.install(ctx.device.nodeId, checked.value, cache, api.log, { logRpcs });
+      return NetconfDevice.install(ctx.device.nodeId, checked.value, cache, api.log, {
+        logRpcs,
+        ...(ctx.pacing !== undefined ? { pacing: ctx.pacing } : {}),
+      });
     });
 
     api.hooks.device.read.for('netconf').tapPromise('netconf', async (ctx) => {

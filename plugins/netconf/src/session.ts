@@ -20,6 +20,7 @@ import {
   FrameReader,
   frameMessage,
   helloMessage,
+  jitter,
   NETCONF_NS,
   NOTIFICATION_NS,
   parseHello,
@@ -49,7 +50,7 @@ export interface SessionOptions {
   readonly connectTimeoutMs: number;
   /** Each request fails if no reply comes within this (ms). */
   readonly requestTimeoutMs: number;
-  /** After this long without traffic (ms) a keepalive RPC is sent; 0 disables. */
+  /** After about this long without traffic (ms, each session its own share of it) a keepalive RPC is sent; 0 disables. */
   readonly keepaliveMs: number;
   /** Called with each `<notification>` received. */
   readonly onNotification?: (notification: XmlElement, text: string) => void;
@@ -441,8 +442,13 @@ export class NetconfSession {
     return `${this.options.host}:${this.options.port}`;
   }
 
+  /**
+   * Each session takes its own idle period, drawn from the top fifth of `keepaliveMs`: sessions opened
+   * together (a bulk install, a reconnect storm) then drift apart instead of sending thousands of
+   * keepalives in the same tick, every period.
+   */
   private armKeepalive(): void {
-    const every = this.options.keepaliveMs;
+    const every = jitter(this.options.keepaliveMs, 0.8);
     if (every <= 0) return;
     const tick = () => {
       if (this.ended !== null) return;

@@ -4,7 +4,7 @@
  * chunk, wrong password): each a clear error, never a crash or a hang.
  */
 import test from 'ava';
-import { FIRST_REPLY_NUDGE_MS } from '@rosetta/sdk';
+import { FIRST_REPLY_NUDGE_MS, type ConnectPacing } from '@rosetta/sdk';
 import { EditFault, openRawNetconf, startNetconfSimulator, type NetconfDeviceDefinition } from '@rosetta/sdk/testing';
 import {
   discoverSchemas,
@@ -275,4 +275,40 @@ test('device: reconnects with back-off after the device drops the session', asyn
   t.is(dev.status(), 'connected');
   t.truthy(await dev.current().rpc('<get/>'));
   t.true(logs.some((l) => /session lost/.test(l)));
+});
+
+test('device: a reconnect after a lost session takes a slot of the service pacing, and only the reconnect does', async (t) => {
+  const sim = await startNetconfSimulator(device());
+  t.teardown(() => sim.close());
+  const settings = readNodeSettings({
+    host: '127.0.0.1',
+    port: sim.port,
+    username: 'admin',
+    password: 'secret',
+    'between-attempts-timeout': 50,
+  });
+  if (!settings.ok) return t.fail(settings.problems.join());
+  let attempts = 0;
+  let inSlot = false;
+  const pacing: ConnectPacing = {
+    async attempt(open) {
+      attempts++;
+      inSlot = true;
+      try {
+        return await open();
+      } finally {
+        inSlot = false;
+      }
+    },
+  };
+  const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+  const dev = await NetconfDevice.install('sim1', settings.value, undefined, quiet, { pacing });
+  t.teardown(() => dev.close());
+  t.is(attempts, 0, 'the install is paced by its caller, not by the device');
+  sim.dropSessions();
+  const until = Date.now() + 3000;
+  while (Date.now() < until && (dev.connects < 2 || dev.status() !== 'connected')) await new Promise((r) => setTimeout(r, 20));
+  t.is(dev.status(), 'connected');
+  t.is(attempts, 1);
+  t.false(inSlot, 'the slot is given back once the session is open');
 });
