@@ -10,10 +10,12 @@ import { spawn, execFileSync, type ChildProcessWithoutNullStreams } from 'node:c
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Client } from 'ssh2';
+import { hostKeyFingerprint } from '@rosetta/sdk';
 import {
   fleetDeviceJson,
   fleetDeviceXml,
   openRawNetconf,
+  simulatorHostKeyFingerprint,
   startFleet,
   type Fleet,
   type FleetDevice,
@@ -35,6 +37,26 @@ test.after.always(async () => {
 
 const device = (id: string): FleetDevice => fleet.devices.find((d) => d.id === id)!;
 const open = (d: FleetDevice, timeoutMs = 10_000): Promise<RawNetconfSession> => openRawNetconf({ ...d, timeoutMs });
+
+/** The SHA256 fingerprint of the host key a device presents to a client. */
+function presentedFingerprint(d: FleetDevice): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const client = new Client();
+    client
+      .once('error', reject)
+      .once('ready', () => client.end())
+      .connect({
+        host: d.host,
+        port: d.port,
+        username: d.username,
+        password: d.password,
+        hostVerifier: (key: Buffer) => {
+          resolve(hostKeyFingerprint(key));
+          return true;
+        },
+      });
+  });
+}
 
 /** Runs one exec command on a CLI device and resolves with its output. */
 function exec(d: FleetDevice, command: string): Promise<string> {
@@ -79,6 +101,8 @@ test.serial('every device has its own id, port and configuration', async (t) => 
   t.regex(cli, /hostname cli-00003/);
   t.regex(cli, /description link 0 of cli device 3/);
   t.is(fleet.running('cli-00003'), cli.replace(/\n$/, ''));
+  t.is(fleet.hostKeyFingerprint, simulatorHostKeyFingerprint());
+  t.is(await presentedFingerprint(device('cli-00003')), fleet.hostKeyFingerprint);
 });
 
 test.serial('an edit on one device changes that device only', async (t) => {
@@ -209,12 +233,16 @@ test.serial('rosetta-sim spreads a fleet over workers, answers commands and exit
   t.deepEqual(Object.keys(ready.devices[0]).sort(), ['host', 'id', 'kind', 'password', 'port', 'username']);
   const workers = sim.workers();
   t.is(workers.length, 3);
+  // every worker presents the one host key the ready line names
+  for (const id of ['nc-00001', 'nc-00004', 'cli-00002'])
+    t.is(await presentedFingerprint(ready.devices.find((d: FleetDevice) => d.id === id)), ready.hostKeyFingerprint);
 
   const nc = ready.devices.find((d: FleetDevice) => d.id === 'nc-00005');
   const session = await openRawNetconf({ ...nc, timeoutMs: 10_000 });
   t.regex(await session.rpc(GET_CONFIG), /<hostname>nc-00005<\/hostname>/);
   const stats = await sim.command({ cmd: 'stats', id: 1 });
   t.like(stats, { id: 1, ok: true, devices: 8, netconf: 6, cli: 2, sessions: 1, processes: 3 });
+  t.true(stats.cpuSeconds > 0 && stats.rssBytes > 0);
   t.like(await sim.command({ cmd: 'drop', ids: ['nc-00005', 'cli-00002'] }), { ok: true, devices: 2 });
   await t.throwsAsync(session.rpc(GET_CONFIG));
   t.like(await sim.command({ cmd: 'stats' }), { dropped: 2, sessions: 0 });

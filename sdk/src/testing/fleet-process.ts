@@ -11,7 +11,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { fleetShared, fleetSpecs, type FleetDevice, type FleetDeviceSpec } from './fleet';
+import { cpuSeconds, fleetShared, fleetSpecs, type FleetDevice, type FleetDeviceSpec } from './fleet';
 import { FLEET_COMMANDS, type FleetAnswer, type FleetCommand, type FromWorker, type ToWorker } from './fleet-worker';
 import { simulatorHostKey, simulatorHostKeyFingerprint } from './simulator';
 
@@ -29,7 +29,7 @@ JSON line:
   {"cmd":"resume"}                     end a drop or a stall
   {"cmd":"restart"}                    close sessions and listeners, listen again (a reboot)
   {"cmd":"running","ids":["cli-00001"]} running configuration of each device
-  {"cmd":"stats"}                      devices, sessions, dropped, stalled, rssBytes, processes
+  {"cmd":"stats"}                      devices, sessions, dropped, stalled, rssBytes, cpuSeconds, processes
 "ids" is optional (all devices); an "id" member is echoed in the answer. Close stdin to stop.
 
 Options:
@@ -212,6 +212,7 @@ function merge(cmd: FleetCommand, answers: readonly FleetAnswer[], processes: nu
   if (cmd === 'stats') {
     sum['processes'] = processes;
     sum['rssBytes'] = ((sum['rssBytes'] as number | undefined) ?? 0) + process.memoryUsage.rss();
+    sum['cpuSeconds'] = ((sum['cpuSeconds'] as number | undefined) ?? 0) + cpuSeconds();
   }
   return sum;
 }

@@ -10,7 +10,8 @@
  * one process's file descriptors allow are rosetta-sim's business (fleet-process.ts), not this file's.
  */
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
-import { Server, type Connection } from 'ssh2';
+import { Server, utils, type Connection } from 'ssh2';
+import { hostKeyFingerprint } from '../ssh-host-key';
 import { fleetCliConfig, fleetDeviceXml, FLEET_YANG } from './fleet-config';
 import { frrDevice } from './frr-device';
 import { netconfDevice, type NetconfDeviceBehaviour } from './netconf-simulator';
@@ -51,10 +52,14 @@ export interface FleetStats {
   readonly stalled: number;
   /** Resident memory of the process(es) playing the fleet. */
   readonly rssBytes: number;
+  /** CPU time the process(es) playing the fleet have used (user and system), so a benchmark can tell it from the service's. */
+  readonly cpuSeconds: number;
 }
 
 export interface Fleet {
   readonly devices: readonly FleetDevice[];
+  /** The SHA256 fingerprint of the host key every device presents, as install-node's `host-key` pins it. */
+  readonly hostKeyFingerprint: string;
   /** Closes the devices' sessions and refuses new ones (connections are reset) until resume or restart. */
   drop(ids?: readonly string[]): Promise<void>;
   /** Keeps connections open but stops answering, new connections too (a hung device, or one that hangs at login). */
@@ -131,6 +136,18 @@ export function startFleet(options: FleetOptions = {}): Promise<Fleet> {
 }
 
 let fleetModel: SimulatorModel | undefined;
+
+/** This process's CPU time so far, in seconds. */
+export function cpuSeconds(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+}
+
+function hostKeyFingerprintOf(pem: string): string {
+  const key = utils.parseKey(pem);
+  if (key instanceof Error) throw key;
+  return hostKeyFingerprint(key.getPublicSSH());
+}
 
 // ssh2 pings each client every 15 s by default and ends a connection that misses three: a stalled device
 // must keep its connections however long it stalls, and sshd does not ping either (ClientAliveInterval 0)
@@ -284,6 +301,7 @@ export async function startFleetDevices(specs: readonly FleetDeviceSpec[], share
 
   return {
     devices,
+    hostKeyFingerprint: hostKeyFingerprintOf(shared.hostKey ?? simulatorHostKey()),
     async drop(ids) {
       for (const d of select(ids)) {
         d.state = 'dropped';
@@ -338,6 +356,7 @@ export async function startFleetDevices(specs: readonly FleetDeviceSpec[], share
         dropped,
         stalled,
         rssBytes: process.memoryUsage.rss(),
+        cpuSeconds: cpuSeconds(),
       };
     },
     async close() {
