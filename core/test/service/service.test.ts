@@ -16,6 +16,8 @@ test('config: defaults, and each bad field is named', (t) => {
   t.is(c.keyDelimiter, '%22');
   t.is(c.bodyLimit, 64 * 1024 * 1024);
   t.is(resolveConfig({ keyDelimiter: null }, '/b').keyDelimiter, null);
+  t.is(c.fleet.installConcurrency, 32);
+  t.is(resolveConfig({ fleet: { installConcurrency: 8 } }, '/b').fleet.installConcurrency, 8);
   const bad: Array<[unknown, string]> = [
     [{ port: 70000 }, 'port'],
     [{ port: 'x' }, 'port'],
@@ -28,6 +30,10 @@ test('config: defaults, and each bad field is named', (t) => {
     [{ tls: { bogus: 1 } }, 'tls.bogus'],
     [{ schemaFilters: { x: true } }, 'schemaFilters.x'],
     [{ defaultContent: 'nonconfig' }, 'defaultContent'],
+    [{ fleet: 4 }, 'fleet'],
+    [{ fleet: { installConcurency: 4 } }, 'fleet.installConcurency'],
+    [{ fleet: { installConcurrency: 0 } }, 'fleet.installConcurrency'],
+    [{ fleet: { installConcurrency: 2.5 } }, 'fleet.installConcurrency'],
     [[], '(root)'],
   ];
   for (const [raw, field] of bad) {
