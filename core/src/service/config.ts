@@ -11,7 +11,8 @@
  * - `secretsKeyFile`: the file's setting wins over ROSETTA_SECRETS_KEY_FILE, so what the file says is what
  *   runs; the variable serves deployments that keep the key out of the file's reach (a mounted secret).
  * - `fleet` bounds the work done on many devices at once: `installConcurrency` (default 32) is how many
- *   nodes a bulk install or uninstall (mount/bulk.ts) works on at the same time.
+ *   nodes a bulk install or uninstall (mount/bulk.ts) works on at the same time; `connectConcurrency`
+ *   (default 32) how many reconnection attempts run at once across the service (mount/connect-pacing.ts).
  * - `tls` and `auth` are checked for shape here (auth in auth-config.ts) so a mistake names its field
  *   even when the plugin that reads it is off; `tls` store paths are resolved like every path. What
  *   needs the plugin's knowledge (stores, passwords, cipher suites) the TLS plugin checks at start-up.
@@ -19,6 +20,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { KEY_FILE } from '../datastore/secrets';
+import { DEFAULT_CONNECT_CONCURRENCY } from '../mount/connect-pacing';
 import type { JsonValue } from '../hooks';
 import { checkAuthConfig } from './auth-config';
 import { ConfigError } from './config-error';
@@ -57,6 +59,8 @@ export interface ServiceConfig {
 export interface FleetConfig {
   /** Nodes a bulk install or uninstall works on at once. */
   readonly installConcurrency: number;
+  /** Reconnection attempts (restored nodes, sessions lost) in flight at once across the service. */
+  readonly connectConcurrency: number;
 }
 
 export const DEFAULT_PORT = 8181;
@@ -118,6 +122,7 @@ function checkCallbacks(raw: unknown): Record<string, JsonValue> {
 
 const FLEET_FIELDS: Record<keyof FleetConfig, { min: number; max: number; default: number }> = {
   installConcurrency: { min: 1, max: 4096, default: 32 },
+  connectConcurrency: { min: 1, max: 4096, default: DEFAULT_CONNECT_CONCURRENCY },
 };
 
 function checkFleet(raw: unknown): FleetConfig {

@@ -132,6 +132,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       secrets,
       importDirs: [OWN_YANG_DIR],
       log,
+      connectConcurrency: config.fleet.connectConcurrency,
       ...(southboundYangDirs ? { southboundYangDirs } : {}),
     });
   } catch (e) {
