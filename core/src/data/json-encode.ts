@@ -21,14 +21,14 @@ export interface EncodeJsonOptions {
   readonly indent?: number;
 }
 
-type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
-type JsonObject = { [k: string]: Json };
+export type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
+export type JsonObject = { [k: string]: Json };
 
 /** `module:name` per schema node, built once. */
 const qualifiedNames = new WeakMap<object, string>();
 
 /** The member name of a node under a parent of `parentModule`: bare in the same module (no lookup), else qualified. */
-function memberName(schema: DataNode['schema'], parentModule: string | undefined): string {
+export function memberName(schema: DataNode['schema'], parentModule: string | undefined): string {
   if (schema.module.name === parentModule) return schema.name;
   let qualified = qualifiedNames.get(schema);
   if (qualified === undefined) {
@@ -58,7 +58,7 @@ function scalar(v: LeafValue): Json {
   }
 }
 
-class JsonMapper {
+export class JsonMapper {
   constructor(private readonly withAttributes: boolean) {}
 
   attributes(attrs: Attributes, owner: string): JsonObject {

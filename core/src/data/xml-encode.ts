@@ -170,7 +170,7 @@ function sameShape(shape: EntryShape, children: readonly DataNode[]): boolean {
  * cache already hold, so writing allocates little; growing one string with `+=` instead made a rope
  * of millions of cons cells that every garbage collection had to copy (~70% of the time).
  */
-class XmlWriter {
+export class XmlWriter {
   /**
    * Pieces not yet joined; every few thousand they are joined into one chunk (cheaper than one huge
    * join). The array is reused by position (`count`) and never truncated to empty: V8 drops the storage
@@ -275,6 +275,13 @@ class XmlWriter {
     return this.chunks.join('');
   }
 
+  /** The text written since the last `take` (a piece of a document written in pieces, encode-stream.ts). */
+  take(): string {
+    const text = this.text();
+    this.chunks.length = 0;
+    return text;
+  }
+
   node(node: DataNode, parentModule: string | undefined): void {
     switch (node.kind) {
       case 'leaf':
@@ -314,7 +321,7 @@ class XmlWriter {
    */
   entry(entry: ListEntryNode, parentModule: string | undefined): void {
     const tags = tagsOf(entry.schema);
-    let children = entry.children;
+    let children: readonly DataNode[] = entry.children;
     const shape = tags.shape;
     if (shape !== undefined && (entry.attributes === undefined || !this.withAttributes) && sameShape(shape, children)) {
       const module = tags.module;
@@ -326,17 +333,24 @@ class XmlWriter {
       this.constant(tags.close);
       return;
     }
-    const keys = entry.schema.keys;
-    let keysFirst = true;
-    for (let i = 0; i < keys.length; i++) if (children[i]?.schema !== keys[i]) keysFirst = false;
-    if (!keysFirst) {
-      const keyNodes = keys.map((k) => children.find((c) => c.schema === k)).filter((c): c is DataNode => c !== undefined);
-      children = [...keyNodes, ...children.filter((c) => !keyNodes.includes(c))];
-    }
+    children = this.entryChildren(entry);
     if (children.length > 0 && children.every((c) => c.kind === 'leaf')) {
       tags.shape = { schemas: children.map((c) => c.schema), tags: children.map((c) => tagsOf(c.schema)) };
     }
     this.inner(entry.schema, parentModule, children, entry.attributes);
+  }
+
+  /** The children of a list entry in the order they are written: keys first. */
+  entryChildren(entry: ListEntryNode): readonly DataNode[] {
+    const keys = entry.schema.keys;
+    const children = entry.children;
+    for (let i = 0; i < keys.length; i++) {
+      if (children[i]?.schema !== keys[i]) {
+        const keyNodes = keys.map((k) => children.find((c) => c.schema === k)).filter((c): c is DataNode => c !== undefined);
+        return [...keyNodes, ...children.filter((c) => !keyNodes.includes(c))];
+      }
+    }
+    return children;
   }
 
   private inner(
@@ -345,26 +359,38 @@ class XmlWriter {
     children: readonly DataNode[],
     attrs: Attributes | undefined,
   ): void {
+    if (!this.openInner(schema, parentModule, children.length > 0, attrs)) return;
+    this.nodes(children, tagsOf(schema).module);
+    this.constant(tagsOf(schema).close);
+  }
+
+  /**
+   * The start tag of a container or list entry (with its attributes); false when it has no children,
+   * and the element is then already closed (`/>`). Its children and end tag (`closeInner`) follow.
+   */
+  openInner(schema: DataNode['schema'], parentModule: string | undefined, hasChildren: boolean, attrs: Attributes | undefined): boolean {
     const tags = tagsOf(schema);
-    const module = tags.module;
-    const sameModule = module === parentModule;
-    if ((attrs === undefined || !this.withAttributes) && children.length > 0) {
+    const sameModule = tags.module === parentModule;
+    if ((attrs === undefined || !this.withAttributes) && hasChildren) {
       this.constant(sameModule ? tags.start : tags.startNs);
-    } else {
-      this.constant(sameModule ? tags.open : tags.openNs);
-      if (attrs !== undefined && this.withAttributes) {
-        const decl = new Declarations(this.ctx);
-        const written = this.attributes(attrs, decl);
-        this.put(decl.write() + written);
-      }
-      if (children.length === 0) {
-        this.constant('/>');
-        return;
-      }
-      this.constant('>');
+      return true;
     }
-    this.nodes(children, module);
-    this.constant(tags.close);
+    this.constant(sameModule ? tags.open : tags.openNs);
+    if (attrs !== undefined && this.withAttributes) {
+      const decl = new Declarations(this.ctx);
+      const written = this.attributes(attrs, decl);
+      this.put(decl.write() + written);
+    }
+    if (!hasChildren) {
+      this.constant('/>');
+      return false;
+    }
+    this.constant('>');
+    return true;
+  }
+
+  closeInner(schema: DataNode['schema']): void {
+    this.constant(tagsOf(schema).close);
   }
 
   private leaf(

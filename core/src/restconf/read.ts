@@ -2,11 +2,14 @@
  * GET and HEAD on a data resource, in whichever datastore view it lives: reads the target from the
  * view (the Config datastore, the Operational one, or both merged, as `content` says; default from
  * the configuration), runs the read hooks, answers 404 `data-missing` when it holds nothing, applies
- * the read query parameters and writes the result.
+ * the read query parameters and writes the result: a large one (a list of more than a few hundred
+ * entries) in pieces as it is encoded, so that a listing of thousands of nodes does not hold other
+ * requests up until it is all written.
  *
  * A target without data may still show some: with `with-defaults=report-all`, a leaf whose value is
  * its default answers that default, found below the deepest node on the target's path that holds data.
  */
+import { encodeJsonPieces, encodeXmlPieces, isLargeAnswer } from '../data/encode-stream';
 import { encodeJson } from '../data/json-encode';
 import { encodeXml } from '../data/xml-encode';
 import type { DataNode, DataRoot } from '../data/tree';
@@ -14,7 +17,7 @@ import type { ReadContext } from '../hooks';
 import type { DataCall } from './data-call';
 import type { ReadContent } from './data-view';
 import { dataMissing } from './errors';
-import { sendText } from './respond';
+import { sendPieces, sendText } from './respond';
 
 /**
  * What the read parameters show at a target that holds no data (see `DataQuery.readAbsent`), found
@@ -44,6 +47,13 @@ function encodeResult(call: DataCall, result: DataNode | DataRoot): string {
   return encodeXml(result, call.ctx.schema, { attributes });
 }
 
+/** A large read result in the negotiated encoding, in pieces as it is encoded (data/encode-stream.ts). */
+function resultPieces(call: DataCall, result: DataNode | DataRoot): Iterable<string> {
+  const attributes = !call.query.hideAttributes;
+  if (call.responseType.encoding === 'json') return encodeJsonPieces(result, { attributes, wrap: true });
+  return encodeXmlPieces(result, call.ctx.schema, { attributes });
+}
+
 export async function handleGet(call: DataCall, head: boolean): Promise<void> {
   if (call.target.steps.length === 0 && call.view.root !== undefined) return call.view.root.read(call, head);
   const content = call.query.content ?? call.ctx.options.defaultContent;
@@ -59,5 +69,6 @@ export async function handleGet(call: DataCall, head: boolean): Promise<void> {
   const result = await call.query.applyRead(found, call.target.target);
   if (result === undefined) throw dataMissing(call.target.path);
   if (typeof result === 'number') sendText(call.res, 200, 'application/json', String(result), head);
+  else if (!head && isLargeAnswer(result)) await sendPieces(call.res, 200, call.responseType.type, resultPieces(call, result));
   else sendText(call.res, 200, call.responseType.type, encodeResult(call, result), head);
 }

@@ -5,7 +5,7 @@
  *
  * Headers are those express's `res.type(t).send(text)` wrote before (`<type>; charset=utf-8` and the
  * byte length), and the body is handed to `end` as a string, which node writes together with the
- * headers in one system call.
+ * headers in one system call. A large answer is written in pieces as it is encoded instead (`sendPieces`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RestconfContext } from './context';
@@ -47,6 +47,47 @@ export function sendText(res: ServerResponse, status: number, type: string, body
   res.setHeader('Content-Length', bytes.length);
   if (head) res.end();
   else res.end(bytes);
+}
+
+/** Characters of a body sent in pieces gathered before one write. */
+const PIECES_WRITE_CHARS = 64 * 1024;
+
+/**
+ * Answers `status` with a body written as `pieces` yields it (chunked transfer coding, no
+ * Content-Length): the text goes out each time enough of it is gathered, and between writes the event
+ * loop is given back (or, when the client reads slower than the body is encoded, its backpressure waited
+ * out), so that other requests are served while a large answer is encoded. A client that goes away
+ * ends the encoding.
+ */
+export async function sendPieces(res: ServerResponse, status: number, type: string, pieces: Iterable<string>): Promise<void> {
+  res.statusCode = status;
+  res.setHeader('Content-Type', contentType(type));
+  let pending: string[] = [];
+  let size = 0;
+  for (const piece of pieces) {
+    pending.push(piece);
+    size += piece.length;
+    if (size < PIECES_WRITE_CHARS) continue;
+    const flowing = res.write(pending.join(''));
+    pending = [];
+    size = 0;
+    await (flowing ? new Promise((resolve) => setImmediate(resolve)) : drained(res));
+    if (res.destroyed) return;
+  }
+  res.end(pending.join(''));
+}
+
+/** Resolves once `res` can take more (or is closed). */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 /** Answers `status` with no body (201/204 of writes, 200 of plain PATCH). */

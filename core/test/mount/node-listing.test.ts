@@ -6,6 +6,7 @@
  * not spend on the rest of the fleet.
  */
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import test from 'ava';
@@ -172,4 +173,45 @@ test.serial('jsonb-filter on connection-status keeps exactly the nodes in that s
     `${UNIFIED}/node?jsonb-filter=${encodeURIComponent('{@/unified-topology:connection-status} == "connecting"')}`,
   );
   t.deepEqual(unified.json['network-topology:node'].map((n: any) => n['node-id']).sort(), lost);
+});
+
+/** GETs `p` with node's HTTP client: the body, its headers and how many pieces it arrived in. */
+function getRaw(p: string, accept: string): Promise<{ status: number; headers: Record<string, unknown>; body: string; pieces: number }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(`${s.service.url}${p}`, { headers: { Accept: accept } }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (d: Buffer) => parts.push(d));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts).toString('utf8'), pieces: parts.length }),
+      );
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
+}
+
+test.serial('a full listing is written in pieces as it is encoded, and is the same text as its pages joined', async (t) => {
+  const pages = async (accept: string) => {
+    const out: string[] = [];
+    for (let offset = 0; offset < NODES; offset += 40) {
+      const page = await getRaw(`${TOPOLOGY}/node?offset=${offset}&limit=40`, accept);
+      t.is(page.status, 200);
+      t.truthy(page.headers['content-length'], 'a page is small: sent whole, with its length');
+      out.push(page.body);
+    }
+    return out;
+  };
+  const json = await getRaw(`${TOPOLOGY}/node`, 'application/yang-data+json');
+  t.is(json.status, 200);
+  t.is(json.headers['content-length'], undefined, 'no length: the body is written as it is encoded');
+  t.is(json.headers['transfer-encoding'], 'chunked');
+  t.true(json.pieces > 1, `${json.pieces} pieces`);
+  const entries = (await pages('application/yang-data+json')).flatMap((b) => JSON.parse(b)['network-topology:node']);
+  t.deepEqual(JSON.parse(json.body), { 'network-topology:node': entries });
+
+  const xml = await getRaw(`${TOPOLOGY}/node`, 'application/yang-data+xml');
+  t.is(xml.status, 200);
+  t.is(xml.headers['transfer-encoding'], 'chunked');
+  t.is(xml.body, (await pages('application/yang-data+xml')).join(''), 'a list in XML is its entries one after another');
+  t.true(xml.body.startsWith('<node xmlns='), xml.body.slice(0, 100));
 });
