@@ -12,7 +12,9 @@
  *   runs; the variable serves deployments that keep the key out of the file's reach (a mounted secret).
  * - `fleet` bounds the work done on many devices at once: `installConcurrency` (default 32) is how many
  *   nodes a bulk install or uninstall (mount/bulk.ts) works on at the same time; `connectConcurrency`
- *   (default 32) how many reconnection attempts run at once across the service (mount/connect-pacing.ts).
+ *   (default 32) how many reconnection attempts run at once across the service (mount/connect-pacing.ts);
+ *   `commitConcurrency` (default 32) how many devices a uniconfig commit (uniconfig/commit.ts) pushes to,
+ *   and its per-node operations (sync-from-network, calculate-diff, is-in-sync, dry run) work on, at once.
  * - `tls` and `auth` are checked for shape here (auth in auth-config.ts) so a mistake names its field
  *   even when the plugin that reads it is off; `tls` store paths are resolved like every path. What
  *   needs the plugin's knowledge (stores, passwords, cipher suites) the TLS plugin checks at start-up.
@@ -61,6 +63,8 @@ export interface FleetConfig {
   readonly installConcurrency: number;
   /** Reconnection attempts (restored nodes, sessions lost) in flight at once across the service. */
   readonly connectConcurrency: number;
+  /** Devices a uniconfig commit pushes to (rolls back, reads back) and its per-node operations ask at once. */
+  readonly commitConcurrency: number;
 }
 
 export const DEFAULT_PORT = 8181;
@@ -123,6 +127,7 @@ function checkCallbacks(raw: unknown): Record<string, JsonValue> {
 const FLEET_FIELDS: Record<keyof FleetConfig, { min: number; max: number; default: number }> = {
   installConcurrency: { min: 1, max: 4096, default: 32 },
   connectConcurrency: { min: 1, max: 4096, default: DEFAULT_CONNECT_CONCURRENCY },
+  commitConcurrency: { min: 1, max: 4096, default: 32 },
 };
 
 function checkFleet(raw: unknown): FleetConfig {

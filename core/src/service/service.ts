@@ -157,7 +157,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   };
   // The uniconfig topology (intended and actual configuration per device, transactions, commit): its
   // taps join the core's, its routes go ahead of RESTCONF's own.
-  const uniconfig = new Uniconfig({ ctx, mount, dataDir: config.dataDir });
+  const uniconfig = new Uniconfig({ ctx, mount, dataDir: config.dataDir, commitConcurrency: config.fleet.commitConcurrency });
   try {
     await uniconfig.open();
   } catch (e) {

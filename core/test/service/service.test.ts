@@ -18,6 +18,8 @@ test('config: defaults, and each bad field is named', (t) => {
   t.is(resolveConfig({ keyDelimiter: null }, '/b').keyDelimiter, null);
   t.is(c.fleet.installConcurrency, 32);
   t.is(resolveConfig({ fleet: { installConcurrency: 8 } }, '/b').fleet.installConcurrency, 8);
+  t.is(c.fleet.commitConcurrency, 32);
+  t.is(resolveConfig({ fleet: { commitConcurrency: 7 } }, '/b').fleet.commitConcurrency, 7);
   const bad: Array<[unknown, string]> = [
     [{ port: 70000 }, 'port'],
     [{ port: 'x' }, 'port'],
@@ -34,6 +36,7 @@ test('config: defaults, and each bad field is named', (t) => {
     [{ fleet: { installConcurency: 4 } }, 'fleet.installConcurency'],
     [{ fleet: { installConcurrency: 0 } }, 'fleet.installConcurrency'],
     [{ fleet: { installConcurrency: 2.5 } }, 'fleet.installConcurrency'],
+    [{ fleet: { commitConcurrency: 0 } }, 'fleet.commitConcurrency'],
     [[], '(root)'],
   ];
   for (const [raw, field] of bad) {

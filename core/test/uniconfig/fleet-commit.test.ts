@@ -6,12 +6,14 @@
  * rolls the others back by default, and with `do-rollback: false` leaves them committed and stored,
  * the answer naming each node's fate; an unreachable node refuses the whole commit (502, one entry per
  * node, nothing sent) unless `skip-unreachable-nodes` commits the rest and answers 200 naming it.
- * The default bound (32 devices at once) exceeds the nodes of any one commit here, so every push
- * starts before a refusal is known and each node's fate is certain.
+ * The service's bound (fleet.commitConcurrency 4) holds, on the devices, for a commit and the reads of a
+ * dozen nodes; it covers the four nodes of the refusal tests, so every push there starts before a
+ * refusal is known and each node's fate is certain.
  */
 import test from 'ava';
 import { openRawNetconf, startNetconfSimulator, type SimulatedNetconfDevice } from '@rosetta/sdk/testing';
-import { eventually, pluginsFile, startMountService, type MountService } from '../mount/fixture';
+import { startTestService } from '../../src/service/test-service';
+import { eventually, pluginsFile, type MountService } from '../mount/fixture';
 
 const MODEL = `module acme-router {
   yang-version 1.1;
@@ -24,6 +26,8 @@ const MODEL = `module acme-router {
 }`;
 const OPS = '/rests/operations';
 const NODES = 12;
+/** fleet.commitConcurrency of the service: below the dozen nodes, at least the four nodes of the refusal tests. */
+const BOUND = 4;
 /** Each simulated device holds its reply to these operations back this long, so requests sent together overlap on the devices. */
 const HELD_MS = 40;
 
@@ -87,7 +91,11 @@ async function commit(cookie: string, input: Record<string, unknown> = {}) {
 }
 
 test.before(async () => {
-  s = await startMountService(pluginsFile(['plugins/netconf']));
+  s = await startTestService({
+    label: 'fleet-commit',
+    plugins: pluginsFile(['plugins/netconf']),
+    config: { fleet: { commitConcurrency: BOUND } },
+  });
   for (const nodeId of ids) {
     const device = await simulator(nodeId);
     devices.set(nodeId, device);
@@ -111,20 +119,24 @@ test.after.always(async () => {
   for (const device of devices.values()) await device.close();
 });
 
-test.serial('a commit of a dozen nodes pushes to their devices at once; each device and node holds its own change', async (t) => {
-  const cookie = await transaction();
-  for (const nodeId of ids) await put(nodeId, 'hostname', `${nodeId}-new`, cookie);
-  resetCounts();
-  const r = await commit(cookie);
-  t.is(r.status, 204, r.text);
-  t.true(mostAtOnce('edit-config') > 1, `edit-configs outstanding at once: ${mostAtOnce('edit-config')}`);
-  for (const nodeId of ids) {
-    t.regex(devices.get(nodeId)!.runningXml(), new RegExp(`<hostname>${nodeId}-new</hostname>`), nodeId);
-    t.is(await stored(nodeId, 'hostname', 'nonconfig'), `${nodeId}-new`, `${nodeId} read back`);
-  }
-});
+test.serial(
+  'a commit of a dozen nodes pushes to their devices at once, never more than the bound; each device and node holds its own change',
+  async (t) => {
+    const cookie = await transaction();
+    for (const nodeId of ids) await put(nodeId, 'hostname', `${nodeId}-new`, cookie);
+    resetCounts();
+    const r = await commit(cookie);
+    t.is(r.status, 204, r.text);
+    const most = mostAtOnce('edit-config');
+    t.true(most > 1 && most <= BOUND, `edit-configs outstanding at once: ${most}`);
+    for (const nodeId of ids) {
+      t.regex(devices.get(nodeId)!.runningXml(), new RegExp(`<hostname>${nodeId}-new</hostname>`), nodeId);
+      t.is(await stored(nodeId, 'hostname', 'nonconfig'), `${nodeId}-new`, `${nodeId} read back`);
+    }
+  },
+);
 
-test.serial('is-in-sync and sync-from-network ask the devices at once and answer in the order asked', async (t) => {
+test.serial('is-in-sync and sync-from-network ask the devices at once, within the bound, and answer in the order asked', async (t) => {
   const handChanged = 'N03';
   const raw = await openRawNetconf({ host: '127.0.0.1', port: devices.get(handChanged)!.port, username: 'admin', password: 'pw' });
   try {
@@ -145,7 +157,7 @@ test.serial('is-in-sync and sync-from-network ask the devices at once and answer
     results.map((n: any) => [n['node-id'], n['is-in-sync']]),
     order.map((id) => [id, id !== handChanged]),
   );
-  t.true(mostAtOnce('get-config') > 1, `get-configs outstanding at once: ${mostAtOnce('get-config')}`);
+  t.true(mostAtOnce('get-config') > 1 && mostAtOnce('get-config') <= BOUND, `get-configs outstanding at once: ${mostAtOnce('get-config')}`);
 
   resetCounts();
   const sync = await s.request('POST', `${OPS}/uniconfig-manager:sync-from-network`, { input: { 'target-nodes': { node: order } } });
@@ -154,7 +166,7 @@ test.serial('is-in-sync and sync-from-network ask the devices at once and answer
     sync.json['uniconfig-manager:output']['node-results']['node-result'],
     order.map((id) => ({ 'node-id': id, status: 'complete' })),
   );
-  t.true(mostAtOnce('get-config') > 1, `get-configs outstanding at once: ${mostAtOnce('get-config')}`);
+  t.true(mostAtOnce('get-config') > 1 && mostAtOnce('get-config') <= BOUND, `get-configs outstanding at once: ${mostAtOnce('get-config')}`);
   t.is(await stored(handChanged, 'location', 'nonconfig'), 'by hand', 'the hand change is now the actual configuration');
 });
 
