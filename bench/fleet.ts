@@ -208,8 +208,8 @@ async function measureFleet(fleet: Fleet, sim: SimulatorProcess, service: Servic
   ];
 
   if (fleet.transactionAndStorm) {
-    rows.push(...(await measureTransaction(fleet, sim, service, http, devices, lines)));
-    rows.push(...(await measureStorm(fleet, sim, service, http, n)));
+    rows.push(...(await orFailed(name('transaction'), () => measureTransaction(fleet, sim, service, http, devices, lines))));
+    rows.push(...(await orFailed(name('reconnect storm'), () => measureStorm(fleet, sim, service, http, n))));
   }
 
   await bounded(`uninstalling ${n} nodes`, 120_000 + n * 30, uninstallAll(http, devices, bulk));
@@ -225,6 +225,21 @@ async function measureFleet(fleet: Fleet, sim: SimulatorProcess, service: Servic
     ),
   );
   return rows;
+}
+
+/**
+ * The rows of a phase, or one row saying it failed and why: the transaction and the storm each stand on
+ * their own, so a failure of one still leaves the fleet's other rows and the uninstall measured. After a
+ * failed storm the uninstall may find nodes still reconnecting; it removes them all the same.
+ */
+async function orFailed(what: string, phase: () => Promise<BenchResult[]>): Promise<BenchResult[]> {
+  try {
+    return await phase();
+  } catch (e) {
+    const message = (e as Error).message;
+    console.error(`bench: fleet: ${what} FAILED: ${message}`);
+    return [result(`${what}: FAILED`, 0, 'failed', null, message.slice(0, 200))];
+  }
 }
 
 async function measureTransaction(
@@ -295,7 +310,10 @@ async function measureStorm(
     failure = e;
   }
   const latencies = await probe.finish();
-  if (failure !== undefined) throw failure;
+  if (failure !== undefined) {
+    const worst = `GET /rests/operations meanwhile: p99 ${latencies.p99Ms.toFixed(0)} ms, worst ${latencies.maxMs.toFixed(0)} ms`;
+    throw new Error(`${(failure as Error).message} (${worst})`);
+  }
   const name = (what: string) => `fleet ${fleet.label}: reconnect storm ${what}`;
   return [
     result(name('time until all connected again'), seconds(stormMs), 's', STORM_GOAL_S, `< ${STORM_GOAL_S} s`),
