@@ -110,7 +110,7 @@ export async function installAll(http: BenchClient, devices: readonly FleetDevic
       const reply = await http.request('POST', `${OPS}/connection-manager:install-multiple-nodes`, {
         input: { nodes: batch.map(installInput) },
       });
-      if (reply.status >= 300) failed.push(`batch from ${batch[0]!.id}: ${reply.status} ${reply.text.slice(0, 300)}`);
+      if (reply.status !== 204) failed.push(`batch from ${batch[0]!.id}: ${reply.status} ${reply.text.slice(0, 300)}`);
       report((done += batch.length));
     }
   } else {
@@ -138,7 +138,7 @@ export async function uninstallAll(http: BenchClient, devices: readonly FleetDev
       const reply = await http.request('POST', `${OPS}/connection-manager:uninstall-multiple-nodes`, {
         input: { nodes: batch.map(input) },
       });
-      if (reply.status >= 300) failed.push(`batch from ${batch[0]!.id}: ${reply.status} ${reply.text.slice(0, 300)}`);
+      if (reply.status !== 204) failed.push(`batch from ${batch[0]!.id}: ${reply.status} ${reply.text.slice(0, 300)}`);
       report((done += batch.length));
     }
   } else {
