@@ -11,9 +11,8 @@ import { fork, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { cpuSeconds, fleetShared, fleetSpecs, type FleetDevice, type FleetDeviceSpec } from './fleet';
+import { cpuSeconds, fleetHostKey, fleetShared, fleetSpecs, hostKeyFingerprintOf, type FleetDevice, type FleetDeviceSpec } from './fleet';
 import { FLEET_COMMANDS, type FleetAnswer, type FleetCommand, type FromWorker, type ToWorker } from './fleet-worker';
-import { simulatorHostKey, simulatorHostKeyFingerprint } from './simulator';
 
 const DEFAULT_PER_PROCESS = 2500;
 
@@ -87,7 +86,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     fail(e instanceof Error ? e.message : String(e));
   }
   // one host key for the whole fleet, whichever worker plays a device
-  const shared = { ...fleetShared(options), hostKey: simulatorHostKey() };
+  const shared = { ...fleetShared(options), hostKey: fleetHostKey() };
 
   const workers: Worker[] = [];
   const owner = new Map<string, Worker>();
@@ -150,7 +149,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     stop(1);
     return;
   }
-  process.stdout.write(`${JSON.stringify({ ready: true, hostKeyFingerprint: simulatorHostKeyFingerprint(), devices })}\n`);
+  process.stdout.write(`${JSON.stringify({ ready: true, hostKeyFingerprint: hostKeyFingerprintOf(shared.hostKey), devices })}\n`);
 
   /** One command line's answer: relayed to the workers owning the devices named, their answers merged. */
   const answer = async (line: string): Promise<Record<string, unknown>> => {

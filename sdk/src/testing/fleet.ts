@@ -16,7 +16,7 @@ import { fleetCliConfig, fleetDeviceXml, FLEET_YANG } from './fleet-config';
 import { frrDevice } from './frr-device';
 import { netconfDevice, type NetconfDeviceBehaviour } from './netconf-simulator';
 import { readModel, type SimulatorModel } from './netconf-model';
-import { cliDevice, simulatorHostKey, type CliDeviceBehaviour } from './simulator';
+import { cliDevice, type CliDeviceBehaviour } from './simulator';
 
 export interface FleetOptions {
   /** NETCONF devices (default 0), ids `nc-00001`... */
@@ -88,7 +88,7 @@ export interface FleetShared {
   readonly username: string;
   readonly password: string;
   readonly configLines: number;
-  /** The host key (PEM) every device presents; default this process's simulatorHostKey(). */
+  /** The host key every device presents (PEM or OpenSSH format); default this process's fleetHostKey(). */
   readonly hostKey?: string;
 }
 
@@ -137,13 +137,25 @@ export function startFleet(options: FleetOptions = {}): Promise<Fleet> {
 
 let fleetModel: SimulatorModel | undefined;
 
+let fleetKey: string | undefined;
+
+/**
+ * The Ed25519 host key a fleet's devices present unless given one, generated once per process. Not the
+ * single simulators' RSA key: an RSA signature costs the simulator about twice the CPU of a whole Ed25519
+ * handshake, and a fleet coming back at once does thousands of handshakes beside the service measured.
+ */
+export function fleetHostKey(): string {
+  fleetKey ??= utils.generateKeyPairSync('ed25519').private;
+  return fleetKey;
+}
+
 /** This process's CPU time so far, in seconds. */
 export function cpuSeconds(): number {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1e6;
 }
 
-function hostKeyFingerprintOf(pem: string): string {
+export function hostKeyFingerprintOf(pem: string): string {
   const key = utils.parseKey(pem);
   if (key instanceof Error) throw key;
   return hostKeyFingerprint(key.getPublicSSH());
@@ -205,7 +217,7 @@ export async function startFleetDevices(specs: readonly FleetDeviceSpec[], share
     played.set(spec.id, new PlayedDevice(spec, shared));
   }
   const deviceOf = new WeakMap<Socket, PlayedDevice>();
-  const ssh = new Server({ hostKeys: [shared.hostKey ?? simulatorHostKey()], keepaliveInterval: NO_KEEPALIVE_MS }, (client) => {
+  const ssh = new Server({ hostKeys: [shared.hostKey ?? fleetHostKey()], keepaliveInterval: NO_KEEPALIVE_MS }, (client) => {
     // ssh2 names a connection's socket only privately; the socket is how the connection's device is known
     const socket = (client as unknown as { _sock?: Socket })._sock;
     const device = socket && deviceOf.get(socket);
@@ -301,7 +313,7 @@ export async function startFleetDevices(specs: readonly FleetDeviceSpec[], share
 
   return {
     devices,
-    hostKeyFingerprint: hostKeyFingerprintOf(shared.hostKey ?? simulatorHostKey()),
+    hostKeyFingerprint: hostKeyFingerprintOf(shared.hostKey ?? fleetHostKey()),
     async drop(ids) {
       for (const d of select(ids)) {
         d.state = 'dropped';
