@@ -2,7 +2,8 @@
  * Commits and reads across a dozen uniconfig nodes, each an SDK NETCONF simulator: a commit pushes
  * to the devices at once (the simulators count edit-configs outstanding together, so the overlap is
  * seen in what the devices received, not in how long anything took); sync-from-network and
- * is-in-sync ask the devices at once and answer in input order; a device that refuses its change
+ * is-in-sync ask the devices at once and answer in input order; checked-commit reads them at once and
+ * names the one changed by hand; a device that refuses its change
  * rolls the others back by default, and with `do-rollback: false` leaves them committed and stored,
  * the answer naming each node's fate; an unreachable node refuses the whole commit (502, one entry per
  * node, nothing sent) unless `skip-unreachable-nodes` commits the rest and answers 200 naming it.
@@ -90,6 +91,21 @@ async function commit(cookie: string, input: Record<string, unknown> = {}) {
   return s.request('POST', `${OPS}/uniconfig-manager:commit`, { input }, { cookie });
 }
 
+/** Changes a device's location on a session of the test's own, as someone at the device would. */
+async function byHand(nodeId: string, location: string): Promise<void> {
+  const raw = await openRawNetconf({ host: '127.0.0.1', port: devices.get(nodeId)!.port, username: 'admin', password: 'pw' });
+  try {
+    const edit = await raw.rpc(
+      `<edit-config><target><candidate/></target><config><system xmlns="urn:acme:router"><location>${location}</location></system></config></edit-config>`,
+    );
+    if (!/<ok\/>/.test(edit)) throw new Error(`edit by hand: ${edit}`);
+    const commit = await raw.rpc('<commit/>');
+    if (!/<ok\/>/.test(commit)) throw new Error(`commit by hand: ${commit}`);
+  } finally {
+    await raw.close();
+  }
+}
+
 test.before(async () => {
   s = await startTestService({
     label: 'fleet-commit',
@@ -138,16 +154,7 @@ test.serial(
 
 test.serial('is-in-sync and sync-from-network ask the devices at once, within the bound, and answer in the order asked', async (t) => {
   const handChanged = 'N03';
-  const raw = await openRawNetconf({ host: '127.0.0.1', port: devices.get(handChanged)!.port, username: 'admin', password: 'pw' });
-  try {
-    const edit = await raw.rpc(
-      '<edit-config><target><candidate/></target><config><system xmlns="urn:acme:router"><location>by hand</location></system></config></edit-config>',
-    );
-    t.regex(edit, /<ok\/>/);
-    t.regex(await raw.rpc('<commit/>'), /<ok\/>/);
-  } finally {
-    await raw.close();
-  }
+  await byHand(handChanged, 'by hand');
   const order = [...ids].reverse();
   resetCounts();
   const inSync = await s.request('POST', `${OPS}/uniconfig-manager:is-in-sync`, { input: { 'target-nodes': { node: order } } });
@@ -181,6 +188,23 @@ async function whileRefusing<T>(nodeId: string, work: () => Promise<T>): Promise
     await other.close();
   }
 }
+
+test.serial('checked-commit reads the devices at once and refuses naming the one changed by hand; nothing is sent', async (t) => {
+  const nodes = ids.slice(0, 8);
+  await byHand('N08', 'moved by hand');
+  const cookie = await transaction();
+  for (const nodeId of nodes) await put(nodeId, 'hostname', 'checked', cookie);
+  resetCounts();
+  const r = await s.request('POST', `${OPS}/uniconfig-manager:checked-commit`, { input: {} }, { cookie });
+  t.is(r.status, 409, r.text);
+  t.regex(r.json.errors.error[0]['error-message'], /the configuration of N08 on the device differs/);
+  const most = mostAtOnce('get-config');
+  t.true(most > 1 && most <= BOUND, `get-configs outstanding at once: ${most}`);
+  t.is(mostAtOnce('edit-config'), 0, 'nothing sent');
+  for (const nodeId of nodes) t.notRegex(devices.get(nodeId)!.runningXml(), /checked/, nodeId);
+  const sync = await s.request('POST', `${OPS}/uniconfig-manager:sync-from-network`, { input: { 'target-nodes': { node: ['N08'] } } });
+  t.is(sync.status, 200, sync.text);
+});
 
 test.serial('one device refuses: by default every other node is rolled back, each node named with its fate', async (t) => {
   const nodes = ['N04', 'N05', 'N06', 'N07'];
