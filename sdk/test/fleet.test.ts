@@ -262,8 +262,12 @@ test.serial('rosetta-sim spreads a fleet over workers, answers commands and exit
 });
 
 test.serial('rosetta-sim exits cleanly on SIGTERM, its workers with it', async (t) => {
-  const sim = startSim(['--netconf', '2', '--cli', '1', '--per-process', '2']);
+  // --until-signal: stdin closing does not stop it, as when it runs in the background
+  const sim = startSim(['--netconf', '2', '--cli', '1', '--per-process', '2', '--until-signal']);
   t.true((await sim.next()).ready);
+  sim.child.stdin.end();
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  t.is(sim.child.exitCode, null);
   const workers = sim.workers();
   t.is(workers.length, 2);
   sim.child.kill('SIGTERM');

@@ -4,8 +4,8 @@
  * may hold 20,000 file descriptors and every device needs a listener and a connection; prints one JSON
  * line `{"ready":true,"devices":[...]}` once every device listens; then answers each JSON command line
  * (`{"cmd":"drop"|"stall"|"resume"|"restart"|"running"|"stats","ids":[...]}`) with one JSON line, in
- * order, relaying it to the workers that play the devices named. Closing stdin, SIGTERM or SIGINT stops
- * the workers and exits 0.
+ * order, relaying it to the workers that play the devices named. Closing stdin (unless `--until-signal`),
+ * SIGTERM or SIGINT stops the workers and exits 0.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
@@ -29,7 +29,8 @@ JSON line:
   {"cmd":"restart"}                    close sessions and listeners, listen again (a reboot)
   {"cmd":"running","ids":["cli-00001"]} running configuration of each device
   {"cmd":"stats"}                      devices, sessions, dropped, stalled, rssBytes, cpuSeconds, processes
-"ids" is optional (all devices); an "id" member is echoed in the answer. Close stdin to stop.
+"ids" is optional (all devices); an "id" member is echoed in the answer. Close stdin (or send
+SIGTERM) to stop.
 
 Options:
   --netconf N         NETCONF devices (default 0)
@@ -40,6 +41,7 @@ Options:
   --password W        every device's password (default admin)
   --config-lines L    about L JSON lines of configuration per NETCONF device (default 200)
   --per-process K     at most K devices per worker process (default ${DEFAULT_PER_PROCESS})
+  --until-signal      keep playing when stdin closes (run in the background: stop with SIGTERM)
   --help              this text
 `;
 
@@ -197,7 +199,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       process.stdout.write(`${JSON.stringify(reply)}\n`);
     });
   });
-  input.on('close', () => void queue.then(() => stop(0)));
+  if (!values['until-signal']) input.on('close', () => void queue.then(() => stop(0)));
 }
 
 /** Workers' answers to one command as one: counts and stats summed, running configurations joined. */
@@ -228,6 +230,7 @@ function parse(argv: readonly string[]) {
       password: { type: 'string' },
       'config-lines': { type: 'string' },
       'per-process': { type: 'string' },
+      'until-signal': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
