@@ -75,6 +75,12 @@ interface CommitItem {
 /** How each node fared in a push round. */
 type PushState = { readonly kind: 'pushed' } | { readonly kind: 'failed'; readonly cause: unknown } | undefined;
 
+/** Node names as a message or log line shows them: a few, then how many more (an entry per node must not name every other node). */
+function someNodes(nodeIds: readonly string[], quote = ''): string {
+  const shown = nodeIds.slice(0, 5).map((id) => `${quote}${id}${quote}`);
+  return nodeIds.length > shown.length ? `${shown.join(', ')} and ${nodeIds.length - shown.length} more` : shown.join(', ');
+}
+
 function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
@@ -163,8 +169,8 @@ export async function commitNodes(
     // what reached the devices is stored: everything on success, the nodes left committed otherwise
     const keep = failed ? items.filter((_, i) => states[i]?.kind === 'pushed') : items;
     await storeResults(parts, scope, keep, new Set(pushed));
-    if (pushed.length > 0) parts.log.info(`committed ${pushed.map((p) => p.nodeId).join(', ')}`);
-    if (unreachable.size > 0) parts.log.info(`commit skipped unreachable node(s) ${[...unreachable.keys()].join(', ')}`);
+    if (pushed.length > 0) parts.log.info(`committed ${someNodes(pushed.map((p) => p.nodeId))}`);
+    if (unreachable.size > 0) parts.log.info(`commit skipped unreachable node(s) ${someNodes([...unreachable.keys()])}`);
     if (failed) throw failureReport(items, states, { rolledBack: false, rollbackFailed: new Set() });
     return { unreachable: [...unreachable.keys()] };
   });
@@ -259,7 +265,7 @@ async function storeResults(
 
 /** 502 naming each unreachable node; the others were not sent either. */
 function unreachableReport(nodeIds: readonly string[], unreachable: ReadonlyMap<string, unknown>): RestconfError {
-  const down = [...unreachable.keys()];
+  const down = someNodes([...unreachable.keys()]);
   const entries = nodeIds.map((nodeId): RestconfErrorEntry => {
     const cause = unreachable.get(nodeId);
     return {
@@ -267,7 +273,7 @@ function unreachableReport(nodeIds: readonly string[], unreachable: ReadonlyMap<
       tag: cause === undefined ? 'operation-failed' : 'southbound_no_connection',
       message:
         cause === undefined
-          ? `not sent because node(s) ${down.join(', ')} cannot be reached (skip-unreachable-nodes commits the others)`
+          ? `not sent because node(s) ${down} cannot be reached (skip-unreachable-nodes commits the others)`
           : messageOf(cause),
       info: { 'node-id': nodeId, 'configuration-status': cause === undefined ? 'n/a' : 'fail', 'rollback-status': 'n/a' },
     };
@@ -289,7 +295,10 @@ function failureReport(
     const state = states[i];
     return state?.kind === 'failed' ? [{ item, cause: state.cause, own: southboundRollback(state.cause) }] : [];
   });
-  const failedNames = failures.map((f) => `'${f.item.nodeId}'`).join(', ');
+  const failedNames = someNodes(
+    failures.map((f) => f.item.nodeId),
+    "'",
+  );
   const because = `node${failures.length > 1 ? 's' : ''} ${failedNames} failed`;
   const allLost = failures.every((f) => isConnectionLoss(f.cause) && f.own?.status !== 'fail');
   const status = allLost && rollback.rollbackFailed.size === 0 ? 502 : 500;
