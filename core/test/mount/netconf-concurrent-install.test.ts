@@ -2,7 +2,8 @@
  * Many NETCONF devices with one module set installed at once into an empty data folder: every install
  * downloads the set and writes it to the schema cache at the same moment, and each must succeed (the
  * cache's temporary folders are unique per writer; the first rename wins and the others keep the set in
- * place). Afterwards the cache holds that one set and no temporary folder is left.
+ * place). Afterwards the cache holds that one set and no temporary folder is left, and each device has
+ * one session open: the install, its schema download and a read share it.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -64,4 +65,9 @@ test(`${DEVICES} concurrent installs sharing one module set into an empty schema
   );
   t.is(read.status, 200, read.text);
   t.deepEqual(read.json, { 'acme-port:ports': { port: [{ name: `p${DEVICES - 1}` }] } });
+  // the schema download, the install and the read share each device's one session
+  t.deepEqual(
+    devices.map((d) => d.sessions),
+    devices.map(() => 1),
+  );
 });
