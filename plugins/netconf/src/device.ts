@@ -21,7 +21,7 @@ import {
 } from '@rosetta/sdk';
 import { NetconfSessionError } from './errors';
 import { createSubscription } from './operations';
-import { discoverSchemas, type DiscoveredSchemas } from './schemas';
+import { discoverSchemas, type DiscoveredSchemas, type SchemaSource } from './schemas';
 import { NetconfSession } from './session';
 import type { NetconfNodeSettings } from './settings';
 import { namespaceOf, type Namespaces } from './xml-build';
@@ -85,6 +85,10 @@ function maskSecrets(text: string, partial: boolean): string {
   return secretLevel > 0 ? out : out + text.slice(copied);
 }
 
+/** The namespaces of a module set's modules, once per set (devices with one set share its sources, schemas.ts). */
+const namespacesOf = new WeakMap<readonly SchemaSource[], Namespaces>();
+const NO_NAMESPACES: Namespaces = new Map();
+
 /** A received notification: when, its event element's name, and the XML as sent. */
 export interface ReceivedNotification {
   readonly eventTime: string;
@@ -100,7 +104,7 @@ export class NetconfDevice implements DeviceConnection {
   private reconnectTimer: NodeJS.Timeout | undefined;
   private writeQueue: Promise<unknown> = Promise.resolve();
   private schemas: DiscoveredSchemas | undefined;
-  private ns: Map<string, string> = new Map();
+  private ns: Namespaces = NO_NAMESPACES;
   /** The last notifications received, oldest first. */
   readonly notifications: ReceivedNotification[] = [];
   /** Sessions opened so far (1 after install; more after reconnects). */
@@ -161,10 +165,14 @@ export class NetconfDevice implements DeviceConnection {
 
   /** Takes a discovered module set as the device's: its sources and the namespaces of its modules. */
   private adopt(found: DiscoveredSchemas): void {
-    const ns = new Map<string, string>();
-    for (const s of found.sources) {
-      const uri = s.namespace ?? namespaceOf(s.text);
-      if (uri) ns.set(s.name, uri);
+    let ns = namespacesOf.get(found.sources);
+    if (ns === undefined) {
+      const built = new Map<string, string>();
+      for (const s of found.sources) {
+        const uri = s.namespace ?? namespaceOf(s.text);
+        if (uri) built.set(s.name, uri);
+      }
+      namespacesOf.set(found.sources, (ns = built));
     }
     this.schemas = found;
     this.ns = ns;

@@ -4,6 +4,8 @@
  * hello), each module's text with `get-schema`, and a disk cache per module set (keyed by a hash of the
  * sorted `name@revision` list) so a second device with the same set, or the same device after a restart,
  * downloads nothing. Names and revisions a device reports are checked before they become file names.
+ * In memory, the texts of a module set are held once for every device that has it (weakly: a set no
+ * device holds any more is collected), so a fleet of one model costs one copy, not one per device.
  */
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -151,6 +153,21 @@ interface CacheIndex {
   readonly modules: ReadonlyArray<ModuleRef & { readonly file: string }>;
 }
 
+/** Module sets in memory by cache folder (or by id without one), each held by the devices that have it. */
+const inMemory = new Map<string, WeakRef<readonly SchemaSource[]>>();
+const collected = new FinalizationRegistry<string>((key) => {
+  if (inMemory.get(key)?.deref() === undefined) inMemory.delete(key);
+});
+
+/** The one in-memory copy of a module set's texts: `sources` itself the first time, the earlier copy after. */
+function shared(key: string, sources: readonly SchemaSource[]): readonly SchemaSource[] {
+  const earlier = inMemory.get(key)?.deref();
+  if (earlier !== undefined) return earlier;
+  inMemory.set(key, new WeakRef(sources));
+  collected.register(sources, key);
+  return sources;
+}
+
 const fileName = (m: ModuleRef) => `${m.name}${m.revision ? `@${m.revision}` : ''}.yang`;
 
 async function readCache(dir: string, modules: readonly ModuleRef[]): Promise<SchemaSource[] | undefined> {
@@ -203,9 +220,11 @@ export async function discoverSchemas(
   }
   const id = moduleSetId(modules);
   const dir = cacheRoot ? path.join(cacheRoot, id) : undefined;
+  const key = dir ?? id;
   if (dir) {
-    const cached = await readCache(dir, modules);
-    if (cached) return { sources: cached, unavailable, listedBy: listed.listedBy, moduleSetId: id, cacheHit: true };
+    const held = inMemory.get(key)?.deref();
+    const cached = held ?? (await readCache(dir, modules));
+    if (cached) return { sources: shared(key, cached), unavailable, listedBy: listed.listedBy, moduleSetId: id, cacheHit: true };
   }
   const sources: SchemaSource[] = [];
   let next = 0;
@@ -225,5 +244,7 @@ export async function discoverSchemas(
     await mkdir(path.dirname(dir), { recursive: true });
     await writeCache(dir, sources);
   }
-  return { sources, unavailable, listedBy: listed.listedBy, moduleSetId: id, cacheHit: false };
+  // a set that downloaded only in part is this device's own: another may have got more of it
+  const kept = sources.length === modules.length ? shared(key, sources) : sources;
+  return { sources: kept, unavailable, listedBy: listed.listedBy, moduleSetId: id, cacheHit: false };
 }
