@@ -100,58 +100,69 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   return out;
 }
 
-/** Installs every device; throws naming the ones that failed. */
-export async function installAll(http: BenchClient, devices: readonly FleetDevice[], bulk: boolean): Promise<void> {
-  const report = progress('installing', devices.length);
+/**
+ * Runs a bulk RPC over `devices` a batch of BULK_BATCH at a time (the service bounds its own concurrency
+ * within a batch); prints which batch runs every five seconds, since one batch of 1,000 takes a while.
+ */
+async function inBulk(
+  http: BenchClient,
+  label: string,
+  rpc: string,
+  devices: readonly FleetDevice[],
+  inputOf: (d: FleetDevice) => Record<string, unknown>,
+): Promise<string[]> {
+  const report = progress(label, devices.length);
   const failed: string[] = [];
-  if (bulk) {
-    let done = 0;
-    for (const batch of chunks(devices, BULK_BATCH)) {
-      const reply = await http.request('POST', `${OPS}/connection-manager:install-multiple-nodes`, {
-        input: { nodes: batch.map(installInput) },
-      });
+  const batches = chunks(devices, BULK_BATCH);
+  let done = 0;
+  for (const [i, batch] of batches.entries()) {
+    const start = performance.now();
+    const ticker = setInterval(() => {
+      const s = ((performance.now() - start) / 1000).toFixed(0);
+      console.log(`bench: fleet: ${label} ${done}/${devices.length}: batch ${i + 1}/${batches.length} of ${batch.length} running (${s} s)`);
+    }, 5000);
+    try {
+      const reply = await http.request('POST', `${OPS}/${rpc}`, { input: { nodes: batch.map(inputOf) } });
       if (reply.status !== 204) failed.push(`batch from ${batch[0]!.id}: ${reply.status} ${reply.text.slice(0, 300)}`);
-      report((done += batch.length));
+    } finally {
+      clearInterval(ticker);
     }
-  } else {
-    await inFlight(
-      devices,
-      IN_FLIGHT,
-      async (d) => {
-        const reply = await http.request('POST', `${OPS}/connection-manager:install-node`, { input: installInput(d) });
-        if (reply.status !== 204) failed.push(`${d.id}: ${reply.status} ${reply.text.slice(0, 200)}`);
-      },
-      report,
-    );
+    report((done += batch.length));
   }
+  return failed;
+}
+
+/** Runs a single-node RPC over `devices`, IN_FLIGHT at once. */
+async function oneByOne(
+  http: BenchClient,
+  label: string,
+  rpc: string,
+  devices: readonly FleetDevice[],
+  inputOf: (d: FleetDevice) => Record<string, unknown>,
+): Promise<string[]> {
+  const failed: string[] = [];
+  const send = async (d: FleetDevice): Promise<void> => {
+    const reply = await http.request('POST', `${OPS}/${rpc}`, { input: inputOf(d) });
+    if (reply.status !== 204) failed.push(`${d.id}: ${reply.status} ${reply.text.slice(0, 200)}`);
+  };
+  await inFlight(devices, IN_FLIGHT, send, progress(label, devices.length));
+  return failed;
+}
+
+/** Installs every device (install-multiple-nodes when `bulk`, else install-node); throws naming the ones that failed. */
+export async function installAll(http: BenchClient, devices: readonly FleetDevice[], bulk: boolean): Promise<void> {
+  const failed = bulk
+    ? await inBulk(http, 'installing', 'connection-manager:install-multiple-nodes', devices, installInput)
+    : await oneByOne(http, 'installing', 'connection-manager:install-node', devices, installInput);
   if (failed.length > 0) throw new Error(`install failed for ${failed.length}: ${failed.slice(0, 5).join('; ')}`);
 }
 
-/** Uninstalls every device; throws naming the ones that failed. */
+/** Uninstalls every device (uninstall-multiple-nodes when `bulk`, else uninstall-node); throws naming the ones that failed. */
 export async function uninstallAll(http: BenchClient, devices: readonly FleetDevice[], bulk: boolean): Promise<void> {
-  const report = progress('uninstalling', devices.length);
-  const failed: string[] = [];
   const input = (d: FleetDevice) => ({ 'node-id': d.id, 'connection-type': d.kind });
-  if (bulk) {
-    let done = 0;
-    for (const batch of chunks(devices, BULK_BATCH)) {
-      const reply = await http.request('POST', `${OPS}/connection-manager:uninstall-multiple-nodes`, {
-        input: { nodes: batch.map(input) },
-      });
-      if (reply.status !== 204) failed.push(`batch from ${batch[0]!.id}: ${reply.status} ${reply.text.slice(0, 300)}`);
-      report((done += batch.length));
-    }
-  } else {
-    await inFlight(
-      devices,
-      IN_FLIGHT,
-      async (d) => {
-        const reply = await http.request('POST', `${OPS}/connection-manager:uninstall-node`, { input: input(d) });
-        if (reply.status !== 204) failed.push(`${d.id}: ${reply.status} ${reply.text.slice(0, 200)}`);
-      },
-      report,
-    );
-  }
+  const failed = bulk
+    ? await inBulk(http, 'uninstalling', 'connection-manager:uninstall-multiple-nodes', devices, input)
+    : await oneByOne(http, 'uninstalling', 'connection-manager:uninstall-node', devices, input);
   if (failed.length > 0) throw new Error(`uninstall failed for ${failed.length}: ${failed.slice(0, 5).join('; ')}`);
 }
 
