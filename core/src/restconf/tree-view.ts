@@ -83,8 +83,11 @@ export class TreeView implements DatastoreView {
   ): Promise<DataNode | DataRoot | undefined> {
     const pick = async (root: DataRoot) => findTarget(await filterRead(call.scope, root, steps, readCtx), steps);
     if (content === 'config') return pick(call.ctx.datastores.config.current());
-    const window = content === 'all' && steps === call.target.steps && isWholeList(steps) ? call.query.window : undefined;
-    if (window !== undefined) return this.readWindow(call, readCtx, steps, window);
+    if (steps === call.target.steps && isWholeList(steps) && computesState(call, steps)) {
+      // a page is cut from the configuration's order, which content=nonconfig does not read: all of it then
+      const window = content === 'all' ? (call.query.window ?? EVERY_ENTRY) : EVERY_ENTRY;
+      return this.readList(call, readCtx, steps, window, content);
+    }
     const state = await pick(await this.operationalRoot(call, readCtx));
     if (content === 'nonconfig') return state;
     const config = await pick(call.ctx.datastores.config.current());
@@ -111,26 +114,30 @@ export class TreeView implements DatastoreView {
   }
 
   /**
-   * A whole list (content=all) of which the answer shows only the entries in `window` in full: which
-   * entries exist is asked of the state taps by key only, and the state of the entries in the window
-   * alone is computed and merged over them; every other entry stands as its configuration, or its keys.
-   * The list has the entries of a full read in the same order, so the query parameters cut the same
-   * page and count the same entries, and computing it costs the page, not the list.
+   * A whole list whose entries' state `data.readState` taps compute. Which entries exist is asked of the
+   * taps by key only; then the state of the entries in `window` alone is computed, STATE_BATCH entries at
+   * a time with the event loop given back between batches, and merged over them; every other entry stands
+   * as its configuration (content=all), or its keys. The list has the entries of a full read in the same
+   * order, so the query parameters cut the same page and count the same entries; a page costs the page,
+   * not the list, and a full listing of thousands of nodes does not hold other requests up while it is read.
    */
-  private async readWindow(call: DataCall, readCtx: ReadContext, steps: readonly PathStep[], window: EntryWindow) {
+  private async readList(call: DataCall, readCtx: ReadContext, steps: readonly PathStep[], window: EntryWindow, content: ReadContent) {
     const pick = async (root: DataRoot) => {
       const found = findTarget(await filterRead(call.scope, root, steps, readCtx), steps);
       return found?.kind === 'list' ? found : undefined;
     };
-    const config = await pick(call.ctx.datastores.config.current());
+    const config = content === 'all' ? await pick(call.ctx.datastores.config.current()) : undefined;
     const keys = await pick(await this.operationalRoot(call, readCtx, 'keys'));
-    const listed = config === undefined ? keys : keys === undefined ? config : withEntriesOf(config, keys);
+    let listed = config === undefined ? keys : keys === undefined ? config : withEntriesOf(config, keys);
     if (listed === undefined) return undefined;
     const end = window.limit === undefined ? listed.entries.length : window.offset + window.limit;
-    const shown = new Set(listed.entries.slice(window.offset, end).map(entryKey));
-    if (shown.size === 0) return listed;
-    const state = await pick(await this.operationalRoot(call, readCtx, shown));
-    return state === undefined ? listed : mergeNodes(listed, state);
+    const shown = listed.entries.slice(window.offset, end).map(entryKey);
+    for (let i = 0; i < shown.length; i += STATE_BATCH) {
+      if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      const state = await pick(await this.operationalRoot(call, readCtx, new Set(shown.slice(i, i + STATE_BATCH))));
+      if (state !== undefined) listed = mergeNodes(listed, state) as ListNode;
+    }
+    return listed;
   }
 
   /**
@@ -164,6 +171,17 @@ function withEntriesOf(config: ListNode, keys: ListNode): ListNode {
   if (missing.length === 0) return config;
   const { index: _dropped, ...rest } = keys; // the key index belongs to the old entries array (tree.ts)
   return mergeNodes(config, { ...rest, entries: missing }) as ListNode;
+}
+
+/** Entries whose state one `data.readState` call computes when a list is read in batches. */
+const STATE_BATCH = 64;
+
+const EVERY_ENTRY: EntryWindow = { offset: 0, limit: undefined };
+
+/** Whether `data.readState` taps compute state of the target's module (its entries are then read by key first). */
+function computesState(call: DataCall, steps: readonly PathStep[]): boolean {
+  const hook = call.scope.hooks.data.readState.get(steps[0]!.schema.module.name);
+  return hook?.isUsed() === true;
 }
 
 /** Whether a target names a whole list (not one of its entries). */

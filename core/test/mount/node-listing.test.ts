@@ -215,3 +215,34 @@ test.serial('a full listing is written in pieces as it is encoded, and is the sa
   t.is(xml.body, (await pages('application/yang-data+xml')).join(''), 'a list in XML is its entries one after another');
   t.true(xml.body.startsWith('<node xmlns='), xml.body.slice(0, 100));
 });
+
+test.serial('other requests are answered while a full listing computes its nodes’ status', async (t) => {
+  const before = rendered();
+  const seen: number[] = [];
+  let listed = false;
+  const listing = getRaw(`${TOPOLOGY}/node`, 'application/yang-data+json').then((r) => {
+    listed = true;
+    return r;
+  });
+  const agent = new http.Agent({ keepAlive: false });
+  const probe = () =>
+    new Promise<void>((resolve, reject) => {
+      http
+        .get(`${s.service.url}/rests/operations`, { agent }, (res) => {
+          res.resume();
+          res.on('end', () => {
+            seen.push(rendered() - before);
+            resolve();
+          });
+        })
+        .on('error', reject);
+    });
+  while (!listed) await probe();
+  const full = await listing;
+  t.is(JSON.parse(full.body)['network-topology:node'].length, NODES);
+  t.is(rendered() - before, NODES);
+  t.true(
+    seen.some((n) => n > 0 && n < NODES),
+    `a request was answered between the listing's first and last status renders (renders seen: ${seen.join(', ')})`,
+  );
+});
