@@ -19,6 +19,7 @@
  * runs the 5,000 fleet's service under --cpu-prof, writing the profile there.
  */
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { benchClient, type BenchClient } from './http-client';
 import {
@@ -125,10 +126,8 @@ async function benchOneFleet(fleet: Fleet): Promise<BenchResult[]> {
     if (profileDir !== undefined) fs.mkdirSync(profileDir, { recursive: true });
     service = await startService(size + 2000, profileDir);
     http = benchClient(service.url, 32);
-    const rows = await measureFleet(fleet, sim, service, http).catch((e: unknown) => {
-      const proc = service!.proc;
-      const state = proc.exitCode !== null || proc.signalCode !== null ? `exited (${proc.exitCode ?? proc.signalCode})` : 'running';
-      console.error(`bench: fleet: the service (${state}); its last log lines:\n${service!.logTail()}`);
+    const rows = await measureFleet(fleet, sim, service, http).catch(async (e: unknown) => {
+      await reportService(service!);
       throw e;
     });
     if (profileDir !== undefined) console.log(`bench: fleet: the service's CPU profile is written to ${profileDir} as it stops`);
@@ -141,6 +140,21 @@ async function benchOneFleet(fleet: Fleet): Promise<BenchResult[]> {
     }
     await sim.stop();
   }
+}
+
+/**
+ * After a failed phase: whether the service still runs (given a few seconds to finish dying, since a
+ * reset connection is often the first sign of its end), its last log lines, and a copy of its log kept
+ * beside the temporary folder that is about to be removed.
+ */
+async function reportService(service: ServiceProcess): Promise<void> {
+  const proc = service.proc;
+  const ended = () => proc.exitCode !== null || proc.signalCode !== null;
+  for (let i = 0; i < 30 && !ended(); i++) await new Promise((r) => setTimeout(r, 100));
+  const state = ended() ? `exited with ${proc.exitCode ?? proc.signalCode}` : 'still running';
+  const kept = `${service.dir}.service.log`;
+  fs.copyFileSync(path.join(service.dir, 'service.log'), kept);
+  console.error(`bench: fleet: the service ${state}; its log is kept in ${kept}; its last lines:\n${service.logTail()}`);
 }
 
 /**
