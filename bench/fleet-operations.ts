@@ -88,6 +88,22 @@ function installInput(d: FleetDevice): Record<string, unknown> {
   };
 }
 
+/**
+ * A GET, sent again once when the connection was closed before any answer ('socket hang up', ECONNRESET):
+ * a keep-alive socket left idle through a long request (a sync of 10,000 nodes) can be closed by the
+ * server just as it is reused, which says nothing about the service. Only a GET is safe to send twice.
+ */
+async function getOnce(http: BenchClient, path: string): ReturnType<BenchClient['must']> {
+  try {
+    return await http.must('GET', path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'ECONNRESET' && !/socket hang up/.test((e as Error).message)) throw e;
+    console.error(`bench: fleet: GET ${path.slice(0, 120)}: ${(e as Error).message}; sent again`);
+    return http.must('GET', path);
+  }
+}
+
 /** Whether the service offers the bulk node RPCs (listed under /rests/operations). */
 export async function hasBulkRpcs(http: BenchClient): Promise<boolean> {
   const ops = await http.must('GET', OPS);
@@ -204,7 +220,7 @@ export async function syncAll(http: BenchClient, ids: readonly string[]): Promis
 
 /** How many installed nodes topology `unified` shows as connected. */
 export async function connectedCount(http: BenchClient): Promise<number> {
-  const reply = await http.must('GET', `${UNIFIED}?content=nonconfig&fields=node(node-id;unified-topology:connection-status)`);
+  const reply = await getOnce(http, `${UNIFIED}?content=nonconfig&fields=node(node-id;unified-topology:connection-status)`);
   const json = JSON.parse(reply.text) as Record<string, Array<{ node?: Array<Record<string, string>> }>>;
   const nodes = json['network-topology:topology']?.[0]?.node ?? [];
   return nodes.filter((n) => n['unified-topology:connection-status'] === 'connected').length;
@@ -225,7 +241,7 @@ export async function waitConnected(http: BenchClient, want: number, ms: number,
 
 /** Lines of a node's intended configuration, pretty-printed RFC 7951 JSON (two-space indent, without the wrapper). */
 async function configurationLines(http: BenchClient, id: string): Promise<number> {
-  const reply = await http.must('GET', `${UNICONFIG}/node=${encodeURIComponent(id)}/configuration?content=config`);
+  const reply = await getOnce(http, `${UNICONFIG}/node=${encodeURIComponent(id)}/configuration?content=config`);
   const json = JSON.parse(reply.text) as Record<string, unknown>;
   const members = Object.values(json);
   const body = members.length === 1 ? members[0] : json;
