@@ -113,7 +113,11 @@ test('SIGKILL during concurrent writes: every acknowledged write survives a rest
       }
     };
     const writers = Array.from({ length: 8 }, (_, w) => writer(w));
-    await new Promise((r) => setTimeout(r, 700 + round * 400));
+    // kill once writes are being acknowledged (a loaded machine may take seconds to answer the first),
+    // then a little later so the kill lands in the middle of writes in flight
+    const started = Date.now();
+    while (acked.size < 4 && Date.now() - started < 30_000) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 200 + round * 300));
     s.proc.kill('SIGKILL');
     stop = true;
     await Promise.all(writers);
