@@ -29,6 +29,7 @@ import { badSetting, connectFailure, noConnection, nodeExists, nodeMissing, notS
 import { SecretBox } from '../datastore/secrets';
 import { isSensitive, revealSecret, sealTree } from '../datastore/sensitive';
 import { newNode, type MountedDevice, type MountedNode } from './node';
+import { NodeRegistry } from './node-registry';
 import { southboundsOf } from './southbounds';
 import { networkTopologyStatus, type StatusRead } from './status';
 import {
@@ -81,7 +82,7 @@ function message(e: unknown): string {
 }
 
 export class MountManager {
-  private readonly nodes = new Map<string, MountedNode>();
+  private readonly nodes = new NodeRegistry();
   private readonly schemas = new DeviceSchemaCache();
   /** Per plugin generation (its hooks), the device schemas its `schema.loaded` taps were given, per node. */
   private readonly announced = new WeakMap<RosettaHooks, WeakMap<SchemaContext, Set<string>>>();
@@ -119,12 +120,16 @@ export class MountManager {
     });
   }
 
-  /** The topologies whose nodes only install-node and uninstall-node change: the southbounds', and `unified`. */
+  /**
+   * The topologies whose nodes only install-node and uninstall-node change: the southbounds', those holding
+   * nodes (of a southbound since unloaded too) and `unified`. Asked on every local write: it costs the
+   * number of topologies, never the number of nodes (the registry counts them as they come and go).
+   */
   private deviceTopologies(): Set<string> {
     const scope = this.options.scopes.acquire();
     try {
       const topologies = new Set(southboundsOf(scope.hooks).all.map((d) => d.topology));
-      for (const node of this.nodes.values()) topologies.add(node.kind.topology);
+      for (const topology of this.nodes.topologies()) topologies.add(topology);
       return topologies.add(UNIFIED);
     } finally {
       scope.release();
