@@ -295,6 +295,7 @@ function failureReport(
     const state = states[i];
     return state?.kind === 'failed' ? [{ item, cause: state.cause, own: southboundRollback(state.cause) }] : [];
   });
+  const failureOf = new Map(failures.map((f) => [f.item, f]));
   const failedNames = someNodes(
     failures.map((f) => f.item.nodeId),
     "'",
@@ -304,7 +305,7 @@ function failureReport(
   const status = allLost && rollback.rollbackFailed.size === 0 ? 502 : 500;
   const entries = items.map((item, i): RestconfErrorEntry => {
     const state = states[i];
-    const failure = failures.find((f) => f.item === item);
+    const failure = failureOf.get(item);
     let configuration: string;
     let rollbackStatus: string;
     let message: string;
