@@ -20,7 +20,7 @@ import { applyEdits, type Edit } from '../data/edit';
 import { decodeJson } from '../data/json-decode';
 import { findEntry } from '../data/list';
 import { toJsonValue } from '../data/json-encode';
-import type { AnyNode, DataRoot, ListNode } from '../data/tree';
+import type { AnyNode, DataRoot, ListEntryNode, ListNode } from '../data/tree';
 import type { JsonObject } from '../hooks';
 import { nodeSteps } from '../mount/topology';
 import type { AnySchema, ListSchema, SchemaContext } from '../yang/schema';
@@ -75,6 +75,8 @@ export class NodeStore {
   private readonly versions = new Map<string, number>();
   private readonly locks = new Map<string, Promise<void>>();
   private readonly decoded = new WeakMap<object, { schema: SchemaContext; root: DataRoot }>();
+  /** Per stored intended configuration, the actual one it was last compared with and the answer (changedNodeIds). */
+  private readonly compared = new WeakMap<object, { actual: object; differs: boolean }>();
   private found: TopologyNodes | undefined;
   private readonly actualDir: string;
 
@@ -128,9 +130,48 @@ export class NodeStore {
     );
   }
 
-  /** The uniconfig nodes whose intended configuration differs from the actual one (compared as stored). */
+  /**
+   * The uniconfig nodes whose intended configuration differs from the actual one (compared as stored).
+   * A commit without a transaction asks this of every node: a stored configuration is never changed in
+   * place (a change stores a new object), so a pair of objects compared once keeps its answer, and only
+   * the nodes whose configuration was stored anew since the last call are serialised again: the rest of
+   * the call is one lookup per node.
+   */
   changedNodeIds(): string[] {
-    return this.nodeIds().filter((id) => JSON.stringify(this.json('config', id)) !== JSON.stringify(this.json('operational', id)));
+    const config = this.nodeListIn(this.local.datastores.config.current());
+    if (config === undefined) return [];
+    const operational = this.nodeListIn(this.local.datastores.operational.current());
+    const changed: string[] = [];
+    for (const entry of config.entries) {
+      const id = entry.children.find((c) => c.kind === 'leaf' && c.schema.name === 'node-id');
+      if (id?.kind !== 'leaf') continue;
+      const nodeId = String(id.value);
+      const intended = this.configurationOf(entry);
+      const actualEntry = operational === undefined ? undefined : findEntry(operational, [nodeId]);
+      const actual = actualEntry === undefined ? undefined : this.configurationOf(actualEntry);
+      if (this.differs(intended, actual)) changed.push(nodeId);
+    }
+    return changed;
+  }
+
+  /**
+   * Whether two stored configurations differ as JSON text; a pair is serialised once. Only the answer is
+   * kept, not the text: a fleet's configurations as text would cost as much memory again.
+   */
+  private differs(intended: ConfigurationJson | undefined, actual: ConfigurationJson | undefined): boolean {
+    if (intended === actual) return false;
+    if (intended === undefined || actual === undefined) return true;
+    const known = this.compared.get(intended);
+    if (known !== undefined && known.actual === actual) return known.differs;
+    const differs = JSON.stringify(intended) !== JSON.stringify(actual);
+    this.compared.set(intended, { actual, differs });
+    return differs;
+  }
+
+  /** A stored node entry's configuration, if it has one. */
+  private configurationOf(entry: ListEntryNode): ConfigurationJson | undefined {
+    const any = entry.children.find((c): c is AnyNode => c.schema === this.nodes().configuration);
+    return any === undefined ? undefined : (any.value as ConfigurationJson);
   }
 
   /** Whether `nodeId` is a uniconfig node (has an intended configuration). */
@@ -142,8 +183,7 @@ export class NodeStore {
   json(datastore: 'config' | 'operational', nodeId: string): ConfigurationJson | undefined {
     const list = this.nodeListIn(this.local.datastores[datastore].current());
     const entry = list === undefined ? undefined : findEntry(list, [nodeId]);
-    const any = entry?.children.find((c): c is AnyNode => c.schema === this.nodes().configuration);
-    return any === undefined ? undefined : (any.value as ConfigurationJson);
+    return entry === undefined ? undefined : this.configurationOf(entry);
   }
 
   /** The stored configuration as a tree of the device schema (cached per stored version). */
@@ -264,21 +304,40 @@ export class NodeStore {
     return applyEdits(root, [{ operation: 'merge', target: [], value }], this.local.schema);
   }
 
-  /** `root` without the configuration of any uniconfig node, changing no datastore (see topology-view.ts). */
-  withoutConfigurations(root: DataRoot): DataRoot {
+  /**
+   * `root` without the configuration of the uniconfig nodes `nodeIds` (all when not given), changing no
+   * datastore (see topology-view.ts). All of them is one pass over the node list that copies it once,
+   * not an edit per node; a few are an edit each, whatever the size of the fleet.
+   */
+  withoutConfigurations(root: DataRoot, nodeIds?: readonly string[]): DataRoot {
     const list = this.nodeListIn(root);
     if (list === undefined) return root;
-    const { configuration } = this.nodes();
-    const edits: Edit[] = [];
-    for (const entry of list.entries) {
-      const id = entry.children.find((c) => c.kind === 'leaf' && c.schema.name === 'node-id');
-      if (id?.kind !== 'leaf' || !entry.children.some((c) => c.schema === configuration)) continue;
-      edits.push({
-        operation: 'remove',
-        target: [...nodeSteps(this.local.schema, UNICONFIG_TOPOLOGY, String(id.value)), { schema: configuration }],
-      });
+    const { schema } = this.local;
+    const { configuration, nodeList } = this.nodes();
+    if (nodeIds !== undefined) {
+      const edits: Edit[] = nodeIds
+        .filter((id) => findEntry(list, [id])?.children.some((c) => c.schema === configuration) === true)
+        .map((id) => ({ operation: 'remove', target: [...nodeSteps(schema, UNICONFIG_TOPOLOGY, id), { schema: configuration }] }));
+      return edits.length === 0 ? root : applyEdits(root, edits, schema);
     }
-    return edits.length === 0 ? root : applyEdits(root, edits, this.local.schema);
+    let stripped = false;
+    const entries = list.entries.map((entry) => {
+      if (!entry.children.some((c) => c.schema === configuration)) return entry;
+      stripped = true;
+      return { ...entry, children: entry.children.filter((c) => c.schema !== configuration) };
+    });
+    if (!stripped) return root;
+    const value: ListNode = {
+      kind: 'list',
+      schema: nodeList,
+      entries,
+      ...(list.attributes !== undefined ? { attributes: list.attributes } : {}),
+    };
+    return applyEdits(
+      root,
+      [{ operation: 'replace', target: [...nodeSteps(schema, UNICONFIG_TOPOLOGY), { schema: nodeList }], value }],
+      schema,
+    );
   }
 
   /** The network-topology document setting the configuration of each node in `values`. */

@@ -47,7 +47,7 @@ export function addUniconfigRoutes(table: RouteTable, parts: RouteParts): void {
       const tx = parts.registry.fromCookieHeader(req.headers.cookie);
       if (where !== undefined) return new ConfigurationView(ctx, parts.engine, scope, tx, where);
       // a read of the topology in a transaction shows the transaction's views (topology-view.ts)
-      return tx === undefined ? undefined : topologyView(ctx, parts.engine, tx);
+      return tx === undefined ? undefined : topologyView(ctx, parts.engine, tx, raw, keyDelimiter);
     },
   });
   table.addOperations({

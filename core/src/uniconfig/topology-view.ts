@@ -25,29 +25,38 @@ import type { UniconfigEngine } from './engine';
 import { UNICONFIG_TOPOLOGY } from './node-store';
 import { COOKIE_NAME, type Transaction } from './transactions';
 
-/**
- * Whether `raw` (the path after `/rests/data`, `uri.parse` taps applied) is the network-topology
- * container, the uniconfig topology or one of its nodes, nothing below.
- */
-export function topologyViewPath(raw: string, keyDelimiter: string | null): boolean {
+/** What a topology path reads: every node of the topology, or one (see {@link topologyViewPath}). */
+type ViewTarget = { readonly nodeId: string | undefined };
+
+/** The topology path `raw` names (see {@link topologyViewPath}), or undefined for any other path. */
+function viewTarget(raw: string, keyDelimiter: string | null): ViewTarget | undefined {
   let lexed: ReturnType<typeof lexPath>;
   try {
     lexed = lexPath(raw, keyDelimiter);
   } catch {
-    return false;
+    return undefined;
   }
   const [top, topology, node, ...rest] = lexed.segments;
-  if (top === undefined || rest.length > 0) return false;
-  if (top.module !== 'network-topology' || top.name !== 'network-topology' || top.keys !== undefined) return false;
-  if (topology === undefined) return true;
+  if (top === undefined || rest.length > 0) return undefined;
+  if (top.module !== 'network-topology' || top.name !== 'network-topology' || top.keys !== undefined) return undefined;
+  if (topology === undefined) return { nodeId: undefined };
   if (
     topology.module !== undefined ||
     topology.name !== 'topology' ||
     topology.keys?.length !== 1 ||
     topology.keys[0] !== UNICONFIG_TOPOLOGY
   )
-    return false;
-  return node === undefined || (node.module === undefined && node.name === 'node' && node.keys?.length === 1);
+    return undefined;
+  if (node === undefined) return { nodeId: undefined };
+  return node.module === undefined && node.name === 'node' && node.keys?.length === 1 ? { nodeId: node.keys[0]! } : undefined;
+}
+
+/**
+ * Whether `raw` (the path after `/rests/data`, `uri.parse` taps applied) is the network-topology
+ * container, the uniconfig topology or one of its nodes, nothing below.
+ */
+export function topologyViewPath(raw: string, keyDelimiter: string | null): boolean {
+  return viewTarget(raw, keyDelimiter) !== undefined;
 }
 
 /**
@@ -77,12 +86,25 @@ function viewOf(store: Datastore, overlay: (root: ReturnType<Datastore['current'
   };
 }
 
-/** The view a GET or HEAD of a topology path (see the top of this file) reads in transaction `tx`. */
-export function topologyView(ctx: RestconfContext, engine: UniconfigEngine, tx: Transaction): TreeView {
-  const intended = [...tx.views.values()].map((v) => ({ nodeId: v.nodeId, value: engine.store.encode(v.intended, v.schema) }));
+/**
+ * The view a GET or HEAD of the topology path `raw` (see the top of this file) reads in transaction `tx`.
+ * A read of one node touches that node only: its view, if the transaction has one, and its actual
+ * configuration; not the transaction's other views nor the fleet's other nodes.
+ */
+export function topologyView(
+  ctx: RestconfContext,
+  engine: UniconfigEngine,
+  tx: Transaction,
+  raw: string,
+  keyDelimiter: string | null,
+): TreeView {
+  const nodeId = viewTarget(raw, keyDelimiter)?.nodeId;
+  const views = nodeId === undefined ? [...tx.views.values()] : [tx.views.get(nodeId)].filter((v) => v !== undefined);
+  const intended = views.map((v) => ({ nodeId: v.nodeId, value: engine.store.encode(v.intended, v.schema) }));
+  const shown = nodeId === undefined ? undefined : [nodeId];
   const datastores: Datastores = {
     config: viewOf(ctx.datastores.config, (root) => engine.store.overlaid(root, 'config', intended)),
-    operational: viewOf(ctx.datastores.operational, (root) => engine.store.withoutConfigurations(root)),
+    operational: viewOf(ctx.datastores.operational, (root) => engine.store.withoutConfigurations(root, shown)),
     close: async () => undefined,
   };
   return new TreeView({ ...ctx, datastores });
