@@ -4,19 +4,24 @@
  * restarts too: the stored JSON needs the device schema to become a tree, and a NETCONF device's schema
  * is its own modules. (A CLI node's schema follows its translation units, known without the device.)
  *
- * Layout under `<dataDir>/uniconfig-modules`: one file per module set, named by the hash of its
- * sorted names, revisions and texts (devices with equal sets share it), and one small file per node
- * naming its set. Files are written to a temporary name, fsync'ed and renamed, so a crash leaves the
- * old file or the new one. Sets no node names any more are removed.
+ * Layout: under `<dataDir>/uniconfig-modules` one file per module set, named by the hash of its
+ * sorted names, revisions and texts (devices with equal sets share it), written once per set to a
+ * temporary name, fsync'ed and renamed, so a crash leaves no half set; which node has which set is a
+ * journal under `<dataDir>/uniconfig-node-modules` (keyed-journal.ts), so a thousand nodes installed at
+ * once share a few fsyncs instead of writing a file each. A node's record is written only once its
+ * set's file is durable. Sets no node names any more are removed. Versions before kept one
+ * `node-<hex id>.json` per node beside the sets; those are moved into the journal when found.
  */
 import type { Logger } from '../logger';
 import { createHash } from 'node:crypto';
 import { promises as fs, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { ensureDirectory, fsyncDirectory, removeIfPresent } from '../datastore/durable-file';
+import { KeyedJournal } from '../datastore/keyed-journal';
 import type { SchemaSourceText } from '../mount';
 
 const DIRECTORY = 'uniconfig-modules';
+const NODE_JOURNAL = 'uniconfig-node-modules';
 const NODE_FILE = /^node-((?:[0-9a-f]{2})+)\.json$/;
 const SET_NAME = /^[0-9a-f]{64}$/;
 
@@ -46,39 +51,64 @@ function isSources(value: unknown): value is SchemaSourceText[] {
 
 export class DeviceModuleStore {
   private readonly dir: string;
-  /** node-id -> the hash of its module set. */
+  private readonly journalDir: string;
+  private nodes: KeyedJournal | undefined;
+  /** node-id -> the hash of its module set (as of every change made, durable or on its way). */
   private readonly setOf = new Map<string, string>();
-  /** Module sets read from disk (only needed while a node is down). */
+  /** Sets whose file is durable. */
+  private readonly stored = new Set<string>();
+  /** Set files being written, so nodes installed at once with one set write it once. */
+  private readonly writing = new Map<string, Promise<void>>();
+  /** Set files are written and removed one at a time, each deciding when its turn comes. */
+  private files: Promise<void> = Promise.resolve();
+  /** Module sets in memory: handed over by a connection, or read from disk while a node is down. */
   private readonly loaded = new Map<string, SchemaSourceText[]>();
   /** The hash of a sources array a connection handed over (computed once per array). */
   private readonly hashes = new WeakMap<object, string>();
-  private tail: Promise<void> = Promise.resolve();
 
   constructor(
     dataDir: string,
     private readonly log: Pick<Logger, 'error'>,
   ) {
     this.dir = path.join(dataDir, DIRECTORY);
+    this.journalDir = path.join(dataDir, NODE_JOURNAL);
   }
 
-  /** Reads which node has which set. */
+  /** Reads which sets are kept and which node has which. */
   async open(): Promise<void> {
     await ensureDirectory(this.dir);
+    const nodes = await KeyedJournal.open(this.journalDir);
+    this.nodes = nodes;
+    const legacy: Array<[string, string]> = [];
     for (const name of await fs.readdir(this.dir)) {
+      if (name.endsWith('.json') && SET_NAME.test(name.slice(0, -5))) this.stored.add(name.slice(0, -5));
       const m = NODE_FILE.exec(name);
       if (m === null) continue;
       try {
         const set = (JSON.parse(await fs.readFile(path.join(this.dir, name), 'utf8')) as { set?: unknown }).set;
-        if (typeof set === 'string' && SET_NAME.test(set)) this.setOf.set(Buffer.from(m[1]!, 'hex').toString('utf8'), set);
+        if (typeof set === 'string' && SET_NAME.test(set)) legacy.push([Buffer.from(m[1]!, 'hex').toString('utf8'), set]);
       } catch {
         // written by rename after fsync: a file that does not parse is not ours
       }
     }
+    if (legacy.length > 0) {
+      // the journal is newer than any file left: a file only fills in what the journal does not hold
+      await nodes.set(legacy.filter(([nodeId]) => nodes.get(nodeId) === undefined));
+      for (const [nodeId] of legacy) await removeIfPresent(this.nodeFile(nodeId));
+      await fsyncDirectory(this.dir);
+    }
+    for (const [nodeId, set] of nodes.all()) if (typeof set === 'string' && SET_NAME.test(set)) this.setOf.set(nodeId, set);
+  }
+
+  /** Closes the journal (service stop). */
+  async close(): Promise<void> {
+    await this.nodes?.close();
+    this.nodes = undefined;
   }
 
   /**
    * Keeps the modules a connection handed over as node `nodeId`'s (nothing for a connection without
-   * modules, nor when they are the set kept already). Writes one at a time.
+   * modules, nor when they are the set kept already): the set's file once per set, then the node's record.
    */
   remember(nodeId: string, sources: readonly SchemaSourceText[] | undefined): Promise<void> {
     if (sources === undefined) return Promise.resolve();
@@ -87,23 +117,25 @@ export class DeviceModuleStore {
       hash = moduleSetHash(sources);
       this.hashes.set(sources, hash);
     }
-    if (this.setOf.get(nodeId) === hash) return Promise.resolve();
+    const previous = this.setOf.get(nodeId);
+    if (previous === hash) return Promise.resolve();
     const set = hash;
-    const work = this.tail.then(async () => {
-      const setFile = path.join(this.dir, `${set}.json`);
-      if (!(await exists(setFile)))
-        await writeDurably(
-          setFile,
-          JSON.stringify(sources.map((s) => ({ name: s.name, ...(s.revision ? { revision: s.revision } : {}), text: s.text }))),
-        );
-      await writeDurably(this.nodeFile(nodeId), JSON.stringify({ set }));
-      await fsyncDirectory(this.dir);
-      const previous = this.setOf.get(nodeId);
-      this.setOf.set(nodeId, set);
+    // claimed at once, so that a set another node is leaving is not removed under this one
+    this.setOf.set(nodeId, set);
+    if (!this.loaded.has(set)) this.loaded.set(set, sources as SchemaSourceText[]);
+    return (async () => {
+      try {
+        await this.storeSet(set, sources);
+        await this.journal().set([[nodeId, set]]);
+      } catch (e) {
+        if (this.setOf.get(nodeId) === set) {
+          if (previous === undefined) this.setOf.delete(nodeId);
+          else this.setOf.set(nodeId, previous);
+        }
+        throw e;
+      }
       if (previous !== undefined) await this.dropIfUnused(previous);
-    });
-    this.tail = work.catch(() => undefined);
-    return work;
+    })();
   }
 
   /** The modules kept for `nodeId`; undefined when none are (or they cannot be read: logged). */
@@ -125,35 +157,53 @@ export class DeviceModuleStore {
   }
 
   /** Forgets a node's modules (uninstall). */
-  forget(nodeId: string): Promise<void> {
-    const work = this.tail.then(async () => {
-      const set = this.setOf.get(nodeId);
-      if (set === undefined) return;
-      this.setOf.delete(nodeId);
-      await removeIfPresent(this.nodeFile(nodeId));
-      await this.dropIfUnused(set);
-    });
-    this.tail = work.catch(() => undefined);
-    return work;
+  async forget(nodeId: string): Promise<void> {
+    const set = this.setOf.get(nodeId);
+    if (set === undefined) return;
+    this.setOf.delete(nodeId);
+    await this.journal().set([[nodeId, null]]);
+    await this.dropIfUnused(set);
+  }
+
+  private journal(): KeyedJournal {
+    if (this.nodes === undefined) throw new Error('the device module store is not open');
+    return this.nodes;
+  }
+
+  /** Writes a set's file unless it is there (or being written). */
+  private storeSet(set: string, sources: readonly SchemaSourceText[]): Promise<void> {
+    if (this.stored.has(set)) return Promise.resolve();
+    let writing = this.writing.get(set);
+    if (writing === undefined) {
+      const text = JSON.stringify(sources.map((s) => ({ name: s.name, ...(s.revision ? { revision: s.revision } : {}), text: s.text })));
+      writing = this.inTurn(async () => {
+        if (this.stored.has(set)) return;
+        await writeDurably(path.join(this.dir, `${set}.json`), text);
+        await fsyncDirectory(this.dir);
+        this.stored.add(set);
+      }).finally(() => this.writing.delete(set));
+      this.writing.set(set, writing);
+    }
+    return writing;
   }
 
   private nodeFile(nodeId: string): string {
     return path.join(this.dir, `node-${Buffer.from(nodeId, 'utf8').toString('hex')}.json`);
   }
 
-  private async dropIfUnused(set: string): Promise<void> {
-    for (const s of this.setOf.values()) if (s === set) return;
-    this.loaded.delete(set);
-    await removeIfPresent(path.join(this.dir, `${set}.json`));
+  private dropIfUnused(set: string): Promise<void> {
+    return this.inTurn(async () => {
+      for (const s of this.setOf.values()) if (s === set) return; // (again) in use
+      this.loaded.delete(set);
+      this.stored.delete(set);
+      await removeIfPresent(path.join(this.dir, `${set}.json`));
+    });
   }
-}
 
-async function exists(file: string): Promise<boolean> {
-  try {
-    await fs.access(file);
-    return true;
-  } catch {
-    return false;
+  private inTurn(work: () => Promise<void>): Promise<void> {
+    const turn = this.files.then(work);
+    this.files = turn.catch(() => undefined);
+    return turn;
   }
 }
 

@@ -2,9 +2,11 @@
  * Where the uniconfig layer keeps each node's configuration (docs/devices.md#uniconfig): the intended
  * configuration in the Config datastore and the actual one in the Operational datastore, both at
  * `network-topology/topology=uniconfig/node=<id>/uniconfig-topology:configuration` (anydata holding
- * the device's RFC 7951 JSON). The Operational datastore lives in memory, so the actual configuration
- * is also written to one small file per node under `<dataDir>/uniconfig-actual` (fsync'ed before a
- * change is acknowledged) and loaded back at start-up: both survive a restart.
+ * the device's RFC 7951 JSON). The Operational datastore lives in memory, so the actual configurations
+ * are also kept in a journal under `<dataDir>/uniconfig-actual-journal` (keyed-journal.ts: durable
+ * before a change is acknowledged, the saves of many nodes sharing one fsync) and loaded back at
+ * start-up: both survive a restart. Versions before kept one file per node under
+ * `<dataDir>/uniconfig-actual`; those are moved into the journal when found.
  *
  * Also here, because every writer of a node goes through this store: per-node versions (a commit
  * bumps them; a transaction remembers the version it started from, which is how the second of two
@@ -14,8 +16,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Datastores } from '../datastore/datastore';
-import { ensureDirectory, fsyncDirectory, removeIfPresent } from '../datastore/durable-file';
-import { mapBounded } from '../data/bounded-concurrency';
+import { fsyncDirectory, removeIfPresent } from '../datastore/durable-file';
+import { KeyedJournal } from '../datastore/keyed-journal';
 import { applyEdits, type Edit } from '../data/edit';
 import { decodeJson } from '../data/json-decode';
 import { findEntry } from '../data/list';
@@ -31,10 +33,10 @@ export const UNICONFIG_TOPOLOGY = 'uniconfig';
 export const TOPOLOGY_MODULE = 'uniconfig-topology';
 /** Its XML namespace (core/yang/uniconfig-topology). */
 export const TOPOLOGY_NAMESPACE = 'urn:rosetta:params:xml:ns:yang:uniconfig-topology';
-/** Folder under the data directory holding the actual configurations. */
-const ACTUAL_DIRECTORY = 'uniconfig-actual';
-/** Actual-configuration files written at once (each holds a libuv thread-pool thread while it syncs). */
-const ACTUAL_FILE_WRITES = 8;
+/** Folder under the data directory of the journal holding the actual configurations. */
+const ACTUAL_JOURNAL = 'uniconfig-actual-journal';
+/** Folder of earlier versions' one file per node, moved into the journal at start-up. */
+const LEGACY_ACTUAL_DIRECTORY = 'uniconfig-actual';
 
 /** A node's configuration in one datastore, as RFC 7951 JSON (what the anydata holds). */
 export type ConfigurationJson = JsonObject;
@@ -78,14 +80,17 @@ export class NodeStore {
   /** Per stored intended configuration, the actual one it was last compared with and the answer (changedNodeIds). */
   private readonly compared = new WeakMap<object, { actual: object; differs: boolean }>();
   private found: TopologyNodes | undefined;
-  private readonly actualDir: string;
+  private readonly legacyDir: string;
+  private readonly journalDir: string;
+  private actualJournal: KeyedJournal | undefined;
 
   constructor(
     private readonly local: LocalStores,
     dataDir: string,
   ) {
     this.nodes(); // a schema without the uniconfig modules is a start-up fault, not a request's
-    this.actualDir = path.join(dataDir, ACTUAL_DIRECTORY);
+    this.legacyDir = path.join(dataDir, LEGACY_ACTUAL_DIRECTORY);
+    this.journalDir = path.join(dataDir, ACTUAL_JOURNAL);
   }
 
   private nodes(): TopologyNodes {
@@ -101,24 +106,47 @@ export class NodeStore {
 
   /** Loads the actual configurations written before a restart into the Operational datastore. */
   async open(): Promise<number> {
-    await ensureDirectory(this.actualDir);
-    const updates: NodeUpdate[] = [];
-    for (const name of await fs.readdir(this.actualDir)) {
+    const journal = await KeyedJournal.open(this.journalDir);
+    this.actualJournal = journal;
+    const legacy = await this.readLegacyFiles();
+    if (legacy.length > 0) {
+      // the journal is newer than any file left: a file only fills in what the journal does not hold
+      await journal.set(legacy.filter(([nodeId]) => journal.get(nodeId) === undefined));
+      for (const [nodeId] of legacy) await removeIfPresent(path.join(this.legacyDir, fileNameOf(nodeId)));
+      await fsyncDirectory(this.legacyDir);
+    }
+    const updates = [...journal.all()].map(([nodeId, value]) => ({ nodeId, value: value as ConfigurationJson }));
+    if (updates.length > 0) await this.apply('operational', updates);
+    return updates.length;
+  }
+
+  /** Closes the journal of actual configurations (service stop). */
+  async close(): Promise<void> {
+    await this.actualJournal?.close();
+    this.actualJournal = undefined;
+  }
+
+  /** The actual configurations earlier versions kept one file per node (none when the folder is absent). */
+  private async readLegacyFiles(): Promise<Array<[string, ConfigurationJson]>> {
+    let names: string[];
+    try {
+      names = await fs.readdir(this.legacyDir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw e;
+    }
+    const found: Array<[string, ConfigurationJson]> = [];
+    for (const name of names) {
       const nodeId = nodeIdOf(name);
       if (nodeId === undefined) continue; // a temporary file of a write cut short
-      const text = await fs.readFile(path.join(this.actualDir, name), 'utf8');
+      const text = await fs.readFile(path.join(this.legacyDir, name), 'utf8');
       try {
-        updates.push({ nodeId, actual: JSON.parse(text) as ConfigurationJson });
+        found.push([nodeId, JSON.parse(text) as ConfigurationJson]);
       } catch {
         // Written with rename after fsync, so a torn file cannot be there; anything else is not ours.
       }
     }
-    if (updates.length > 0)
-      await this.apply(
-        'operational',
-        updates.map((u) => ({ nodeId: u.nodeId, value: u.actual! })),
-      );
-    return updates.length;
+    return found;
   }
 
   /** The node-ids of topology uniconfig in the Config datastore. */
@@ -215,7 +243,7 @@ export class NodeStore {
 
   /**
    * Applies updates: the intended configurations in one durable Config write, the actual ones in
-   * their files and the Operational datastore. Bumps the version of every node whose intended changed.
+   * their journal and the Operational datastore. Bumps the version of every node whose intended changed.
    */
   async save(updates: readonly NodeUpdate[]): Promise<void> {
     const intended = updates.filter((u) => u.intended !== undefined).map((u) => ({ nodeId: u.nodeId, value: u.intended! }));
@@ -225,9 +253,9 @@ export class NodeStore {
       for (const u of intended) this.versions.set(u.nodeId, this.version(u.nodeId) + 1);
     }
     if (actual.length > 0) {
-      // one file per node, written (and fsync'ed) many at a time: a commit of a thousand nodes is not a thousand fsyncs in a row
-      await mapBounded(actual, ACTUAL_FILE_WRITES, (u) => this.writeActualFile(u.nodeId, u.value));
-      await fsyncDirectory(this.actualDir);
+      // one journal record for these nodes; saves running at once share an fsync
+      if (this.actualJournal === undefined) throw new Error('the uniconfig node store is not open');
+      await this.actualJournal.set(actual.map((u) => [u.nodeId, u.value] as const));
       await this.apply('operational', actual);
     }
   }
@@ -257,23 +285,6 @@ export class NodeStore {
       release();
       if (this.locks.get(nodeId) === chained) this.locks.delete(nodeId);
     };
-  }
-
-  private async writeActualFile(nodeId: string, value: ConfigurationJson | null): Promise<void> {
-    const file = path.join(this.actualDir, fileNameOf(nodeId));
-    if (value === null) {
-      await removeIfPresent(file);
-      return;
-    }
-    const temporary = `${file}.tmp`;
-    const handle = await fs.open(temporary, 'w', 0o600);
-    try {
-      await handle.writeFile(JSON.stringify(value));
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await fs.rename(temporary, file);
   }
 
   private nodeListIn(root: DataRoot): ListNode | undefined {

@@ -94,8 +94,13 @@ export class Uniconfig {
 
   /** Loads the actual configurations kept before a restart; resolves with how many nodes. */
   async open(): Promise<number> {
-    await this.engine.modules.open();
-    return this.store.open();
+    try {
+      await this.engine.modules.open();
+      return await this.store.open();
+    } catch (e) {
+      await this.closeStores();
+      throw e;
+    }
   }
 
   /** Adds the layer's routes to the RESTCONF dispatcher's route table (routes.ts). */
@@ -167,8 +172,13 @@ export class Uniconfig {
     return result;
   }
 
-  /** Drops open transactions (service stop). */
-  close(): void {
+  /** Drops open transactions and closes the stores' journals (service stop). */
+  async close(): Promise<void> {
     this.registry.closeAll();
+    await this.closeStores();
+  }
+
+  private async closeStores(): Promise<void> {
+    await Promise.all([this.engine.modules.close(), this.store.close()]);
   }
 }

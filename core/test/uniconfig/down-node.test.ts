@@ -6,6 +6,8 @@
  * changed in the stores. Once the device is back, the transaction's edit commits.
  */
 import test from 'ava';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { startNetconfSimulator, type SimulatedNetconfDevice } from '@rosetta/sdk/testing';
 import { eventually, pluginsFile, startMountService, type MountService } from '../mount/fixture';
 
@@ -118,5 +120,58 @@ test.serial(
     t.is(ok.status, 204, ok.text);
     t.regex(device.runningXml(), /<hostname>back<\/hostname>/);
     t.deepEqual(await hostname(s, 'nonconfig'), { status: 200, value: 'back' });
+  },
+);
+
+test.serial(
+  'a data folder of an earlier version (a file per node for the actual configuration and for the modules) is read, then moved into the journals',
+  async (t) => {
+    await s?.service.stop();
+    s = undefined;
+    await device?.close();
+    device = await startNetconfSimulator({ yang: MODEL, username: 'admin', password: 'pw', config: CONFIG });
+    const first = await startMountService(plugins);
+    s = first;
+    const install = await first.request('POST', `${OPS}/connection-manager:install-node`, {
+      input: {
+        'node-id': 'N1',
+        netconf: {
+          'netconf-node-topology:host': '127.0.0.1',
+          'netconf-node-topology:port': device.port,
+          'netconf-node-topology:username': 'admin',
+          'netconf-node-topology:password': 'pw',
+        },
+      },
+    });
+    t.is(install.status, 204, install.text);
+    await first.service.stop();
+    s = undefined;
+    await device.close();
+    device = undefined;
+
+    // what an earlier version left: no journals, one file per node instead
+    const dir = first.dataDir;
+    const hexId = Buffer.from('N1', 'utf8').toString('hex');
+    fs.rmSync(path.join(dir, 'uniconfig-actual-journal'), { recursive: true });
+    fs.rmSync(path.join(dir, 'uniconfig-node-modules'), { recursive: true });
+    const sets = fs.readdirSync(path.join(dir, 'uniconfig-modules'));
+    t.is(sets.length, 1);
+    fs.writeFileSync(
+      path.join(dir, 'uniconfig-modules', `node-${hexId}.json`),
+      JSON.stringify({ set: sets[0]!.slice(0, -'.json'.length) }),
+    );
+    fs.mkdirSync(path.join(dir, 'uniconfig-actual'));
+    const legacyActual = path.join(dir, 'uniconfig-actual', `${hexId}.json`);
+    fs.writeFileSync(legacyActual, JSON.stringify({ 'acme-router:system': { hostname: 'from-a-file', location: 'lab' } }));
+
+    for (const round of ['moved', 'from the journal']) {
+      const svc = await startMountService(plugins, dir);
+      s = svc;
+      t.deepEqual(await hostname(svc, 'nonconfig'), { status: 200, value: 'from-a-file' }, `${round}: ${svc.logs.join('\n')}`);
+      t.deepEqual(await hostname(svc, 'config'), { status: 200, value: 'n1' }, round);
+      t.false(fs.existsSync(legacyActual), round);
+      await svc.service.stop();
+      s = undefined;
+    }
   },
 );
