@@ -15,7 +15,8 @@
  * UniConfig's published figures stand in the baseline column (taken on 12 cores; ours are per core of
  * the service's own CPU, so comparable), the issue's goals in the goal column.
  * BENCH_FLEET selects fleets (`nc500,cli500,nc5000,nc10000`, the default; any `nc<count>` or `cli<count>`);
- * BENCH_FLEET_PROFILE=<dir>
+ * BENCH_FLEET_PHASES=transaction (or `storm`, or both) runs those phases on every NETCONF fleet named
+ * instead; BENCH_FLEET_PROFILE=<dir>
  * runs the 5,000 fleet's service under --cpu-prof, writing the profile there.
  */
 import * as fs from 'node:fs';
@@ -66,14 +67,33 @@ interface Fleet {
   readonly label: string;
   readonly netconf: number;
   readonly cli: number;
-  /** The transaction and the reconnect storm run on this fleet. */
-  readonly transactionAndStorm: boolean;
+  /** The 1,000-device transaction runs on this fleet. */
+  readonly transaction: boolean;
+  /** The reconnect storm runs on this fleet. */
+  readonly storm: boolean;
+}
+
+/**
+ * The phases BENCH_FLEET_PHASES names (`transaction`, `storm`, comma-separated) for every NETCONF fleet,
+ * so the transaction can be measured on a smaller fleet alone; unset: both, on the 5,000 fleet only
+ * (or every one with BENCH_FLEET_ALL_PHASES=1).
+ */
+function phasesOf(netconf: number): { transaction: boolean; storm: boolean } {
+  const named = process.env.BENCH_FLEET_PHASES;
+  if (named !== undefined) {
+    const phases = new Set(named.split(',').map((p) => p.trim()));
+    for (const p of phases)
+      if (p !== 'transaction' && p !== 'storm' && p !== '') throw new Error(`BENCH_FLEET_PHASES: unknown phase '${p}'`);
+    return { transaction: netconf > 0 && phases.has('transaction'), storm: netconf > 0 && phases.has('storm') };
+  }
+  const both = netconf > 0 && (netconf === 5000 || process.env.BENCH_FLEET_ALL_PHASES === '1');
+  return { transaction: both, storm: both };
 }
 
 /** The fleets run by default; BENCH_FLEET may name others as `nc<count>` or `cli<count>`. */
 const DEFAULT_FLEETS = 'nc500,cli500,nc5000,nc10000';
 
-/** The fleet a BENCH_FLEET key names; the transaction and the storm run on the 5,000 NETCONF one (or every one with BENCH_FLEET_ALL_PHASES=1). */
+/** The fleet a BENCH_FLEET key names, with the phases that run on it ({@link phasesOf}). */
 function fleetOf(key: string): Fleet {
   const match = /^(nc|cli)(\d+)$/.exec(key);
   if (match === null) throw new Error(`BENCH_FLEET: '${key}' is not nc<count> or cli<count>`);
@@ -84,7 +104,7 @@ function fleetOf(key: string): Fleet {
     label: `${fmt(count)} ${netconf > 0 ? 'NETCONF' : 'CLI'}`,
     netconf,
     cli: count - netconf,
-    transactionAndStorm: netconf > 0 && (netconf === 5000 || process.env.BENCH_FLEET_ALL_PHASES === '1'),
+    ...phasesOf(netconf),
   };
 }
 
@@ -118,7 +138,7 @@ export async function benchFleet(): Promise<BenchResult[]> {
 /** One fleet on a fresh simulator and service; always stops both. */
 async function benchOneFleet(fleet: Fleet): Promise<BenchResult[]> {
   const size = fleet.netconf + fleet.cli;
-  const profileDir = fleet.transactionAndStorm ? process.env.BENCH_FLEET_PROFILE : undefined;
+  const profileDir = fleet.transaction || fleet.storm ? process.env.BENCH_FLEET_PROFILE : undefined;
   const sim = await startFleetSimulator(fleet);
   let service: ServiceProcess | undefined;
   let http: BenchClient | undefined;
@@ -229,10 +249,10 @@ async function measureFleet(fleet: Fleet, sim: SimulatorProcess, service: Servic
     result(name('RSS per installed idle device'), (rssInstalled - rssStart) / n / 1024, 'KB', null, '< 50 KB'),
   ];
 
-  if (fleet.transactionAndStorm) {
+  if (fleet.transaction) {
     rows.push(...(await orFailed(name('transaction'), () => measureTransaction(fleet, sim, service, http, devices, lines))));
-    rows.push(...(await orFailed(name('reconnect storm'), () => measureStorm(fleet, sim, service, http, n))));
   }
+  if (fleet.storm) rows.push(...(await orFailed(name('reconnect storm'), () => measureStorm(fleet, sim, service, http, n))));
 
   await bounded(`uninstalling ${n} nodes`, 120_000 + n * 30, uninstallAll(http, devices, bulk));
   await new Promise((r) => setTimeout(r, 2000)); // sockets closed, timers run out
