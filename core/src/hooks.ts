@@ -315,6 +315,12 @@ export interface DeviceWriteContext {
    * 201 or 204 by it.
    */
   readonly probeTarget?: boolean;
+  /**
+   * Top-level configuration to read back right after the write, in the same exchange (no round trip of
+   * its own; an empty path is the whole configuration), returned as the result's `after`. A southbound
+   * that cannot may leave `after` out: the caller then reads the device itself.
+   */
+  readonly readBack?: readonly InstancePath[];
   readonly codec?: DeviceDataCodec;
 }
 
@@ -323,6 +329,8 @@ export interface DeviceWriteResult {
   readonly commands: readonly string[];
   /** The configuration at the edit's target before the write (RFC 7951, from the top), when `probeTarget` asked. */
   readonly before?: JsonObject;
+  /** The configuration at the `readBack` paths after the write (RFC 7951, from the top), when it was asked and read. */
+  readonly after?: JsonObject;
 }
 
 export interface DeviceInvokeContext {

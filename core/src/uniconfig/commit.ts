@@ -15,8 +15,8 @@
  * default) every node already changed gets intended -> actual pushed back, concurrently; without it
  * they stay committed and are stored as such. Either way the answer is 500 (502 when every failure
  * was a lost connection and nothing is left half-undone) with one error entry per node: `node-id`,
- * `configuration-status`, `rollback-status`. After a success the changed devices are read back
- * (concurrently) into the actual configuration.
+ * `configuration-status`, `rollback-status`. What a push changed is read back into the actual
+ * configuration within the push's own exchange (device-io.ts), or after it when the southbound did not.
  */
 import { mapBounded } from '../data/bounded-concurrency';
 import { diffTrees } from '../data/diff';
@@ -73,7 +73,7 @@ interface CommitItem {
 }
 
 /** How each node fared in a push round. */
-type PushState = { readonly kind: 'pushed' } | { readonly kind: 'failed'; readonly cause: unknown } | undefined;
+type PushState = { readonly kind: 'pushed'; readonly now?: DataRoot } | { readonly kind: 'failed'; readonly cause: unknown } | undefined;
 
 /** Node names as a message or log line shows them: a few, then how many more (an entry per node must not name every other node). */
 function someNodes(nodeIds: readonly string[], quote = ''): string {
@@ -168,7 +168,8 @@ export async function commitNodes(
     }
     // what reached the devices is stored: everything on success, the nodes left committed otherwise
     const keep = failed ? items.filter((_, i) => states[i]?.kind === 'pushed') : items;
-    await storeResults(parts, scope, keep, new Set(pushed));
+    const readBackOf = new Map(items.flatMap((item, i) => (states[i]?.kind === 'pushed' ? [[item, states[i].now] as const] : [])));
+    await storeResults(parts, scope, keep, readBackOf);
     if (pushed.length > 0) parts.log.info(`committed ${someNodes(pushed.map((p) => p.nodeId))}`);
     if (unreachable.size > 0) parts.log.info(`commit skipped unreachable node(s) ${someNodes([...unreachable.keys()])}`);
     if (failed) throw failureReport(items, states, { rolledBack: false, rollbackFailed: new Set() });
@@ -204,8 +205,8 @@ async function pushAll(parts: CommitParts, scope: PluginScope, items: readonly C
     parts.concurrency,
     async (item): Promise<PushState> => {
       try {
-        await pushConfiguration(item.device, scope, item.actual, item.intended);
-        return { kind: 'pushed' };
+        const { now } = await pushConfiguration(item.device, scope, item.actual, item.intended, { readBack: true });
+        return now === undefined ? { kind: 'pushed' } : { kind: 'pushed', now };
       } catch (cause) {
         failed = true;
         return { kind: 'failed', cause };
@@ -232,20 +233,22 @@ async function rollback(parts: CommitParts, scope: PluginScope, pushed: readonly
 }
 
 /**
- * Stores what the devices now hold (read back concurrently) and the transaction's intended
+ * Stores what the devices now hold (as their pushes read it back, else read now, concurrently) and the transaction's intended
  * configurations; if the store cannot be written the pushed devices are rolled back and the error thrown.
  */
 async function storeResults(
   parts: CommitParts,
   scope: PluginScope,
   items: readonly CommitItem[],
-  pushed: ReadonlySet<CommitItem>,
+  pushed: ReadonlyMap<CommitItem, DataRoot | undefined>,
 ): Promise<void> {
   const { store } = parts;
   const saving = items.filter((item) => pushed.has(item) || item.storeIntended);
   const updates = await mapBounded(saving, parts.concurrency, async (item): Promise<NodeUpdate> => {
     const schema = item.device.schema;
-    const now = pushed.has(item) ? await readBack(parts.log, item.device, scope, item.actual, item.intended) : undefined;
+    const now = pushed.has(item)
+      ? (pushed.get(item) ?? (await readBack(parts.log, item.device, scope, item.actual, item.intended)))
+      : undefined;
     return {
       nodeId: item.nodeId,
       ...(item.storeIntended ? { intended: store.encode(item.intended, schema) } : {}),
@@ -258,7 +261,7 @@ async function storeResults(
     parts.log.error(
       `commit of ${items.map((i) => i.nodeId).join(', ')}: storing the result failed (${messageOf(e)}); rolling the devices back`,
     );
-    await rollback(parts, scope, [...pushed]);
+    await rollback(parts, scope, [...pushed.keys()]);
     throw e;
   }
 }

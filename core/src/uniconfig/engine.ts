@@ -124,8 +124,8 @@ export class UniconfigEngine {
       const actual = this.store.tree('operational', nodeId, device.schema);
       const next = applyEdits(intended, edits, device.schema);
       check?.(next, intended);
-      const sent = await pushConfiguration(device, scope, actual, next);
-      const now = sent.length > 0 ? await readBack(this.log, device, scope, actual, next) : actual;
+      const pushed = await pushConfiguration(device, scope, actual, next, { readBack: true });
+      const now = pushed.sent.length === 0 ? actual : (pushed.now ?? (await readBack(this.log, device, scope, actual, next)));
       try {
         await this.store.save([
           { nodeId, intended: this.store.encode(next, device.schema), actual: this.store.encode(now, device.schema) },

@@ -173,6 +173,11 @@ test.serial('YANG Patch and plain writes in a transaction; diff paths; dry run e
     device.operationLog.slice(mark).filter((o) => ['lock', 'edit-config', 'commit', 'unlock'].includes(o)),
     ['lock', 'edit-config', 'commit', 'unlock'],
   );
+  // the two changed top-level containers are read back under the lock, sent with the commit: no read after the write
+  t.deepEqual(
+    device.operationLog.slice(mark).filter((o) => o !== 'get'),
+    ['lock', 'edit-config', 'commit', 'get-config', 'get-config', 'unlock'],
+  );
   t.deepEqual(sentSince(logMark), commands, 'commit sent exactly what the dry run showed');
   const running = device.runningXml();
   t.regex(running, /<name>ge1<\/name><mtu>9000<\/mtu>/);

@@ -126,10 +126,16 @@ export default definePlugin<Settings>({
         ctx.probeTarget && edits.length === 1 && codec
           ? { path: edits[0]!.path, decode: (xml: string) => codec.fromXml(xml, { content: 'config' }) }
           : undefined;
+      const readBack =
+        ctx.readBack && codec ? { paths: ctx.readBack, decode: (xml: string) => codec.fromXml(xml, { content: 'config' }) } : undefined;
       const written = await device.serializeWrite(() =>
-        writeEdits(device.current(), edits, device.namespaces, probe, needCodec(codec, device.nodeId)),
+        writeEdits(device.current(), edits, device.namespaces, probe, needCodec(codec, device.nodeId), readBack),
       );
-      return { commands: written.rpcs, ...(written.before !== undefined ? { before: written.before } : {}) };
+      return {
+        commands: written.rpcs,
+        ...(written.before !== undefined ? { before: written.before } : {}),
+        ...(written.after !== undefined ? { after: written.after } : {}),
+      };
     });
 
     api.hooks.device.invoke.for('netconf').tapPromise('netconf', async (ctx) => {

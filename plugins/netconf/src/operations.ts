@@ -169,8 +169,11 @@ export function editRpcs(
  * session keeps them safe (lock with edit-config; commit with unlock). On any failure on candidate the
  * edit is discarded (discard-changes) and the lock released, then the device's error is thrown; on
  * running, unlock and throw. With `probe`, a get-config of its target goes out between the lock and
- * the edit-config and the outcome holds what it found (decoded). Returns the RPCs of the
- * write (the whole sequence once it succeeded; the probe is not part of it).
+ * the edit-config and the outcome holds what it found (decoded). With `readBack`, get-configs of its
+ * paths go out right behind the write, still under the lock (on candidate with the commit, on running
+ * with the edit-config), and the outcome's `after` holds what they found once the write succeeded: the
+ * caller needs no round trip of its own to learn what the device now holds. Returns the RPCs of the
+ * write (the whole sequence once it succeeded; the probe and the read-back are not part of it).
  */
 export async function writeEdits(
   session: OperationSession,
@@ -178,6 +181,7 @@ export async function writeEdits(
   ns: Namespaces,
   probe?: TargetProbe,
   codec?: DeviceDataCodec,
+  readBack?: ReadBack,
 ): Promise<WriteOutcome> {
   const rpcs = editRpcs(session, edits, ns, codec);
   if (rpcs.length === 0) return { rpcs };
@@ -201,6 +205,8 @@ export async function writeEdits(
           )
           .catch(() => undefined); // unknown, as when the probe fails: the write itself succeeded
   const edited = call(session, edit);
+  // on running the edit-config is the change itself: a read right behind it sees its result
+  const readAfterEdit = candidate ? undefined : readTargets(session, ns, readBack);
   try {
     await locked;
   } catch (e) {
@@ -222,11 +228,13 @@ export async function writeEdits(
   if (!candidate) {
     // not awaited: the change is made; the unlock precedes any later request on this session anyway
     void call(session, unlock).catch(() => undefined);
-    return outcome(rpcs, await probed);
+    return outcome(rpcs, await probed, await readAfterEdit);
   }
   // commit and unlock go out together: the device releases the lock right after committing, so the
   // next request on this session does not queue behind an unlock sent one round trip later
+  // the read-back goes between them: after the commit (candidate then equals running) and under the lock
   const committed = call(session, rpcs[2]!);
+  const readAfterCommit = readTargets(session, ns, readBack);
   const unlocked = call(session, unlock).catch(() => undefined);
   try {
     await committed;
@@ -236,7 +244,41 @@ export async function writeEdits(
     await unlocked;
     throw e;
   }
-  return outcome(rpcs, await probed);
+  return outcome(rpcs, await probed, await readAfterCommit);
+}
+
+/** Configuration to read right behind a write: top-level paths (an empty one is the whole configuration), and how to decode what is read. */
+export interface ReadBack {
+  readonly paths: readonly (InstancePath | string)[];
+  readonly decode: (data: string) => JsonObject;
+}
+
+/**
+ * Sends a get-config of the intended datastore per path now (in the same write to the session as the
+ * requests just before it) and resolves with what they found merged from the top; undefined when
+ * there is nothing to read or any read failed (the caller then reads on its own).
+ */
+function readTargets(
+  session: OperationSession,
+  ns: Namespaces,
+  readBack: ReadBack | undefined,
+): Promise<JsonObject | undefined> | undefined {
+  if (readBack === undefined || readBack.paths.length === 0) return undefined;
+  const source = configSource(session);
+  let reads: Promise<JsonObject>[];
+  try {
+    reads = readBack.paths.map((path) =>
+      session.rpcData(`<get-config><source><${source}/></source>${subtreeFilter(path, undefined, ns) ?? ''}</get-config>`, {
+        whole: (data) => (data === undefined ? {} : readBack.decode(data)),
+      }),
+    );
+  } catch {
+    return undefined; // a path with no filter: the caller reads on its own
+  }
+  return Promise.all(reads).then(
+    (found) => Object.assign({}, ...found) as JsonObject,
+    () => undefined,
+  );
 }
 
 /** A target to read just before a write: its instance-identifier, and how to decode the data read. */
@@ -245,14 +287,15 @@ export interface TargetProbe {
   readonly decode: (data: string) => JsonObject;
 }
 
-/** What a write sent, and what its probed target held before it. */
+/** What a write sent, what its probed target held before it, and what its read-back found after it. */
 export interface WriteOutcome {
   readonly rpcs: string[];
   readonly before?: JsonObject;
+  readonly after?: JsonObject;
 }
 
-function outcome(rpcs: string[], before: JsonObject | undefined): WriteOutcome {
-  return before === undefined ? { rpcs } : { rpcs, before };
+function outcome(rpcs: string[], before: JsonObject | undefined, after?: JsonObject): WriteOutcome {
+  return { rpcs, ...(before !== undefined ? { before } : {}), ...(after !== undefined ? { after } : {}) };
 }
 
 /** The plugin's own dry-run operation (device.invoke): never sent to the device. */
