@@ -206,18 +206,27 @@ const execClockTicks = (() => {
   }
 })();
 
-/** A process's resident set (/proc/PID/status VmRSS), in bytes. */
-export function rssBytes(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+/** Where a process's memory sits, in bytes (process.memoryUsage() after collecting garbage). */
+export interface MemoryUse {
+  readonly rss: number;
+  readonly heapUsed: number;
+  readonly heapTotal: number;
+  readonly external: number;
+  readonly arrayBuffers: number;
 }
 
-/** Asks the service child to collect garbage twice, then reads its RSS. */
-export function rssAfterGc(child: Child): Promise<number> {
+/** Asks the service child to collect garbage twice, then reads its memory use. */
+export function memoryAfterGc(child: Child): Promise<MemoryUse> {
   return new Promise((resolve) => {
-    child.proc.once('message', () => resolve(rssBytes(child.proc.pid!)));
+    child.proc.once('message', (m: MemoryUse) => resolve(m));
     child.proc.send('gc');
   });
+}
+
+/** One line of a process's memory use in MB: RSS, then the heap used of its total, then outside the heap. */
+export function describeMemory(m: MemoryUse): string {
+  const mb = (bytes: number) => `${Math.round(bytes / 1048576)} MB`;
+  return `RSS ${mb(m.rss)}, heap ${mb(m.heapUsed)} used of ${mb(m.heapTotal)}, external ${mb(m.external)} (array buffers ${mb(m.arrayBuffers)})`;
 }
 
 export interface Latencies {

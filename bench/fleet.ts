@@ -27,7 +27,8 @@ import {
   cpuSeconds,
   fleetUnavailable,
   freePortRange,
-  rssAfterGc,
+  describeMemory,
+  memoryAfterGc,
   startProbe,
   startService,
   startSimulator,
@@ -209,7 +210,8 @@ async function measureFleet(fleet: Fleet, sim: SimulatorProcess, service: Servic
   const bulk = await hasBulkRpcs(http);
   console.log(`bench: fleet: installing with ${bulk ? 'install-multiple-nodes' : 'install-node, 32 in flight'}`);
 
-  const rssStart = await rssAfterGc(service);
+  const atStart = await memoryAfterGc(service);
+  const rssStart = atStart.rss;
   const cpu0 = cpuSeconds(pid);
   const simCpu0 = await simulatorCpu(sim);
   const t0 = performance.now();
@@ -221,7 +223,8 @@ async function measureFleet(fleet: Fleet, sim: SimulatorProcess, service: Servic
   const simCpu = (await simulatorCpu(sim)) - simCpu0;
   const connected = await connectedCount(http);
   if (connected !== n) throw new Error(`${connected} of ${n} nodes connected after install and sync`);
-  const rssInstalled = await rssAfterGc(service);
+  const atInstalled = await memoryAfterGc(service);
+  const rssInstalled = atInstalled.rss;
 
   const lines = await bounded('counting JSON lines', 60_000 + n * 20, countLines(http, ids));
   const totalLines = [...lines.values()].reduce((a, b) => a + b, 0);
@@ -256,7 +259,16 @@ async function measureFleet(fleet: Fleet, sim: SimulatorProcess, service: Servic
 
   await bounded(`uninstalling ${n} nodes`, 120_000 + n * 30, uninstallAll(http, devices, bulk));
   await new Promise((r) => setTimeout(r, 2000)); // sockets closed, timers run out
-  const rssEnd = await rssAfterGc(service);
+  const atEnd = await memoryAfterGc(service);
+  const rssEnd = atEnd.rss;
+  // Where the memory sits (heap, buffers outside it, or neither: the allocator's pages), for docs/operations.md#memory.
+  for (const [when, m] of [
+    ['start', atStart],
+    [`${n} installed`, atInstalled],
+    ['all uninstalled', atEnd],
+  ] as const) {
+    console.log(`bench: fleet ${fleet.label}: memory at ${when}: ${describeMemory(m)}`);
+  }
   rows.push(
     result(
       name('RSS at start / installed / all uninstalled'),

@@ -3,7 +3,8 @@
  * - `service <args...>`: the real `rosetta start` with the given flags; reports its URL once it listens.
  * - `trivial`: a bare Node `http` server answering a fixed 200-byte body, the ceiling for this machine.
  * On the message 'gc' it collects garbage twice and answers its heap use, so that the parent can
- * measure memory per stored entry without counting garbage. On 'fsyncs' it answers how many durable
+ * measure memory per stored entry without counting garbage (with the RSS, the heap's total and the memory
+ * outside it, to tell where a process's memory sits). On 'fsyncs' it answers how many durable
  * commits (file writes) ran so far and their total time with any datasync: a probe on node's
  * FileHandle, which the service's own code does not know about.
  */
@@ -47,7 +48,8 @@ process.on('message', (m) => {
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
   gc?.();
-  send({ heapUsed: process.memoryUsage().heapUsed, rss: process.memoryUsage().rss });
+  const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
+  send({ heapUsed, rss, heapTotal, external, arrayBuffers });
 });
 
 const [role, ...args] = process.argv.slice(2);
