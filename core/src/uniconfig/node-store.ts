@@ -22,6 +22,7 @@ import { applyEdits, type Edit } from '../data/edit';
 import { decodeJson } from '../data/json-decode';
 import { findEntry } from '../data/list';
 import { toJsonValue } from '../data/json-encode';
+import { jsonEqual } from '../data/json-equal';
 import type { AnyNode, DataRoot, ListEntryNode, ListNode } from '../data/tree';
 import type { JsonObject } from '../hooks';
 import { nodeSteps } from '../mount/topology';
@@ -246,8 +247,12 @@ export class NodeStore {
    * their journal and the Operational datastore. Bumps the version of every node whose intended changed.
    */
   async save(updates: readonly NodeUpdate[]): Promise<void> {
-    const intended = updates.filter((u) => u.intended !== undefined).map((u) => ({ nodeId: u.nodeId, value: u.intended! }));
-    const actual = updates.filter((u) => u.actual !== undefined).map((u) => ({ nodeId: u.nodeId, value: u.actual! }));
+    const shared = updates.map((u) => {
+      const intended = u.intended === undefined ? undefined : this.sharedWith('operational', u.nodeId, u.intended);
+      return { ...u, intended, actual: u.actual === undefined ? undefined : this.sharedWith('config', u.nodeId, u.actual, intended) };
+    });
+    const intended = shared.filter((u) => u.intended !== undefined).map((u) => ({ nodeId: u.nodeId, value: u.intended! }));
+    const actual = shared.filter((u) => u.actual !== undefined).map((u) => ({ nodeId: u.nodeId, value: u.actual! }));
     if (intended.length > 0) {
       await this.apply('config', intended);
       for (const u of intended) this.versions.set(u.nodeId, this.version(u.nodeId) + 1);
@@ -258,6 +263,22 @@ export class NodeStore {
       await this.actualJournal.set(actual.map((u) => [u.nodeId, u.value] as const));
       await this.apply('operational', actual);
     }
+  }
+
+  /**
+   * `value`, or the node's configuration stored in the other datastore when that is the same document
+   * (`pending` is what the same update stores there): a node in sync keeps one configuration object and
+   * one decoded tree for both sides, which is most of an idle device's memory (docs/operations.md#memory).
+   */
+  private sharedWith(
+    other: 'config' | 'operational',
+    nodeId: string,
+    value: ConfigurationJson | null,
+    pending?: ConfigurationJson | null,
+  ): ConfigurationJson | null {
+    if (value === null) return null;
+    const there = pending === undefined ? this.json(other, nodeId) : pending;
+    return there != null && jsonEqual(there, value) ? there : value;
   }
 
   /** Runs `work` holding the locks of `nodeIds` (taken in sorted order, released in any case). */

@@ -1,6 +1,6 @@
 /**
  * The uniconfig topology over the NETCONF southbound against the SDK's NETCONF simulator: install
- * fills intended and actual from get-config; query parameters on both datastores; YANG Patch and plain
+ * fills intended and actual from get-config (a node in sync holds one object for both); query parameters on both datastores; YANG Patch and plain
  * writes inside a transaction; calculate-diff's created/updated/deleted paths; the dry run's
  * edit-config RPCs (nothing sent) equal, text for text, to the RPCs commit sends (the plugin's RPC
  * trace); commits send per-change edits, so a change to one leaf leaves configuration the service does
@@ -11,6 +11,7 @@
 import test from 'ava';
 import { openRawNetconf, startNetconfSimulator, type SimulatedNetconfDevice } from '@rosetta/sdk/testing';
 import * as path from 'node:path';
+import { NodeStore } from '../../src/uniconfig';
 import { REPO, startMountService, type MountService } from '../mount/fixture';
 
 const MODEL = `module acme-router {
@@ -101,6 +102,18 @@ test.serial('install fills both datastores; query parameters work on each', asyn
   t.deepEqual(depth.json, { 'acme-router:interface': [{ name: 'ge0' }] });
   const head = await s.request('HEAD', `${CONF}/acme-router:system`);
   t.is(head.status, 200);
+});
+
+test.serial('a node in sync keeps one configuration object for intended and actual after sync-from-network', async (t) => {
+  const store = new NodeStore({ schema: s.service.schema, datastores: s.service.datastores }, s.dataDir);
+  const r = await s.request('POST', `${OPS}/uniconfig-manager:sync-from-network`, {
+    input: { 'target-nodes': { node: ['N1'] } },
+  });
+  t.is(r.status, 200, r.text);
+  const intended = store.json('config', 'N1');
+  t.truthy(intended);
+  // the device answered what the service already held: the new actual is the intended object, not a copy of it
+  t.is(store.json('operational', 'N1'), intended);
 });
 
 test.serial('YANG Patch and plain writes in a transaction; diff paths; dry run equals what commit sends', async (t) => {

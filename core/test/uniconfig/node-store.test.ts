@@ -62,7 +62,8 @@ test('changedNodeIds names the changed nodes and serialises only configurations 
   await store.save([3, 77, 150].map((n) => ({ nodeId: `node-${n}`, actual: configuration(n, 'changed') })));
   const committed = serialisations(() => store.changedNodeIds());
   t.deepEqual(committed.result, []);
-  t.is(committed.calls, 6);
+  // what they hold equals the intended configuration, so the store keeps the intended object for both sides
+  t.is(committed.calls, 0);
 
   // a node with no actual configuration (never read from its device) has something to commit
   await store.save([{ nodeId: 'node-9', actual: null }]);
