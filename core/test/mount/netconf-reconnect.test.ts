@@ -70,3 +70,39 @@ test('after a reconnect to an upgraded device, the mount point serves the new mo
   );
   t.true(s.logs.some((l) => /node BOX: module set changed .* compiling its schema again/.test(l)));
 });
+
+test('a reconnect to a device whose hello is unchanged lists no modules again', async (t) => {
+  const same = await startNetconfSimulator({ yang: V1, config: '<box xmlns="urn:acme:box"><name>b1</name></box>' });
+  const svc = await startMountService(pluginsFile(['plugins/netconf']));
+  t.teardown(async () => {
+    await svc.service.stop();
+    await same.close();
+  });
+  const r = await svc.request('POST', '/rests/operations/connection-manager:install-node', {
+    input: {
+      'node-id': 'SAME',
+      netconf: {
+        'netconf-node-topology:host': '127.0.0.1',
+        'netconf-node-topology:port': same.port,
+        'netconf-node-topology:username': 'u',
+        'netconf-node-topology:password': 'p',
+        'netconf-node-topology:between-attempts-timeout': 100,
+      },
+    },
+  });
+  t.is(r.status, 204, r.text);
+  const listings = () => same.operationLog.filter((op) => op === 'get' || op === 'get-schema').length;
+  const atInstall = listings();
+  t.true(atInstall > 0, 'the install lists the modules');
+  for (let round = 1; round <= 3; round++) {
+    same.dropSessions();
+    const back = await eventually(async () => svc.logs.filter((l) => /SAME: reconnected after/.test(l)).length >= round, 15_000);
+    t.true(back, svc.logs.slice(-8).join('\n'));
+  }
+  const name = await svc.request(
+    'GET',
+    '/rests/data/network-topology:network-topology/topology=topology-netconf/node=SAME/yang-ext:mount/acme-box:box/name?content=config',
+  );
+  t.is(name.status, 200, name.text);
+  t.is(listings(), atInstall, same.operationLog.join(' '));
+});

@@ -4,9 +4,14 @@
  * up to max-reconnection-attempts), status `connecting` meanwhile and `unable-to-connect` when it gives
  * up. Reconnects are paced as the service paces every connect (docs/operations.md#reconnects): the first
  * attempt after a loss comes at a random moment within between-attempts-timeout, each wait is spread over
- * its upper half, and each attempt takes one of the service's connect slots. Schemas are discovered once, at install; writes are serialized per device (one lock holder at a
- * time); notifications are logged per node and the last ones kept for the event streams.
+ * its upper half, and each attempt takes one of the service's connect slots. Schemas are discovered at
+ * install, and listed again after a reconnect only when the new hello differs from the one they were
+ * listed with, or does not name the modules (a hello naming each module, or yang-library's module-set-id
+ * or content-id, changes when the module set does): a storm of devices coming back unchanged sends no
+ * module-list request. Writes are serialized per device (one lock holder at a time); notifications are
+ * logged per node and the last ones kept for the event streams.
  */
+import { createHash } from 'node:crypto';
 import {
   CAP_NOTIFICATION,
   HostKeyTrust,
@@ -25,6 +30,18 @@ import { discoverSchemas, type DiscoveredSchemas, type SchemaSource } from './sc
 import { NetconfSession } from './session';
 import type { NetconfNodeSettings } from './settings';
 import { namespaceOf, type Namespaces } from './xml-build';
+
+/**
+ * What identifies the module set in a hello, when it does: a hash of its sorted capabilities if they name
+ * the modules (`?module=`) or carry yang-library's module-set-id or content-id; undefined otherwise (a device
+ * that lists its modules only through a request).
+ */
+function moduleSetOfHello(capabilities: readonly string[]): string | undefined {
+  if (!capabilities.some((c) => c.includes('?module=') || /[?&](module-set-id|content-id)=/.test(c))) return undefined;
+  return createHash('sha256')
+    .update([...capabilities].sort().join('\n'))
+    .digest('base64');
+}
 
 /** Marks connections made by this plugin across plugin versions (instanceof breaks across hot reloads). */
 export const NETCONF_DEVICE = Symbol.for('rosetta.netconf.device');
@@ -104,6 +121,8 @@ export class NetconfDevice implements DeviceConnection {
   private reconnectTimer: NodeJS.Timeout | undefined;
   private writeQueue: Promise<unknown> = Promise.resolve();
   private schemas: DiscoveredSchemas | undefined;
+  /** The hello the schemas were listed after, when it identifies the module set (moduleSetOfHello). */
+  private listedAfterHello: string | undefined;
   private ns: Namespaces = NO_NAMESPACES;
   /** The last notifications received, oldest first. */
   readonly notifications: ReceivedNotification[] = [];
@@ -151,7 +170,7 @@ export class NetconfDevice implements DeviceConnection {
       }
     }
     try {
-      device.adopt(await discoverSchemas(device.session!, device.session!.capabilities, cacheRoot));
+      device.adopt(await device.discover(device.session!));
     } catch (e) {
       await device.close();
       throw e;
@@ -161,6 +180,13 @@ export class NetconfDevice implements DeviceConnection {
       `${nodeId}: connected, ${sources.length} modules (${cacheHit ? 'from the cache' : 'downloaded'})${unavailable.length ? `, ${unavailable.length} unavailable` : ''}`,
     );
     return device;
+  }
+
+  /** Lists the device's modules and gets their texts (schemas.ts), noting the hello they were listed after. */
+  private async discover(session: NetconfSession): Promise<DiscoveredSchemas> {
+    const found = await discoverSchemas(session, session.capabilities, this.cacheRoot);
+    this.listedAfterHello = moduleSetOfHello(session.capabilities);
+    return found;
   }
 
   /** Takes a discovered module set as the device's: its sources and the namespaces of its modules. */
@@ -184,8 +210,10 @@ export class NetconfDevice implements DeviceConnection {
    * when it sees `moduleSetId` change). A failure keeps the old set, with a warning.
    */
   private async recheckModules(session: NetconfSession): Promise<void> {
+    const hello = moduleSetOfHello(session.capabilities);
+    if (hello !== undefined && hello === this.listedAfterHello && this.schemas !== undefined) return;
     try {
-      const found = await discoverSchemas(session, session.capabilities, this.cacheRoot);
+      const found = await this.discover(session);
       const before = this.schemas?.moduleSetId;
       if (found.moduleSetId === before) return;
       this.adopt(found);
