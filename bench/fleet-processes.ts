@@ -206,27 +206,53 @@ const execClockTicks = (() => {
   }
 })();
 
-/** Where a process's memory sits, in bytes (process.memoryUsage() after collecting garbage). */
+/** Where a process's memory sits, in bytes (process.memoryUsage() after collecting garbage, and /proc). */
 export interface MemoryUse {
   readonly rss: number;
   readonly heapUsed: number;
   readonly heapTotal: number;
   readonly external: number;
   readonly arrayBuffers: number;
+  /** Resident in the brk heap, where glibc's main arena mallocs small blocks (native memory: sockets, ciphers). */
+  readonly mallocHeap: number;
+}
+
+/** Resident bytes of a process's `[heap]` mapping (/proc/PID/smaps), 0 when it cannot be read. */
+function brkHeapRss(pid: number): number {
+  try {
+    const smaps = fs.readFileSync(`/proc/${pid}/smaps`, 'utf8');
+    const at = smaps.indexOf('[heap]');
+    return at < 0 ? 0 : Number(/Rss:\s+(\d+) kB/.exec(smaps.slice(at))?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
 }
 
 /** Asks the service child to collect garbage twice, then reads its memory use. */
 export function memoryAfterGc(child: Child): Promise<MemoryUse> {
   return new Promise((resolve) => {
-    child.proc.once('message', (m: MemoryUse) => resolve(m));
+    child.proc.once('message', (m: Omit<MemoryUse, 'mallocHeap'>) => resolve({ ...m, mallocHeap: brkHeapRss(child.proc.pid!) }));
     child.proc.send('gc');
   });
 }
 
-/** One line of a process's memory use in MB: RSS, then the heap used of its total, then outside the heap. */
+/** Asks the service child to write a heap snapshot into `dir`; resolves with its file (writing takes seconds). */
+export function heapSnapshot(child: Child, dir: string): Promise<string> {
+  return new Promise((resolve) => {
+    const onMessage = (m: { snapshot?: string }) => {
+      if (m.snapshot === undefined) return;
+      child.proc.off('message', onMessage);
+      resolve(m.snapshot);
+    };
+    child.proc.on('message', onMessage);
+    child.proc.send({ snapshot: dir });
+  });
+}
+
+/** One line of a process's memory use in MB: RSS, the heap used of its total, outside the heap, malloc's heap. */
 export function describeMemory(m: MemoryUse): string {
   const mb = (bytes: number) => `${Math.round(bytes / 1048576)} MB`;
-  return `RSS ${mb(m.rss)}, heap ${mb(m.heapUsed)} used of ${mb(m.heapTotal)}, external ${mb(m.external)} (array buffers ${mb(m.arrayBuffers)})`;
+  return `RSS ${mb(m.rss)}, heap ${mb(m.heapUsed)} used of ${mb(m.heapTotal)}, external ${mb(m.external)} (array buffers ${mb(m.arrayBuffers)}), malloc's brk heap ${mb(m.mallocHeap)}`;
 }
 
 export interface Latencies {

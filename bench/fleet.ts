@@ -17,7 +17,8 @@
  * BENCH_FLEET selects fleets (`nc500,cli500,nc5000,nc10000`, the default; any `nc<count>` or `cli<count>`);
  * BENCH_FLEET_PHASES=transaction (or `storm`, or both) runs those phases on every NETCONF fleet named
  * instead; BENCH_FLEET_PROFILE=<dir>
- * runs the 5,000 fleet's service under --cpu-prof, writing the profile there.
+ * runs the 5,000 fleet's service under --cpu-prof, writing the profile there; BENCH_FLEET_HEAP_SNAPSHOT=<dir>
+ * writes a heap snapshot of each fleet's service there once every device is installed and synced.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -28,6 +29,7 @@ import {
   fleetUnavailable,
   freePortRange,
   describeMemory,
+  heapSnapshot,
   memoryAfterGc,
   startProbe,
   startService,
@@ -225,6 +227,8 @@ async function measureFleet(fleet: Fleet, sim: SimulatorProcess, service: Servic
   if (connected !== n) throw new Error(`${connected} of ${n} nodes connected after install and sync`);
   const atInstalled = await memoryAfterGc(service);
   const rssInstalled = atInstalled.rss;
+  const snapshotDir = process.env.BENCH_FLEET_HEAP_SNAPSHOT;
+  if (snapshotDir !== undefined) console.log(`bench: fleet ${fleet.label}: heap snapshot in ${await heapSnapshot(service, snapshotDir)}`);
 
   const lines = await bounded('counting JSON lines', 60_000 + n * 20, countLines(http, ids));
   const totalLines = [...lines.values()].reduce((a, b) => a + b, 0);

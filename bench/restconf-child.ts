@@ -2,6 +2,7 @@
  * Child process of the RESTCONF benchmark (forked with IPC and --expose-gc). Two roles:
  * - `service <args...>`: the real `rosetta start` with the given flags; reports its URL once it listens.
  * - `trivial`: a bare Node `http` server answering a fixed 200-byte body, the ceiling for this machine.
+ * On `{ snapshot: dir }` it writes a heap snapshot into that folder and answers its file name.
  * On the message 'gc' it collects garbage twice and answers its heap use, so that the parent can
  * measure memory per stored entry without counting garbage (with the RSS, the heap's total and the memory
  * outside it, to tell where a process's memory sits). On 'fsyncs' it answers how many durable
@@ -11,7 +12,9 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import * as v8 from 'node:v8';
 import { main } from '@rosetta/core/dist/src/cli/main';
 
 const send = (m: unknown) => process.send?.(m);
@@ -40,6 +43,12 @@ async function probeFsyncs(): Promise<void> {
 }
 
 process.on('message', (m) => {
+  if (typeof m === 'object' && m !== null && typeof (m as { snapshot?: unknown }).snapshot === 'string') {
+    send({
+      snapshot: v8.writeHeapSnapshot(path.join((m as { snapshot: string }).snapshot, `service-${process.pid}-${Date.now()}.heapsnapshot`)),
+    });
+    return;
+  }
   if (m === 'fsyncs') {
     send({ fsyncs: { ...fsyncs } });
     return;
