@@ -26,6 +26,7 @@ import { jsonEqual } from '../data/json-equal';
 import type { AnyNode, DataRoot, ListEntryNode, ListNode } from '../data/tree';
 import type { JsonObject } from '../hooks';
 import { nodeSteps } from '../mount/topology';
+import { DecodedTrees } from './decoded-trees';
 import type { AnySchema, ListSchema, SchemaContext } from '../yang/schema';
 
 /** The topology whose nodes carry a configuration. */
@@ -77,7 +78,7 @@ interface TopologyNodes {
 export class NodeStore {
   private readonly versions = new Map<string, number>();
   private readonly locks = new Map<string, Promise<void>>();
-  private readonly decoded = new WeakMap<object, { schema: SchemaContext; root: DataRoot }>();
+  private readonly decoded = new DecodedTrees();
   /** Per stored intended configuration, the actual one it was last compared with and the answer (changedNodeIds). */
   private readonly compared = new WeakMap<object, { actual: object; differs: boolean }>();
   private found: TopologyNodes | undefined;
@@ -215,25 +216,25 @@ export class NodeStore {
     return entry === undefined ? undefined : this.configurationOf(entry);
   }
 
-  /** The stored configuration as a tree of the device schema (cached per stored version). */
+  /** The stored configuration as a tree of the device schema (kept for recently used versions). */
   tree(datastore: 'config' | 'operational', nodeId: string, deviceSchema: SchemaContext): DataRoot {
     const json = this.json(datastore, nodeId);
     return json === undefined ? { kind: 'root', children: [] } : this.decode(json, deviceSchema);
   }
 
-  /** JSON as a tree of the device schema; the same JSON object decodes once per schema. */
+  /** JSON as a tree of the device schema; a recently used JSON object is not decoded again (decoded-trees.ts). */
   decode(json: ConfigurationJson, deviceSchema: SchemaContext): DataRoot {
-    const cached = this.decoded.get(json);
-    if (cached !== undefined && cached.schema === deviceSchema) return cached.root;
+    const cached = this.decoded.get(json, deviceSchema);
+    if (cached !== undefined) return cached;
     const root = decodeJson(json, deviceSchema, { allowState: false }).root;
-    this.decoded.set(json, { schema: deviceSchema, root });
+    this.decoded.set(json, deviceSchema, root);
     return root;
   }
 
   /** A device tree as the JSON the store keeps, remembering the tree so it is not decoded again. */
   encode(root: DataRoot, deviceSchema: SchemaContext): ConfigurationJson {
     const json = toJsonValue(root, { attributes: false }) as ConfigurationJson;
-    this.decoded.set(json, { schema: deviceSchema, root });
+    this.decoded.set(json, deviceSchema, root);
     return json;
   }
 
