@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import { parseYang } from '../../src/yang/parser';
 import { checkGrammar, dateProblem } from '../../src/yang/grammar';
 import { findSub, type Statement } from '../../src/yang/statement';
+import { cpuStopwatch } from '../cpu-time';
 
 const corpusOnly = corpusTest(test, 'the parser on published modules of the corpus');
 
@@ -220,11 +221,11 @@ test('garbage input fails fast and linearly, without throwing', (t) => {
       .repeat(8),
   ];
   for (const text of inputs) {
-    const start = process.hrtime.bigint();
+    const cpuMs = cpuStopwatch();
     const r = parseYang(text, 'g.yang');
-    const ms = Number(process.hrtime.bigint() - start) / 1e6;
+    const ms = cpuMs();
     t.is(r.statement, undefined);
     t.true(r.diagnostics.length > 0);
-    t.true(ms < 2000, `took ${ms} ms`);
+    t.true(ms < 2000, `took ${ms} ms of CPU`);
   }
 });

@@ -12,6 +12,7 @@ import type { Statement } from '../../src/yang/statement';
 import { translatePattern, valueFromJson } from '../../src/yang/types';
 import { linearMatcher } from '../../src/yang/types/xsd-nfa';
 import { makeContext, makeType } from './types-fixture';
+import { cpuStopwatch } from '../cpu-time';
 
 const corpusOnly = corpusTest(test, 'the published patterns of the corpus');
 
@@ -137,11 +138,11 @@ test('a long crafted value against a quadratic real pattern is matched in linear
   const type = makeType('string', { patterns: [source] });
   const { ctx } = makeContext();
   const value = `${'a.b:'.repeat(16000)}\n`;
-  const start = process.hrtime.bigint();
+  const cpuMs = cpuStopwatch();
   const r = valueFromJson(type, value, ctx, 'base-mod');
-  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  const ms = cpuMs();
   t.false(r.ok);
-  t.log(`64 KB value checked in ${ms.toFixed(1)} ms`);
+  t.log(`64 KB value checked in ${ms.toFixed(1)} ms of CPU`);
   t.true(ms < 1000, `took ${ms} ms`);
   t.true(
     valueFromJson(type, 'a.b:'.repeat(16000).slice(0, -1) + '/x'.repeat(100), ctx, 'base-mod').ok ===
@@ -342,9 +343,9 @@ test('malformed patterns give an error with a position, never a throw', (t) => {
 
 test('translation is linear on long garbage input', (t) => {
   const garbage = `${'[a-z]{1,3}|(\\d+\\.)?'.repeat(5000)}(`;
-  const start = process.hrtime.bigint();
+  const cpuMs = cpuStopwatch();
   const r = translatePattern(garbage);
-  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  const ms = cpuMs();
   t.true('error' in r);
   t.true(ms < 1000, `took ${ms} ms`);
 });

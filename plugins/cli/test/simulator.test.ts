@@ -7,7 +7,7 @@
  */
 import test from 'ava';
 import { NodeSettingsError, type JsonObject } from '@rosetta/sdk';
-import { frrDevice, startSimulator, type DeviceDefinition, type SimulatedDevice } from '@rosetta/sdk/testing';
+import { cpuStopwatch, frrDevice, startSimulator, type DeviceDefinition, type SimulatedDevice } from '@rosetta/sdk/testing';
 import { CliCommandError, CliConnectionError, CliNoModelsError, CliTimeoutError, isCliDevice, type CliDevice } from '../src/index';
 import { cliSettings, harness, type Harness } from './fixture';
 
@@ -284,7 +284,8 @@ test('a device hanging mid-output: command timeout, the session is reset, other 
     const took = Date.now() - started;
     t.true(err instanceof Error);
     t.regex((err as Error).message, /no prompt after "show running-config" within 1000 ms/);
-    t.true(took >= 950 && took < 2500, `timed out after ${took} ms`);
+    // the device never prompts: only the 1 s timeout ends the read (the upper bound leaves room for a loaded machine)
+    t.true(took >= 950 && took < 10_000, `timed out after ${took} ms`);
     // the stuck session was dropped and a new one opened: other commands work
     const out = await h.invoke(node, 'cli-unit-generic:execute-and-read', { command: 'show version' });
     t.regex(String(out!['output']), /^FRRouting 8\.4\.4 \(frr-peer\)/);
@@ -418,13 +419,15 @@ test('huge output, one line of 4 MB and 200000 short lines, is read whole in lin
   const device = await sim({ commands: { ...frrDevice().commands, 'show wide': wide, 'show tall': tall } });
   const node = await h.connect('R-big', cliSettings(device.port));
   try {
-    const started = Date.now();
+    // CPU time of this process (client and simulator both), which other processes' load does not inflate
+    const cpuMs = cpuStopwatch();
     const a = await h.invoke(node, 'cli-unit-generic:execute-and-read', { command: 'show wide' });
     const b = await h.invoke(node, 'cli-unit-generic:execute-and-read', { command: 'show tall' });
     t.is(String(a!['output']), `${wide}\n`);
     t.is(String(b!['output']), `${tall}\n`);
-    t.log(`8 MB of output in ${Date.now() - started} ms`);
-    t.true(Date.now() - started < 15_000);
+    const ms = cpuMs();
+    t.log(`8 MB of output in ${ms.toFixed(0)} ms of CPU`);
+    t.true(ms < 15_000, `${ms.toFixed(0)} ms of CPU`);
   } finally {
     await node.connection.close();
     await device.close();

@@ -64,3 +64,4 @@ export { openRawNetconf, type RawNetconfOptions, type RawNetconfSession } from '
 export { EditFault, type StoredNode } from './netconf-datastore';
 export { readModel, ModelSyntaxError, type SimulatorModel } from './netconf-model';
 export { pathValue } from './path-value';
+export { cpuStopwatch } from './cpu-time';
