@@ -97,7 +97,8 @@ test('wrong passwords are answered after a delay that grows per client and is bo
     t.is(wrong[0]!.body.errors.error[0]['error-message'], 'wrong user name or password');
     t.true(wrong[0]!.ms >= 140, `first failure after ${wrong[0]!.ms} ms`);
     t.true(wrong[1]!.ms >= 290, `second failure after ${wrong[1]!.ms} ms`);
-    t.true(wrong[3]!.ms >= 590 && wrong[3]!.ms < 2000, `fourth failure after ${wrong[3]!.ms} ms (bounded by 600)`);
+    // the upper bound only shows the answer came; parts.test.ts checks the cap of 600 exactly, free of the machine's load
+    t.true(wrong[3]!.ms >= 590 && wrong[3]!.ms < 4000, `fourth failure after ${wrong[3]!.ms} ms (bounded by 600)`);
     const unknown = await timed(basic('intruder', 'x'));
     t.is(unknown.status, 401);
     t.true(unknown.ms >= 590, 'unknown names are delayed like wrong passwords');
@@ -146,10 +147,11 @@ test('concurrent wrong passwords from one address do not queue: a valid login be
     const good = await timed(basic('admin', 'admin-pass'));
     t.is(good.status, 200);
     // Queued one behind another the six delays add up to 400+800+1600+3000+3000+3000 ms; one delay is 400.
-    t.true(good.ms < 2500, `the valid login answered after ${good.ms} ms`);
+    // 5 s leaves a loaded machine room and is still less than the 5.8 s of being queued behind four.
+    t.true(good.ms < 5000, `the valid login answered after ${good.ms} ms`);
     for (const w of await Promise.all(wrong)) {
       t.is(w.status, 401);
-      t.true(w.ms < 2500, `a wrong password answered after ${w.ms} ms`);
+      t.true(w.ms < 5000, `a wrong password answered after ${w.ms} ms`);
     }
   } finally {
     await s.service.stop();
@@ -177,12 +179,13 @@ test('beyond a few attempts in progress from one address, more are answered 429 
     );
     t.is(refused.length, 20 - checked.length);
     for (const r of refused) {
-      t.true(r.ms < 1500, `429 after ${r.ms} ms, while a 3000 ms delay is pending`);
+      t.true(r.ms < 2500, `429 after ${r.ms} ms, while a 3000 ms delay is pending`);
       t.is(r.retryAfter, '3');
       t.is(r.body.errors.error[0]['error-tag'], 'resource-denied');
       t.regex(r.body.errors.error[0]['error-message'], /^too many authentication attempts from 127\.0\.0\.1 in progress: retry in 3 s$/);
     }
-    for (const c of checked) t.true(c.ms < 5000, `401 after ${c.ms} ms: one delay, not one per attempt`);
+    // one delay is 3 s, two queued would be 6 s
+    for (const c of checked) t.true(c.ms < 5500, `401 after ${c.ms} ms: one delay, not one per attempt`);
     // The refusals were not checked, so they did not count as failures: the count is that of the 401s.
     t.true(
       s.errors.some((e) => /\] 8 failed authentication attempt\(s\) in a row/.test(e)),

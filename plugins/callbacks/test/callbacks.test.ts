@@ -142,7 +142,8 @@ test('remote errors are 502, time-outs 504, in the error envelope', async (t) =>
   const slow = await s.request('GET', '/rests/http-client/callbacks-test:device/slow-status');
   t.is(slow.status, 504);
   t.regex(slow.json.errors.error[0]['error-message'], /within 300 ms/);
-  t.true(Date.now() - started < 3000);
+  // /slow never answers: only the 300 ms timeout ends the request (the bound leaves room for a loaded machine)
+  t.true(Date.now() - started < 10_000, `answered after ${Date.now() - started} ms`);
 
   // A remote server that is not there: 502 naming the failure.
   await configure(s, 1);
