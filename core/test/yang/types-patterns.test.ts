@@ -133,7 +133,8 @@ corpusOnly('the linear-time matcher agrees with the RegExp on every corpus patte
 });
 
 test('a long crafted value against a quadratic real pattern is matched in linear time', (t) => {
-  // ipv6-prefix of the 2013 ietf-inet-types: V8's backtracking takes seconds on this 64 KB value.
+  // ipv6-prefix of the 2013 ietf-inet-types: V8's backtracking takes about 0.5 s of CPU on this 64 KB value
+  // (seconds on a slower machine), the linear matcher about 1 ms; CPU time is not inflated by other processes.
   const source = '(([^:]+:){6}(([^:]+:[^:]+)|(.*\\..*)))|((([^:]+:)*[^:]+)?::(([^:]+:)*[^:]+)?)(/.+)';
   const type = makeType('string', { patterns: [source] });
   const { ctx } = makeContext();
@@ -143,7 +144,7 @@ test('a long crafted value against a quadratic real pattern is matched in linear
   const ms = cpuMs();
   t.false(r.ok);
   t.log(`64 KB value checked in ${ms.toFixed(1)} ms of CPU`);
-  t.true(ms < 1000, `took ${ms} ms`);
+  t.true(ms < 200, `took ${ms} ms of CPU`);
   t.true(
     valueFromJson(type, 'a.b:'.repeat(16000).slice(0, -1) + '/x'.repeat(100), ctx, 'base-mod').ok ===
       linearMatcher(source)!('a.b:'.repeat(16000).slice(0, -1) + '/x'.repeat(100)),
