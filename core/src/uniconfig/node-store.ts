@@ -5,19 +5,18 @@
  * the device's RFC 7951 JSON). The Operational datastore lives in memory, so the actual configurations
  * are also kept in a journal under `<dataDir>/uniconfig-actual-journal` (keyed-journal.ts: durable
  * before a change is acknowledged, the saves of many nodes sharing one fsync) and loaded back at
- * start-up: both survive a restart. Versions before kept one file per node under
- * `<dataDir>/uniconfig-actual`; those are moved into the journal when found.
+ * start-up: both survive a restart. The one file per node of earlier versions is moved into the journal
+ * when found (legacy-actual-files.ts).
  *
  * Also here, because every writer of a node goes through this store: per-node versions (a commit
  * bumps them; a transaction remembers the version it started from, which is how the second of two
  * transactions on one node is refused) and per-node locks (commits and immediate writes of one node
  * run one at a time; several nodes are always locked in sorted order, so two commits cannot deadlock).
  */
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Datastores } from '../datastore/datastore';
-import { fsyncDirectory, removeIfPresent } from '../datastore/durable-file';
 import { KeyedJournal } from '../datastore/keyed-journal';
+import { readLegacyActualFiles, removeLegacyActualFiles } from './legacy-actual-files';
 import { applyEdits, type Edit } from '../data/edit';
 import { decodeJson } from '../data/json-decode';
 import { findEntry } from '../data/list';
@@ -37,8 +36,6 @@ export const TOPOLOGY_MODULE = 'uniconfig-topology';
 export const TOPOLOGY_NAMESPACE = 'urn:rosetta:params:xml:ns:yang:uniconfig-topology';
 /** Folder under the data directory of the journal holding the actual configurations. */
 const ACTUAL_JOURNAL = 'uniconfig-actual-journal';
-/** Folder of earlier versions' one file per node, moved into the journal at start-up. */
-const LEGACY_ACTUAL_DIRECTORY = 'uniconfig-actual';
 
 /** A node's configuration in one datastore, as RFC 7951 JSON (what the anydata holds). */
 export type ConfigurationJson = JsonObject;
@@ -48,15 +45,6 @@ export interface NodeUpdate {
   readonly nodeId: string;
   readonly intended?: ConfigurationJson | null;
   readonly actual?: ConfigurationJson | null;
-}
-
-function fileNameOf(nodeId: string): string {
-  return `${Buffer.from(nodeId, 'utf8').toString('hex')}.json`;
-}
-
-function nodeIdOf(fileName: string): string | undefined {
-  const m = /^((?:[0-9a-f]{2})+)\.json$/.exec(fileName);
-  return m ? Buffer.from(m[1]!, 'hex').toString('utf8') : undefined;
 }
 
 /**
@@ -82,7 +70,7 @@ export class NodeStore {
   /** Per stored intended configuration, the actual one it was last compared with and the answer (changedNodeIds). */
   private readonly compared = new WeakMap<object, { actual: object; differs: boolean }>();
   private found: TopologyNodes | undefined;
-  private readonly legacyDir: string;
+  private readonly dataDir: string;
   private readonly journalDir: string;
   private actualJournal: KeyedJournal | undefined;
 
@@ -91,7 +79,7 @@ export class NodeStore {
     dataDir: string,
   ) {
     this.nodes(); // a schema without the uniconfig modules is a start-up fault, not a request's
-    this.legacyDir = path.join(dataDir, LEGACY_ACTUAL_DIRECTORY);
+    this.dataDir = dataDir;
     this.journalDir = path.join(dataDir, ACTUAL_JOURNAL);
   }
 
@@ -110,12 +98,14 @@ export class NodeStore {
   async open(): Promise<number> {
     const journal = await KeyedJournal.open(this.journalDir);
     this.actualJournal = journal;
-    const legacy = await this.readLegacyFiles();
+    const legacy = await readLegacyActualFiles(this.dataDir);
     if (legacy.length > 0) {
       // the journal is newer than any file left: a file only fills in what the journal does not hold
       await journal.set(legacy.filter(([nodeId]) => journal.get(nodeId) === undefined));
-      for (const [nodeId] of legacy) await removeIfPresent(path.join(this.legacyDir, fileNameOf(nodeId)));
-      await fsyncDirectory(this.legacyDir);
+      await removeLegacyActualFiles(
+        this.dataDir,
+        legacy.map(([nodeId]) => nodeId),
+      );
     }
     const updates = [...journal.all()].map(([nodeId, value]) => ({ nodeId, value: value as ConfigurationJson }));
     if (updates.length > 0) await this.apply('operational', updates);
@@ -126,29 +116,6 @@ export class NodeStore {
   async close(): Promise<void> {
     await this.actualJournal?.close();
     this.actualJournal = undefined;
-  }
-
-  /** The actual configurations earlier versions kept one file per node (none when the folder is absent). */
-  private async readLegacyFiles(): Promise<Array<[string, ConfigurationJson]>> {
-    let names: string[];
-    try {
-      names = await fs.readdir(this.legacyDir);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw e;
-    }
-    const found: Array<[string, ConfigurationJson]> = [];
-    for (const name of names) {
-      const nodeId = nodeIdOf(name);
-      if (nodeId === undefined) continue; // a temporary file of a write cut short
-      const text = await fs.readFile(path.join(this.legacyDir, name), 'utf8');
-      try {
-        found.push([nodeId, JSON.parse(text) as ConfigurationJson]);
-      } catch {
-        // Written with rename after fsync, so a torn file cannot be there; anything else is not ours.
-      }
-    }
-    return found;
   }
 
   /** The node-ids of topology uniconfig in the Config datastore. */
