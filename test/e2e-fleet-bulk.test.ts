@@ -10,7 +10,6 @@
  * - uninstall-multiple-nodes removes them all (204).
  * Skipped loudly when FRR or netconfd cannot run here.
  */
-import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
@@ -20,20 +19,14 @@ import { openDatastores } from '@rosetta/core/dist/src/datastore';
 import { resolveConfig } from '@rosetta/core/dist/src/service/config';
 import { startService, type RunningService } from '@rosetta/core/dist/src/service/service';
 import { acquireFrrPeer, frrPeerLogin, frrPeerUnavailable, startFleet, type Fleet, type FrrPeerLease } from '@rosetta/sdk/testing';
+import { type Answer, netconfPeer, netconfdUnavailable, restconfRequest } from './e2e-support';
 
 const REPO = path.resolve(__dirname, '../..'); // from test/dist
-const NC_SCRIPT = path.join(REPO, 'test/peers/netconf-device.sh');
 const NC = { host: '127.0.0.1', port: 10867, username: 'ncuser', password: 'ncpass', state: '/tmp/rosetta-e2e-fleet-bulk-netconf' };
 const FRR = frrPeerLogin();
 const OPS = '/rests/operations/connection-manager';
 
-const skip =
-  frrPeerUnavailable() ??
-  (!fs.existsSync('/usr/sbin/netconfd')
-    ? 'netconfd is not installed'
-    : process.getuid?.() !== 0
-      ? 'the netconfd peer script must run as root'
-      : undefined);
+const skip = frrPeerUnavailable() ?? netconfdUnavailable();
 if (skip) console.warn(`\n*** e2e-fleet-bulk: SKIPPING the real-device tests: ${skip} ***\n`);
 const test = anyTest.serial as TestFn;
 const it = skip ? test.skip : test;
@@ -44,34 +37,8 @@ let frr: FrrPeerLease | undefined;
 let fleet: Fleet | undefined;
 const logs: string[] = [];
 
-function netconfPeer(command: 'start' | 'stop'): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      'bash',
-      [NC_SCRIPT, command],
-      {
-        env: { ...process.env, NETCONF_PEER_PORT: String(NC.port), NETCONF_PEER_STATE: NC.state, NETCONF_PEER_NO_INSTALL: '1' },
-        timeout: 60_000,
-      },
-      (err, stdout, stderr) => (err ? reject(new Error(`netconf-device.sh ${command}: ${stderr || err.message}`)) : resolve(stdout)),
-    );
-  });
-}
-
-async function request(method: string, p: string, body?: unknown): Promise<{ status: number; text: string; json: any }> {
-  const res = await fetch(service!.url + p, {
-    method,
-    headers: body !== undefined ? { 'content-type': 'application/yang-data+json' } : {},
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, text, json };
+function request(method: string, p: string, body?: unknown, cookie?: string): Promise<Answer> {
+  return restconfRequest(service!.url, method, p, body, cookie);
 }
 
 /** A port on loopback that refuses connections (bound and closed). */
@@ -114,7 +81,7 @@ function batch(): Array<{ 'node-id': string } & Record<string, unknown>> {
 anyTest.before(async () => {
   if (skip) return;
   frr = await acquireFrrPeer({ who: 'test/e2e-fleet-bulk' });
-  await netconfPeer('start');
+  await netconfPeer(NC, 'start');
   fleet = await startFleet({ netconf: 6, cli: 2, configLines: 40 });
   const repoPlugins = JSON.parse(fs.readFileSync(path.join(REPO, 'plugins.json'), 'utf8')) as {
     plugins: Array<{ path: string; enabled: boolean }>;
@@ -135,7 +102,7 @@ anyTest.before(async () => {
 anyTest.after.always(async () => {
   await service?.stop();
   await fleet?.close();
-  if (!skip) await netconfPeer('stop').catch(() => undefined);
+  if (!skip) await netconfPeer(NC, 'stop').catch(() => undefined);
   await frr?.release();
   fs.rmSync(dir, { recursive: true, force: true });
 });

@@ -10,7 +10,6 @@
  *   the simulators keep their change, netconfd holds nothing of it, and the answer says so per node.
  * Skipped loudly when FRR or netconfd cannot run here.
  */
-import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -28,9 +27,9 @@ import {
   type RawNetconfSession,
   type SimulatedNetconfDevice,
 } from '@rosetta/sdk/testing';
+import { type Answer, netconfPeer, netconfdUnavailable, restconfRequest } from './e2e-support';
 
 const REPO = path.resolve(__dirname, '../..'); // from test/dist
-const NC_SCRIPT = path.join(REPO, 'test/peers/netconf-device.sh');
 const NC = { host: '127.0.0.1', port: 10866, username: 'ncuser', password: 'ncpass', state: '/tmp/rosetta-e2e-fleet-commit-netconf' };
 const FRR = frrPeerLogin();
 const TOPO = '/rests/data/network-topology:network-topology/topology=uniconfig';
@@ -47,13 +46,7 @@ const SIM_MODEL = `module acme-router {
 const SIMS = ['S1', 'S2', 'S3'];
 const DOWN = 'SDOWN';
 
-const skip =
-  frrPeerUnavailable() ??
-  (!fs.existsSync('/usr/sbin/netconfd')
-    ? 'netconfd is not installed'
-    : process.getuid?.() !== 0
-      ? 'the netconfd peer script must run as root'
-      : undefined);
+const skip = frrPeerUnavailable() ?? netconfdUnavailable();
 if (skip) console.warn(`\n*** e2e-fleet-commit: SKIPPING the real-device tests: ${skip} ***\n`);
 const test = anyTest.serial as TestFn;
 const it = skip ? test.skip : test;
@@ -65,40 +58,8 @@ let raw: RawNetconfSession | undefined;
 const sims = new Map<string, SimulatedNetconfDevice>();
 const logs: string[] = [];
 
-function netconfPeer(command: 'start' | 'stop'): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      'bash',
-      [NC_SCRIPT, command],
-      {
-        env: { ...process.env, NETCONF_PEER_PORT: String(NC.port), NETCONF_PEER_STATE: NC.state, NETCONF_PEER_NO_INSTALL: '1' },
-        timeout: 60_000,
-      },
-      (err, stdout, stderr) => (err ? reject(new Error(`netconf-device.sh ${command}: ${stderr || err.message}`)) : resolve(stdout)),
-    );
-  });
-}
-
-interface Answer {
-  status: number;
-  text: string;
-  json: any;
-  headers: Headers;
-}
-
-async function request(method: string, p: string, body?: unknown, cookie?: string): Promise<Answer> {
-  const headers: Record<string, string> = {};
-  if (body !== undefined) headers['content-type'] = 'application/yang-data+json';
-  if (cookie !== undefined) headers['cookie'] = cookie;
-  const res = await fetch(service!.url + p, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, text, json, headers: res.headers };
+function request(method: string, p: string, body?: unknown, cookie?: string): Promise<Answer> {
+  return restconfRequest(service!.url, method, p, body, cookie);
 }
 
 async function transaction(): Promise<string> {
@@ -151,7 +112,7 @@ const ncRunning = () => raw!.rpc('<get-config><source><running/></source></get-c
 anyTest.before(async () => {
   if (skip) return;
   frr = await acquireFrrPeer({ who: 'test/e2e-fleet-commit' });
-  await netconfPeer('start');
+  await netconfPeer(NC, 'start');
   raw = await openRawNetconf(NC);
   const repoPlugins = JSON.parse(fs.readFileSync(path.join(REPO, 'plugins.json'), 'utf8')) as {
     plugins: Array<{ path: string; enabled: boolean }>;
@@ -215,7 +176,7 @@ anyTest.after.always(async () => {
   await service?.stop();
   await raw?.close();
   for (const device of sims.values()) await device.close();
-  if (!skip) await netconfPeer('stop').catch(() => undefined);
+  if (!skip) await netconfPeer(NC, 'stop').catch(() => undefined);
   // the peer is shared with other test files: the interface these commits made goes again
   try {
     frr?.configure(['no interface uf0']);

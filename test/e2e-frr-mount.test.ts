@@ -15,6 +15,7 @@ import { openDatastores } from '@rosetta/core/dist/src/datastore';
 import { resolveConfig } from '@rosetta/core/dist/src/service/config';
 import { startService, type RunningService } from '@rosetta/core/dist/src/service/service';
 import { acquireFrrPeer, frrPeerLogin, frrPeerUnavailable, type FrrPeerLease } from '@rosetta/sdk/testing';
+import { type Answer, restconfRequest } from './e2e-support';
 
 const REPO = path.resolve(__dirname, '../..'); // from test/dist
 const { port: PORT, username: USER, password: PASS } = frrPeerLogin();
@@ -34,20 +35,8 @@ function runningConfig(): string {
   return peer!.runningConfig();
 }
 
-async function request(method: string, p: string, body?: unknown): Promise<{ status: number; text: string; json: any }> {
-  const res = await fetch(service!.url + p, {
-    method,
-    headers: body !== undefined ? { 'content-type': 'application/yang-data+json' } : {},
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, text, json };
+function request(method: string, p: string, body?: unknown, cookie?: string): Promise<Answer> {
+  return restconfRequest(service!.url, method, p, body, cookie);
 }
 
 test.before(async () => {

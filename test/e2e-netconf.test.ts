@@ -13,26 +13,22 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import anyTest, { type TestFn } from 'ava';
 import { openRawNetconf, startNetconfSimulator, type RawNetconfSession, type SimulatedNetconfDevice } from '@rosetta/sdk/testing';
 import { openDatastores } from '@rosetta/core/dist/src/datastore';
 import { resolveConfig } from '@rosetta/core/dist/src/service/config';
 import { startService, type RunningService } from '@rosetta/core/dist/src/service/service';
+import { type Answer, netconfPeer, netconfdUnavailable, restconfRequest } from './e2e-support';
 
 const REPO = path.resolve(__dirname, '../..'); // from test/dist
-const SCRIPT = path.join(REPO, 'test/peers/netconf-device.sh');
 const PEER = { host: '127.0.0.1', port: 10852, username: 'ncuser', password: 'ncpass', state: '/tmp/rosetta-e2e-netconf' };
 const NODES = '/rests/data/network-topology:network-topology';
 const TOPO = `${NODES}/topology=topology-netconf`;
 const MOUNT = `${TOPO}/node=NC1/yang-ext:mount`;
 const SIM_PASSWORD = 'S1m-secret-pw';
 
-const skip = !fs.existsSync('/usr/sbin/netconfd')
-  ? 'netconfd is not installed (apt-get install netconfd netconfd-module-ietf-interfaces netconfd-module-ietf-system)'
-  : process.getuid?.() !== 0
-    ? 'the netconfd peer script must run as root'
-    : undefined;
+const skip = netconfdUnavailable();
 if (skip) console.warn(`\n*** e2e-netconf: SKIPPING the real-device tests: ${skip} ***\n`);
 const test = anyTest.serial as TestFn;
 const it = skip ? test.skip : test;
@@ -45,20 +41,6 @@ let service: RunningService | undefined;
 let sim: SimulatedNetconfDevice | undefined;
 let raw: RawNetconfSession | undefined;
 
-function peer(command: 'start' | 'stop' | 'restart'): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      'bash',
-      [SCRIPT, command],
-      {
-        env: { ...process.env, NETCONF_PEER_PORT: String(PEER.port), NETCONF_PEER_STATE: PEER.state, NETCONF_PEER_NO_INSTALL: '1' },
-        timeout: 60_000,
-      },
-      (err, stdout, stderr) => (err ? reject(new Error(`netconf-device.sh ${command}: ${stderr || err.message}`)) : resolve(stdout)),
-    );
-  });
-}
-
 async function start(): Promise<void> {
   const config = resolveConfig({ port: 0, dataDir, plugins: pluginsJson }, dir);
   service = await startService({
@@ -68,20 +50,8 @@ async function start(): Promise<void> {
   });
 }
 
-async function request(method: string, p: string, body?: unknown): Promise<{ status: number; text: string; json: any }> {
-  const res = await fetch(service!.url + p, {
-    method,
-    headers: body !== undefined ? { 'content-type': 'application/yang-data+json' } : {},
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, text, json };
+function request(method: string, p: string, body?: unknown, cookie?: string): Promise<Answer> {
+  return restconfRequest(service!.url, method, p, body, cookie);
 }
 
 /** Every response body the test saw, to check no password ever appears. */
@@ -146,7 +116,7 @@ const ACTION_MODEL = `module acme-ports {
 test.before(async () => {
   if (skip) return;
   // always a fresh netconfd: it crashes (double free) when one process serves get-schema of ietf-netconf twice
-  await peer('restart');
+  await netconfPeer(PEER, 'restart');
   raw = await openRawNetconf(PEER);
   await raw.rpc(`<create-subscription xmlns="urn:ietf:params:xml:ns:netconf:notification:1.0"/>`);
   sim = await startNetconfSimulator({
@@ -170,7 +140,7 @@ test.after.always(async () => {
   await service?.stop();
   await sim?.close();
   await raw?.close();
-  if (!skip) await peer('stop').catch(() => undefined);
+  if (!skip) await netconfPeer(PEER, 'stop').catch(() => undefined);
 });
 
 it('install-node: 26 modules downloaded into the data folder cache and compiled; status and capabilities', async (t) => {
@@ -520,7 +490,7 @@ it('a module that does not compile is an unavailable capability with the reason;
 });
 
 it('the device restarts: the node reconnects and reads work again', async (t) => {
-  await peer('restart');
+  await netconfPeer(PEER, 'restart');
   // the raw session died with the device: open another one for the later checks
   raw = await openRawNetconf(PEER);
   const back = await eventually(async () => {

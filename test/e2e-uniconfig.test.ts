@@ -14,7 +14,6 @@
  * - a restart in the middle of an open transaction loses nothing that was committed.
  * Skipped loudly when FRR or netconfd cannot run here.
  */
-import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -30,9 +29,9 @@ import {
   type FrrPeerLease,
   type RawNetconfSession,
 } from '@rosetta/sdk/testing';
+import { type Answer, netconfPeer, netconfdUnavailable, restconfRequest } from './e2e-support';
 
 const REPO = path.resolve(__dirname, '../..'); // from test/dist
-const NC_SCRIPT = path.join(REPO, 'test/peers/netconf-device.sh');
 const NC = { host: '127.0.0.1', port: 10863, username: 'ncuser', password: 'ncpass', state: '/tmp/rosetta-e2e-uniconfig-netconf' };
 const FRR = frrPeerLogin();
 const TOPO = '/rests/data/network-topology:network-topology/topology=uniconfig';
@@ -40,13 +39,7 @@ const OPS = '/rests/operations';
 const FRR_IFACE = (name: string) => `${TOPO}/node=FRR1/configuration/rosetta-openconfig-interfaces:interfaces/interface=${name}`;
 const NC_LOCATION = `${TOPO}/node=NC1/configuration/ietf-system:system/location`;
 
-const skip =
-  frrPeerUnavailable() ??
-  (!fs.existsSync('/usr/sbin/netconfd')
-    ? 'netconfd is not installed'
-    : process.getuid?.() !== 0
-      ? 'the netconfd peer script must run as root'
-      : undefined);
+const skip = frrPeerUnavailable() ?? netconfdUnavailable();
 if (skip) console.warn(`\n*** e2e-uniconfig: SKIPPING the real-device tests: ${skip} ***\n`);
 const test = anyTest.serial as TestFn;
 const it = skip ? test.skip : test;
@@ -58,20 +51,6 @@ let frr: FrrPeerLease | undefined;
 let raw: RawNetconfSession | undefined;
 const logs: string[] = [];
 
-function netconfPeer(command: 'start' | 'stop'): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      'bash',
-      [NC_SCRIPT, command],
-      {
-        env: { ...process.env, NETCONF_PEER_PORT: String(NC.port), NETCONF_PEER_STATE: NC.state, NETCONF_PEER_NO_INSTALL: '1' },
-        timeout: 60_000,
-      },
-      (err, stdout, stderr) => (err ? reject(new Error(`netconf-device.sh ${command}: ${stderr || err.message}`)) : resolve(stdout)),
-    );
-  });
-}
-
 async function start(): Promise<void> {
   service = await startService({
     config,
@@ -80,26 +59,8 @@ async function start(): Promise<void> {
   });
 }
 
-interface Answer {
-  status: number;
-  text: string;
-  json: any;
-  headers: Headers;
-}
-
-async function request(method: string, p: string, body?: unknown, cookie?: string): Promise<Answer> {
-  const headers: Record<string, string> = {};
-  if (body !== undefined) headers['content-type'] = 'application/yang-data+json';
-  if (cookie !== undefined) headers['cookie'] = cookie;
-  const res = await fetch(service!.url + p, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, text, json, headers: res.headers };
+function request(method: string, p: string, body?: unknown, cookie?: string): Promise<Answer> {
+  return restconfRequest(service!.url, method, p, body, cookie);
 }
 
 async function transaction(): Promise<string> {
@@ -136,7 +97,7 @@ async function ncByHand(body: string): Promise<void> {
 anyTest.before(async () => {
   if (skip) return;
   frr = await acquireFrrPeer({ who: 'test/e2e-uniconfig' });
-  await netconfPeer('start');
+  await netconfPeer(NC, 'start');
   raw = await openRawNetconf(NC);
   const repoPlugins = JSON.parse(fs.readFileSync(path.join(REPO, 'plugins.json'), 'utf8')) as {
     plugins: Array<{ path: string; enabled: boolean }>;
@@ -161,7 +122,7 @@ anyTest.before(async () => {
 anyTest.after.always(async () => {
   await service?.stop();
   await raw?.close();
-  if (!skip) await netconfPeer('stop').catch(() => undefined);
+  if (!skip) await netconfPeer(NC, 'stop').catch(() => undefined);
   await frr?.release();
 });
 
