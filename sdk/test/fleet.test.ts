@@ -189,21 +189,49 @@ test.serial('unknown device ids are refused', async (t) => {
 /** rosetta-sim as a process: its output lines one at a time, its commands, its worker processes. */
 function startSim(args: string[]) {
   const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [BIN, ...args]);
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const lines = createInterface({ input: child.stdout });
   const queued: string[] = [];
-  const waiting: Array<(line: string) => void> = [];
+  const waiting: Array<{ resolve: (line: string) => void; reject: (e: Error) => void }> = [];
   lines.on('line', (line) => {
     const w = waiting.shift();
-    if (w) w(line);
+    if (w) w.resolve(line);
     else queued.push(line);
   });
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      // a line awaited from a process that is gone fails the test with what it said, instead of hanging it
+      for (const w of waiting.splice(0)) w.reject(new Error(`rosetta-sim exited (${code}) before answering: ${stderr}`));
+      resolve(code);
+    }),
+  );
   const next = (): Promise<any> =>
-    new Promise((resolve) => {
+    new Promise((resolve, reject) => {
       const line = queued.shift();
       if (line !== undefined) resolve(JSON.parse(line));
-      else waiting.push((l) => resolve(JSON.parse(l)));
+      else if (child.exitCode !== null || child.signalCode !== null)
+        reject(new Error(`rosetta-sim exited (${child.exitCode ?? child.signalCode}) before answering: ${stderr}`));
+      else {
+        // bounded, so a line that never comes fails the test with what the process said, not a hang
+        const timer = setTimeout(() => {
+          const at = waiting.indexOf(entry);
+          if (at >= 0) waiting.splice(at, 1);
+          reject(new Error(`rosetta-sim said nothing for 30 s; workers: ${workers().join(', ') || 'none'}; stderr: ${stderr}`));
+        }, 30_000);
+        const entry = {
+          resolve: (l: string) => {
+            clearTimeout(timer);
+            resolve(JSON.parse(l));
+          },
+          reject: (e: Error) => {
+            clearTimeout(timer);
+            reject(e);
+          },
+        };
+        waiting.push(entry);
+      }
     });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const command = (cmd: object) => {
     child.stdin.write(`${JSON.stringify(cmd)}\n`);
     return next();
@@ -213,7 +241,23 @@ function startSim(args: string[]) {
       .split('\n')
       .map((s) => Number(s.trim()))
       .filter((n) => n > 0);
-  return { child, next, command, exited, workers };
+  /** The exit code, or a failure naming what is still running when it has not exited within `ms`. */
+  const exit = async (ms = 20_000): Promise<number | null> => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const left = workers();
+        child.kill('SIGKILL');
+        reject(new Error(`rosetta-sim did not exit within ${ms} ms (workers left: ${left.join(', ') || 'none'}); stderr: ${stderr}`));
+      }, ms);
+    });
+    try {
+      return await Promise.race([exited, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  return { child, next, command, exited, exit, workers };
 }
 
 const alive = (pid: number): boolean => {
@@ -254,7 +298,7 @@ test.serial('rosetta-sim spreads a fleet over workers, answers commands and exit
   t.like(await sim.command({ cmd: 'explode' }), { ok: false });
 
   sim.child.stdin.end();
-  t.is(await sim.exited, 0);
+  t.is(await sim.exit(), 0);
   t.deepEqual(
     workers.filter((pid) => alive(pid)),
     [],
@@ -271,7 +315,7 @@ test.serial('rosetta-sim exits cleanly on SIGTERM, its workers with it', async (
   const workers = sim.workers();
   t.is(workers.length, 2);
   sim.child.kill('SIGTERM');
-  t.is(await sim.exited, 0);
+  t.is(await sim.exit(), 0);
   t.deepEqual(
     workers.filter((pid) => alive(pid)),
     [],
@@ -284,7 +328,7 @@ test.serial('rosetta-sim killed outright leaves no worker behind', async (t) => 
   const workers = sim.workers();
   t.is(workers.length, 2);
   sim.child.kill('SIGKILL');
-  await sim.exited;
+  await sim.exit();
   // a worker's IPC channel closes with its coordinator, and the worker exits with it
   for (let waited = 0; waited < 10_000 && workers.some(alive); waited += 100) await new Promise((r) => setTimeout(r, 100));
   t.deepEqual(workers.filter(alive), []);
