@@ -19,9 +19,8 @@ import { openDatastores } from '@rosetta/core/dist/src/datastore';
 import { resolveConfig } from '@rosetta/core/dist/src/service/config';
 import { startService, type RunningService } from '@rosetta/core/dist/src/service/service';
 import { acquireFrrPeer, frrPeerLogin, frrPeerUnavailable, startFleet, type Fleet, type FrrPeerLease } from '@rosetta/sdk/testing';
-import { type Answer, netconfPeer, netconfdUnavailable, restconfRequest } from './e2e-support';
+import { type Answer, netconfPeer, netconfdUnavailable, restconfRequest, writeRepositoryPlugins } from './e2e-support';
 
-const REPO = path.resolve(__dirname, '../..'); // from test/dist
 const NC = { host: '127.0.0.1', port: 10867, username: 'ncuser', password: 'ncpass', state: '/tmp/rosetta-e2e-fleet-bulk-netconf' };
 const FRR = frrPeerLogin();
 const OPS = '/rests/operations/connection-manager';
@@ -83,14 +82,7 @@ anyTest.before(async () => {
   frr = await acquireFrrPeer({ who: 'test/e2e-fleet-bulk' });
   await netconfPeer(NC, 'start');
   fleet = await startFleet({ netconf: 6, cli: 2, configLines: 40 });
-  const repoPlugins = JSON.parse(fs.readFileSync(path.join(REPO, 'plugins.json'), 'utf8')) as {
-    plugins: Array<{ path: string; enabled: boolean }>;
-  };
-  const plugins = path.join(dir, 'plugins.json');
-  fs.writeFileSync(
-    plugins,
-    JSON.stringify({ watch: false, plugins: repoPlugins.plugins.map((p) => ({ ...p, path: path.join(REPO, p.path) })) }),
-  );
+  const plugins = writeRepositoryPlugins(dir);
   const config = resolveConfig({ port: 0, dataDir: path.join(dir, 'data'), plugins, fleet: { installConcurrency: 4 } }, dir);
   service = await startService({
     config,

@@ -27,9 +27,8 @@ import {
   type RawNetconfSession,
   type SimulatedNetconfDevice,
 } from '@rosetta/sdk/testing';
-import { type Answer, netconfPeer, netconfdUnavailable, restconfRequest } from './e2e-support';
+import { type Answer, netconfPeer, netconfdUnavailable, restconfRequest, writeRepositoryPlugins } from './e2e-support';
 
-const REPO = path.resolve(__dirname, '../..'); // from test/dist
 const NC = { host: '127.0.0.1', port: 10866, username: 'ncuser', password: 'ncpass', state: '/tmp/rosetta-e2e-fleet-commit-netconf' };
 const FRR = frrPeerLogin();
 const TOPO = '/rests/data/network-topology:network-topology/topology=uniconfig';
@@ -114,14 +113,7 @@ anyTest.before(async () => {
   frr = await acquireFrrPeer({ who: 'test/e2e-fleet-commit' });
   await netconfPeer(NC, 'start');
   raw = await openRawNetconf(NC);
-  const repoPlugins = JSON.parse(fs.readFileSync(path.join(REPO, 'plugins.json'), 'utf8')) as {
-    plugins: Array<{ path: string; enabled: boolean }>;
-  };
-  const plugins = path.join(dir, 'plugins.json');
-  fs.writeFileSync(
-    plugins,
-    JSON.stringify({ watch: false, plugins: repoPlugins.plugins.map((p) => ({ ...p, path: path.join(REPO, p.path) })) }),
-  );
+  const plugins = writeRepositoryPlugins(dir);
   const config = resolveConfig({ port: 0, dataDir: path.join(dir, 'data'), plugins }, dir);
   service = await startService({
     config,

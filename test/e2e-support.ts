@@ -61,3 +61,22 @@ export async function restconfRequest(base: string, method: string, p: string, b
   }
   return { status: res.status, text, json, headers: res.headers };
 }
+
+/**
+ * Writes `<dir>/plugins.json`: the repository's plugins.json with absolute paths and without watching
+ * (a rebuild elsewhere must not swap plugins under a running test), each plugin's `config` from
+ * `configOf` when it gives one. Answers the file's path.
+ */
+export function writeRepositoryPlugins(dir: string, configOf: (pluginPath: string) => object | undefined = () => undefined): string {
+  const repo = path.resolve(__dirname, '../..'); // from test/dist
+  const own = JSON.parse(fs.readFileSync(path.join(repo, 'plugins.json'), 'utf8')) as {
+    plugins: Array<{ path: string; enabled: boolean }>;
+  };
+  const plugins = own.plugins.map((p) => {
+    const config = configOf(p.path);
+    return { ...p, path: path.join(repo, p.path), ...(config !== undefined ? { config } : {}) };
+  });
+  const file = path.join(dir, 'plugins.json');
+  fs.writeFileSync(file, JSON.stringify({ watch: false, plugins }));
+  return file;
+}

@@ -29,9 +29,8 @@ import {
   type FrrPeerLease,
   type RawNetconfSession,
 } from '@rosetta/sdk/testing';
-import { type Answer, netconfPeer, netconfdUnavailable, restconfRequest } from './e2e-support';
+import { type Answer, netconfPeer, netconfdUnavailable, restconfRequest, writeRepositoryPlugins } from './e2e-support';
 
-const REPO = path.resolve(__dirname, '../..'); // from test/dist
 const NC = { host: '127.0.0.1', port: 10863, username: 'ncuser', password: 'ncpass', state: '/tmp/rosetta-e2e-uniconfig-netconf' };
 const FRR = frrPeerLogin();
 const TOPO = '/rests/data/network-topology:network-topology/topology=uniconfig';
@@ -99,22 +98,8 @@ anyTest.before(async () => {
   frr = await acquireFrrPeer({ who: 'test/e2e-uniconfig' });
   await netconfPeer(NC, 'start');
   raw = await openRawNetconf(NC);
-  const repoPlugins = JSON.parse(fs.readFileSync(path.join(REPO, 'plugins.json'), 'utf8')) as {
-    plugins: Array<{ path: string; enabled: boolean }>;
-  };
-  const plugins = path.join(dir, 'plugins.json');
   // the NETCONF plugin traces every RPC it sends, so a test can compare what commit sent with the dry run
-  fs.writeFileSync(
-    plugins,
-    JSON.stringify({
-      watch: false,
-      plugins: repoPlugins.plugins.map((p) => ({
-        ...p,
-        path: path.join(REPO, p.path),
-        ...(p.path === 'plugins/netconf' ? { config: { logRpcs: true } } : {}),
-      })),
-    }),
-  );
+  const plugins = writeRepositoryPlugins(dir, (p) => (p === 'plugins/netconf' ? { logRpcs: true } : undefined));
   config = resolveConfig({ port: 0, dataDir: path.join(dir, 'data'), plugins }, dir);
   await start();
 });
