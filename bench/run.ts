@@ -14,6 +14,7 @@ import { benchRequestCost } from './request-cost';
 import { benchUniconfig } from './uniconfig';
 import { benchNetconf } from './netconf';
 import { benchFleet } from './fleet';
+import { benchEvents } from './events';
 
 const suites: Array<[key: string, name: string, run: () => BenchResult[] | Promise<BenchResult[]>]> = [
   ['yang', 'YANG compile', benchYangCompile],
@@ -25,6 +26,7 @@ const suites: Array<[key: string, name: string, run: () => BenchResult[] | Promi
   ['uniconfig', 'uniconfig commit and diff', benchUniconfig],
   ['netconf', 'NETCONF devices (netconfd peer)', benchNetconf],
   ['fleet', 'fleets of simulated devices (rosetta-sim)', benchFleet],
+  ['events', 'event streams (1,000 SSE subscribers on data-change under writes)', benchEvents],
 ];
 
 /** The suites ROSETTA_BENCH names, or all. */
