@@ -9,11 +9,17 @@
  * the request's start (writes applied but not yet durable included; a concurrent write may land
  * between); schema validation always sees the real base. The tree computed for the taps is handed to
  * the datastore, which uses it when no write landed between, rather than applying the edits twice.
+ *
+ * Once durable, the write's own edits are published as one data-change event (events/data-change-feed.ts),
+ * and the commit resolves (so the handler answers 2xx) only once the event is in the replay log: a
+ * client that saw the 2xx finds the event there. Events are published in the order the datastore made
+ * the writes durable, since its queue resolves them in that order and the publish starts at once.
  */
 import type { Datastore, PreparedWrite, ValueSource } from '../datastore/datastore';
 import { applyEdits, type Edit, type PathStep } from '../data/edit';
 import { DataError, type DataFault } from '../data/errors';
 import { diffTrees } from '../data/diff';
+import { editsOfRequest } from '../events/data-change';
 import { instancePathOf } from '../data/path';
 import type { DataRoot } from '../data/tree';
 import type { WriteContext } from '../hooks';
@@ -37,6 +43,12 @@ export interface WriteRequest {
   readonly precheck?: (previous: DataRoot) => void;
 }
 
+/** Who made a write, for its data-change event. */
+export interface WriteOrigin {
+  /** The authenticated user; absent when authentication is off. */
+  readonly user?: string;
+}
+
 /** What the commit found: whether the target held data before (201 vs 204), and the new tree. */
 export interface WriteOutcome {
   readonly existed: boolean;
@@ -58,7 +70,12 @@ function asClientFault(f: DataFault): DataFault {
 }
 
 /** Runs `write` against the Config datastore; throws RestconfError/DataError on any fault, nothing changed. */
-export async function commitWrite(ctx: RestconfContext, scope: PluginScope, write: WriteRequest): Promise<WriteOutcome> {
+export async function commitWrite(
+  ctx: RestconfContext,
+  scope: PluginScope,
+  write: WriteRequest,
+  origin: WriteOrigin = {},
+): Promise<WriteOutcome> {
   const store: Datastore = ctx.datastores.config;
   const hooks = scope.hooks.data;
   let tree: PreparedWrite['tree'];
@@ -94,6 +111,11 @@ export async function commitWrite(ctx: RestconfContext, scope: PluginScope, writ
     },
     prepared,
   );
+  // started before any other await, so events follow the order the datastore resolved the writes in
+  // A replay log that cannot be written does not undo a durable write: the failure is the operator's to see.
+  const published = ctx.dataChanges
+    ?.publish({ datastore: 'config', ...(origin.user !== undefined ? { user: origin.user } : {}), edits: editsOfRequest(write.edits) })
+    .catch((e: unknown) => ctx.log.error(`publishing a data-change event failed: ${e instanceof Error ? e.message : String(e)}`));
   if (hooks.afterCommit.isUsed() && base !== undefined) {
     const before = base;
     const changed = diffTrees(before, stored).map((c) => c.pathValue);
@@ -101,5 +123,6 @@ export async function commitWrite(ctx: RestconfContext, scope: PluginScope, writ
       ctx.log.error(`data.afterCommit tap failed: ${e instanceof Error ? e.message : String(e)}`);
     });
   }
+  await published;
   return { existed, tree: stored };
 }

@@ -5,6 +5,7 @@
  */
 import type { Logger } from '../logger';
 import type { Datastores } from '../datastore/datastore';
+import type { DataChangeFeed } from '../events/data-change-feed';
 import type { MountManager } from '../mount';
 import type { PluginScope } from '../plugins/generation';
 import type { SchemaContext } from '../yang/schema';
@@ -34,4 +35,6 @@ export interface RestconfContext {
   readonly log: Logger;
   /** Installed devices, served under `yang-ext:mount` (absent: mount paths answer 404). */
   readonly mount?: MountManager;
+  /** Where committed writes to the Config datastore are published as data-change events (absent: none are). */
+  readonly dataChanges?: DataChangeFeed;
 }

@@ -22,6 +22,7 @@ import type { ReadContext, StateReadContext } from '../hooks';
 import type { SchemaNode } from '../yang/schema';
 import type { PluginScope } from '../plugins/generation';
 import { commitWrite, type WriteOutcome, type WriteRequest } from './commit';
+import { requestUser } from './request-user';
 import type { RestconfContext } from './context';
 import type { DataCall } from './data-call';
 import { dataQuery, queryText, rawQueryOf } from './data-query';
@@ -103,7 +104,8 @@ export class TreeView implements DatastoreView {
   }
 
   commit(call: DataCall, write: WriteRequest): Promise<WriteOutcome> {
-    return commitWrite(call.ctx, call.scope, write);
+    const user = requestUser(call.req);
+    return commitWrite(call.ctx, call.scope, write, user !== undefined ? { user } : {});
   }
 
   bodyScope(call: DataCall, scope: 'target' | 'child'): { parent?: SchemaNode; parentPath?: string } {

@@ -15,6 +15,7 @@ import type { AuthenticateContext, AuthenticateVerdict, JsonValue } from '../hoo
 import type { Logger } from '../logger';
 import type { ScopeSource } from '../restconf/context';
 import { leaseScope } from '../restconf/request-scope';
+import { setRequestUser } from '../restconf/request-user';
 import { renderErrorsJson, renderErrorsXml, type ErrorType } from '../restconf/errors';
 import { errorResponseType } from '../restconf/media';
 import { authenticationRequired } from './auth-config';
@@ -135,6 +136,7 @@ export function authenticatingHandler(
     hook.promise(context).then(
       (verdict: AuthenticateVerdict | undefined) => {
         if (verdict?.allow === true) {
+          setRequestUser(req, verdict.user);
           app(req, res);
           return;
         }

@@ -146,7 +146,8 @@ export class ConfigurationView extends TreeView {
       apply: () => Promise.reject(methodNotAllowed(method, ALLOW.state, 'the actual configuration is read from the device, not written')),
     };
     const datastores: Datastores = { config: intended, operational: actual, close: async () => undefined };
-    const ctx = this.ctx;
+    // the node's changes are published by the engine once stored, as uniconfig-intended, not as Config's
+    const { dataChanges: _ownEvents, ...ctx } = this.ctx;
     const viewCtx: RestconfContext = { ...ctx, schema: deviceSchema, datastores, options: { ...ctx.options, defaultContent: 'config' } };
     // The view's datastore already chose intended or actual, so the read parameters see all of it.
     const readAbsent = showAtAbsentTarget({ ...options, content: 'all' }, deviceSchema);

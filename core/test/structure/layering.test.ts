@@ -29,6 +29,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['uniconfig'],
   ['restconf'],
   ['mount'],
+  ['events'], // event streams: the hub, its replay log, the producers' shared parts
   ['plugins'],
   ['hooks', 'datastore'],
   ['data'],

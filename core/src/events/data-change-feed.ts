@@ -1,0 +1,46 @@
+/**
+ * The one producer of data-change events: the Config datastore's commit path and the uniconfig layer
+ * hand it each committed change once, after it is durable and in commit order, and it publishes one
+ * event on the `data-change` stream and one on each path-scoped subscription's stream that the change
+ * touches (only the edits in its scope). Every publish is started before the first is awaited, so the
+ * hub numbers them in the order the changes were committed; the returned promise resolves once all are
+ * in the replay log, which the writer awaits before its 2xx: a client that saw the 2xx can rely on
+ * the event being there.
+ */
+import { inScope } from './change-scope';
+import { type DataChange, dataChangeContent } from './data-change';
+import type { ChangeStreams, DataChangeSubscription, DataChangeSubscriptions } from './subscriptions';
+
+/** The built-in stream every data change goes to. */
+export const DATA_CHANGE_STREAM = 'data-change';
+
+/** Whether a subscription watches the configuration a change is of. */
+function watches(sub: DataChangeSubscription, change: DataChange): boolean {
+  if (sub.nodeId === undefined) return change.nodeId === undefined && change.datastore === 'config';
+  return sub.nodeId === change.nodeId && sub.topologyId === change.topologyId;
+}
+
+export class DataChangeFeed {
+  constructor(
+    private readonly streams: ChangeStreams,
+    private readonly subscriptions?: DataChangeSubscriptions,
+  ) {}
+
+  /** Publishes `change` (nothing for a change without edits); resolves once every event is durable. */
+  async publish(change: DataChange): Promise<void> {
+    if (change.edits.length === 0) return;
+    const published = [this.streams.publish(DATA_CHANGE_STREAM, this.input(change, change.edits))];
+    if (this.subscriptions !== undefined && this.subscriptions.size > 0) {
+      for (const sub of this.subscriptions.all()) {
+        if (!watches(sub, change)) continue;
+        const edits = change.edits.filter((e) => inScope(e.path, sub.path, sub.scope));
+        if (edits.length > 0) published.push(this.streams.publish(sub.id, this.input(change, edits)));
+      }
+    }
+    await Promise.all(published);
+  }
+
+  private input(change: DataChange, edits: DataChange['edits']) {
+    return { ...(change.nodeId !== undefined ? { nodeId: change.nodeId } : {}), content: dataChangeContent(change, edits) };
+  }
+}
