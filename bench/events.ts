@@ -5,7 +5,8 @@
  * - Without subscribers: writes (a PATCH of one interface's description, 32 connections) offered at
  *   2,000/s for a few seconds: the write rate the service sustains. Right after, with the same tool.
  * - 1,000 subscribers on `data-change` over SSE (`/rests/streams/json/data-change`), each its own
- *   connection; service RSS before and after they connect (after gc), per subscriber.
+ *   connection; service RSS before and after they connect (after gc), per subscriber, and its peak
+ *   RSS during the run with them (buffers of subscribers that fall behind show there).
  * - The same offered writes with them subscribed: the write rate beside the no-subscriber rate (goal
  *   >= 80%); events delivered per second and whether every subscriber got every answered write (each
  *   write carries its number in the value it sets; the subscriber finds it in the event); p50/p99 of the
@@ -24,7 +25,7 @@ import type { Measured, Subscribed } from './events-load-child';
 import type { WriteRun } from './events-writer';
 import { cpuSeconds, memoryAfterGc } from './fleet-processes';
 import { testModels } from './paths';
-import { type Child, startChild, stopChild } from './restconf';
+import { type Child, peakRss, resetPeak, startChild, stopChild } from './restconf';
 import { result, type BenchResult } from './results';
 
 const RATE = Number(process.env.BENCH_EVENTS_RATE ?? 2000);
@@ -106,7 +107,7 @@ function rows(
   alone: WriteRun,
   aloneCpu: number,
   subscribed: Subscribed,
-  rssPerSubscriber: number,
+  rssPerSubscriber: { idle: number; peak: number },
   m: Measured,
   cpu: number,
 ): BenchResult[] {
@@ -134,7 +135,8 @@ function rows(
     result('write 2xx to delivery at the subscriber, p50', m.p50Ms, 'ms'),
     result('write 2xx to delivery at the subscriber, p99', m.p99Ms, 'ms', 50, '< 50 ms'),
     result('write 2xx to delivery at the subscriber, p99.9', m.p999Ms, 'ms'),
-    result('service RSS per idle subscriber (after gc)', rssPerSubscriber / 1024, 'KB'),
+    result('service RSS per idle subscriber (after gc)', rssPerSubscriber.idle / 1024, 'KB'),
+    result('service peak RSS during the run, per subscriber (over the RSS before they connected)', rssPerSubscriber.peak / 1024, 'KB'),
     result(
       `service CPU per 1,000 writes, ${n} subscribers`,
       perThousand(cpu, m.writes),
@@ -202,11 +204,13 @@ export async function benchEvents(): Promise<BenchResult[]> {
         `bench: events: only ${subscribed.live} of ${subscribed.opened} subscriptions are live (${subscribed.firstFailure ?? ''})`,
       );
     const after = await memoryAfterGc(service);
+    resetPeak(service.proc.pid!);
     const [measured, cpu] = await withCpu(service, () =>
       client!.ask<Measured>({ cmd: 'measure', rate: RATE, seconds: SECONDS, drainMs: DRAIN_MS }, (SECONDS + DRAIN_MS / 1000 + 60) * 1000),
     );
+    const peakPerSubscriber = (peakRss(service.proc.pid!) - before.rss) / subscribed.live;
     reportMissedGoals(alone, measured);
-    return rows(alone, aloneCpu, subscribed, (after.rss - before.rss) / subscribed.live, measured, cpu);
+    return rows(alone, aloneCpu, subscribed, { idle: (after.rss - before.rss) / subscribed.live, peak: peakPerSubscriber }, measured, cpu);
   } catch (e) {
     console.error(
       `bench: events: the service's log ends:\n${fs.readFileSync(path.join(dir, 'service.log'), 'utf8').split('\n').slice(-20).join('\n')}`,

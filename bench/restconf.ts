@@ -107,11 +107,11 @@ function heapAfterGc(child: Child): Promise<number> {
 }
 
 /** Peak RSS of a process since the last reset (Linux /proc), in bytes; reset with resetPeak. */
-function peakRss(pid: number): number {
+export function peakRss(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) * 1024;
 }
-function resetPeak(pid: number): void {
+export function resetPeak(pid: number): void {
   try {
     fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
   } catch {
