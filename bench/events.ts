@@ -135,6 +135,7 @@ function rows(
     result('write 2xx to delivery at the subscriber, p50', m.p50Ms, 'ms'),
     result('write 2xx to delivery at the subscriber, p99', m.p99Ms, 'ms', 50, '< 50 ms'),
     result('write 2xx to delivery at the subscriber, p99.9', m.p999Ms, 'ms'),
+    result("deliveries that arrived before their write's 2xx (counted as 0 ms)", m.beforeAck, 'count', m.delivered),
     result('service RSS per idle subscriber (after gc)', rssPerSubscriber.idle / 1024, 'KB'),
     result('service peak RSS during the run, per subscriber (over the RSS before they connected)', rssPerSubscriber.peak / 1024, 'KB'),
     result(
