@@ -16,6 +16,7 @@
  * (southbounds.ts) and the status (status.ts) are already apart.
  */
 import type { Logger } from '../logger';
+import type { EventHub } from '../events';
 import type { Datastores } from '../datastore/datastore';
 import { fault } from '../data/errors';
 import { decodeJson } from '../data/json-decode';
@@ -72,6 +73,8 @@ export interface MountOptions {
   readonly retryMs?: number;
   /** Connection attempts of restored nodes and southbound reconnects in flight at once (default 32; `fleet.connectConcurrency`). */
   readonly connectConcurrency?: number;
+  /** The service's event hub: node status and device notifications are published to it (absent in tests that need none). */
+  readonly events?: EventHub;
 }
 
 const MAX_RETRY_MS = 60_000;

@@ -1,9 +1,10 @@
 /**
  * What every RESTCONF handler is given: the schema in force, the two datastores, the plugin host to
- * lease hooks from, and the service options that change how requests are read. The service builds
+ * lease hooks from, the event hub, and the service options that change how requests are read. The service builds
  * one at start-up (service/service.ts); tests build their own.
  */
 import type { Logger } from '../logger';
+import type { EventHub } from '../events';
 import type { Datastores } from '../datastore/datastore';
 import type { DataChangeFeed } from '../events/data-change-feed';
 import type { MountManager } from '../mount';
@@ -37,4 +38,6 @@ export interface RestconfContext {
   readonly mount?: MountManager;
   /** Where committed writes to the Config datastore are published as data-change events (absent: none are). */
   readonly dataChanges?: DataChangeFeed;
+  /** The event streams: producers publish here, the stream resource subscribes (absent: no streams). */
+  readonly events?: EventHub;
 }

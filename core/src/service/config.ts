@@ -15,6 +15,9 @@
  *   (default 32) how many reconnection attempts run at once across the service (mount/connect-pacing.ts);
  *   `commitConcurrency` (default 32) how many devices a uniconfig commit (uniconfig/commit.ts) pushes to,
  *   and its per-node operations (sync-from-network, calculate-diff, is-in-sync, dry run) work on, at once.
+ * - `events` bounds the event streams (events/hub.ts): `replayMaxEvents` (default 100000) and
+ *   `replayMaxAgeSeconds` (default 86400) the replay log, `subscriberBufferEvents` (default 1000) how far
+ *   a subscriber may fall behind before it is ended, `keepAliveSeconds` (default 15) the SSE keep-alive.
  * - `tls` and `auth` are checked for shape here (auth in auth-config.ts) so a mistake names its field
  *   even when the plugin that reads it is off; `tls` store paths are resolved like every path. What
  *   needs the plugin's knowledge (stores, passwords, cipher suites) the TLS plugin checks at start-up.
@@ -24,6 +27,7 @@ import * as path from 'node:path';
 import { KEY_FILE } from '../datastore/secrets';
 import { DEFAULT_CONNECT_CONCURRENCY } from '../mount/connect-pacing';
 import type { JsonValue } from '../hooks';
+import { DEFAULT_EVENT_SETTINGS, type EventSettings } from '../events';
 import { checkAuthConfig } from './auth-config';
 import { ConfigError } from './config-error';
 
@@ -55,6 +59,8 @@ export interface ServiceConfig {
   readonly callbacks: Readonly<Record<string, JsonValue>> | undefined;
   /** How much is done on many devices at once, defaults filled in. */
   readonly fleet: FleetConfig;
+  /** The event streams' replay log and subscriber bounds, defaults filled in (events/hub.ts). */
+  readonly events: EventSettings;
 }
 
 /** The `fleet` object: bounds on concurrent work across nodes. */
@@ -145,6 +151,27 @@ function checkFleet(raw: unknown): FleetConfig {
   return fleet as unknown as FleetConfig;
 }
 
+const EVENTS_FIELDS: Record<keyof EventSettings, { min: number; max: number }> = {
+  replayMaxEvents: { min: 1, max: 100_000_000 },
+  replayMaxAgeSeconds: { min: 1, max: 10 * 365 * 86_400 },
+  subscriberBufferEvents: { min: 1, max: 1_000_000 },
+  keepAliveSeconds: { min: 1, max: 3600 },
+};
+
+function checkEvents(raw: unknown): EventSettings {
+  const events: Record<string, number> = { ...DEFAULT_EVENT_SETTINGS };
+  if (raw === undefined) return events as unknown as EventSettings;
+  if (!isObject(raw)) throw new ConfigError('events', 'must be an object');
+  for (const [k, v] of Object.entries(raw)) {
+    const range = EVENTS_FIELDS[k as keyof EventSettings];
+    if (range === undefined) throw new ConfigError(`events.${k}`, `unknown field; known: ${Object.keys(EVENTS_FIELDS).join(', ')}`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < range.min || v > range.max)
+      throw new ConfigError(`events.${k}`, `must be an integer from ${range.min} to ${range.max}, not ${JSON.stringify(v)}`);
+    events[k] = v;
+  }
+  return events as unknown as EventSettings;
+}
+
 const KNOWN = [
   'port',
   'host',
@@ -160,6 +187,7 @@ const KNOWN = [
   'schemaFilters',
   'callbacks',
   'fleet',
+  'events',
 ];
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -267,6 +295,7 @@ export function resolveConfig(
   const schemaFilters = raw['schemaFilters'] === undefined ? undefined : checkSchemaFilters(raw['schemaFilters']);
   const callbacks = raw['callbacks'] === undefined ? undefined : checkCallbacks(raw['callbacks']);
   const fleet = checkFleet(raw['fleet']);
+  const events = checkEvents(raw['events']);
   return {
     port,
     host,
@@ -282,6 +311,7 @@ export function resolveConfig(
     schemaFilters,
     callbacks,
     fleet,
+    events,
   };
 }
 

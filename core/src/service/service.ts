@@ -1,5 +1,6 @@
 /**
- * Starting and stopping a Rosetta service: configuration -> schema -> datastores -> plugins -> HTTP.
+ * Starting and stopping a Rosetta service: configuration -> schema -> datastores -> plugins -> event
+ * hub -> installed devices -> uniconfig -> HTTP.
  * The plugin host's hooks give the server (`server.create`, plain HTTP when no plugin answers) and
  * extra routes (`server.routes`, per plugin generation); the Operational datastore is seeded with `ietf-yang-library`.
  * With an `auth` object, every request passes the `server.authenticate` gate first (authentication.ts);
@@ -16,6 +17,7 @@ import type { AddressInfo } from 'node:net';
 import type { Datastores } from '../datastore/datastore';
 import { SecretBox } from '../datastore/secrets';
 import { BulkNodes, MountManager } from '../mount';
+import { BUILTIN_STREAMS, EventHub, eventsDirectory } from '../events';
 import { Uniconfig } from '../uniconfig';
 import { PluginHost, builtinTaps, introspectionTaps } from '../plugins';
 import type { PluginScope } from '../plugins/generation';
@@ -53,6 +55,8 @@ export interface RunningService {
   readonly port: number;
   readonly schema: SchemaContext;
   readonly datastores: Datastores;
+  /** The event streams (tests and embedders publish or subscribe directly). */
+  readonly events: EventHub;
   /** Files of the modules loaded from extra YANG folders. */
   readonly extraModules: readonly string[];
   /** Stops accepting, lets requests in flight finish, closes plugins and datastores. Idempotent. */
@@ -117,6 +121,21 @@ export async function startService(options: StartOptions): Promise<RunningServic
     return closers.abandon(e);
   }
   const plugins: ScopeSource = host ?? noPlugins();
+  // One event hub for the whole service: producers (commits, uniconfig, the mount layer) publish to it,
+  // the stream resource subscribes; it closes after all of them (closers unwind newest first).
+  let events: EventHub;
+  try {
+    events = await EventHub.open({
+      directory: eventsDirectory(config.dataDir),
+      settings: config.events,
+      schema: () => live.schema,
+      log: (m) => log.error(m),
+    });
+  } catch (e) {
+    return closers.abandon(new Error(`cannot open the event replay log: ${e instanceof Error ? e.message : String(e)}`));
+  }
+  closers.push(() => events.close());
+  for (const stream of BUILTIN_STREAMS) events.defineStream(stream);
   // Installed devices: install/uninstall and node status are the core's own taps; remembered nodes reconnect.
   try {
     const southboundYangDirs = host ? () => host.southboundYangDirs() : undefined;
@@ -133,6 +152,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       importDirs: [OWN_YANG_DIR],
       log,
       connectConcurrency: config.fleet.connectConcurrency,
+      events,
       ...(southboundYangDirs ? { southboundYangDirs } : {}),
     });
   } catch (e) {
@@ -153,6 +173,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     plugins,
     log,
     mount,
+    events,
     options: { keyDelimiter: config.keyDelimiter, bodyLimit: config.bodyLimit, defaultContent: config.defaultContent },
   };
   // The uniconfig topology (intended and actual configuration per device, transactions, commit): its
@@ -262,6 +283,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     url: `${scheme}://${hostText}:${address.port}`,
     port: address.port,
     stop,
+    events,
     get schema() {
       return live.schema;
     },

@@ -1,0 +1,215 @@
+/**
+ * The event hub: the streams the service offers, one sequence of event ids across them, and the fan-out
+ * from producers to subscribers (types.ts says who calls what). The service opens one at start
+ * (service/service.ts) and hands it to the producers and to the RESTCONF stream resource.
+ *
+ * `publish` numbers the event in call order; an event of a replay stream is written to the replay log
+ * (replay-log.ts) and offered to the stream's subscribers only once durable, in id order, by the log
+ * itself, so a subscriber can never see an event a restart would lose, nor a replayed and a live copy
+ * of one event (subscription.ts). An event of a stream without replay is offered at once. Each event's
+ * text is encoded at most once per encoding, however many subscribers send it.
+ */
+import * as path from 'node:path';
+import type { SchemaContext } from '../yang/schema';
+import { encodeJsonNotification, encodeXmlNotification, namespacesOf, type NamespaceOf } from './encode';
+import { EventError } from './errors';
+import { ReplayLog } from './replay-log';
+import { StreamSubscription } from './subscription';
+import type { EventInput, EventSink, ReplayState, StreamDefinition, StreamEvent, Subscription, SubscriptionOptions } from './types';
+
+/** The `events` settings of the service configuration (service/config.ts), with their defaults there. */
+export interface EventSettings {
+  /** Events the replay log keeps at most (the oldest are dropped first). */
+  readonly replayMaxEvents: number;
+  /** Seconds an event stays in the replay log at most. */
+  readonly replayMaxAgeSeconds: number;
+  /** Live events a subscriber may be behind before it is ended `too-slow`. */
+  readonly subscriberBufferEvents: number;
+  /** Idle seconds between SSE keep-alive comments (read by the RESTCONF stream resource). */
+  readonly keepAliveSeconds: number;
+}
+
+export const DEFAULT_EVENT_SETTINGS: EventSettings = {
+  replayMaxEvents: 100_000,
+  replayMaxAgeSeconds: 86_400,
+  subscriberBufferEvents: 1000,
+  keepAliveSeconds: 15,
+};
+
+export interface EventHubOptions {
+  /** The replay log's folder (`<dataDir>/events`). */
+  readonly directory: string;
+  readonly settings?: Partial<EventSettings>;
+  /** The local schema in force: the XML encoding takes module namespaces from it. */
+  readonly schema?: () => SchemaContext | undefined;
+  readonly log?: (message: string) => void;
+  /** The clock (tests); default Date.now. */
+  readonly now?: () => number;
+}
+
+/** The folder of the replay log under the service's data folder. */
+export function eventsDirectory(dataDir: string): string {
+  return path.join(dataDir, 'events');
+}
+
+interface EncodedText {
+  json?: string;
+  xml?: string;
+}
+
+export class EventHub {
+  readonly settings: EventSettings;
+  private readonly definitions = new Map<string, StreamDefinition>();
+  private readonly subscribers = new Map<string, Set<StreamSubscription>>();
+  private readonly encoded = new WeakMap<StreamEvent, EncodedText>();
+  private readonly namespaceOf: NamespaceOf;
+  private readonly now: () => number;
+  private log!: ReplayLog;
+  private closing: Promise<void> | undefined;
+
+  private constructor(options: EventHubOptions) {
+    this.settings = { ...DEFAULT_EVENT_SETTINGS, ...options.settings };
+    this.namespaceOf = namespacesOf(options.schema ?? (() => undefined));
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Opens the hub and its replay log (which continues where the last run stopped). */
+  static async open(options: EventHubOptions): Promise<EventHub> {
+    const hub = new EventHub(options);
+    hub.log = await ReplayLog.open({
+      directory: options.directory,
+      maxEvents: hub.settings.replayMaxEvents,
+      maxAgeSeconds: hub.settings.replayMaxAgeSeconds,
+      now: hub.now,
+      onDurable: (event) => hub.fanOut(event),
+      ...(options.log ? { log: options.log } : {}),
+    });
+    return hub;
+  }
+
+  /** Adds a stream; defining a stream of the same name again changes nothing. */
+  defineStream(def: StreamDefinition): void {
+    if (!this.definitions.has(def.name)) this.definitions.set(def.name, def);
+  }
+
+  /** Removes a stream and ends its subscriptions (`stream-removed`); its kept events age out with the log. */
+  removeStream(name: string): void {
+    if (!this.definitions.delete(name)) return;
+    for (const subscription of [...(this.subscribers.get(name) ?? [])]) subscription.end({ reason: 'stream-removed' });
+    this.subscribers.delete(name);
+  }
+
+  streams(): readonly StreamDefinition[] {
+    return [...this.definitions.values()];
+  }
+
+  stream(name: string): StreamDefinition | undefined {
+    return this.definitions.get(name);
+  }
+
+  /**
+   * Numbers the event and hands it to the stream's subscribers; for a replay stream, once it is
+   * durable in the replay log. Rejects with EventError `unknown-stream`, or when the log cannot write.
+   */
+  async publish(stream: string, input: EventInput): Promise<StreamEvent> {
+    const def = this.definitions.get(stream);
+    if (def === undefined) throw new EventError('unknown-stream', `no stream named '${stream}'`);
+    if (this.closing) throw new Error('the event hub is closed');
+    const event: StreamEvent = {
+      ...input,
+      id: this.log.nextId(),
+      stream,
+      eventTime: input.eventTime ?? new Date(this.now()).toISOString(),
+    };
+    if (def.replay) await this.log.append(event);
+    else this.fanOut(event);
+    return event;
+  }
+
+  /**
+   * Subscribes `sink` to a stream. Throws EventError: `unknown-stream`; `replay-unsupported` for a
+   * `startTime` on a stream without replay; `bad-range` for a `stopTime` without a `startTime` or
+   * before it. A resume point (`afterId`) older than the log's head starts at the head: what was
+   * missed is told by `replayState()` (its firstId and agedTime).
+   */
+  subscribe(stream: string, options: SubscriptionOptions, sink: EventSink): Subscription {
+    const def = this.definitions.get(stream);
+    if (def === undefined) throw new EventError('unknown-stream', `no stream named '${stream}'`);
+    if (options.startTime !== undefined && !def.replay)
+      throw new EventError('replay-unsupported', `stream '${stream}' keeps no replay log: start-time cannot be used`);
+    if (options.stopTime !== undefined && options.startTime === undefined)
+      throw new EventError('bad-range', 'stop-time needs a start-time');
+    if (options.stopTime !== undefined && options.startTime !== undefined && options.stopTime < options.startTime)
+      throw new EventError('bad-range', 'stop-time is before start-time');
+    if (this.closing) throw new Error('the event hub is closed');
+    let replayAfter: number | undefined;
+    if (def.replay && options.afterId !== undefined) replayAfter = Math.min(options.afterId, this.log.lastDurableId);
+    else if (def.replay && options.startTime !== undefined) replayAfter = this.log.idBeforeTime(stream, options.startTime);
+    if (replayAfter !== undefined) replayAfter = Math.max(replayAfter, this.log.droppedThrough(stream));
+    let set = this.subscribers.get(stream);
+    if (set === undefined) {
+      set = new Set();
+      this.subscribers.set(stream, set);
+    }
+    const subscribers = set;
+    const subscription = new StreamSubscription(
+      def,
+      options,
+      sink,
+      {
+        log: this.log,
+        bufferEvents: this.settings.subscriberBufferEvents,
+        now: this.now,
+        detach: (s) => subscribers.delete(s),
+      },
+      replayAfter,
+    );
+    // Registered for live events before the replay reads the log: nothing falls between the two.
+    subscribers.add(subscription);
+    subscription.start();
+    return subscription;
+  }
+
+  /** What the replay log can still give (RFC 8040 replay-log-creation-time, replay-log-aged-time). */
+  replayState(): ReplayState {
+    const firstId = this.log.firstId;
+    const agedTime = this.log.agedTime;
+    return {
+      creationTime: this.log.creationTime,
+      ...(agedTime !== undefined ? { agedTime } : {}),
+      ...(firstId !== undefined ? { firstId } : {}),
+    };
+  }
+
+  /** The event as one RFC 8040 §6.4 notification text; encoded once per encoding and kept with the event. */
+  encode(event: StreamEvent, encoding: 'json' | 'xml'): string {
+    let text = this.encoded.get(event);
+    if (text === undefined) {
+      text = {};
+      this.encoded.set(event, text);
+    }
+    if (encoding === 'json') {
+      text.json ??= encodeJsonNotification(event);
+      return text.json;
+    }
+    text.xml ??= encodeXmlNotification(event, this.namespaceOf);
+    return text.xml;
+  }
+
+  /** Ends every subscription (`closed`), waits for queued publishes to be durable, closes the log. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      for (const set of this.subscribers.values()) for (const subscription of [...set]) subscription.end({ reason: 'closed' });
+      this.subscribers.clear();
+      await this.log.close();
+    })();
+    return this.closing;
+  }
+
+  private fanOut(event: StreamEvent): void {
+    const set = this.subscribers.get(event.stream);
+    if (set === undefined) return;
+    // A subscription that ends while offered leaves the set; iterating a Set tolerates that.
+    for (const subscription of set) subscription.offer(event);
+  }
+}
