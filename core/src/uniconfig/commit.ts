@@ -21,11 +21,13 @@
 import { mapBounded } from '../data/bounded-concurrency';
 import { diffTrees } from '../data/diff';
 import type { DataRoot } from '../data/tree';
+import type { DataChangeFeed } from '../events/data-change-feed';
 import type { Logger } from '../logger';
 import { MountError, type MountedDevice } from '../mount';
 import type { PluginScope } from '../plugins/generation';
 import { RestconfError, type RestconfErrorEntry } from '../restconf/errors';
 import type { SchemaContext } from '../yang/schema';
+import { type NodeChange, publishNodeChanges } from './change-events';
 import { changeEdits } from './device-edits';
 import { pushConfiguration, readChanged, readConfiguration, southboundRollback } from './device-io';
 import type { NodeStore, NodeUpdate } from './node-store';
@@ -56,6 +58,8 @@ export interface CommitParts {
   readonly log: Logger;
   /** Devices in flight at once. */
   readonly concurrency: number;
+  /** Where the stored changes are published as data-change events (absent: none are). */
+  readonly changes?: DataChangeFeed;
   /** A node's device, connected: throws 502 before anything is sent when it is down. */
   connectedDevice(scope: PluginScope, nodeId: string): MountedDevice;
 }
@@ -244,11 +248,18 @@ async function storeResults(
 ): Promise<void> {
   const { store } = parts;
   const saving = items.filter((item) => pushed.has(item) || item.storeIntended);
+  // in the commit's node order, whichever device answered first
+  const changes = new Map<CommitItem, NodeChange>(saving.map((item) => [item, { nodeId: item.nodeId }]));
   const updates = await mapBounded(saving, parts.concurrency, async (item): Promise<NodeUpdate> => {
     const schema = item.device.schema;
     const now = pushed.has(item)
       ? (pushed.get(item) ?? (await readBack(parts.log, item.device, scope, item.actual, item.intended)))
       : undefined;
+    changes.set(item, {
+      nodeId: item.nodeId,
+      ...(item.storeIntended ? { intended: { before: store.tree('config', item.nodeId, schema), after: item.intended } } : {}),
+      ...(now !== undefined ? { actual: { before: item.actual, after: now } } : {}),
+    });
     return {
       nodeId: item.nodeId,
       ...(item.storeIntended ? { intended: store.encode(item.intended, schema) } : {}),
@@ -264,6 +275,7 @@ async function storeResults(
     await rollback(parts, scope, [...pushed.keys()]);
     throw e;
   }
+  await publishNodeChanges(parts.changes, parts.log, [...changes.values()]);
 }
 
 /** 502 naming each unreachable node; the others were not sent either. */

@@ -10,6 +10,7 @@
  *   the device took it are both configurations stored; if the device refuses, the southbound has undone
  *   its own partial work and nothing is stored (the device's error is the answer).
  */
+import type { DataChangeFeed } from '../events/data-change-feed';
 import type { Logger } from '../logger';
 import { applyEdits, type Edit } from '../data/edit';
 import type { DataRoot } from '../data/tree';
@@ -19,6 +20,7 @@ import type { PluginScope } from '../plugins/generation';
 import type { SchemaContext } from '../yang/schema';
 import { RestconfError } from '../restconf/errors';
 import { type CommitOptions, type CommitOutcome, type CommitParts, commitNodes, DEFAULT_COMMIT_CONCURRENCY, readBack } from './commit';
+import { publishNodeChanges } from './change-events';
 import { pushConfiguration } from './device-io';
 import type { DeviceModuleStore } from './device-modules';
 import type { NodeStore } from './node-store';
@@ -41,6 +43,8 @@ export class UniconfigEngine {
     readonly modules: DeviceModuleStore,
     /** Devices a commit pushes to at once (`fleet.commitConcurrency`). */
     readonly concurrency = DEFAULT_COMMIT_CONCURRENCY,
+    /** Where stored changes are published as data-change events (absent: none are). */
+    private readonly changes?: DataChangeFeed,
   ) {}
 
   /** The mounted device of a uniconfig node (404 unknown, 502 unreachable); its modules are kept for when it is down. */
@@ -136,6 +140,9 @@ export class UniconfigEngine {
         );
         throw e;
       }
+      await publishNodeChanges(this.changes, this.log, [
+        { nodeId, intended: { before: intended, after: next }, actual: { before: actual, after: now } },
+      ]);
       return next;
     });
   }
@@ -157,6 +164,7 @@ export class UniconfigEngine {
       log: this.log,
       concurrency: this.concurrency,
       connectedDevice: (s, id) => this.connectedDevice(s, id),
+      ...(this.changes !== undefined ? { changes: this.changes } : {}),
     };
     return commitNodes(parts, scope, tx, nodeIds, options);
   }

@@ -86,6 +86,7 @@ export class Uniconfig {
       ctx.log,
       new DeviceModuleStore(options.dataDir, ctx.log),
       options.commitConcurrency,
+      ctx.dataChanges,
     );
     this.registry = new TransactionRegistry(ctx.log);
     this.snapshots = new SnapshotStore(ctx);
