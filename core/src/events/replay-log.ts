@@ -24,6 +24,7 @@ import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { FILE_MODE, ensureDirectory, fsyncDirectory, replaceFileDurably, writeFully } from '../datastore/durable-file';
 import { encodeFrame, findFrameAfter, scanSegment } from '../datastore/record-frame';
+import { WriteQueue } from '../datastore/write-queue';
 import type { StreamEvent } from './types';
 
 /** Records per segment file before the next one starts. */
@@ -131,6 +132,8 @@ export class ReplayLog {
   private pending: { frames: Buffer[]; events: StreamEvent[]; done: Array<(error?: Error) => void> } | undefined;
   private flushing: Promise<void> | undefined;
   private closed = false;
+  /** Serializes the state file's writes and the head's segment removals (one temporary file name). */
+  private readonly housekeeping = new WriteQueue();
   /** Per stream, the highest id dropped from the head (a reader of the stream behind it lost events). */
   private readonly droppedUpTo = new Map<string, number>();
   /** The highest id readable from the log (appends still on their way to disk are above it). */
@@ -148,6 +151,8 @@ export class ReplayLog {
   /** Opens (creating when absent) the log in `options.directory`; damage is set aside, never fatal. */
   static async open(options: ReplayLogOptions): Promise<ReplayLog> {
     await ensureDirectory(options.directory);
+    // A state write a crash interrupted leaves its temporary file; the state file itself is whole.
+    await fs.rm(path.join(options.directory, `${STATE_FILE}.tmp`), { force: true });
     const now = options.now ?? Date.now;
     const loaded: StreamEvent[] = [];
     let state: LogState | undefined;
@@ -250,6 +255,7 @@ export class ReplayLog {
     while (this.flushing) await this.flushing;
     await this.active?.file.close();
     this.active = undefined;
+    await this.housekeeping.idle();
     await this.saveState();
   }
 
@@ -338,7 +344,7 @@ export class ReplayLog {
     if (dropped === undefined) return;
     const agedTime = this.state.agedTime !== undefined && this.state.agedTime > dropped.eventTime ? this.state.agedTime : dropped.eventTime;
     this.state = { ...this.state, agedTime };
-    void this.removeDroppedSegments();
+    void this.housekeeping.run(() => this.removeDroppedSegments());
   }
 
   private async removeDroppedSegments(): Promise<void> {
@@ -352,10 +358,14 @@ export class ReplayLog {
       removed = true;
     }
     // The aged time must survive the segments that held the dropped events.
-    if (removed) await this.saveState().catch((e: Error) => this.options.log?.(`cannot save the event replay log state: ${e.message}`));
+    if (removed) await this.writeState().catch((e: Error) => this.options.log?.(`cannot save the event replay log state: ${e.message}`));
   }
 
   private saveState(): Promise<void> {
+    return this.housekeeping.run(() => this.writeState());
+  }
+
+  private writeState(): Promise<void> {
     return replaceFileDurably(path.join(this.options.directory, STATE_FILE), JSON.stringify(this.state), '.tmp');
   }
 }
