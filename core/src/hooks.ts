@@ -270,6 +270,28 @@ export interface DeviceConnectContext {
    * Absent when a plugin is driven without the service (its own tests): attempts then run at once.
    */
   readonly pacing?: ConnectPacing;
+  /**
+   * Where the connection reports what happens to it later, on its own (the core publishes each on the
+   * `node-status` and `NETCONF` event streams). Absent when a plugin is driven without the service.
+   */
+  readonly events?: DeviceEvents;
+}
+
+/**
+ * What a device connection pushes to the core after connect: `status()` is a pull, and a connection that
+ * drops and reconnects by itself would otherwise change its status with nobody told.
+ */
+export interface DeviceEvents {
+  /**
+   * `status()` changed (a lost session, a reconnect, giving up). `problem`: why, when the status is not
+   * `connected` (the lost session's or the last attempt's error). Cheap; the core drops calls that change nothing.
+   */
+  statusChanged(problem?: string): void;
+  /**
+   * A notification the device sent (RFC 5277): the whole `<notification>` element as received. The core
+   * decodes it with the device's schema (a southbound whose models are the device's own).
+   */
+  notification(xml: string): void;
 }
 
 /**

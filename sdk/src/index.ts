@@ -9,6 +9,7 @@ export type {
   ContentFilter,
   DatastoreName,
   DeviceConnectContext,
+  DeviceEvents,
   ConnectPacing,
   DeviceConnection,
   DeviceDataCodec,

@@ -14,7 +14,7 @@
  * The password and secret live only in the settings it holds; nothing it prints or returns shows them.
  */
 import { inspect } from 'node:util';
-import { HostKeyTrust, jitter, type ConnectPacing, type DeviceConnection, type PluginLogger } from '@rosetta/sdk';
+import { HostKeyTrust, jitter, type ConnectPacing, type DeviceConnection, type DeviceEvents, type PluginLogger } from '@rosetta/sdk';
 import { CliConnectionError, CliDeviceUnusableError } from './errors';
 import { CliSession } from './session';
 import type { CliNodeSettings } from './settings';
@@ -66,6 +66,7 @@ export class CliDevice implements DeviceConnection {
     private readonly backoff: Backoff,
     unusablePatterns: readonly RegExp[],
     private readonly pacing: ConnectPacing,
+    private readonly events: DeviceEvents | undefined,
   ) {
     this.unusablePatterns = unusablePatterns;
     this.hostKeyTrust = new HostKeyTrust(settings.hostKey, settings.hostKeyVerification);
@@ -82,8 +83,9 @@ export class CliDevice implements DeviceConnection {
     backoff: Backoff = DEFAULT_BACKOFF,
     unusablePatterns: readonly RegExp[] = [],
     pacing: ConnectPacing = UNPACED,
+    events?: DeviceEvents,
   ): Promise<CliDevice> {
-    const device = new CliDevice(nodeId, settings, log, backoff, unusablePatterns, pacing);
+    const device = new CliDevice(nodeId, settings, log, backoff, unusablePatterns, pacing, events);
     let wait = backoff.initialMs;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -211,8 +213,8 @@ export class CliDevice implements DeviceConnection {
     }
     clearTimeout(this.reconnectTimer);
     this.session = session;
-    this.state = 'connected';
     this.problem = undefined;
+    this.setState('connected');
     this.connects++;
     this.armKeepalive();
     return session;
@@ -231,8 +233,8 @@ export class CliDevice implements DeviceConnection {
   private lost(session: CliSession, reason: string): void {
     if (this.closing || session !== this.session) return;
     this.session = undefined;
-    this.state = 'connecting';
     this.problem = reason;
+    this.setState('connecting');
     clearTimeout(this.keepaliveTimer);
     this.log.warn(`${this.nodeId}: session lost (${reason}); reconnecting`);
     let attempt = 0;
@@ -251,7 +253,7 @@ export class CliDevice implements DeviceConnection {
             this.problem = `reconnection attempt ${attempt} failed: ${(e as Error).message}`;
             const max = this.settings.maxReconnectionAttempts;
             if (max !== 0 && attempt >= max) {
-              this.state = 'unable-to-connect';
+              this.setState('unable-to-connect');
               this.log.error(`${this.nodeId}: giving up after ${attempt} reconnection attempt(s): ${(e as Error).message}`);
               return;
             }
@@ -261,6 +263,13 @@ export class CliDevice implements DeviceConnection {
         );
     };
     this.reconnectTimer = setTimeout(retry, jitter(wait, 0));
+  }
+
+  /** Changes the status, telling the core when it is a change (with the problem, when not connected). */
+  private setState(next: ConnectionStatus): void {
+    if (next === this.state) return;
+    this.state = next;
+    if (!this.closing) this.events?.statusChanged(next === 'connected' ? undefined : this.problem);
   }
 
   /** (Re)starts the idle timer; when it fires with nothing queued, an empty command goes through the queue. */

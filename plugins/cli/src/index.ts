@@ -64,7 +64,7 @@ export default definePlugin({
       if (ctx.device.units.length === 0)
         api.log.warn(`${ctx.device.nodeId}: ${noUnitsReason(ctx.device)}; installing it without translated models`);
       const unusable = ctx.device.units.length > 0 ? unusablePatternsOf(unitsOf(ctx.device)) : [];
-      return CliDevice.install(ctx.device.nodeId, checked.value, api.log, DEFAULT_BACKOFF, unusable, ctx.pacing);
+      return CliDevice.install(ctx.device.nodeId, checked.value, api.log, DEFAULT_BACKOFF, unusable, ctx.pacing, ctx.events);
     });
 
     api.hooks.device.read.for('cli').tapPromise('cli', async (ctx) => {

@@ -8,8 +8,9 @@
  * install, and listed again after a reconnect only when the new hello differs from the one they were
  * listed with, or does not name the modules (a hello naming each module, or yang-library's module-set-id
  * or content-id, changes when the module set does): a storm of devices coming back unchanged sends no
- * module-list request. Writes are serialized per device (one lock holder at a time); notifications are
- * logged per node and the last ones kept for the event streams.
+ * module-list request. Writes are serialized per device (one lock holder at a time). Notifications of
+ * the subscribed stream (`notification-stream`, `NETCONF` by default, when the device offers them) are
+ * logged, the last ones kept, and each handed to the core; so is every change of the status.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -21,6 +22,7 @@ import {
   XmlTokenizer,
   type ConnectPacing,
   type DeviceConnection,
+  type DeviceEvents,
   type PluginLogger,
   type XmlElement,
 } from '@rosetta/sdk';
@@ -48,6 +50,8 @@ export const NETCONF_DEVICE = Symbol.for('rosetta.netconf.device');
 
 const MAX_BACKOFF_MS = 60_000;
 const KEPT_NOTIFICATIONS = 100;
+/** The RFC 5277 stream subscribed to when `notification-stream` names none: the one every device has. */
+const DEFAULT_NOTIFICATION_STREAM = 'NETCONF';
 
 export type ConnectionStatus = 'connecting' | 'connected' | 'unable-to-connect';
 
@@ -57,6 +61,8 @@ export interface DeviceOptions {
   readonly logRpcs?: boolean;
   /** The service's bound on connection attempts, taken by reconnects after a lost session. */
   readonly pacing?: ConnectPacing;
+  /** Where status changes and notifications are pushed to the core (its event streams). */
+  readonly events?: DeviceEvents;
 }
 
 /** Without the service (the plugin's own tests), attempts run at once. */
@@ -255,11 +261,12 @@ export class NetconfDevice implements DeviceConnection {
       return;
     }
     this.session = session;
-    this.state = 'connected';
+    this.setState('connected');
     this.connects++;
-    if (s.notificationStream && session.has(CAP_NOTIFICATION)) {
-      await createSubscription(session, s.notificationStream).catch((e: unknown) =>
-        this.log.warn(`${this.nodeId}: create-subscription ${s.notificationStream} failed: ${e instanceof Error ? e.message : String(e)}`),
+    const stream = s.notificationStream ?? DEFAULT_NOTIFICATION_STREAM;
+    if (session.has(CAP_NOTIFICATION)) {
+      await createSubscription(session, stream).catch((e: unknown) =>
+        this.log.warn(`${this.nodeId}: create-subscription ${stream} failed: ${e instanceof Error ? e.message : String(e)}`),
       );
     }
   }
@@ -270,13 +277,21 @@ export class NetconfDevice implements DeviceConnection {
     this.notifications.push({ eventTime, event, xml: text });
     if (this.notifications.length > KEPT_NOTIFICATIONS) this.notifications.shift();
     this.log.info(`${this.nodeId}: notification ${event} at ${eventTime}`);
+    this.options.events?.notification(text);
+  }
+
+  /** Changes the status, telling the core when it is a change (`problem`: why it is not connected). */
+  private setState(next: ConnectionStatus, problem?: string): void {
+    if (next === this.state) return;
+    this.state = next;
+    if (!this.closing) this.options.events?.statusChanged(problem);
   }
 
   /** The session ended without close(): reconnect with back-off, paced (see the top of this file). */
   private lost(session: NetconfSession, reason: NetconfSessionError | undefined): void {
     if (this.closing || session !== this.session) return;
     this.session = undefined;
-    this.state = 'connecting';
+    this.setState('connecting', `session lost: ${reason?.message ?? 'closed'}`);
     this.log.warn(`${this.nodeId}: session lost (${reason?.message ?? 'closed'}); reconnecting`);
     let attempt = 0;
     let wait = this.settings.betweenAttemptsTimeout;
@@ -294,7 +309,10 @@ export class NetconfDevice implements DeviceConnection {
           (e: unknown) => {
             const max = this.settings.maxReconnectionAttempts;
             if (max !== 0 && attempt >= max) {
-              this.state = 'unable-to-connect';
+              this.setState(
+                'unable-to-connect',
+                `gave up after ${attempt} reconnection attempts: ${e instanceof Error ? e.message : String(e)}`,
+              );
               this.log.error(
                 `${this.nodeId}: giving up after ${attempt} reconnection attempts: ${e instanceof Error ? e.message : String(e)}`,
               );

@@ -101,6 +101,7 @@ export default definePlugin<Settings>({
       return NetconfDevice.install(ctx.device.nodeId, checked.value, cache, api.log, {
         logRpcs,
         ...(ctx.pacing !== undefined ? { pacing: ctx.pacing } : {}),
+        ...(ctx.events !== undefined ? { events: ctx.events } : {}),
       });
     });
 

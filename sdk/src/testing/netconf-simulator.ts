@@ -2,7 +2,8 @@
  * A NETCONF device simulator for tests: an ssh2 server on loopback offering the `netconf` subsystem,
  * speaking base:1.0 and base:1.1 from a small YANG model given as text. It holds running and candidate
  * datastores in memory and answers hello, get, get-config (subtree filters), edit-config, lock, unlock,
- * commit, discard-changes, close-session, get-schema (the model's own text), netconf-state/schemas, the
+ * commit, discard-changes, close-session, get-schema (the model's own text), netconf-state/schemas,
+ * create-subscription (then `notify` sends the model's notifications: netconf-notifications.ts), the
  * model's RPCs and YANG 1.1 `<action>`s (netconfd supports neither actions nor, hence, these tests). A
  * `misbehave` mode makes it a bad device: no hello, malformed XML replies, a broken chunk header, or
  * yuma123 netconfd's stall after the hello.
@@ -29,6 +30,7 @@ import {
   type RpcErrorInfo,
 } from '../netconf/messages';
 import { readModel, type SimulatorModel } from './netconf-model';
+import { NotificationSubscribers } from './netconf-notifications';
 import { child, escapeText, parseXml, type XmlElement } from '../netconf/xml';
 
 /** What an RPC or action handler sees. */
@@ -89,6 +91,10 @@ export interface SimulatedNetconfDevice {
   readonly sessions: number;
   /** Ends every session (as a device reboot would) without closing the server. */
   dropSessions(): void;
+  /** Sends a notification (`event`: one element of the model, with its xmlns) to the subscribed sessions; answers how many. */
+  notify(event: string, eventTime?: Date): number;
+  /** Sessions subscribed to notifications now. */
+  readonly subscribed: number;
   close(): Promise<void>;
 }
 
@@ -108,6 +114,8 @@ export interface NetconfDeviceBehaviour {
   readonly operationLog: readonly string[];
   /** Serves an accepted SSH connection: password authentication, then the `netconf` subsystem. */
   accept(client: Connection): void;
+  /** The sessions that sent create-subscription. */
+  readonly subscribers: NotificationSubscribers;
 }
 
 /**
@@ -132,6 +140,7 @@ export function netconfDevice(def: NetconfDeviceDefinition, model: SimulatorMode
   const useCandidate = def.candidate ?? true;
   const locks = new Map<string, number>(); // datastore -> session id
   const operationLog: string[] = [];
+  const subscribers = new NotificationSubscribers();
   let nextSession = 1;
   const capabilities = [
     BASE_1_0,
@@ -173,6 +182,8 @@ export function netconfDevice(def: NetconfDeviceDefinition, model: SimulatorMode
       for (const [ds, holder] of locks) if (holder === sessionId) locks.delete(ds);
     };
     stream.on('close', release);
+    let unsubscribe: (() => void) | undefined;
+    stream.on('close', () => unsubscribe?.());
 
     const error = (e: RpcErrorInfo) => renderRpcError(e);
     const fault = (tag: string, message: string, path?: string, type: RpcErrorInfo['type'] = 'application'): string =>
@@ -254,6 +265,10 @@ export function netconfDevice(def: NetconfDeviceDefinition, model: SimulatorMode
           candidateTree = undefined;
           return '<ok/>';
         case 'close-session':
+          return '<ok/>';
+        case 'create-subscription':
+          if (unsubscribe !== undefined) return fault('operation-failed', 'the session is subscribed already', undefined, 'protocol');
+          unsubscribe = subscribers.subscribe(send);
           return '<ok/>';
         case 'get-schema': {
           const id = child(op, 'identifier')?.text.trim();
@@ -394,6 +409,7 @@ export function netconfDevice(def: NetconfDeviceDefinition, model: SimulatorMode
     runningXml: () => (runningTree === undefined ? initialXml() : renderNodes(runningTree.children, NETCONF_NS)),
     operationLog,
     accept,
+    subscribers,
   };
 }
 
@@ -426,6 +442,10 @@ export async function startNetconfSimulator(
     },
     dropSessions() {
       for (const c of clients) c.end();
+    },
+    notify: (event, eventTime) => device.subscribers.emit(event, eventTime),
+    get subscribed() {
+      return device.subscribers.count;
     },
     close: () =>
       new Promise<void>((resolve) => {
