@@ -38,6 +38,7 @@ export interface ChildTable {
 }
 
 const tables = new WeakMap<object, ChildTable>();
+const notificationTables = new WeakMap<SchemaContext, ChildTable>();
 
 /** The data-bearing children (containers, lists, leaves, leaf-lists, anydata/anyxml) of a schema node. */
 export function dataSchemaChildren(children: readonly SchemaNode[], out: SchemaNode[] = []): SchemaNode[] {
@@ -105,6 +106,15 @@ export function topTable(ctx: SchemaContext): ChildTable {
   return table;
 }
 
+/** The table of a context's top-level notifications (what a device's `<notification>` carries). */
+export function notificationTable(ctx: SchemaContext): ChildTable {
+  let table = notificationTables.get(ctx);
+  if (!table) {
+    table = buildTable(ctx.notifications, undefined, []);
+    notificationTables.set(ctx, table);
+  }
+  return table;
+}
 /** Table for a parent given as a schema node, or the top level when undefined. */
 export function tableFor(parent: SchemaNode | undefined, ctx: SchemaContext): ChildTable {
   return parent === undefined ? topTable(ctx) : childTable(parent);

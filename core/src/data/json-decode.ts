@@ -63,6 +63,11 @@ export interface DecodeOptions extends AttributeOptions {
   readonly parent?: SchemaNode;
   /** Instance path of that parent, prefixed to every error path. */
   readonly parentPath?: string;
+  /**
+   * XML only: the top-level elements are the schema context's notifications (RFC 7950 §7.16: a device's
+   * `<notification>` content), not data nodes. Ignored with `parent`.
+   */
+  readonly notifications?: boolean;
   /** Whether `config false` nodes may appear (default true; false for configuration writes). */
   readonly allowState?: boolean;
   /** Drops members (XML: elements) that name no schema node, with their content, instead of `unknown-element`. */

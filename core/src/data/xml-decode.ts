@@ -29,7 +29,7 @@
  */
 import type { CompiledModule, LeafListSchema, LeafSchema, ListSchema, SchemaContext, SchemaNode } from '../yang/schema';
 import { attributeModuleByXmlNamespace, checkAttribute } from './attributes';
-import { tableFor } from './children';
+import { notificationTable, tableFor } from './children';
 import { ListProof, listPlan, recordListProof, type ProofMode } from './decode-proof';
 import { DataError, fault, type ErrorTag } from './errors';
 import {
@@ -106,7 +106,9 @@ class XmlDecoder implements GeneralDecoder {
     this.mode = this.allowState ? 'data' : 'config';
     this.predicting = options.skip === undefined;
     this.copies = options.views !== true;
-    this.topTable = membersOf(tableFor(options.parent, ctx));
+    this.topTable = membersOf(
+      options.notifications === true && options.parent === undefined ? notificationTable(ctx) : tableFor(options.parent, ctx),
+    );
     this.fast = new FastPath(this, tok);
     const top = this.push(Kind.Root, undefined, undefined);
     top.table = this.topTable;

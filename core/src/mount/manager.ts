@@ -30,6 +30,7 @@ import { badSetting, connectFailure, noConnection, nodeExists, nodeMissing, notS
 import { SecretBox } from '../datastore/secrets';
 import { isSensitive, revealSecret, sealTree } from '../datastore/sensitive';
 import { newNode, type MountedDevice, type MountedNode } from './node';
+import { NodeEvents } from './node-events';
 import { NodeRegistry } from './node-registry';
 import { southboundsOf } from './southbounds';
 import { networkTopologyStatus, type StatusRead } from './status';
@@ -73,7 +74,7 @@ export interface MountOptions {
   readonly retryMs?: number;
   /** Connection attempts of restored nodes and southbound reconnects in flight at once (default 32; `fleet.connectConcurrency`). */
   readonly connectConcurrency?: number;
-  /** The service's event hub: node status and device notifications are published to it (absent in tests that need none). */
+  /** The service's event hub: node status and device notifications are published to it (node-events.ts). */
   readonly events?: EventHub;
 }
 
@@ -93,11 +94,13 @@ export class MountManager {
   private readonly timers = new Set<NodeJS.Timeout>();
   /** Bounds the connection attempts of restored nodes, and of the southbounds' own reconnects (connect-pacing.ts). */
   readonly connects: ConnectGate;
+  private readonly events: NodeEvents;
   private closed = false;
 
   constructor(private readonly options: MountOptions) {
     this.box = options.secrets ?? SecretBox.open(options.dataDir);
     this.connects = new ConnectGate(options.connectConcurrency);
+    this.events = new NodeEvents(options.events, () => this.options.schema, options.log);
   }
 
   /**
@@ -177,6 +180,7 @@ export class MountManager {
     const node = newNode(nodeId, kind, settings);
     node.installing = true;
     this.nodes.set(nodeId, node);
+    this.events.added(node);
     try {
       await this.connect(scope, node);
       node.settings = settingsToStore(node.settings, node.connection?.hostKey);
@@ -186,11 +190,14 @@ export class MountManager {
     } catch (e) {
       this.nodes.delete(nodeId);
       node.removed = true;
+      this.events.failed(node, message(e));
       await node.connection?.close().catch(() => undefined);
       throw e;
     } finally {
       node.installing = false;
     }
+    this.events.status(node);
+    this.events.installed(node);
     this.options.log.info(`node ${nodeId} installed (${kind.protocol} ${settings.host}:${settings.port ?? 'default port'})`);
     return { output: null };
   }
@@ -210,6 +217,7 @@ export class MountManager {
     await this.options.datastores.config.apply([
       { operation: 'remove', target: nodeSteps(this.options.schema, node.kind.topology, node.nodeId) },
     ]);
+    this.events.uninstalled(node);
     this.options.log.info(`node ${node.nodeId} uninstalled`);
     return { output: null };
   }
@@ -241,6 +249,7 @@ export class MountManager {
       if (s.unreadable.length > 0)
         node.problem = `the stored ${s.unreadable.join(', ')} cannot be opened with this data folder's key; reinstall the node`;
       this.nodes.set(s.nodeId, node);
+      this.events.added(node);
       const retry = this.options.retryMs ?? 2000;
       this.later(jitter(retry, 0), () => this.reconnect(node, retry));
     }
@@ -257,10 +266,14 @@ export class MountManager {
         return this.withScope((scope) => this.connect(scope, node));
       })
       .then(
-        () => this.options.log.info(`node ${node.nodeId} reconnected`),
+        () => {
+          this.events.status(node);
+          this.options.log.info(`node ${node.nodeId} reconnected`);
+        },
         (e: unknown) => {
           if (this.closed || node.removed) return;
           node.problem = message(e);
+          this.events.status(node);
           const next = jitter(wait);
           this.options.log.error(`node ${node.nodeId}: reconnect failed (${node.problem}); next attempt in ${next} ms`);
           this.later(next, () => this.reconnect(node, Math.min(MAX_RETRY_MS, Math.round(wait * 1.5))));
@@ -285,7 +298,8 @@ export class MountManager {
     const info = this.infoOf(scope, node);
     let connection: DeviceConnection | undefined;
     try {
-      connection = await hook.promise({ device: info, settings: node.settings, pacing: this.connects });
+      const events = this.events.forConnection(node);
+      connection = await hook.promise({ device: info, settings: node.settings, pacing: this.connects, ...(events ? { events } : {}) });
     } catch (e) {
       throw connectFailure(node.nodeId, e);
     }
