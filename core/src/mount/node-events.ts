@@ -11,28 +11,17 @@
  * report is compared with the last status published for the node (a new message alone is no change).
  */
 import { escapeXmlText } from '../data/xml-escape';
-import type { EventInput, StreamDefinition, StreamEvent } from '../events/types';
+import { type EventHub, type EventInput, NETCONF_STREAM, NODE_STATUS_STREAM, nodeStreamName, type StreamDefinition } from '../events';
 import type { DeviceEvents, JsonObject } from '../hooks';
 import { type Logger, withWarn } from '../logger';
 import type { SchemaContext } from '../yang/schema';
 import { statusOf, type MountedNode } from './node';
 import { decodeNotification } from './notification';
 
-/** What the mount layer needs of the service's event hub (events/hub.ts). */
-export interface EventPublisher {
-  defineStream(def: StreamDefinition): void;
-  removeStream(name: string): void;
-  publish(stream: string, input: EventInput): Promise<StreamEvent>;
-}
+/** What the mount layer uses of the service's event hub (the service defines the built-in streams). */
+export type EventPublisher = Pick<EventHub, 'defineStream' | 'removeStream' | 'publish'>;
 
-export const NODE_STATUS_STREAM = 'node-status';
-export const NOTIFICATION_STREAM = 'NETCONF';
 const EVENTS_MODULE = 'rosetta-events';
-
-/** The stream of one node's device notifications alone. */
-export function nodeStreamName(nodeId: string): string {
-  return `${NOTIFICATION_STREAM}-${nodeId}`;
-}
 
 type StatusName = 'connecting' | 'connected' | 'unable-to-connect' | 'installed' | 'uninstalled';
 
@@ -54,16 +43,6 @@ export class NodeEvents {
     log: Logger,
   ) {
     this.log = withWarn(log);
-    hub?.defineStream({
-      name: NOTIFICATION_STREAM,
-      description: 'Notifications from every device that sends them, each with its topology and node id',
-      replay: true,
-    });
-    hub?.defineStream({
-      name: NODE_STATUS_STREAM,
-      description: 'Changes of node connection status, installs and uninstalls',
-      replay: true,
-    });
   }
 
   /** What a node's connection is handed to report with (DeviceConnectContext.events). */
@@ -146,7 +125,7 @@ export class NodeEvents {
     }
     const { eventTime, content, xml: eventXml } = read;
     const wrapped = this.wrappedXml(node, eventXml);
-    this.publish(NOTIFICATION_STREAM, {
+    this.publish(NETCONF_STREAM, {
       nodeId: node.nodeId,
       eventTime,
       content: {
