@@ -141,6 +141,11 @@ export interface StateReadContext {
    * that ignores this is correct, only slower.
    */
   readonly entries?: 'keys' | ReadonlySet<string>;
+  /**
+   * The scheme and authority the request was sent to (`http://host:port`, from its Host header), for state
+   * that names URLs on this service (the event streams' locations). Absent when read without a request.
+   */
+  readonly origin?: string;
 }
 
 /** A protocol connection a southbound plugin opened for one device; the plugin owns it. */

@@ -3,6 +3,7 @@
  * pointing at `/rests`), the API root `/rests`, `/rests/yang-library-version`, and the WADL-style
  * description that `OPTIONS /rests` answers (the `Allow` sets are options.ts's).
  */
+import type { IncomingMessage } from 'node:http';
 import { DATA_TYPES, PATCH_TYPES, type MediaType } from './media';
 
 /** The yang-library revision the server implements (RFC 8525). */
@@ -11,6 +12,11 @@ const RESTCONF_NS = 'urn:ietf:params:xml:ns:yang:ietf-restconf';
 
 export const HOST_META = `<?xml version="1.0" encoding="UTF-8"?>
 <XRD xmlns="http://docs.oasis-open.org/ns/xri/xrd-1.0"><Link rel="restconf" href="/rests"/></XRD>`;
+
+/** The scheme and authority a request was sent to (`https://host:port`), from its socket and Host header. */
+export function requestOrigin(req: IncomingMessage): string {
+  return `${'encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}`;
+}
 
 export function yangLibraryVersion(media: MediaType): string {
   return media.encoding === 'json'

@@ -8,7 +8,8 @@
  *    (route-table.ts: the uniconfig layer's views and operations) for the path;
  * 3. routes plugins add (`server.routes`, plugin-routes.ts) take the paths they name, through express,
  *    their adapter; a request they pass on comes back here;
- * 4. the core's resources: host-meta, the API root, yang-library-version, operations, data.
+ * 4. the core's resources: host-meta, the API root, yang-library-version, operations, data, and the
+ *    event streams (streams.ts).
  * A data request then runs in its datastore view (data-view.ts: the local datastores, a mounted device
  * (mount-view.ts), a uniconfig node): OPTIONS is answered by options.ts, an action by the view, any other method by the
  * one handler of that method (read.ts, put.ts, post.ts, patch.ts, yang-patch.ts, delete.ts).
@@ -24,7 +25,7 @@ import type { RestconfContext } from './context';
 import type { DatastoreView } from './data-view';
 import { TreeView, rejectQuery } from './tree-view';
 import { handleDelete } from './delete';
-import { HOST_META, apiRoot, wadl, yangLibraryVersion } from './discovery';
+import { HOST_META, apiRoot, requestOrigin, wadl, yangLibraryVersion } from './discovery';
 import { methodNotAllowed, unknownResource } from './errors';
 import { responseType } from './media';
 import { invokeOperation, listOperations } from './operations';
@@ -35,6 +36,7 @@ import { handlePost } from './post';
 import { handlePut } from './put';
 import { handleGet } from './read';
 import { leaseScope } from './request-scope';
+import { STREAMS, serveStream } from './streams';
 import { sendError, sendText } from './respond';
 import { RouteTable, type RoutedRequest } from './route-table';
 import { handleMountOperation, MountView } from './mount-view';
@@ -184,7 +186,7 @@ export function createRestconfHandler(ctx: RestconfContext, options: DispatcherO
     }
     if (names(path, '/rests')) {
       if (method === 'OPTIONS') {
-        const base = `${'encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}/rests/`;
+        const base = `${requestOrigin(req)}/rests/`;
         answerOptions(res, ALLOW.readOnly, { type: 'application/vnd.sun.wadl+xml', text: wadl(base) });
         return;
       }
@@ -216,7 +218,10 @@ export function createRestconfHandler(ctx: RestconfContext, options: DispatcherO
   ): Promise<void> => {
     // Data first: the resources are disjoint, and data requests are nearly all of them.
     const resource = under(path, DATA) ? DATA : under(path, OPERATIONS) ? OPERATIONS : undefined;
-    if (resource === undefined) return serveFixed(req, res, path);
+    if (resource === undefined) {
+      if (under(path, STREAMS)) return serveStream(ctx, req, res, path.slice(STREAMS.length));
+      return serveFixed(req, res, path);
+    }
     const uri = parsedUri ?? rewritten(scope, path);
     const raw = after(uri.path, resource);
     if (raw === undefined) throw unknownResource(`${uri.path} is not a RESTCONF resource`);

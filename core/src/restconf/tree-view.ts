@@ -26,6 +26,7 @@ import { requestUser } from './request-user';
 import type { RestconfContext } from './context';
 import type { DataCall } from './data-call';
 import { dataQuery, queryText, rawQueryOf } from './data-query';
+import { requestOrigin } from './discovery';
 import type { DatastoreView, ReadContent } from './data-view';
 import { methodNotAllowed } from './errors';
 import { filterRead } from './filter-points';
@@ -151,10 +152,11 @@ export class TreeView implements DatastoreView {
     const first = call.target.steps[0];
     const modules = first !== undefined ? [first.schema.module.name] : [...call.ctx.schema.modules.keys()];
     let root = stored;
+    const origin = requestOrigin(call.req);
     for (const module of modules) {
       const hook = call.scope.hooks.data.readState.get(module);
       if (hook === undefined || !hook.isUsed()) continue;
-      const json = await hook.promise({}, { module, path: readCtx.path, ...(entries !== undefined ? { entries } : {}) });
+      const json = await hook.promise({}, { module, path: readCtx.path, origin, ...(entries !== undefined ? { entries } : {}) });
       if (Object.keys(json).length === 0) continue;
       const decoded = decodeJson(json, call.ctx.schema, {});
       root = { kind: 'root', children: mergeChildren(root.children, decoded.root.children, topTable(call.ctx.schema)) };
