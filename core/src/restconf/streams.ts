@@ -64,7 +64,11 @@ export function serveStream(ctx: RestconfContext, req: IncomingMessage, res: Ser
   if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(method, ALLOW.readOnly, 'an event stream is read-only');
   responseType(req.headers.accept, EVENT_STREAM);
   const query = parseStreamQuery(req, stream, ctx.schema);
-  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
+  // Set as headers (not writeHead's argument) so that the service can tell an event stream when it stops.
+  res.setHeader('Content-Type', 'text/event-stream');
+  res.setHeader('Cache-Control', 'no-cache');
+  res.setHeader('X-Accel-Buffering', 'no'); // proxies that buffer responses (nginx) pass this one through as it comes
+  res.writeHead(200);
   if (method === 'HEAD') {
     res.end();
     return;

@@ -25,6 +25,9 @@ export interface SseClient {
   waitForComment(timeoutMs?: number): Promise<string>;
   /** Resolves when the server ends the response. */
   waitForEnd(timeoutMs?: number): Promise<void>;
+  /** Stops reading (a slow consumer: the server's writes back up), and reads again. */
+  pause(): void;
+  resume(): void;
   close(): void;
 }
 
@@ -114,6 +117,8 @@ export function openStream(url: string, headers: Record<string, string> = {}, me
             timeoutMs,
             () => 'the end of the response',
           ),
+        pause: () => res.pause(),
+        resume: () => res.resume(),
         close: () => {
           req.destroy();
           res.destroy();
