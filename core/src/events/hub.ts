@@ -170,6 +170,14 @@ export class EventHub {
     return subscription;
   }
 
+  /** How many subscriptions are live, on one stream or on all (a client that left must not stay counted). */
+  subscriberCount(stream?: string): number {
+    if (stream !== undefined) return this.subscribers.get(stream)?.size ?? 0;
+    let n = 0;
+    for (const set of this.subscribers.values()) n += set.size;
+    return n;
+  }
+
   /** What the replay log can still give (RFC 8040 replay-log-creation-time, replay-log-aged-time). */
   replayState(): ReplayState {
     const firstId = this.log.firstId;

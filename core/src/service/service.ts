@@ -23,6 +23,7 @@ import { PluginHost, builtinTaps, introspectionTaps } from '../plugins';
 import type { PluginScope } from '../plugins/generation';
 import { createHooks } from '../hooks';
 import { createRestconfHandler } from '../restconf/dispatcher';
+import { tapStreamDiscovery } from '../restconf/streams-monitoring';
 import type { Logger } from '../logger';
 import type { RestconfContext, ScopeSource } from '../restconf/context';
 import { RouteTable } from '../restconf/route-table';
@@ -136,6 +137,10 @@ export async function startService(options: StartOptions): Promise<RunningServic
   }
   closers.push(() => events.close());
   for (const stream of BUILTIN_STREAMS) events.defineStream(stream);
+  // Stream discovery (ietf-restconf-monitoring) is the core's own state tap, over the hub's streams.
+  const streamHub = events;
+  if (host) host.addBuiltin(builtinTaps('core:restconf-monitoring', (hooks) => tapStreamDiscovery(hooks, streamHub)));
+  else tapStreamDiscovery(plugins.acquire().hooks, streamHub);
   // Installed devices: install/uninstall and node status are the core's own taps; remembered nodes reconnect.
   try {
     const southboundYangDirs = host ? () => host.southboundYangDirs() : undefined;
@@ -263,7 +268,11 @@ export async function startService(options: StartOptions): Promise<RunningServic
   // The listener closes first: no new request, and those in flight finish before anything below them closes.
   closers.push(async () => {
     draining = true;
-    for (const res of active) if (!res.headersSent) res.setHeader('Connection', 'close');
+    for (const res of active) {
+      if (!res.headersSent) res.setHeader('Connection', 'close');
+      // An event stream never finishes by itself: end it now (its client resumes with Last-Event-ID).
+      else if (res.getHeader('content-type') === 'text/event-stream') res.end();
+    }
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     // Connections become idle as their requests finish; close each then rather than at keep-alive timeout.
     server.closeIdleConnections();
