@@ -46,6 +46,7 @@ corpusTest(test, 'shipped modules against their published text')('each shipped m
     'ietf-netconf',
     'ietf-netconf-with-defaults',
     'ietf-restconf',
+    'ietf-restconf-monitoring',
     'ietf-yang-library',
     'ietf-yang-metadata',
     'ietf-yang-patch',
