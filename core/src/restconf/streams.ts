@@ -19,7 +19,7 @@ import type { RestconfContext } from './context';
 import { methodNotAllowed, unknownResource } from './errors';
 import { responseType, type MediaType } from './media';
 import { ALLOW, answerOptions } from './options';
-import { SseSink } from './streams-sse';
+import { SseSink, sseMessage } from './streams-sse';
 import { parseStreamQuery, resumeAfter } from './streams-query';
 
 /** Where event streams are served. */
@@ -68,13 +68,11 @@ export function serveStream(ctx: RestconfContext, req: IncomingMessage, res: Ser
   res.setHeader('Content-Type', 'text/event-stream');
   res.setHeader('Cache-Control', 'no-cache');
   res.setHeader('X-Accel-Buffering', 'no'); // proxies that buffer responses (nginx) pass this one through as it comes
-  res.writeHead(200);
+  res.statusCode = 200;
   if (method === 'HEAD') {
     res.end();
     return;
   }
-  // The headers go out now: a client waiting on a quiet stream knows it is subscribed.
-  res.flushHeaders();
   const sink = new SseSink(res, {
     encode: (event: StreamEvent) => hub.encode(event, encoding),
     keepAliveMs: hub.settings.keepAliveSeconds * 1000,
@@ -111,9 +109,18 @@ export function serveStream(ctx: RestconfContext, req: IncomingMessage, res: Ser
   try {
     sink.attach(hub.subscribe(name, options, sink));
   } catch (err) {
-    // The headers are sent: a refusal the checks above did not foresee can only be told in the stream.
+    // The sink lets its timer go when the response closes, whichever way it ends below.
+    if (!res.headersSent) {
+      // Nothing was written: the refusal (the hub's EventError, a fault) gets the error envelope.
+      for (const header of res.getHeaderNames()) res.removeHeader(header);
+      throw err;
+    }
+    // A replay-gap notice went out already: the refusal can only be told in the stream.
     ctx.log.error(`subscribing to event stream '${name}' failed: ${err instanceof Error ? err.message : String(err)}`);
-    sink.notice('error', { reason: 'subscribe-failed', message: err instanceof Error ? err.message : String(err) });
-    res.end();
+    res.end(sseMessage({ event: 'error' }, JSON.stringify({ reason: 'subscribe-failed', message: String(err) })));
+    return;
   }
+  // The headers go out now, whether or not the replay wrote anything: a client waiting on a quiet
+  // stream knows it is subscribed.
+  if (!res.headersSent) res.flushHeaders();
 }

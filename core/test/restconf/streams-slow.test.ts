@@ -58,3 +58,37 @@ test('stopping the service ends its open streams at once', async (t) => {
     sse.close();
   }
 });
+
+test('a replay log that dropped events says so in discovery, and a Last-Event-ID older than it gets a replay-gap', async (t) => {
+  const svc = await startTestService({ plugins: [], label: 'streams-aged', config: { events: { replayMaxEvents: 2 } } });
+  const hub = svc.service.events;
+  const publish = () =>
+    hub.publish('node-status', {
+      content: { 'rosetta-events:node-status': { 'topology-id': 'unified', 'node-id': 'a1', status: 'connected' } },
+    });
+  const first = await publish();
+  let last = first;
+  // Until the log no longer holds the event right after `first`: a client that saw `first` missed some.
+  for (let i = 0; i < 60 && (hub.replayState().firstId ?? 0) <= first.id + 1; i++) last = await publish();
+  const state = hub.replayState();
+  t.truthy(state.agedTime, 'the log dropped events from its head');
+  const sse = await openStream(`${svc.service.url}/rests/streams/json/node-status`, { 'last-event-id': String(first.id) });
+  try {
+    const r = await svc.request('GET', '/rests/data/ietf-restconf-monitoring:restconf-state/streams/stream=node-status');
+    t.is(r.status, 200, r.text);
+    t.is(r.json['ietf-restconf-monitoring:stream'][0]['rosetta-restconf-monitoring:replay-log-aged-time'], state.agedTime);
+    const [gap] = await sse.waitFor(1);
+    t.is(gap!.event, 'replay-gap');
+    t.like(JSON.parse(gap!.data), { 'last-event-id': first.id, 'first-id': state.firstId, 'replay-log-aged-time': state.agedTime });
+    // Then what the log still holds, ending with the newest event.
+    await sse.waitFor(2);
+    const deadline = Date.now() + 10_000;
+    while (!sse.messages.some((m) => m.id === String(last.id)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const ids = sse.messages.filter((m) => m.id !== undefined).map((m) => Number(m.id));
+    t.is(ids[ids.length - 1], last.id);
+    t.true(ids[0]! >= state.firstId!);
+  } finally {
+    sse.close();
+    await svc.stop();
+  }
+});
