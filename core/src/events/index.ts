@@ -9,3 +9,4 @@ export { DEFAULT_EVENT_SETTINGS, EventHub, eventsDirectory, type EventHubOptions
 export { EventError, type EventErrorCode } from './errors';
 export { BUILTIN_STREAMS, DATA_CHANGE_STREAM, NETCONF_STREAM, NODE_STATUS_STREAM, nodeStreamName } from './streams';
 export { NOTIFICATION_NS, contentXml } from './encode';
+export { DataChangeFeed } from './data-change-feed';

@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import type { Datastores } from '../datastore/datastore';
 import { SecretBox } from '../datastore/secrets';
 import { BulkNodes, MountManager } from '../mount';
-import { BUILTIN_STREAMS, EventHub, eventsDirectory } from '../events';
+import { BUILTIN_STREAMS, DataChangeFeed, EventHub, eventsDirectory } from '../events';
 import { Uniconfig } from '../uniconfig';
 import { PluginHost, builtinTaps, introspectionTaps } from '../plugins';
 import type { PluginScope } from '../plugins/generation';
@@ -179,6 +179,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
     log,
     mount,
     events,
+    // Config datastore commits and uniconfig changes publish their data-change events through it.
+    dataChanges: new DataChangeFeed(events),
     options: { keyDelimiter: config.keyDelimiter, bodyLimit: config.bodyLimit, defaultContent: config.defaultContent },
   };
   // The uniconfig topology (intended and actual configuration per device, transactions, commit): its
