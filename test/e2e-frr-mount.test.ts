@@ -2,7 +2,8 @@
  * End to end against the real FRR peer (test/peers/frr-device.sh): a Rosetta service with the CLI
  * southbound (plugins/cli) and the FRR translation units (plugins/frr) installs the peer as a node,
  * reads its whole mount point and subtrees in both contents, and PUT/PATCH/DELETEs an interface
- * description, each checked on the device itself with `vtysh -c 'show running-config'`; then uninstalls.
+ * description, each checked on the device itself with `vtysh -c 'show running-config'`; stops and starts
+ * the peer, following the node-status events; then uninstalls.
  *
  * One FRR per machine: the tests are serial and the peer is leased through the SDK's acquireFrrPeer
  * (other files using it wait; this one starts from its baseline). Without FRR the tests are skipped loudly.
@@ -12,6 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import test from 'ava';
 import { openDatastores } from '@rosetta/core/dist/src/datastore';
+import type { StreamEvent } from '@rosetta/core/dist/src/events';
 import { resolveConfig } from '@rosetta/core/dist/src/service/config';
 import { startService, type RunningService } from '@rosetta/core/dist/src/service/service';
 import { acquireFrrPeer, frrPeerLogin, frrPeerUnavailable, type FrrPeerLease } from '@rosetta/sdk/testing';
@@ -33,6 +35,13 @@ let peer: FrrPeerLease | undefined;
 
 function runningConfig(): string {
   return peer!.runningConfig();
+}
+
+/** Polls `check` every 100 ms until it answers something truthy, for at most `ms`; its last answer. */
+async function within<T>(ms: number, check: () => T): Promise<T> {
+  const end = Date.now() + ms;
+  while (!check() && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+  return check();
 }
 
 function request(method: string, p: string, body?: unknown, cookie?: string): Promise<Answer> {
@@ -116,6 +125,27 @@ serial('PUT, PATCH and DELETE an interface description, checked with vtysh', asy
   const delIface = await request('DELETE', `${IFACES}/interface=${IFACE}`);
   t.is(delIface.status, 204, delIface.text);
   t.notRegex(runningConfig(), new RegExp(`interface ${IFACE}\\b`));
+});
+
+serial('the peer stopped and started: node-status says FRR1 is not connected, with why, then connected again', async (t) => {
+  const events: StreamEvent[] = [];
+  const subscription = service!.events.subscribe('node-status', {}, { deliver: (e) => events.push(e) > 0, end: () => undefined });
+  t.teardown(() => subscription.close());
+  const statuses = () =>
+    events.map((e) => e.content['rosetta-events:node-status'] as { 'node-id': string; status: string; message?: string });
+  await peer!.stop();
+  const down = await within(20_000, () => statuses().find((s) => s.status !== 'connected'));
+  t.truthy(down, 'a status other than connected after the stop');
+  t.is(down!['node-id'], 'FRR1');
+  t.truthy(down!.message, 'the status says why');
+  await peer!.start();
+  t.true(await within(60_000, () => statuses().at(-1)?.status === 'connected'), JSON.stringify(statuses()));
+  const seen = statuses().map((s) => s.status);
+  t.true(
+    seen.every((s, i) => i === 0 || s !== seen[i - 1]),
+    `each change once: ${seen.join(' ')}`,
+  );
+  t.is((await request('GET', `${MOUNT}?content=nonconfig`)).status, 200);
 });
 
 serial('uninstall the node', async (t) => {

@@ -17,6 +17,7 @@ import { execFileSync } from 'node:child_process';
 import anyTest, { type TestFn } from 'ava';
 import { openRawNetconf, startNetconfSimulator, type RawNetconfSession, type SimulatedNetconfDevice } from '@rosetta/sdk/testing';
 import { openDatastores } from '@rosetta/core/dist/src/datastore';
+import type { StreamEvent } from '@rosetta/core/dist/src/events';
 import { resolveConfig } from '@rosetta/core/dist/src/service/config';
 import { startService, type RunningService } from '@rosetta/core/dist/src/service/service';
 import { type Answer, netconfPeer, netconfdUnavailable, restconfRequest } from './e2e-support';
@@ -329,7 +330,13 @@ it('content=all merges get-config (candidate) with the state from get', async (t
   await call('DELETE', `${MOUNT}/ietf-system:system/location`);
 });
 
-it('a commit by another session arrives as a netconf-config-change notification, logged for the node', async (t) => {
+it('a commit by another session arrives as a netconf-config-change notification, logged for the node and published on NETCONF and NETCONF-NC1', async (t) => {
+  const received: StreamEvent[] = [];
+  const sink = { deliver: (e: StreamEvent) => received.push(e) > 0, end: () => undefined };
+  const subscriptions = [service!.events.subscribe('NETCONF', {}, sink), service!.events.subscribe('NETCONF-NC1', {}, sink)];
+  t.teardown(() => {
+    for (const s of subscriptions) s.close();
+  });
   await raw!.rpc(
     '<edit-config><target><candidate/></target><config><system xmlns="urn:ietf:params:xml:ns:yang:ietf-system"><contact>other session</contact></system></config></edit-config>',
   );
@@ -338,6 +345,18 @@ it('a commit by another session arrives as a netconf-config-change notification,
     await eventually(async () => logs.some((l) => /NC1: notification netconf-config-change at \d{4}-/.test(l)), 10_000),
     logs.slice(-10).join('\n'),
   );
+  t.true(await eventually(async () => received.length >= 2, 10_000), JSON.stringify(received));
+  const own = received.find((e) => e.stream === 'NETCONF-NC1')!;
+  const change = own.content['ietf-netconf-notifications:netconf-config-change'] as Record<string, unknown>;
+  t.truthy(change, JSON.stringify(own.content));
+  t.truthy(change['changed-by'], JSON.stringify(change));
+  t.regex(JSON.stringify(change.edit), /ietf-system:system/);
+  t.regex(own.xml ?? '', /^<netconf-config-change xmlns="urn:ietf:params:xml:ns:yang:ietf-netconf-notifications"/);
+  const wrapped = received.find((e) => e.stream === 'NETCONF')!;
+  t.deepEqual(wrapped.content, {
+    'rosetta-events:device-notification': { 'topology-id': 'topology-netconf', 'node-id': 'NC1', notification: own.content },
+  });
+  t.is(wrapped.eventTime, own.eventTime, "the device's eventTime");
   await raw!.rpc(
     '<edit-config><target><candidate/></target><config><system xmlns="urn:ietf:params:xml:ns:yang:ietf-system"><contact xmlns:nc="urn:ietf:params:xml:ns:netconf:base:1.0" nc:operation="remove"/></system></config></edit-config>',
   );
