@@ -2,11 +2,13 @@
  * Node status and device notifications on the service's event hub, end to end inside one service: a
  * NETCONF node (SDK simulator) installed, sending a notification of its model, dropped and reconnected,
  * uninstalled. A subscriber on the hub sees each status change once and each notification on `NETCONF`
- * and on the node's own stream, which ends when the node is uninstalled.
+ * and on the node's own stream, which ends when the node is uninstalled; an SSE client over HTTP reads the
+ * node's stream in XML (the device's elements as sent) and NETCONF in JSON.
  */
 import test from 'ava';
 import { startNetconfSimulator } from '@rosetta/sdk/testing';
 import type { StreamEvent, SubscriptionEnd } from '../../src/events';
+import { openStream } from '../restconf/streams-client';
 import { eventually, pluginsFile, startMountService } from './fixture';
 
 const MODEL = `module acme-alarms {
@@ -62,6 +64,13 @@ test('node-status and NETCONF events of a simulated device: install, notificatio
   subscriptions.push(hub.subscribe('NETCONF-R1', {}, own.sink));
 
   t.true(await eventually(async () => device.subscribed === 1, 5000), 'the device was subscribed to');
+  const ownXml = await openStream(`${s.service.url}/rests/streams/xml/NETCONF-R1`);
+  const allJson = await openStream(`${s.service.url}/rests/streams/json/NETCONF`);
+  t.teardown(() => {
+    ownXml.close();
+    allJson.close();
+  });
+  t.is(ownXml.status, 200);
   device.notify(
     '<alarm-raised xmlns="urn:acme:alarms"><severity>major</severity><count>2</count></alarm-raised>',
     new Date('2026-11-27T10:00:00Z'),
@@ -75,6 +84,16 @@ test('node-status and NETCONF events of a simulated device: install, notificatio
       'node-id': 'R1',
       notification: { 'acme-alarms:alarm-raised': { severity: 'major', count: 2 } },
     },
+  });
+  const [sent] = await ownXml.waitFor(1, 5000);
+  t.is(
+    sent!.data,
+    '<notification xmlns="urn:ietf:params:xml:ns:netconf:notification:1.0"><eventTime>2026-11-27T10:00:00.000Z</eventTime>' +
+      '<alarm-raised xmlns="urn:acme:alarms"><severity>major</severity><count>2</count></alarm-raised></notification>',
+  );
+  const [wrapped] = await allJson.waitFor(1, 5000);
+  t.deepEqual(JSON.parse(wrapped!.data), {
+    'ietf-restconf:notification': { eventTime: '2026-11-27T10:00:00.000Z', ...all.events[0]!.content },
   });
   const xml = hub.encode(all.events[0]!, 'xml');
   t.regex(xml, /<device-notification xmlns="urn:rosetta:params:xml:ns:yang:rosetta-events">.*<alarm-raised xmlns="urn:acme:alarms">/s);
@@ -90,4 +109,5 @@ test('node-status and NETCONF events of a simulated device: install, notificatio
   t.true(await eventually(async () => statuses().endsWith('connected uninstalled'), 5000), statuses());
   t.is(hub.stream('NETCONF-R1'), undefined);
   t.deepEqual(own.ends, [{ reason: 'stream-removed' }]);
+  await ownXml.waitForEnd(5000); // the node's stream ends for its HTTP subscriber too
 });
