@@ -107,7 +107,7 @@ function rows(
   alone: WriteRun,
   aloneCpu: number,
   subscribed: Subscribed,
-  rssPerSubscriber: { idle: number; peak: number },
+  memoryPerSubscriber: { idle: number; heap: number; peak: number },
   m: Measured,
   cpu: number,
 ): BenchResult[] {
@@ -136,8 +136,15 @@ function rows(
     result('write 2xx to delivery at the subscriber, p99', m.p99Ms, 'ms', 50, '< 50 ms'),
     result('write 2xx to delivery at the subscriber, p99.9', m.p999Ms, 'ms'),
     result("deliveries that arrived before their write's 2xx (counted as 0 ms)", m.beforeAck, 'count', m.delivered),
-    result('service RSS per idle subscriber (after gc)', rssPerSubscriber.idle / 1024, 'KB'),
-    result('service peak RSS during the run, per subscriber (over the RSS before they connected)', rssPerSubscriber.peak / 1024, 'KB'),
+    result(
+      'service RSS per idle subscriber (after gc)',
+      memoryPerSubscriber.idle / 1024,
+      'KB',
+      null,
+      'RSS moves with more than subscribers',
+    ),
+    result('service heap and buffers per idle subscriber (after gc)', memoryPerSubscriber.heap / 1024, 'KB'),
+    result('service peak RSS during the run, per subscriber (over the RSS before they connected)', memoryPerSubscriber.peak / 1024, 'KB'),
     result(
       `service CPU per 1,000 writes, ${n} subscribers`,
       perThousand(cpu, m.writes),
@@ -211,7 +218,12 @@ export async function benchEvents(): Promise<BenchResult[]> {
     );
     const peakPerSubscriber = (peakRss(service.proc.pid!) - before.rss) / subscribed.live;
     reportMissedGoals(alone, measured);
-    return rows(alone, aloneCpu, subscribed, { idle: (after.rss - before.rss) / subscribed.live, peak: peakPerSubscriber }, measured, cpu);
+    const perSubscriber = {
+      idle: (after.rss - before.rss) / subscribed.live,
+      heap: (after.heapUsed + after.external - before.heapUsed - before.external) / subscribed.live,
+      peak: peakPerSubscriber,
+    };
+    return rows(alone, aloneCpu, subscribed, perSubscriber, measured, cpu);
   } catch (e) {
     console.error(
       `bench: events: the service's log ends:\n${fs.readFileSync(path.join(dir, 'service.log'), 'utf8').split('\n').slice(-20).join('\n')}`,
