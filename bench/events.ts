@@ -15,7 +15,8 @@
  * client that ran out of CPU (one process parsing 1,000 streams, on a shared 2-core machine) shows.
  * When the service has no data-change stream, the rows are skipped saying why. A run is bounded: a few
  * seconds per phase, the subscribers' wait and the drain bounded; under 3 minutes in all.
- * Tuning: BENCH_EVENTS_RATE (writes/s offered), BENCH_EVENTS_SUBSCRIBERS, BENCH_EVENTS_SECONDS.
+ * Tuning: BENCH_EVENTS_RATE (writes/s offered), BENCH_EVENTS_SUBSCRIBERS, BENCH_EVENTS_SECONDS;
+ * BENCH_EVENTS_PROFILE=<dir> runs the service under --cpu-prof and leaves its profile there.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -36,6 +37,7 @@ const ENTRIES = 64;
 const STREAM = '/rests/streams/json/data-change';
 const SUBSCRIBE_TIMEOUT_MS = 40_000;
 const DRAIN_MS = 10_000;
+const PROFILE_DIR = process.env.BENCH_EVENTS_PROFILE;
 
 interface LoadClient {
   ask<T>(command: Record<string, unknown>, timeoutMs: number): Promise<T>;
@@ -183,9 +185,12 @@ export async function benchEvents(): Promise<BenchResult[]> {
     fs.symlinkSync(path.join(testModels, f), path.join(yangDir, f));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-bench-events-'));
   const logFd = fs.openSync(path.join(dir, 'service.log'), 'a');
-  const service = await startChild(['service', '--port', '0', '--data-dir', path.join(dir, 'data'), '--yang', yangDir], [], logFd).finally(
-    () => fs.closeSync(logFd),
-  );
+  const profile = PROFILE_DIR === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`];
+  const service = await startChild(
+    ['service', '--port', '0', '--data-dir', path.join(dir, 'data'), '--yang', yangDir],
+    profile,
+    logFd,
+  ).finally(() => fs.closeSync(logFd));
   let client: LoadClient | undefined;
   try {
     client = await startLoadClient(service.url);
