@@ -9,10 +9,8 @@
  */
 import { inScope } from './change-scope';
 import { type DataChange, dataChangeContent } from './data-change';
+import { DATA_CHANGE_STREAM } from './streams';
 import type { ChangeStreams, DataChangeSubscription, DataChangeSubscriptions } from './subscriptions';
-
-/** The built-in stream every data change goes to. */
-export const DATA_CHANGE_STREAM = 'data-change';
 
 /** Whether a subscription watches the configuration a change is of. */
 function watches(sub: DataChangeSubscription, change: DataChange): boolean {

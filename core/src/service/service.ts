@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import type { Datastores } from '../datastore/datastore';
 import { SecretBox } from '../datastore/secrets';
 import { BulkNodes, MountManager } from '../mount';
-import { BUILTIN_STREAMS, DataChangeFeed, EventHub, eventsDirectory } from '../events';
+import { BUILTIN_STREAMS, DataChangeFeed, DataChangeSubscriptions, EventHub, eventsDirectory } from '../events';
 import { Uniconfig } from '../uniconfig';
 import { PluginHost, builtinTaps, introspectionTaps } from '../plugins';
 import type { PluginScope } from '../plugins/generation';
@@ -168,6 +168,16 @@ export async function startService(options: StartOptions): Promise<RunningServic
   else mount.tap(plugins.acquire().hooks);
   const restored = mount.restore();
   if (restored > 0) log.info(`reconnecting ${restored} installed device(s)`);
+  // Path-scoped data-change subscriptions (data-change-events RPCs): kept under the events folder, each
+  // a stream of the hub; the feed below hands them the changes in their scope.
+  const subscriptions = new DataChangeSubscriptions(eventsDirectory(config.dataDir), events);
+  try {
+    subscriptions.open();
+  } catch (e) {
+    return closers.abandon(e);
+  }
+  if (host) host.addBuiltin(builtinTaps('core:data-change-subscriptions', (hooks) => subscriptions.tap(hooks)));
+  else subscriptions.tap(plugins.acquire().hooks);
   const ctx: RestconfContext = {
     get schema() {
       return live.schema;
@@ -180,7 +190,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     mount,
     events,
     // Config datastore commits and uniconfig changes publish their data-change events through it.
-    dataChanges: new DataChangeFeed(events),
+    dataChanges: new DataChangeFeed(events, subscriptions),
     options: { keyDelimiter: config.keyDelimiter, bodyLimit: config.bodyLimit, defaultContent: config.defaultContent },
   };
   // The uniconfig topology (intended and actual configuration per device, transactions, commit): its
