@@ -220,3 +220,24 @@ test.serial('discovery lists every stream with its replay log and absolute locat
   t.is(whole.status, 200, whole.text);
   t.regex(whole.text, /<capability>urn:ietf:params:restconf:capability:replay:1\.0<\/capability>/);
 });
+
+test.serial('a stream name is percent-encoded in its location; OPTIONS answers the read-only methods', async (t) => {
+  const hub = svc.service.events;
+  hub.defineStream({ name: 'odd name/with slash', description: 'a name that needs encoding', replay: true });
+  const listed = await svc.request('GET', '/rests/data/ietf-restconf-monitoring:restconf-state/streams');
+  t.is(listed.status, 200, listed.text);
+  const entry = listed.json['ietf-restconf-monitoring:streams'].stream.find((s: { name: string }) => s.name === 'odd name/with slash');
+  const location = entry.access[0].location as string;
+  t.is(location, `${svc.service.url}/rests/streams/json/odd%20name%2Fwith%20slash`);
+  const sse = await openStream(location);
+  try {
+    const event = await hub.publish('odd name/with slash', status('o1', 'connected'));
+    const [m] = await sse.waitFor(1);
+    t.is(m!.id, String(event.id));
+  } finally {
+    sse.close();
+  }
+  const options = await svc.request('OPTIONS', '/rests/streams/xml/odd%20name%2Fwith%20slash');
+  t.is(options.status, 200);
+  t.is(options.headers.get('allow'), 'GET, HEAD, OPTIONS');
+});
