@@ -78,6 +78,25 @@ function elements(object: JsonObject, inherited: string, modules: Set<string>): 
   return out;
 }
 
+interface ElementTree {
+  readonly root: DataRoot;
+  /** Every module an element of the tree is in: a name without prefix matches any of them. */
+  readonly modules: ReadonlySet<string>;
+}
+
+/** The element tree of each event's content, built once however many filtering subscribers read it. */
+const trees = new WeakMap<JsonObject, ElementTree>();
+
+function elementTree(content: JsonObject): ElementTree {
+  let tree = trees.get(content);
+  if (tree === undefined) {
+    const modules = new Set<string>();
+    tree = { root: { kind: 'root', children: elements(content, '', modules) }, modules };
+    trees.set(content, tree);
+  }
+  return tree;
+}
+
 /** A compiled `filter`: tells whether an event's content passes it. */
 export type EventFilter = (event: StreamEvent) => boolean;
 
@@ -100,8 +119,7 @@ export function compileEventFilter(source: string, schema: SchemaContext): Event
 
 /** The expression's boolean value over `content`, or the fault's reason. */
 function evaluateOn(expr: Expr, content: JsonObject, schema: SchemaContext, resolvePrefix: (prefix: string) => string): boolean | string {
-  const modules = new Set<string>();
-  const root: DataRoot = { kind: 'root', children: elements(content, '', modules) };
+  const { root, modules } = elementTree(content);
   const node = XNode.root(root);
   const env: EvalEnv = {
     ctx: schema,
