@@ -9,11 +9,13 @@
  * listed with, or does not name the modules (a hello naming each module, or yang-library's module-set-id
  * or content-id, changes when the module set does): a storm of devices coming back unchanged sends no
  * module-list request. Writes are serialized per device (one lock holder at a time). Notifications of
- * the subscribed stream (`notification-stream`, `NETCONF` by default, when the device offers them) are
+ * the subscribed stream (`notification-stream`; by default `NETCONF` when the device offers them with
+ * :interleave, since the one session also serves requests) are
  * logged, the last ones kept, and each handed to the core; so is every change of the status.
  */
 import { createHash } from 'node:crypto';
 import {
+  CAP_INTERLEAVE,
   CAP_NOTIFICATION,
   HostKeyTrust,
   jitter,
@@ -263,9 +265,11 @@ export class NetconfDevice implements DeviceConnection {
     this.session = session;
     this.setState('connected');
     this.connects++;
-    const stream = s.notificationStream ?? DEFAULT_NOTIFICATION_STREAM;
-    if (session.has(CAP_NOTIFICATION)) {
-      await createSubscription(session, stream).catch((e: unknown) =>
+    // by default only where the session keeps serving requests while subscribed (RFC 5277 :interleave)
+    const stream = s.notificationStream ?? (session.has(CAP_INTERLEAVE) ? DEFAULT_NOTIFICATION_STREAM : undefined);
+    if (stream !== undefined && session.has(CAP_NOTIFICATION)) {
+      // not awaited: a connect slot is for the login and hello; notifications come once the device has answered
+      void createSubscription(session, stream).catch((e: unknown) =>
         this.log.warn(`${this.nodeId}: create-subscription ${stream} failed: ${e instanceof Error ? e.message : String(e)}`),
       );
     }

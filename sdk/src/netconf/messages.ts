@@ -19,6 +19,8 @@ export const NOTIFICATION_NS = 'urn:ietf:params:xml:ns:netconf:notification:1.0'
 export const CAP_CANDIDATE = 'urn:ietf:params:netconf:capability:candidate:1.0';
 export const CAP_WRITABLE_RUNNING = 'urn:ietf:params:netconf:capability:writable-running:1.0';
 export const CAP_NOTIFICATION = 'urn:ietf:params:netconf:capability:notification:1.0';
+/** RFC 5277 §6: the session serves other RPCs while subscribed to notifications. */
+export const CAP_INTERLEAVE = 'urn:ietf:params:netconf:capability:interleave:1.0';
 
 /** The cheapest request every server answers: an empty subtree filter selects nothing (RFC 6241 §6.4.2). */
 export const EMPTY_GET_CONFIG = '<get-config><source><running/></source><filter type="subtree"></filter></get-config>';

@@ -19,6 +19,7 @@ import { applyEdit, cloneNode, EditFault, filterNodes, renderNodes, store, type 
 import { BASE_1_0, BASE_1_1, EOM_MARKER, FrameReader, frameMessage, type FramingMode } from '../netconf/framing';
 import {
   CAP_CANDIDATE,
+  CAP_INTERLEAVE,
   CAP_NOTIFICATION,
   helloMessage,
   MONITORING_NS,
@@ -147,6 +148,7 @@ export function netconfDevice(def: NetconfDeviceDefinition, model: SimulatorMode
     ...((def.base11 ?? true) ? [BASE_1_1] : []),
     useCandidate ? CAP_CANDIDATE : WRITABLE_RUNNING,
     CAP_NOTIFICATION,
+    CAP_INTERLEAVE,
     MONITORING_CAP,
     `${model.namespace}?module=${model.name}${model.revision ? `&revision=${model.revision}` : ''}`,
   ];
