@@ -12,7 +12,7 @@
  * - `{ cmd: 'close' }`: closes the subscriptions and the writer, then exits.
  */
 import { performance } from 'node:perf_hooks';
-import { type PacedWriter, pacedWriter } from './events-writer';
+import { type PacedWriter, pacedWriter, type WriteRun } from './events-writer';
 import { MeasuredWrites, Subscriber } from './events-subscribers';
 
 export interface Subscribed {
@@ -23,7 +23,7 @@ export interface Subscribed {
 }
 
 export interface Measured {
-  readonly writes: import('./events-writer').WriteRun;
+  readonly writes: WriteRun;
   readonly subscribers: number;
   /** Subscribers whose stream ended during the run (closed as too slow, say) and the last one's last words. */
   readonly endedEarly: number;
