@@ -20,6 +20,7 @@ import { applyEdits, type Edit, type PathStep } from '../data/edit';
 import { DataError, type DataFault } from '../data/errors';
 import { diffTrees } from '../data/diff';
 import { editsOfRequest } from '../events/data-change';
+import { sealEdits } from '../datastore/sensitive';
 import { instancePathOf } from '../data/path';
 import type { DataRoot } from '../data/tree';
 import type { WriteContext } from '../hooks';
@@ -114,7 +115,11 @@ export async function commitWrite(
   // started before any other await, so events follow the order the datastore resolved the writes in
   // A replay log that cannot be written does not undo a durable write: the failure is the operator's to see.
   const published = ctx.dataChanges
-    ?.publish({ datastore: 'config', ...(origin.user !== undefined ? { user: origin.user } : {}), edits: editsOfRequest(write.edits) })
+    ?.publish({
+      datastore: 'config',
+      ...(origin.user !== undefined ? { user: origin.user } : {}),
+      edits: editsOfRequest(ctx.secrets === undefined ? write.edits : sealEdits(write.edits, ctx.secrets)),
+    })
     .catch((e: unknown) => ctx.log.error(`publishing a data-change event failed: ${e instanceof Error ? e.message : String(e)}`));
   if (hooks.afterCommit.isUsed() && base !== undefined) {
     const before = base;

@@ -6,6 +6,7 @@
 import type { Logger } from '../logger';
 import type { EventHub } from '../events';
 import type { Datastores } from '../datastore/datastore';
+import type { SecretBox } from '../datastore/secrets';
 import type { DataChangeFeed } from '../events/data-change-feed';
 import type { MountManager } from '../mount';
 import type { PluginScope } from '../plugins/generation';
@@ -38,6 +39,8 @@ export interface RestconfContext {
   readonly mount?: MountManager;
   /** Where committed writes to the Config datastore are published as data-change events (absent: none are). */
   readonly dataChanges?: DataChangeFeed;
+  /** The secrets key: a data-change event carries a sensitive leaf sealed, as the datastore keeps it, never clear. */
+  readonly secrets?: SecretBox;
   /** The event streams: producers publish here, the stream resource subscribes (absent: no streams). */
   readonly events?: EventHub;
 }

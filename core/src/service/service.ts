@@ -191,6 +191,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     events,
     // Config datastore commits and uniconfig changes publish their data-change events through it.
     dataChanges: new DataChangeFeed(events, subscriptions),
+    secrets,
     options: { keyDelimiter: config.keyDelimiter, bodyLimit: config.bodyLimit, defaultContent: config.defaultContent },
   };
   // The uniconfig topology (intended and actual configuration per device, transactions, commit): its
