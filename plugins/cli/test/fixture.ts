@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import {
   createHooks,
   type DeviceConnection,
+  type DeviceEvents,
   type DeviceInfo,
   type JsonObject,
   type JsonValue,
@@ -79,6 +80,7 @@ export interface Harness {
     nodeId: string,
     settings: Record<string, JsonValue>,
     units?: readonly ServingUnit[],
+    events?: DeviceEvents,
   ): Promise<{ connection: DeviceConnection; device: DeviceInfo }>;
   read(
     target: { connection: DeviceConnection; device: DeviceInfo },
@@ -112,7 +114,7 @@ export async function harness(): Promise<Harness> {
   return {
     hooks,
     log,
-    async connect(nodeId, settings, units = [EXAMPLE_UNIT]) {
+    async connect(nodeId, settings, units = [EXAMPLE_UNIT], events) {
       const type = typeof settings['device-type'] === 'string' ? settings['device-type'] : undefined;
       const version = typeof settings['device-version'] === 'string' ? settings['device-version'] : undefined;
       const device: DeviceInfo = {
@@ -122,7 +124,7 @@ export async function harness(): Promise<Harness> {
         ...(type !== undefined ? { deviceType: type } : {}),
         ...(version !== undefined ? { deviceVersion: version } : {}),
       };
-      const connection = await hooks.device.connect.for('cli').promise({ device, settings });
+      const connection = await hooks.device.connect.for('cli').promise({ device, settings, ...(events ? { events } : {}) });
       if (!connection) throw new Error('no tap claimed the cli device');
       return { connection, device };
     },

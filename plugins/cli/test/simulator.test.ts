@@ -6,7 +6,7 @@
  * restarts, keepalive, execute-and-read, dry-run, uninstall.
  */
 import test from 'ava';
-import { NodeSettingsError, type JsonObject } from '@rosetta/sdk';
+import { NodeSettingsError, type DeviceEvents, type JsonObject } from '@rosetta/sdk';
 import { cpuStopwatch, frrDevice, startSimulator, type DeviceDefinition, type SimulatedDevice } from '@rosetta/sdk/testing';
 import { CliCommandError, CliConnectionError, CliNoModelsError, CliTimeoutError, isCliDevice, type CliDevice } from '../src/index';
 import { cliSettings, harness, type Harness } from './fixture';
@@ -319,11 +319,24 @@ test('a device hanging in the middle of a write: timeout naming what had been se
   }
 });
 
-test('reconnect after the device restarts: 502 while it is down, connected again once it is back', async (t) => {
+test('reconnect after the device restarts: 502 while it is down, connected again once it is back; each change told once', async (t) => {
   const first = await sim();
   const port = first.port;
-  const node = await h.connect('R-restart', cliSettings(port, { 'max-reconnection-attempts': 0, 'connection-establish-timeout': 5 }));
+  const told: Array<{ status: string; problem: string | undefined }> = [];
+  let installed: ReturnType<typeof cli> | undefined;
+  const events: DeviceEvents = {
+    statusChanged: (problem) => told.push({ status: installed?.status() ?? 'installing', problem }),
+    notification: () => undefined,
+  };
+  const node = await h.connect(
+    'R-restart',
+    cliSettings(port, { 'max-reconnection-attempts': 0, 'connection-establish-timeout': 5 }),
+    undefined,
+    events,
+  );
   const device = cli(node);
+  installed = device;
+  const atInstall = told.length;
   try {
     await first.close();
     await until('the drop to be noticed', () => device.status() === 'connecting');
@@ -336,6 +349,13 @@ test('reconnect after the device restarts: 502 while it is down, connected again
       const out = await h.invoke(node, 'cli-unit-generic:execute-and-read', { command: 'show version' });
       t.regex(String(out!['output']), /FRRouting/);
       t.true(device.connects >= 2);
+      const after = told.slice(atInstall);
+      t.deepEqual(
+        after.map((e) => e.status),
+        ['connecting', 'connected'],
+      );
+      t.regex(after[0]!.problem ?? '', /./, 'the drop says why');
+      t.is(after[1]!.problem, undefined);
     } finally {
       await node.connection.close();
       await second.close();
