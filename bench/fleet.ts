@@ -6,8 +6,9 @@
  * - install + sync-from-network: wall time, the service's CPU seconds (/proc/PID/stat utime+stime),
  *   devices and JSON lines per core-minute of that CPU (JSON lines: each node's configuration read back
  *   from the service and pretty-printed as RFC 7951 JSON), and RSS per device (after install and sync
- *   minus before, both after a full gc);
- * - after uninstalling every node, the RSS beside the one at start;
+ *   minus before, both after a full gc and once the service has been idle until its RSS stops falling,
+ *   see memoryWhenIdle; the reading right after install is printed beside it);
+ * - after uninstalling every node, the RSS beside the one at start (idle, and right after);
  * - on the 5,000 fleet: a transaction changing 1,000 devices (create-transaction, PATCH each node,
  *   calculate-diff, commit) checked on a device, its wall time and lines per core-minute; then a
  *   reconnect storm (the simulator restarts every device): time until all are connected again and the
@@ -31,6 +32,7 @@ import {
   describeMemory,
   heapSnapshot,
   memoryAfterGc,
+  memoryWhenIdle,
   startProbe,
   startService,
   startSimulator,
@@ -212,7 +214,7 @@ async function measureFleet(fleet: Fleet, sim: SimulatorProcess, service: Servic
   const bulk = await hasBulkRpcs(http);
   console.log(`bench: fleet: installing with ${bulk ? 'install-multiple-nodes' : 'install-node, 32 in flight'}`);
 
-  const atStart = await memoryAfterGc(service);
+  const atStart = (await memoryWhenIdle(service)).memory;
   const rssStart = atStart.rss;
   const cpu0 = cpuSeconds(pid);
   const simCpu0 = await simulatorCpu(sim);
@@ -225,7 +227,8 @@ async function measureFleet(fleet: Fleet, sim: SimulatorProcess, service: Servic
   const simCpu = (await simulatorCpu(sim)) - simCpu0;
   const connected = await connectedCount(http);
   if (connected !== n) throw new Error(`${connected} of ${n} nodes connected after install and sync`);
-  const atInstalled = await memoryAfterGc(service);
+  const rightAfterInstall = await memoryAfterGc(service);
+  const { memory: atInstalled, settledAfter: installedSettled } = await memoryWhenIdle(service);
   const rssInstalled = atInstalled.rss;
   const snapshotDir = process.env.BENCH_FLEET_HEAP_SNAPSHOT;
   if (snapshotDir !== undefined) console.log(`bench: fleet ${fleet.label}: heap snapshot in ${await heapSnapshot(service, snapshotDir)}`);
@@ -253,7 +256,13 @@ async function measureFleet(fleet: Fleet, sim: SimulatorProcess, service: Servic
       cli ? UNICONFIG.cliLinesPerCoreMinute : UNICONFIG.netconfLinesPerCoreMinute,
       `baseline: UniConfig ${cli ? 'CLI' : 'NETCONF'}`,
     ),
-    result(name('RSS per installed idle device'), (rssInstalled - rssStart) / n / 1024, 'KB', null, '< 50 KB'),
+    result(
+      name('RSS per installed idle device'),
+      (rssInstalled - rssStart) / n / 1024,
+      'KB',
+      null,
+      `< 50 KB; idle ${Math.round(installedSettled)} s; right after install ${Math.round((rightAfterInstall.rss - rssStart) / n / 1024)} KB`,
+    ),
   ];
 
   if (fleet.transaction) {
@@ -262,14 +271,16 @@ async function measureFleet(fleet: Fleet, sim: SimulatorProcess, service: Servic
   if (fleet.storm) rows.push(...(await orFailed(name('reconnect storm'), () => measureStorm(fleet, sim, service, http, n))));
 
   await bounded(`uninstalling ${n} nodes`, 120_000 + n * 30, uninstallAll(http, devices, bulk));
-  await new Promise((r) => setTimeout(r, 2000)); // sockets closed, timers run out
-  const atEnd = await memoryAfterGc(service);
+  const rightAfterUninstall = await memoryAfterGc(service);
+  const { memory: atEnd, settledAfter: endSettled } = await memoryWhenIdle(service);
   const rssEnd = atEnd.rss;
   // Where the memory sits (heap, buffers outside it, or neither: the allocator's pages), for docs/operations.md#memory.
   for (const [when, m] of [
     ['start', atStart],
-    [`${n} installed`, atInstalled],
-    ['all uninstalled', atEnd],
+    [`${n} installed, right after`, rightAfterInstall],
+    [`${n} installed, idle ${Math.round(installedSettled)} s`, atInstalled],
+    ['all uninstalled, right after', rightAfterUninstall],
+    [`all uninstalled, idle ${Math.round(endSettled)} s`, atEnd],
   ] as const) {
     console.log(`bench: fleet ${fleet.label}: memory at ${when}: ${describeMemory(m)}`);
   }
@@ -279,7 +290,7 @@ async function measureFleet(fleet: Fleet, sim: SimulatorProcess, service: Servic
       rssEnd / MB,
       'MB',
       rssStart / MB,
-      `near the start (installed: ${Math.round(rssInstalled / MB)} MB)`,
+      `near the start (installed: ${Math.round(rssInstalled / MB)} MB; right after the uninstall: ${Math.round(rightAfterUninstall.rss / MB)} MB)`,
     ),
   );
   return rows;

@@ -44,6 +44,18 @@ function datastoreOpener(): DatastoreOpener {
   return mod.openDatastores as DatastoreOpener;
 }
 
+/**
+ * Node slices small Buffers (under half of `Buffer.poolSize`) out of shared 8 KB slabs, and a slab
+ * stays allocated while any slice of it lives. Each SSH session keeps a few tiny Buffers for its whole
+ * life (the peer's identification line, an AES-GCM tag), so with thousands of idle devices each one
+ * pinned most of a slab: 24 MB of slabs for 5,000 devices, about 5 KB per device
+ * (docs/operations.md#memory). With 1 KB slabs the same sessions pin 4 MB. The service owns its process,
+ * so `rosetta start` sets this; the core as a library leaves its host's setting alone.
+ */
+function useSmallBufferPool(): void {
+  Buffer.poolSize = 1024;
+}
+
 /** The command line's options, checked (throws on an unknown or malformed one). */
 function parseOptions(argv: readonly string[]) {
   return parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: false, strict: true }).values;
@@ -75,6 +87,7 @@ export async function startCommand(argv: readonly string[], opener?: DatastoreOp
     console.error(`rosetta start: ${(e as Error).message}`);
     return 2;
   }
+  useSmallBufferPool();
   let service: RunningService;
   try {
     fs.mkdirSync(config.dataDir, { recursive: true });
