@@ -161,6 +161,9 @@ async function benchOneFleet(fleet: Fleet): Promise<BenchResult[]> {
     http?.close();
     if (service !== undefined) {
       await stopChild(service);
+      // the service's own account of native memory handed back (service/native-memory.ts), if any
+      for (const line of fs.readFileSync(path.join(service.dir, 'service.log'), 'utf8').split('\n'))
+        if (line.includes('native memory')) console.log(`bench: fleet ${fleet.label}: service said: ${line}`);
       fs.rmSync(service.dir, { recursive: true, force: true });
     }
     await sim.stop();

@@ -56,7 +56,8 @@ export function startChild(args: string[], execArgv: readonly string[] = [], std
   const proc = fork(path.join(__dirname, 'restconf-child.js'), args, {
     execArgv: ['--expose-gc', ...execArgv],
     cwd: os.tmpdir(),
-    stdio: ['ignore', 'ignore', stderr, 'ipc'],
+    // a log file given for stderr takes stdout too (the service's info lines), the terminal only errors
+    stdio: ['ignore', typeof stderr === 'number' ? stderr : 'ignore', stderr, 'ipc'],
   });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

@@ -11,6 +11,7 @@
 import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, type ServiceConfig } from '../service/config';
+import { NativeMemoryTrim } from '../service/native-memory';
 import { startService, type DatastoreOpener, type RunningService } from '../service/service';
 import { SERVICE_OPTIONS, serviceConfig } from './service-options';
 
@@ -113,7 +114,11 @@ export async function startCommand(argv: readonly string[], opener?: DatastoreOp
   console.log(`rosetta: data in ${config.dataDir}`);
   console.log(`rosetta: ${modules.length} modules loaded: ${modules.join(', ')}`);
   if (config.pluginsFile) console.log(`rosetta: plugins from ${config.pluginsFile}`);
+  const nativeMemory = new NativeMemoryTrim({
+    log: { info: (m) => console.log(`rosetta: ${m}`), error: (m) => console.error(`rosetta: ${m}`) },
+  });
   await signalled;
+  nativeMemory.stop();
   await service.stop();
   console.log('rosetta: stopped');
   return 0;
