@@ -11,7 +11,7 @@
  * module-list request. Writes are serialized per device (one lock holder at a time). Notifications of
  * the subscribed stream (`notification-stream`; by default `NETCONF` when the device offers them with
  * :interleave, since the one session also serves requests) are
- * logged, the last ones kept, and each handed to the core; so is every change of the status.
+ * logged and each handed to the core, whose replay log keeps them; so is every change of the status.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -51,7 +51,6 @@ function moduleSetOfHello(capabilities: readonly string[]): string | undefined {
 export const NETCONF_DEVICE = Symbol.for('rosetta.netconf.device');
 
 const MAX_BACKOFF_MS = 60_000;
-const KEPT_NOTIFICATIONS = 100;
 /** The RFC 5277 stream subscribed to when `notification-stream` names none: the one every device has. */
 const DEFAULT_NOTIFICATION_STREAM = 'NETCONF';
 
@@ -114,13 +113,6 @@ function maskSecrets(text: string, partial: boolean): string {
 const namespacesOf = new WeakMap<readonly SchemaSource[], Namespaces>();
 const NO_NAMESPACES: Namespaces = new Map();
 
-/** A received notification: when, its event element's name, and the XML as sent. */
-export interface ReceivedNotification {
-  readonly eventTime: string;
-  readonly event: string;
-  readonly xml: string;
-}
-
 export class NetconfDevice implements DeviceConnection {
   readonly [NETCONF_DEVICE] = true;
   private session: NetconfSession | undefined;
@@ -132,8 +124,6 @@ export class NetconfDevice implements DeviceConnection {
   /** The hello the schemas were listed after, when it identifies the module set (moduleSetOfHello). */
   private listedAfterHello: string | undefined;
   private ns: Namespaces = NO_NAMESPACES;
-  /** The last notifications received, oldest first. */
-  readonly notifications: ReceivedNotification[] = [];
   /** Sessions opened so far (1 after install; more after reconnects). */
   connects = 0;
   /** The fingerprint of the SSH host key the device presented at the last login attempt (none over tcp-only). */
@@ -278,8 +268,6 @@ export class NetconfDevice implements DeviceConnection {
   private received(n: XmlElement, text: string): void {
     const eventTime = n.children.find((c) => c.name === 'eventTime')?.text.trim() ?? '';
     const event = n.children.find((c) => c.name !== 'eventTime')?.name ?? '';
-    this.notifications.push({ eventTime, event, xml: text });
-    if (this.notifications.length > KEPT_NOTIFICATIONS) this.notifications.shift();
     this.log.info(`${this.nodeId}: notification ${event} at ${eventTime}`);
     this.options.events?.notification(text);
   }

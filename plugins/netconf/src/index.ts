@@ -15,7 +15,7 @@ import { DRY_RUN_EDIT, dryRunEdit, editsFromDocuments, invokeOperation, readData
 import { readNodeSettings } from './settings';
 import { NETCONF_SOUTHBOUND } from './southbound';
 
-export { NetconfDevice, isNetconfDevice, traceText, type ConnectionStatus, type DeviceOptions, type ReceivedNotification } from './device';
+export { NetconfDevice, isNetconfDevice, traceText, type ConnectionStatus, type DeviceOptions } from './device';
 export { NetconfRpcError, NetconfSessionError, type NetconfFault, type SessionFailure } from './errors';
 export { parseFields, subtreeFilter, FieldsSyntaxError, type FieldSelection } from './filter';
 export { parseDevicePath, pathText, type DevicePathResult, type DeviceSegment } from './path';
