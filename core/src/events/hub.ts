@@ -6,8 +6,9 @@
  * `publish` numbers the event in call order; an event of a replay stream is written to the replay log
  * (replay-log.ts) and offered to the stream's subscribers only once durable, in id order, by the log
  * itself, so a subscriber can never see an event a restart would lose, nor a replayed and a live copy
- * of one event (subscription.ts). An event of a stream without replay is offered at once. Each event's
- * text is encoded at most once per encoding, however many subscribers send it.
+ * of one event (subscription.ts). An event of a stream without replay is offered at once. The events
+ * of one group commit are offered as one batch, so that each subscriber can send them in one write.
+ * Each event's text is encoded at most once per encoding, however many subscribers send it.
  */
 import * as path from 'node:path';
 import type { SchemaContext } from '../yang/schema';
@@ -81,7 +82,7 @@ export class EventHub {
       maxEvents: hub.settings.replayMaxEvents,
       maxAgeSeconds: hub.settings.replayMaxAgeSeconds,
       now: hub.now,
-      onDurable: (event) => hub.fanOut(event),
+      onDurable: (events) => hub.fanOut(events),
       ...(options.log ? { log: options.log } : {}),
     });
     return hub;
@@ -122,7 +123,7 @@ export class EventHub {
       eventTime: input.eventTime ?? new Date(this.now()).toISOString(),
     };
     if (def.replay) await this.log.append(event);
-    else this.fanOut(event);
+    else this.fanOut([event]);
     return event;
   }
 
@@ -214,10 +215,31 @@ export class EventHub {
     return this.closing;
   }
 
-  private fanOut(event: StreamEvent): void {
-    const set = this.subscribers.get(event.stream);
+  /**
+   * Offers events made durable together (one group commit) to their streams' subscribers, each
+   * stream's events as one batch, so that a subscriber writes them with one write. The usual batch is
+   * of one stream and goes as it is: every subscriber is handed the same array.
+   */
+  private fanOut(events: readonly StreamEvent[]): void {
+    const stream = events[0]?.stream;
+    if (stream === undefined) return;
+    if (events.every((event) => event.stream === stream)) {
+      this.offer(stream, events);
+      return;
+    }
+    const byStream = new Map<string, StreamEvent[]>();
+    for (const event of events) {
+      const batch = byStream.get(event.stream);
+      if (batch === undefined) byStream.set(event.stream, [event]);
+      else batch.push(event);
+    }
+    for (const [name, batch] of byStream) this.offer(name, batch);
+  }
+
+  private offer(stream: string, events: readonly StreamEvent[]): void {
+    const set = this.subscribers.get(stream);
     if (set === undefined) return;
     // A subscription that ends while offered leaves the set; iterating a Set tolerates that.
-    for (const subscription of set) subscription.offer(event);
+    for (const subscription of set) subscription.offer(events);
   }
 }

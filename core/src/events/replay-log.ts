@@ -42,8 +42,11 @@ export interface ReplayLogOptions {
   readonly log?: (message: string) => void;
   /** The clock (tests); default Date.now. */
   readonly now?: () => number;
-  /** Called with each event once it is durable and readable from the log, in id order, before its append resolves. */
-  readonly onDurable?: (event: StreamEvent) => void;
+  /**
+   * Called with the events of each group commit once they are durable and readable from the log, in id
+   * order, before their appends resolve (one call per commit, so readers can take them as one batch).
+   */
+  readonly onDurable?: (events: readonly StreamEvent[]) => void;
 }
 
 interface LogState {
@@ -222,10 +225,8 @@ export class ReplayLog {
           for (const done of batch.done) done(failure);
           continue;
         }
-        for (const event of batch.events) {
-          this.keep(event);
-          this.options.onDurable?.(event);
-        }
+        for (const event of batch.events) this.keep(event);
+        this.options.onDurable?.(batch.events);
         this.applyBounds();
         for (const done of batch.done) done();
       }

@@ -11,12 +11,20 @@
  * Live events wait in a buffer while the sink is full; a subscriber more than `bufferEvents` behind is
  * ended `too-slow` with the last id it received (it may resume from there), so a slow client never
  * grows the service's memory and never holds up the others.
+ *
+ * Events go to the sink in batches where it takes them (`deliverBatch`): a group commit's events as the
+ * hub offers them, a replay read, the backlog after a drain. What one delivery costs (a socket write)
+ * is then paid per batch, not per event; an unfiltered subscriber passes on the very array the hub
+ * offered, so that a sink can share what it builds from it with every other subscriber. A sink that
+ * takes one event at a time still gets nothing more once it is full: the rest of the batch waits.
  */
 import type { ReplayLog } from './replay-log';
 import type { EventSink, StreamDefinition, StreamEvent, Subscription, SubscriptionEnd, SubscriptionOptions } from './types';
 
 /** Events read from the replay log per pull. */
 const REPLAY_BATCH = 256;
+/** Queued events handed to the sink at once after a drain (a bound on what one write puts on a socket). */
+const BACKLOG_BATCH = 256;
 /** setTimeout's longest delay; a later stop-time re-arms. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -33,7 +41,7 @@ export class StreamSubscription implements Subscription {
   /** The last id handed to the sink or skipped by it (filtered, or queued). */
   private lastId: number;
   private lastDeliveredId: number | undefined;
-  private readonly queue: StreamEvent[] = [];
+  private queue: StreamEvent[] = [];
   private paused = false;
   private pumping = false;
   private ended = false;
@@ -57,18 +65,18 @@ export class StreamSubscription implements Subscription {
     this.pump();
   }
 
-  /** A new event of the stream, durable (replay streams) or just published. */
-  offer(event: StreamEvent): void {
-    if (this.ended || event.id <= this.lastId) return;
-    // In replay the event is read from the log when the pull reaches it.
+  /** New events of the stream in id order, durable (replay streams) or just published. */
+  offer(events: readonly StreamEvent[]): void {
+    if (this.ended) return;
+    // In replay the events are read from the log when the pull reaches them.
     if (this.mode === 'replay' && this.stream.replay) return;
-    if (this.paused || this.queue.length > 0) {
-      this.queue.push(event);
-      this.lastId = event.id;
-      if (this.queue.length > this.source.bufferEvents) this.end({ reason: 'too-slow', lastDeliveredId: this.lastDeliveredId });
-      return;
+    let fresh = events;
+    if (events[0] !== undefined && events[0].id <= this.lastId) {
+      fresh = events.filter((event) => event.id > this.lastId);
+      if (fresh.length === 0) return;
     }
-    this.hand(event);
+    if (this.paused || this.queue.length > 0) this.wait(fresh);
+    else this.hand(fresh, false);
   }
 
   drained(): void {
@@ -101,9 +109,10 @@ export class StreamSubscription implements Subscription {
     this.pumping = true;
     try {
       while (!this.ended && !this.paused) {
-        const queued = this.queue.shift();
-        if (queued !== undefined) {
-          this.hand(queued, true);
+        if (this.queue.length > 0) {
+          const backlog = this.queue.length <= BACKLOG_BATCH ? this.queue : this.queue.slice(0, BACKLOG_BATCH);
+          this.queue = this.queue.length <= BACKLOG_BATCH ? [] : this.queue.slice(BACKLOG_BATCH);
+          this.hand(backlog, true);
           continue;
         }
         if (this.mode === 'live') break;
@@ -116,10 +125,7 @@ export class StreamSubscription implements Subscription {
           this.mode = 'live';
           break;
         }
-        for (const event of batch) {
-          this.hand(event);
-          if (this.ended || this.paused) break;
-        }
+        this.hand(batch, false);
       }
       if (!this.ended && this.mode === 'live' && this.queue.length === 0 && this.stopTimePassed()) this.end({ reason: 'stop-time' });
     } finally {
@@ -127,18 +133,68 @@ export class StreamSubscription implements Subscription {
     }
   }
 
-  /** Gives one event to the sink unless the filter or stop-time keeps it back. */
-  private hand(event: StreamEvent, fromQueue = false): void {
-    if (!fromQueue) this.lastId = event.id;
-    const stopTime = this.options.stopTime;
-    if (stopTime !== undefined && Date.parse(event.eventTime) > stopTime.getTime()) {
-      this.end({ reason: 'stop-time' });
-      return;
+  /**
+   * Gives `events` (in id order, newer than any handed before; from the queue they were counted when
+   * queued) to the sink, but those the filter keeps back; the first past stop-time ends the
+   * subscription. A sink taking batches gets them in one call. A sink taking one at a time that fills
+   * mid-batch leaves the rest waiting: live ones in the queue, a replay read's in the log (the next
+   * pull reads them again, as `lastId` stops at the last one handed).
+   */
+  private hand(events: readonly StreamEvent[], fromQueue: boolean): void {
+    const stop = this.stopIndex(events);
+    if (this.sink.deliverBatch !== undefined) {
+      if (!fromQueue && stop > 0) this.lastId = events[stop - 1]!.id;
+      const batch = this.options.accept === undefined && stop === events.length ? events : this.selected(events, stop);
+      const last = batch[batch.length - 1];
+      if (last !== undefined) {
+        this.lastDeliveredId = last.id;
+        if (!this.sink.deliverBatch(batch)) this.paused = true;
+      }
+    } else {
+      for (let i = 0; i < stop; i++) {
+        const event = events[i]!;
+        if (!fromQueue) this.lastId = event.id;
+        if (!this.accepts(event)) continue;
+        const more = this.sink.deliver(event);
+        this.lastDeliveredId = event.id;
+        if (this.ended) return;
+        if (!more) {
+          this.paused = true;
+          this.setAside(events.slice(i + 1), fromQueue);
+          return;
+        }
+      }
     }
-    if (!this.accepts(event)) return;
-    const more = this.sink.deliver(event);
-    this.lastDeliveredId = event.id;
-    if (!more) this.paused = true;
+    if (stop < events.length && !this.ended) this.end({ reason: 'stop-time' });
+  }
+
+  /** Queues live events while the sink is full; more than the buffer holds ends the subscription. */
+  private wait(events: readonly StreamEvent[]): void {
+    for (const event of events) this.queue.push(event);
+    this.lastId = events[events.length - 1]!.id;
+    if (this.queue.length > this.source.bufferEvents) this.end({ reason: 'too-slow', lastDeliveredId: this.lastDeliveredId });
+  }
+
+  /** The rest of a batch a one-at-a-time sink had no room for (see `hand`). */
+  private setAside(rest: readonly StreamEvent[], fromQueue: boolean): void {
+    if (rest.length === 0) return;
+    if (fromQueue) this.queue = [...rest, ...this.queue];
+    else if (this.mode === 'live') this.wait(rest);
+  }
+
+  /** The index of the first event past stop-time (which ends the subscription); the length when none is. */
+  private stopIndex(events: readonly StreamEvent[]): number {
+    const stopTime = this.options.stopTime?.getTime();
+    if (stopTime === undefined) return events.length;
+    const past = events.findIndex((event) => Date.parse(event.eventTime) > stopTime);
+    return past < 0 ? events.length : past;
+  }
+
+  /** The events before `stop` that the filter lets through. */
+  private selected(events: readonly StreamEvent[], stop: number): StreamEvent[] {
+    const out: StreamEvent[] = [];
+    for (let i = 0; i < stop; i++) if (this.accepts(events[i]!)) out.push(events[i]!);
+    return out;
   }
 
   private accepts(event: StreamEvent): boolean {

@@ -71,6 +71,12 @@ export type SubscriptionEnd =
 export interface EventSink {
   /** Takes one event; answers false when the sink is full for now (it calls `drained` once it has room). */
   deliver(event: StreamEvent): boolean;
+  /**
+   * Takes several events at once, in id order (a group commit's, a replay read's, a backlog's): a sink
+   * that writes them with one write costs one write per batch, not per event. Answers as `deliver`,
+   * after taking them all. Absent: the events are given to `deliver` one at a time.
+   */
+  deliverBatch?(events: readonly StreamEvent[]): boolean;
   /** The subscription ended; the sink writes a last message if it wants and closes. */
   end(why: SubscriptionEnd): void;
 }

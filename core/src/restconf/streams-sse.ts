@@ -12,6 +12,11 @@
  * - `error`: the hub ended the subscription (the client fell too far behind, or the stream was removed);
  *   the data names the reason and the last id delivered, to resume from. The response then ends.
  *
+ * Cost: a delivery is written per batch of events (the hub's group commit, a replay read), as one
+ * write of bytes built once per event and encoding (and once per batch) and shared by every subscriber
+ * of that encoding: an unfiltered subscriber writes the very Buffer all others write. With a thousand
+ * subscribers, what is left per event per subscriber is the socket write, shared by the batch.
+ *
  * Backpressure: when `res.write` answers false the sink tells the hub (`deliver` answers false) and calls
  * `drained()` on the response's 'drain'. The client going away closes the subscription at once.
  */
@@ -28,7 +33,44 @@ export function sseMessage(fields: { readonly id?: number; readonly event?: stri
   return `${out}\n`;
 }
 
+/** One encoding's SSE messages, kept as long as their events (or batches) are. */
+interface MessageCache {
+  readonly events: WeakMap<StreamEvent, Buffer>;
+  readonly batches: WeakMap<readonly StreamEvent[], Buffer>;
+}
+
+const messageCaches = new Map<string, MessageCache>();
+
+/**
+ * The SSE messages of `events` as one Buffer, built once per encoding for each event and for each
+ * batch: every subscriber handed the same event or the same batch array writes the same bytes.
+ */
+export function sseMessages(events: readonly StreamEvent[], encoding: string, encode: (event: StreamEvent) => string): Buffer {
+  let cache = messageCaches.get(encoding);
+  if (cache === undefined) {
+    cache = { events: new WeakMap(), batches: new WeakMap() };
+    messageCaches.set(encoding, cache);
+  }
+  const message = (event: StreamEvent): Buffer => {
+    let bytes = cache.events.get(event);
+    if (bytes === undefined) {
+      bytes = Buffer.from(sseMessage({ id: event.id }, encode(event)), 'utf8');
+      cache.events.set(event, bytes);
+    }
+    return bytes;
+  };
+  if (events.length === 1) return message(events[0]!);
+  let bytes = cache.batches.get(events);
+  if (bytes === undefined) {
+    bytes = Buffer.concat(events.map(message));
+    cache.batches.set(events, bytes);
+  }
+  return bytes;
+}
+
 export interface SseSinkOptions {
+  /** The stream's encoding: the name SSE messages are cached under (`json`, `xml`). */
+  readonly encoding: string;
   /** The event's notification text in the stream's encoding (the hub's cached encoding). */
   readonly encode: (event: StreamEvent) => string;
   /** How long the stream may be silent before a keep-alive comment; 0: never. */
@@ -66,9 +108,14 @@ export class SseSink implements EventSink {
   }
 
   deliver(event: StreamEvent): boolean {
-    if (this.finished) return true;
-    this.lastDeliveredId = event.id;
-    return this.write(sseMessage({ id: event.id }, this.options.encode(event)));
+    return this.deliverBatch([event]);
+  }
+
+  deliverBatch(events: readonly StreamEvent[]): boolean {
+    const last = events[events.length - 1];
+    if (this.finished || last === undefined) return true;
+    this.lastDeliveredId = last.id;
+    return this.write(sseMessages(events, this.options.encoding, this.options.encode));
   }
 
   end(why: SubscriptionEnd): void {
@@ -88,7 +135,7 @@ export class SseSink implements EventSink {
     this.res.end();
   }
 
-  private write(text: string): boolean {
+  private write(text: string | Buffer): boolean {
     if (this.res.writableEnded || this.res.destroyed) return true;
     this.wroteSinceTick = true;
     return this.res.write(text);

@@ -74,6 +74,7 @@ export function serveStream(ctx: RestconfContext, req: IncomingMessage, res: Ser
     return;
   }
   const sink = new SseSink(res, {
+    encoding,
     encode: (event: StreamEvent) => hub.encode(event, encoding),
     keepAliveMs: hub.settings.keepAliveSeconds * 1000,
   });

@@ -1,6 +1,7 @@
 /**
- * What the event tests share: a hub in a temporary folder (closed and removed when the test ends), a
- * sink that records what it is given and can refuse more, and a bounded wait.
+ * What the event tests share: a hub in a temporary folder (closed and removed when the test ends),
+ * sinks that record what they are given (one event at a time, or in batches) and can refuse more, and
+ * a bounded wait.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -36,6 +37,28 @@ export class RecordingSink implements EventSink {
   deliver(event: StreamEvent): boolean {
     this.events.push(event);
     return this.events.length < this.capacity;
+  }
+  end(why: SubscriptionEnd): void {
+    this.ended = why;
+  }
+}
+
+/** A sink that takes batches (as the SSE sink does) and records each batch it is handed. */
+export class BatchSink implements EventSink {
+  readonly batches: (readonly StreamEvent[])[] = [];
+  ended: SubscriptionEnd | undefined;
+  /** Answer false (full) after any batch once this many events have been taken. */
+  constructor(public capacity = Number.POSITIVE_INFINITY) {}
+
+  get ids(): number[] {
+    return this.batches.flat().map((e) => e.id);
+  }
+  deliver(event: StreamEvent): boolean {
+    return this.deliverBatch([event]);
+  }
+  deliverBatch(events: readonly StreamEvent[]): boolean {
+    this.batches.push(events);
+    return this.ids.length < this.capacity;
   }
   end(why: SubscriptionEnd): void {
     this.ended = why;

@@ -58,6 +58,32 @@ test.serial('the XML location sends the notification element; a text of several 
   }
 });
 
+test.serial('events made durable together arrive as separate messages in id order, in JSON and in XML', async (t) => {
+  const json = await openStream(url('/rests/streams/json/node-status'));
+  const xml = await openStream(url('/rests/streams/xml/node-status'));
+  try {
+    // Published without waiting between them: the replay log writes most of them in one group commit.
+    const published = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => svc.service.events.publish('node-status', status(`b${i}`, 'connected'))),
+    );
+    for (const sse of [json, xml]) {
+      const messages = await sse.waitFor(20);
+      t.deepEqual(
+        messages.map((m) => m.id),
+        published.map((e) => String(e.id)),
+      );
+    }
+    t.deepEqual(
+      json.messages.map((m) => JSON.parse(m.data)['ietf-restconf:notification']['rosetta-events:node-status']['node-id']),
+      published.map((_, i) => `b${i}`),
+    );
+    t.true(xml.messages.every((m, i) => m.data.includes(`<node-id>b${i}</node-id>`)));
+  } finally {
+    json.close();
+    xml.close();
+  }
+});
+
 test.serial('start-time replays the kept events; stop-time ends the stream once past', async (t) => {
   const before = new Date(Date.now() - 1000).toISOString();
   const published = [];
