@@ -8,18 +8,9 @@ import { startNetconfSimulator, type SimulatedNetconfDevice } from '@rosetta/sdk
 import test from 'ava';
 import { openStream } from '../restconf/streams-client';
 import { pluginsFile, startMountService, type MountService } from '../mount/fixture';
+import { ACME_ROUTER_CONFIG, ACME_ROUTER_YANG, installN1, N1_CONFIGURATION } from './acme-router';
 
-const MODEL = `module acme-router {
-  yang-version 1.1;
-  namespace "urn:acme:router";
-  prefix ar;
-  container system {
-    leaf hostname { type string; }
-    leaf location { type string; }
-  }
-}`;
-const CONFIG = '<system xmlns="urn:acme:router"><hostname>n1</hostname><location>lab</location></system>';
-const CONF = '/rests/data/network-topology:network-topology/topology=uniconfig/node=N1/configuration';
+const CONF = N1_CONFIGURATION;
 const OPS = '/rests/operations';
 
 let device: SimulatedNetconfDevice | undefined;
@@ -37,19 +28,9 @@ interface Change {
 }
 
 test.serial('a commit publishes the node intended and actual changes on data-change', async (t) => {
-  device = await startNetconfSimulator({ yang: MODEL, username: 'admin', password: 'pw', config: CONFIG });
+  device = await startNetconfSimulator({ yang: ACME_ROUTER_YANG, username: 'admin', password: 'pw', config: ACME_ROUTER_CONFIG });
   s = await startMountService(pluginsFile(['plugins/netconf']));
-  const install = await s.request('POST', `${OPS}/connection-manager:install-node`, {
-    input: {
-      'node-id': 'N1',
-      netconf: {
-        'netconf-node-topology:host': '127.0.0.1',
-        'netconf-node-topology:port': device.port,
-        'netconf-node-topology:username': 'admin',
-        'netconf-node-topology:password': 'pw',
-      },
-    },
-  });
+  const install = await installN1(s, device.port);
   t.is(install.status, 204, install.text);
 
   const sse = await openStream(`${s.service.url}/rests/streams/json/data-change`);

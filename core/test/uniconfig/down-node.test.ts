@@ -10,18 +10,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { startNetconfSimulator, type SimulatedNetconfDevice } from '@rosetta/sdk/testing';
 import { eventually, pluginsFile, startMountService, type MountService } from '../mount/fixture';
+import { ACME_ROUTER_CONFIG, ACME_ROUTER_YANG, installN1, N1_CONFIGURATION } from './acme-router';
 
-const MODEL = `module acme-router {
-  yang-version 1.1;
-  namespace "urn:acme:router";
-  prefix ar;
-  container system {
-    leaf hostname { type string; }
-    leaf location { type string; }
-  }
-}`;
-const CONFIG = '<system xmlns="urn:acme:router"><hostname>n1</hostname><location>lab</location></system>';
-const CONF = '/rests/data/network-topology:network-topology/topology=uniconfig/node=N1/configuration';
+const CONF = N1_CONFIGURATION;
 const OPS = '/rests/operations';
 const plugins = pluginsFile(['plugins/netconf']);
 
@@ -47,20 +38,10 @@ async function hostname(svc: MountService, content: string, cookie?: string): Pr
 test.serial(
   'a down device: its stored copy is read and edited in a transaction; commit 502, nothing changed; after it is back the commit goes through',
   async (t) => {
-    device = await startNetconfSimulator({ yang: MODEL, username: 'admin', password: 'pw', config: CONFIG });
+    device = await startNetconfSimulator({ yang: ACME_ROUTER_YANG, username: 'admin', password: 'pw', config: ACME_ROUTER_CONFIG });
     const port = device.port;
     s = await startMountService(plugins);
-    const install = await s.request('POST', `${OPS}/connection-manager:install-node`, {
-      input: {
-        'node-id': 'N1',
-        netconf: {
-          'netconf-node-topology:host': '127.0.0.1',
-          'netconf-node-topology:port': port,
-          'netconf-node-topology:username': 'admin',
-          'netconf-node-topology:password': 'pw',
-        },
-      },
-    });
+    const install = await installN1(s, port);
     t.is(install.status, 204, install.text);
 
     // 1. the session is lost while the service runs
@@ -108,7 +89,10 @@ test.serial(
     t.deepEqual(await hostname(s, 'nonconfig'), { status: 200, value: 'n1' });
 
     // 3. the device comes back on its port: a new transaction's edit commits and reaches it
-    device = await startNetconfSimulator({ yang: MODEL, username: 'admin', password: 'pw', config: CONFIG }, { port });
+    device = await startNetconfSimulator(
+      { yang: ACME_ROUTER_YANG, username: 'admin', password: 'pw', config: ACME_ROUTER_CONFIG },
+      { port },
+    );
     const svc = s;
     t.true(await eventually(async () => (await status(svc)).includes('"connected"'), 30_000), svc.logs.join('\n'));
     const again = await transaction(s);
@@ -129,20 +113,10 @@ test.serial(
     await s?.service.stop();
     s = undefined;
     await device?.close();
-    device = await startNetconfSimulator({ yang: MODEL, username: 'admin', password: 'pw', config: CONFIG });
+    device = await startNetconfSimulator({ yang: ACME_ROUTER_YANG, username: 'admin', password: 'pw', config: ACME_ROUTER_CONFIG });
     const first = await startMountService(plugins);
     s = first;
-    const install = await first.request('POST', `${OPS}/connection-manager:install-node`, {
-      input: {
-        'node-id': 'N1',
-        netconf: {
-          'netconf-node-topology:host': '127.0.0.1',
-          'netconf-node-topology:port': device.port,
-          'netconf-node-topology:username': 'admin',
-          'netconf-node-topology:password': 'pw',
-        },
-      },
-    });
+    const install = await installN1(first, device.port);
     t.is(install.status, 204, install.text);
     await first.service.stop();
     s = undefined;
