@@ -7,8 +7,8 @@
  * without subscribers. It reports the time of each write's 2xx answer to `onAck` (the subscribers'
  * latency starts there).
  */
-import * as http from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { benchClient } from './http-client';
 
 export const INTERFACES = '/rests/data/ietf-interfaces:interfaces';
 
@@ -42,30 +42,8 @@ const percentile = (sorted: readonly number[], p: number): number =>
 
 /** A writer over `connections` keep-alive connections to `baseUrl`, writing entries eth0..eth<entries-1>. */
 export function pacedWriter(baseUrl: string, connections: number, entries: number) {
-  const { hostname, port } = new URL(baseUrl);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
-
-  const send = (method: string, path: string, body: string): Promise<{ status: number; text: string }> =>
-    new Promise((resolve, reject) => {
-      const req = http.request(
-        {
-          host: hostname,
-          port,
-          path,
-          method,
-          agent,
-          headers: { 'content-type': 'application/yang-data+json', 'content-length': Buffer.byteLength(body) },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
+  const client = benchClient(baseUrl, connections);
+  const send = (method: string, path: string, body: string) => client.request(method, path, body);
 
   /** Writes `description` into entry k; rejects unless 2xx. */
   const writeOne = async (k: number, description: string): Promise<void> => {
@@ -156,7 +134,7 @@ export function pacedWriter(baseUrl: string, connections: number, entries: numbe
       pump();
     });
 
-  return { prepare, writeOne, run, close: () => agent.destroy() };
+  return { prepare, writeOne, run, close: () => client.close() };
 }
 
 export type PacedWriter = ReturnType<typeof pacedWriter>;

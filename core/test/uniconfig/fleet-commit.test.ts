@@ -15,16 +15,8 @@ import test from 'ava';
 import { openRawNetconf, startNetconfSimulator, type SimulatedNetconfDevice } from '@rosetta/sdk/testing';
 import { startTestService } from '../../src/service/test-service';
 import { eventually, pluginsFile, type MountService } from '../mount/fixture';
+import { ACME_ROUTER_YANG } from './acme-router';
 
-const MODEL = `module acme-router {
-  yang-version 1.1;
-  namespace "urn:acme:router";
-  prefix ar;
-  container system {
-    leaf hostname { type string; }
-    leaf location { type string; }
-  }
-}`;
 const OPS = '/rests/operations';
 const NODES = 12;
 /** fleet.commitConcurrency of the service: below the dozen nodes, at least the four nodes of the refusal tests. */
@@ -48,7 +40,7 @@ function resetCounts(): void {
 function simulator(nodeId: string, port?: number): Promise<SimulatedNetconfDevice> {
   return startNetconfSimulator(
     {
-      yang: MODEL,
+      yang: ACME_ROUTER_YANG,
       username: 'admin',
       password: 'pw',
       config: `<system xmlns="urn:acme:router"><hostname>${nodeId.toLowerCase()}</hostname></system>`,
