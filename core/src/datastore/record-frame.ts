@@ -40,6 +40,20 @@ function frameCrc(buffer: Buffer, frameStart: number, payloadBytes: number): num
   return crc32(payload, crc32(lengthBytes));
 }
 
+/**
+ * The payload of the one frame `frame` should hold (read back at a known offset and length), or why
+ * it does not: a length field that disagrees or a failed CRC.
+ */
+export function decodeFrame(frame: Buffer): Buffer | { readonly damage: string } {
+  if (frame.length < FRAME_HEADER_BYTES) return { damage: `a record of ${frame.length} byte(s) has no whole header` };
+  const payloadBytes = frame.readUInt32LE(0);
+  if (payloadBytes !== frame.length - FRAME_HEADER_BYTES)
+    return { damage: `record length ${payloadBytes} where ${frame.length - FRAME_HEADER_BYTES} was written` };
+  if (frame.readUInt32LE(4) !== frameCrc(frame, 0, payloadBytes))
+    return { damage: `checksum mismatch in a record of ${payloadBytes} byte(s)` };
+  return frame.subarray(FRAME_HEADER_BYTES);
+}
+
 /** What reading a segment found: the whole frames, and where (and why) reading stopped early. */
 export interface SegmentScan {
   /** Whole, checksummed frames read from the start of the file. */

@@ -9,8 +9,15 @@
  * A segment is closed after SEGMENT_EVENTS records and removed once every event in it has been dropped
  * by the bounds, so the head is dropped without rewriting anything.
  *
- * In memory the log holds the events it keeps (at most `maxEvents`, so its size is bounded by the
- * configuration) with one index per stream, so a subscriber's replay reads references, never the disk.
+ * In memory the log holds an index of the events it keeps (event-index.ts: id, time, stream and where
+ * the record sits, a few tens of bytes per event, at most `maxEvents` of them), one across streams and
+ * one per stream, and the newest events in full (replay-tail.ts, at most 1,024 events or 4 MB). A
+ * replay within the hot tail is answered synchronously; an older one reads the records from the segment
+ * files (replay-read.ts) and answers a promise. A segment that cannot be read then (removed or damaged
+ * since the log opened) fails that read with a message naming the file; a segment the bounds removed
+ * while a read was on its way just ends the read (those events are dropped: the reader is behind the
+ * head). The bounds are applied on use and on a timer (once a minute, unref'd), so the segments of
+ * aged events leave the disk even when nobody asks.
  *
  * Damage: a torn tail of the last segment (no frame that checks after the damage: the last write cut
  * short by a crash, never acknowledged) is cut, as the datastore's journal does. Any other damage
@@ -23,17 +30,20 @@ import { promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { FILE_MODE, ensureDirectory, fsyncDirectory, replaceFileDurably, writeFully } from '../datastore/durable-file';
-import { encodeFrame, findFrameAfter, scanSegment } from '../datastore/record-frame';
+import { encodeFrame } from '../datastore/record-frame';
 import { WriteQueue } from '../datastore/write-queue';
-import { EventQueue } from './event-queue';
+import { EventIndex, type RecordLocation } from './event-index';
+import { readEvents } from './replay-read';
+import { type LogState, STATE_FILE, type Segment, readSegments, readState, segmentName, setAside } from './replay-files';
+import { HotTail } from './replay-tail';
 import type { StreamEvent } from './types';
 
 /** Records per segment file before the next one starts. */
 const SEGMENT_EVENTS = 10_000;
-/** Largest event record read back; a longer length field is damage. */
-const MAX_EVENT_BYTES = 64 * 1024 * 1024;
-const STATE_FILE = 'replay-log.json';
-const SEGMENT_NAME = /^events-(\d{16})\.log$/;
+/** Bytes of records one replay read gathers at most (at least one record). */
+const READ_BATCH_BYTES = 4 * 1024 * 1024;
+/** How often the bounds are applied when nobody uses the log. */
+const BOUNDS_INTERVAL_MS = 60_000;
 
 export interface ReplayLogOptions {
   readonly directory: string;
@@ -47,38 +57,22 @@ export interface ReplayLogOptions {
    * order, before their appends resolve (one call per commit, so readers can take them as one batch).
    */
   readonly onDurable?: (events: readonly StreamEvent[]) => void;
-}
-
-interface LogState {
-  readonly creationTime: string;
-  readonly agedTime?: string;
-  /** The highest id any earlier log handed out (ids continue after it). */
-  readonly lastId: number;
-}
-
-interface Segment {
-  readonly name: string;
-  readonly firstId: number;
-  /** The highest id in it (firstId - 1 while empty). */
-  lastId: number;
-}
-
-function segmentName(firstId: number): string {
-  return `events-${String(firstId).padStart(16, '0')}.log`;
-}
-
-function parseEvent(payload: Buffer, where: string): StreamEvent {
-  const event = JSON.parse(payload.toString('utf8')) as StreamEvent;
-  if (typeof event?.id !== 'number' || typeof event.stream !== 'string' || typeof event.eventTime !== 'string')
-    throw new Error(`${where}: not an event record`);
-  return event;
+  /** How often the bounds are applied on a timer (tests); default once a minute. */
+  readonly boundsIntervalMs?: number;
 }
 
 export class ReplayLog {
   private state: LogState;
-  private readonly all = new EventQueue();
-  private readonly byStream = new Map<string, EventQueue>();
+  private readonly all = new EventIndex();
+  private readonly byStream = new Map<string, EventIndex>();
+  /** Streams by number (the across-streams index keeps the number) and numbers by name. */
+  private readonly streamNames: string[] = [];
+  private readonly streamNumbers = new Map<string, number>();
+  private readonly tail = new HotTail();
   private readonly segments: Segment[];
+  private boundsTimer: NodeJS.Timeout | undefined;
+  /** Segments numbered so far (numbers are never reused, so a stale location never names a new file). */
+  private segmentCount = 0;
   private active: { segment: Segment; file: FileHandle; bytes: number; records: number } | undefined;
   /** Frames waiting for the next write and fsync, with the events they carry. */
   private pending: { frames: Buffer[]; events: StreamEvent[]; done: Array<(error?: Error) => void> } | undefined;
@@ -106,34 +100,37 @@ export class ReplayLog {
     // A state write a crash interrupted leaves its temporary file; the state file itself is whole.
     await fs.rm(path.join(options.directory, `${STATE_FILE}.tmp`), { force: true });
     const now = options.now ?? Date.now;
-    const loaded: StreamEvent[] = [];
+    // The scan indexes each event as it is read, so opening a large log never holds its events at once.
+    let log = new ReplayLog(options, { creationTime: '', lastId: 0 }, []);
     let state: LogState | undefined;
-    let segments: Segment[] = [];
     let highestId = 0;
     try {
       state = await readState(options.directory);
       highestId = state?.lastId ?? 0;
-      segments = await readSegments(options.directory, (event) => {
-        loaded.push(event);
+      const scanning = log;
+      const segments = await readSegments(options.directory, (event, location) => {
         highestId = Math.max(highestId, event.id);
+        scanning.keep(event, location);
       });
+      log.segments.push(...segments);
+      log.segmentCount = segments.length;
     } catch (error) {
       const aside = await setAside(options.directory, now());
       options.log?.(
         `the event replay log is damaged (${(error as Error).message}); its files were moved to ${aside} and a new log begins after id ${highestId}`,
       );
-      loaded.length = 0;
-      segments = [];
+      log = new ReplayLog(options, { creationTime: '', lastId: 0 }, []);
       state = undefined;
     }
     if (state === undefined) {
       state = { creationTime: new Date(now()).toISOString(), lastId: highestId };
       await replaceFileDurably(path.join(options.directory, STATE_FILE), JSON.stringify(state), '.tmp');
     } else state = { ...state, lastId: highestId };
-    const log = new ReplayLog(options, state, segments);
+    log.state = state;
     log.lastKept = highestId;
-    for (const event of loaded) log.keep(event);
     log.applyBounds();
+    log.boundsTimer = setInterval(() => log.applyBounds(), options.boundsIntervalMs ?? BOUNDS_INTERVAL_MS);
+    log.boundsTimer.unref();
     return log;
   }
 
@@ -153,7 +150,7 @@ export class ReplayLog {
   /** The oldest id still held, undefined when empty. */
   get firstId(): number | undefined {
     this.applyBounds();
-    return this.all.first()?.id;
+    return this.all.idAt(0);
   }
 
   /** The highest id of `stream` dropped from the head (0 when none was): a replay can only start after it. */
@@ -188,10 +185,49 @@ export class ReplayLog {
     return durable;
   }
 
-  /** Up to `limit` kept events of `stream` after `afterId`, in order. */
-  eventsAfter(stream: string, afterId: number, limit: number): StreamEvent[] {
+  /**
+   * Up to `limit` kept events of `stream` after `afterId`, in order: an array at once when the first of
+   * them is in the hot tail (and so are all later ones), or when none is kept (an empty array means
+   * exactly that: no kept event of the stream follows `afterId`); else a promise of events read from
+   * the segment files, never empty unless the bounds dropped them meanwhile. It rejects, naming the
+   * file, when a segment cannot be read.
+   */
+  eventsAfter(stream: string, afterId: number, limit: number): StreamEvent[] | Promise<StreamEvent[]> {
     this.applyBounds();
-    return this.byStream.get(stream)?.after(afterId, limit) ?? [];
+    const index = this.byStream.get(stream);
+    if (index === undefined) return [];
+    const from = index.positionAfter(afterId);
+    const to = Math.min(index.length, from + limit);
+    const hotFrom = this.tail.firstId;
+    if (from >= to) return [];
+    if (index.idAt(from)! >= hotFrom) {
+      const events: StreamEvent[] = [];
+      for (let n = from; n < to; n++) events.push(this.tail.get(index.idAt(n)!)!);
+      return events;
+    }
+    // The cold part, up to the hot tail (the next pull reads that from memory) and a bounded size.
+    const ids: number[] = [];
+    const locations: RecordLocation[] = [];
+    let bytes = 0;
+    for (let n = from; n < to && index.idAt(n)! < hotFrom && (bytes < READ_BATCH_BYTES || ids.length === 0); n++) {
+      const location = index.locationAt(n);
+      ids.push(index.idAt(n)!);
+      locations.push(location);
+      bytes += location.length;
+    }
+    return this.readCold(ids, locations);
+  }
+
+  /** Full events held in memory (the hot tail), whatever the log keeps on disk. */
+  get fullEventsHeld(): number {
+    return this.tail.count;
+  }
+
+  /** Bytes the in-memory index takes (both indexes, their spare capacity included). */
+  get indexBytes(): number {
+    let bytes = this.all.bytes;
+    for (const index of this.byStream.values()) bytes += index.bytes;
+    return bytes;
   }
 
   /** The id to replay after for a `start-time` (everything kept when all events are at or after it). */
@@ -204,6 +240,7 @@ export class ReplayLog {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearInterval(this.boundsTimer);
     while (this.flushing) await this.flushing;
     await this.active?.file.close();
     this.active = undefined;
@@ -215,8 +252,9 @@ export class ReplayLog {
     try {
       for (let batch = this.pending; batch !== undefined; batch = this.pending) {
         this.pending = undefined;
+        let locations: RecordLocation[];
         try {
-          await this.write(batch.frames, batch.events);
+          locations = await this.write(batch.frames, batch.events);
         } catch (error) {
           // The write may have landed in part: the segment is abandoned and the next append starts a new one.
           await this.active?.file.close().catch(() => undefined);
@@ -225,7 +263,7 @@ export class ReplayLog {
           for (const done of batch.done) done(failure);
           continue;
         }
-        for (const event of batch.events) this.keep(event);
+        for (const [i, event] of batch.events.entries()) this.keep(event, locations[i]!);
         this.options.onDurable?.(batch.events);
         this.applyBounds();
         for (const done of batch.done) done();
@@ -235,7 +273,9 @@ export class ReplayLog {
     }
   }
 
-  private async write(frames: Buffer[], events: StreamEvent[]): Promise<void> {
+  /** Writes the frames (of events in id order) and syncs; answers where each record now sits. */
+  private async write(frames: Buffer[], events: StreamEvent[]): Promise<RecordLocation[]> {
+    const locations: RecordLocation[] = [];
     let index = 0;
     while (index < frames.length) {
       const active = await this.activeSegment(events[index]!.id);
@@ -244,17 +284,21 @@ export class ReplayLog {
       const data = part.length === 1 ? part[0]! : Buffer.concat(part);
       await writeFully(active.file, data, active.bytes);
       await active.file.sync();
-      active.bytes += data.length;
+      for (const frame of part) {
+        locations.push({ segment: active.segment.number, offset: active.bytes, length: frame.length });
+        active.bytes += frame.length;
+      }
       active.records += part.length;
       active.segment.lastId = events[index + part.length - 1]!.id;
       index += part.length;
     }
+    return locations;
   }
 
   private async activeSegment(firstId: number): Promise<NonNullable<ReplayLog['active']>> {
     if (this.active && this.active.records < SEGMENT_EVENTS) return this.active;
     await this.active?.file.close();
-    const segment: Segment = { name: segmentName(firstId), firstId, lastId: firstId - 1 };
+    const segment: Segment = { number: this.segmentCount++, name: segmentName(firstId), firstId, lastId: firstId - 1 };
     const file = await fs.open(path.join(this.options.directory, segment.name), 'w+', FILE_MODE);
     await fsyncDirectory(this.options.directory);
     this.segments.push(segment);
@@ -269,36 +313,77 @@ export class ReplayLog {
     return this.lastKept;
   }
 
-  private keep(event: StreamEvent): void {
+  /** Indexes a durable event (its record at `location`) and holds it in the hot tail. */
+  private keep(event: StreamEvent, location: RecordLocation): void {
     this.lastKept = Math.max(this.lastKept, event.id);
-    this.all.push(event);
-    let queue = this.byStream.get(event.stream);
-    if (queue === undefined) {
-      queue = new EventQueue();
-      this.byStream.set(event.stream, queue);
+    let stream = this.streamNumbers.get(event.stream);
+    let index = this.byStream.get(event.stream);
+    if (stream === undefined || index === undefined) {
+      stream = this.streamNames.length;
+      this.streamNames.push(event.stream);
+      this.streamNumbers.set(event.stream, stream);
+      index = new EventIndex();
+      this.byStream.set(event.stream, index);
     }
-    queue.push(event);
+    const time = Date.parse(event.eventTime);
+    this.all.push(event.id, time, stream, location);
+    index.push(event.id, time, 0, location);
+    this.tail.add(event, location.length);
   }
 
-  /** Drops events from the head past the count and age bounds; removes segments left without events. */
-  private applyBounds(): void {
+  /**
+   * Drops events from the head past the count and age bounds; removes segments left without events.
+   * Run on use and by the timer, so aged events leave memory and disk when nobody asks.
+   */
+  applyBounds(): void {
     const oldest = (this.options.now ?? Date.now)() - this.options.maxAgeSeconds * 1000;
-    let dropped: StreamEvent | undefined;
-    for (let first = this.all.first(); first !== undefined; first = this.all.first()) {
-      if (this.all.length <= this.options.maxEvents && Date.parse(first.eventTime) >= oldest) break;
+    let droppedId: number | undefined;
+    let droppedTime = Number.NEGATIVE_INFINITY;
+    while (this.all.length > 0) {
+      const time = this.all.timeAt(0);
+      if (this.all.length <= this.options.maxEvents && time >= oldest) break;
+      const stream = this.streamNames[this.all.streamAt(0)]!;
+      droppedId = this.all.idAt(0)!;
+      droppedTime = Math.max(droppedTime, time);
       this.all.shift();
-      this.byStream.get(first.stream)?.shift();
-      this.droppedUpTo.set(first.stream, first.id);
-      dropped = first;
+      this.byStream.get(stream)?.shift();
+      this.droppedUpTo.set(stream, droppedId);
     }
-    if (dropped === undefined) return;
-    const agedTime = this.state.agedTime !== undefined && this.state.agedTime > dropped.eventTime ? this.state.agedTime : dropped.eventTime;
-    this.state = { ...this.state, agedTime };
+    if (droppedId === undefined) return;
+    this.tail.dropThrough(droppedId);
+    // The index keeps times in ms: the aged time is the newest dropped eventTime to the millisecond.
+    const previous = this.state.agedTime === undefined ? Number.NEGATIVE_INFINITY : Date.parse(this.state.agedTime);
+    if (droppedTime > previous) this.state = { ...this.state, agedTime: new Date(droppedTime).toISOString() };
     void this.housekeeping.run(() => this.removeDroppedSegments());
   }
 
+  /** Reads the records of `ids` (one stream's, in order) from their segments (see `eventsAfter`). */
+  private async readCold(ids: readonly number[], locations: readonly RecordLocation[]): Promise<StreamEvent[]> {
+    const events: StreamEvent[] = [];
+    let run = 0;
+    while (run < ids.length) {
+      const number = locations[run]!.segment;
+      let end = run + 1;
+      while (end < ids.length && locations[end]!.segment === number) end += 1;
+      const segment = this.segments.find((candidate) => candidate.number === number);
+      // Removed by the bounds before this read: its events were dropped, the reader is behind the head.
+      if (segment === undefined) return events;
+      const file = path.join(this.options.directory, segment.name);
+      try {
+        events.push(...(await readEvents(file, ids.slice(run, end), locations.slice(run, end))));
+      } catch (error) {
+        if (!this.segments.includes(segment)) return events; // removed by the bounds while it was read
+        const message = `cannot read the event replay log's ${segment.name}: ${(error as Error).message}`;
+        this.options.log?.(message);
+        throw new Error(message);
+      }
+      run = end;
+    }
+    return events;
+  }
+
   private async removeDroppedSegments(): Promise<void> {
-    const keepFrom = this.all.first()?.id ?? Number.POSITIVE_INFINITY;
+    const keepFrom = this.all.idAt(0) ?? Number.POSITIVE_INFINITY;
     let removed = false;
     while (this.segments.length > 0) {
       const segment = this.segments[0]!;
@@ -318,60 +403,4 @@ export class ReplayLog {
   private writeState(): Promise<void> {
     return replaceFileDurably(path.join(this.options.directory, STATE_FILE), JSON.stringify(this.state), '.tmp');
   }
-}
-
-async function readState(directory: string): Promise<LogState | undefined> {
-  let text: string;
-  try {
-    text = await fs.readFile(path.join(directory, STATE_FILE), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  const state = JSON.parse(text) as LogState;
-  if (typeof state?.creationTime !== 'string' || typeof state.lastId !== 'number')
-    throw new Error(`${STATE_FILE} is not a replay log state`);
-  return state;
-}
-
-/** Reads every segment in id order, handing each event over; cuts a torn tail of the last segment. */
-async function readSegments(directory: string, onEvent: (event: StreamEvent) => void): Promise<Segment[]> {
-  const names = (await fs.readdir(directory)).filter((name) => SEGMENT_NAME.test(name)).sort();
-  const segments: Segment[] = [];
-  for (const [index, name] of names.entries()) {
-    const firstId = Number(SEGMENT_NAME.exec(name)![1]);
-    const segment: Segment = { name, firstId, lastId: firstId - 1 };
-    const file = await fs.open(path.join(directory, name), 'r+');
-    try {
-      const { size } = await file.stat();
-      const scan = await scanSegment(file, size, MAX_EVENT_BYTES, (payload) => {
-        const event = parseEvent(payload, `${name} record ${segment.lastId - firstId + 2}`);
-        segment.lastId = event.id;
-        onEvent(event);
-      });
-      if (scan.damage) {
-        const last = index === names.length - 1;
-        const later = await findFrameAfter(file, size, scan.damage.offset, MAX_EVENT_BYTES);
-        if (!last || later !== undefined) throw new Error(`${name} at offset ${scan.damage.offset}: ${scan.damage.reason}`);
-        // A torn tail: the write a crash cut short was never acknowledged.
-        await file.truncate(scan.validBytes);
-        await file.sync();
-      }
-    } finally {
-      await file.close();
-    }
-    segments.push(segment);
-  }
-  return segments;
-}
-
-/** Moves every file of the log into `damaged-<time>/` beside it; answers that folder. */
-async function setAside(directory: string, now: number): Promise<string> {
-  const aside = path.join(directory, `damaged-${new Date(now).toISOString().replace(/[:.]/g, '-')}`);
-  await ensureDirectory(aside);
-  for (const name of await fs.readdir(directory)) {
-    if (name === STATE_FILE || SEGMENT_NAME.test(name)) await fs.rename(path.join(directory, name), path.join(aside, name));
-  }
-  await fsyncDirectory(directory);
-  return aside;
 }

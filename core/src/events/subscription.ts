@@ -5,8 +5,15 @@
  * replay it pulls the stream's events from the replay log after the last id it handed over, a batch at
  * a time and only while its sink takes them, so a long replay costs no buffer; live events are then in
  * the log already and are not buffered twice. Once a pull comes back empty it is live: the hub offers
- * it each event as the event becomes durable. The switch happens inside one synchronous step, and
- * every event is checked against the last id handed over, so the seam has neither a gap nor a duplicate.
+ * it each event as the event becomes durable. The switch happens inside one synchronous step (the log's
+ * in-memory index answers that no kept event follows), and every event is checked against the last id
+ * handed over, so the seam has neither a gap nor a duplicate.
+ *
+ * A pull of events older than the log's hot tail reads the disk and answers a promise: the pump waits
+ * for it and goes on where it stopped. Meanwhile live events are still only in the log (a later pull
+ * reads them), a drained sink only clears the pause, and a subscription ended or closed meanwhile does
+ * nothing more with what the read brings. A read that fails (a segment removed or damaged since the
+ * log opened) ends the subscription `replay-failed` with the log's message.
  *
  * Live events wait in a buffer while the sink is full; a subscriber more than `bufferEvents` behind is
  * ended `too-slow` with the last id it received (it may resume from there), so a slow client never
@@ -44,6 +51,8 @@ export class StreamSubscription implements Subscription {
   private queue: StreamEvent[] = [];
   private paused = false;
   private pumping = false;
+  /** A pull is reading the disk: the pump resumes when it answers. */
+  private reading = false;
   private ended = false;
   private timer: NodeJS.Timeout | undefined;
 
@@ -105,7 +114,8 @@ export class StreamSubscription implements Subscription {
   }
 
   private pump(): void {
-    if (this.pumping) return; // a sink that calls drained() from deliver() re-enters here
+    // A sink that calls drained() from deliver() re-enters here; a read on its way resumes the pump itself.
+    if (this.pumping || this.reading) return;
     this.pumping = true;
     try {
       while (!this.ended && !this.paused) {
@@ -121,6 +131,10 @@ export class StreamSubscription implements Subscription {
           break;
         }
         const batch = this.source.log.eventsAfter(this.stream.name, this.lastId, REPLAY_BATCH);
+        if (batch instanceof Promise) {
+          this.awaitRead(batch);
+          return;
+        }
         if (batch.length === 0) {
           this.mode = 'live';
           break;
@@ -131,6 +145,25 @@ export class StreamSubscription implements Subscription {
     } finally {
       this.pumping = false;
     }
+  }
+
+  /** Waits for a pull that reads the disk, hands what it read and pumps on (see the top comment). */
+  private awaitRead(read: Promise<StreamEvent[]>): void {
+    this.reading = true;
+    read.then(
+      (events) => {
+        this.reading = false;
+        if (this.ended) return;
+        // Nothing else moves lastId during a replay read; the check keeps the seam exact regardless.
+        const fresh = events.filter((event) => event.id > this.lastId);
+        if (fresh.length > 0) this.hand(fresh, false);
+        this.pump();
+      },
+      (error: Error) => {
+        this.reading = false;
+        this.end({ reason: 'replay-failed', message: error.message });
+      },
+    );
   }
 
   /**

@@ -65,7 +65,9 @@ export type SubscriptionEnd =
   | { readonly reason: 'closed' }
   | { readonly reason: 'stream-removed' }
   /** The subscriber fell more than its buffer behind; it may resume with the last id it received. */
-  | { readonly reason: 'too-slow'; readonly lastDeliveredId: number | undefined };
+  | { readonly reason: 'too-slow'; readonly lastDeliveredId: number | undefined }
+  /** Events to replay could not be read from the replay log (a segment removed or damaged); the message names the file. */
+  | { readonly reason: 'replay-failed'; readonly message: string };
 
 /** The receiving end of a subscription (the SSE response). */
 export interface EventSink {

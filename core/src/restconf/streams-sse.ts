@@ -9,8 +9,9 @@
  * hands only to listeners of that name, never to `onmessage`:
  * - `replay-gap`: the Last-Event-ID the client resumed from is older than the replay log, or unreadable;
  *   the data says what the log still holds (replay-log-aged-time, the first id kept);
- * - `error`: the hub ended the subscription (the client fell too far behind, or the stream was removed);
- *   the data names the reason and the last id delivered, to resume from. The response then ends.
+ * - `error`: the hub ended the subscription (the client fell too far behind, the stream was removed, or
+ *   events to replay could not be read from the replay log's files); the data names the reason and the
+ *   last id delivered, to resume from. The response then ends.
  *
  * Cost: a delivery is written per batch of events (the hub's group commit, a replay read), as one
  * write of bytes built once per event and encoding (and once per batch) and shared by every subscriber
@@ -129,6 +130,13 @@ export class SseSink implements EventSink {
       });
     } else if (why.reason === 'stream-removed') {
       this.notice('error', { reason: 'stream-removed', message: 'the stream was removed' });
+    } else if (why.reason === 'replay-failed') {
+      const last = this.lastDeliveredId;
+      this.notice('error', {
+        reason: 'replay-failed',
+        message: why.message,
+        ...(last !== undefined ? { 'last-delivered-id': last } : {}),
+      });
     }
     this.subscription = undefined; // the hub has let it go already
     this.finish();
