@@ -91,7 +91,13 @@ function operationName(body: string): string {
   return /^\s*<([\w.:-]+)/.exec(body)?.[1] ?? 'rpc';
 }
 
-type Transport = { stream: NodeJS.ReadWriteStream & { end(): void }; end(): void };
+/**
+ * The connection under a session. `end` closes it politely (SSH channel EOF and close, then the
+ * connection); `drop` lets go of a connection the device already closed or broke, sending nothing:
+ * when a whole fleet drops at once, thousands of farewell packets (each encrypted, padded with fresh
+ * random bytes) onto dead sockets cost the service a second of event loop for nothing.
+ */
+type Transport = { stream: NodeJS.ReadWriteStream & { end(): void }; end(): void; drop(): void };
 
 async function openTransport(options: SessionOptions): Promise<Transport> {
   const where = `${options.host}:${options.port}`;
@@ -108,7 +114,7 @@ async function openTransport(options: SessionOptions): Promise<Transport> {
       });
       socket.once('connect', () => {
         clearTimeout(timer);
-        resolve({ stream: socket, end: () => socket.destroy() });
+        resolve({ stream: socket, end: () => socket.destroy(), drop: () => socket.destroy() });
       });
     });
   }
@@ -149,8 +155,6 @@ async function openTransport(options: SessionOptions): Promise<Transport> {
       }),
     );
     client.once('ready', () => {
-      // requests are small, whole messages: send each at once rather than wait for the previous ACK (Nagle)
-      client.setNoDelay(true);
       client.subsys('netconf', (err, channel: ClientChannel) => {
         if (err) {
           settle(() => {
@@ -168,6 +172,7 @@ async function openTransport(options: SessionOptions): Promise<Transport> {
               channel.end();
               client.end();
             },
+            drop: () => client.destroy(),
           }),
         );
       });
@@ -184,6 +189,11 @@ async function openTransport(options: SessionOptions): Promise<Transport> {
       tryKeyboard: false,
       hostVerifier: hostKey.verify,
     });
+    // Before the handshake, not after: key exchange and login are several small writes each way, and
+    // with Nagle on, one of them waits for a delayed ACK (tens of ms per login; a fleet reconnecting
+    // then takes seconds longer while the service sits idle)
+    // requests after it are small, whole messages too: each goes at once rather than after the last ACK
+    client.setNoDelay(true);
   });
 }
 
@@ -236,11 +246,11 @@ export class NetconfSession {
         remaining,
       );
       transport.stream.on('error', (e: Error) => {
-        if (session) session.terminate(new NetconfSessionError('closed', `session to ${where} failed: ${e.message}`, e));
+        if (session) session.terminate(new NetconfSessionError('closed', `session to ${where} failed: ${e.message}`, e), 'gone');
         else failHello(new NetconfSessionError('hello', `session to ${where} failed before hello: ${e.message}`, e));
       });
       transport.stream.on('close', () => {
-        if (session) session.terminate(new NetconfSessionError('closed', `session to ${where} closed by the device`));
+        if (session) session.terminate(new NetconfSessionError('closed', `session to ${where} closed by the device`), 'gone');
         else failHello(new NetconfSessionError('hello', `${where} closed the session before its hello`));
       });
       transport.stream.write(frameMessage(helloMessage(CLIENT_CAPABILITIES), 'eom'));
@@ -474,8 +484,11 @@ export class NetconfSession {
     this.keepaliveTimer = setTimeout(tick, every).unref();
   }
 
-  /** Ends the session for a reason: every request in flight fails with it; onClose runs once. */
-  private terminate(reason: NetconfSessionError | undefined): void {
+  /**
+   * Ends the session for a reason: every request in flight fails with it; onClose runs once. The
+   * transport is ended politely unless the device is `gone` (its connection closed or broke).
+   */
+  private terminate(reason: NetconfSessionError | undefined, connection: 'open' | 'gone' = 'open'): void {
     if (this.ended !== null) return;
     this.ended = reason;
     clearTimeout(this.keepaliveTimer);
@@ -486,7 +499,8 @@ export class NetconfSession {
       p.reject(error);
     }
     this.pending.clear();
-    this.transport.end();
+    if (connection === 'gone') this.transport.drop();
+    else this.transport.end();
     this.options.onClose?.(reason);
   }
 
