@@ -87,7 +87,6 @@ export class CliShell {
         client.once('ready', () => {
           // one short command line per round trip: Nagle would hold it for the previous segment's ACK,
           // which the device delays (40 ms per command on Linux loopback)
-          client.setNoDelay(true);
           client.shell({ term: 'vt100', rows: 0, cols: 511 }, (err, channel) => {
             if (err) reject(new CliConnectionError('login', `${where}: the device refused a shell: ${err.message}`));
             else resolve(channel);
@@ -103,6 +102,9 @@ export class CliShell {
           keepaliveInterval: 0,
           hostVerifier: hostKey.verify,
         });
+        // no Nagle from the first byte: the handshake's and every command's small writes go at once
+        // (after the handshake only, a login waited tens of ms for a delayed ACK)
+        client.setNoDelay(true);
       });
       shell = new CliShell(client, stream, options);
       await shell.learnPrompt(deadline, where);

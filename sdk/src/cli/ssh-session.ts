@@ -41,7 +41,6 @@ export function connectSshCli(options: SshCliOptions): Promise<SshCliSession> {
       reject(err);
     });
     client.once('ready', () => {
-      client.setNoDelay(true); // no Nagle delay on each short command line
       client.shell({ term: 'vt100', rows: 0, cols: 512 }, (err, stream) => {
         if (err) {
           clearTimeout(timer);
@@ -130,5 +129,6 @@ export function connectSshCli(options: SshCliOptions): Promise<SshCliSession> {
       password: options.password,
       readyTimeout: timeoutMs,
     });
+    client.setNoDelay(true); // no Nagle delay on the handshake's and each command's short writes
   });
 }

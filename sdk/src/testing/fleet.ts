@@ -232,6 +232,9 @@ export async function startFleetDevices(specs: readonly FleetDeviceSpec[], share
 
   const onConnection = (device: PlayedDevice) => (socket: Socket) => {
     socket.on('error', () => undefined); // a reset by the client is no failure of the fleet
+    // the SSH server writes its handshake in several small pieces: with Nagle each login would wait on the
+    // client's delayed ACK, and a fleet would play devices far slower to log in than real ones
+    socket.setNoDelay(true);
     if (device.state === 'dropped') {
       socket.resetAndDestroy();
       return;

@@ -59,7 +59,7 @@ export function openRawNetconf(options: RawNetconfOptions): Promise<RawNetconfSe
       reject(e);
     });
     client.once('ready', () =>
-      client.setNoDelay(true).subsys('netconf', (err, channel: ClientChannel) => {
+      client.subsys('netconf', (err, channel: ClientChannel) => {
         if (err) {
           clearTimeout(timer);
           client.end();
@@ -180,5 +180,6 @@ export function openRawNetconf(options: RawNetconfOptions): Promise<RawNetconfSe
       readyTimeout: timeoutMs,
       tryKeyboard: false,
     });
+    client.setNoDelay(true); // no Nagle delay on the handshake's and each request's short writes
   });
 }

@@ -382,6 +382,10 @@ export function netconfDevice(def: NetconfDeviceDefinition, model: SimulatorMode
   };
 
   const accept = (client: Connection): void => {
+    // ssh2's server writes its handshake and each reply in small pieces: with Nagle, a login and many
+    // replies would wait on the client's delayed ACK (ssh2's server connection has setNoDelay; its type
+    // declarations omit it)
+    (client as unknown as { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true);
     client.on('error', () => undefined); // a client that vanishes mid-handshake is its own business
     client.on('authentication', (ctx) => {
       if (ctx.method !== 'password') {
