@@ -171,8 +171,18 @@ export async function startService(files: number, cpuProfileDir?: string): Promi
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-bench-fleet-'));
   const log = path.join(dir, 'service.log');
   const logFd = fs.openSync(log, 'a');
-  const execArgv = cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`];
+  const execArgv = [
+    ...(cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`]),
+    // BENCH_FLEET_NODE_FLAGS: Node or V8 flags for the service alone (`--trace-gc`, a heap setting to compare)
+    ...(process.env.BENCH_FLEET_NODE_FLAGS?.split(' ').filter((flag) => flag !== '') ?? []),
+  ];
   const args = ['service', '--port', '0', '--data-dir', path.join(dir, 'data'), '--plugins', fleetPlugins(dir)];
+  // BENCH_FLEET_CONFIG: a service configuration (JSON) to compare settings, e.g. {"fleet":{"connectConcurrency":8}}
+  if (process.env.BENCH_FLEET_CONFIG !== undefined) {
+    const configFile = path.join(dir, 'config.json');
+    fs.writeFileSync(configFile, process.env.BENCH_FLEET_CONFIG);
+    args.push('--config', configFile);
+  }
   const child = await startChild(args, execArgv, logFd).finally(() => fs.closeSync(logFd));
   raiseFileLimit(child.proc.pid!, files);
   const logTail = (lines = 20) => fs.readFileSync(log, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
