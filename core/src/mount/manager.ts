@@ -72,7 +72,7 @@ export interface MountOptions {
    * each wait drawn from its upper half); restored nodes make their first attempt within this window.
    */
   readonly retryMs?: number;
-  /** Connection attempts of restored nodes and southbound reconnects in flight at once (default 32; `fleet.connectConcurrency`). */
+  /** Connection attempts of restored nodes and southbound reconnects in flight at once (default 8; `fleet.connectConcurrency`). */
   readonly connectConcurrency?: number;
   /** The service's event hub: node status and device notifications are published to it (node-events.ts). */
   readonly events?: EventHub;

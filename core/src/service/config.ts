@@ -12,7 +12,7 @@
  *   runs; the variable serves deployments that keep the key out of the file's reach (a mounted secret).
  * - `fleet` bounds the work done on many devices at once: `installConcurrency` (default 32) is how many
  *   nodes a bulk install or uninstall (mount/bulk.ts) works on at the same time; `connectConcurrency`
- *   (default 32) how many reconnection attempts run at once across the service (mount/connect-pacing.ts);
+ *   (default 8) how many reconnection attempts run at once across the service (mount/connect-pacing.ts);
  *   `commitConcurrency` (default 32) how many devices a uniconfig commit (uniconfig/commit.ts) pushes to,
  *   and its per-node operations (sync-from-network, calculate-diff, is-in-sync, dry run) work on, at once.
  * - `events` bounds the event streams (events/hub.ts): `replayMaxEvents` (default 100000) and

@@ -19,6 +19,7 @@ test('config: defaults, and each bad field is named', (t) => {
   t.is(c.fleet.installConcurrency, 32);
   t.is(resolveConfig({ fleet: { installConcurrency: 8 } }, '/b').fleet.installConcurrency, 8);
   t.is(c.fleet.commitConcurrency, 32);
+  t.is(c.fleet.connectConcurrency, 8);
   t.is(resolveConfig({ fleet: { commitConcurrency: 7 } }, '/b').fleet.commitConcurrency, 7);
   const bad: Array<[unknown, string]> = [
     [{ port: 70000 }, 'port'],
