@@ -138,3 +138,23 @@ test('a segment deleted under a replaying subscriber ends it replay-failed namin
   hub.subscribe('a', { afterId: kept.at(-1)! }, recent);
   t.deepEqual(recent.ids, next);
 });
+
+test('a subscription closed or ended while its replay reads the disk takes nothing more', async (t) => {
+  const hub = await openHub(t, temporaryDirectory(t));
+  const kept = await publishMany(hub, 3000);
+  const closed = new RecordingSink();
+  hub.subscribe('a', { startTime: new Date(0) }, closed).close();
+  const removed = new RecordingSink();
+  hub.subscribe('b', { startTime: new Date(0) }, removed);
+  hub.removeStream('b');
+  t.deepEqual(removed.ended, { reason: 'stream-removed' });
+  // Another replay of the same events, many reads long, finishes after the first reads did.
+  const other = new RecordingSink();
+  hub.subscribe('a', { startTime: new Date(0) }, other);
+  await waitFor(t, 'the other replay', () => other.events.length === kept.length, 30_000);
+  for (let i = 0; i < 3; i++) await hub.publish('a', { content: { 'x:n': 3000 + i } });
+  t.deepEqual(closed.events, []);
+  t.is(closed.ended, undefined);
+  t.deepEqual(removed.events, []);
+  t.is(hub.subscriberCount('a'), 1);
+});
