@@ -63,7 +63,7 @@ export interface ReplayLogOptions {
 
 export class ReplayLog {
   private state: LogState;
-  private readonly all = new EventIndex();
+  private readonly all = new EventIndex(true);
   private readonly byStream = new Map<string, EventIndex>();
   /** Streams by number (the across-streams index keeps the number) and numbers by name. */
   private readonly streamNames: string[] = [];
@@ -317,16 +317,18 @@ export class ReplayLog {
   private keep(event: StreamEvent, location: RecordLocation): void {
     this.lastKept = Math.max(this.lastKept, event.id);
     let stream = this.streamNumbers.get(event.stream);
-    let index = this.byStream.get(event.stream);
-    if (stream === undefined || index === undefined) {
+    if (stream === undefined) {
       stream = this.streamNames.length;
       this.streamNames.push(event.stream);
       this.streamNumbers.set(event.stream, stream);
-      index = new EventIndex();
+    }
+    let index = this.byStream.get(event.stream);
+    if (index === undefined) {
+      index = new EventIndex(false);
       this.byStream.set(event.stream, index);
     }
     const time = Date.parse(event.eventTime);
-    this.all.push(event.id, time, stream, location);
+    this.all.push(event.id, time, stream);
     index.push(event.id, time, 0, location);
     this.tail.add(event, location.length);
   }
@@ -346,7 +348,10 @@ export class ReplayLog {
       droppedId = this.all.idAt(0)!;
       droppedTime = Math.max(droppedTime, time);
       this.all.shift();
-      this.byStream.get(stream)?.shift();
+      const index = this.byStream.get(stream);
+      index?.shift();
+      // A stream with nothing kept (a removed node's, say) gives its columns back.
+      if (index?.length === 0) this.byStream.delete(stream);
       this.droppedUpTo.set(stream, droppedId);
     }
     if (droppedId === undefined) return;

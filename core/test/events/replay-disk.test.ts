@@ -79,7 +79,7 @@ test('large events stay on disk: the log holds no more of them in full than its 
   t.true(log.fullEventsHeld <= HOT_TAIL_EVENTS);
   t.true(log.fullEventsHeld * large.length <= HOT_TAIL_BYTES);
   // The index: a few tens of bytes per event (its spare capacity included), not the events' 40 MB.
-  t.true(log.indexBytes < 2000 * 200, `${log.indexBytes} bytes of index`);
+  t.true(log.indexBytes < 2000 * 60, `${log.indexBytes} bytes of index`);
   const cold = log.eventsAfter('a', 0, 3);
   t.true(cold instanceof Promise);
   t.deepEqual(await cold, events.slice(0, 3));
