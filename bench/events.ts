@@ -16,7 +16,8 @@
  * When the service has no data-change stream, the rows are skipped saying why. A run is bounded: a few
  * seconds per phase, the subscribers' wait and the drain bounded; under 3 minutes in all.
  * Tuning: BENCH_EVENTS_RATE (writes/s offered), BENCH_EVENTS_SUBSCRIBERS, BENCH_EVENTS_SECONDS;
- * BENCH_EVENTS_PROFILE=<dir> runs the service under --cpu-prof and leaves its profile there.
+ * BENCH_EVENTS_PROFILE=<dir> runs the service and the client under --cpu-prof and leaves their profiles
+ * there; BENCH_EVENTS_CONFIG=<json> is the service's configuration file (say, its `events` settings).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -38,15 +39,21 @@ const STREAM = '/rests/streams/json/data-change';
 const SUBSCRIBE_TIMEOUT_MS = 40_000;
 const DRAIN_MS = 10_000;
 const PROFILE_DIR = process.env.BENCH_EVENTS_PROFILE;
+const SERVICE_CONFIG = process.env.BENCH_EVENTS_CONFIG;
+const profile = PROFILE_DIR === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`];
 
 interface LoadClient {
   ask<T>(command: Record<string, unknown>, timeoutMs: number): Promise<T>;
-  stop(): void;
+  /** Resolves once the client has exited: it gets a moment to (writing its profile), then is killed. */
+  stop(): Promise<void>;
 }
 
 /** Forks the client process against `url`; every command is answered within its bound or fails. */
 function startLoadClient(url: string): Promise<LoadClient> {
-  const proc: ChildProcess = fork(path.join(__dirname, 'events-load-child.js'), [url], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const proc: ChildProcess = fork(path.join(__dirname, 'events-load-child.js'), [url], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv: profile,
+  });
   const ask = <T>(command: Record<string, unknown>, timeoutMs: number): Promise<T> =>
     new Promise((resolve, reject) => {
       const timer = setTimeout(
@@ -60,12 +67,16 @@ function startLoadClient(url: string): Promise<LoadClient> {
       });
       proc.send(command);
     });
-  const stop = () => {
-    if (proc.exitCode === null) proc.kill('SIGKILL');
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  const stop = async () => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
   };
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      stop();
+      proc.kill('SIGKILL');
       reject(new Error('the event client did not start in 30 s'));
     }, 30_000);
     proc.once('message', () => {
@@ -185,9 +196,13 @@ export async function benchEvents(): Promise<BenchResult[]> {
     fs.symlinkSync(path.join(testModels, f), path.join(yangDir, f));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-bench-events-'));
   const logFd = fs.openSync(path.join(dir, 'service.log'), 'a');
-  const profile = PROFILE_DIR === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`];
+  const config: string[] = [];
+  if (SERVICE_CONFIG !== undefined) {
+    fs.writeFileSync(path.join(dir, 'config.json'), SERVICE_CONFIG);
+    config.push('--config', path.join(dir, 'config.json'));
+  }
   const service = await startChild(
-    ['service', '--port', '0', '--data-dir', path.join(dir, 'data'), '--yang', yangDir],
+    ['service', '--port', '0', '--data-dir', path.join(dir, 'data'), '--yang', yangDir, ...config],
     profile,
     logFd,
   ).finally(() => fs.closeSync(logFd));
@@ -236,7 +251,7 @@ export async function benchEvents(): Promise<BenchResult[]> {
     throw e;
   } finally {
     await client?.ask({ cmd: 'close' }, 10_000).catch(() => undefined);
-    client?.stop();
+    await client?.stop();
     await stopChild(service);
     fs.rmSync(dir, { recursive: true, force: true });
     fs.rmSync(yangDir, { recursive: true, force: true });
