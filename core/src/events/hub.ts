@@ -9,8 +9,16 @@
  * of one event (subscription.ts). An event of a stream without replay is offered at once. The events
  * of one group commit are offered as one batch, so that each subscriber can send them in one write.
  * Each event's text is encoded at most once per encoding, however many subscribers send it.
+ *
+ * Fan-out is paced: what one costs (a socket write per subscriber) is paid per fan-out, not per
+ * event, so under load the hub gathers the events made durable and offers them at most once per
+ * `deliveryIntervalMs`. A fan-out comes at once when the last one is older than the interval, so an
+ * idle stream's event waits for nothing; only events following close behind another wait, at most
+ * the interval. Events wait in id order and are offered in it, so what a subscription guarantees
+ * (subscription.ts: order, no gap, no duplicate, bounded buffer) is unchanged.
  */
 import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import type { SchemaContext } from '../yang/schema';
 import { encodeJsonNotification, encodeXmlNotification, namespacesOf, type NamespaceOf } from './encode';
 import { EventError } from './errors';
@@ -28,13 +36,19 @@ export interface EventSettings {
   readonly subscriberBufferEvents: number;
   /** Idle seconds between SSE keep-alive comments (read by the RESTCONF stream resource). */
   readonly keepAliveSeconds: number;
+  /** Milliseconds between two fan-outs at least; events made durable in between wait for the next. 0: none. */
+  readonly deliveryIntervalMs: number;
 }
+
+/** The default pace of fan-outs (docs/operations.md "Measuring event streams" says how it was chosen). */
+const DELIVERY_INTERVAL_MS = 10;
 
 export const DEFAULT_EVENT_SETTINGS: EventSettings = {
   replayMaxEvents: 100_000,
   replayMaxAgeSeconds: 86_400,
   subscriberBufferEvents: 1000,
   keepAliveSeconds: 15,
+  deliveryIntervalMs: DELIVERY_INTERVAL_MS,
 };
 
 export interface EventHubOptions {
@@ -67,6 +81,10 @@ export class EventHub {
   private readonly now: () => number;
   private log!: ReplayLog;
   private closing: Promise<void> | undefined;
+  /** When the last fan-out ran (a monotonic clock: the hub's may be a test's), and the events waiting for the next one, in id order. */
+  private lastFanOutAt = Number.NEGATIVE_INFINITY;
+  private waiting: StreamEvent[] = [];
+  private fanOutTimer: NodeJS.Timeout | undefined;
 
   private constructor(options: EventHubOptions) {
     this.settings = { ...DEFAULT_EVENT_SETTINGS, ...options.settings };
@@ -82,7 +100,7 @@ export class EventHub {
       maxEvents: hub.settings.replayMaxEvents,
       maxAgeSeconds: hub.settings.replayMaxAgeSeconds,
       now: hub.now,
-      onDurable: (events) => hub.fanOut(events),
+      onDurable: (events) => hub.pace(events),
       ...(options.log ? { log: options.log } : {}),
     });
     return hub;
@@ -123,7 +141,7 @@ export class EventHub {
       eventTime: input.eventTime ?? new Date(this.now()).toISOString(),
     };
     if (def.replay) await this.log.append(event);
-    else this.fanOut([event]);
+    else this.pace([event]);
     return event;
   }
 
@@ -208,11 +226,40 @@ export class EventHub {
   /** Ends every subscription (`closed`), waits for queued publishes to be durable, closes the log. */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      if (this.fanOutTimer !== undefined) clearTimeout(this.fanOutTimer);
+      this.fanOutTimer = undefined;
+      this.waiting = [];
       for (const set of this.subscribers.values()) for (const subscription of [...set]) subscription.end({ reason: 'closed' });
       this.subscribers.clear();
       await this.log.close();
     })();
     return this.closing;
+  }
+
+  /**
+   * Fans `events` out now when the last fan-out is older than the interval; else they wait, with any
+   * already waiting, for the fan-out the interval allows next.
+   */
+  private pace(events: readonly StreamEvent[]): void {
+    const interval = this.settings.deliveryIntervalMs;
+    if (this.fanOutTimer === undefined) {
+      const sinceLast = performance.now() - this.lastFanOutAt;
+      if (interval <= 0 || sinceLast >= interval) {
+        this.lastFanOutAt = performance.now();
+        this.fanOut(events);
+        return;
+      }
+      this.fanOutTimer = setTimeout(() => this.fanOutWaiting(), interval - sinceLast);
+    }
+    for (const event of events) this.waiting.push(event);
+  }
+
+  private fanOutWaiting(): void {
+    this.fanOutTimer = undefined;
+    const events = this.waiting;
+    this.waiting = [];
+    this.lastFanOutAt = performance.now();
+    this.fanOut(events);
   }
 
   /**

@@ -17,7 +17,8 @@
  *   and its per-node operations (sync-from-network, calculate-diff, is-in-sync, dry run) work on, at once.
  * - `events` bounds the event streams (events/hub.ts): `replayMaxEvents` (default 100000) and
  *   `replayMaxAgeSeconds` (default 86400) the replay log, `subscriberBufferEvents` (default 1000) how far
- *   a subscriber may fall behind before it is ended, `keepAliveSeconds` (default 15) the SSE keep-alive.
+ *   a subscriber may fall behind before it is ended, `keepAliveSeconds` (default 15) the SSE keep-alive,
+ *   `deliveryIntervalMs` (default 10) the shortest time between two fan-outs of events to subscribers.
  * - `tls` and `auth` are checked for shape here (auth in auth-config.ts) so a mistake names its field
  *   even when the plugin that reads it is off; `tls` store paths are resolved like every path. What
  *   needs the plugin's knowledge (stores, passwords, cipher suites) the TLS plugin checks at start-up.
@@ -156,6 +157,7 @@ const EVENTS_FIELDS: Record<keyof EventSettings, { min: number; max: number }> =
   replayMaxAgeSeconds: { min: 1, max: 10 * 365 * 86_400 },
   subscriberBufferEvents: { min: 1, max: 1_000_000 },
   keepAliveSeconds: { min: 1, max: 3600 },
+  deliveryIntervalMs: { min: 0, max: 1000 },
 };
 
 function checkEvents(raw: unknown): EventSettings {

@@ -15,9 +15,13 @@ export function temporaryDirectory(t: ExecutionContext): string {
   return directory;
 }
 
-/** Opens a hub with the three test streams (`a` and `b` with replay, `live` without). */
+/**
+ * Opens a hub with the three test streams (`a` and `b` with replay, `live` without). Its fan-out is
+ * unpaced unless `settings` say otherwise, so that a test sees what a publish offered as soon as the
+ * publish resolves (pacing.test.ts tests the pace).
+ */
 export async function openHub(t: ExecutionContext, directory: string, options: Partial<EventHubOptions> = {}): Promise<EventHub> {
-  const hub = await EventHub.open({ directory, ...options });
+  const hub = await EventHub.open({ directory, ...options, settings: { deliveryIntervalMs: 0, ...options.settings } });
   hub.defineStream({ name: 'a', description: 'a', replay: true });
   hub.defineStream({ name: 'b', description: 'b', replay: true });
   hub.defineStream({ name: 'live', description: 'live only', replay: false });
