@@ -1,13 +1,13 @@
 /**
  * The event benchmark's subscribers: many Server-Sent-Events connections to one stream, each its own
- * socket, read as cheaply as a client can (one process holds them all, so parsing JSON per event per
+ * socket (read off the socket by streaming-get.ts, not through Node's HTTP client), read as cheaply as a client can (one process holds them all, so parsing JSON per event per
  * subscriber would measure this process and not the service): each chunk is scanned for the writes'
  * markers (`"evb<n>"`, bench/events-writer.ts) and every complete line is stamped with the chunk's
  * arrival time. What it keeps: per subscriber, which of the measured writes it has seen (a byte each,
  * so a duplicate shows); for all, a histogram of the time from the write's 2xx answer to delivery.
  */
-import * as http from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { StreamingGet } from './streaming-get';
 
 const MARKER = Buffer.from('"evb');
 const QUOTE = 0x22;
@@ -99,28 +99,29 @@ export class Subscriber {
   private seen: Uint8Array = new Uint8Array(0);
   private measured: MeasuredWrites | undefined;
   private carry: Buffer | undefined;
-  private readonly req: http.ClientRequest;
+  private readonly get: StreamingGet;
 
   constructor(url: URL, onResponse: (s: Subscriber) => void) {
-    this.req = http.get(
-      { host: url.hostname, port: url.port, path: url.pathname + url.search, agent: false, headers: { accept: 'text/event-stream' } },
-      (res) => {
-        this.status = res.statusCode ?? 0;
-        onResponse(this);
-        res.on('data', (chunk: Buffer) => this.read(chunk, performance.now()));
-        res.on('end', () => {
+    let answered = false;
+    this.get = new StreamingGet(
+      url,
+      { accept: 'text/event-stream' },
+      {
+        onHead: (status) => {
+          answered = true;
+          this.status = status;
+          onResponse(this);
+        },
+        onBody: (bytes, at) => this.read(bytes, at),
+        onEnd: (error) => {
           this.ended = true;
-        });
-        res.on('error', () => {
-          this.ended = true;
-        });
+          if (error === undefined || answered) return;
+          this.lastText = error;
+          onResponse(this);
+        },
       },
+      () => performance.now(),
     );
-    this.req.on('error', (e) => {
-      this.ended = true;
-      this.lastText = e.message;
-      onResponse(this);
-    });
   }
 
   /** Starts counting the writes of `measured` (and forgets the previous set). */
@@ -141,7 +142,7 @@ export class Subscriber {
   }
 
   close(): void {
-    this.req.destroy();
+    this.get.close();
     this.ended = true;
   }
 
