@@ -33,7 +33,7 @@ import { FILE_MODE, ensureDirectory, fsyncDirectory, replaceFileDurably, writeFu
 import { encodeFrame } from '../datastore/record-frame';
 import { WriteQueue } from '../datastore/write-queue';
 import { EventIndex, type RecordLocation } from './event-index';
-import { readEvents } from './replay-read';
+import { type SegmentFile, readCold } from './replay-read';
 import { type LogState, STATE_FILE, type Segment, readSegments, readState, segmentName, setAside } from './replay-files';
 import { HotTail } from './replay-tail';
 import type { StreamEvent } from './types';
@@ -215,7 +215,13 @@ export class ReplayLog {
       locations.push(location);
       bytes += location.length;
     }
-    return this.readCold(ids, locations);
+    return readCold(ids, locations, (number) => this.segmentFile(number), this.options.log);
+  }
+
+  /** The file of segment `number` while the log has it; undefined once the bounds removed it. */
+  private segmentFile(number: number): SegmentFile | undefined {
+    const segment = this.segments.find((candidate) => candidate.number === number);
+    return segment && { name: segment.name, path: path.join(this.options.directory, segment.name) };
   }
 
   /** Full events held in memory (the hot tail), whatever the log keeps on disk. */
@@ -360,31 +366,6 @@ export class ReplayLog {
     const previous = this.state.agedTime === undefined ? Number.NEGATIVE_INFINITY : Date.parse(this.state.agedTime);
     if (droppedTime > previous) this.state = { ...this.state, agedTime: new Date(droppedTime).toISOString() };
     void this.housekeeping.run(() => this.removeDroppedSegments());
-  }
-
-  /** Reads the records of `ids` (one stream's, in order) from their segments (see `eventsAfter`). */
-  private async readCold(ids: readonly number[], locations: readonly RecordLocation[]): Promise<StreamEvent[]> {
-    const events: StreamEvent[] = [];
-    let run = 0;
-    while (run < ids.length) {
-      const number = locations[run]!.segment;
-      let end = run + 1;
-      while (end < ids.length && locations[end]!.segment === number) end += 1;
-      const segment = this.segments.find((candidate) => candidate.number === number);
-      // Removed by the bounds before this read: its events were dropped, the reader is behind the head.
-      if (segment === undefined) return events;
-      const file = path.join(this.options.directory, segment.name);
-      try {
-        events.push(...(await readEvents(file, ids.slice(run, end), locations.slice(run, end))));
-      } catch (error) {
-        if (!this.segments.includes(segment)) return events; // removed by the bounds while it was read
-        const message = `cannot read the event replay log's ${segment.name}: ${(error as Error).message}`;
-        this.options.log?.(message);
-        throw new Error(message);
-      }
-      run = end;
-    }
-    return events;
   }
 
   private async removeDroppedSegments(): Promise<void> {
