@@ -3,40 +3,49 @@
  * write, or a commit of many nodes), what changed in its intended configuration is published with
  * datastore `uniconfig-intended` and what changed on the device (the actual configuration as read back
  * after the push) with `uniconfig-actual`, each as the difference of the stored trees before and after,
- * with topology `uniconfig` and the node's id. All are started in node order before any is awaited, so
+ * with topology `uniconfig`, the node's id and the user who asked (when authentication is on). Every
+ * writer of a node's stored trees publishes here once the node store holds them: an immediate write
+ * and a commit (engine.ts, commit.ts), sync-from-network (operations.ts), install-node's first read and
+ * uninstall-node (uniconfig.ts). All are started in node order before any is awaited, so
  * the hub numbers them in that order; a replay log that cannot be written is logged, not thrown, since
  * the devices and the stores already hold the change.
  */
 import { diffTrees } from '../data/diff';
 import type { DataRoot } from '../data/tree';
-import { editsOfDiff } from '../events/data-change';
+import { type ChangeEdit, editsOfDiff } from '../events/data-change';
 import type { DataChangeFeed } from '../events/data-change-feed';
 import type { Logger } from '../logger';
 
 /** The topology the events name. */
 const TOPOLOGY = 'uniconfig';
 
-/** What one node's save changed: either pair may be absent (that side was not stored). */
+/** One stored tree's change: before and after, or `removed` (the node is gone: one `delete` of its whole configuration, target `/`). */
+export type TreeChange = { readonly before: DataRoot; readonly after: DataRoot } | 'removed';
+
+/** What one node's save changed: either side may be absent (that side was not stored). */
 export interface NodeChange {
   readonly nodeId: string;
-  readonly intended?: { readonly before: DataRoot; readonly after: DataRoot };
-  readonly actual?: { readonly before: DataRoot; readonly after: DataRoot };
+  readonly intended?: TreeChange;
+  readonly actual?: TreeChange;
+}
+
+function editsOf(change: TreeChange): ChangeEdit[] {
+  return change === 'removed' ? [{ operation: 'delete', path: [] }] : editsOfDiff(diffTrees(change.before, change.after));
 }
 
 /** Publishes the changes of stored nodes; resolves once their events are durable (or their failure logged). */
-export async function publishNodeChanges(feed: DataChangeFeed | undefined, log: Logger, changes: readonly NodeChange[]): Promise<void> {
+export async function publishNodeChanges(
+  feed: DataChangeFeed | undefined,
+  log: Logger,
+  changes: readonly NodeChange[],
+  user?: string,
+): Promise<void> {
   if (feed === undefined) return;
   const published: Promise<void>[] = [];
   for (const c of changes) {
-    const node = { topologyId: TOPOLOGY, nodeId: c.nodeId };
-    if (c.intended !== undefined)
-      published.push(
-        feed.publish({ datastore: 'uniconfig-intended', ...node, edits: editsOfDiff(diffTrees(c.intended.before, c.intended.after)) }),
-      );
-    if (c.actual !== undefined)
-      published.push(
-        feed.publish({ datastore: 'uniconfig-actual', ...node, edits: editsOfDiff(diffTrees(c.actual.before, c.actual.after)) }),
-      );
+    const node = { topologyId: TOPOLOGY, nodeId: c.nodeId, ...(user !== undefined ? { user } : {}) };
+    if (c.intended !== undefined) published.push(feed.publish({ datastore: 'uniconfig-intended', ...node, edits: editsOf(c.intended) }));
+    if (c.actual !== undefined) published.push(feed.publish({ datastore: 'uniconfig-actual', ...node, edits: editsOf(c.actual) }));
   }
   try {
     await Promise.all(published);

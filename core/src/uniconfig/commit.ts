@@ -44,6 +44,8 @@ export interface CommitOptions {
   readonly skipUnreachable: boolean;
   /** Roll back the nodes already changed when another fails (all or nothing); false leaves them committed. */
   readonly doRollback: boolean;
+  /** Who commits, when authentication is on (named by the data-change events). */
+  readonly user?: string;
 }
 
 /** What a commit that went through reports. */
@@ -173,7 +175,7 @@ export async function commitNodes(
     // what reached the devices is stored: everything on success, the nodes left committed otherwise
     const keep = failed ? items.filter((_, i) => states[i]?.kind === 'pushed') : items;
     const readBackOf = new Map(items.flatMap((item, i) => (states[i]?.kind === 'pushed' ? [[item, states[i].now] as const] : [])));
-    await storeResults(parts, scope, keep, readBackOf);
+    await storeResults(parts, scope, keep, readBackOf, options.user);
     if (pushed.length > 0) parts.log.info(`committed ${someNodes(pushed.map((p) => p.nodeId))}`);
     if (unreachable.size > 0) parts.log.info(`commit skipped unreachable node(s) ${someNodes([...unreachable.keys()])}`);
     if (failed) throw failureReport(items, states, { rolledBack: false, rollbackFailed: new Set() });
@@ -245,6 +247,7 @@ async function storeResults(
   scope: PluginScope,
   items: readonly CommitItem[],
   pushed: ReadonlyMap<CommitItem, DataRoot | undefined>,
+  user: string | undefined,
 ): Promise<void> {
   const { store } = parts;
   const saving = items.filter((item) => pushed.has(item) || item.storeIntended);
@@ -275,7 +278,7 @@ async function storeResults(
     await rollback(parts, scope, [...pushed.keys()]);
     throw e;
   }
-  await publishNodeChanges(parts.changes, parts.log, [...changes.values()]);
+  await publishNodeChanges(parts.changes, parts.log, [...changes.values()], user);
 }
 
 /** 502 naming each unreachable node; the others were not sent either. */

@@ -23,6 +23,7 @@ import type { PluginScope } from '../plugins/generation';
 import type { RestconfContext } from '../restconf/context';
 import type { DataCall, DataQuery } from '../restconf/data-call';
 import { queryText, rawQueryOf } from '../restconf/data-query';
+import { requestUser } from '../restconf/request-user';
 import { TreeView } from '../restconf/tree-view';
 import { decodeBody, readBody } from '../restconf/body';
 import { badQuery, malformed, methodNotAllowed, unknownResource } from '../restconf/errors';
@@ -138,7 +139,7 @@ export class ConfigurationView extends TreeView {
     const intended: Datastore = {
       name: 'config',
       current: () => engine.read(scope, tx, nodeId, actualView ? 'actual' : 'intended'),
-      apply: (edits, check) => engine.write(scope, tx, nodeId, edits, check),
+      apply: (edits, check) => engine.write(scope, tx, nodeId, edits, check, requestUser(req)),
     };
     const actual: Datastore = {
       name: 'operational',

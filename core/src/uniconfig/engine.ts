@@ -20,7 +20,7 @@ import type { PluginScope } from '../plugins/generation';
 import type { SchemaContext } from '../yang/schema';
 import { RestconfError } from '../restconf/errors';
 import { type CommitOptions, type CommitOutcome, type CommitParts, commitNodes, DEFAULT_COMMIT_CONCURRENCY, readBack } from './commit';
-import { publishNodeChanges } from './change-events';
+import { type NodeChange, publishNodeChanges } from './change-events';
 import { pushConfiguration } from './device-io';
 import type { DeviceModuleStore } from './device-modules';
 import type { NodeStore } from './node-store';
@@ -113,6 +113,8 @@ export class UniconfigEngine {
     nodeId: string,
     edits: readonly Edit[],
     check?: (next: DataRoot, previous: DataRoot) => void,
+    /** Who writes, when authentication is on (named by the data-change events). */
+    user?: string,
   ): Promise<DataRoot> {
     if (tx !== undefined) {
       const view = this.view(scope, tx, nodeId);
@@ -140,11 +142,14 @@ export class UniconfigEngine {
         );
         throw e;
       }
-      await publishNodeChanges(this.changes, this.log, [
-        { nodeId, intended: { before: intended, after: next }, actual: { before: actual, after: now } },
-      ]);
+      await this.published([{ nodeId, intended: { before: intended, after: next }, actual: { before: actual, after: now } }], user);
       return next;
     });
+  }
+
+  /** Publishes what stored nodes' trees changed (change-events.ts); resolves once the events are durable. */
+  published(changes: readonly NodeChange[], user?: string): Promise<void> {
+    return publishNodeChanges(this.changes, this.log, changes, user);
   }
 
   /** The target nodes of an operation, each checked to be a uniconfig node (404 otherwise). */

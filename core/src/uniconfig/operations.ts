@@ -61,15 +61,27 @@ async function perNode(ids: readonly string[], limit: number, work: (nodeId: str
 }
 
 /** commit's and checked-commit's flags (do-rollback defaults to true). */
-function commitOptions(input: JsonObject, checked: boolean): CommitOptions {
-  return { checked, skipUnreachable: input['skip-unreachable-nodes'] === true, doRollback: input['do-rollback'] !== false };
+function commitOptions(input: JsonObject, checked: boolean, user: string | undefined): CommitOptions {
+  return {
+    checked,
+    skipUnreachable: input['skip-unreachable-nodes'] === true,
+    doRollback: input['do-rollback'] !== false,
+    ...(user !== undefined ? { user } : {}),
+  };
 }
 
 export class UniconfigOperations {
   constructor(private readonly parts: OperationParts) {}
 
   /** Runs `module:rpc`; undefined when it is not one of ours. */
-  async run(name: string, scope: PluginScope, tx: Transaction | undefined, input: JsonObject): Promise<OperationOutput | undefined> {
+  async run(
+    name: string,
+    scope: PluginScope,
+    tx: Transaction | undefined,
+    input: JsonObject,
+    /** Who asked, when authentication is on: the data-change events of what the operation stores name them. */
+    user?: string,
+  ): Promise<OperationOutput | undefined> {
     const { engine, registry } = this.parts;
     const allNodes = () => engine.store.nodeIds();
     switch (name) {
@@ -83,7 +95,7 @@ export class UniconfigOperations {
           // without a transaction, "every node" means every node with something to send: a node that is
           // down but has nothing to commit does not stop the others
           const ids = engine.targets(targetNodes(input), () => (tx !== undefined ? tx.writtenNodes() : engine.store.changedNodeIds()));
-          const { unreachable } = await engine.commit(scope, tx, ids, commitOptions(input, name.endsWith('checked-commit')));
+          const { unreachable } = await engine.commit(scope, tx, ids, commitOptions(input, name.endsWith('checked-commit'), user));
           return unreachable.length > 0 ? { 'unreachable-nodes': { node: [...unreachable] } } : null;
         } finally {
           if (tx !== undefined) registry.drop(tx);
@@ -109,11 +121,14 @@ export class UniconfigOperations {
       }
       case 'uniconfig-manager:sync-from-network': {
         const ids = engine.targets(targetNodes(input), allNodes);
+        // each node is stored and published on its own: a device that cannot be read stores and publishes nothing
         return perNode(ids, engine.concurrency, (id) =>
           engine.store.locked([id], async () => {
             const device = engine.device(scope, id);
             const now = await readConfiguration(device, scope);
+            const before = engine.store.tree('operational', id, device.schema);
             await engine.store.save([{ nodeId: id, actual: engine.store.encode(now, device.schema) }]);
+            await engine.published([{ nodeId: id, actual: { before, after: now } }], user);
             return {};
           }),
         );
@@ -128,7 +143,7 @@ export class UniconfigOperations {
       }
       case 'uniconfig-manager:replace-config-with-operational': {
         const ids = engine.targets(targetNodes(input), allNodes);
-        await this.replaceIntended(scope, tx, ids, (id) => engine.read(scope, tx, id, 'actual'));
+        await this.replaceIntended(scope, tx, ids, (id) => engine.read(scope, tx, id, 'actual'), user);
         return null;
       }
       case 'snapshot-manager:create-snapshot': {
@@ -139,7 +154,7 @@ export class UniconfigOperations {
           const schema = engine.schema(scope, id);
           copies.set(id, engine.store.encode(engine.read(scope, tx, id, 'intended'), schema));
         }
-        await this.parts.snapshots.create(snapshotName, copies);
+        await this.parts.snapshots.create(snapshotName, copies, user);
         return null;
       }
       case 'snapshot-manager:replace-config-with-snapshot': {
@@ -152,11 +167,11 @@ export class UniconfigOperations {
           throw RestconfError.of('data-missing', `snapshot '${snapshotName}' holds no configuration of ${absent.join(', ')}`, {
             type: 'application',
           });
-        await this.replaceIntended(scope, tx, ids, (id) => engine.store.decode(copies.get(id)!, engine.schema(scope, id)));
+        await this.replaceIntended(scope, tx, ids, (id) => engine.store.decode(copies.get(id)!, engine.schema(scope, id)), user);
         return null;
       }
       case 'snapshot-manager:delete-snapshot':
-        await this.parts.snapshots.delete(nameOf(input));
+        await this.parts.snapshots.delete(nameOf(input), user);
         return null;
       default:
         return undefined;
@@ -169,6 +184,7 @@ export class UniconfigOperations {
     tx: Transaction | undefined,
     ids: readonly string[],
     next: (id: string) => import('../data/tree').DataRoot,
+    user: string | undefined,
   ): Promise<void> {
     const { engine } = this.parts;
     // Without a transaction: a private one, committed now (all or nothing, like any commit).
@@ -179,7 +195,13 @@ export class UniconfigOperations {
         view.intended = next(id);
         view.written = true;
       }
-      if (tx === undefined) await engine.commit(scope, target, ids, { checked: false, skipUnreachable: false, doRollback: true });
+      if (tx === undefined)
+        await engine.commit(scope, target, ids, {
+          checked: false,
+          skipUnreachable: false,
+          doRollback: true,
+          ...(user !== undefined ? { user } : {}),
+        });
     } finally {
       if (tx === undefined) target.close();
     }

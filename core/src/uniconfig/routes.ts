@@ -16,6 +16,7 @@ import { queryText } from '../restconf/data-query';
 import { badQuery, RestconfError } from '../restconf/errors';
 import { responseType } from '../restconf/media';
 import { callOperation, checkMandatoryLeaves } from '../restconf/operation-call';
+import { requestUser } from '../restconf/request-user';
 import type { RouteTable } from '../restconf/route-table';
 import type { OperationSchema } from '../yang/schema';
 import { ConfigurationView, configurationPath } from './data-route';
@@ -116,7 +117,7 @@ async function runOperation(
   await callOperation(req, res, {
     ...call,
     invoke: async (input) => {
-      const output = await parts.operations.run(name, scope, tx, input);
+      const output = await parts.operations.run(name, scope, tx, input, requestUser(req));
       if (output === undefined) throw RestconfError.of('operation-not-supported', `'${name}' is not implemented`, { type: 'application' });
       return output;
     },

@@ -4,8 +4,10 @@
  * - `connection-manager:install-node` (ahead of the mount layer's tap, which it calls): strips the
  *   `uniconfig-config:install-uniconfig-node-enabled` setting, installs through the mount manager, then
  *   (unless the setting is false) reads the device's configuration into intended and actual; when
- *   that read fails the node is uninstalled again and the install answers the error.
- * - `connection-manager:uninstall-node`: uninstalls, then forgets the node's configurations.
+ *   that read fails the node is uninstalled again and the install answers the error. The configurations
+ *   that appear are published as data-change events (`create` edits), like any stored change of a node.
+ * - `connection-manager:uninstall-node`: uninstalls, then forgets the node's configurations and
+ *   publishes their removal (one `delete` of the whole configuration per datastore).
  * - `data.beforeWrite`: the uniconfig topology and the snapshots are written only through this layer
  *   (a direct write there would bypass the device), so local writes that change them are refused.
  */
@@ -89,7 +91,7 @@ export class Uniconfig {
       ctx.dataChanges,
     );
     this.registry = new TransactionRegistry(ctx.log);
-    this.snapshots = new SnapshotStore(ctx);
+    this.snapshots = new SnapshotStore(ctx, ctx.dataChanges !== undefined ? { feed: ctx.dataChanges, log: ctx.log } : undefined);
     this.operations = new UniconfigOperations({ engine: this.engine, registry: this.registry, snapshots: this.snapshots });
   }
 
@@ -149,7 +151,12 @@ export class Uniconfig {
         const root = await readConfiguration(device, scope);
         await this.engine.modules.remember(nodeId, device.connection.schemaSources);
         const json = this.store.encode(root, device.schema);
-        await this.store.locked([nodeId], () => this.store.save([{ nodeId, intended: json, actual: json }]));
+        await this.store.locked([nodeId], async () => {
+          const intended = this.store.tree('config', nodeId, device.schema);
+          const actual = this.store.tree('operational', nodeId, device.schema);
+          await this.store.save([{ nodeId, intended: json, actual: json }]);
+          await this.engine.published([{ nodeId, intended: { before: intended, after: root }, actual: { before: actual, after: root } }]);
+        });
       } catch (e) {
         await this.options.mount
           .uninstall({ operation: 'connection-manager:uninstall-node', input: { 'node-id': nodeId } })
@@ -167,7 +174,16 @@ export class Uniconfig {
     const result = await this.options.mount.uninstall(rpc);
     const nodeId = String(rpc.input['node-id']);
     if (this.store.has(nodeId) || this.store.json('operational', nodeId) !== undefined) {
-      await this.store.locked([nodeId], () => this.store.save([{ nodeId, intended: null, actual: null }]));
+      await this.store.locked([nodeId], async () => {
+        const had = {
+          intended: this.store.json('config', nodeId) !== undefined,
+          actual: this.store.json('operational', nodeId) !== undefined,
+        };
+        await this.store.save([{ nodeId, intended: null, actual: null }]);
+        await this.engine.published([
+          { nodeId, ...(had.intended ? { intended: 'removed' as const } : {}), ...(had.actual ? { actual: 'removed' as const } : {}) },
+        ]);
+      });
     }
     await this.engine.modules.forget(nodeId);
     return result;

@@ -19,9 +19,14 @@ export const N1_CONFIGURATION = '/rests/data/network-topology:network-topology/t
 
 /** Installs node N1 (NETCONF, admin/pw on 127.0.0.1:`port`); answers install-node's reply. */
 export function installN1(svc: MountService, port: number) {
+  return installAcmeRouter(svc, 'N1', port);
+}
+
+/** Installs node `nodeId` (NETCONF, admin/pw on 127.0.0.1:`port`); answers install-node's reply. */
+export function installAcmeRouter(svc: MountService, nodeId: string, port: number) {
   return svc.request('POST', '/rests/operations/connection-manager:install-node', {
     input: {
-      'node-id': 'N1',
+      'node-id': nodeId,
       netconf: {
         'netconf-node-topology:host': '127.0.0.1',
         'netconf-node-topology:port': port,
