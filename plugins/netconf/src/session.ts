@@ -92,6 +92,26 @@ function operationName(body: string): string {
 }
 
 /**
+ * One copy of each capability string across sessions. A hello's capabilities are slices of the hello's
+ * whole text, so keeping them kept every device's hello (about 750 bytes) alive for the session's life,
+ * and a fleet of one device model held thousands of copies of the same few strings. Bounded: past
+ * CAPABILITY_POOL_LIMIT distinct ones the pool starts over (later copies are then merely not shared).
+ */
+const capabilityPool = new Map<string, string>();
+const CAPABILITY_POOL_LIMIT = 10_000;
+
+function sharedCapability(capability: string): string {
+  let shared = capabilityPool.get(capability);
+  if (shared === undefined) {
+    if (capabilityPool.size >= CAPABILITY_POOL_LIMIT) capabilityPool.clear();
+    // a string of its own, not a slice holding the hello's text
+    shared = Buffer.from(capability, 'utf8').toString('utf8');
+    capabilityPool.set(shared, shared);
+  }
+  return shared;
+}
+
+/**
  * The connection under a session. `end` closes it politely (SSH channel EOF and close, then the
  * connection); `drop` lets go of a connection the device already closed or broke, sending nothing:
  * when a whole fleet drops at once, thousands of farewell packets (each encrypted, padded with fresh
@@ -205,7 +225,7 @@ export class NetconfSession {
   private ended: NetconfSessionError | undefined | null = null; // null while open
   private keepaliveTimer: NodeJS.Timeout | undefined;
   /** Armed by the first request; see FIRST_REPLY_NUDGE_MS. */
-  private firstReplyWatch: NodeJS.Timeout | undefined;
+  private firstReplyWatch: NodeJS.Timeout | 'done' | undefined;
   private heardSinceHello = false;
   /** The message arriving, while it is not complete (see data-stream.ts). */
   private incoming: IncomingMessage | undefined;
@@ -270,7 +290,7 @@ export class NetconfSession {
                 throw new NetconfSessionError('hello', `bad hello from ${where}: ${e instanceof Error ? e.message : String(e)}`, e);
               }
               clearTimeout(timer);
-              session = new NetconfSession(options, transport, hello.capabilities, hello.sessionId);
+              session = new NetconfSession(options, transport, hello.capabilities.map(sharedCapability), hello.sessionId);
               if (hello.capabilities.includes(BASE_1_1)) {
                 reader.useChunked();
                 session.framing = 'chunked';
@@ -352,6 +372,7 @@ export class NetconfSession {
   /** A device that has not said a word by FIRST_REPLY_NUDGE_MS after the first request gets one more. */
   private watchFirstReply(): void {
     this.firstReplyWatch = setTimeout(() => {
+      this.firstReplyWatch = 'done'; // not the spent timer: a fleet's sessions would each keep one
       if (this.ended !== null || this.heardSinceHello) return;
       this.request(EMPTY_GET_CONFIG, this.options.requestTimeoutMs, { whole: () => undefined }, false).catch(() => undefined);
     }, FIRST_REPLY_NUDGE_MS).unref();
@@ -492,7 +513,7 @@ export class NetconfSession {
     if (this.ended !== null) return;
     this.ended = reason;
     clearTimeout(this.keepaliveTimer);
-    clearTimeout(this.firstReplyWatch);
+    if (this.firstReplyWatch !== 'done') clearTimeout(this.firstReplyWatch);
     const error = reason ?? new NetconfSessionError('closed', `session to ${this.where} closed`);
     for (const [, p] of this.pending) {
       clearTimeout(p.timer);
