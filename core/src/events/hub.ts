@@ -241,6 +241,7 @@ export class EventHub {
    * already waiting, for the fan-out the interval allows next.
    */
   private pace(events: readonly StreamEvent[]): void {
+    if (this.closing) return; // every subscription has ended; what the log still flushes has no one to go to
     const interval = this.settings.deliveryIntervalMs;
     if (this.fanOutTimer === undefined) {
       const sinceLast = performance.now() - this.lastFanOutAt;
