@@ -5,10 +5,12 @@
  * topology and node id, after the install's own events. Every other operation that stores a node's
  * trees publishes too: install and uninstall, sync-from-network (only what changed, and to a subscription
  * scoped to the node's subtree), replace-config-with-operational and -with-snapshot; a snapshot's create
- * and delete are Config datastore changes.
+ * and delete are Config datastore changes. With authentication on, each names the user whose request made it.
  */
 import { startNetconfSimulator, type SimulatedNetconfDevice } from '@rosetta/sdk/testing';
 import test from 'ava';
+import { hashPassword } from '../../src/cli/hash-password-command';
+import { startTestService } from '../../src/service/test-service';
 import { openStream } from '../restconf/streams-client';
 import { pluginsFile, startMountService, type MountService } from '../mount/fixture';
 import { ACME_ROUTER_CONFIG, ACME_ROUTER_YANG, installAcmeRouter, installN1, N1_CONFIGURATION } from './acme-router';
@@ -185,6 +187,50 @@ test.serial('a sync of a device that cannot be read publishes nothing for it', a
       204,
     );
     t.deepEqual(await next(sse, 0, 1), [['config', '-', 'create /snapshot-manager:snapshots/snapshot=after-failed-sync']]);
+  } finally {
+    sse.close();
+  }
+});
+
+test.serial('with authentication on, a node change names the user whose request made it', async (t) => {
+  let hostname = 'n4';
+  const running = () => `<system xmlns="urn:acme:router"><hostname>${hostname}</hostname><location>lab</location></system>`;
+  const own = await startNetconfSimulator({ yang: ACME_ROUTER_YANG, username: 'admin', password: 'pw', config: running });
+  t.teardown(() => own.close());
+  const passwordHash = await hashPassword('s3cret-pw', { cost: 1024 });
+  const svc = await startTestService({
+    plugins: pluginsFile(['plugins/auth', 'plugins/netconf']),
+    label: 'uniconfig-events-user',
+    config: { auth: { users: [{ name: 'operator7', role: 'write', passwordHash }] } },
+  });
+  t.teardown(() => svc.stop());
+  const authorization = `Basic ${Buffer.from('operator7:s3cret-pw').toString('base64')}`;
+  const authed: MountService = {
+    ...svc,
+    request: (method, path, body, headers) => svc.request(method, path, body, { authorization, ...headers }),
+  };
+  t.is((await installAcmeRouter(authed, 'N4', own.port)).status, 204);
+  const sse = await openStream(`${svc.service.url}/rests/streams/json/data-change`, { authorization });
+  try {
+    hostname = 'n4-changed';
+    const synced = await authed.request('POST', `${OPS}/uniconfig-manager:sync-from-network`, {
+      input: { 'target-nodes': { node: ['N4'] } },
+    });
+    t.is(synced.status, 200, synced.text);
+    const put = await authed.request('PUT', `${N1_CONFIGURATION.replace('node=N1', 'node=N4')}/acme-router:system/location`, {
+      'acme-router:location': 'rack-2',
+    });
+    t.is(put.status, 204, put.text);
+    const changes = (await sse.waitFor(3)).map(changeOf);
+    t.deepEqual(
+      changes.map((c) => [c.datastore, c.user]),
+      [
+        ['uniconfig-actual', 'operator7'],
+        ['uniconfig-intended', 'operator7'],
+        ['uniconfig-actual', 'operator7'],
+      ],
+    );
+    t.false(JSON.stringify(changes).includes('s3cret-pw'));
   } finally {
     sse.close();
   }
