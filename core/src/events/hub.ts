@@ -32,6 +32,8 @@ export interface EventSettings {
   readonly replayMaxEvents: number;
   /** Seconds an event stays in the replay log at most. */
   readonly replayMaxAgeSeconds: number;
+  /** Bytes of events the replay log keeps at most on disk. */
+  readonly replayMaxBytes: number;
   /** Live events a subscriber may be behind before it is ended `too-slow`. */
   readonly subscriberBufferEvents: number;
   /** Idle seconds between SSE keep-alive comments (read by the RESTCONF stream resource). */
@@ -46,6 +48,7 @@ const DELIVERY_INTERVAL_MS = 10;
 export const DEFAULT_EVENT_SETTINGS: EventSettings = {
   replayMaxEvents: 100_000,
   replayMaxAgeSeconds: 86_400,
+  replayMaxBytes: 1024 * 1024 * 1024,
   subscriberBufferEvents: 1000,
   keepAliveSeconds: 15,
   deliveryIntervalMs: DELIVERY_INTERVAL_MS,
@@ -99,6 +102,7 @@ export class EventHub {
       directory: options.directory,
       maxEvents: hub.settings.replayMaxEvents,
       maxAgeSeconds: hub.settings.replayMaxAgeSeconds,
+      maxBytes: hub.settings.replayMaxBytes,
       now: hub.now,
       onDurable: (events) => hub.pace(events),
       ...(options.log ? { log: options.log } : {}),

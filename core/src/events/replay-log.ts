@@ -49,6 +49,8 @@ export interface ReplayLogOptions {
   readonly directory: string;
   readonly maxEvents: number;
   readonly maxAgeSeconds: number;
+  /** Bytes of records kept at most (an event's size is unbounded: a configuration read at install). */
+  readonly maxBytes?: number;
   readonly log?: (message: string) => void;
   /** The clock (tests); default Date.now. */
   readonly now?: () => number;
@@ -84,6 +86,8 @@ export class ReplayLog {
   private readonly droppedUpTo = new Map<string, number>();
   /** The highest id readable from the log (appends still on their way to disk are above it). */
   private lastKept = 0;
+  /** Bytes of the kept events' records (the byte bound counts them). */
+  private keptBytes = 0;
 
   private constructor(
     private readonly options: ReplayLogOptions,
@@ -336,6 +340,7 @@ export class ReplayLog {
     const time = Date.parse(event.eventTime);
     this.all.push(event.id, time, stream);
     index.push(event.id, time, 0, location);
+    this.keptBytes += location.length;
     this.tail.add(event, location.length);
   }
 
@@ -347,14 +352,17 @@ export class ReplayLog {
     const oldest = (this.options.now ?? Date.now)() - this.options.maxAgeSeconds * 1000;
     let droppedId: number | undefined;
     let droppedTime = Number.NEGATIVE_INFINITY;
+    const maxBytes = this.options.maxBytes ?? Number.POSITIVE_INFINITY;
     while (this.all.length > 0) {
       const time = this.all.timeAt(0);
-      if (this.all.length <= this.options.maxEvents && time >= oldest) break;
+      if (this.all.length <= this.options.maxEvents && time >= oldest && this.keptBytes <= maxBytes) break;
       const stream = this.streamNames[this.all.streamAt(0)]!;
       droppedId = this.all.idAt(0)!;
       droppedTime = Math.max(droppedTime, time);
       this.all.shift();
       const index = this.byStream.get(stream);
+      // the head across streams is the head of its own stream too
+      if (index !== undefined) this.keptBytes -= index.locationAt(0).length;
       index?.shift();
       // A stream with nothing kept (a removed node's, say) gives its columns back.
       if (index?.length === 0) this.byStream.delete(stream);

@@ -16,7 +16,7 @@
  *   `commitConcurrency` (default 32) how many devices a uniconfig commit (uniconfig/commit.ts) pushes to,
  *   and its per-node operations (sync-from-network, calculate-diff, is-in-sync, dry run) work on, at once.
  * - `events` bounds the event streams (events/hub.ts): `replayMaxEvents` (default 100000) and
- *   `replayMaxAgeSeconds` (default 86400) the replay log, `subscriberBufferEvents` (default 1000) how far
+ *   `replayMaxAgeSeconds` (default 86400) and `replayMaxBytes` (default 1 GiB) the replay log, `subscriberBufferEvents` (default 1000) how far
  *   a subscriber may fall behind before it is ended, `keepAliveSeconds` (default 15) the SSE keep-alive,
  *   `deliveryIntervalMs` (default 10) the shortest time between two fan-outs of events to subscribers.
  * - `tls` and `auth` are checked for shape here (auth in auth-config.ts) so a mistake names its field
@@ -155,6 +155,7 @@ function checkFleet(raw: unknown): FleetConfig {
 const EVENTS_FIELDS: Record<keyof EventSettings, { min: number; max: number }> = {
   replayMaxEvents: { min: 1, max: 100_000_000 },
   replayMaxAgeSeconds: { min: 1, max: 10 * 365 * 86_400 },
+  replayMaxBytes: { min: 1024 * 1024, max: 2 ** 50 },
   subscriberBufferEvents: { min: 1, max: 1_000_000 },
   keepAliveSeconds: { min: 1, max: 3600 },
   deliveryIntervalMs: { min: 0, max: 1000 },

@@ -87,6 +87,30 @@ test('large events stay on disk: the log holds no more of them in full than its 
   t.deepEqual(hot, events.slice(1999));
 });
 
+test('the byte bound keeps the newest events whose records fit in replayMaxBytes, also after a reopen', async (t) => {
+  const directory = temporaryDirectory(t);
+  const maxBytes = 1024 * 1024;
+  const open = () => ReplayLog.open({ directory, maxEvents: 100_000, maxAgeSeconds: 86_400, maxBytes });
+  const log = await open();
+  const large = 'x'.repeat(20 * 1024);
+  const events: StreamEvent[] = [];
+  for (let i = 0; i < 200; i++)
+    events.push({ id: log.nextId(), stream: 'a', eventTime: new Date().toISOString(), content: { 'x:s': `${i}${large}` } });
+  await Promise.all(events.map((event) => log.append(event)));
+  // 200 records of 20 KB are 4 MB: only the newest that fit in 1 MB are kept, and the client is told the rest aged out
+  const keptFrom = log.firstId!;
+  const kept = events.filter((event) => event.id >= keptFrom);
+  t.true(kept.length > 40 && kept.length <= 51, `${kept.length} events kept`);
+  t.is(kept[kept.length - 1]!.id, events[199]!.id);
+  t.is(log.droppedThrough('a'), keptFrom - 1);
+  t.truthy(log.agedTime);
+  t.deepEqual(await log.eventsAfter('a', 0, 1000), kept);
+  await log.close();
+  const reopened = await open();
+  t.teardown(() => reopened.close());
+  t.is(reopened.firstId, keptFrom);
+});
+
 test('the age bound drops events and removes their segments on its timer, with no call into the log', async (t) => {
   const directory = temporaryDirectory(t);
   let now = Date.parse('2030-01-01T00:00:00Z');
