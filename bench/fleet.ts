@@ -19,7 +19,9 @@
  * BENCH_FLEET_PHASES=transaction (or `storm`, or both) runs those phases on every NETCONF fleet named
  * instead; BENCH_FLEET_PROFILE=<dir>
  * runs the 5,000 fleet's service under --cpu-prof, writing the profile there; BENCH_FLEET_HEAP_SNAPSHOT=<dir>
- * writes a heap snapshot of each fleet's service there once every device is installed and synced.
+ * writes a heap snapshot of each fleet's service there once every device is installed and synced;
+ * BENCH_FLEET_CONFIG=<json> gives the service a configuration (e.g. `{"fleet":{"connectConcurrency":32}}`)
+ * and BENCH_FLEET_NODE_FLAGS Node or V8 flags of its own (`--trace-gc`), to compare settings run by run.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
