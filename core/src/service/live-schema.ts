@@ -99,6 +99,8 @@ export class LiveSchema {
   /** The YANG texts of the schema last accepted (see `yangKey`): an identical set is not compiled again. */
   private acceptedKey: string | undefined;
   private installing: Promise<void> = Promise.resolve();
+  /** Accepted schema changes not yet installed (readiness reports the service not ready meanwhile). */
+  private pending = 0;
   private scopes: ScopeSource | undefined;
   private readonly gate = new RequestGate();
   private closed = false;
@@ -179,6 +181,16 @@ export class LiveSchema {
     return this.gate.wrap(handler);
   }
 
+  /** Whether a schema change is accepted and not yet installed (requests wait at the gate meanwhile). */
+  get swapping(): boolean {
+    return this.pending > 0;
+  }
+
+  /** Whether the datastores are open (after `open()`, until `close()`). */
+  get storesOpen(): boolean {
+    return this.stores !== undefined && !this.closed;
+  }
+
   /** Resolves once every accepted schema change is installed (tests, stop). */
   settled(): Promise<void> {
     return this.installing;
@@ -192,10 +204,14 @@ export class LiveSchema {
   }
 
   private scheduleInstall(): void {
+    this.pending++;
     this.installing = this.installing
       .then(() => this.installAccepted())
       .catch((e: unknown) => {
         this.options.log.error(`installing the new local schema failed: ${e instanceof Error ? e.message : String(e)}`);
+      })
+      .finally(() => {
+        this.pending--;
       });
   }
 

@@ -23,6 +23,9 @@ import { PluginHost, builtinTaps, introspectionTaps } from '../plugins';
 import type { PluginScope } from '../plugins/generation';
 import { createHooks } from '../hooks';
 import { createRestconfHandler } from '../restconf/dispatcher';
+import { ServiceMetrics } from '../metrics';
+import { statusOf } from '../mount/node';
+import { withOperability } from '../restconf/operability';
 import { tapStreamDiscovery } from '../restconf/streams-monitoring';
 import type { Logger } from '../logger';
 import type { RestconfContext, ScopeSource } from '../restconf/context';
@@ -38,6 +41,7 @@ import { unservedSectionWarnings } from './feature-check';
 import { LiveSchema, type DatastoreOpener } from './live-schema';
 import { CloserStack } from './closers';
 import { OWN_YANG_DIR } from './schema';
+import { Readiness } from './readiness';
 
 export type { DatastoreOpener } from './live-schema';
 
@@ -60,6 +64,8 @@ export interface RunningService {
   readonly events: EventHub;
   /** Files of the modules loaded from extra YANG folders. */
   readonly extraModules: readonly string[];
+  /** The service's own metrics registry (served at /metrics). */
+  readonly metrics: ServiceMetrics;
   /** Stops accepting, lets requests in flight finish, closes plugins and datastores. Idempotent. */
   stop(): Promise<void>;
 }
@@ -86,11 +92,15 @@ export async function startService(options: StartOptions): Promise<RunningServic
   }
   // Every step below that opens something pushes its closer; a failure part-way and stop() both unwind them.
   const closers = new CloserStack();
+  // One registry per service (several services may share a process); the parts that count get it.
+  const metrics = new ServiceMetrics();
+  const readiness = new Readiness();
   // The plugins start first: the local schema holds their YANG (live-schema.ts), and changes with them.
   const live = new LiveSchema({ yangDirs: config.yangDirs, dataDir: config.dataDir, openDatastores: options.openDatastores, secrets, log });
   closers.push(() => live.close());
   let mount: MountManager; // declared here for the introspection taps, which list its devices once it exists
   let host: PluginHost | undefined;
+  let pluginsLoaded = false;
   try {
     if (config.pluginsFile !== undefined) {
       host = await PluginHost.start({
@@ -106,6 +116,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       });
       const started = host;
       closers.push(() => started.close());
+      host.onChange((report) => metrics.countReload(report.errors.length === 0));
       host.addBuiltin(introspectionTaps(host, () => (mount === undefined ? [] : mount.installedDevices())));
       // The configured key delimiter is the core's own uri.parse tap; a plugin's tap runs after it and may change it.
       host.addBuiltin(
@@ -117,11 +128,16 @@ export async function startService(options: StartOptions): Promise<RunningServic
         ),
       );
     }
+    pluginsLoaded = true;
     await live.open(host?.localYangDirs() ?? [], host ?? noPlugins());
   } catch (e) {
     return closers.abandon(e);
   }
   const plugins: ScopeSource = host ?? noPlugins();
+  const pluginHost = host;
+  readiness.watch({ storesOpen: () => live.storesOpen, schemaSwapping: () => live.swapping, pluginsLoaded: () => pluginsLoaded });
+  if (pluginHost !== undefined)
+    metrics.observe({ plugins: () => ({ generation: pluginHost.generation, states: pluginHost.status().map((p) => p.state) }) });
   // One event hub for the whole service: producers (commits, uniconfig, the mount layer) publish to it,
   // the stream resource subscribes; it closes after all of them (closers unwind newest first).
   let events: EventHub;
@@ -164,6 +180,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     return closers.abandon(new Error(`cannot start the installed devices: ${e instanceof Error ? e.message : String(e)}`));
   }
   closers.push(() => mount.close());
+  metrics.observe({ sessions: () => mount.installedNodes().map((node) => ({ protocol: node.kind.protocol, status: statusOf(node) })) });
   if (host) host.addBuiltin(builtinTaps('mount', (hooks) => mount.tap(hooks)));
   else mount.tap(plugins.acquire().hooks);
   const restored = mount.restore();
@@ -196,7 +213,14 @@ export async function startService(options: StartOptions): Promise<RunningServic
   };
   // The uniconfig topology (intended and actual configuration per device, transactions, commit): its
   // taps join the core's, its routes go ahead of RESTCONF's own.
-  const uniconfig = new Uniconfig({ ctx, mount, dataDir: config.dataDir, commitConcurrency: config.fleet.commitConcurrency });
+  const uniconfig = new Uniconfig({
+    ctx,
+    mount,
+    dataDir: config.dataDir,
+    commitConcurrency: config.fleet.commitConcurrency,
+    health: () => readiness.report(),
+    commitDone: (ok) => metrics.countCommit(ok),
+  });
   try {
     await uniconfig.open();
   } catch (e) {
@@ -226,7 +250,13 @@ export async function startService(options: StartOptions): Promise<RunningServic
     uniconfig.addRoutes(routes);
     const app = createRestconfHandler(ctx, { routes, pluginRoutes: createPluginRoutes(ctx, localDataAccess(ctx)) });
     // The request's own limits come first: a request refused for its URI or repeated headers tries no authentication.
-    const handler = live.gated(withRequestLimits(ctx, authenticatingHandler(app, plugins, config.auth, log)));
+    // Probes, the scrape and the HTTP metrics come before the gate: readiness answers during a schema swap.
+    const handler = withOperability(
+      ctx,
+      metrics,
+      readiness,
+      live.gated(withRequestLimits(ctx, authenticatingHandler(app, plugins, config.auth, log))),
+    );
     // A TLS plugin refuses a bad tls object by throwing an error that names the field.
     const secured = startScope.hooks.server.create.call({ handler, tls: config.tls });
     const warning = checkSecurityAtStart(
@@ -296,7 +326,9 @@ export async function startService(options: StartOptions): Promise<RunningServic
     clearTimeout(grace);
   });
   let stopping: Promise<void> | undefined;
+  readiness.phase = 'serving';
   const stop = (): Promise<void> => {
+    readiness.phase = 'stopping';
     stopping ??= closers.unwind();
     return stopping;
   };
@@ -306,6 +338,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     port: address.port,
     stop,
     events,
+    metrics,
     get schema() {
       return live.schema;
     },

@@ -24,6 +24,10 @@ export interface OperationParts {
   readonly engine: UniconfigEngine;
   readonly registry: TransactionRegistry;
   readonly snapshots: SnapshotStore;
+  /** The service's readiness (service/readiness.ts), answered by the health RPC. */
+  readonly health?: () => { readonly ready: boolean; readonly checks: Readonly<Record<string, string>> };
+  /** Told each commit's and checked commit's outcome (the service's metrics). */
+  readonly commitDone?: (ok: boolean) => void;
 }
 
 function messageOf(e: unknown): string {
@@ -85,6 +89,13 @@ export class UniconfigOperations {
     const { engine, registry } = this.parts;
     const allNodes = () => engine.store.nodeIds();
     switch (name) {
+      case 'uniconfig-manager:health': {
+        if (this.parts.health === undefined) return undefined;
+        const { ready, checks } = this.parts.health();
+        const down = Object.entries(checks).filter(([, state]) => state !== 'UP');
+        const details = down.length === 0 ? 'all parts are up' : down.map(([part, state]) => `${part}: ${state}`).join('; ');
+        return { status: ready ? 'UP' : 'DOWN', details };
+      }
       case 'uniconfig-manager:close-transaction':
         if (tx === undefined) throw invalidTransaction('close-transaction needs the UNICONFIGTXID cookie of an open transaction');
         registry.drop(tx);
@@ -95,7 +106,14 @@ export class UniconfigOperations {
           // without a transaction, "every node" means every node with something to send: a node that is
           // down but has nothing to commit does not stop the others
           const ids = engine.targets(targetNodes(input), () => (tx !== undefined ? tx.writtenNodes() : engine.store.changedNodeIds()));
-          const { unreachable } = await engine.commit(scope, tx, ids, commitOptions(input, name.endsWith('checked-commit'), user));
+          let unreachable: readonly string[];
+          try {
+            ({ unreachable } = await engine.commit(scope, tx, ids, commitOptions(input, name.endsWith('checked-commit'), user)));
+          } catch (e) {
+            this.parts.commitDone?.(false);
+            throw e;
+          }
+          this.parts.commitDone?.(true);
           return unreachable.length > 0 ? { 'unreachable-nodes': { node: [...unreachable] } } : null;
         } finally {
           if (tx !== undefined) registry.drop(tx);

@@ -20,7 +20,7 @@ import { readConfiguration } from './device-io';
 import { DeviceModuleStore } from './device-modules';
 import { UniconfigEngine } from './engine';
 import { NodeStore, UNICONFIG_TOPOLOGY } from './node-store';
-import { UniconfigOperations } from './operations';
+import { type OperationParts, UniconfigOperations } from './operations';
 import type { RouteTable } from '../restconf/route-table';
 import { addUniconfigRoutes } from './routes';
 import { SnapshotStore } from './snapshots';
@@ -36,6 +36,10 @@ export interface UniconfigOptions {
   readonly dataDir: string;
   /** Devices a commit, sync-from-network or diff works on at once (`fleet.commitConcurrency`; commit.ts's default when absent). */
   readonly commitConcurrency?: number;
+  /** The service's readiness, which the `uniconfig-manager:health` RPC answers. */
+  readonly health?: OperationParts['health'];
+  /** Told each commit's outcome (the service's metrics). */
+  readonly commitDone?: OperationParts['commitDone'];
 }
 
 /**
@@ -92,7 +96,13 @@ export class Uniconfig {
     );
     this.registry = new TransactionRegistry(ctx.log);
     this.snapshots = new SnapshotStore(ctx, ctx.dataChanges !== undefined ? { feed: ctx.dataChanges, log: ctx.log } : undefined);
-    this.operations = new UniconfigOperations({ engine: this.engine, registry: this.registry, snapshots: this.snapshots });
+    this.operations = new UniconfigOperations({
+      engine: this.engine,
+      registry: this.registry,
+      snapshots: this.snapshots,
+      ...(options.health !== undefined ? { health: options.health } : {}),
+      ...(options.commitDone !== undefined ? { commitDone: options.commitDone } : {}),
+    });
   }
 
   /** Loads the actual configurations kept before a restart; resolves with how many nodes. */

@@ -1,0 +1,147 @@
+/**
+ * The metrics of one service, in a prom-client Registry of its own (not prom-client's global one:
+ * tests and embedders run several services in one process, each counting only its own traffic).
+ * Counters and histograms are moved where the work happens (the HTTP listener, the uniconfig commit,
+ * the plugin host's reloads); what is a state rather than an event (device sessions, the plugin
+ * generation) is read from its owner when Prometheus scrapes, through the sources given to
+ * {@link ServiceMetrics.observe}, so the hot path keeps no book of it. Every name starts `rosetta_`
+ * and no label takes a value from a request's path or a node id (docs/operations.md lists them all).
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { methodLabel, routeLabel } from './http-labels';
+
+/** What the scrape reads from the service's parts (each optional: a part not running has none). */
+export interface MetricSources {
+  /** Every installed device's southbound protocol and connection status now. */
+  readonly sessions?: () => Iterable<{ readonly protocol: string; readonly status: string }>;
+  /** The plugin generation serving now, and each configured plugin's state. */
+  readonly plugins?: () => { readonly generation: number; readonly states: Iterable<string> };
+}
+
+/** Seconds: from a fast local GET (well under a millisecond) to a commit across a slow fleet. */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/** Seconds of one journal write + fsync. */
+const FSYNC_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+/** Records one group commit made durable. */
+const RECORD_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 1024];
+
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  private readonly httpRequests: Counter<'method' | 'route' | 'status'>;
+  private readonly httpDuration: Histogram<'method' | 'route'>;
+  private readonly uniconfigCommits: Counter<'outcome'>;
+  private readonly pluginReloads: Counter<'outcome'>;
+  private readonly journalFsync: Histogram<string>;
+  private readonly journalRecords: Histogram<string>;
+  private sources: MetricSources = {};
+
+  constructor() {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: 'rosetta_' });
+    this.httpRequests = new Counter({
+      name: 'rosetta_http_requests_total',
+      help: 'HTTP requests answered, by method, route template and status code.',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
+    this.httpDuration = new Histogram({
+      name: 'rosetta_http_request_duration_seconds',
+      help: 'Time from a request arriving to its response closing, by method and route template.',
+      labelNames: ['method', 'route'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.uniconfigCommits = new Counter({
+      name: 'rosetta_uniconfig_commits_total',
+      help: 'Uniconfig commits and checked commits, by outcome (success or failure).',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.pluginReloads = new Counter({
+      name: 'rosetta_plugin_reloads_total',
+      help: 'Plugin reloads that changed the serving generation, by outcome (ok; error: some plugin was refused and left out or kept its old version).',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.journalFsync = new Histogram({
+      name: 'rosetta_journal_commit_duration_seconds',
+      help: 'Time of one group commit of the Config datastore journal (write + fsync).',
+      buckets: FSYNC_BUCKETS,
+      registers,
+    });
+    this.journalRecords = new Histogram({
+      name: 'rosetta_journal_commit_records',
+      help: 'Records one group commit of the Config datastore journal made durable.',
+      buckets: RECORD_BUCKETS,
+      registers,
+    });
+    const sources = () => this.sources;
+    new Gauge({
+      name: 'rosetta_device_sessions',
+      help: 'Installed devices by southbound protocol and connection status.',
+      labelNames: ['protocol', 'status'],
+      registers,
+      collect() {
+        this.reset();
+        const read = sources().sessions;
+        if (read === undefined) return;
+        for (const { protocol, status } of read()) this.inc({ protocol, status });
+      },
+    });
+    new Gauge({
+      name: 'rosetta_plugin_generation',
+      help: 'The number of the plugin generation serving requests (grows by one per swap).',
+      registers,
+      collect() {
+        const read = sources().plugins;
+        this.set(read === undefined ? 0 : read().generation);
+      },
+    });
+    new Gauge({
+      name: 'rosetta_plugins',
+      help: 'Configured plugins by state (loaded, failed, disabled, ...).',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        this.reset();
+        const read = sources().plugins;
+        if (read === undefined) return;
+        for (const state of read().states) this.inc({ state });
+      },
+    });
+  }
+
+  /** Sets what the scrape reads (called once the parts exist; later calls add to it). */
+  observe(sources: MetricSources): void {
+    this.sources = { ...this.sources, ...sources };
+  }
+
+  /** Counts one answered request: one counter increment and one histogram observation. */
+  countRequest(method: string | undefined, url: string, status: number, seconds: number): void {
+    const m = methodLabel(method);
+    const route = routeLabel(url);
+    this.httpRequests.labels(m, route, String(status)).inc();
+    this.httpDuration.labels(m, route).observe(seconds);
+  }
+
+  /** Counts a finished uniconfig commit. */
+  countCommit(ok: boolean): void {
+    this.uniconfigCommits.labels(ok ? 'success' : 'failure').inc();
+  }
+
+  /** Counts a plugin reload that changed the serving generation. */
+  countReload(ok: boolean): void {
+    this.pluginReloads.labels(ok ? 'ok' : 'error').inc();
+  }
+
+  /** Records one group commit of the journal: its write + fsync time and how many records it carried. */
+  journalCommitted(seconds: number, records: number): void {
+    this.journalFsync.observe(seconds);
+    this.journalRecords.observe(records);
+  }
+
+  /** The exposition text and its content type. */
+  async scrape(): Promise<{ text: string; contentType: string }> {
+    return { text: await this.registry.metrics(), contentType: this.registry.contentType };
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * The operator's endpoints and the HTTP metrics, in front of everything else the service does with a
+ * request:
+ * - `GET /metrics`: the service's registry in the Prometheus text format (metrics/);
+ * - `GET /rests/health`: liveness, 200 `{"status":"UP"}` whenever the process answers at all;
+ * - `GET /rests/ready`: 200 when the service is ready for traffic, 503 naming what is not (service/readiness.ts).
+ * They sit ahead of authentication and of the schema-change gate (service/live-schema.ts): probes and
+ * scrapers carry no credentials, and readiness must answer while a schema swap holds the other requests.
+ * Every request, these included, is counted once when its response closes: one counter increment and
+ * one histogram observation, labelled by method and route template, never by path.
+ */
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { ServiceMetrics } from '../metrics';
+import type { Readiness } from '../service/readiness';
+import type { RestconfContext } from './context';
+import { methodNotAllowed } from './errors';
+import { ALLOW, answerOptions } from './options';
+import { sendError, sendText } from './respond';
+
+/** The path of a URL without its query or one trailing slash, when it is one of ours. */
+function endpointOf(url: string): '/metrics' | '/rests/health' | '/rests/ready' | undefined {
+  const q = url.indexOf('?');
+  let path = q < 0 ? url : url.slice(0, q);
+  if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
+  return path === '/metrics' || path === '/rests/health' || path === '/rests/ready' ? path : undefined;
+}
+
+/** Wraps the service's listener `inner` (see the top of this file). */
+export function withOperability(
+  ctx: RestconfContext,
+  metrics: ServiceMetrics,
+  readiness: Readiness,
+  inner: RequestListener,
+): RequestListener {
+  const answer = async (req: IncomingMessage, res: ServerResponse, endpoint: '/metrics' | '/rests/health' | '/rests/ready') => {
+    const method = req.method ?? '';
+    if (method === 'OPTIONS') return answerOptions(res, ALLOW.readOnly);
+    if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(method, ALLOW.readOnly, `${endpoint} is read-only`);
+    const head = method === 'HEAD';
+    if (endpoint === '/metrics') {
+      const { text, contentType } = await metrics.scrape();
+      res.statusCode = 200;
+      res.setHeader('Content-Type', contentType);
+      res.setHeader('Content-Length', Buffer.byteLength(text));
+      res.end(head ? undefined : text);
+      return;
+    }
+    if (endpoint === '/rests/health') return sendText(res, 200, 'application/json', '{"status":"UP"}', head);
+    const { ready, checks } = readiness.report();
+    sendText(res, ready ? 200 : 503, 'application/json', JSON.stringify({ status: ready ? 'UP' : 'DOWN', checks }), head);
+  };
+  return (req, res) => {
+    const started = performance.now();
+    const url = req.url ?? '';
+    res.once('close', () => metrics.countRequest(req.method, url, res.statusCode, (performance.now() - started) / 1000));
+    const endpoint = endpointOf(url);
+    if (endpoint === undefined) return inner(req, res);
+    answer(req, res, endpoint).catch((err: unknown) => {
+      try {
+        sendError(ctx, req, res, err);
+      } catch {
+        res.destroy();
+      }
+    });
+  };
+}
