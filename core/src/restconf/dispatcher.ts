@@ -8,7 +8,8 @@
  *    (route-table.ts: the uniconfig layer's views and operations) for the path;
  * 3. routes plugins add (`server.routes`, plugin-routes.ts) take the paths they name, through express,
  *    their adapter; a request they pass on comes back here;
- * 4. the core's resources: host-meta, the API root, yang-library-version, operations, data, and the
+ * 4. the core's resources: host-meta, the API root, yang-library-version, the fixed resources other layers
+ *    add (the OpenAPI document, openapi/), operations, data, and the
  *    event streams (streams.ts).
  * A data request then runs in its datastore view (data-view.ts: the local datastores, a mounted device
  * (mount-view.ts), a uniconfig node): OPTIONS is answered by options.ts, an action by the view, any other method by the
@@ -48,6 +49,11 @@ export interface DispatcherOptions {
   readonly routes?: RouteTable;
   /** The routes plugins add, per plugin generation. */
   readonly pluginRoutes?: PluginRoutes;
+  /**
+   * Fixed resources other layers serve beside the core's (the OpenAPI document), by lower-case path;
+   * they throw their faults like the core's resources do.
+   */
+  readonly resources?: ReadonlyMap<string, (req: IncomingMessage, res: ServerResponse) => void>;
 }
 
 const DATA = '/rests/data';
@@ -176,7 +182,7 @@ export function createRestconfHandler(ctx: RestconfContext, options: DispatcherO
     return endpoint.invoke(request, res);
   };
 
-  /** The resources that describe the server: host-meta, the API root, yang-library-version; else 404. */
+  /** The resources that describe the server: host-meta, the API root, yang-library-version, other layers' fixed resources; else 404. */
   const serveFixed = (req: IncomingMessage, res: ServerResponse, path: string): void => {
     const method = req.method ?? '';
     if (names(path, '/.well-known/host-meta')) {
@@ -204,6 +210,12 @@ export function createRestconfHandler(ctx: RestconfContext, options: DispatcherO
       const media = responseType(req.headers.accept);
       sendText(res, 200, media.type, yangLibraryVersion(media), method === 'HEAD');
       return;
+    }
+    for (const [resource, serve] of options.resources ?? []) {
+      if (names(path, resource)) {
+        serve(req, res);
+        return;
+      }
     }
     throw unknownResource(`${path.slice(0, 200)} is not a RESTCONF resource`);
   };

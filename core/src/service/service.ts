@@ -19,6 +19,7 @@ import { SecretBox } from '../datastore/secrets';
 import { BulkNodes, MountManager } from '../mount';
 import { BUILTIN_STREAMS, DataChangeFeed, DataChangeSubscriptions, EventHub, eventsDirectory } from '../events';
 import { Uniconfig } from '../uniconfig';
+import { OPENAPI_PATH, serveOpenApi } from '../openapi';
 import { PluginHost, builtinTaps, introspectionTaps } from '../plugins';
 import type { PluginScope } from '../plugins/generation';
 import { createHooks } from '../hooks';
@@ -248,7 +249,11 @@ export async function startService(options: StartOptions): Promise<RunningServic
     // (they follow their generation, restconf/plugin-routes.ts), then the core's resources.
     const routes = new RouteTable();
     uniconfig.addRoutes(routes);
-    const app = createRestconfHandler(ctx, { routes, pluginRoutes: createPluginRoutes(ctx, localDataAccess(ctx)) });
+    const app = createRestconfHandler(ctx, {
+      routes,
+      pluginRoutes: createPluginRoutes(ctx, localDataAccess(ctx)),
+      resources: new Map([[OPENAPI_PATH, (req, res) => serveOpenApi(ctx, req, res)]]),
+    });
     // The request's own limits come first: a request refused for its URI or repeated headers tries no authentication.
     // Probes, the scrape and the HTTP metrics come before the gate: readiness answers during a schema swap.
     const handler = withOperability(

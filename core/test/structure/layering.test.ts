@@ -26,7 +26,7 @@ const CORE_SRC = path.join(REPO, 'core', 'src');
 const LAYERS: readonly (readonly string[])[] = [
   ['index', 'cli'], // the public face and the rosetta command
   ['service'], // start and stop, wiring the layers together
-  ['uniconfig'],
+  ['uniconfig', 'openapi'], // openapi: documents of the API, read from the schema and restconf's parameters
   ['restconf'],
   ['mount'],
   ['events'], // event streams: the hub, its replay log, the producers' shared parts

@@ -179,6 +179,11 @@ const PARAMETERS: Readonly<Record<string, { methods: readonly string[]; set: (o:
   },
 };
 
+/** Each query parameter the service knows, with the methods that take it (what API descriptions list). */
+export const QUERY_PARAMETER_METHODS: ReadonlyMap<string, readonly string[]> = new Map(
+  Object.entries(PARAMETERS).map(([name, spec]) => [name, spec.methods]),
+);
+
 /** The name/value pairs of a raw query string, decoded (`+` is a space); bad encoding is 400. */
 function pairsOf(query: string): Array<[string, string]> {
   const text = query.startsWith('?') ? query.slice(1) : query;

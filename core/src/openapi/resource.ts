@@ -1,0 +1,44 @@
+/**
+ * `GET /rests/openapi.json`: the OpenAPI document of the local datastore, for the schema in force
+ * when the request came, `?modules=a,b` limiting it to those modules. A module the schema does not
+ * implement is 400 in the RESTCONF error envelope, naming it; any other query parameter is 400 too.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RestconfContext } from '../restconf/context';
+import { badQuery, methodNotAllowed } from '../restconf/errors';
+import { ALLOW, answerOptions } from '../restconf/options';
+import { sendText } from '../restconf/respond';
+import { openApiText, unknownModules } from './document';
+
+/** Where the document is served. */
+export const OPENAPI_PATH = '/rests/openapi.json';
+
+/** Answers one request for the document. */
+export function serveOpenApi(ctx: RestconfContext, req: IncomingMessage, res: ServerResponse): void {
+  const method = req.method ?? '';
+  if (method === 'OPTIONS') {
+    answerOptions(res, ALLOW.readOnly);
+    return;
+  }
+  if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(method, ALLOW.readOnly, 'the OpenAPI document is read-only');
+  const modules = modulesAsked(new URL(req.url ?? '', 'http://local').searchParams);
+  if (modules !== undefined) {
+    const unknown = unknownModules(ctx.schema, modules);
+    if (unknown.length > 0) throw badQuery('modules', `no implemented module is named ${unknown.join(', ')}`);
+  }
+  sendText(res, 200, 'application/json', openApiText(ctx.schema, modules), method === 'HEAD');
+}
+
+/** The `modules` parameter's names, or undefined without it. */
+function modulesAsked(query: URLSearchParams): string[] | undefined {
+  for (const name of query.keys()) if (name !== 'modules') throw badQuery(name, 'unknown query parameter');
+  const values = query.getAll('modules');
+  if (values.length === 0) return undefined;
+  if (values.length > 1) throw badQuery('modules', 'given more than once');
+  const names = values[0]!
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
+  if (names.length === 0) throw badQuery('modules', 'names no module');
+  return names;
+}
