@@ -29,8 +29,15 @@ import type { SchemaContext } from '../yang/schema';
 import { assembleSchema, type AssembledSchema } from './schema';
 import { yangLibraryJson } from './yang-library';
 
-/** Opens the Config and Operational datastores for a schema under a data folder, sealing secrets with `options.secrets`. */
-export type DatastoreOpener = (dataDir: string, schema: SchemaContext, options?: { readonly secrets?: SecretBox }) => Promise<Datastores>;
+/**
+ * Opens the Config and Operational datastores for a schema under a data folder, sealing secrets with
+ * `options.secrets` and telling `options.journal.onCommitted` of each group commit of the journal.
+ */
+export type DatastoreOpener = (
+  dataDir: string,
+  schema: SchemaContext,
+  options?: { readonly secrets?: SecretBox; readonly journal?: { readonly onCommitted?: (seconds: number, records: number) => void } },
+) => Promise<Datastores>;
 
 export interface LiveSchemaOptions {
   /** The configuration's extra YANG folders (always part of the schema). */
@@ -42,6 +49,8 @@ export interface LiveSchemaOptions {
   readonly log: Logger;
   /** Longest a schema change waits for requests in flight before it goes ahead anyway (default 10 s). */
   readonly drainMs?: number;
+  /** Told of each group commit of the Config journal (the service's metrics), in every opening of the datastores. */
+  readonly journalCommitted?: (seconds: number, records: number) => void;
 }
 
 /** Holds new requests while a schema change is installed; counts the requests in flight. */
@@ -108,8 +117,11 @@ export class LiveSchema {
   constructor(private readonly options: LiveSchemaOptions) {}
 
   private openStores(schema: SchemaContext): Promise<Datastores> {
-    const { secrets } = this.options;
-    return this.options.openDatastores(this.options.dataDir, schema, secrets === undefined ? {} : { secrets });
+    const { secrets, journalCommitted } = this.options;
+    return this.options.openDatastores(this.options.dataDir, schema, {
+      ...(secrets !== undefined ? { secrets } : {}),
+      ...(journalCommitted !== undefined ? { journal: { onCommitted: journalCommitted } } : {}),
+    });
   }
 
   /** The local schema in force. */

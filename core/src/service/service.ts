@@ -97,7 +97,14 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const metrics = new ServiceMetrics();
   const readiness = new Readiness();
   // The plugins start first: the local schema holds their YANG (live-schema.ts), and changes with them.
-  const live = new LiveSchema({ yangDirs: config.yangDirs, dataDir: config.dataDir, openDatastores: options.openDatastores, secrets, log });
+  const live = new LiveSchema({
+    yangDirs: config.yangDirs,
+    dataDir: config.dataDir,
+    openDatastores: options.openDatastores,
+    secrets,
+    log,
+    journalCommitted: (seconds, records) => metrics.journalCommitted(seconds, records),
+  });
   closers.push(() => live.close());
   let mount: MountManager; // declared here for the introspection taps, which list its devices once it exists
   let host: PluginHost | undefined;

@@ -103,11 +103,11 @@ export class UniconfigOperations {
       case 'uniconfig-manager:commit':
       case 'uniconfig-manager:checked-commit':
         try {
-          // without a transaction, "every node" means every node with something to send: a node that is
-          // down but has nothing to commit does not stop the others
-          const ids = engine.targets(targetNodes(input), () => (tx !== undefined ? tx.writtenNodes() : engine.store.changedNodeIds()));
           let unreachable: readonly string[];
           try {
+            // without a transaction, "every node" means every node with something to send: a node that is
+            // down but has nothing to commit does not stop the others
+            const ids = engine.targets(targetNodes(input), () => (tx !== undefined ? tx.writtenNodes() : engine.store.changedNodeIds()));
             ({ unreachable } = await engine.commit(scope, tx, ids, commitOptions(input, name.endsWith('checked-commit'), user)));
           } catch (e) {
             this.parts.commitDone?.(false);

@@ -167,6 +167,35 @@ test('/metrics is Prometheus text whose request counters move with traffic under
   }
 });
 
+test('journal group commits and uniconfig commits are counted with their outcome', async (t) => {
+  const s = await startTestService({ plugins: [], label: 'metrics-commits' });
+  try {
+    const journalCount = (samples: readonly Sample[]) =>
+      samples.find((x) => x.name === 'rosetta_journal_commit_duration_seconds_count')?.value ?? 0;
+    const recordSum = (samples: readonly Sample[]) => samples.find((x) => x.name === 'rosetta_journal_commit_records_sum')?.value ?? 0;
+    const before = await scrape(s);
+    const body = { 'network-topology:network-topology': { topology: [{ 'topology-id': 'metrics-test' }] } };
+    t.true([200, 201, 204].includes((await s.request('PUT', '/rests/data/network-topology:network-topology', body)).status));
+    const after = await scrape(s);
+    t.true(journalCount(after) > journalCount(before));
+    t.true(recordSum(after) > recordSum(before));
+
+    const commits = (samples: readonly Sample[], outcome: string) =>
+      samples.find((x) => x.name === 'rosetta_uniconfig_commits_total' && x.labels.outcome === outcome)?.value ?? 0;
+    // Nothing changed anywhere: a commit of every changed node commits none, and succeeds.
+    t.true([200, 204].includes((await s.request('POST', '/rests/operations/uniconfig-manager:commit', { input: {} })).status));
+    const refused = await s.request('POST', '/rests/operations/uniconfig-manager:commit', {
+      input: { 'target-nodes': { node: ['no-such-node'] } },
+    });
+    t.true(refused.status >= 400);
+    const counted = await scrape(s);
+    t.is(commits(counted, 'success'), 1);
+    t.is(commits(counted, 'failure'), 1);
+  } finally {
+    await s.stop();
+  }
+});
+
 test('two services in one process count only their own requests', async (t) => {
   const [a, b] = await Promise.all([
     startTestService({ plugins: [], label: 'metrics-a' }),
