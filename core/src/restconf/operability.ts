@@ -12,11 +12,13 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { ServiceMetrics } from '../metrics';
-import type { Readiness } from '../service/readiness';
 import type { RestconfContext } from './context';
 import { methodNotAllowed } from './errors';
 import { ALLOW, answerOptions } from './options';
 import { sendError, sendText } from './respond';
+
+/** Whether the service is ready, and each part's state (service/readiness.ts answers it). */
+export type ReadinessProbe = () => { readonly ready: boolean; readonly checks: Readonly<Record<string, string>> };
 
 /** The path of a URL without its query or one trailing slash, when it is one of ours. */
 function endpointOf(url: string): '/metrics' | '/rests/health' | '/rests/ready' | undefined {
@@ -30,7 +32,7 @@ function endpointOf(url: string): '/metrics' | '/rests/health' | '/rests/ready' 
 export function withOperability(
   ctx: RestconfContext,
   metrics: ServiceMetrics,
-  readiness: Readiness,
+  readiness: ReadinessProbe,
   inner: RequestListener,
 ): RequestListener {
   const answer = async (req: IncomingMessage, res: ServerResponse, endpoint: '/metrics' | '/rests/health' | '/rests/ready') => {
@@ -47,7 +49,7 @@ export function withOperability(
       return;
     }
     if (endpoint === '/rests/health') return sendText(res, 200, 'application/json', '{"status":"UP"}', head);
-    const { ready, checks } = readiness.report();
+    const { ready, checks } = readiness();
     sendText(res, ready ? 200 : 503, 'application/json', JSON.stringify({ status: ready ? 'UP' : 'DOWN', checks }), head);
   };
   return (req, res) => {

@@ -266,7 +266,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     const handler = withOperability(
       ctx,
       metrics,
-      readiness,
+      () => readiness.report(),
       live.gated(withRequestLimits(ctx, authenticatingHandler(app, plugins, config.auth, log))),
     );
     // A TLS plugin refuses a bad tls object by throwing an error that names the field.
