@@ -24,9 +24,38 @@ const NAME_CHAR = /[^A-Za-z0-9._-]/g;
 export class Components {
   readonly schemas: Record<string, JsonSchema> = {};
   private readonly names = new Map<SchemaNode, string>();
+  /** Names of the components that are not a node's, by the name asked for. */
+  private readonly extras = new Map<string, string>();
+
+  /** Path parameters (list keys) by component name: shared by every path below their entry. */
+  readonly parameters: Record<string, JsonSchema> = {};
 
   /** A `$ref` to the component of a container, a list's entry, or an operation's input or output. */
   ref(node: ObjectNode): JsonSchema {
+    return { $ref: `#/components/schemas/${this.nameOf(node)}` };
+  }
+
+  /** A `$ref` to a path parameter, registered under `name` (unique per node) the first time. */
+  parameterRef(name: string, parameter: () => JsonSchema): JsonSchema {
+    if (!Object.hasOwn(this.parameters, name)) this.parameters[name] = parameter();
+    return { $ref: `#/components/parameters/${name}` };
+  }
+
+  /** A `$ref` to a schema component that is not a node's (a body around one), made the first time. */
+  schemaRef(wanted: string, schema: () => JsonSchema): JsonSchema {
+    let name = this.extras.get(wanted);
+    if (name === undefined) {
+      // A node's component may already hold the name (a child container named `body`): count on.
+      name = wanted;
+      for (let i = 2; Object.hasOwn(this.schemas, name); i++) name = `${wanted}.${i}`;
+      this.extras.set(wanted, name);
+      this.schemas[name] = schema();
+    }
+    return { $ref: `#/components/schemas/${name}` };
+  }
+
+  /** The component name of a node, its schema made the first time. */
+  nameOf(node: ObjectNode): string {
     let name = this.names.get(node);
     if (name === undefined) {
       name = this.uniqueName(node);
@@ -34,7 +63,7 @@ export class Components {
       this.schemas[name] = {}; // claimed before the walk below, which may meet other nodes first
       this.schemas[name] = this.objectOf(node);
     }
-    return { $ref: `#/components/schemas/${name}` };
+    return name;
   }
 
   /** The value of a member holding `node` in its parent's object (or at the top of a body). */

@@ -42,7 +42,7 @@ export function openApiDocument(schema: SchemaContext, modules?: readonly string
     paths: writer.paths,
     components: {
       schemas: { [ERROR]: ERRORS_SCHEMA, ...components.schemas },
-      parameters: parameterComponents(),
+      parameters: { ...parameterComponents(), ...components.parameters },
       responses: { Error: errorResponse() },
     },
   };

@@ -35,7 +35,7 @@ export class PathWriter {
 
   /** The path of an RPC. */
   addRpc(rpc: OperationSchema): void {
-    this.paths[`${OPERATIONS}/${rpc.module.name}:${rpc.name}`] = { post: this.operation(rpc, []) };
+    this.paths[`${OPERATIONS}/${rpc.module.name}:${rpc.name}`] = { post: this.operation(rpc) };
   }
 
   private walk(node: SchemaNode, parent: Place): void {
@@ -44,7 +44,7 @@ export class PathWriter {
       return;
     }
     if (node.kind === 'action') {
-      this.paths[`${parent.path}/${segment(node)}`] = { post: this.operation(node, parent.parameters) };
+      this.paths[`${parent.path}/${segment(node)}`] = withPathParameters({ post: this.operation(node) }, parent.parameters);
       return;
     }
     if (node.kind === 'container') {
@@ -53,7 +53,7 @@ export class PathWriter {
       for (const c of dataChildren(node.children)) this.walk(c, place);
     } else if (node.kind === 'list') {
       const listPath = `${parent.path}/${segment(node)}`;
-      this.paths[listPath] = { get: this.read(node, parent.parameters, 'list') };
+      this.paths[listPath] = withPathParameters({ get: this.read(node, 'list') }, parent.parameters);
       if (node.keys.length === 0) return; // a keyless (state) list has no entry paths
       const place = this.entryPlace(node, parent);
       this.paths[place.path] = this.resource(node, place, node.orderedBy === 'user');
@@ -71,45 +71,47 @@ export class PathWriter {
       for (let i = 2; names.has(name); i++) name = `${list.name}-${key.name}-${i}`;
       names.add(name);
       templates.push(`{${name}}`);
-      parameters.push({
-        name,
-        in: 'path',
-        required: true,
-        description: `key ${key.name} of ${list.module.name}:${list.name} (percent-encoded)`,
-        schema: typeSchema(key.type),
-      });
+      parameters.push(
+        this.components.parameterRef(`key.${this.components.nameOf(list)}.${name}`, () => ({
+          name,
+          in: 'path',
+          required: true,
+          description: `key ${key.name} of ${list.module.name}:${list.name} (percent-encoded)`,
+          schema: typeSchema(key.type),
+        })),
+      );
     }
     return { path: `${parent.path}/${segment(list)}=${templates.join(',')}`, parameters, names };
   }
 
   /** The methods of a container or list entry. */
   private resource(node: ContainerSchema | ListSchema, place: Place, ordered: boolean): JsonSchema {
-    const item: JsonSchema = { get: this.read(node, place.parameters, 'entry') };
+    const item: JsonSchema = withPathParameters({ get: this.read(node, 'entry') }, place.parameters);
     if (!node.config) return item;
     const body = { required: true, content: dataContent(this.body(node, 'entry')) };
     const updated = { description: 'updated' };
     item['put'] = {
       summary: `create or replace ${qualified(node)}`,
-      parameters: [...place.parameters, ...queryParameters('PUT', ordered)],
+      parameters: queryParameters('PUT', ordered),
       requestBody: body,
       responses: { '201': { description: 'created' }, '204': updated, default: ERROR_REF },
     };
     item['patch'] = {
       summary: `merge into ${qualified(node)}`,
-      parameters: [...place.parameters, ...queryParameters('PATCH')],
+      parameters: queryParameters('PATCH'),
       requestBody: body,
       responses: { '200': updated, '204': updated, default: ERROR_REF },
     };
     item['delete'] = {
       summary: `delete ${qualified(node)}`,
-      parameters: [...place.parameters, ...queryParameters('DELETE')],
+      parameters: queryParameters('DELETE'),
       responses: { '204': { description: 'deleted' }, default: ERROR_REF },
     };
     const post = this.childBody(node);
     if (post !== undefined) {
       item['post'] = {
         summary: `create a child of ${qualified(node)}`,
-        parameters: [...place.parameters, ...queryParameters('POST')],
+        parameters: queryParameters('POST'),
         requestBody: { required: true, content: dataContent(post) },
         responses: { '201': { description: 'created' }, default: ERROR_REF },
       };
@@ -117,41 +119,49 @@ export class PathWriter {
     return item;
   }
 
-  private read(node: ContainerSchema | ListSchema, parameters: readonly JsonSchema[], shape: 'list' | 'entry'): JsonSchema {
+  private read(node: ContainerSchema | ListSchema, shape: 'list' | 'entry'): JsonSchema {
     return {
       summary: `read ${qualified(node)}${shape === 'list' && node.kind === 'list' ? ' (every entry)' : ''}`,
-      parameters: [...parameters, ...queryParameters('GET')],
+      parameters: queryParameters('GET'),
       responses: { '200': { description: 'the data', content: dataContent(this.body(node, shape)) }, default: ERROR_REF },
     };
   }
 
   /** A body whose one member is the node: a container's object, or an array of one entry or of all. */
   private body(node: ContainerSchema | ListSchema, shape: 'list' | 'entry'): JsonSchema {
-    const ref = this.components.ref(node);
-    const value =
-      node.kind === 'container'
-        ? ref
-        : shape === 'entry'
-          ? { type: 'array', items: ref, minItems: 1, maxItems: 1 }
-          : { type: 'array', items: ref };
-    return { type: 'object', required: [qualified(node)], properties: { [qualified(node)]: value } };
+    return this.components.schemaRef(`${this.components.nameOf(node)}.${shape === 'list' ? 'list' : 'body'}`, () => {
+      const ref = this.components.ref(node);
+      const value =
+        node.kind === 'container'
+          ? ref
+          : shape === 'entry'
+            ? { type: 'array', items: ref, minItems: 1, maxItems: 1 }
+            : { type: 'array', items: ref };
+      return { type: 'object', required: [qualified(node)], properties: { [qualified(node)]: value } };
+    });
   }
 
-  /** POST's body: exactly one of the node's configuration children, module-qualified. */
+  /**
+   * POST's body: exactly one of the node's configuration children, module-qualified. Each points at
+   * the child's member in the node's component, so a leaf's schema is written once.
+   */
   private childBody(node: ContainerSchema | ListSchema): JsonSchema | undefined {
+    const name = this.components.nameOf(node);
+    const members = (this.components.schemas[name]!['properties'] ?? {}) as Record<string, JsonSchema>;
     const properties: Record<string, JsonSchema> = {};
     for (const child of dataChildren(node.children)) {
       if (!child.config || (node.kind === 'list' && child.kind === 'leaf' && child.isKey)) continue;
-      const schema = this.components.memberSchema(child);
-      if (schema !== undefined) properties[qualified(child)] = schema;
+      const member = child.module === node.module ? child.name : qualified(child);
+      if (!Object.hasOwn(members, member)) continue;
+      properties[qualified(child)] = { $ref: `#/components/schemas/${name}/properties/${pointerToken(member)}` };
     }
     if (Object.keys(properties).length === 0) return undefined;
-    return { type: 'object', properties, minProperties: 1, maxProperties: 1 };
+    return this.components.schemaRef(`${name}.child`, () => ({ type: 'object', properties, minProperties: 1, maxProperties: 1 }));
   }
 
   /** POST of an RPC or action: its input as the body, its output as the answer. */
-  private operation(op: OperationSchema, parameters: readonly JsonSchema[]): JsonSchema {
-    const out: JsonSchema = { summary: `invoke ${qualified(op)}`, parameters: [...parameters] };
+  private operation(op: OperationSchema): JsonSchema {
+    const out: JsonSchema = { summary: `invoke ${qualified(op)}` };
     if (op.description !== undefined) out['description'] = op.description.trim();
     if (op.input.children.length > 0) {
       out['requestBody'] = { required: true, content: dataContent(this.io(op, 'input')) };
@@ -165,14 +175,28 @@ export class PathWriter {
 
   private io(op: OperationSchema, which: 'input' | 'output'): JsonSchema {
     const member = `${op.module.name}:${which}`;
-    return { type: 'object', required: [member], properties: { [member]: this.components.ref(op[which]) } };
+    return this.components.schemaRef(`${this.components.nameOf(op[which])}.body`, () => ({
+      type: 'object',
+      required: [member],
+      properties: { [member]: this.components.ref(op[which]) },
+    }));
   }
+}
+
+/** The path item with its path parameters, which every method of it shares. */
+function withPathParameters(item: JsonSchema, parameters: readonly JsonSchema[]): JsonSchema {
+  return parameters.length === 0 ? item : { parameters, ...item };
 }
 
 /** A node's name in a URI: module-qualified at the top and where its module differs from its parent's. */
 function segment(node: SchemaNode): string {
   const parent = dataParent(node);
   return parent === undefined || parent.module !== node.module ? qualified(node) : node.name;
+}
+
+/** A member name as one token of a JSON pointer (RFC 6901) in a URI fragment. */
+function pointerToken(member: string): string {
+  return encodeURIComponent(member.replace(/~/g, '~0').replace(/\//g, '~1')).replace(/%3A/g, ':');
 }
 
 function qualified(node: SchemaNode): string {
