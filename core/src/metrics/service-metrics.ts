@@ -33,6 +33,7 @@ export class ServiceMetrics {
   private readonly pluginReloads: Counter<'outcome'>;
   private readonly journalFsync: Histogram<string>;
   private readonly journalRecords: Histogram<string>;
+  private readonly deviceDuration: Histogram<'protocol' | 'operation' | 'outcome'>;
   private sources: MetricSources = {};
 
   constructor() {
@@ -73,6 +74,13 @@ export class ServiceMetrics {
       name: 'rosetta_journal_commit_records',
       help: 'Records one group commit of the Config datastore journal made durable.',
       buckets: RECORD_BUCKETS,
+      registers,
+    });
+    this.deviceDuration = new Histogram({
+      name: 'rosetta_device_request_duration_seconds',
+      help: 'Southbound calls to devices (read, write, invoke), by protocol, kind and outcome (success or failure).',
+      labelNames: ['protocol', 'operation', 'outcome'],
+      buckets: LATENCY_BUCKETS,
       registers,
     });
     const sources = () => this.sources;
@@ -138,6 +146,11 @@ export class ServiceMetrics {
   journalCommitted(seconds: number, records: number): void {
     this.journalFsync.observe(seconds);
     this.journalRecords.observe(records);
+  }
+
+  /** Records one southbound call (mount/device-calls.ts). */
+  deviceCall(protocol: string, operation: string, seconds: number, ok: boolean): void {
+    this.deviceDuration.labels(protocol, operation, ok ? 'success' : 'failure').observe(seconds);
   }
 
   /** The exposition text and its content type. */

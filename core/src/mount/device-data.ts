@@ -25,6 +25,7 @@ import type { PluginScope } from '../plugins/generation';
 import { renderInstancePath } from '../yang/instance-path';
 import { dataParent, type LeafSchema, type SchemaContext } from '../yang/schema';
 import { decodedAnswer } from './codec';
+import { timedCall } from './device-calls';
 import { deviceFault, MountError, notServed } from './errors';
 import type { MountedDevice } from './node';
 
@@ -44,14 +45,16 @@ export async function readDevice(device: MountedDevice, scope: PluginScope, requ
   const path = instancePathOf(request.steps);
   let json: JsonObject | undefined;
   try {
-    json = await hook.promise({
-      device: device.info,
-      connection: device.connection,
-      path,
-      content: request.content,
-      ...(request.fields !== undefined ? { fields: request.fields } : {}),
-      ...(device.codec ? { codec: device.codec } : {}),
-    });
+    json = await timedCall(device, 'read', () =>
+      hook.promise({
+        device: device.info,
+        connection: device.connection,
+        path,
+        content: request.content,
+        ...(request.fields !== undefined ? { fields: request.fields } : {}),
+        ...(device.codec ? { codec: device.codec } : {}),
+      }),
+    );
   } catch (e) {
     // the device codec refusing the device's reply is the device's fault, not the client's
     throw e instanceof DataError ? unfitAnswer(device, e) : deviceFault(device.node.nodeId, e);
@@ -220,7 +223,7 @@ function probedExistence(device: MountedDevice, before: JsonObject | undefined, 
 async function runWrite(device: MountedDevice, write: () => Promise<DeviceWriteResult | undefined>): Promise<DeviceWriteResult> {
   let result: DeviceWriteResult | undefined;
   try {
-    result = await write();
+    result = await timedCall(device, 'write', write);
   } catch (e) {
     throw deviceFault(device.node.nodeId, e);
   }
@@ -260,14 +263,16 @@ export async function invokeDevice(
   const hook = scope.hooks.device.invoke.get(device.node.protocol);
   if (hook === undefined || !hook.isUsed()) throw notServed(`no southbound plugin runs operations on '${device.node.protocol}' devices`);
   try {
-    const result = await hook.promise({
-      device: device.info,
-      connection: device.connection,
-      operation,
-      ...(action !== undefined ? { action } : {}),
-      input,
-      ...(device.codec ? { codec: device.codec } : {}),
-    });
+    const result = await timedCall(device, 'invoke', () =>
+      hook.promise({
+        device: device.info,
+        connection: device.connection,
+        operation,
+        ...(action !== undefined ? { action } : {}),
+        input,
+        ...(device.codec ? { codec: device.codec } : {}),
+      }),
+    );
     if (result === undefined) throw notServed(`no southbound plugin implements '${operation}' on '${device.node.nodeId}'`);
     return result;
   } catch (e) {

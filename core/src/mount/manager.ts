@@ -15,6 +15,7 @@
  * whole lifecycle; the node record (node.ts), the device view (device-data.ts), the southbounds
  * (southbounds.ts) and the status (status.ts) are already apart.
  */
+import type { DeviceCallObserver } from './device-calls';
 import type { Logger } from '../logger';
 import type { EventHub } from '../events';
 import type { Datastores } from '../datastore/datastore';
@@ -76,6 +77,8 @@ export interface MountOptions {
   readonly connectConcurrency?: number;
   /** The service's event hub: node status and device notifications are published to it (node-events.ts). */
   readonly events?: EventHub;
+  /** Told of each southbound call's protocol, kind, duration and success (the service's metrics). */
+  readonly observeDeviceCall?: DeviceCallObserver;
 }
 
 const MAX_RETRY_MS = 60_000;
@@ -416,6 +419,7 @@ export class MountManager {
       schema: schema.schema,
       codec: node.ownSchema ? deviceCodec(schema.schema) : undefined,
       failed: schema.failed,
+      ...(this.options.observeDeviceCall !== undefined ? { observe: this.options.observeDeviceCall } : {}),
     };
   }
 

@@ -5,6 +5,7 @@
  */
 import type { DeviceConnection, DeviceDataCodec, DeviceInfo, JsonValue, NodeConnectionStatus } from '../hooks';
 import type { SchemaContext } from '../yang/schema';
+import type { DeviceCallObserver } from './device-calls';
 import type { DeviceSchema } from './device-schema';
 import type { NodeSettings, SouthboundKind } from './topology';
 
@@ -41,6 +42,8 @@ export interface MountedDevice {
   readonly codec: DeviceDataCodec | undefined;
   /** Modules of the device that are not in its schema, with the reason. */
   readonly failed: DeviceSchema['failed'];
+  /** Told of each southbound call made for this request (device-calls.ts); absent when nothing measures. */
+  readonly observe?: DeviceCallObserver;
 }
 
 /** A node not yet connected. */

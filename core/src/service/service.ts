@@ -182,6 +182,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       log,
       connectConcurrency: config.fleet.connectConcurrency,
       events,
+      observeDeviceCall: (protocol, operation, seconds, ok) => metrics.deviceCall(protocol, operation, seconds, ok),
       ...(southboundYangDirs ? { southboundYangDirs } : {}),
     });
   } catch (e) {

@@ -16,7 +16,7 @@ import { applyEdits, type Edit } from '../data/edit';
 import { toJsonValue } from '../data/json-encode';
 import type { DataRoot } from '../data/tree';
 import type { DeviceConnection, DeviceEdit, JsonObject, SouthboundDescriptor, WriteRollback } from '../hooks';
-import { deviceFault, deviceRoot, invokeDevice, MountError, readDevice, southboundsOf, type MountedDevice } from '../mount';
+import { deviceFault, deviceRoot, invokeDevice, MountError, readDevice, southboundsOf, timedCall, type MountedDevice } from '../mount';
 import { instancePathOf } from '../data/path';
 import type { PluginScope } from '../plugins/generation';
 import { renderInstancePath } from '../yang/instance-path';
@@ -115,15 +115,17 @@ export async function pushConfiguration(
     options.readBack !== true ? undefined : touched === undefined ? [[]] : touched.map((schema) => instancePathOf([{ schema }]));
   let result: Awaited<ReturnType<typeof hook.promise>>;
   try {
-    result = await hook.promise({
-      device: device.info,
-      connection: device.connection,
-      before: toJsonValue(before, { attributes: false }) as JsonObject,
-      after: toJsonValue(after, { attributes: false }) as JsonObject,
-      edits,
-      ...(readBack !== undefined ? { readBack } : {}),
-      ...(device.codec ? { codec: device.codec } : {}),
-    });
+    result = await timedCall(device, 'write', () =>
+      hook.promise({
+        device: device.info,
+        connection: device.connection,
+        before: toJsonValue(before, { attributes: false }) as JsonObject,
+        after: toJsonValue(after, { attributes: false }) as JsonObject,
+        edits,
+        ...(readBack !== undefined ? { readBack } : {}),
+        ...(device.codec ? { codec: device.codec } : {}),
+      }),
+    );
   } catch (e) {
     const fault = deviceFault(device.node.nodeId, e);
     rollbackReports.set(fault, rollbackOf(southboundsOf(scope.hooks).protocol(device.node.protocol), e, device.connection));
