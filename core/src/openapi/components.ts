@@ -60,7 +60,7 @@ export class Components {
     if (name === undefined) {
       name = this.uniqueName(node);
       this.names.set(node, name);
-      this.schemas[name] = {}; // claimed before the walk below, which may meet other nodes first
+      this.schemas[name] = {}; // reserved before the walk below, which may name other nodes first
       this.schemas[name] = this.objectOf(node);
     }
     return name;

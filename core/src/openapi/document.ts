@@ -3,8 +3,9 @@
  * the implemented modules' top-level data nodes and RPCs (paths.ts), their node schemas as shared
  * components (components.ts, leaf-schema.ts) and the error envelope and query parameters every path
  * shares (shared.ts). Documents are cached per schema object as JSON text (a schema swap brings a new
- * object, so the next request regenerates); each schema keeps a few module selections, oldest first out,
- * so that clients asking for ever new `?modules=` sets cannot grow the cache without bound.
+ * object, so the next request regenerates); each schema keeps a few module selections and at most
+ * 64 Mi characters of them, oldest first out, so that clients asking for ever new `?modules=` sets
+ * cannot grow the cache without bound.
  */
 import type { SchemaContext } from '../yang/schema';
 import { Components } from './components';
@@ -48,8 +49,9 @@ export function openApiDocument(schema: SchemaContext, modules?: readonly string
   };
 }
 
-/** Module selections kept per schema. */
+/** Module selections kept per schema, and the characters of text they may hold together. */
 const SELECTIONS_KEPT = 8;
+const CHARACTERS_KEPT = 64 * 1024 * 1024;
 const cache = new WeakMap<SchemaContext, Map<string, string>>();
 
 /** The document as JSON text, from the cache when this schema already answered this selection. */
@@ -60,8 +62,15 @@ export function openApiText(schema: SchemaContext, modules?: readonly string[]):
   let text = texts.get(key);
   if (text === undefined) {
     text = JSON.stringify(openApiDocument(schema, modules));
-    if (texts.size >= SELECTIONS_KEPT) texts.delete(texts.keys().next().value!);
     texts.set(key, text);
+    // Oldest first out, the newest always kept: a whole big schema is about 24 MB of text.
+    let size = 0;
+    for (const t of texts.values()) size += t.length;
+    for (const [oldest, t] of texts) {
+      if (texts.size <= 1 || (texts.size <= SELECTIONS_KEPT && size <= CHARACTERS_KEPT)) break;
+      texts.delete(oldest);
+      size -= t.length;
+    }
   }
   return text;
 }

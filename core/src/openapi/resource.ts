@@ -5,28 +5,21 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RestconfContext } from '../restconf/context';
-import { badQuery, methodNotAllowed } from '../restconf/errors';
-import { ALLOW, answerOptions } from '../restconf/options';
+import { badQuery } from '../restconf/errors';
 import { sendText } from '../restconf/respond';
 import { openApiText, unknownModules } from './document';
 
 /** Where the document is served. */
 export const OPENAPI_PATH = '/rests/openapi.json';
 
-/** Answers one request for the document. */
+/** Answers a GET or HEAD of the document (the dispatcher answers OPTIONS and refuses other methods). */
 export function serveOpenApi(ctx: RestconfContext, req: IncomingMessage, res: ServerResponse): void {
-  const method = req.method ?? '';
-  if (method === 'OPTIONS') {
-    answerOptions(res, ALLOW.readOnly);
-    return;
-  }
-  if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(method, ALLOW.readOnly, 'the OpenAPI document is read-only');
   const modules = modulesAsked(new URL(req.url ?? '', 'http://local').searchParams);
   if (modules !== undefined) {
     const unknown = unknownModules(ctx.schema, modules);
     if (unknown.length > 0) throw badQuery('modules', `no implemented module is named ${unknown.join(', ')}`);
   }
-  sendText(res, 200, 'application/json', openApiText(ctx.schema, modules), method === 'HEAD');
+  sendText(res, 200, 'application/json', openApiText(ctx.schema, modules), req.method === 'HEAD');
 }
 
 /** The `modules` parameter's names, or undefined without it. */

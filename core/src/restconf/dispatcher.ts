@@ -50,8 +50,9 @@ export interface DispatcherOptions {
   /** The routes plugins add, per plugin generation. */
   readonly pluginRoutes?: PluginRoutes;
   /**
-   * Fixed resources other layers serve beside the core's (the OpenAPI document), by lower-case path;
-   * they throw their faults like the core's resources do.
+   * Read-only resources other layers serve beside the core's (the OpenAPI document), by lower-case path:
+   * the dispatcher answers OPTIONS and refuses other methods, `serve` answers GET and HEAD and throws its
+   * faults like the core's resources do.
    */
   readonly resources?: ReadonlyMap<string, (req: IncomingMessage, res: ServerResponse) => void>;
 }
@@ -212,10 +213,14 @@ export function createRestconfHandler(ctx: RestconfContext, options: DispatcherO
       return;
     }
     for (const [resource, serve] of options.resources ?? []) {
-      if (names(path, resource)) {
-        serve(req, res);
+      if (!names(path, resource)) continue;
+      if (method === 'OPTIONS') {
+        answerOptions(res, ALLOW.readOnly);
         return;
       }
+      if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(method, ALLOW.readOnly, `${resource} is read-only`);
+      serve(req, res);
+      return;
     }
     throw unknownResource(`${path.slice(0, 200)} is not a RESTCONF resource`);
   };

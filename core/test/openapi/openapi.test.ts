@@ -137,6 +137,9 @@ test('an unknown module is 400 in the RESTCONF error envelope, naming it', async
   t.regex(error['error-message'], /no-such-module/);
   t.is((await svc.request('GET', '/rests/openapi.json?module=x')).status, 400, 'an unknown parameter too');
   t.is((await svc.request('PUT', '/rests/openapi.json', { body: '{}' })).status, 405);
+  const options = await svc.request('OPTIONS', '/rests/openapi.json');
+  t.is(options.status, 200);
+  t.is(options.headers.get('allow'), 'GET, HEAD, OPTIONS');
 });
 
 test('a request built from the document succeeds: PUT an entry from its schema, then GET it', async (t) => {
