@@ -10,6 +10,7 @@
  */
 import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
+import * as v8 from 'node:v8';
 import { ConfigError, type ServiceConfig } from '../service/config';
 import { NativeMemoryTrim } from '../service/native-memory';
 import { startService, type DatastoreOpener, type RunningService } from '../service/service';
@@ -57,6 +58,22 @@ function useSmallBufferPool(): void {
   Buffer.poolSize = 1024;
 }
 
+/**
+ * V8 grows the old generation ahead of what it uses by a factor it picks itself, up to about twice
+ * under allocation pressure, and does not give the room back while the objects in it stay: a fleet's
+ * install left 5,000 idle devices with 150 MB of heap in use and about 250 MB committed, 53 KB of RSS
+ * per device. Growing by at most 20% each time keeps the committed heap near what is used (47 KB per
+ * device, docs/operations.md#memory) for more frequent major collections. A `--heap-growing-percent`
+ * given to Node itself wins (0 is V8's own choice).
+ */
+const HEAP_GROWING_PERCENT = 20;
+
+function useSlowHeapGrowth(): void {
+  if (process.execArgv.some((arg) => arg.startsWith('--heap-growing-percent') || arg.startsWith('--heap_growing_percent'))) return;
+  if ((process.env.NODE_OPTIONS ?? '').includes('heap-growing-percent')) return;
+  v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+}
+
 /** The command line's options, checked (throws on an unknown or malformed one). */
 function parseOptions(argv: readonly string[]) {
   return parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: false, strict: true }).values;
@@ -89,6 +106,7 @@ export async function startCommand(argv: readonly string[], opener?: DatastoreOp
     return 2;
   }
   useSmallBufferPool();
+  useSlowHeapGrowth();
   let service: RunningService;
   try {
     fs.mkdirSync(config.dataDir, { recursive: true });
