@@ -134,11 +134,19 @@ function listeningPorts(): Set<number> {
 }
 
 /**
+ * The test suite's real peers listen on these when a test starts them (test/peers: FRR's sshd, netconfd),
+ * so a fleet must leave them free even when nothing listens there yet: a fleet on 10,000-15,000 made every
+ * FRR test of a suite run beside it fail to start its peer.
+ */
+const PEER_PORTS = [Number(process.env.FRR_PEER_PORT ?? 10022), Number(process.env.NETCONF_PEER_PORT ?? 10830)];
+
+/**
  * The first port of `count` consecutive ports that nothing listens on, below the ephemeral range (32768),
  * in steps of 1,000 from 10,000: the machine is shared, and another fleet may be playing on 20,000.
  */
 export function freePortRange(count: number): number {
   const busy = listeningPorts();
+  for (const port of PEER_PORTS) busy.add(port);
   for (let base = 10_000; base + count <= 32_768; base += 1000) {
     let free = true;
     for (let p = base; p < base + count && free; p++) free = !busy.has(p);
