@@ -8,6 +8,8 @@
  * scrapers carry no credentials, and readiness must answer while a schema swap holds the other requests.
  * Every request, these included, is counted once when its response closes: one counter increment and
  * one histogram observation, labelled by method and route template, never by path.
+ * With metrics switched off (no registry given) nothing is counted and `/metrics` is not ours: it
+ * reaches the service like any other path (a 404), so a scraper learns the switch is off.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -21,17 +23,18 @@ import { sendError, sendText } from './respond';
 export type ReadinessProbe = () => { readonly ready: boolean; readonly checks: Readonly<Record<string, string>> };
 
 /** The path of a URL without its query or one trailing slash, when it is one of ours. */
-function endpointOf(url: string): '/metrics' | '/rests/health' | '/rests/ready' | undefined {
+function endpointOf(url: string, scraped: boolean): '/metrics' | '/rests/health' | '/rests/ready' | undefined {
   const q = url.indexOf('?');
   let path = q < 0 ? url : url.slice(0, q);
   if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
-  return path === '/metrics' || path === '/rests/health' || path === '/rests/ready' ? path : undefined;
+  if (path === '/metrics') return scraped ? path : undefined;
+  return path === '/rests/health' || path === '/rests/ready' ? path : undefined;
 }
 
 /** Wraps the service's listener `inner` (see the top of this file). */
 export function withOperability(
   ctx: RestconfContext,
-  metrics: ServiceMetrics,
+  metrics: ServiceMetrics | undefined,
   readiness: ReadinessProbe,
   inner: RequestListener,
 ): RequestListener {
@@ -40,7 +43,7 @@ export function withOperability(
     if (method === 'OPTIONS') return answerOptions(res, ALLOW.readOnly);
     if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(method, ALLOW.readOnly, `${endpoint} is read-only`);
     const head = method === 'HEAD';
-    if (endpoint === '/metrics') {
+    if (endpoint === '/metrics' && metrics !== undefined) {
       const { text, contentType } = await metrics.scrape();
       res.statusCode = 200;
       res.setHeader('Content-Type', contentType);
@@ -53,10 +56,12 @@ export function withOperability(
     sendText(res, ready ? 200 : 503, 'application/json', JSON.stringify({ status: ready ? 'UP' : 'DOWN', checks }), head);
   };
   return (req, res) => {
-    const started = performance.now();
     const url = req.url ?? '';
-    res.once('close', () => metrics.countRequest(req.method, url, res.statusCode, (performance.now() - started) / 1000));
-    const endpoint = endpointOf(url);
+    if (metrics !== undefined) {
+      const started = performance.now();
+      res.once('close', () => metrics.countRequest(req.method, url, res.statusCode, (performance.now() - started) / 1000));
+    }
+    const endpoint = endpointOf(url, metrics !== undefined);
     if (endpoint === undefined) return inner(req, res);
     answer(req, res, endpoint).catch((err: unknown) => {
       try {

@@ -19,6 +19,8 @@
  *   `replayMaxAgeSeconds` (default 86400) and `replayMaxBytes` (default 1 GiB) the replay log, `subscriberBufferEvents` (default 1000) how far
  *   a subscriber may fall behind before it is ended, `keepAliveSeconds` (default 15) the SSE keep-alive,
  *   `deliveryIntervalMs` (default 10) the shortest time between two fan-outs of events to subscribers.
+ * - `metrics.enabled` (default true) switches the Prometheus metrics (metrics/): off, the service keeps no
+ *   registry, counts nothing per request and serves no `/metrics`, for measuring what they cost.
  * - `tls` and `auth` are checked for shape here (auth in auth-config.ts) so a mistake names its field
  *   even when the plugin that reads it is off; `tls` store paths are resolved like every path. What
  *   needs the plugin's knowledge (stores, passwords, cipher suites) the TLS plugin checks at start-up.
@@ -62,6 +64,14 @@ export interface ServiceConfig {
   readonly fleet: FleetConfig;
   /** The event streams' replay log and subscriber bounds, defaults filled in (events/hub.ts). */
   readonly events: EventSettings;
+  /** The `metrics` object, default filled in. */
+  readonly metrics: MetricsConfig;
+}
+
+/** The `metrics` object. */
+export interface MetricsConfig {
+  /** Whether the service keeps its Prometheus registry and serves `/metrics`. */
+  readonly enabled: boolean;
 }
 
 /** The `fleet` object: bounds on concurrent work across nodes. */
@@ -175,6 +185,16 @@ function checkEvents(raw: unknown): EventSettings {
   return events as unknown as EventSettings;
 }
 
+function checkMetrics(raw: unknown): MetricsConfig {
+  if (raw === undefined) return { enabled: true };
+  if (!isObject(raw)) throw new ConfigError('metrics', 'must be an object');
+  for (const [k, v] of Object.entries(raw)) {
+    if (k !== 'enabled') throw new ConfigError(`metrics.${k}`, 'unknown field; known: enabled');
+    if (typeof v !== 'boolean') throw new ConfigError('metrics.enabled', `must be true or false, not ${JSON.stringify(v)}`);
+  }
+  return { enabled: raw['enabled'] !== false };
+}
+
 const KNOWN = [
   'port',
   'host',
@@ -191,6 +211,7 @@ const KNOWN = [
   'callbacks',
   'fleet',
   'events',
+  'metrics',
 ];
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -299,6 +320,7 @@ export function resolveConfig(
   const callbacks = raw['callbacks'] === undefined ? undefined : checkCallbacks(raw['callbacks']);
   const fleet = checkFleet(raw['fleet']);
   const events = checkEvents(raw['events']);
+  const metrics = checkMetrics(raw['metrics']);
   return {
     port,
     host,
@@ -315,6 +337,7 @@ export function resolveConfig(
     callbacks,
     fleet,
     events,
+    metrics,
   };
 }
 

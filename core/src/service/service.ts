@@ -16,7 +16,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Datastores } from '../datastore/datastore';
 import { SecretBox } from '../datastore/secrets';
-import { BulkNodes, MountManager } from '../mount';
+import { BulkNodes, type DeviceCallObserver, MountManager } from '../mount';
 import { BUILTIN_STREAMS, DataChangeFeed, DataChangeSubscriptions, EventHub, eventsDirectory } from '../events';
 import { Uniconfig } from '../uniconfig';
 import { OPENAPI_PATH, serveOpenApi } from '../openapi';
@@ -65,8 +65,8 @@ export interface RunningService {
   readonly events: EventHub;
   /** Files of the modules loaded from extra YANG folders. */
   readonly extraModules: readonly string[];
-  /** The service's own metrics registry (served at /metrics). */
-  readonly metrics: ServiceMetrics;
+  /** The service's own metrics registry (served at /metrics); undefined when `metrics.enabled` is false. */
+  readonly metrics: ServiceMetrics | undefined;
   /** Stops accepting, lets requests in flight finish, closes plugins and datastores. Idempotent. */
   stop(): Promise<void>;
 }
@@ -94,7 +94,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
   // Every step below that opens something pushes its closer; a failure part-way and stop() both unwind them.
   const closers = new CloserStack();
   // One registry per service (several services may share a process); the parts that count get it.
-  const metrics = new ServiceMetrics();
+  // Switched off, there is none: no part times or counts anything for it (docs/configuration.md#metrics).
+  const metrics = config.metrics.enabled ? new ServiceMetrics() : undefined;
   const readiness = new Readiness();
   // The plugins start first: the local schema holds their YANG (live-schema.ts), and changes with them.
   const live = new LiveSchema({
@@ -103,7 +104,9 @@ export async function startService(options: StartOptions): Promise<RunningServic
     openDatastores: options.openDatastores,
     secrets,
     log,
-    journalCommitted: (seconds, records) => metrics.journalCommitted(seconds, records),
+    ...(metrics !== undefined
+      ? { journalCommitted: (seconds: number, records: number) => metrics.journalCommitted(seconds, records) }
+      : {}),
   });
   closers.push(() => live.close());
   let mount: MountManager; // declared here for the introspection taps, which list its devices once it exists
@@ -124,7 +127,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       });
       const started = host;
       closers.push(() => started.close());
-      host.onChange((report) => metrics.countReload(report.errors.length === 0));
+      host.onChange((report) => metrics?.countReload(report.errors.length === 0));
       host.addBuiltin(introspectionTaps(host, () => (mount === undefined ? [] : mount.installedDevices())));
       // The configured key delimiter is the core's own uri.parse tap; a plugin's tap runs after it and may change it.
       host.addBuiltin(
@@ -145,7 +148,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const pluginHost = host;
   readiness.watch({ storesOpen: () => live.storesOpen, schemaSwapping: () => live.swapping, pluginsLoaded: () => pluginsLoaded });
   if (pluginHost !== undefined)
-    metrics.observe({ plugins: () => ({ generation: pluginHost.generation, states: pluginHost.status().map((p) => p.state) }) });
+    metrics?.observe({ plugins: () => ({ generation: pluginHost.generation, states: pluginHost.status().map((p) => p.state) }) });
   // One event hub for the whole service: producers (commits, uniconfig, the mount layer) publish to it,
   // the stream resource subscribes; it closes after all of them (closers unwind newest first).
   let events: EventHub;
@@ -182,14 +185,19 @@ export async function startService(options: StartOptions): Promise<RunningServic
       log,
       connectConcurrency: config.fleet.connectConcurrency,
       events,
-      observeDeviceCall: (protocol, operation, seconds, ok) => metrics.deviceCall(protocol, operation, seconds, ok),
+      ...(metrics !== undefined
+        ? {
+            observeDeviceCall: ((protocol, operation, seconds, ok) =>
+              metrics.deviceCall(protocol, operation, seconds, ok)) as DeviceCallObserver,
+          }
+        : {}),
       ...(southboundYangDirs ? { southboundYangDirs } : {}),
     });
   } catch (e) {
     return closers.abandon(new Error(`cannot start the installed devices: ${e instanceof Error ? e.message : String(e)}`));
   }
   closers.push(() => mount.close());
-  metrics.observe({ sessions: () => mount.installedNodes().map((node) => ({ protocol: node.kind.protocol, status: statusOf(node) })) });
+  metrics?.observe({ sessions: () => mount.installedNodes().map((node) => ({ protocol: node.kind.protocol, status: statusOf(node) })) });
   if (host) host.addBuiltin(builtinTaps('mount', (hooks) => mount.tap(hooks)));
   else mount.tap(plugins.acquire().hooks);
   const restored = mount.restore();
@@ -228,7 +236,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     dataDir: config.dataDir,
     commitConcurrency: config.fleet.commitConcurrency,
     health: () => readiness.report(),
-    commitDone: (ok) => metrics.countCommit(ok),
+    ...(metrics !== undefined ? { commitDone: (ok: boolean) => metrics.countCommit(ok) } : {}),
   });
   try {
     await uniconfig.open();
