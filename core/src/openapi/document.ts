@@ -22,11 +22,20 @@ export function unknownModules(schema: SchemaContext, wanted: readonly string[])
   return wanted.filter((name) => schema.modules.get(name)?.implemented !== true);
 }
 
+/** How the service that serves a document is reached, beside the schema. */
+export interface ServiceAccess {
+  /** Whether requests need Basic credentials (the document then declares the scheme for every path). */
+  readonly basicAuth?: boolean;
+}
+
+/** The scheme's name in the documents. */
+const BASIC_SCHEME = 'basic';
+
 /**
  * The document for `schema`, limited to the top-level nodes and RPCs of `modules` when given (names
  * the schema does not implement are left out: check them with `unknownModules` first).
  */
-export function openApiDocument(schema: SchemaContext, modules?: readonly string[]): Record<string, unknown> {
+export function openApiDocument(schema: SchemaContext, modules?: readonly string[], access: ServiceAccess = {}): Record<string, unknown> {
   const only = modules === undefined ? undefined : new Set(modules);
   const components = new Components();
   const writer = new PathWriter(components);
@@ -40,11 +49,13 @@ export function openApiDocument(schema: SchemaContext, modules?: readonly string
       version: '1',
       description: `RESTCONF (RFC 8040) paths of the modules ${described.join(', ')}, bodies in RFC 7951 JSON (${JSON_TYPE}) or XML (${XML_TYPE}).`,
     },
+    ...(access.basicAuth === true ? { security: [{ [BASIC_SCHEME]: [] }] } : {}),
     paths: writer.paths,
     components: {
       schemas: { [ERROR]: ERRORS_SCHEMA, ...components.schemas },
       parameters: { ...parameterComponents(), ...components.parameters },
       responses: { Error: errorResponse() },
+      ...(access.basicAuth === true ? { securitySchemes: { [BASIC_SCHEME]: { type: 'http', scheme: 'basic' } } } : {}),
     },
   };
 }
@@ -55,13 +66,14 @@ const CHARACTERS_KEPT = 64 * 1024 * 1024;
 const cache = new WeakMap<SchemaContext, Map<string, string>>();
 
 /** The document as JSON text, from the cache when this schema already answered this selection. */
-export function openApiText(schema: SchemaContext, modules?: readonly string[]): string {
-  const key = modules === undefined ? '' : [...new Set(modules)].sort().join(',');
+export function openApiText(schema: SchemaContext, modules?: readonly string[], access: ServiceAccess = {}): string {
+  const selection = modules === undefined ? '' : [...new Set(modules)].sort().join(',');
+  const key = access.basicAuth === true ? `basic:${selection}` : selection;
   let texts = cache.get(schema);
   if (texts === undefined) cache.set(schema, (texts = new Map()));
   let text = texts.get(key);
   if (text === undefined) {
-    text = JSON.stringify(openApiDocument(schema, modules));
+    text = JSON.stringify(openApiDocument(schema, modules, access));
     texts.set(key, text);
     // Oldest first out, the newest always kept: a whole big schema is about 24 MB of text.
     let size = 0;

@@ -7,19 +7,22 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RestconfContext } from '../restconf/context';
 import { badQuery } from '../restconf/errors';
 import { sendText } from '../restconf/respond';
-import { openApiText, unknownModules } from './document';
+import { openApiText, type ServiceAccess, unknownModules } from './document';
 
 /** Where the document is served. */
 export const OPENAPI_PATH = '/rests/openapi.json';
 
-/** Answers a GET or HEAD of the document (the dispatcher answers OPTIONS and refuses other methods). */
-export function serveOpenApi(ctx: RestconfContext, req: IncomingMessage, res: ServerResponse): void {
+/**
+ * Answers a GET or HEAD of the document (the dispatcher answers OPTIONS and refuses other methods);
+ * `access` says whether the service asks for credentials, which the document then declares.
+ */
+export function serveOpenApi(ctx: RestconfContext, req: IncomingMessage, res: ServerResponse, access: ServiceAccess = {}): void {
   const modules = modulesAsked(new URL(req.url ?? '', 'http://local').searchParams);
   if (modules !== undefined) {
     const unknown = unknownModules(ctx.schema, modules);
     if (unknown.length > 0) throw badQuery('modules', `no implemented module is named ${unknown.join(', ')}`);
   }
-  sendText(res, 200, 'application/json', openApiText(ctx.schema, modules), req.method === 'HEAD');
+  sendText(res, 200, 'application/json', openApiText(ctx.schema, modules, access), req.method === 'HEAD');
 }
 
 /** The `modules` parameter's names, or undefined without it. */

@@ -19,7 +19,7 @@ import { SecretBox } from '../datastore/secrets';
 import { BulkNodes, type DeviceCallObserver, MountManager } from '../mount';
 import { BUILTIN_STREAMS, DataChangeFeed, DataChangeSubscriptions, EventHub, eventsDirectory } from '../events';
 import { Uniconfig } from '../uniconfig';
-import { OPENAPI_PATH, serveOpenApi } from '../openapi';
+import { APIDOC_MODULES_PATH, OPENAPI_PATH, serveApiDocModules, serveOpenApi, withApiDocPage } from '../openapi';
 import { PluginHost, builtinTaps, introspectionTaps } from '../plugins';
 import type { PluginScope } from '../plugins/generation';
 import { createHooks } from '../hooks';
@@ -37,6 +37,7 @@ import { createPluginRoutes } from '../restconf/plugin-routes';
 import { withRequestLimits } from '../restconf/request-limits';
 import type { SchemaContext } from '../yang/schema';
 import type { ServiceConfig } from './config';
+import { authenticationRequired } from './auth-config';
 import { authenticatingHandler, checkSecurityAtStart } from './authentication';
 import { unservedSectionWarnings } from './feature-check';
 import { LiveSchema, type DatastoreOpener } from './live-schema';
@@ -265,18 +266,24 @@ export async function startService(options: StartOptions): Promise<RunningServic
     // (they follow their generation, restconf/plugin-routes.ts), then the core's resources.
     const routes = new RouteTable();
     uniconfig.addRoutes(routes);
+    // The OpenAPI documents declare the Basic scheme when the gate asks for credentials.
+    const access = { basicAuth: authenticationRequired(config.auth) };
     const app = createRestconfHandler(ctx, {
       routes,
       pluginRoutes: createPluginRoutes(ctx, localDataAccess(ctx)),
-      resources: new Map([[OPENAPI_PATH, (req, res) => serveOpenApi(ctx, req, res)]]),
+      resources: new Map([
+        [OPENAPI_PATH, (req, res) => serveOpenApi(ctx, req, res, access)],
+        [APIDOC_MODULES_PATH, (req, res) => serveApiDocModules(ctx, req, res)],
+      ]),
     });
     // The request's own limits come first: a request refused for its URI or repeated headers tries no authentication.
     // Probes, the scrape and the HTTP metrics come before the gate: readiness answers during a schema swap.
+    // The API page's fixed files hold nothing of the schema: they are served ahead of authentication too.
     const handler = withOperability(
       ctx,
       metrics,
       () => readiness.report(),
-      live.gated(withRequestLimits(ctx, authenticatingHandler(app, plugins, config.auth, log))),
+      live.gated(withRequestLimits(ctx, withApiDocPage(ctx, authenticatingHandler(app, plugins, config.auth, log)))),
     );
     // A TLS plugin refuses a bad tls object by throwing an error that names the field.
     const secured = startScope.hooks.server.create.call({ handler, tls: config.tls });
