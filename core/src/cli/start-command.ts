@@ -10,7 +10,9 @@
  */
 import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
+import type { Writable } from 'node:stream';
 import * as v8 from 'node:v8';
+import { createJsonLogger } from '../logging/json-logger';
 import { ConfigError, type ServiceConfig } from '../service/config';
 import { NativeMemoryTrim } from '../service/native-memory';
 import { startService, type DatastoreOpener, type RunningService } from '../service/service';
@@ -79,8 +81,11 @@ function parseOptions(argv: readonly string[]) {
   return parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: false, strict: true }).values;
 }
 
-/** Runs `rosetta start`; resolves with the exit code once the service has stopped. */
-export async function startCommand(argv: readonly string[], opener?: DatastoreOpener): Promise<number> {
+/**
+ * Runs `rosetta start`; resolves with the exit code once the service has stopped. Once the configuration
+ * is read, every line (these and the service's) is the service's JSON log, to `logTo` (default stdout).
+ */
+export async function startCommand(argv: readonly string[], opener?: DatastoreOpener, logTo?: Writable): Promise<number> {
   let values: ReturnType<typeof parseOptions>;
   try {
     values = parseOptions(argv);
@@ -107,10 +112,11 @@ export async function startCommand(argv: readonly string[], opener?: DatastoreOp
   }
   useSmallBufferPool();
   useSlowHeapGrowth();
+  const log = createJsonLogger({ level: config.log.level, ...(logTo !== undefined ? { destination: logTo } : {}) });
   let service: RunningService;
   try {
     fs.mkdirSync(config.dataDir, { recursive: true });
-    service = await startService({ config, openDatastores: opener ?? datastoreOpener() });
+    service = await startService({ config, openDatastores: opener ?? datastoreOpener(), log });
   } catch (e) {
     console.error(`rosetta start: ${(e as Error).message}`);
     return 1;
@@ -123,21 +129,21 @@ export async function startCommand(argv: readonly string[], opener?: DatastoreOp
   const signalled = new Promise<void>((resolve) => {
     const onSignal = (signal: string) => {
       process.off('SIGTERM', onSignal).off('SIGINT', onSignal);
-      console.log(`rosetta: ${signal}: stopping (requests in flight finish)`);
+      log.info(`rosetta: ${signal}: stopping (requests in flight finish)`);
       resolve();
     };
     process.on('SIGTERM', onSignal).on('SIGINT', onSignal);
   });
-  console.log(`rosetta: listening on ${service.url}/rests`);
-  console.log(`rosetta: data in ${config.dataDir}`);
-  console.log(`rosetta: ${modules.length} modules loaded: ${modules.join(', ')}`);
-  if (config.pluginsFile) console.log(`rosetta: plugins from ${config.pluginsFile}`);
+  log.info(`rosetta: listening on ${service.url}/rests`);
+  log.info(`rosetta: data in ${config.dataDir}`);
+  log.info(`rosetta: ${modules.length} modules loaded: ${modules.join(', ')}`);
+  if (config.pluginsFile) log.info(`rosetta: plugins from ${config.pluginsFile}`);
   const nativeMemory = new NativeMemoryTrim({
-    log: { info: (m) => console.log(`rosetta: ${m}`), error: (m) => console.error(`rosetta: ${m}`) },
+    log: { info: (m) => log.info(`rosetta: ${m}`), error: (m) => log.error(`rosetta: ${m}`) },
   });
   await signalled;
   nativeMemory.stop();
   await service.stop();
-  console.log('rosetta: stopped');
+  log.info('rosetta: stopped');
   return 0;
 }

@@ -188,7 +188,9 @@ export class MountManager {
       await this.connect(scope, node);
       node.settings = settingsToStore(node.settings, node.connection?.hostKey);
       if (node.settings['host-key'] !== settings['host-key'])
-        this.options.log.info(`node ${nodeId}: trusting its SSH host key ${String(node.settings['host-key'])} (trust-on-first-use)`);
+        this.options.log.info(`node ${nodeId}: trusting its SSH host key ${String(node.settings['host-key'])} (trust-on-first-use)`, {
+          nodeId,
+        });
       await this.options.datastores.config.apply([{ operation: 'merge', target: [], value: this.configTree(node) }]);
     } catch (e) {
       this.nodes.delete(nodeId);
@@ -201,7 +203,7 @@ export class MountManager {
     }
     this.events.status(node);
     this.events.installed(node);
-    this.options.log.info(`node ${nodeId} installed (${kind.protocol} ${settings.host}:${settings.port ?? 'default port'})`);
+    this.options.log.info(`node ${nodeId} installed (${kind.protocol} ${settings.host}:${settings.port ?? 'default port'})`, { nodeId });
     return { output: null };
   }
 
@@ -215,13 +217,15 @@ export class MountManager {
       throw nodeMissing(node.nodeId, `is installed as ${node.protocol}, not ${String(type)}`);
     node.removed = true;
     this.nodes.delete(node.nodeId);
-    await node.connection?.close().catch((e: unknown) => this.options.log.error(`node ${node.nodeId}: close failed: ${message(e)}`));
+    await node.connection
+      ?.close()
+      .catch((e: unknown) => this.options.log.error(`node ${node.nodeId}: close failed: ${message(e)}`, { nodeId: node.nodeId }));
     node.connection = undefined;
     await this.options.datastores.config.apply([
       { operation: 'remove', target: nodeSteps(this.options.schema, node.kind.topology, node.nodeId) },
     ]);
     this.events.uninstalled(node);
-    this.options.log.info(`node ${node.nodeId} uninstalled`);
+    this.options.log.info(`node ${node.nodeId} uninstalled`, { nodeId: node.nodeId });
     return { output: null };
   }
 
@@ -271,14 +275,16 @@ export class MountManager {
       .then(
         () => {
           this.events.status(node);
-          this.options.log.info(`node ${node.nodeId} reconnected`);
+          this.options.log.info(`node ${node.nodeId} reconnected`, { nodeId: node.nodeId });
         },
         (e: unknown) => {
           if (this.closed || node.removed) return;
           node.problem = message(e);
           this.events.status(node);
           const next = jitter(wait);
-          this.options.log.error(`node ${node.nodeId}: reconnect failed (${node.problem}); next attempt in ${next} ms`);
+          this.options.log.error(`node ${node.nodeId}: reconnect failed (${node.problem}); next attempt in ${next} ms`, {
+            nodeId: node.nodeId,
+          });
           this.later(next, () => this.reconnect(node, Math.min(MAX_RETRY_MS, Math.round(wait * 1.5))));
         },
       );
@@ -334,7 +340,7 @@ export class MountManager {
     try {
       hook.call({ schema, scope: { kind: 'device', nodeId } });
     } catch (e) {
-      this.options.log.error(`node ${nodeId}: a schema.loaded tap failed: ${message(e)}`);
+      this.options.log.error(`node ${nodeId}: a schema.loaded tap failed: ${message(e)}`, { nodeId });
     }
   }
 
@@ -343,7 +349,8 @@ export class MountManager {
     if (connection.schemaSources === undefined) return;
     node.ownSchema = this.schemas.forSources(connection.schemaSources, this.options.importDirs);
     node.ownSchemaSet = connection.moduleSetId;
-    for (const f of node.ownSchema.failed) this.options.log.error(`node ${node.nodeId}: module ${f.module} left out: ${f.reason}`);
+    for (const f of node.ownSchema.failed)
+      this.options.log.error(`node ${node.nodeId}: module ${f.module} left out: ${f.reason}`, { nodeId: node.nodeId });
   }
 
   /** What a southbound is told of a node: for one whose models are translation units, the units serving it in `scope`. */
@@ -406,6 +413,7 @@ export class MountManager {
       // the device came back from a reconnect with other modules (an upgrade): compile what it has now
       this.options.log.info(
         `node ${nodeId}: module set changed (${node.ownSchemaSet ?? '?'} -> ${connection.moduleSetId ?? '?'}); compiling its schema again`,
+        { nodeId },
       );
       this.compileOwnSchema(node, connection);
     }

@@ -111,7 +111,9 @@ export class NodeEvents {
     if (node.removed) return;
     const schema = node.ownSchema?.schema;
     if (schema === undefined) {
-      this.log.warn(`node ${node.nodeId}: a notification arrived before the device's schema was compiled; dropped`);
+      this.log.warn(`node ${node.nodeId}: a notification arrived before the device's schema was compiled; dropped`, {
+        nodeId: node.nodeId,
+      });
       return;
     }
     let read: ReturnType<typeof decodeNotification>;
@@ -120,6 +122,7 @@ export class NodeEvents {
     } catch (e) {
       this.log.warn(
         `node ${node.nodeId}: a notification does not fit the device's schema (${e instanceof Error ? e.message : String(e)}); dropped`,
+        { nodeId: node.nodeId },
       );
       return;
     }

@@ -224,9 +224,9 @@ export class PluginHost {
   }
 
   private readonly pluginLogger = (plugin: string): PluginLogger => ({
-    info: (m) => this.logger.info(`[${plugin}] ${m}`),
-    warn: (m) => this.logger.warn(`[${plugin}] ${m}`),
-    error: (m) => this.logger.error(`[${plugin}] ${m}`),
+    info: (m, fields) => this.logger.info(`[${plugin}] ${m}`, { plugin, ...fields }),
+    warn: (m, fields) => this.logger.warn(`[${plugin}] ${m}`, { plugin, ...fields }),
+    error: (m, fields) => this.logger.error(`[${plugin}] ${m}`, { plugin, ...fields }),
   });
 }
 

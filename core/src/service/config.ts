@@ -21,6 +21,8 @@
  *   `deliveryIntervalMs` (default 10) the shortest time between two fan-outs of events to subscribers.
  * - `metrics.enabled` (default true) switches the Prometheus metrics (metrics/): off, the service keeps no
  *   registry, counts nothing per request and serves no `/metrics`, for measuring what they cost.
+ * - `log.level` (default `info`; `silent` writes nothing) is the least level the service's JSON log
+ *   (logging/json-logger.ts) writes.
  * - `tls` and `auth` are checked for shape here (auth in auth-config.ts) so a mistake names its field
  *   even when the plugin that reads it is off; `tls` store paths are resolved like every path. What
  *   needs the plugin's knowledge (stores, passwords, cipher suites) the TLS plugin checks at start-up.
@@ -31,6 +33,7 @@ import { KEY_FILE } from '../datastore/secrets';
 import { DEFAULT_CONNECT_CONCURRENCY } from '../mount/connect-pacing';
 import type { JsonValue } from '../hooks';
 import { DEFAULT_EVENT_SETTINGS, type EventSettings } from '../events';
+import { LOG_LEVELS, type LogLevel } from '../logging/json-logger';
 import { checkAuthConfig } from './auth-config';
 import { ConfigError } from './config-error';
 
@@ -66,12 +69,20 @@ export interface ServiceConfig {
   readonly events: EventSettings;
   /** The `metrics` object, default filled in. */
   readonly metrics: MetricsConfig;
+  /** The service's log (logging/json-logger.ts), defaults filled in. */
+  readonly log: LogConfig;
 }
 
 /** The `metrics` object. */
 export interface MetricsConfig {
   /** Whether the service keeps its Prometheus registry and serves `/metrics`. */
   readonly enabled: boolean;
+}
+
+/** The `log` object. */
+export interface LogConfig {
+  /** The least level written (`silent`: nothing). */
+  readonly level: LogLevel;
 }
 
 /** The `fleet` object: bounds on concurrent work across nodes. */
@@ -195,6 +206,17 @@ function checkMetrics(raw: unknown): MetricsConfig {
   return { enabled: raw['enabled'] !== false };
 }
 
+function checkLog(raw: unknown): LogConfig {
+  if (raw === undefined) return { level: 'info' };
+  if (!isObject(raw)) throw new ConfigError('log', 'must be an object');
+  for (const [k, v] of Object.entries(raw)) {
+    if (k !== 'level') throw new ConfigError(`log.${k}`, 'unknown field; known: level');
+    if (!LOG_LEVELS.includes(v as LogLevel))
+      throw new ConfigError('log.level', `must be one of ${LOG_LEVELS.join(', ')}, not ${JSON.stringify(v)}`);
+  }
+  return { level: (raw['level'] as LogLevel | undefined) ?? 'info' };
+}
+
 const KNOWN = [
   'port',
   'host',
@@ -212,6 +234,7 @@ const KNOWN = [
   'fleet',
   'events',
   'metrics',
+  'log',
 ];
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -321,6 +344,7 @@ export function resolveConfig(
   const fleet = checkFleet(raw['fleet']);
   const events = checkEvents(raw['events']);
   const metrics = checkMetrics(raw['metrics']);
+  const log = checkLog(raw['log']);
   return {
     port,
     host,
@@ -338,6 +362,7 @@ export function resolveConfig(
     fleet,
     events,
     metrics,
+    log,
   };
 }
 

@@ -14,6 +14,7 @@
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Writable } from 'node:stream';
 import type { Datastores } from '../datastore/datastore';
 import { SecretBox } from '../datastore/secrets';
 import { BulkNodes, type DeviceCallObserver, MountManager } from '../mount';
@@ -28,7 +29,9 @@ import { ServiceMetrics } from '../metrics';
 import { statusOf } from '../mount/node';
 import { withOperability } from '../restconf/operability';
 import { tapStreamDiscovery } from '../restconf/streams-monitoring';
-import type { Logger } from '../logger';
+import { type Logger, withWarn } from '../logger';
+import { createJsonLogger } from '../logging/json-logger';
+import { withRequestLog } from '../restconf/request-log';
 import type { RestconfContext, ScopeSource } from '../restconf/context';
 import { RouteTable } from '../restconf/route-table';
 import { renderErrorsJson } from '../restconf/errors';
@@ -50,7 +53,10 @@ export type { DatastoreOpener } from './live-schema';
 export interface StartOptions {
   readonly config: ServiceConfig;
   readonly openDatastores: DatastoreOpener;
+  /** Where the service's lines go; without it, JSON lines (logging/json-logger.ts) at the configured level to `logTo`. */
   readonly log?: Logger;
+  /** The JSON log's destination when no `log` is given (default stdout; a terminal gets readable lines). */
+  readonly logTo?: Writable;
   /** Longest in-flight requests may run after a stop begins (default 10 s). */
   readonly graceMs?: number;
 }
@@ -72,8 +78,6 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-const consoleLog: Logger = { info: (m) => console.log(m), error: (m) => console.error(m) };
-
 /** A scope source with no plugins (every hook untapped), when no plugins.json is configured. */
 function noPlugins(): ScopeSource {
   const hooks = createHooks();
@@ -84,7 +88,8 @@ function noPlugins(): ScopeSource {
 /** Starts a service; rejects with a message naming the problem when anything fails to start. */
 export async function startService(options: StartOptions): Promise<RunningService> {
   const { config } = options;
-  const log = options.log ?? consoleLog;
+  const log =
+    options.log ?? createJsonLogger({ level: config.log.level, ...(options.logTo !== undefined ? { destination: options.logTo } : {}) });
   // One box of the secrets key for the datastores and the installed devices (secrets.ts).
   let secrets: SecretBox;
   try {
@@ -117,7 +122,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     if (config.pluginsFile !== undefined) {
       host = await PluginHost.start({
         configFile: config.pluginsFile,
-        logger: { info: log.info, warn: log.error, error: log.error },
+        logger: withWarn(log),
         checkLocalYang: live.check,
         // The sections plugins read from the configuration file (secrets reach their plugins through hooks).
         serviceConfig: {
@@ -279,11 +284,15 @@ export async function startService(options: StartOptions): Promise<RunningServic
     // The request's own limits come first: a request refused for its URI or repeated headers tries no authentication.
     // Probes, the scrape and the HTTP metrics come before the gate: readiness answers during a schema swap.
     // The API page's fixed files hold nothing of the schema: they are served ahead of authentication too.
-    const handler = withOperability(
-      ctx,
-      metrics,
-      () => readiness.report(),
-      live.gated(withRequestLimits(ctx, withApiDocPage(ctx, authenticatingHandler(app, plugins, config.auth, log)))),
+    // The request log is outermost: its id reaches every line the request causes, the probes' included.
+    const handler = withRequestLog(
+      log,
+      withOperability(
+        ctx,
+        metrics,
+        () => readiness.report(),
+        live.gated(withRequestLimits(ctx, withApiDocPage(ctx, authenticatingHandler(app, plugins, config.auth, log)))),
+      ),
     );
     // A TLS plugin refuses a bad tls object by throwing an error that names the field.
     const secured = startScope.hooks.server.create.call({ handler, tls: config.tls });

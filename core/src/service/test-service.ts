@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type { Writable } from 'node:stream';
 import { openDatastores } from '../datastore';
 import { resolveConfig } from './config';
 import { startService, type RunningService } from './service';
@@ -28,6 +29,8 @@ export interface TestServiceOptions {
   readonly dataDir?: string;
   /** Names the temporary folders (`rosetta-<label>-...`). */
   readonly label?: string;
+  /** Write the service's own JSON log here (at the configuration's `log.level`) instead of keeping text lines in `logs`. */
+  readonly logTo?: Writable;
 }
 
 export interface TestReply {
@@ -42,7 +45,7 @@ export interface TestReply {
 export interface TestService {
   readonly service: RunningService;
   readonly dataDir: string;
-  /** Every log line, errors prefixed `ERROR `. */
+  /** Every log line, errors prefixed `ERROR ` (empty when `logTo` is given). */
   readonly logs: string[];
   /**
    * Sends a request. An object body is sent as JSON; a string body as it is, typed XML when it starts
@@ -67,7 +70,9 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
   const service = await startService({
     config,
     openDatastores,
-    log: { info: (m) => logs.push(m), error: (m) => logs.push(`ERROR ${m}`) },
+    ...(options.logTo !== undefined
+      ? { logTo: options.logTo }
+      : { log: { info: (m: string) => logs.push(m), error: (m: string) => logs.push(`ERROR ${m}`) } }),
   });
   return {
     service,

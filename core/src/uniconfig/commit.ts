@@ -232,7 +232,7 @@ async function rollback(parts: CommitParts, scope: PluginScope, pushed: readonly
       await pushConfiguration(item.device, scope, item.intended, item.actual);
     } catch (e) {
       failed.add(item.nodeId);
-      parts.log.error(`node ${item.nodeId}: rollback failed: ${messageOf(e)}`);
+      parts.log.error(`node ${item.nodeId}: rollback failed: ${messageOf(e)}`, { nodeId: item.nodeId });
     }
   });
   return failed;

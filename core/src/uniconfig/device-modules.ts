@@ -151,7 +151,9 @@ export class DeviceModuleStore {
       this.loaded.set(set, parsed);
       return parsed;
     } catch (e) {
-      this.log.error(`node ${nodeId}: the kept YANG modules of its device cannot be read (${e instanceof Error ? e.message : String(e)})`);
+      this.log.error(`node ${nodeId}: the kept YANG modules of its device cannot be read (${e instanceof Error ? e.message : String(e)})`, {
+        nodeId,
+      });
       return undefined;
     }
   }

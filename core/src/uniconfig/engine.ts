@@ -53,7 +53,7 @@ export class UniconfigEngine {
     const device = this.mount.device(scope, 'unified', nodeId);
     this.modules
       .remember(nodeId, device.connection.schemaSources)
-      .catch((e: unknown) => this.log.error(`node ${nodeId}: keeping its YANG modules failed: ${messageOf(e)}`));
+      .catch((e: unknown) => this.log.error(`node ${nodeId}: keeping its YANG modules failed: ${messageOf(e)}`, { nodeId }));
     return device;
   }
 
@@ -138,7 +138,7 @@ export class UniconfigEngine {
         ]);
       } catch (e) {
         await pushConfiguration(device, scope, now, actual).catch((r: unknown) =>
-          this.log.error(`node ${nodeId}: rollback after a failed store write failed: ${messageOf(r)}`),
+          this.log.error(`node ${nodeId}: rollback after a failed store write failed: ${messageOf(r)}`, { nodeId }),
         );
         throw e;
       }

@@ -4,14 +4,16 @@
  * password are written through RESTCONF, then no file under the data folder holds them in clear, no
  * GET (JSON or XML, plugin on or off) answers them in clear, a bad value's error does not echo it, a
  * restart keeps them usable (the callback still authenticates, the device reconnects), a sealed value
- * written back stays the same secret, one copied to another leaf opens nowhere, and no log line of
- * any of the services holds a secret.
+ * written back stays the same secret, one copied to another leaf opens nowhere, and no line of
+ * any of the services' JSON logs holds a secret.
  */
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { createInterface } from 'node:readline';
+import { PassThrough } from 'node:stream';
 import test from 'ava';
 import { frrDevice, startSimulator, type SimulatedDevice } from '@rosetta/sdk/testing';
 import { openDatastores } from '../../src/datastore';
@@ -64,8 +66,10 @@ async function start(callbacksOn: boolean): Promise<Service> {
     { port: 0, dataDir, plugins: pluginsFile, yangDirs: [path.join(CALLBACKS, 'yang'), path.join(CALLBACKS, 'test/yang')] },
     root,
   );
-  const log = { info: (m: string) => logs.push(m), error: (m: string) => logs.push(m) };
-  const running = await startService({ config, openDatastores, log });
+  // The service's own JSON log, each line whole (fields and all), is what the secrets are looked for in.
+  const logTo = new PassThrough();
+  createInterface({ input: logTo }).on('line', (line) => logs.push(line));
+  const running = await startService({ config, openDatastores, logTo });
   return (current = {
     running,
     async request(method, p, body, headers = {}) {
@@ -256,9 +260,10 @@ test.serial(
 
     t.deepEqual(filesHolding(dataDir, TOKEN), []);
     t.deepEqual(filesHolding(dataDir, PASSWORD), []);
-    // 7. No log line of any of the three services holds a secret.
+    // 7. No log line of any of the three services holds a secret; each line is JSON.
     const all = logs.join('\n');
     t.true(logs.length > 0);
+    for (const line of logs) t.notThrows(() => JSON.parse(line), line);
     for (const secret of [TOKEN, PASSWORD, 'LEAK-', 'LEAKED']) t.false(all.includes(secret), secret);
   },
 );

@@ -2,6 +2,8 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { createInterface } from 'node:readline';
+import { PassThrough } from 'node:stream';
 import test from 'ava';
 import { ConfigError, loadConfig, resolveConfig } from '../../src/service/config';
 import { assembleSchema, SchemaAssemblyError, OWN_YANG_DIR } from '../../src/service/schema';
@@ -120,7 +122,10 @@ test('rosetta start: bad flags exit 2 naming the problem; a good start serves an
     t.is(await startCommand(['--yang', '/nonexistent-yang']), 2);
     t.regex(errors.pop()!, /--yang/);
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-data-'));
-    const running = startCommand(['--port', '0', '--data-dir', dataDir, '--yang', modelYangDir([INTERFACES])], memoryDatastores);
+    // Once started, the command's lines are the service's JSON log: each line's msg is read.
+    const logTo = new PassThrough();
+    createInterface({ input: logTo }).on('line', (line) => logs.push(JSON.parse(line).msg));
+    const running = startCommand(['--port', '0', '--data-dir', dataDir, '--yang', modelYangDir([INTERFACES])], memoryDatastores, logTo);
     while (!logs.some((l) => l.includes('listening'))) await new Promise((r) => setTimeout(r, 20));
     const where = /listening on (\S+)\/rests/.exec(logs.find((l) => l.includes('listening'))!)![1]!;
     t.regex(where, /^http:\/\/127\.0\.0\.1:\d+$/);
@@ -129,6 +134,7 @@ test('rosetta start: bad flags exit 2 naming the problem; a good start serves an
     t.is((await fetch(`${where}/rests/yang-library-version`)).status, 200);
     process.emit('SIGTERM', 'SIGTERM');
     t.is(await running, 0);
+    await new Promise((r) => setImmediate(r)); // the last line through the stream
     t.truthy(logs.includes('rosetta: stopped'));
   } finally {
     console.error = origError;

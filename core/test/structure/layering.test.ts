@@ -34,6 +34,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['hooks', 'datastore'],
   ['data'],
   ['yang'],
+  ['logging'], // the service's JSON log sink and the request context its lines carry
   ['fault', 'logger', 'metrics'], // metrics: the service's registry, imports nothing of the core
 ];
 
