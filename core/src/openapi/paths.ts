@@ -1,9 +1,9 @@
 /**
- * The paths of an OpenAPI document for the local datastore: one path per container, list and list
- * entry under `/rests/data`, written as RFC 8040 §3.5.3 writes them (the first node and any node of
+ * The paths of an OpenAPI document: one path per container, list and list entry under `/rests/data`
+ * (or a mounted node's roots), written as RFC 8040 §3.5.3 writes them (the first node and any node of
  * another module than its parent qualified `module:name`, a list entry `name={key1},{key2}` with each
  * key a path parameter), each with the methods its schema allows (GET everywhere; PUT, POST, PATCH and
- * DELETE only on configuration), and one path per RPC under `/rests/operations` and per action under
+ * DELETE only on configuration), and one path per RPC under `/rests/operations` (or the node's) and per action under
  * its container or entry. Bodies are RFC 7951 JSON whose one top member is the module-qualified target.
  */
 import { dataParent, dataChildren, type ContainerSchema, type ListSchema, type OperationSchema, type SchemaNode } from '../yang/schema';
@@ -12,8 +12,21 @@ import { typeSchema, type JsonSchema } from './leaf-schema';
 import { dataContent, queryParameters } from './shared';
 
 const ERROR_REF = { $ref: '#/components/responses/Error' };
-const DATA = '/rests/data';
-const OPERATIONS = '/rests/operations';
+/** Where the local datastore's data and operations are served. */
+export const LOCAL_ROOTS: PathRoots = { data: '/rests/data', operations: '/rests/operations' };
+
+/** The path prefixes a document's data and operation paths start with. */
+export interface PathRoots {
+  readonly data: string;
+  readonly operations: string;
+}
+
+/**
+ * What a path serves: configuration (writable), operational data or a list's every entry (read only),
+ * an action under data, or an RPC (under the operations root). A node's document keeps its paths
+ * without roots and prefixes them per place by this (node-document.ts).
+ */
+export type PathKind = 'config' | 'state' | 'action' | 'rpc';
 
 /** A resource's place: its path template and the path parameters the template names. */
 interface Place {
@@ -25,17 +38,27 @@ interface Place {
 
 export class PathWriter {
   readonly paths: Record<string, JsonSchema> = {};
+  /** What each path serves, by path. */
+  readonly kinds = new Map<string, PathKind>();
 
-  constructor(private readonly components: Components) {}
+  constructor(
+    private readonly components: Components,
+    private readonly roots: PathRoots = LOCAL_ROOTS,
+  ) {}
 
   /** Paths of a top-level data node and everything below it. */
   addData(node: SchemaNode): void {
-    this.walk(node, { path: DATA, parameters: [], names: new Set() });
+    this.walk(node, { path: this.roots.data, parameters: [], names: new Set() });
   }
 
   /** The path of an RPC. */
   addRpc(rpc: OperationSchema): void {
-    this.paths[`${OPERATIONS}/${rpc.module.name}:${rpc.name}`] = { post: this.operation(rpc) };
+    this.add(`${this.roots.operations}/${rpc.module.name}:${rpc.name}`, { post: this.operation(rpc) }, 'rpc');
+  }
+
+  private add(path: string, item: JsonSchema, kind: PathKind): void {
+    this.paths[path] = item;
+    this.kinds.set(path, kind);
   }
 
   private walk(node: SchemaNode, parent: Place): void {
@@ -44,19 +67,19 @@ export class PathWriter {
       return;
     }
     if (node.kind === 'action') {
-      this.paths[`${parent.path}/${segment(node)}`] = withPathParameters({ post: this.operation(node) }, parent.parameters);
+      this.add(`${parent.path}/${segment(node)}`, withPathParameters({ post: this.operation(node) }, parent.parameters), 'action');
       return;
     }
     if (node.kind === 'container') {
       const place = { ...parent, path: `${parent.path}/${segment(node)}` };
-      this.paths[place.path] = this.resource(node, place, false);
+      this.add(place.path, this.resource(node, place, false), node.config ? 'config' : 'state');
       for (const c of dataChildren(node.children)) this.walk(c, place);
     } else if (node.kind === 'list') {
       const listPath = `${parent.path}/${segment(node)}`;
-      this.paths[listPath] = withPathParameters({ get: this.read(node, 'list') }, parent.parameters);
+      this.add(listPath, withPathParameters({ get: this.read(node, 'list') }, parent.parameters), node.config ? 'config' : 'state');
       if (node.keys.length === 0) return; // a keyless (state) list has no entry paths
       const place = this.entryPlace(node, parent);
-      this.paths[place.path] = this.resource(node, place, node.orderedBy === 'user');
+      this.add(place.path, this.resource(node, place, node.orderedBy === 'user'), node.config ? 'config' : 'state');
       for (const c of dataChildren(node.children)) this.walk(c, place);
     }
   }

@@ -277,7 +277,11 @@ export async function startService(options: StartOptions): Promise<RunningServic
       routes,
       pluginRoutes: createPluginRoutes(ctx, localDataAccess(ctx)),
       resources: new Map([
-        [OPENAPI_PATH, (req, res) => serveOpenApi(ctx, req, res, access)],
+        [
+          OPENAPI_PATH,
+          (req, res) =>
+            serveOpenApi(ctx, req, res, access, { configurationOf: (scope, nodeId) => uniconfig.configurationOf(scope, nodeId) }),
+        ],
         [APIDOC_MODULES_PATH, (req, res) => serveApiDocModules(ctx, req, res)],
       ]),
     });

@@ -81,6 +81,11 @@ export function configurationPath(raw: string, keyDelimiter: string | null): Con
   return { nodeId: node.keys![0]!, rest: rest === '/' ? '' : rest };
 }
 
+/** The path of a node's configuration, as `configurationPath` reads it back (the key percent-encoded). */
+export function configurationBase(nodeId: string): string {
+  return `/rests/data/network-topology:network-topology/topology=${UNICONFIG_TOPOLOGY}/node=${encodeURIComponent(nodeId)}/${TOPOLOGY_MODULE}:configuration`;
+}
+
 /** Hooks the view hands the handlers: the plugins' filters, without local-only hooks (state, commit notices). */
 function viewScope(scope: PluginScope): PluginScope {
   const empty = createHooks();

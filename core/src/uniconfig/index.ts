@@ -9,7 +9,7 @@ export { Uniconfig, type UniconfigOptions } from './uniconfig';
 export { UniconfigEngine, unknownNode } from './engine';
 export { NodeStore, UNICONFIG_TOPOLOGY, TOPOLOGY_MODULE, type NodeUpdate } from './node-store';
 export { TransactionRegistry, Transaction, COOKIE_NAME, transactionCookie, invalidTransaction, type NodeView } from './transactions';
-export { configurationPath, type ConfigurationPath } from './data-route';
+export { configurationBase, configurationPath, type ConfigurationPath } from './data-route';
 export { diffReport } from './diff-report';
 export { pushConfiguration, dryRunConfiguration, readConfiguration } from './device-io';
 export { changeEdits } from './device-edits';

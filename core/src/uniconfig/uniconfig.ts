@@ -16,6 +16,9 @@ import type { DataNode, DataRoot } from '../data/tree';
 import type { JsonObject, JsonValue, OperationResult, RosettaHooks, RpcContext } from '../hooks';
 import { southboundsOf, type MountManager } from '../mount';
 import type { RestconfContext } from '../restconf/context';
+import type { PluginScope } from '../plugins/generation';
+import type { SchemaContext } from '../yang/schema';
+import { configurationBase } from './data-route';
 import { readConfiguration } from './device-io';
 import { DeviceModuleStore } from './device-modules';
 import { UniconfigEngine } from './engine';
@@ -119,6 +122,14 @@ export class Uniconfig {
   /** Adds the layer's routes to the RESTCONF dispatcher's route table (routes.ts). */
   addRoutes(table: RouteTable): void {
     addUniconfigRoutes(table, { ctx: this.options.ctx, engine: this.engine, registry: this.registry, operations: this.operations });
+  }
+
+  /**
+   * A node's configuration as its OpenAPI document describes it: the device schema and the path it is
+   * served at; undefined when the node is not installed in uniconfig.
+   */
+  configurationOf(scope: PluginScope, nodeId: string): { schema: SchemaContext; data: string } | undefined {
+    return this.store.has(nodeId) ? { schema: this.engine.schema(scope, nodeId), data: configurationBase(nodeId) } : undefined;
   }
 
   /** The layer's taps (see the top of this file). */

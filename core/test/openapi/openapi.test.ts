@@ -7,6 +7,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import test from 'ava';
 import { startTestService, type TestService } from '../restconf/http-fixture';
+import { example, type Json, methodsOf, resolve } from './document-walk';
 
 let svc: TestService;
 test.before(async () => {
@@ -16,59 +17,10 @@ test.after.always(async () => {
   await svc?.service.stop();
 });
 
-type Json = any;
-
 async function documentOf(query = ''): Promise<Json> {
   const res = await svc.request('GET', `/rests/openapi.json${query}`);
   if (res.status !== 200) throw new Error(`${res.status} ${res.text.slice(0, 500)}`);
   return res.json;
-}
-
-/** A schema with its `$ref` followed (documents here only refer within themselves). */
-function resolve(doc: Json, schema: Json): Json {
-  while (schema?.$ref !== undefined) {
-    schema = (schema.$ref as string)
-      .slice(2)
-      .split('/')
-      .reduce((at: Json, part: string) => at[part], doc);
-  }
-  return schema;
-}
-
-/** A value of `schema` with only what it requires: what a client reading the document would send. */
-function example(doc: Json, schema: Json): Json {
-  schema = resolve(doc, schema);
-  if (schema.allOf !== undefined) return example(doc, schema.allOf[0]);
-  if (schema.anyOf !== undefined) return example(doc, schema.anyOf[0]);
-  if (schema.enum !== undefined) return schema.enum[0];
-  switch (schema.type) {
-    case 'object': {
-      const out: Record<string, Json> = {};
-      for (const name of schema.required ?? []) {
-        const property = resolve(doc, schema.properties[name]);
-        if (!property.readOnly) out[name] = example(doc, property);
-      }
-      return out;
-    }
-    case 'array':
-      return Array.from({ length: Math.max(1, schema.minItems ?? 1) }, () => example(doc, schema.items));
-    case 'integer':
-      return schema.minimum ?? 0;
-    case 'boolean':
-      return true;
-    case 'string':
-      if (schema.pattern !== undefined) throw new Error(`no example for the pattern ${schema.pattern}`);
-      return 'x'.repeat(Math.max(1, schema.minLength ?? 1));
-    default:
-      throw new Error(`no example for ${JSON.stringify(schema)}`);
-  }
-}
-
-/** The methods of a path item (its other members are shared parameters and text). */
-function methodsOf(item: Json): string[] {
-  return Object.keys(item)
-    .filter((k) => ['get', 'put', 'post', 'patch', 'delete', 'head', 'options'].includes(k))
-    .sort();
 }
 
 test('the whole document validates, with a path per container, list and entry and the RPCs', async (t) => {
