@@ -90,7 +90,7 @@ export class CliDevice implements DeviceConnection {
     for (let attempt = 1; ; attempt++) {
       try {
         await device.connectNow();
-        log.info(`${nodeId}: ${device.message}`);
+        log.info(`${nodeId}: ${device.message}`, { nodeId });
         return device;
       } catch (e) {
         const last = settings.maxConnectionAttempts !== 0 && attempt >= settings.maxConnectionAttempts;
@@ -100,7 +100,7 @@ export class CliDevice implements DeviceConnection {
           throw e;
         }
         const next = jitter(wait);
-        log.warn(`${nodeId}: connection attempt ${attempt} failed (${(e as Error).message}); next in ${next} ms`);
+        log.warn(`${nodeId}: connection attempt ${attempt} failed (${(e as Error).message}); next in ${next} ms`, { nodeId });
         await new Promise((r) => setTimeout(r, next));
         wait = Math.min(backoff.maxMs, Math.round(wait * backoff.factor));
       }
@@ -236,7 +236,7 @@ export class CliDevice implements DeviceConnection {
     this.problem = reason;
     this.setState('connecting');
     clearTimeout(this.keepaliveTimer);
-    this.log.warn(`${this.nodeId}: session lost (${reason}); reconnecting`);
+    this.log.warn(`${this.nodeId}: session lost (${reason}); reconnecting`, { nodeId: this.nodeId });
     let attempt = 0;
     let wait = this.backoff.initialMs;
     const retry = () => {
@@ -246,7 +246,7 @@ export class CliDevice implements DeviceConnection {
         .attempt<unknown>(() => (this.closing || this.session?.isOpen ? Promise.resolve() : this.connectNow()))
         .then(
           () => {
-            if (!this.closing) this.log.info(`${this.nodeId}: reconnected after ${attempt} attempt(s)`);
+            if (!this.closing) this.log.info(`${this.nodeId}: reconnected after ${attempt} attempt(s)`, { nodeId: this.nodeId });
           },
           (e: unknown) => {
             if (this.session?.isOpen || this.closing) return;
@@ -254,7 +254,9 @@ export class CliDevice implements DeviceConnection {
             const max = this.settings.maxReconnectionAttempts;
             if (max !== 0 && attempt >= max) {
               this.setState('unable-to-connect');
-              this.log.error(`${this.nodeId}: giving up after ${attempt} reconnection attempt(s): ${(e as Error).message}`);
+              this.log.error(`${this.nodeId}: giving up after ${attempt} reconnection attempt(s): ${(e as Error).message}`, {
+                nodeId: this.nodeId,
+              });
               return;
             }
             this.reconnectTimer = setTimeout(retry, jitter(wait));

@@ -62,7 +62,9 @@ export default definePlugin({
       // A device no unit serves is still installed (execute-and-read works on it); its mount point has
       // no translated models, which the core's connected-message and the mount point's reads say.
       if (ctx.device.units.length === 0)
-        api.log.warn(`${ctx.device.nodeId}: ${noUnitsReason(ctx.device)}; installing it without translated models`);
+        api.log.warn(`${ctx.device.nodeId}: ${noUnitsReason(ctx.device)}; installing it without translated models`, {
+          nodeId: ctx.device.nodeId,
+        });
       const unusable = ctx.device.units.length > 0 ? unusablePatternsOf(unitsOf(ctx.device)) : [];
       return CliDevice.install(ctx.device.nodeId, checked.value, api.log, DEFAULT_BACKOFF, unusable, ctx.pacing, ctx.events);
     });

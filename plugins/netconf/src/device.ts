@@ -162,7 +162,9 @@ export class NetconfDevice implements DeviceConnection {
         // a refused host key is not retried: another attempt meets the same key
         if ((attempts !== 0 && attempt >= attempts) || (e instanceof NetconfSessionError && e.failure === 'host-key')) throw e;
         const next = jitter(wait);
-        log.warn(`${nodeId}: connection attempt ${attempt} failed (${e instanceof Error ? e.message : String(e)}); next in ${next} ms`);
+        log.warn(`${nodeId}: connection attempt ${attempt} failed (${e instanceof Error ? e.message : String(e)}); next in ${next} ms`, {
+          nodeId,
+        });
         await new Promise((r) => setTimeout(r, next));
         wait = Math.min(MAX_BACKOFF_MS, Math.round(wait * 1.5));
       }
@@ -176,6 +178,7 @@ export class NetconfDevice implements DeviceConnection {
     const { sources, unavailable, cacheHit } = device.schemas!;
     log.info(
       `${nodeId}: connected, ${sources.length} modules (${cacheHit ? 'from the cache' : 'downloaded'})${unavailable.length ? `, ${unavailable.length} unavailable` : ''}`,
+      { nodeId },
     );
     return device;
   }
@@ -217,10 +220,12 @@ export class NetconfDevice implements DeviceConnection {
       this.adopt(found);
       this.log.warn(
         `${this.nodeId}: the module set changed while reconnecting (${before ?? 'none'} -> ${found.moduleSetId}, ${found.sources.length} modules${found.unavailable.length ? `, ${found.unavailable.length} unavailable` : ''}); the schema follows the device`,
+        { nodeId: this.nodeId },
       );
     } catch (e) {
       this.log.warn(
         `${this.nodeId}: could not re-check the module set after reconnecting (${e instanceof Error ? e.message : String(e)}); keeping the one from install`,
+        { nodeId: this.nodeId },
       );
     }
   }
@@ -241,7 +246,7 @@ export class NetconfDevice implements DeviceConnection {
       onNotification: (n, text) => this.received(n, text),
       onClose: (reason) => this.lost(session, reason),
       ...(this.options.logRpcs
-        ? { onSend: (body: string, id: string) => this.log.info(`${this.nodeId}: rpc ${id} ${traceText(body)}`) }
+        ? { onSend: (body: string, id: string) => this.log.info(`${this.nodeId}: rpc ${id} ${traceText(body)}`, { nodeId: this.nodeId }) }
         : {}),
     }).finally(() => {
       if (hostKey.presented !== undefined) this.hostKey = hostKey.presented;
@@ -260,7 +265,9 @@ export class NetconfDevice implements DeviceConnection {
     if (stream !== undefined && session.has(CAP_NOTIFICATION)) {
       // not awaited: a connect slot is for the login and hello; notifications come once the device has answered
       void createSubscription(session, stream).catch((e: unknown) =>
-        this.log.warn(`${this.nodeId}: create-subscription ${stream} failed: ${e instanceof Error ? e.message : String(e)}`),
+        this.log.warn(`${this.nodeId}: create-subscription ${stream} failed: ${e instanceof Error ? e.message : String(e)}`, {
+          nodeId: this.nodeId,
+        }),
       );
     }
   }
@@ -268,7 +275,7 @@ export class NetconfDevice implements DeviceConnection {
   private received(n: XmlElement, text: string): void {
     const eventTime = n.children.find((c) => c.name === 'eventTime')?.text.trim() ?? '';
     const event = n.children.find((c) => c.name !== 'eventTime')?.name ?? '';
-    this.log.info(`${this.nodeId}: notification ${event} at ${eventTime}`);
+    this.log.info(`${this.nodeId}: notification ${event} at ${eventTime}`, { nodeId: this.nodeId });
     this.options.events?.notification(text);
   }
 
@@ -284,7 +291,7 @@ export class NetconfDevice implements DeviceConnection {
     if (this.closing || session !== this.session) return;
     this.session = undefined;
     this.setState('connecting', `session lost: ${reason?.message ?? 'closed'}`);
-    this.log.warn(`${this.nodeId}: session lost (${reason?.message ?? 'closed'}); reconnecting`);
+    this.log.warn(`${this.nodeId}: session lost (${reason?.message ?? 'closed'}); reconnecting`, { nodeId: this.nodeId });
     let attempt = 0;
     let wait = this.settings.betweenAttemptsTimeout;
     const retry = () => {
@@ -295,7 +302,7 @@ export class NetconfDevice implements DeviceConnection {
         .then(
           async () => {
             if (this.closing) return;
-            this.log.info(`${this.nodeId}: reconnected after ${attempt} attempt(s)`);
+            this.log.info(`${this.nodeId}: reconnected after ${attempt} attempt(s)`, { nodeId: this.nodeId });
             if (this.session) await this.recheckModules(this.session);
           },
           (e: unknown) => {
@@ -307,6 +314,7 @@ export class NetconfDevice implements DeviceConnection {
               );
               this.log.error(
                 `${this.nodeId}: giving up after ${attempt} reconnection attempts: ${e instanceof Error ? e.message : String(e)}`,
+                { nodeId: this.nodeId },
               );
               return;
             }
