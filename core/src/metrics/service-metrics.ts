@@ -35,6 +35,8 @@ export class ServiceMetrics {
   private readonly journalRecords: Histogram<string>;
   private readonly deviceDuration: Histogram<'protocol' | 'operation' | 'outcome'>;
   private sources: MetricSources = {};
+  /** The exposition being generated now, which scrapes arriving meanwhile share. */
+  private scraping: Promise<string> | undefined;
 
   constructor() {
     const registers = [this.registry];
@@ -153,8 +155,18 @@ export class ServiceMetrics {
     this.deviceDuration.labels(protocol, operation, ok ? 'success' : 'failure').observe(seconds);
   }
 
-  /** The exposition text and its content type. */
+  /**
+   * The exposition text and its content type. Scrapes that arrive while one is being generated share
+   * its text instead of each walking the registry and reading /proc again: many scrapers at once then
+   * cost about one generation, not one each, and one scrape alone is as fresh as before.
+   */
   async scrape(): Promise<{ text: string; contentType: string }> {
-    return { text: await this.registry.metrics(), contentType: this.registry.contentType };
+    if (this.scraping === undefined) {
+      const generating = this.registry.metrics().finally(() => {
+        if (this.scraping === generating) this.scraping = undefined;
+      });
+      this.scraping = generating;
+    }
+    return { text: await this.scraping, contentType: this.registry.contentType };
   }
 }

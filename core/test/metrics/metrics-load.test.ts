@@ -1,10 +1,11 @@
 /**
  * `/metrics` under many scrapers at once, and the `metrics.enabled` switch. Fifty concurrent scrapes
- * beside API reads and writes must all answer, each scrape a whole exposition (a scrape that shares or
- * cuts another's text would not parse), and the API must not fail while they run. With the switch off
+ * beside API reads must all answer, each a whole exposition that parses, and the API must not fail
+ * while they run; concurrent scrapes share one generation of the text, while a later one is fresh. With the switch off
  * the service keeps no registry and `/metrics` is not served, while the API answers as before.
  */
 import test from 'ava';
+import { ServiceMetrics } from '../../src/metrics';
 import { ConfigError, resolveConfig } from '../../src/service/config';
 import { startTestService } from '../../src/service/test-service';
 import { parseExposition } from './exposition';
@@ -39,6 +40,24 @@ test('50 concurrent /metrics requests all answer 200 with a parsable body while 
   } finally {
     await s.stop();
   }
+});
+
+test('concurrent scrapes share one generation of the exposition; a scrape after it has finished generates afresh', async (t) => {
+  const metrics = new ServiceMetrics();
+  let generated = 0;
+  const generate = metrics.registry.metrics.bind(metrics.registry);
+  metrics.registry.metrics = () => {
+    generated += 1;
+    return generate();
+  };
+  const texts = await Promise.all(Array.from({ length: SCRAPERS }, () => metrics.scrape()));
+  t.is(generated, 1);
+  t.true(texts.every((x) => x.text === texts[0]!.text));
+  // Counted after the shared scrape finished, so the next scrape must see it: it is not served a stale text.
+  metrics.countRequest('GET', '/rests/data/x', 200, 0.001);
+  const next = await metrics.scrape();
+  t.is(generated, 2);
+  t.true(parseExposition(next.text).some((x) => x.name === 'rosetta_http_requests_total' && x.labels.route === '/rests/data'));
 });
 
 test('metrics.enabled false keeps no registry and serves no /metrics; the API and the probes answer as before', async (t) => {
