@@ -15,6 +15,7 @@ import { benchUniconfig } from './uniconfig';
 import { benchNetconf } from './netconf';
 import { benchFleet } from './fleet';
 import { benchEvents } from './events';
+import { benchOperability } from './operability';
 
 const suites: Array<[key: string, name: string, run: () => BenchResult[] | Promise<BenchResult[]>]> = [
   ['yang', 'YANG compile', benchYangCompile],
@@ -27,6 +28,7 @@ const suites: Array<[key: string, name: string, run: () => BenchResult[] | Promi
   ['netconf', 'NETCONF devices (netconfd peer)', benchNetconf],
   ['fleet', 'fleets of simulated devices (rosetta-sim)', benchFleet],
   ['events', 'event streams (1,000 SSE subscribers on data-change under writes)', benchEvents],
+  ['operability', 'operability (OpenAPI of OpenConfig, metrics and logs on vs off, /metrics hammered)', benchOperability],
 ];
 
 /** The suites ROSETTA_BENCH names, or all. */

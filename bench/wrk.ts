@@ -29,6 +29,8 @@ export interface Load {
 /** What the load asks for, per request; `k` is the entry's number (0 to stored-1), `n` the request's. */
 export type LoadRequest =
   | { readonly method: 'GET'; readonly pathPrefix: string; readonly stored: number }
+  /** The same resource every time (a scrape of /metrics). */
+  | { readonly method: 'GET'; readonly path: string }
   | {
       readonly method: 'PUT';
       readonly pathPrefix: string;
@@ -50,6 +52,7 @@ function luaString(s: string): string {
 }
 
 function script(r: LoadRequest): string {
+  if ('path' in r) return [`request = function()`, `  return wrk.format("GET", ${luaString(r.path)})`, 'end', ''].join('\n');
   const common = ['local n = 0', 'request = function()', `  local k = (n * 7919) % ${r.stored}`, '  n = n + 1'];
   if (r.method === 'GET') return [...common, `  return wrk.format("GET", ${luaString(r.pathPrefix)} .. k)`, 'end', ''].join('\n');
   return [
@@ -98,7 +101,10 @@ export async function wrkLoad(base: string, request: LoadRequest, seconds: numbe
       );
     });
     const load = parseWrk(out);
-    if (load.errors > 0) console.error(`bench: wrk ${request.method} ${base}${request.pathPrefix}...: ${load.errors} errors\n${out}`);
+    if (load.errors > 0)
+      console.error(
+        `bench: wrk ${request.method} ${base}${'path' in request ? request.path : `${request.pathPrefix}...`}: ${load.errors} errors\n${out}`,
+      );
     return load;
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

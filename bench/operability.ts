@@ -1,0 +1,218 @@
+/**
+ * Benchmark (`ROSETTA_BENCH=operability`): what the operator's features cost.
+ * - The OpenAPI document of the whole published OpenConfig release (bench/openapi-child.ts, a fresh
+ *   process): time of the first, uncached generation of `GET /rests/openapi.json`'s text and the memory
+ *   it takes; goal under 2 s. Skipped, saying so, without the shared YANG corpus (bench/paths.ts).
+ * - Metrics and logging on vs off: two services (`rosetta start` in child processes, the ietf-interfaces
+ *   test models, 1,000 entries each), one with the defaults and one with `"metrics": {"enabled": false}`
+ *   and `"log": {"level": "silent"}` when this build knows that setting (else metrics alone, said on the
+ *   console and in the row's name). Single-entry GET and durable PUT throughput, loaded by wrk
+ *   alternately on, off, on, off so that a busy neighbour weighs on both sides alike;
+ *   the ratio is on / off, goal >= 0.95 (a cost under 5%).
+ * - `/metrics` hammered by 50 connections (wrk in its own process) while another wrk process measures
+ *   the p99 of single-entry GETs, beside the same p99 measured right before without the hammering;
+ *   goal: ratio <= 1.10.
+ * Every load is a few seconds (BENCH_OPERABILITY_SECONDS, default 3; BENCH_OPERABILITY_ROUNDS on/off pairs,
+ * default 2). Without wrk the load rows are
+ * skipped with the reason (bench/wrk.ts).
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { resolveConfig } from '@rosetta/core/dist/src/service/config';
+import { interfacesDocument } from './data-codecs';
+import { benchClient } from './http-client';
+import { sharedYang, sharedYangAbsent, testModels } from './paths';
+import { type Child, startChild, stopChild } from './restconf';
+import { result, type BenchResult } from './results';
+import { type Load, type LoadRequest, loadTool, wrkLoad } from './wrk';
+
+const SECONDS = Math.max(1, Math.round(Number(process.env.BENCH_OPERABILITY_SECONDS ?? 3)));
+/** On/off pairs of each load. */
+const ROUNDS = Math.max(1, Math.round(Number(process.env.BENCH_OPERABILITY_ROUNDS ?? 2)));
+const CONNECTIONS = 8;
+const SCRAPERS = 50;
+const STORED = 1000;
+const ENTRY = '/rests/data/ietf-interfaces:interfaces/interface=eth';
+const GET_ENTRY: LoadRequest = { method: 'GET', pathPrefix: ENTRY, stored: STORED };
+/** A PUT of entry eth<k> whose description and enabled change with request n, so every write is a change. */
+const PUT_ENTRY: LoadRequest = {
+  method: 'PUT',
+  pathPrefix: ENTRY,
+  stored: STORED,
+  contentType: 'application/yang-data+json',
+  luaBody: [
+    `'{"ietf-interfaces:interface":[{"name":"eth'`,
+    'k',
+    `'","description":"write '`,
+    'n',
+    `'","type":"iana-if-type:ethernetCsmacd","enabled":'`,
+    `(n % 2 == 0 and 'true' or 'false')`,
+    `'}]}'`,
+  ].join(' .. '),
+};
+
+interface OpenApiRun {
+  readonly modules: number;
+  readonly compileMs: number;
+  readonly firstMs: number;
+  readonly cachedMs: number;
+  readonly bytes: number;
+  readonly paths: number;
+  readonly rssBefore: number;
+  readonly peakRssDelta: number;
+  readonly heapKept: number;
+}
+
+function openApiRows(): BenchResult[] {
+  if (sharedYang === undefined) {
+    console.error(`bench: SKIPPING the OpenAPI generation rows: they generate the OpenConfig release's document, and ${sharedYangAbsent}`);
+    return [];
+  }
+  const child = spawnSync(process.execPath, ['--expose-gc', path.join(__dirname, 'openapi-child.js')], {
+    encoding: 'utf8',
+    timeout: 300_000,
+    maxBuffer: 1 << 20,
+  });
+  if (child.status !== 0) throw new Error(`OpenAPI generation benchmark failed (${child.error?.message ?? child.status}): ${child.stderr}`);
+  const run = JSON.parse(child.stdout.trim().split('\n').pop()!) as OpenApiRun;
+  const mb = (bytes: number) => bytes / 2 ** 20;
+  return [
+    result(
+      `OpenAPI document of ${run.modules} OpenConfig modules (${run.paths} paths), first generation`,
+      run.firstMs / 1000,
+      's',
+      null,
+      '< 2 s',
+    ),
+    result('OpenAPI document of OpenConfig: compiling its schema first (not part of the above)', run.compileMs / 1000, 's'),
+    result('OpenAPI document of OpenConfig: second request (from the cache)', run.cachedMs, 'ms'),
+    result('OpenAPI document of OpenConfig: size', mb(run.bytes), 'MB'),
+    result(
+      'OpenAPI document of OpenConfig: peak RSS growth while generating',
+      mb(run.peakRssDelta),
+      'MB',
+      mb(run.rssBefore),
+      'vs the RSS before',
+    ),
+    result('OpenAPI document of OpenConfig: heap kept by the cached document (after gc)', mb(run.heapKept), 'MB'),
+  ];
+}
+
+/** Whether this build's configuration knows the `log.level` setting (the structured logger's). */
+function logLevelSetting(): boolean {
+  try {
+    resolveConfig({ log: { level: 'silent' } }, os.tmpdir());
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts a service with `config` on a fresh data folder and stores STORED entries. */
+async function serviceWith(yangDir: string, config: Record<string, unknown>, folders: string[]): Promise<Child> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-bench-opdata-'));
+  folders.push(dataDir);
+  const file = path.join(dataDir, 'rosetta.json');
+  fs.writeFileSync(file, JSON.stringify(config));
+  const child = await startChild(['service', '--port', '0', '--config', file, '--data-dir', dataDir, '--yang', yangDir]);
+  const client = benchClient(child.url);
+  try {
+    const reply = await client.request('PUT', '/rests/data/ietf-interfaces:interfaces', interfacesDocument(STORED));
+    if (reply.status !== 201 && reply.status !== 204)
+      throw new Error(`storing ${STORED} entries answered ${reply.status}: ${reply.text.slice(0, 300)}`);
+  } finally {
+    client.close();
+  }
+  return child;
+}
+
+function mean(values: readonly number[]): number {
+  return values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+/** ROUNDS alternations of `request` on `on` then `off`; the mean rate of each side. */
+async function alternate(on: Child, off: Child, request: LoadRequest): Promise<{ on: Load[]; off: Load[] }> {
+  const loads = { on: [] as Load[], off: [] as Load[] };
+  for (let i = 0; i < ROUNDS; i++) {
+    loads.on.push(await wrkLoad(on.url, request, SECONDS, CONNECTIONS));
+    loads.off.push(await wrkLoad(off.url, request, SECONDS, CONNECTIONS));
+  }
+  return loads;
+}
+
+function costRows(what: string, unit: string, loads: { on: Load[]; off: Load[] }, offName: string): BenchResult[] {
+  const on = mean(loads.on.map((l) => l.perSecond));
+  const off = mean(loads.off.map((l) => l.perSecond));
+  return [
+    result(`${what}, metrics and logs on, vs ${offName} (mean of ${ROUNDS} alternations)`, on, unit, off, '>= 0.95 (cost < 5%)'),
+    result(`${what} p99, on vs off`, mean(loads.on.map((l) => l.p99Ms)), 'ms', mean(loads.off.map((l) => l.p99Ms))),
+  ];
+}
+
+/** The GET p99 right before and then during 50 connections scraping /metrics, each load its own wrk process. */
+async function hammerRows(service: Child): Promise<BenchResult[]> {
+  const quiet = await wrkLoad(service.url, GET_ENTRY, SECONDS, CONNECTIONS);
+  // The scrapers start first and outlast the measured load by a second each side.
+  const hammer = wrkLoad(service.url, { method: 'GET', path: '/metrics' }, SECONDS + 2, SCRAPERS);
+  await new Promise((r) => setTimeout(r, 1000));
+  const during = await wrkLoad(service.url, GET_ENTRY, SECONDS, CONNECTIONS);
+  const scrapes = await hammer;
+  return [
+    // wrk's percentiles leave out requests that timed out (2 s), so a starved load reads a low p99: its rate and errors say so.
+    result(
+      `GET one entry p99 (answered requests) while ${SCRAPERS} connections scrape /metrics, vs right before`,
+      during.p99Ms,
+      'ms',
+      quiet.p99Ms,
+      '<= 1.10',
+    ),
+    result('GET one entry while /metrics is scraped, vs right before', during.perSecond, 'req/s', quiet.perSecond),
+    result('GET one entry while /metrics is scraped: timeouts and non-2xx', during.errors, 'count', null, '0'),
+    result(`/metrics scrapes answered by the ${SCRAPERS} connections`, scrapes.perSecond, 'scrapes/s'),
+    result('/metrics scrapes: timeouts and non-2xx', scrapes.errors, 'count', null, '0'),
+  ];
+}
+
+async function loadRows(): Promise<BenchResult[]> {
+  const noLoads = loadTool();
+  if (noLoads !== null) {
+    console.error(`bench: SKIPPING the metrics and logging cost and the /metrics hammering rows: ${noLoads}`);
+    return [];
+  }
+  const logSwitch = logLevelSetting();
+  if (!logSwitch) console.error('bench: this build has no "log": {"level": "silent"} setting: the on/off rows compare the metrics alone');
+  const offConfig = { metrics: { enabled: false }, ...(logSwitch ? { log: { level: 'silent' } } : {}) };
+  const offName = logSwitch ? 'metrics off and log level silent' : 'metrics off (no log level setting in this build)';
+
+  const yangDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-bench-yang-'));
+  for (const f of ['ietf-interfaces@2018-02-20.yang', 'iana-if-type@2026-03-17.yang'])
+    fs.symlinkSync(path.join(testModels, f), path.join(yangDir, f));
+  const folders = [yangDir];
+  const started: Child[] = [];
+  try {
+    const on = await serviceWith(yangDir, {}, folders);
+    started.push(on);
+    const off = await serviceWith(yangDir, offConfig, folders);
+    started.push(off);
+    // One unmeasured second of each load on each service (JIT, connection set-up).
+    for (const child of [on, off]) for (const request of [GET_ENTRY, PUT_ENTRY]) await wrkLoad(child.url, request, 1, CONNECTIONS);
+    const gets = await alternate(on, off, GET_ENTRY);
+    const puts = await alternate(on, off, PUT_ENTRY);
+    const errors = [...gets.on, ...gets.off, ...puts.on, ...puts.off].reduce((n, l) => n + l.errors, 0);
+    return [
+      ...costRows('GET one entry (8 conns)', 'req/s', gets, offName),
+      ...costRows('PUT one entry durable (8 conns)', 'writes/s', puts, offName),
+      result('non-2xx answers during the on/off loads', errors, 'count', null, '0'),
+      ...(await hammerRows(on)),
+    ];
+  } finally {
+    for (const child of started) await stopChild(child);
+    for (const dir of folders) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function benchOperability(): Promise<BenchResult[]> {
+  return [...openApiRows(), ...(await loadRows())];
+}
