@@ -3,6 +3,10 @@
  * request enters the service (restconf/operability.ts) through every await, timer and callback it
  * causes, so that the service's log sink (json-logger.ts) can stamp `reqId` on every line the request
  * causes (core, mount, plugins, device sessions acting for it) without any caller passing it along.
+ *
+ * The context outlives the request: a socket, timer or retry loop a request starts (a device session
+ * opened by install-node, its reconnects hours later) inherits it. So a request's id is answered only
+ * until the request ends; after that its leftovers log as the background work they are.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
@@ -13,7 +17,13 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 /** What a client's id may be: a short token of safe characters (anything else would reach the log as given). */
 const CLIENT_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
-const current = new AsyncLocalStorage<string>();
+/** One request: its id, and whether it is still running. */
+interface RequestState {
+  readonly id: string;
+  running: boolean;
+}
+
+const current = new AsyncLocalStorage<RequestState>();
 
 /** The client's id when it is a safe short token, else a new one (16 hex digits). */
 export function requestIdFor(header: string | readonly string[] | undefined): string {
@@ -21,12 +31,22 @@ export function requestIdFor(header: string | readonly string[] | undefined): st
   return randomBytes(8).toString('hex');
 }
 
-/** Runs `work` (and everything it causes) as part of request `id`. */
-export function runInRequest<T>(id: string, work: () => T): T {
-  return current.run(id, work);
+/**
+ * Runs `work` (and everything it causes) as part of request `id`; call the returned `end` when the
+ * request is over (its response closed).
+ */
+export function runInRequest<T>(id: string, work: () => T): { readonly result: T; end(): void } {
+  const state: RequestState = { id, running: true };
+  return {
+    result: current.run(state, work),
+    end: () => {
+      state.running = false;
+    },
+  };
 }
 
-/** The id of the request the caller works for, if any. */
+/** The id of the running request the caller works for, if any. */
 export function currentRequestId(): string | undefined {
-  return current.getStore();
+  const state = current.getStore();
+  return state?.running === true ? state.id : undefined;
 }

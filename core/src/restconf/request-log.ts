@@ -35,8 +35,12 @@ export function withRequestLog(log: Logger, inner: RequestListener): RequestList
     const reqId = requestIdFor(req.headers[REQUEST_ID_HEADER]);
     res.setHeader('X-Request-Id', reqId);
     const url = req.url ?? '';
+    let closed = false;
+    let end: (() => void) | undefined;
     // 'close' runs outside the request's async context: the id is given to this line explicitly.
     res.once('close', () => {
+      closed = true;
+      end?.();
       const method = methodLabel(req.method);
       const route = routeLabel(url);
       const durationMs = Math.round((performance.now() - started) * 10) / 10;
@@ -50,6 +54,7 @@ export function withRequestLog(log: Logger, inner: RequestListener): RequestList
         nodeId: nodeIdOf(url),
       });
     });
-    runInRequest(reqId, () => inner(req, res));
+    end = runInRequest(reqId, () => inner(req, res)).end;
+    if (closed) end();
   };
 }

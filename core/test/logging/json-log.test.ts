@@ -40,12 +40,19 @@ function collector(): { stream: PassThrough; text: () => string; lines: () => Li
 
 const settle = () => new Promise((r) => setImmediate(r));
 
-test('a line is JSON with level, time, msg and the caller fields; the request id comes from the context; levels filter', async (t) => {
+test('a line is JSON with level, time, msg and the caller fields; the request id comes from the context while the request runs; levels filter', async (t) => {
   const out = collector();
   const log = createJsonLogger({ level: 'warn', destination: out.stream });
   log.info('dropped below warn');
   log.warn('kept', { nodeId: 'n1' });
-  runInRequest('req-42', () => log.error('inside a request'));
+  let later: Promise<void> = Promise.resolve();
+  const request = runInRequest('req-42', () => {
+    log.error('inside a request');
+    // Work the request leaves behind (a session's timer, a retry loop) inherits its context.
+    later = new Promise((resolve) => setTimeout(resolve, 5)).then(() => log.error('after the request'));
+  });
+  request.end();
+  await later;
   await settle();
   const lines = out.lines();
   t.deepEqual(
@@ -53,6 +60,7 @@ test('a line is JSON with level, time, msg and the caller fields; the request id
     [
       ['warn', 'kept', 'n1', undefined],
       ['error', 'inside a request', undefined, 'req-42'],
+      ['error', 'after the request', undefined, undefined],
     ],
   );
   t.true(lines.every((l) => typeof l.time === 'number'));
@@ -102,7 +110,7 @@ test('the configured level filters the service log: at warn no access line is wr
   t.false(out.lines().some((l) => l.route !== undefined));
 });
 
-test('an install-node: the mount layer line it causes carries its request id and node id; its password is in no line', async (t) => {
+test('an install-node: the mount layer and device session lines it causes carry its request id and node id; its password is in no line', async (t) => {
   const PASSWORD = 'Pw-json-log-8812';
   const device = await startSimulator(frrDevice({ hostname: 'r9', username: 'rosetta', password: PASSWORD, config: ['interface eth0'] }));
   const out = collector();
@@ -139,6 +147,11 @@ test('an install-node: the mount layer line it causes carries its request id and
   const caused = lines.filter((l) => l.reqId === reqId);
   t.true(
     caused.some((l) => l.nodeId === 'log-node-9' && /installed/.test(l.msg)),
+    JSON.stringify(caused),
+  );
+  // The CLI plugin's device session, opened for the request, logs through PluginApi.log with the same id.
+  t.true(
+    caused.some((l) => l.plugin === '@rosetta/plugin-cli' && l.nodeId === 'log-node-9' && /connected/.test(l.msg)),
     JSON.stringify(caused),
   );
   t.like(
