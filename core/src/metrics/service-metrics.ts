@@ -16,6 +16,8 @@ export interface MetricSources {
   readonly sessions?: () => Iterable<{ readonly protocol: string; readonly status: string }>;
   /** The plugin generation serving now, and each configured plugin's state. */
   readonly plugins?: () => { readonly generation: number; readonly states: Iterable<string> };
+  /** Running jobs (jobs/) by kind, and the items they have left. */
+  readonly jobs?: () => Iterable<[kind: string, running: { readonly jobs: number; readonly remaining: number }]>;
 }
 
 /** Seconds: from a fast local GET (well under a millisecond) to a commit across a slow fleet. */
@@ -105,6 +107,30 @@ export class ServiceMetrics {
       collect() {
         const read = sources().plugins;
         this.set(read === undefined ? 0 : read().generation);
+      },
+    });
+    new Gauge({
+      name: 'rosetta_jobs_running',
+      help: 'Long work running now (bulk installs and uninstalls, syncs from the network), by kind.',
+      labelNames: ['kind'],
+      registers,
+      collect() {
+        this.reset();
+        const read = sources().jobs;
+        if (read === undefined) return;
+        for (const [kind, running] of read()) this.set({ kind }, running.jobs);
+      },
+    });
+    new Gauge({
+      name: 'rosetta_job_items_remaining',
+      help: 'Items (nodes) the running jobs of a kind have not finished yet.',
+      labelNames: ['kind'],
+      registers,
+      collect() {
+        this.reset();
+        const read = sources().jobs;
+        if (read === undefined) return;
+        for (const [kind, running] of read()) this.set({ kind }, running.remaining);
       },
     });
     new Gauge({

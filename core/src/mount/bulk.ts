@@ -12,14 +12,15 @@
  * What a batch cannot be run as (no nodes, a node named twice) is refused whole before any node is
  * touched, so that the answer never depends on which copy of a node happened to go first.
  *
- * A long batch logs its progress (`installing 340/2000`) about every twentieth of the batch and at
- * least every few seconds, while the nodes' status stays readable under network-topology.
+ * Each batch is a job of the service's board (jobs/): its progress is readable as `rosetta-jobs:jobs`
+ * while it runs and logged as it goes (`installing 340/2000`), while the nodes' status stays readable
+ * under network-topology.
  */
 import type { JsonObject, JsonValue, OperationResult, RosettaHooks, RpcContext } from '../hooks';
-import type { Logger } from '../logger';
 import type { PluginScope } from '../plugins/generation';
 import { mapBounded } from '../data/bounded-concurrency';
 import { FaultError } from '../fault';
+import type { JobBoard, JobKind } from '../jobs';
 import { MountError, notServed, type MountErrorEntry } from './errors';
 import type { MountManager } from './manager';
 import { statusOf } from './node';
@@ -28,18 +29,17 @@ export interface BulkOptions {
   readonly mount: MountManager;
   /** Leases on the current plugin generation: one per node, so a plugin swapped in mid-batch serves the rest. */
   readonly scopes: { acquire(): PluginScope };
-  readonly log: Logger;
   /** Nodes worked on at once. */
   readonly concurrency: number;
   /** Whether a node is also a node of the uniconfig topology (false for every node when not given). */
   readonly uniconfigLayer?: (nodeId: string) => boolean;
-  /** The longest time between two progress lines of a batch (ms, default 5000). */
-  readonly progressMs?: number;
+  /** Where each batch's progress is kept and logged. */
+  readonly jobs: JobBoard;
 }
 
-/** One batch operation: its RPC, the per-node RPC it runs, and the words of its log lines. */
+/** One batch operation: its RPC (the job's kind), the per-node RPC it runs, and the words of its log lines. */
 interface BatchKind {
-  readonly rpc: string;
+  readonly rpc: JobKind;
   readonly perNode: string;
   readonly doing: string;
   readonly done: string;
@@ -57,9 +57,6 @@ const UNINSTALL: BatchKind = {
   doing: 'uninstalling',
   done: 'uninstalled',
 };
-
-/** A progress line at least every this many nodes: a twentieth of the batch. */
-const PROGRESS_STEPS = 20;
 
 function failureMessage(e: unknown): string {
   if (e instanceof FaultError && e.faults.length > 0) return e.faults.map((f) => f.message || f.tag).join('; ');
@@ -87,44 +84,33 @@ export class BulkNodes {
   /** install- or uninstall-multiple-nodes: every node through its per-node RPC, bounded, each failure recorded. */
   private async batch(kind: BatchKind, ctx: RpcContext): Promise<OperationResult> {
     const nodes = this.batchNodes(kind, ctx.input);
-    const { log } = this.options;
-    const started = Date.now();
-    let failures = 0;
-    let finished = 0;
-    let reported = 0;
-    const report = () => {
-      if (reported === finished) return;
-      reported = finished;
-      log.info(`${kind.doing} ${finished}/${nodes.length}${failures > 0 ? ` (${failures} failed)` : ''}`);
-    };
-    const step = Math.max(1, Math.ceil(nodes.length / PROGRESS_STEPS));
-    const timer = setInterval(report, this.options.progressMs ?? 5000);
-    timer.unref();
-    log.info(`${kind.doing} ${nodes.length} node(s), at most ${this.options.concurrency} at once`);
+    const { concurrency } = this.options;
+    const job = this.options.jobs.start({
+      kind: kind.rpc,
+      total: nodes.length,
+      doing: kind.doing,
+      done: kind.done,
+      detail: `, at most ${concurrency} at once`,
+    });
     let outcomes: Array<JsonObject | null | undefined>;
     try {
       // each node's failure is its result, never a rejection: one node does not stop the others
-      outcomes = await mapBounded(nodes, this.options.concurrency, async (node): Promise<JsonObject | null> => {
+      outcomes = await mapBounded(nodes, concurrency, async (node): Promise<JsonObject | null> => {
         let failure: JsonObject | null = null;
         try {
           await this.invoke(kind.perNode, node);
         } catch (e) {
-          failures++;
           failure = { 'node-id': String(node['node-id']), status: 'fail', 'error-message': failureMessage(e) };
         }
-        finished++;
-        if (finished % step === 0 && finished < nodes.length) report();
+        job.item(failure === null ? undefined : `${String(failure['node-id'])}: ${String(failure['error-message'])}`);
         return failure;
       });
-    } finally {
-      clearInterval(timer);
+    } catch (e) {
+      job.finish(failureMessage(e));
+      throw e;
     }
-    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    job.finish();
     const results = outcomes.filter((o): o is JsonObject => o !== null && o !== undefined);
-    log.info(
-      `${kind.done} ${nodes.length - results.length}/${nodes.length} node(s) in ${seconds} s` +
-        (results.length > 0 ? `; ${results.length} failed, the first: ${String(results[0]!['error-message'])}` : ''),
-    );
     return { output: results.length === 0 ? null : { 'node-results': results } };
   }
 

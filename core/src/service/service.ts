@@ -20,6 +20,7 @@ import { SecretBox } from '../datastore/secrets';
 import { BulkNodes, type DeviceCallObserver, MountManager } from '../mount';
 import { BUILTIN_STREAMS, DataChangeFeed, DataChangeSubscriptions, EventHub, eventsDirectory } from '../events';
 import { Uniconfig } from '../uniconfig';
+import { JobBoard, tapJobsState } from '../jobs';
 import { APIDOC_MODULES_PATH, OPENAPI_PATH, serveApiDocModules, serveOpenApi, withApiDocPage } from '../openapi';
 import { PluginHost, builtinTaps, introspectionTaps } from '../plugins';
 import type { PluginScope } from '../plugins/generation';
@@ -236,7 +237,13 @@ export async function startService(options: StartOptions): Promise<RunningServic
   };
   // The uniconfig topology (intended and actual configuration per device, transactions, commit): its
   // taps join the core's, its routes go ahead of RESTCONF's own.
+  // Long work (bulk installs, syncs of many nodes) as jobs a client reads under rosetta-jobs and /metrics shows.
+  const jobs = new JobBoard({ log: (line) => log.info(line) });
+  if (host) host.addBuiltin(builtinTaps('core:jobs', (hooks) => tapJobsState(hooks, jobs)));
+  else tapJobsState(plugins.acquire().hooks, jobs);
+  metrics?.observe({ jobs: () => jobs.runningByKind() });
   const uniconfig = new Uniconfig({
+    jobs,
     ctx,
     mount,
     dataDir: config.dataDir,
@@ -258,8 +265,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const bulk = new BulkNodes({
     mount,
     scopes: plugins,
-    log,
     concurrency: config.fleet.installConcurrency,
+    jobs,
     uniconfigLayer: (nodeId) => uniconfig.store.has(nodeId),
   });
   if (host) host.addBuiltin(builtinTaps('bulk', (hooks) => bulk.tap(hooks)));

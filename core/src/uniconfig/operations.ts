@@ -8,6 +8,7 @@
 import { mapBounded } from '../data/bounded-concurrency';
 import { diffTrees } from '../data/diff';
 import type { JsonObject, JsonValue } from '../hooks';
+import type { Job, JobBoard } from '../jobs';
 import type { PluginScope } from '../plugins/generation';
 import { RestconfError } from '../restconf/errors';
 import type { CommitOptions } from './commit';
@@ -28,6 +29,8 @@ export interface OperationParts {
   readonly health?: () => { readonly ready: boolean; readonly checks: Readonly<Record<string, string>> };
   /** Told each commit's and checked commit's outcome (the service's metrics). */
   readonly commitDone?: (ok: boolean) => void;
+  /** Where syncs of the network keep and log their progress (none kept when absent). */
+  readonly jobs?: JobBoard;
 }
 
 function messageOf(e: unknown): string {
@@ -53,11 +56,19 @@ function nameOf(input: JsonObject): string {
  * stop the others. Nodes run `limit` at a time (many devices are asked at once, not one after
  * another); the results stay in input order.
  */
-async function perNode(ids: readonly string[], limit: number, work: (nodeId: string) => Promise<JsonObject>): Promise<JsonObject> {
+async function perNode(
+  ids: readonly string[],
+  limit: number,
+  work: (nodeId: string) => Promise<JsonObject>,
+  job?: Job,
+): Promise<JsonObject> {
   const results = await mapBounded(ids, limit, async (nodeId): Promise<JsonValue> => {
     try {
-      return { 'node-id': nodeId, status: 'complete', ...(await work(nodeId)) };
+      const result = { 'node-id': nodeId, status: 'complete', ...(await work(nodeId)) };
+      job?.item();
+      return result;
     } catch (e) {
+      job?.item(`${nodeId}: ${messageOf(e)}`);
       return { 'node-id': nodeId, status: 'fail', 'error-message': messageOf(e) };
     }
   });
@@ -140,16 +151,25 @@ export class UniconfigOperations {
       case 'uniconfig-manager:sync-from-network': {
         const ids = engine.targets(targetNodes(input), allNodes);
         // each node is stored and published on its own: a device that cannot be read stores and publishes nothing
-        return perNode(ids, engine.concurrency, (id) =>
-          engine.store.locked([id], async () => {
-            const device = engine.device(scope, id);
-            const now = await readConfiguration(device, scope);
-            const before = engine.store.tree('operational', id, device.schema);
-            await engine.store.save([{ nodeId: id, actual: engine.store.encode(now, device.schema) }]);
-            await engine.published([{ nodeId: id, actual: { before, after: now } }], user);
-            return {};
-          }),
-        );
+        const sync = (job?: Job) =>
+          perNode(
+            ids,
+            engine.concurrency,
+            (id) =>
+              engine.store.locked([id], async () => {
+                const device = engine.device(scope, id);
+                const now = await readConfiguration(device, scope);
+                const before = engine.store.tree('operational', id, device.schema);
+                await engine.store.save([{ nodeId: id, actual: engine.store.encode(now, device.schema) }]);
+                await engine.published([{ nodeId: id, actual: { before, after: now } }], user);
+                return {};
+              }),
+            job,
+          );
+        const { jobs } = this.parts;
+        if (jobs === undefined) return sync();
+        const one = ids.length === 1 ? { nodeId: ids[0]! } : {};
+        return jobs.run({ kind: 'sync-from-network', total: ids.length, doing: 'syncing', done: 'synced', ...one }, sync);
       }
       case 'uniconfig-manager:is-in-sync': {
         const ids = engine.targets(targetNodes(input), allNodes);

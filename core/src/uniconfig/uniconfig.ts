@@ -43,6 +43,8 @@ export interface UniconfigOptions {
   readonly health?: OperationParts['health'];
   /** Told each commit's outcome (the service's metrics). */
   readonly commitDone?: OperationParts['commitDone'];
+  /** Where syncs of the network keep and log their progress. */
+  readonly jobs?: OperationParts['jobs'];
 }
 
 /**
@@ -105,6 +107,7 @@ export class Uniconfig {
       snapshots: this.snapshots,
       ...(options.health !== undefined ? { health: options.health } : {}),
       ...(options.commitDone !== undefined ? { commitDone: options.commitDone } : {}),
+      ...(options.jobs !== undefined ? { jobs: options.jobs } : {}),
     });
   }
 

@@ -29,7 +29,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['uniconfig', 'openapi'], // openapi: documents of the API, read from the schema and restconf's parameters
   ['restconf'],
   ['mount'],
-  ['events'], // event streams: the hub, its replay log, the producers' shared parts
+  ['events', 'jobs'], // event streams: the hub, its replay log, the producers' shared parts; jobs: long work's progress
   ['plugins'],
   ['hooks', 'datastore'],
   ['data'],
