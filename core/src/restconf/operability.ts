@@ -6,6 +6,8 @@
  * - `GET /rests/ready`: 200 when the service is ready for traffic, 503 naming what is not (service/readiness.ts).
  * They sit ahead of authentication and of the schema-change gate (service/live-schema.ts): probes and
  * scrapers carry no credentials, and readiness must answer while a schema swap holds the other requests.
+ * A service may still guard the scrape (`guardScrape`: the API's authentication gate, when the
+ * configuration asks for it), since metrics tell how the network is run; the probes stay open.
  * Every request, these included, is counted once when its response closes: one counter increment and
  * one histogram observation, labelled by method and route template, never by path.
  * With metrics switched off (no registry given) nothing is counted and `/metrics` is not ours: it
@@ -37,6 +39,7 @@ export function withOperability(
   metrics: ServiceMetrics | undefined,
   readiness: ReadinessProbe,
   inner: RequestListener,
+  guardScrape?: (scrape: RequestListener) => RequestListener,
 ): RequestListener {
   const answer = async (req: IncomingMessage, res: ServerResponse, endpoint: '/metrics' | '/rests/health' | '/rests/ready') => {
     const method = req.method ?? '';
@@ -55,6 +58,17 @@ export function withOperability(
     const { ready, checks } = readiness();
     sendText(res, ready ? 200 : 503, 'application/json', JSON.stringify({ status: ready ? 'UP' : 'DOWN', checks }), head);
   };
+  const answerOrFail = (req: IncomingMessage, res: ServerResponse, endpoint: '/metrics' | '/rests/health' | '/rests/ready') => {
+    answer(req, res, endpoint).catch((err: unknown) => {
+      try {
+        sendError(ctx, req, res, err);
+      } catch {
+        res.destroy();
+      }
+    });
+  };
+  const open: RequestListener = (req, res) => answerOrFail(req, res, '/metrics');
+  const scrape = guardScrape === undefined ? open : guardScrape(open);
   return (req, res) => {
     const url = req.url ?? '';
     if (metrics !== undefined) {
@@ -63,12 +77,7 @@ export function withOperability(
     }
     const endpoint = endpointOf(url, metrics !== undefined);
     if (endpoint === undefined) return inner(req, res);
-    answer(req, res, endpoint).catch((err: unknown) => {
-      try {
-        sendError(ctx, req, res, err);
-      } catch {
-        res.destroy();
-      }
-    });
+    if (endpoint === '/metrics') return scrape(req, res);
+    answerOrFail(req, res, endpoint);
   };
 }

@@ -21,6 +21,7 @@
  *   `deliveryIntervalMs` (default 10) the shortest time between two fan-outs of events to subscribers.
  * - `metrics.enabled` (default true) switches the Prometheus metrics (metrics/): off, the service keeps no
  *   registry, counts nothing per request and serves no `/metrics`, for measuring what they cost.
+ *   `metrics.auth` (default false) makes a scrape pass the API's authentication; it needs an enabled `auth`.
  * - `log.level` (default `info`; `silent` writes nothing) is the least level the service's JSON log
  *   (logging/json-logger.ts) writes.
  * - `tls` and `auth` are checked for shape here (auth in auth-config.ts) so a mistake names its field
@@ -34,7 +35,7 @@ import { DEFAULT_CONNECT_CONCURRENCY } from '../mount/connect-pacing';
 import type { JsonValue } from '../hooks';
 import { DEFAULT_EVENT_SETTINGS, type EventSettings } from '../events';
 import { LOG_LEVELS, type LogLevel } from '../logging/json-logger';
-import { checkAuthConfig } from './auth-config';
+import { authenticationRequired, checkAuthConfig } from './auth-config';
 import { ConfigError } from './config-error';
 
 export { ConfigError } from './config-error';
@@ -77,6 +78,8 @@ export interface ServiceConfig {
 export interface MetricsConfig {
   /** Whether the service keeps its Prometheus registry and serves `/metrics`. */
   readonly enabled: boolean;
+  /** Whether `/metrics` asks for the credentials the RESTCONF API asks for (the `auth` object's users). */
+  readonly auth: boolean;
 }
 
 /** The `log` object. */
@@ -196,14 +199,17 @@ function checkEvents(raw: unknown): EventSettings {
   return events as unknown as EventSettings;
 }
 
-function checkMetrics(raw: unknown): MetricsConfig {
-  if (raw === undefined) return { enabled: true };
+function checkMetrics(raw: unknown, auth: ServiceConfig['auth']): MetricsConfig {
+  if (raw === undefined) return { enabled: true, auth: false };
   if (!isObject(raw)) throw new ConfigError('metrics', 'must be an object');
   for (const [k, v] of Object.entries(raw)) {
-    if (k !== 'enabled') throw new ConfigError(`metrics.${k}`, 'unknown field; known: enabled');
-    if (typeof v !== 'boolean') throw new ConfigError('metrics.enabled', `must be true or false, not ${JSON.stringify(v)}`);
+    if (k !== 'enabled' && k !== 'auth') throw new ConfigError(`metrics.${k}`, 'unknown field; known: enabled, auth');
+    if (typeof v !== 'boolean') throw new ConfigError(`metrics.${k}`, `must be true or false, not ${JSON.stringify(v)}`);
   }
-  return { enabled: raw['enabled'] !== false };
+  // a scrape guarded by credentials nobody can check would be refused forever: say so at start-up
+  if (raw['auth'] === true && !authenticationRequired(auth))
+    throw new ConfigError('metrics.auth', 'asks for the API credentials on /metrics, but the configuration has no enabled auth object');
+  return { enabled: raw['enabled'] !== false, auth: raw['auth'] === true };
 }
 
 function checkLog(raw: unknown): LogConfig {
@@ -343,7 +349,7 @@ export function resolveConfig(
   const callbacks = raw['callbacks'] === undefined ? undefined : checkCallbacks(raw['callbacks']);
   const fleet = checkFleet(raw['fleet']);
   const events = checkEvents(raw['events']);
-  const metrics = checkMetrics(raw['metrics']);
+  const metrics = checkMetrics(raw['metrics'], auth);
   const log = checkLog(raw['log']);
   return {
     port,

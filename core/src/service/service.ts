@@ -237,8 +237,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   };
   // The uniconfig topology (intended and actual configuration per device, transactions, commit): its
   // taps join the core's, its routes go ahead of RESTCONF's own.
-  // Long work (bulk installs, syncs of many nodes) as jobs a client reads under rosetta-jobs and /metrics shows.
-  const jobs = new JobBoard({ log: (line) => log.info(line) });
+  const jobs = new JobBoard({ log: (line) => log.info(line) }); // long work's progress: rosetta-jobs and /metrics
   if (host) host.addBuiltin(builtinTaps('core:jobs', (hooks) => tapJobsState(hooks, jobs)));
   else tapJobsState(plugins.acquire().hooks, jobs);
   metrics?.observe({ jobs: () => jobs.runningByKind() });
@@ -303,6 +302,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
         metrics,
         () => readiness.report(),
         live.gated(withRequestLimits(ctx, withApiDocPage(ctx, authenticatingHandler(app, plugins, config.auth, log)))),
+        config.metrics.auth ? (scrape) => authenticatingHandler(scrape, plugins, config.auth, log) : undefined,
       ),
     );
     // A TLS plugin refuses a bad tls object by throwing an error that names the field.
