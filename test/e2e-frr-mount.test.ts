@@ -3,7 +3,8 @@
  * southbound (plugins/cli) and the FRR translation units (plugins/frr) installs the peer as a node,
  * reads its whole mount point and subtrees in both contents, and PUT/PATCH/DELETEs an interface
  * description, each checked on the device itself with `vtysh -c 'show running-config'`; stops and starts
- * the peer, following the node-status events; then uninstalls.
+ * the peer, following the node-status events; then uninstalls. The node's OpenAPI document validates and
+ * requests built from it succeed.
  *
  * One FRR per machine: the tests are serial and the peer is leased through the SDK's acquireFrrPeer
  * (other files using it wait; this one starts from its baseline). Without FRR the tests are skipped loudly.
@@ -11,11 +12,13 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import SwaggerParser from '@apidevtools/swagger-parser';
 import test from 'ava';
 import { openDatastores } from '@rosetta/core/dist/src/datastore';
 import type { StreamEvent } from '@rosetta/core/dist/src/events';
 import { resolveConfig } from '@rosetta/core/dist/src/service/config';
 import { startService, type RunningService } from '@rosetta/core/dist/src/service/service';
+import { builtWrite, resolve } from '@rosetta/core/dist/test/openapi/document-walk';
 import { acquireFrrPeer, frrPeerLogin, frrPeerUnavailable, type FrrPeerLease } from '@rosetta/sdk/testing';
 import { type Answer, restconfRequest } from './e2e-support';
 
@@ -124,6 +127,37 @@ serial('PUT, PATCH and DELETE an interface description, checked with vtysh', asy
   t.regex(runningConfig(), new RegExp(`interface ${IFACE}\\n shutdown`));
   const delIface = await request('DELETE', `${IFACES}/interface=${IFACE}`);
   t.is(delIface.status, 204, delIface.text);
+  t.notRegex(runningConfig(), new RegExp(`interface ${IFACE}\\b`));
+});
+
+serial("the node's OpenAPI document validates; a GET and a PUT built from it succeed on FRR", async (t) => {
+  const res = await request('GET', '/rests/openapi.json?node=cli/FRR1');
+  t.is(res.status, 200, res.text.slice(0, 500));
+  const doc = res.json;
+  await t.notThrowsAsync(SwaggerParser.validate(structuredClone(doc)));
+  const state = `${IFACES}/interface={name}/state`;
+  const entry = `${IFACES}/interface={name}`;
+  t.true(Object.hasOwn(doc.paths, state), 'the interface state has its path');
+  t.deepEqual(Object.keys(doc.paths[state]), ['parameters', 'get'], 'state is read only');
+
+  const lo = await request('GET', `${state.replace('{name}', 'lo')}?content=nonconfig`);
+  t.is(lo.status, 200, lo.text);
+  t.truthy(lo.json['rosetta-openconfig-interfaces:state']['oper-status']);
+
+  const put = builtWrite(doc, entry, 'put', { name: IFACE });
+  const member = put.body['rosetta-openconfig-interfaces:interface'][0];
+  const interfaceSchema = resolve(
+    doc,
+    resolve(doc, doc.paths[entry].put.requestBody.content['application/yang-data+json'].schema).properties[
+      'rosetta-openconfig-interfaces:interface'
+    ].items,
+  );
+  t.truthy(resolve(doc, interfaceSchema.properties.config).properties.description, 'the document lists config/description');
+  member.config = { name: IFACE, description: 'from the document' };
+  const written = await request('PUT', put.path, put.body);
+  t.is(written.status, 201, written.text);
+  t.regex(runningConfig(), new RegExp(`interface ${IFACE}\\n description from the document`));
+  t.is((await request('DELETE', put.path)).status, 204);
   t.notRegex(runningConfig(), new RegExp(`interface ${IFACE}\\b`));
 });
 

@@ -6,7 +6,8 @@
  * (each checked with a raw NETCONF session of the test's own), surfaces the device's rpc-error, receives
  * a netconf-config-change notification, reconnects after the device restarts, survives a service restart,
  * and uninstalls. The SDK simulator is a second node for a YANG 1.1 action (netconfd has none) and, in its
- * misbehaving modes, the bad devices. Passwords are checked absent from responses, logs and the data folder.
+ * misbehaving modes, the bad devices. The node's OpenAPI document validates and requests built from it
+ * succeed. Passwords are checked absent from responses, logs and the data folder.
  *
  * Skips loudly when netconfd is not installed or the test does not run as root.
  */
@@ -14,12 +15,14 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import SwaggerParser from '@apidevtools/swagger-parser';
 import anyTest, { type TestFn } from 'ava';
 import { openRawNetconf, startNetconfSimulator, type RawNetconfSession, type SimulatedNetconfDevice } from '@rosetta/sdk/testing';
 import { openDatastores } from '@rosetta/core/dist/src/datastore';
 import type { StreamEvent } from '@rosetta/core/dist/src/events';
 import { resolveConfig } from '@rosetta/core/dist/src/service/config';
 import { startService, type RunningService } from '@rosetta/core/dist/src/service/service';
+import { builtWrite } from '@rosetta/core/dist/test/openapi/document-walk';
 import { type Answer, netconfPeer, netconfdUnavailable, restconfRequest } from './e2e-support';
 
 const REPO = path.resolve(__dirname, '../..'); // from test/dist
@@ -328,6 +331,32 @@ it('content=all merges get-config (candidate) with the state from get', async (t
   t.is(whole.json['ietf-restconf:data']['ietf-system:system'].location, 'rack 9');
   t.truthy(whole.json['ietf-restconf:data']['ietf-interfaces:interfaces-state']);
   await call('DELETE', `${MOUNT}/ietf-system:system/location`);
+});
+
+it("the node's OpenAPI document validates; a GET and a PUT built from it succeed on netconfd", async (t) => {
+  const res = await call('GET', '/rests/openapi.json?node=topology-netconf/NC1');
+  t.is(res.status, 200, res.text.slice(0, 500));
+  const doc = res.json;
+  await t.notThrowsAsync(SwaggerParser.validate(structuredClone(doc)));
+  const paths = Object.keys(doc.paths);
+  const state = `${MOUNT}/ietf-interfaces:interfaces-state/interface={name}`;
+  const entry = `${MOUNT}/ietf-interfaces:interfaces/interface={name}`;
+  t.true(paths.includes(state), 'the device state has its path');
+  t.true(
+    paths.includes(`${NODES}/topology=uniconfig/node=NC1/uniconfig-topology:configuration/ietf-system:system`),
+    'and the uniconfig copy',
+  );
+
+  const lo = await call('GET', `${state.replace('{name}', 'lo')}?content=nonconfig`);
+  t.is(lo.status, 200, lo.text);
+  t.is(lo.json['ietf-interfaces:interface'][0].name, 'lo');
+
+  const put = builtWrite(doc, entry, 'put', { name: 'rdoc0' });
+  const written = await call('PUT', put.path, put.body);
+  t.is(written.status, 201, written.text);
+  t.regex(await running(), /<name>rdoc0<\/name>/);
+  t.is((await call('DELETE', put.path)).status, 204);
+  t.notRegex(await running(), /rdoc0/);
 });
 
 it('a commit by another session arrives as a netconf-config-change notification, logged for the node and published on NETCONF and NETCONF-NC1', async (t) => {

@@ -53,17 +53,22 @@ export function methodsOf(item: Json): string[] {
 
 /**
  * A write built from the document alone: the path `template` with each path parameter filled by a value
- * of its schema, and the body of `method` made from its schema (the target entry's keys set to the
- * values in the path).
+ * of its schema (or the one `keys` gives it by name), and the body of `method` made from its schema (the
+ * target entry's keys set to the values in the path).
  */
-export function builtWrite(doc: Json, template: string, method: 'put' | 'patch'): { path: string; body: Json } {
+export function builtWrite(
+  doc: Json,
+  template: string,
+  method: 'put' | 'patch',
+  keys: Record<string, string> = {},
+): { path: string; body: Json } {
   const item = doc.paths[template];
   if (item?.[method] === undefined) throw new Error(`the document has no ${method} of ${template}`);
   const body = example(doc, item[method].requestBody.content['application/yang-data+json'].schema);
   const [member] = Object.keys(body);
   let path = template;
   for (const key of (item.parameters ?? []).map((p: Json) => resolve(doc, p)).filter((p: Json) => p.in === 'path')) {
-    const value = example(doc, key.schema);
+    const value = keys[key.name] ?? example(doc, key.schema);
     path = path.replace(`{${key.name}}`, encodeURIComponent(String(value)));
     const entry = Array.isArray(body[member!]) ? body[member!][0] : undefined;
     if (entry !== undefined && Object.hasOwn(entry, key.name)) entry[key.name] = value;
