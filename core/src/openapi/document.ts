@@ -59,10 +59,11 @@ export function documentParts(
   modules: readonly string[] | undefined,
   roots: PathRoots,
   access: ServiceAccess = {},
+  refusedQuery: ReadonlySet<string> = new Set(),
 ): DocumentParts {
   const only = modules === undefined ? undefined : new Set(modules);
   const components = new Components();
-  const writer = new PathWriter(components, roots);
+  const writer = new PathWriter(components, roots, refusedQuery);
   for (const node of schema.data) if (only === undefined || only.has(node.module.name)) writer.addData(node);
   for (const rpc of schema.rpcs) if (only === undefined || only.has(rpc.module.name)) writer.addRpc(rpc);
   return {

@@ -2,8 +2,9 @@
  * The OpenAPI document of one installed node, from its device schema: the node's paths under each place
  * its data is served (its mount point, and the uniconfig copy of its configuration when it has one),
  * made by the one generator (document.ts) with its paths written from the device schema's top and
- * prefixed per place. What is generated (the paths' text and the components) is cached per device
- * schema and module selection, so the nodes sharing a schema (every node of one device type, every
+ * prefixed per place (a mount point's methods leave out the query parameters it refuses). What is
+ * generated (the paths' text and the components) is cached per device schema, module selection and
+ * refused parameters, so the nodes sharing a schema (every node of one device type, every
  * NETCONF device with the same modules) share it and a node's document only joins the prefixed paths.
  */
 import type { SchemaContext } from '../yang/schema';
@@ -19,6 +20,8 @@ export interface NodePlace {
   readonly operations?: string;
   /** The place holds configuration only: no operational data, no action. */
   readonly configOnly: boolean;
+  /** Query parameters the place refuses, left out of its methods. */
+  readonly refusedQuery?: ReadonlySet<string>;
 }
 
 /** The generated core of a node's document: each path's text without its prefix, and the components. */
@@ -29,11 +32,18 @@ interface NodeCore {
 }
 
 const cores = new SelectionCache<NodeCore>((core) => core.size);
+const NONE: ReadonlySet<string> = new Set();
 
 /** The core for `schema`, generated the first time this schema and selection are asked for. */
-function coreOf(schema: SchemaContext, modules: readonly string[] | undefined, access: ServiceAccess): NodeCore {
-  return cores.get(schema, modules, accessKey(access), () => {
-    const parts = documentParts(schema, modules, { data: '', operations: '' }, access);
+function coreOf(
+  schema: SchemaContext,
+  modules: readonly string[] | undefined,
+  access: ServiceAccess,
+  refused: ReadonlySet<string>,
+): NodeCore {
+  const variant = `${accessKey(access)}:${[...refused].sort().join(',')}`;
+  return cores.get(schema, modules, variant, () => {
+    const parts = documentParts(schema, modules, { data: '', operations: '' }, access, refused);
     const paths = Object.entries(parts.paths).map(([path, item]) => ({ path, kind: parts.kinds.get(path)!, text: JSON.stringify(item) }));
     const components = JSON.stringify(parts.components);
     return { paths, components, size: paths.reduce((n, p) => n + p.path.length + p.text.length, components.length) };
@@ -51,9 +61,12 @@ export function nodeOpenApiText(
   places: readonly NodePlace[],
   access: ServiceAccess = {},
 ): string {
-  const core = coreOf(schema, modules, access);
   const members: string[] = [];
+  let components = '{}';
   for (const place of places) {
+    // Places differ only in the query parameters of their methods: the components are the same.
+    const core = coreOf(schema, modules, access, place.refusedQuery ?? NONE);
+    components = core.components;
     for (const { path, kind, text } of core.paths) {
       let prefix: string | undefined = place.data;
       if (kind === 'rpc') prefix = place.operations;
@@ -62,5 +75,5 @@ export function nodeOpenApiText(
     }
   }
   const head = JSON.stringify({ openapi: '3.0.3', info: documentInfo(title, schema, modules), ...securityOf(access) }).slice(0, -1);
-  return `${head},"paths":{${members.join(',')}},"components":${core.components}}`;
+  return `${head},"paths":{${members.join(',')}},"components":${components}}`;
 }

@@ -44,6 +44,8 @@ export class PathWriter {
   constructor(
     private readonly components: Components,
     private readonly roots: PathRoots = LOCAL_ROOTS,
+    /** Query parameters the place refuses, left out of its methods (a mount point's). */
+    private readonly refusedQuery: ReadonlySet<string> = new Set(),
   ) {}
 
   /** Paths of a top-level data node and everything below it. */
@@ -115,26 +117,26 @@ export class PathWriter {
     const updated = { description: 'updated' };
     item['put'] = {
       summary: `create or replace ${qualified(node)}`,
-      parameters: queryParameters('PUT', ordered),
+      parameters: queryParameters('PUT', ordered, this.refusedQuery),
       requestBody: body,
       responses: { '201': { description: 'created' }, '204': updated, default: ERROR_REF },
     };
     item['patch'] = {
       summary: `merge into ${qualified(node)}`,
-      parameters: queryParameters('PATCH'),
+      parameters: queryParameters('PATCH', false, this.refusedQuery),
       requestBody: body,
       responses: { '200': updated, '204': updated, default: ERROR_REF },
     };
     item['delete'] = {
       summary: `delete ${qualified(node)}`,
-      parameters: queryParameters('DELETE'),
+      parameters: queryParameters('DELETE', false, this.refusedQuery),
       responses: { '204': { description: 'deleted' }, default: ERROR_REF },
     };
     const post = this.childBody(node);
     if (post !== undefined) {
       item['post'] = {
         summary: `create a child of ${qualified(node)}`,
-        parameters: queryParameters('POST'),
+        parameters: queryParameters('POST', false, this.refusedQuery),
         requestBody: { required: true, content: dataContent(post) },
         responses: { '201': { description: 'created' }, default: ERROR_REF },
       };
@@ -145,7 +147,7 @@ export class PathWriter {
   private read(node: ContainerSchema | ListSchema, shape: 'list' | 'entry'): JsonSchema {
     return {
       summary: `read ${qualified(node)}${shape === 'list' && node.kind === 'list' ? ' (every entry)' : ''}`,
-      parameters: queryParameters('GET'),
+      parameters: queryParameters('GET', false, this.refusedQuery),
       responses: { '200': { description: 'the data', content: dataContent(this.body(node, shape)) }, default: ERROR_REF },
     };
   }

@@ -14,6 +14,7 @@ import type { RestconfContext } from '../restconf/context';
 import { badQuery } from '../restconf/errors';
 import { leaseScope } from '../restconf/request-scope';
 import { sendText } from '../restconf/respond';
+import { REFUSED_UNDER_MOUNT } from '../restconf/mount-view';
 import { MOUNT_SEGMENT } from '../restconf/uri';
 import type { SchemaContext } from '../yang/schema';
 import { openApiText, type ServiceAccess, unknownModules } from './document';
@@ -78,7 +79,9 @@ function nodeDocument(
   const schema = configuration?.schema ?? ctx.mount!.schemaOf(scope, nodeId);
   if (schema === undefined) throw nodeMissing(nodeId, 'has no device schema yet (it has not connected since the service started)');
   const node = `network-topology:network-topology/topology=${encodeURIComponent(topology)}/node=${encodeURIComponent(nodeId)}/${MOUNT_SEGMENT}`;
-  const places: NodePlace[] = [{ data: `/rests/data/${node}`, operations: `/rests/operations/${node}`, configOnly: false }];
+  const places: NodePlace[] = [
+    { data: `/rests/data/${node}`, operations: `/rests/operations/${node}`, configOnly: false, refusedQuery: REFUSED_UNDER_MOUNT },
+  ];
   if (configuration !== undefined) places.push({ data: configuration.data, configOnly: true });
   return documentOf(schema, modules, (s) => nodeOpenApiText(`Rosetta RESTCONF: node ${topology}/${nodeId}`, s, modules, places, access));
 }

@@ -42,14 +42,19 @@ const QUERY_VALUES: Readonly<Record<string, { schema: JsonSchema; description: s
   'apply-tags': { schema: { type: 'boolean' }, description: 'apply the tags of a tagged PATCH body' },
 };
 
+const NONE: ReadonlySet<string> = new Set();
+
 /** Parameters that matter only on user-ordered lists. */
 const ORDERING = new Set(['insert', 'point']);
 
-/** `$ref`s of the query parameters `method` takes (`ordered`: the target is a user-ordered entry). */
-export function queryParameters(method: string, ordered = false): JsonSchema[] {
+/**
+ * `$ref`s of the query parameters `method` takes (`ordered`: the target is a user-ordered entry), but
+ * those the place refuses (`refused`: a mount point's).
+ */
+export function queryParameters(method: string, ordered = false, refused: ReadonlySet<string> = NONE): JsonSchema[] {
   const out: JsonSchema[] = [];
   for (const [name, methods] of QUERY_PARAMETER_METHODS) {
-    if (!methods.includes(method) || (ORDERING.has(name) && !ordered)) continue;
+    if (!methods.includes(method) || (ORDERING.has(name) && !ordered) || refused.has(name)) continue;
     out.push({ $ref: `#/components/parameters/${parameterName(name)}` });
   }
   return out;

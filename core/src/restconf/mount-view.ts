@@ -54,6 +54,9 @@ function mountedDevice(ctx: RestconfContext, scope: PluginScope, parsed: ParsedP
   return { device, base: `${parsed.mount!.outerPath}/${MOUNT_SEGMENT}` };
 }
 
+/** Query parameters refused under a mount point (`point` goes only with `insert`); the OpenAPI documents leave them out. */
+export const REFUSED_UNDER_MOUNT: ReadonlySet<string> = new Set(['insert', 'point', 'apply-tags']);
+
 /** Write methods, refused before anything is read when they ask what a device cannot do. */
 const WRITES: ReadonlySet<string> = new Set(['PUT', 'PATCH', 'POST', 'DELETE']);
 

@@ -3,7 +3,8 @@
  * NETCONF southbound and the SDK's NETCONF simulator: it validates with the standard validator; it
  * holds the node's mount point paths (data, RPCs, actions) from the device's own module and the
  * uniconfig copy of its configuration (configuration only, no operations); requests built from it (a
- * GET and a PUT under the mount point, a PATCH of the uniconfig copy) succeed; `?modules=` limits it;
+ * GET and a PUT under the mount point, a PATCH of the uniconfig copy) succeed; the mount point's methods
+ * leave out the query parameters it refuses; `?modules=` limits it;
  * an unknown node, a node of another topology and a malformed value are refused in the error envelope.
  */
 import SwaggerParser from '@apidevtools/swagger-parser';
@@ -19,6 +20,7 @@ const MODEL = `module acme-router {
   container system {
     leaf hostname { type string; }
     container clock { config false; leaf uptime { type uint32; } }
+    list route { key prefix; ordered-by user; leaf prefix { type string; } }
   }
   container interfaces {
     list interface {
@@ -102,6 +104,22 @@ test.serial('the node document validates and holds its mount point and its unico
     'no local datastore path',
   );
   t.regex(doc.info.title, /topology-netconf\/N1/);
+});
+
+test.serial('the mount point leaves out the query parameters it refuses; the uniconfig copy lists them', async (t) => {
+  const doc = await documentOf('?node=topology-netconf/N1');
+  const names = (operation: Json) => operation.parameters.map((p: Json) => p.$ref.split('.').at(-1));
+  const mounted = doc.paths[`/rests/data${MOUNT}/acme-router:system/route={prefix}`];
+  const copy = doc.paths[`${CONFIGURATION}/acme-router:system/route={prefix}`];
+  t.false(names(mounted.put).includes('insert'));
+  t.false(names(mounted.put).includes('point'));
+  t.false(names(mounted.patch).includes('apply-tags'));
+  t.true(names(copy.put).includes('insert'), 'a user-ordered entry of the uniconfig copy takes insert');
+  t.true(names(copy.patch).includes('apply-tags'));
+  const refused = await s.request('PUT', `/rests/data${MOUNT}/acme-router:system/route=a?insert=first`, {
+    'acme-router:route': [{ prefix: 'a' }],
+  });
+  t.is(refused.status, 400, 'as the mount point answers');
 });
 
 test.serial('requests built from the node document succeed: GET and PUT under the mount point, PATCH of the uniconfig copy', async (t) => {
