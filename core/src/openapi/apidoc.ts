@@ -19,7 +19,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import * as path from 'node:path';
 import type { RestconfContext } from '../restconf/context';
 import { methodNotAllowed, unknownResource } from '../restconf/errors';
-import { ALLOW, answerOptions } from '../restconf/options';
+import { ALLOW } from '../restconf/options';
 import { sendError, sendText } from '../restconf/respond';
 import { documentedModules } from './document';
 import { OPENAPI_PATH } from './resource';
@@ -142,10 +142,10 @@ export function withApiDocPage(ctx: RestconfContext, inner: RequestListener): Re
   return (req, res) => {
     const url = req.url ?? '';
     const file = pageFile(url);
-    if (file === undefined || file === 'modules.json') return inner(req, res);
+    // OPTIONS goes on too: answering it is restconf's options.ts's alone, and a browser never sends it here.
+    if (file === undefined || file === 'modules.json' || req.method === 'OPTIONS') return inner(req, res);
     try {
       const method = req.method ?? '';
-      if (method === 'OPTIONS') return answerOptions(res, ALLOW.readOnly);
       if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(method, ALLOW.readOnly, 'the API page is read-only');
       servePageFile(res, file, method === 'HEAD');
     } catch (err) {

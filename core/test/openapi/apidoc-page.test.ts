@@ -108,8 +108,6 @@ test('the page is read-only', async (t) => {
   t.is((await raw('PUT', '/rests/apidoc/swagger-ui.css')).status, 405);
   t.is((await raw('DELETE', '/rests/apidoc')).status, 405);
   t.is((await raw('POST', '/rests/apidoc/modules.json')).status, 405);
-  const options = await raw('OPTIONS', '/rests/apidoc/');
-  t.is(options.status, 200);
 });
 
 test('a document of a service that asks for credentials declares the Basic scheme for every path', async (t) => {
