@@ -12,7 +12,7 @@ import { nodeMissing, UNIFIED } from '../mount';
 import type { PluginScope } from '../plugins/generation';
 import type { RestconfContext } from '../restconf/context';
 import { badQuery } from '../restconf/errors';
-import { leaseScope } from '../restconf/request-scope';
+import { requestScope } from '../restconf/request-scope';
 import { sendText } from '../restconf/respond';
 import { REFUSED_UNDER_MOUNT } from '../restconf/mount-view';
 import { MOUNT_SEGMENT } from '../restconf/uri';
@@ -50,7 +50,7 @@ export function serveOpenApi(
   const text =
     node === undefined
       ? documentOf(ctx.schema, modules, (schema) => openApiText(schema, modules, access))
-      : nodeDocument(ctx, leaseScope(ctx.plugins, res), node, modules, access, sources);
+      : nodeDocument(ctx, requestScope(res), node, modules, access, sources);
   sendText(res, 200, 'application/json', text, req.method === 'HEAD');
 }
 
