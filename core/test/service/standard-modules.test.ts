@@ -112,7 +112,7 @@ test("a published text of a module the service ships, beside the user's own modu
   const outcome = await start(dir);
   t.true(outcome.listening, outcome.output);
   t.is(outcome.code, 0, outcome.output);
-  const loaded = /modules loaded: (.*)\n/.exec(outcome.output)![1]!.split(', ');
+  const loaded = loadedModules(outcome);
   t.true(loaded.includes('example-site'), outcome.output);
   t.is(loaded.filter((m) => m === 'ietf-yang-metadata@2016-08-05').length, 1, outcome.output);
 });
@@ -143,9 +143,10 @@ test('a text of a shipped module with an added node refuses to start, naming bot
   );
 });
 
-/** The module names and revisions a start printed as loaded (implemented). */
+/** The module names and revisions a start printed as loaded (implemented), from the msg of its JSON log line. */
 function loadedModules(outcome: Outcome): string[] {
-  return /modules loaded: (.*)\n/.exec(outcome.output)![1]!.split(', ');
+  const line = outcome.output.split('\n').find((l) => l.includes('modules loaded: '))!;
+  return /modules loaded: (.*)/.exec(JSON.parse(line).msg)![1]!.split(', ');
 }
 
 /** The service's own module files, as `name@revision.yang` -> path. */
