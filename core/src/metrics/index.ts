@@ -4,4 +4,4 @@
  * parts that count; restconf/operability.ts serves it at `GET /metrics`.
  */
 export { methodLabel, routeLabel, ROUTES, type RouteLabel } from './http-labels';
-export { ServiceMetrics, type MetricSources } from './service-metrics';
+export { SCRAPE_INTERVAL_MS, ServiceMetrics, type MetricSources } from './service-metrics';

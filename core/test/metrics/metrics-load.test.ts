@@ -5,7 +5,8 @@
  * the service keeps no registry and `/metrics` is not served, while the API answers as before.
  */
 import test from 'ava';
-import { ServiceMetrics } from '../../src/metrics';
+import { performance } from 'node:perf_hooks';
+import { SCRAPE_INTERVAL_MS, ServiceMetrics } from '../../src/metrics';
 import { ConfigError, resolveConfig } from '../../src/service/config';
 import { startTestService } from '../../src/service/test-service';
 import { parseExposition } from './exposition';
@@ -58,6 +59,35 @@ test('concurrent scrapes share one generation of the exposition; a scrape after 
   const next = await metrics.scrape();
   t.is(generated, 2);
   t.true(parseExposition(next.text).some((x) => x.name === 'rosetta_http_requests_total' && x.labels.route === '/rests/data'));
+});
+
+test('scrapers that never pause start a generation at most every SCRAPE_INTERVAL_MS, each answered with counts from after it arrived', async (t) => {
+  const metrics = new ServiceMetrics();
+  let generated = 0;
+  const generate = metrics.registry.metrics.bind(metrics.registry);
+  metrics.registry.metrics = () => {
+    generated += 1;
+    return generate();
+  };
+  const started = performance.now();
+  const until = started + 3 * SCRAPE_INTERVAL_MS;
+  let answered = 0;
+  await Promise.all(
+    Array.from({ length: 5 }, async () => {
+      while (performance.now() < until) {
+        await metrics.scrape();
+        answered += 1;
+      }
+    }),
+  );
+  const elapsed = performance.now() - started;
+  // at most one generation per interval begun, plus the first (on a slow machine, fewer)
+  t.true(generated <= Math.floor(elapsed / SCRAPE_INTERVAL_MS) + 1, `${generated} generations in ${Math.round(elapsed)} ms`);
+  t.true(answered >= 5 && answered <= 5 * generated);
+  // a count made while the next generation is pending is in that generation's text
+  const pending = metrics.scrape();
+  metrics.countRequest('GET', '/rests/data/x', 200, 0.001);
+  t.true(parseExposition((await pending).text).some((x) => x.name === 'rosetta_http_requests_total' && x.labels.route === '/rests/data'));
 });
 
 test('metrics.enabled false keeps no registry and serves no /metrics; the API and the probes answer as before', async (t) => {
