@@ -71,14 +71,19 @@ if (role === 'trivial') {
   server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1', () => send({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
 } else {
-  // The service prints "listening on <url>/rests"; pass that on to the parent.
-  const log = console.log;
-  console.log = (...parts: unknown[]) => {
-    const line = parts.join(' ');
-    const where = /listening on (\S+)\/rests/.exec(line);
-    if (where) send({ url: where[1] });
-    log(...parts);
-  };
+  // The service logs "listening on <url>/rests" (a JSON line on stdout); pass that on to the parent.
+  const write = process.stdout.write.bind(process.stdout) as (chunk: string | Uint8Array, ...rest: unknown[]) => boolean;
+  let listening = false;
+  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    if (!listening) {
+      const where = /listening on (\S+?)\/rests/.exec(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString());
+      if (where) {
+        listening = true;
+        send({ url: where[1] });
+      }
+    }
+    return write(chunk, ...rest);
+  }) as typeof process.stdout.write;
   probeFsyncs()
     .then(() => main(['start', ...args]))
     .then(
