@@ -7,6 +7,7 @@ export * from './hooks';
 export * as plugins from './plugins';
 export type { Logger } from './logger';
 export type { PluginApi, PluginDefinition, PluginLogger, SettingsProblem, SettingsResult } from './plugins/contract';
+export type { JobHandle, JobKind, JobStart, JobStarter } from './jobs';
 // the data tree types the hook contexts carry
 export type { DataNode, DataRoot } from './data/tree';
 export type { DataFault } from './data/errors';

@@ -1,6 +1,6 @@
 /**
- * Long work's progress: the board of running and recently finished jobs that bulk node operations and
- * syncs report to (jobs.ts), and its face as the `rosetta-jobs` state (state.ts); /metrics reads the board too.
+ * Long work's progress: the board of running and recently finished jobs that bulk node operations,
+ * syncs, device schema compiles and plugins' schema downloads report to (jobs.ts), and its face as the `rosetta-jobs` state (state.ts); /metrics reads the board too.
  */
 export {
   FINISHED_KEPT,
@@ -8,8 +8,10 @@ export {
   Job,
   JobBoard,
   type JobBoardOptions,
+  type JobHandle,
   type JobKind,
   type JobStart,
+  type JobStarter,
   type JobState,
   type JobView,
 } from './jobs';

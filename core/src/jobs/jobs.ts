@@ -1,6 +1,6 @@
 /**
  * Long work the service does on a client's behalf (a batch of installs or uninstalls, a sync of many
- * nodes), as jobs a client and an operator can follow while
+ * nodes, a device's schema download or compile), as jobs a client and an operator can follow while
  * they run: each job counts its items done and failed against its total, and writes the progress lines
  * of the log (`installing 340/2000`), about every twentieth of the job and at least every few seconds,
  * so every kind of long work reports in the same words and at the same pace.
@@ -14,7 +14,14 @@
  */
 
 /** The kinds of long work, as the `kind` leaf names them. */
-export type JobKind = 'install-multiple-nodes' | 'uninstall-multiple-nodes' | 'sync-from-network';
+export type JobKind =
+  | 'install-multiple-nodes'
+  | 'uninstall-multiple-nodes'
+  | 'sync-from-network'
+  /** A NETCONF device's modules fetched with get-schema (an item is a module); a plugin reports it. */
+  | 'schema-download'
+  /** A device's modules compiled into its schema (an item is a module). */
+  | 'schema-compile';
 
 /** How a job stands: `failed` when the job as a whole failed or any of its items did. */
 export type JobState = 'running' | 'succeeded' | 'failed';
@@ -59,10 +66,25 @@ export interface JobStart {
   /** Said after the first line's count (`, at most 32 at once`). */
   readonly detail?: string;
   readonly nodeId?: string;
+  /** What an item is, as the log lines count them (default `node(s)`). */
+  readonly items?: string;
+}
+
+/** What the worker of a job holds: it tells the job of each item as it ends, and of its own end. */
+export interface JobHandle {
+  /** One item ended; `error` says why when it failed. */
+  item(error?: string): void;
+  /** The job ended; `error` when it failed as a whole (its items may not all have run). */
+  finish(error?: string): void;
+}
+
+/** Where jobs are started: the board, as the core hands it to plugins (`PluginApi.jobs`). */
+export interface JobStarter {
+  start(start: JobStart): JobHandle;
 }
 
 /** One running job, told of each item as it ends and of its own end. */
-export class Job {
+export class Job implements JobHandle {
   private doneCount = 0;
   private failedCount = 0;
   private reported = 0;
@@ -83,7 +105,15 @@ export class Job {
     this.step = Math.max(1, Math.ceil(start.total / PROGRESS_STEPS));
     this.timer = setInterval(() => this.report(), progressMs);
     this.timer.unref();
-    if (this.talks) log(`${start.doing} ${start.total} node(s)${start.detail ?? ''}`);
+    if (this.talks) log(`${start.doing} ${start.total} ${this.items}${this.ofNode}${start.detail ?? ''}`);
+  }
+
+  private get items(): string {
+    return this.start.items ?? 'node(s)';
+  }
+
+  private get ofNode(): string {
+    return this.start.nodeId !== undefined ? ` of ${this.start.nodeId}` : '';
   }
 
   /** A job of one item says nothing in the log: its request's own lines tell it. */
@@ -120,7 +150,7 @@ export class Job {
           : this.failedCount > 0
             ? `; ${this.failedCount} failed, the first: ${this.firstError}`
             : '';
-      this.log(`${done} ${this.doneCount - this.failedCount}/${total} node(s) in ${seconds} s${why}`);
+      this.log(`${done} ${this.doneCount - this.failedCount}/${total} ${this.items}${this.ofNode} in ${seconds} s${why}`);
     }
     this.ended(this);
   }
@@ -153,14 +183,13 @@ export class Job {
   private report(): void {
     if (this.reported === this.doneCount || this.endedAt !== undefined || !this.talks) return;
     this.reported = this.doneCount;
-    const node = this.start.nodeId !== undefined ? ` of ${this.start.nodeId}` : '';
     const failed = this.failedCount > 0 ? ` (${this.failedCount} failed)` : '';
-    this.log(`${this.start.doing}${node} ${this.doneCount}/${this.start.total}${failed}`);
+    this.log(`${this.start.doing} ${this.doneCount}/${this.start.total}${this.ofNode}${failed}`);
   }
 }
 
 /** The service's jobs: running ones and the recently finished, bounded (see the top of this file). */
-export class JobBoard {
+export class JobBoard implements JobStarter {
   private nextId = 1;
   private readonly running = new Map<number, Job>();
   /** Finished jobs, oldest first. */

@@ -7,11 +7,17 @@
  *   by the modules' names, revisions and content). A module that does not compile is left out with the
  *   reason (it becomes an unavailable capability) and the rest is compiled without it; a module that
  *   imports a left-out one is left out in turn.
+ *
+ * Each compile (a cache miss) is a `schema-compile` job of the service's board, one item per module and
+ * a module left out a failed item, so a client reads under `rosetta-jobs:jobs` which node's schema was
+ * compiled, how big it was, and when; the job's end line gives the module count and the time it took.
+ * The compile is synchronous: the job is never seen running, only before it starts and after it ends.
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ServingUnit } from '../hooks';
+import type { JobStarter } from '../jobs';
 import { compileSchema } from '../yang/compiler';
 import { ModuleRepository, type ModuleSource } from '../yang/repository';
 import type { SchemaContext } from '../yang/schema';
@@ -41,6 +47,9 @@ export class DeviceSchemaCache {
     { protocolDirs: readonly string[]; importDirs: readonly string[]; schema: DeviceSchema }
   >();
 
+  /** `jobs`: where each compile is reported (none in tests that build a cache alone). */
+  constructor(private readonly jobs?: JobStarter) {}
+
   /**
    * The schema of the modules in the units' YANG folders plus `protocolDirs` (the southbound's own
    * modules: its device RPCs). `importDirs` resolve imports (the core's own folder). Only the modules
@@ -48,48 +57,85 @@ export class DeviceSchemaCache {
    * topology module: install settings and node status) in a subfolder, which the local schema reads
    * (service/schema.ts walks plugin folders recursively) and a device schema does not.
    */
-  forUnits(units: readonly ServingUnit[], protocolDirs: readonly string[], importDirs: readonly string[]): DeviceSchema {
+  forUnits(units: readonly ServingUnit[], protocolDirs: readonly string[], importDirs: readonly string[], nodeId?: string): DeviceSchema {
     // every request to a CLI device asks: the same unit set (one array per generation) and folders
     // answer without building the key again
     const last = this.lastForUnits.get(units);
     if (last !== undefined && last.protocolDirs === protocolDirs && last.importDirs === importDirs) return last.schema;
-    const schema = this.forUnitFolders(units, protocolDirs, importDirs);
+    const schema = this.forUnitFolders(units, protocolDirs, importDirs, nodeId);
     this.lastForUnits.set(units, { protocolDirs, importDirs, schema });
     return schema;
   }
 
-  private forUnitFolders(units: readonly ServingUnit[], protocolDirs: readonly string[], importDirs: readonly string[]): DeviceSchema {
+  private forUnitFolders(
+    units: readonly ServingUnit[],
+    protocolDirs: readonly string[],
+    importDirs: readonly string[],
+    nodeId: string | undefined,
+  ): DeviceSchema {
     const dirs = [...new Set([...units.flatMap((u) => (u.yangDir ? [u.yangDir] : [])), ...protocolDirs])].sort();
     const key = `units\0${units
       .map((u) => `${u.plugin}@${u.version}`)
       .sort()
       .join(',')}\0${dirs.join('\0')}`;
-    return this.remember(key, () => compileUnits(dirs, importDirs));
+    return this.remember(key, nodeId, () => {
+      const files = dirs.flatMap(yangFilesIn);
+      return { modules: files.length, compile: () => compileUnits(dirs, files, importDirs) };
+    });
   }
 
-  /** The schema of a device's own modules. */
-  forSources(sources: readonly SchemaSourceText[], importDirs: readonly string[]): DeviceSchema {
+  /** The schema of a device's own modules; `nodeId` names the node whose connect or request compiles it. */
+  forSources(sources: readonly SchemaSourceText[], importDirs: readonly string[], nodeId?: string): DeviceSchema {
     const hash = createHash('sha256');
     for (const s of [...sources].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       hash.update(`${s.name}@${s.revision ?? ''}\0${s.text}\0`);
     }
-    return this.remember(`sources\0${hash.digest('hex')}`, () => compileSources(sources, importDirs));
+    return this.remember(`sources\0${hash.digest('hex')}`, nodeId, () => ({
+      modules: sources.length,
+      compile: () => compileSources(sources, importDirs),
+    }));
   }
 
   get size(): number {
     return this.cache.size;
   }
 
-  private remember(key: string, build: () => DeviceSchema): DeviceSchema {
+  /** The cached schema of `key`, else the one `plan` compiles (reported as a job). */
+  private remember(key: string, nodeId: string | undefined, plan: () => { modules: number; compile: () => DeviceSchema }): DeviceSchema {
     const hit = this.cache.get(key);
     if (hit) {
       this.cache.delete(key);
       this.cache.set(key, hit);
       return hit;
     }
-    const built = build();
+    const built = this.compile(nodeId, plan());
     this.cache.set(key, built);
     if (this.cache.size > CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
+    return built;
+  }
+
+  private compile(nodeId: string | undefined, { modules, compile }: { modules: number; compile: () => DeviceSchema }): DeviceSchema {
+    const job = this.jobs?.start({
+      kind: 'schema-compile',
+      total: modules,
+      doing: 'compiling',
+      done: 'compiled',
+      items: 'module(s)',
+      ...(nodeId !== undefined ? { nodeId } : {}),
+    });
+    if (job === undefined) return compile();
+    let built: DeviceSchema;
+    try {
+      built = compile();
+    } catch (e) {
+      job.finish(e instanceof Error ? e.message : String(e));
+      throw e;
+    }
+    // a unit folder's error may name an imported module outside the count: the items stop at the total
+    const failed = built.failed.slice(0, modules);
+    for (const f of failed) job.item(`${f.module}: ${f.reason}`);
+    for (let i = failed.length; i < modules; i++) job.item();
+    job.finish();
     return built;
   }
 }
@@ -106,10 +152,11 @@ function yangFilesIn(dir: string): string[] {
   }
 }
 
-function compileUnits(dirs: readonly string[], importDirs: readonly string[]): DeviceSchema {
+/** Compiles the modules among `files` (the units' folders' YANG files, submodules included). */
+function compileUnits(dirs: readonly string[], files: readonly string[], importDirs: readonly string[]): DeviceSchema {
   const repo = new ModuleRepository([...dirs, ...importDirs]);
-  const files = dirs.flatMap(yangFilesIn).filter((f) => repo.load(f).kind === 'module');
-  const schema = compileSchema(repo, { modules: files });
+  const modules = files.filter((f) => repo.load(f).kind === 'module');
+  const schema = compileSchema(repo, { modules });
   const failed = groupErrors(schema.diagnostics, (d) => d.module ?? path.basename(d.position.file));
   return { schema, failed: [...failed].map(([module, reason]) => ({ module, reason })) };
 }

@@ -16,6 +16,7 @@
  * (southbounds.ts) and the status (status.ts) are already apart.
  */
 import type { DeviceCallObserver } from './device-calls';
+import type { JobStarter } from '../jobs';
 import type { Logger } from '../logger';
 import type { EventHub } from '../events';
 import type { Datastores } from '../datastore/datastore';
@@ -79,6 +80,8 @@ export interface MountOptions {
   readonly events?: EventHub;
   /** Told of each southbound call's protocol, kind, duration and success (the service's metrics). */
   readonly observeDeviceCall?: DeviceCallObserver;
+  /** Where device schema compiles are reported as `schema-compile` jobs (device-schema.ts). */
+  readonly jobs?: JobStarter;
 }
 
 const MAX_RETRY_MS = 60_000;
@@ -90,7 +93,7 @@ function message(e: unknown): string {
 
 export class MountManager {
   private readonly nodes = new NodeRegistry();
-  private readonly schemas = new DeviceSchemaCache();
+  private readonly schemas: DeviceSchemaCache;
   /** Per plugin generation (its hooks), the device schemas its `schema.loaded` taps were given, per node. */
   private readonly announced = new WeakMap<RosettaHooks, WeakMap<SchemaContext, Set<string>>>();
   private readonly box: SecretBox;
@@ -101,6 +104,7 @@ export class MountManager {
   private closed = false;
 
   constructor(private readonly options: MountOptions) {
+    this.schemas = new DeviceSchemaCache(options.jobs);
     this.box = options.secrets ?? SecretBox.open(options.dataDir);
     this.connects = new ConnectGate(options.connectConcurrency);
     this.events = new NodeEvents(options.events, () => this.options.schema, options.log);
@@ -347,7 +351,7 @@ export class MountManager {
   /** Compiles the modules the connection handed over (shared per module set); failures are logged. */
   private compileOwnSchema(node: MountedNode, connection: DeviceConnection): void {
     if (connection.schemaSources === undefined) return;
-    node.ownSchema = this.schemas.forSources(connection.schemaSources, this.options.importDirs);
+    node.ownSchema = this.schemas.forSources(connection.schemaSources, this.options.importDirs, node.nodeId);
     node.ownSchemaSet = connection.moduleSetId;
     for (const f of node.ownSchema.failed)
       this.options.log.error(`node ${node.nodeId}: module ${f.module} left out: ${f.reason}`, { nodeId: node.nodeId });
@@ -418,7 +422,7 @@ export class MountManager {
       this.compileOwnSchema(node, connection);
     }
     const info = this.infoOf(scope, node);
-    const schema = node.ownSchema ?? this.schemas.forUnits(info.units, this.southboundDirs(), this.options.importDirs);
+    const schema = node.ownSchema ?? this.schemas.forUnits(info.units, this.southboundDirs(), this.options.importDirs, nodeId);
     this.announce(scope, schema.schema, nodeId);
     return {
       node,
@@ -445,9 +449,9 @@ export class MountManager {
     if (node.connection !== undefined) return this.device(scope, UNIFIED, nodeId).schema;
     if (node.ownSchema !== undefined) return node.ownSchema.schema;
     if (node.kind.models === 'translation-units')
-      return this.schemas.forUnits(this.infoOf(scope, node).units, this.southboundDirs(), this.options.importDirs).schema;
+      return this.schemas.forUnits(this.infoOf(scope, node).units, this.southboundDirs(), this.options.importDirs, nodeId).schema;
     const kept = sources?.();
-    return kept === undefined ? undefined : this.schemas.forSources(kept, this.options.importDirs).schema;
+    return kept === undefined ? undefined : this.schemas.forSources(kept, this.options.importDirs, nodeId).schema;
   }
 
   /** Operational `network-topology` as the southbounds serving now render it, as much as `read` asks for (status.ts). */

@@ -3,6 +3,7 @@
  * (the SDK's `definePlugin` builds it) and what the core hands the plugin when it sets it up. This is the
  * only thing the core and the SDK agree on at run time; everything else is hooks.
  */
+import type { JobStarter } from '../jobs';
 import type { Logger } from '../logger';
 import type { JsonValue, RosettaHooks, TranslationUnitDefinition } from '../hooks';
 
@@ -47,6 +48,12 @@ export interface PluginApi {
    * instance (caches, state) under a folder of its own name. Absent when the host was started without one.
    */
   readonly dataDir?: string;
+  /**
+   * The service's job board, where a plugin reports long work it does on its own (a NETCONF device's
+   * schema download) so a client reads its progress under `rosetta-jobs:jobs` and the log gets its
+   * progress lines. Absent when the host was started without a board.
+   */
+  readonly jobs?: JobStarter;
 }
 
 /** The default export of a plugin's entry module. */

@@ -9,6 +9,7 @@
  * swaps generations and disposes drained instances, watch.ts turns file events into reloads.
  */
 import type { RosettaHooks, ServingUnit } from '../hooks';
+import type { JobStarter } from '../jobs';
 import { type Logger, withWarn } from '../logger';
 import type { PluginLogger } from './contract';
 import { CurrentGeneration } from './current-generation';
@@ -43,6 +44,8 @@ export interface PluginHostOptions {
   readonly serviceConfig?: Readonly<Record<string, import('../hooks').JsonValue>>;
   /** The service's data folder, handed to every plugin's setup (`PluginApi.dataDir`). */
   readonly dataDir?: string;
+  /** The service's job board, handed to every plugin's setup (`PluginApi.jobs`). */
+  readonly jobs?: JobStarter;
   /**
    * Checks the YANG of the plugins a rescan would serve in the local datastore (loaded plugins that are
    * not translation units and have a `yang` folder), before they are swapped in, whenever that set of
@@ -191,6 +194,7 @@ export class PluginHost {
           log: this.pluginLogger,
           ...(this.options.serviceConfig !== undefined ? { serviceConfig: this.options.serviceConfig } : {}),
           ...(this.options.dataDir !== undefined ? { dataDir: this.options.dataDir } : {}),
+          ...(this.options.jobs !== undefined ? { jobs: this.options.jobs } : {}),
         }),
       errors,
     );

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { JsonValue, ServingUnit } from '../hooks';
+import type { JobStarter } from '../jobs';
 import type { PluginDefinition, PluginLogger, SettingsResult } from './contract';
 import { formatManifestProblems, validateManifest, type PluginManifest } from './manifest';
 import type { PluginEntry } from './plugins-config';
@@ -39,6 +40,8 @@ export interface LoadOptions {
   readonly serviceConfig?: Readonly<Record<string, JsonValue>>;
   /** Handed to setup as `PluginApi.dataDir`. */
   readonly dataDir?: string;
+  /** Handed to setup as `PluginApi.jobs`. */
+  readonly jobs?: JobStarter;
 }
 
 let nextInstanceId = 1;
@@ -113,6 +116,7 @@ export async function loadPlugin(entry: PluginEntry, options: LoadOptions): Prom
           log: options.log(manifest.name),
           serviceConfig: options.serviceConfig ?? {},
           ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
+          ...(options.jobs !== undefined ? { jobs: options.jobs } : {}),
         }))(),
       options.setupTimeoutMs,
     );

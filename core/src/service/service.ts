@@ -104,6 +104,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
   // Switched off, there is none: no part times or counts anything for it (docs/configuration.md#metrics).
   const metrics = config.metrics.enabled ? new ServiceMetrics() : undefined;
   const readiness = new Readiness();
+  // Long work's progress (rosetta-jobs and /metrics): plugins report to it from their setup on, so it comes first.
+  const jobs = new JobBoard({ log: (line) => log.info(line) });
   // The plugins start first: the local schema holds their YANG (live-schema.ts), and changes with them.
   const live = new LiveSchema({
     yangDirs: config.yangDirs,
@@ -131,6 +133,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
           ...(config.callbacks !== undefined ? { callbacks: config.callbacks } : {}),
         },
         dataDir: config.dataDir,
+        jobs,
       });
       const started = host;
       closers.push(() => started.close());
@@ -199,6 +202,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
           }
         : {}),
       ...(southboundYangDirs ? { southboundYangDirs } : {}),
+      jobs,
     });
   } catch (e) {
     return closers.abandon(new Error(`cannot start the installed devices: ${e instanceof Error ? e.message : String(e)}`));
@@ -237,7 +241,6 @@ export async function startService(options: StartOptions): Promise<RunningServic
   };
   // The uniconfig topology (intended and actual configuration per device, transactions, commit): its
   // taps join the core's, its routes go ahead of RESTCONF's own.
-  const jobs = new JobBoard({ log: (line) => log.info(line) }); // long work's progress: rosetta-jobs and /metrics
   if (host) host.addBuiltin(builtinTaps('core:jobs', (hooks) => tapJobsState(hooks, jobs)));
   else tapJobsState(plugins.acquire().hooks, jobs);
   metrics?.observe({ jobs: () => jobs.runningByKind() });

@@ -25,6 +25,7 @@ import {
   type ConnectPacing,
   type DeviceConnection,
   type DeviceEvents,
+  type JobStarter,
   type PluginLogger,
   type XmlElement,
 } from '@rosetta/sdk';
@@ -64,6 +65,8 @@ export interface DeviceOptions {
   readonly pacing?: ConnectPacing;
   /** Where status changes and notifications are pushed to the core (its event streams). */
   readonly events?: DeviceEvents;
+  /** Where a schema download is reported as a job (the service's board, `PluginApi.jobs`). */
+  readonly jobs?: JobStarter;
 }
 
 /** Without the service (the plugin's own tests), attempts run at once. */
@@ -185,7 +188,13 @@ export class NetconfDevice implements DeviceConnection {
 
   /** Lists the device's modules and gets their texts (schemas.ts), noting the hello they were listed after. */
   private async discover(session: NetconfSession): Promise<DiscoveredSchemas> {
-    const found = await discoverSchemas(session, session.capabilities, this.cacheRoot);
+    const { jobs } = this.options;
+    const found = await discoverSchemas(
+      session,
+      session.capabilities,
+      this.cacheRoot,
+      jobs !== undefined ? { jobs, nodeId: this.nodeId } : undefined,
+    );
     this.listedAfterHello = moduleSetOfHello(session.capabilities);
     return found;
   }

@@ -100,6 +100,7 @@ export default definePlugin<Settings>({
       // the core owns the connection from here: it survives a swap of this plugin's version
       return NetconfDevice.install(ctx.device.nodeId, checked.value, cache, api.log, {
         logRpcs,
+        ...(api.jobs !== undefined ? { jobs: api.jobs } : {}),
         ...(ctx.pacing !== undefined ? { pacing: ctx.pacing } : {}),
         ...(ctx.events !== undefined ? { events: ctx.events } : {}),
       });

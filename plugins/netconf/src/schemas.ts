@@ -6,11 +6,13 @@
  * downloads nothing. Names and revisions a device reports are checked before they become file names.
  * In memory, the texts of a module set are held once for every device that has it (weakly: a set no
  * device holds any more is collected), so a fleet of one model costs one copy, not one per device.
+ * A download (a cache miss) is a `schema-download` job of the service's board, one item per module, so a
+ * client follows a slow device's download under `rosetta-jobs:jobs` and the log gets its progress lines.
  */
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { child, childrenNamed, MONITORING_NS, temporarySuffix, YANG_LIBRARY_NS, type XmlElement } from '@rosetta/sdk';
+import { child, childrenNamed, type JobStarter, MONITORING_NS, temporarySuffix, YANG_LIBRARY_NS, type XmlElement } from '@rosetta/sdk';
 import { NetconfRpcError } from './errors';
 import type { RpcReply } from './session';
 
@@ -209,6 +211,7 @@ export async function discoverSchemas(
   session: RpcSender,
   capabilities: readonly string[],
   cacheRoot: string | undefined,
+  progress?: { readonly jobs: JobStarter; readonly nodeId: string },
 ): Promise<DiscoveredSchemas> {
   const listed = await listModules(session, capabilities);
   const unavailable: Array<ModuleRef & { reason: string }> = [];
@@ -227,18 +230,36 @@ export async function discoverSchemas(
     if (cached) return { sources: shared(key, cached), unavailable, listedBy: listed.listedBy, moduleSetId: id, cacheHit: true };
   }
   const sources: SchemaSource[] = [];
+  const job =
+    modules.length === 0
+      ? undefined
+      : progress?.jobs.start({
+          kind: 'schema-download',
+          total: modules.length,
+          doing: 'downloading',
+          done: 'downloaded',
+          items: 'module(s)',
+          nodeId: progress.nodeId,
+        });
   let next = 0;
   const worker = async () => {
     while (next < modules.length) {
       const m = modules[next++]!;
       try {
         sources.push({ ...m, text: await getSchema(session, m) });
+        job?.item();
       } catch (e) {
-        unavailable.push({ ...m, reason: `get-schema failed: ${e instanceof Error ? e.message : String(e)}` });
+        const reason = `get-schema failed: ${e instanceof Error ? e.message : String(e)}`;
+        unavailable.push({ ...m, reason });
+        job?.item(`${m.name}: ${reason}`);
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(DOWNLOAD_CONCURRENCY, modules.length) }, worker));
+  try {
+    await Promise.all(Array.from({ length: Math.min(DOWNLOAD_CONCURRENCY, modules.length) }, worker));
+  } finally {
+    job?.finish();
+  }
   sources.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   if (dir && sources.length === modules.length) {
     await mkdir(path.dirname(dir), { recursive: true });

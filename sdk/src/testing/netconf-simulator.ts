@@ -2,7 +2,7 @@
  * A NETCONF device simulator for tests: an ssh2 server on loopback offering the `netconf` subsystem,
  * speaking base:1.0 and base:1.1 from a small YANG model given as text. It holds running and candidate
  * datastores in memory and answers hello, get, get-config (subtree filters), edit-config, lock, unlock,
- * commit, discard-changes, close-session, get-schema (the model's own text), netconf-state/schemas,
+ * commit, discard-changes, close-session, get-schema and netconf-state/schemas (the model and any extra modules),
  * create-subscription (then `notify` sends the model's notifications: netconf-notifications.ts), the
  * model's RPCs and YANG 1.1 `<action>`s (netconfd supports neither actions nor, hence, these tests). A
  * `misbehave` mode makes it a bad device: no hello, malformed XML replies, a broken chunk header, or
@@ -71,8 +71,16 @@ export interface NetconfDeviceDefinition {
    * the bytes after it and leaves those unparsed until more bytes arrive.
    */
   readonly misbehave?: 'no-hello' | 'malformed-xml' | 'broken-chunk' | 'hello-stall';
-  /** Delay before every reply (ms), to test timeouts and requests in flight. */
-  readonly replyDelayMs?: number | ((operation: string) => number);
+  /**
+   * Further YANG modules the device lists in `netconf-state/schemas` and serves with get-schema beside its
+   * model (a module set of a realistic size for schema downloads); the data model stays `yang` alone.
+   */
+  readonly extraModules?: readonly string[];
+  /**
+   * Delay before every reply (ms), to test timeouts and requests in flight; a function is asked per request,
+   * with the operation's element (a get-schema's identifier, say) to slow one request of a kind.
+   */
+  readonly replyDelayMs?: number | ((operation: string, request: XmlElement) => number);
   /**
    * Replies written `bytes` at a time, one write every `everyMs` ms, as a device streams a long reply
    * (netconfd sends 136 KB over ~3 ms): a client then surely receives it over several turns of its event loop.
@@ -126,6 +134,8 @@ export interface NetconfDeviceBehaviour {
  */
 export function netconfDevice(def: NetconfDeviceDefinition, model: SimulatorModel = readModel(def.yang)): NetconfDeviceBehaviour {
   const initialXml = (): string => (typeof def.config === 'function' ? def.config() : (def.config ?? ''));
+  /** The modules the device lists and serves with get-schema. */
+  const served: readonly SimulatorModel[] = [model, ...(def.extraModules ?? []).map(readModel)];
   const parse = (xml: string): StoredNode => ({
     name: 'config',
     ns: NETCONF_NS,
@@ -207,7 +217,11 @@ export function netconfDevice(def: NetconfDeviceDefinition, model: SimulatorMode
           if (!source) return fault('invalid-value', 'unknown or unsupported source', undefined, 'protocol');
           const filter = child(op, 'filter');
           if (op.name === 'get' && filter && child(filter, 'netconf-state', MONITORING_NS)) {
-            return `<data><netconf-state xmlns="${MONITORING_NS}"><schemas><schema><identifier>${model.name}</identifier><version>${model.revision ?? ''}</version><format xmlns:ncm="${MONITORING_NS}">ncm:yang</format><namespace>${escapeText(model.namespace)}</namespace><location>NETCONF</location></schema></schemas></netconf-state></data>`;
+            const listed = served.map(
+              (m) =>
+                `<schema><identifier>${m.name}</identifier><version>${m.revision ?? ''}</version><format xmlns:ncm="${MONITORING_NS}">ncm:yang</format><namespace>${escapeText(m.namespace)}</namespace><location>NETCONF</location></schema>`,
+            );
+            return `<data><netconf-state xmlns="${MONITORING_NS}"><schemas>${listed.join('')}</schemas></netconf-state></data>`;
           }
           // an untouched lazy configuration is answered as rendered, without keeping its tree
           if (!filter && runningTree === undefined && candidateTree === undefined) return `<data>${initialXml()}</data>`;
@@ -274,8 +288,9 @@ export function netconfDevice(def: NetconfDeviceDefinition, model: SimulatorMode
           return '<ok/>';
         case 'get-schema': {
           const id = child(op, 'identifier')?.text.trim();
-          if (id !== model.name) return fault('invalid-value', 'no matches found', undefined, 'protocol');
-          return `<data xmlns="${MONITORING_NS}">${escapeText(model.text)}</data>`;
+          const found = served.find((m) => m.name === id);
+          if (found === undefined) return fault('invalid-value', 'no matches found', undefined, 'protocol');
+          return `<data xmlns="${MONITORING_NS}">${escapeText(found.text)}</data>`;
         }
         case 'action':
           if (op.ns !== YANG_1_NS) break;
@@ -363,7 +378,7 @@ export function netconfDevice(def: NetconfDeviceDefinition, model: SimulatorMode
           const body = handle(msg);
           const reply = replyMessage(msg.attrs, body);
           const opName = msg.children[0]?.name ?? 'rpc';
-          const delay = typeof def.replyDelayMs === 'function' ? def.replyDelayMs(opName) : (def.replyDelayMs ?? 0);
+          const delay = typeof def.replyDelayMs === 'function' ? def.replyDelayMs(opName, msg.children[0] ?? msg) : (def.replyDelayMs ?? 0);
           const close = opName === 'close-session';
           const deliver = () => {
             send(reply);
