@@ -129,7 +129,7 @@ export class ServiceMetrics {
     });
     new Gauge({
       name: 'rosetta_job_items_remaining',
-      help: 'Items (nodes) the running jobs of a kind have not finished yet.',
+      help: 'Items (nodes, or modules of a schema download or compile) the running jobs of a kind have not finished yet.',
       labelNames: ['kind'],
       registers,
       collect() {
