@@ -1,7 +1,7 @@
 /**
  * The jobs board alone: items counted against the total, a job's state from its items and its own end,
  * progress lines every twentieth of a job and none for a job of one item, and the finished jobs kept
- * bounded by number and by age.
+ * bounded by number and by age; the lines of a job of one node name what its items are and the node.
  */
 import test from 'ava';
 import { FINISHED_KEPT, FINISHED_KEPT_MS, JobBoard } from '../../src/jobs';
@@ -66,4 +66,18 @@ test('finished jobs are kept at most FINISHED_KEPT and FINISHED_KEPT_MS; running
     [running.id],
   );
   running.finish();
+});
+
+test('a job of a node counts its own items: its lines name what an item is and the node', (t) => {
+  const { lines, jobs } = board();
+  const job = jobs.start({ kind: 'schema-download', total: 2, doing: 'downloading', done: 'downloaded', items: 'module(s)', nodeId: 'R1' });
+  job.item();
+  job.item('ietf-x: get-schema failed: no matches found');
+  job.finish();
+  t.deepEqual(lines.slice(0, 2), ['downloading 2 module(s) of R1', 'downloading 1/2 of R1']);
+  t.regex(
+    lines.at(-1)!,
+    /^downloaded 1\/2 module\(s\) of R1 in [\d.]+ s; 1 failed, the first: ietf-x: get-schema failed: no matches found$/,
+  );
+  t.like(jobs.list()[0], { kind: 'schema-download', nodeId: 'R1', state: 'failed', total: 2, done: 2, failed: 1 });
 });
