@@ -13,6 +13,13 @@ import type { Logger } from '../logger';
 import { REQUEST_ID_HEADER, requestIdFor, runInRequest } from '../logging/request-context';
 import { methodLabel, routeLabel } from '../metrics/http-labels';
 
+/**
+ * Routes whose successful answers write no access line: a load balancer's probes and Prometheus's
+ * scrapes come every few seconds, forever, and would bury the lines an operator reads. Their failures
+ * are still written.
+ */
+const QUIET_WHEN_OK: ReadonlySet<string> = new Set(['/rests/health', '/rests/ready', '/metrics']);
+
 /** A `node=<id>` path segment, the node a request acts on (a mount point or a uniconfig node). */
 const NODE_SEGMENT = /\/node=([^/?]+)/;
 
@@ -45,6 +52,7 @@ export function withRequestLog(log: Logger, inner: RequestListener): RequestList
       const route = routeLabel(url);
       const durationMs = Math.round((performance.now() - started) * 10) / 10;
       const status = res.writableFinished ? res.statusCode : 0;
+      if (status >= 200 && status < 400 && QUIET_WHEN_OK.has(route)) return;
       log.info(`${method} ${route} ${status === 0 ? 'aborted' : status} in ${durationMs} ms`, {
         reqId,
         method,
