@@ -71,20 +71,16 @@ if (role === 'trivial') {
   server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1', () => send({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
 } else {
-  // The service logs "listening on <url>/rests" (a JSON line on stdout); pass that on to the parent.
-  const write = process.stdout.write.bind(process.stdout) as (chunk: string | Uint8Array, ...rest: unknown[]) => boolean;
-  let listening = false;
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    if (!listening) {
-      const where = /listening on (\S+?)\/rests/.exec(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString());
-      if (where) {
-        listening = true;
-        send({ url: where[1] });
-      }
-    }
-    return write(chunk, ...rest);
-  }) as typeof process.stdout.write;
-  probeFsyncs()
+  // The service's own lines may be off (`"log": {"level": "silent"}`, which the operability bench
+  // compares), so the child does not read them: it gives the service a free port when asked for 0 and
+  // tells the parent the URL once /rests/ready answers there (the store open, the plugins loaded).
+  const portAt = args.indexOf('--port') + 1;
+  const ready = (portAt > 0 && args[portAt] === '0' ? freePort().then((p) => (args[portAt] = String(p))) : Promise.resolve()).then(() => {
+    const port = portAt > 0 ? args[portAt] : '8181';
+    void untilReady(`http://127.0.0.1:${port}`).then((url) => send({ url }));
+  });
+  ready
+    .then(() => probeFsyncs())
     .then(() => main(['start', ...args]))
     .then(
       (code) => process.exit(code),
@@ -93,4 +89,31 @@ if (role === 'trivial') {
         process.exit(1);
       },
     );
+}
+
+/** A port nothing listens on now (the kernel's pick, released at once). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = http.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves with `url` once GET <url>/rests/ready answers 200 (asked every 50 ms). */
+async function untilReady(url: string): Promise<string> {
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const req = http.get(`${url}/rests/ready`, (res) => {
+        res.resume();
+        resolve(res.statusCode === 200);
+      });
+      req.on('error', () => resolve(false));
+    });
+    if (ok) return url;
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }

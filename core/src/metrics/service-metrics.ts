@@ -41,6 +41,8 @@ export class ServiceMetrics {
   private readonly journalRecords: Histogram<string>;
   private readonly deviceDuration: Histogram<'protocol' | 'operation' | 'outcome'>;
   private sources: MetricSources = {};
+  /** Each method, route and status combination's counter and histogram children (see countRequest). */
+  private readonly requestChildren = new Map<string, { count: { inc(): void }; duration: { observe(v: number): void } }>();
   /** The exposition being generated now (or waiting to be), which scrapes arriving meanwhile share. */
   private scraping: Promise<string> | undefined;
   /** When the last generation started (performance.now()). */
@@ -162,8 +164,16 @@ export class ServiceMetrics {
   countRequest(method: string | undefined, url: string, status: number, seconds: number): void {
     const m = methodLabel(method);
     const route = routeLabel(url);
-    this.httpRequests.labels(m, route, String(status)).inc();
-    this.httpDuration.labels(m, route).observe(seconds);
+    // prom-client hashes the label values on every labels() call; the combinations are a small fixed
+    // set, so each one's children are looked up once (about 9 us a request otherwise, a tenth of a GET)
+    const key = `${m} ${route} ${status}`;
+    let children = this.requestChildren.get(key);
+    if (children === undefined) {
+      children = { count: this.httpRequests.labels(m, route, String(status)), duration: this.httpDuration.labels(m, route) };
+      this.requestChildren.set(key, children);
+    }
+    children.count.inc();
+    children.duration.observe(seconds);
   }
 
   /** Counts a finished uniconfig commit. */
