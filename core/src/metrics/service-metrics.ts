@@ -44,7 +44,7 @@ export class ServiceMetrics {
   /** Each method, route and status combination's counter and histogram children (see countRequest). */
   private readonly requestChildren = new Map<string, { count: { inc(): void }; duration: { observe(v: number): void } }>();
   /** The exposition being generated now (or waiting to be), which scrapes arriving meanwhile share. */
-  private scraping: Promise<string> | undefined;
+  private scraping: Promise<{ text: string; body: Buffer }> | undefined;
   /** When the last generation started (performance.now()). */
   private lastGeneration = Number.NEGATIVE_INFINITY;
 
@@ -206,7 +206,7 @@ export class ServiceMetrics {
    * once a second each, not as fast as the loop can serve them: fifty of them otherwise took
    * all but 2/52 of the loop's turns from two API clients beside them.
    */
-  async scrape(): Promise<{ text: string; contentType: string }> {
+  async scrape(): Promise<{ text: string; body: Buffer; contentType: string }> {
     if (this.scraping === undefined) {
       const wait = this.lastGeneration + SCRAPE_INTERVAL_MS - performance.now();
       const generating = (wait > 0 ? delay(wait) : Promise.resolve())
@@ -214,11 +214,13 @@ export class ServiceMetrics {
           this.lastGeneration = performance.now();
           return this.registry.metrics();
         })
+        // encoded once for every scrape sharing it, not once per answer
+        .then((text) => ({ text, body: Buffer.from(text) }))
         .finally(() => {
           if (this.scraping === generating) this.scraping = undefined;
         });
       this.scraping = generating;
     }
-    return { text: await this.scraping, contentType: this.registry.contentType };
+    return { ...(await this.scraping), contentType: this.registry.contentType };
   }
 }

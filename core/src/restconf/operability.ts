@@ -33,6 +33,22 @@ function endpointOf(url: string, scraped: boolean): '/metrics' | '/rests/health'
   return path === '/rests/health' || path === '/rests/ready' ? path : undefined;
 }
 
+/**
+ * Turns of the event loop, one per waiter: scrapes that share one generation are released together,
+ * and answering fifty of them at once held the API's requests behind the burst. Each waiter gets its
+ * own turn (a setImmediate scheduled after the previous waiter's ran), so the loop reads and answers
+ * other requests between two scrapes' answers.
+ */
+class LoopTurns {
+  private last: Promise<void> = Promise.resolve();
+
+  next(): Promise<void> {
+    const turn = this.last.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
+    this.last = turn;
+    return turn;
+  }
+}
+
 /** Wraps the service's listener `inner` (see the top of this file). */
 export function withOperability(
   ctx: RestconfContext,
@@ -41,17 +57,19 @@ export function withOperability(
   inner: RequestListener,
   guardScrape?: (scrape: RequestListener) => RequestListener,
 ): RequestListener {
+  const scrapeTurns = new LoopTurns();
   const answer = async (req: IncomingMessage, res: ServerResponse, endpoint: '/metrics' | '/rests/health' | '/rests/ready') => {
     const method = req.method ?? '';
     if (method === 'OPTIONS') return answerOptions(res, ALLOW.readOnly);
     if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(method, ALLOW.readOnly, `${endpoint} is read-only`);
     const head = method === 'HEAD';
     if (endpoint === '/metrics' && metrics !== undefined) {
-      const { text, contentType } = await metrics.scrape();
+      const { body, contentType } = await metrics.scrape();
+      await scrapeTurns.next();
       res.statusCode = 200;
       res.setHeader('Content-Type', contentType);
-      res.setHeader('Content-Length', Buffer.byteLength(text));
-      res.end(head ? undefined : text);
+      res.setHeader('Content-Length', body.length);
+      res.end(head ? undefined : body);
       return;
     }
     if (endpoint === '/rests/health') return sendText(res, 200, 'application/json', '{"status":"UP"}', head);
