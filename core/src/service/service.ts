@@ -1,16 +1,19 @@
 /**
- * Starting and stopping a Rosetta service: configuration -> schema -> datastores -> plugins -> event
- * hub -> installed devices -> uniconfig -> HTTP.
- * The plugin host's hooks give the server (`server.create`, plain HTTP when no plugin answers) and
- * extra routes (`server.routes`, per plugin generation); the Operational datastore is seeded with `ietf-yang-library`.
- * With an `auth` object, every request passes the `server.authenticate` gate first (authentication.ts);
- * TLS or authentication configured without the plugin that provides it stops start-up.
+ * Starting and stopping a Rosetta service: configuration -> schema -> datastores -> plugins -> event hub ->
+ * installed devices -> uniconfig -> HTTP. The plugin host's hooks give the server (`server.create`, plain
+ * HTTP when no plugin answers) and extra routes (`server.routes`, per plugin generation); the Operational
+ * datastore is seeded with `ietf-yang-library`. With an `auth` object, every request passes the
+ * `server.authenticate` gate first (authentication.ts); TLS or authentication configured without the plugin
+ * that provides it stops start-up.
  *
  * Stopping (SIGTERM/SIGINT, or `stop()`): the listener closes so no new request is accepted, idle
- * keep-alive connections are closed, requests in flight finish (bounded by a grace period), then
- * uniconfig, the installed devices, the plugins and the datastores are closed (the last flushes the
- * journal). That order is the start-up order reversed: each step pushes its closer on one stack
- * (closers.ts), which a failed start-up unwinds as far as it got.
+ * keep-alive connections are closed, requests in flight finish (bounded by a grace period), then uniconfig,
+ * the installed devices, the plugins and the datastores are closed (the last flushes the journal). That
+ * order is the start-up order reversed: each step pushes its closer on one stack (closers.ts), which a
+ * failed start-up unwinds as far as it got.
+ *
+ * Why this file is longer than 400 lines: it is the one place the layers are wired together, in start-up
+ * order with each step's closer beside it; split, that order would have to be read across files.
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';

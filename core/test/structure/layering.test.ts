@@ -29,8 +29,9 @@ const LAYERS: readonly (readonly string[])[] = [
   ['uniconfig', 'openapi'], // openapi: documents of the API, read from the schema and restconf's parameters
   ['restconf'],
   ['mount'],
-  ['events', 'jobs'], // event streams: the hub, its replay log, the producers' shared parts; jobs: long work's progress
+  ['events'], // event streams: the hub, its replay log, the producers' shared parts
   ['plugins'],
+  ['jobs'], // long work's progress: the board plugins report to (PluginApi.jobs), served through the hooks
   ['hooks', 'datastore'],
   ['data'],
   ['yang'],

@@ -1,17 +1,21 @@
 /**
- * One installed NETCONF device: the DeviceConnection the plugin hands the core. It owns the current
- * session and replaces it when it ends: reconnect with back-off (between-attempts-timeout growing 1.5x,
- * up to max-reconnection-attempts), status `connecting` meanwhile and `unable-to-connect` when it gives
- * up. Reconnects are paced as the service paces every connect (docs/operations.md#reconnects): the first
+ * One installed NETCONF device: the DeviceConnection the plugin hands the core. It owns the current session
+ * and replaces it when it ends: reconnect with back-off (between-attempts-timeout growing 1.5x, up to
+ * max-reconnection-attempts), status `connecting` meanwhile and `unable-to-connect` when it gives up.
+ * Reconnects are paced as the service paces every connect (docs/operations.md#reconnects): the first
  * attempt after a loss comes at a random moment within between-attempts-timeout, each wait is spread over
  * its upper half, and each attempt takes one of the service's connect slots. Schemas are discovered at
- * install, and listed again after a reconnect only when the new hello differs from the one they were
- * listed with, or does not name the modules (a hello naming each module, or yang-library's module-set-id
- * or content-id, changes when the module set does): a storm of devices coming back unchanged sends no
- * module-list request. Writes are serialized per device (one lock holder at a time). Notifications of
- * the subscribed stream (`notification-stream`; by default `NETCONF` when the device offers them with
- * :interleave, since the one session also serves requests) are
- * logged and each handed to the core, whose replay log keeps them; so is every change of the status.
+ * install, and listed again after a reconnect only when the new hello differs from the one they were listed
+ * with, or does not name the modules (a hello naming each module, or yang-library's module-set-id or
+ * content-id, changes when the module set does): a storm of devices coming back unchanged sends no
+ * module-list request. Writes are serialized per device (one lock holder at a time). Notifications of the
+ * subscribed stream (`notification-stream`; by default `NETCONF` when the device offers them with
+ * :interleave, since the one session also serves requests) are logged and each handed to the core, whose
+ * replay log keeps them; so is every change of the status.
+ *
+ * Why this file is longer than 400 lines: one device's session lifecycle (install, reconnect, the schema
+ * re-check, notifications, serialized writes) shares one state; the parts with a seam (the session, schemas,
+ * framing) are files of their own already.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -189,12 +193,7 @@ export class NetconfDevice implements DeviceConnection {
   /** Lists the device's modules and gets their texts (schemas.ts), noting the hello they were listed after. */
   private async discover(session: NetconfSession): Promise<DiscoveredSchemas> {
     const { jobs } = this.options;
-    const found = await discoverSchemas(
-      session,
-      session.capabilities,
-      this.cacheRoot,
-      jobs !== undefined ? { jobs, nodeId: this.nodeId } : undefined,
-    );
+    const found = await discoverSchemas(session, session.capabilities, this.cacheRoot, jobs && { jobs, nodeId: this.nodeId });
     this.listedAfterHello = moduleSetOfHello(session.capabilities);
     return found;
   }
