@@ -39,19 +39,22 @@ const device = (id: string): FleetDevice => fleet.devices.find((d) => d.id === i
 const open = (d: FleetDevice, timeoutMs = 10_000): Promise<RawNetconfSession> => openRawNetconf({ ...d, timeoutMs });
 
 /** The SHA256 fingerprint of the host key a device presents to a client. */
+/** The fingerprint of the host key a device presents; resolves once the connection has closed, so the device no longer counts it as a session. */
 function presentedFingerprint(d: FleetDevice): Promise<string> {
   return new Promise((resolve, reject) => {
     const client = new Client();
+    let fingerprint: string | undefined;
     client
       .once('error', reject)
       .once('ready', () => client.end())
+      .once('close', () => (fingerprint ? resolve(fingerprint) : reject(new Error(`${d.id} closed before presenting a host key`))))
       .connect({
         host: d.host,
         port: d.port,
         username: d.username,
         password: d.password,
         hostVerifier: (key: Buffer) => {
-          resolve(hostKeyFingerprint(key));
+          fingerprint = hostKeyFingerprint(key);
           return true;
         },
       });
@@ -186,9 +189,38 @@ test.serial('unknown device ids are refused', async (t) => {
   t.throws(() => fleet.running('nope'), { message: /no such device/ });
 });
 
+/** Every rosetta-sim a test started, so one whose test failed midway (a failed assertion ends the test) is still stopped. */
+const startedSims: ChildProcessWithoutNullStreams[] = [];
+
+test.afterEach.always(() => {
+  for (const child of startedSims.splice(0)) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    for (const pid of childPids(child.pid!)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    child.kill('SIGKILL');
+  }
+});
+
+const childPids = (pid: number): number[] => {
+  try {
+    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .map((s) => Number(s.trim()))
+      .filter((n) => n > 0);
+  } catch {
+    return []; // ps exits 1 when there are none
+  }
+};
+
 /** rosetta-sim as a process: its output lines one at a time, its commands, its worker processes. */
 function startSim(args: string[]) {
   const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [BIN, ...args]);
+  startedSims.push(child);
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const lines = createInterface({ input: child.stdout });
@@ -236,11 +268,7 @@ function startSim(args: string[]) {
     child.stdin.write(`${JSON.stringify(cmd)}\n`);
     return next();
   };
-  const workers = () =>
-    execFileSync('ps', ['-o', 'pid=', '--ppid', String(child.pid)], { encoding: 'utf8' })
-      .split('\n')
-      .map((s) => Number(s.trim()))
-      .filter((n) => n > 0);
+  const workers = () => childPids(child.pid!);
   /** The exit code, or a failure naming what is still running when it has not exited within `ms`. */
   const exit = async (ms = 20_000): Promise<number | null> => {
     let timer: NodeJS.Timeout | undefined;
@@ -284,7 +312,10 @@ test.serial('rosetta-sim spreads a fleet over workers, answers commands and exit
   const nc = ready.devices.find((d: FleetDevice) => d.id === 'nc-00005');
   const session = await openRawNetconf({ ...nc, timeoutMs: 10_000 });
   t.regex(await session.rpc(GET_CONFIG), /<hostname>nc-00005<\/hostname>/);
-  const stats = await sim.command({ cmd: 'stats', id: 1 });
+  // a worker counts a session's end when its socket closes, a moment after the client sees it
+  let stats = await sim.command({ cmd: 'stats', id: 1 });
+  for (const deadline = Date.now() + 5_000; stats.sessions !== 1 && Date.now() < deadline; )
+    stats = await new Promise((r) => setTimeout(r, 50)).then(() => sim.command({ cmd: 'stats', id: 1 }));
   t.like(stats, { id: 1, ok: true, devices: 8, netconf: 6, cli: 2, sessions: 1, processes: 3 });
   t.true(stats.cpuSeconds > 0 && stats.rssBytes > 0);
   t.like(await sim.command({ cmd: 'drop', ids: ['nc-00005', 'cli-00002'] }), { ok: true, devices: 2 });

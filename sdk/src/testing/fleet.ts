@@ -145,7 +145,12 @@ let fleetKey: string | undefined;
  * handshake, and a fleet coming back at once does thousands of handshakes beside the service measured.
  */
 export function fleetHostKey(): string {
-  fleetKey ??= utils.generateKeyPairSync('ed25519').private;
+  // ssh2 strips leading zero bytes from the public half, so about one key in 256 does not parse back
+  // (mscdex/ssh2#1390, #1513): draw again until the key is one every device and client can read
+  while (fleetKey === undefined) {
+    const candidate = utils.generateKeyPairSync('ed25519').private;
+    if (!(utils.parseKey(candidate) instanceof Error)) fleetKey = candidate;
+  }
   return fleetKey;
 }
 
