@@ -24,6 +24,7 @@
  * at 100k than at 1k; 100k PUT <= 5x and GET <= 3x of JSON.parse+JSON.stringify; < 1 KB per entry.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { serviceNodeFlags } from '@rosetta/core/bin/node-flags.js';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -50,11 +51,13 @@ export interface Child {
 
 /**
  * Forks bench/restconf-child with `args` (node flags `execArgv`, its stderr to `stderr`, a file descriptor,
- * or this process's); resolves once it reports where it listens (bounded).
+ * or this process's); resolves once it reports where it listens (bounded). The child runs with the Node
+ * flags `npm start` gives the service (core/bin/node-flags.js); `execArgv` comes after them, so a flag
+ * given there wins.
  */
 export function startChild(args: string[], execArgv: readonly string[] = [], stderr: 'inherit' | number = 'inherit'): Promise<Child> {
   const proc = fork(path.join(__dirname, 'restconf-child.js'), args, {
-    execArgv: ['--expose-gc', ...execArgv],
+    execArgv: ['--expose-gc', ...serviceNodeFlags(), ...execArgv],
     cwd: os.tmpdir(),
     // a log file given for stderr takes stdout too (the service's info lines), the terminal only errors
     stdio: ['ignore', typeof stderr === 'number' ? stderr : 'ignore', stderr, 'ipc'],
