@@ -3,18 +3,20 @@
  * - The OpenAPI document of the whole published OpenConfig release (bench/openapi-child.ts, a fresh
  *   process): time of the first, uncached generation of `GET /rests/openapi.json`'s text and the memory
  *   it takes; goal under 2 s. Skipped, saying so, without the shared YANG corpus (bench/paths.ts).
- * - Metrics and logging on vs off: two services (`rosetta start` in child processes, the ietf-interfaces
- *   test models, 1,000 entries each), one with the defaults and one with `"metrics": {"enabled": false}`
- *   and `"log": {"level": "silent"}` when this build knows that setting (else metrics alone, said on the
- *   console and in the row's name). Single-entry GET and durable PUT throughput, loaded by wrk
- *   alternately on, off, on, off so that a busy neighbour weighs on both sides alike;
- *   the ratio is on / off, goal >= 0.95 (a cost under 5%).
+ * - Metrics and logging on vs off: services (`rosetta start` in child processes, the ietf-interfaces
+ *   test models, 1,000 entries each, their log to a file) with the defaults ("on"), with
+ *   `"metrics": {"enabled": false}` and `"log": {"level": "silent"}` when this build knows that setting
+ *   ("off"; else metrics alone, said on the console and in the row's name), and with `"log": {"level":
+ *   "debug"}` (an access line for every request, also reads: no goal, printed to show that cost).
+ *   BENCH_OPERABILITY_PAIRS processes of each (default 2): two processes of one build differ by up to
+ *   10% in CPU a request (how each was compiled), which one process a side would read as the cost.
+ *   Single-entry GET and durable PUT throughput, loaded by wrk on each process in turn, round after
+ *   round, so that a busy neighbour weighs on every side alike; the ratio is on / off, goal >= 0.95.
  * - `/metrics` hammered by 50 connections (wrk in its own process) while another wrk process measures
  *   the p99 of single-entry GETs, beside the same p99 measured right before without the hammering;
  *   goal: ratio <= 1.10.
- * Every load is a few seconds (BENCH_OPERABILITY_SECONDS, default 3; BENCH_OPERABILITY_ROUNDS on/off pairs,
- * default 2). Without wrk the load rows are
- * skipped with the reason (bench/wrk.ts).
+ * Every load is a few seconds (BENCH_OPERABILITY_SECONDS, default 3; BENCH_OPERABILITY_ROUNDS rounds,
+ * default 2). Without wrk the load rows are skipped with the reason (bench/wrk.ts).
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -29,8 +31,10 @@ import { result, type BenchResult } from './results';
 import { type Load, type LoadRequest, loadTool, wrkLoad } from './wrk';
 
 const SECONDS = Math.max(1, Math.round(Number(process.env.BENCH_OPERABILITY_SECONDS ?? 3)));
-/** On/off pairs of each load. */
+/** Rounds of each load over every process. */
 const ROUNDS = Math.max(1, Math.round(Number(process.env.BENCH_OPERABILITY_ROUNDS ?? 2)));
+/** Processes of each setting. */
+const PAIRS = Math.max(1, Math.round(Number(process.env.BENCH_OPERABILITY_PAIRS ?? 2)));
 const CONNECTIONS = 8;
 const SCRAPERS = 50;
 const STORED = 1000;
@@ -116,7 +120,11 @@ async function serviceWith(yangDir: string, config: Record<string, unknown>, fol
   folders.push(dataDir);
   const file = path.join(dataDir, 'rosetta.json');
   fs.writeFileSync(file, JSON.stringify(config));
-  const child = await startChild(['service', '--port', '0', '--config', file, '--data-dir', dataDir, '--yang', yangDir]);
+  // the log to a file, as a service writes it in production (the terminal would get pino-pretty's text)
+  const logFd = fs.openSync(path.join(dataDir, 'service.log'), 'a');
+  const child = await startChild(['service', '--port', '0', '--config', file, '--data-dir', dataDir, '--yang', yangDir], [], logFd).finally(
+    () => fs.closeSync(logFd),
+  );
   const client = benchClient(child.url);
   try {
     const reply = await client.request('PUT', '/rests/data/ietf-interfaces:interfaces', interfacesDocument(STORED));
@@ -132,21 +140,26 @@ function mean(values: readonly number[]): number {
   return values.reduce((a, b) => a + b, 0) / values.length;
 }
 
-/** ROUNDS alternations of `request` on `on` then `off`; the mean rate of each side. */
-async function alternate(on: Child, off: Child, request: LoadRequest): Promise<{ on: Load[]; off: Load[] }> {
-  const loads = { on: [] as Load[], off: [] as Load[] };
-  for (let i = 0; i < ROUNDS; i++) {
-    loads.on.push(await wrkLoad(on.url, request, SECONDS, CONNECTIONS));
-    loads.off.push(await wrkLoad(off.url, request, SECONDS, CONNECTIONS));
-  }
+/** The settings compared, each run by PAIRS processes. */
+type Side = 'on' | 'off' | 'every';
+type Sides<T> = Record<Side, T>;
+const SIDES: readonly Side[] = ['on', 'off', 'every'];
+
+/** ROUNDS rounds of `request` on every process, the sides interleaved; the loads of each side. */
+async function alternate(services: Sides<Child[]>, request: LoadRequest): Promise<Sides<Load[]>> {
+  const loads: Sides<Load[]> = { on: [], off: [], every: [] };
+  for (let round = 0; round < ROUNDS; round++)
+    for (let i = 0; i < PAIRS; i++)
+      for (const side of SIDES) loads[side].push(await wrkLoad(services[side][i]!.url, request, SECONDS, CONNECTIONS));
   return loads;
 }
 
-function costRows(what: string, unit: string, loads: { on: Load[]; off: Load[] }, offName: string): BenchResult[] {
-  const on = mean(loads.on.map((l) => l.perSecond));
-  const off = mean(loads.off.map((l) => l.perSecond));
+function costRows(what: string, unit: string, loads: Sides<Load[]>, offName: string): BenchResult[] {
+  const rate = (side: Side) => mean(loads[side].map((l) => l.perSecond));
+  const loadsOf = `mean of ${ROUNDS} rounds over ${PAIRS} processes each`;
   return [
-    result(`${what}, metrics and logs on, vs ${offName} (mean of ${ROUNDS} alternations)`, on, unit, off, '>= 0.95 (cost < 5%)'),
+    result(`${what}, metrics and logs on, vs ${offName} (${loadsOf})`, rate('on'), unit, rate('off'), '>= 0.95 (cost < 5%)'),
+    result(`${what}, an access line for every request (log level debug), vs ${offName}`, rate('every'), unit, rate('off')),
     result(`${what} p99, on vs off`, mean(loads.on.map((l) => l.p99Ms)), 'ms', mean(loads.off.map((l) => l.p99Ms))),
   ];
 }
@@ -192,20 +205,24 @@ async function loadRows(): Promise<BenchResult[]> {
   const folders = [yangDir];
   const started: Child[] = [];
   try {
-    const on = await serviceWith(yangDir, {}, folders);
-    started.push(on);
-    const off = await serviceWith(yangDir, offConfig, folders);
-    started.push(off);
+    const configs: Sides<Record<string, unknown>> = { on: {}, off: offConfig, every: { log: { level: 'debug' } } };
+    const services: Sides<Child[]> = { on: [], off: [], every: [] };
+    for (let i = 0; i < PAIRS; i++)
+      for (const side of SIDES) {
+        const child = await serviceWith(yangDir, configs[side], folders);
+        started.push(child);
+        services[side].push(child);
+      }
     // One unmeasured second of each load on each service (JIT, connection set-up).
-    for (const child of [on, off]) for (const request of [GET_ENTRY, PUT_ENTRY]) await wrkLoad(child.url, request, 1, CONNECTIONS);
-    const gets = await alternate(on, off, GET_ENTRY);
-    const puts = await alternate(on, off, PUT_ENTRY);
-    const errors = [...gets.on, ...gets.off, ...puts.on, ...puts.off].reduce((n, l) => n + l.errors, 0);
+    for (const child of started) for (const request of [GET_ENTRY, PUT_ENTRY]) await wrkLoad(child.url, request, 1, CONNECTIONS);
+    const gets = await alternate(services, GET_ENTRY);
+    const puts = await alternate(services, PUT_ENTRY);
+    const errors = [...SIDES.flatMap((side) => gets[side]), ...SIDES.flatMap((side) => puts[side])].reduce((n, l) => n + l.errors, 0);
     return [
       ...costRows('GET one entry (8 conns)', 'req/s', gets, offName),
       ...costRows('PUT one entry durable (8 conns)', 'writes/s', puts, offName),
       result('non-2xx answers during the on/off loads', errors, 'count', null, '0'),
-      ...(await hammerRows(on)),
+      ...(await hammerRows(services.on[0]!)),
     ];
   } finally {
     for (const child of started) await stopChild(child);

@@ -8,13 +8,12 @@
  * scrapers carry no credentials, and readiness must answer while a schema swap holds the other requests.
  * A service may still guard the scrape (`guardScrape`: the API's authentication gate, when the
  * configuration asks for it), since metrics tell how the network is run; the probes stay open.
- * Every request, these included, is counted once when its response closes: one counter increment and
- * one histogram observation, labelled by method and route template, never by path.
- * With metrics switched off (no registry given) nothing is counted and `/metrics` is not ours: it
- * reaches the service like any other path (a 404), so a scraper learns the switch is off.
+ * (Every request, these included, is counted in the metrics when its response closes, by the request
+ * log's one close listener: restconf/request-log.ts.)
+ * With metrics switched off (no registry given) `/metrics` is not ours: it reaches the service like any
+ * other path (a 404), so a scraper learns the switch is off.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { performance } from 'node:perf_hooks';
 import type { ServiceMetrics } from '../metrics';
 import type { RestconfContext } from './context';
 import { methodNotAllowed } from './errors';
@@ -88,12 +87,7 @@ export function withOperability(
   const open: RequestListener = (req, res) => answerOrFail(req, res, '/metrics');
   const scrape = guardScrape === undefined ? open : guardScrape(open);
   return (req, res) => {
-    const url = req.url ?? '';
-    if (metrics !== undefined) {
-      const started = performance.now();
-      res.once('close', () => metrics.countRequest(req.method, url, res.statusCode, (performance.now() - started) / 1000));
-    }
-    const endpoint = endpointOf(url, metrics !== undefined);
+    const endpoint = endpointOf(req.url ?? '', metrics !== undefined);
     if (endpoint === undefined) return inner(req, res);
     if (endpoint === '/metrics') return scrape(req, res);
     answerOrFail(req, res, endpoint);

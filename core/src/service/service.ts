@@ -298,9 +298,10 @@ export async function startService(options: StartOptions): Promise<RunningServic
       ]),
     });
     // The request's own limits come first: a request refused for its URI or repeated headers tries no authentication.
-    // Probes, the scrape and the HTTP metrics come before the gate: readiness answers during a schema swap.
+    // Probes and the scrape come before the gate: readiness answers during a schema swap.
     // The API page's fixed files hold nothing of the schema: they are served ahead of authentication too.
-    // The request log is outermost: its id reaches every line the request causes, the probes' included.
+    // The request log is outermost: its id reaches every line the request causes, and it counts every
+    // request in the metrics, the probes' included.
     const handler = withRequestLog(
       log,
       withOperability(
@@ -310,6 +311,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
         live.gated(withRequestLimits(ctx, withApiDocPage(ctx, authenticatingHandler(app, plugins, config.auth, log)))),
         config.metrics.auth ? (scrape) => authenticatingHandler(scrape, plugins, config.auth, log) : undefined,
       ),
+      metrics,
     );
     // A TLS plugin refuses a bad tls object by throwing an error that names the field.
     const secured = startScope.hooks.server.create.call({ handler, tls: config.tls });

@@ -7,7 +7,7 @@
 import { PassThrough } from 'node:stream';
 import test from 'ava';
 import { frrDevice, startSimulator } from '@rosetta/sdk/testing';
-import { createJsonLogger } from '../../src/logging/json-logger';
+import { type AccessLine, accessMessage, accessWriterOf, createJsonLogger } from '../../src/logging/json-logger';
 import { runInRequest } from '../../src/logging/request-context';
 import { startTestService } from '../../src/service/test-service';
 import { pluginsFile } from '../mount/fixture';
@@ -70,9 +70,51 @@ test('a line is JSON with level, time, msg and the caller fields; the request id
   t.is(silent.text(), '');
 });
 
-test('each request gets an id in X-Request-Id, a safe client id is kept, and its access line carries it', async (t) => {
+test('the fast access line is the line pino writes for the same fields, and keeps to the level', async (t) => {
   const out = collector();
-  const s = await startTestService({ plugins: [], label: 'json-log', logTo: out.stream });
+  const log = createJsonLogger({ level: 'info', destination: out.stream });
+  const lines: AccessLine[] = [
+    { reqId: 'a1b2c3d400000001', method: 'GET', route: '/rests/data', status: 200, durationMs: 0.4, nodeId: undefined },
+    { reqId: 'client.id:7', method: 'PUT', route: 'uniconfig', status: 0, durationMs: 12, nodeId: 'R1 "edge"\\\n\u2028' },
+  ];
+  for (const line of lines) {
+    accessWriterOf(log)(line, 'info');
+    log.info(accessMessage(line), { ...line });
+  }
+  await settle();
+  const written = out.lines().map(({ time, ...rest }) => {
+    t.is(typeof time, 'number');
+    return rest;
+  });
+  t.is(written.length, 4);
+  t.deepEqual(written[0], written[1]);
+  t.deepEqual(written[2], written[3]);
+  t.is(written[2]!.nodeId, 'R1 "edge"\\\n\u2028');
+  t.is(written[2]!.msg, 'PUT uniconfig aborted in 12 ms');
+  // the keys in the same order as pino's
+  const raw = out.text().split('\n');
+  t.is(raw[0]!.replace(/"time":\d+/, ''), raw[1]!.replace(/"time":\d+/, ''));
+  // each line at its level, kept to the logger's
+  const quiet = collector();
+  accessWriterOf(createJsonLogger({ level: 'warn', destination: quiet.stream }))(lines[0]!, 'info');
+  accessWriterOf(log)(lines[0]!, 'debug');
+  const chatty = collector();
+  accessWriterOf(createJsonLogger({ level: 'debug', destination: chatty.stream }))(lines[0]!, 'debug');
+  await settle();
+  t.is(quiet.text(), '');
+  t.is(out.lines().length, 4);
+  t.like(chatty.lines(), [{ level: 'debug', reqId: 'a1b2c3d400000001', status: 200 }]);
+  // a logger that is not the JSON logger gets the same fields through its info, and no debug lines
+  const seen: unknown[] = [];
+  const plain = accessWriterOf({ info: (m, f) => seen.push([m, f]), error: () => {} });
+  plain(lines[0]!, 'info');
+  plain(lines[1]!, 'debug');
+  t.deepEqual(seen, [['GET /rests/data 200 in 0.4 ms', { ...lines[0] }]]);
+});
+
+test('each request gets an id in X-Request-Id, a safe client id is kept, and its access line carries it: at debug for a quick successful read, at info for a failure', async (t) => {
+  const out = collector();
+  const s = await startTestService({ plugins: [], label: 'json-log', logTo: out.stream, config: { log: { level: 'debug' } } });
   try {
     const mine = await s.request('GET', '/rests/data/ietf-yang-library:yang-library', undefined, { 'x-request-id': 'client-id.7' });
     t.is(mine.status, 200);
@@ -89,11 +131,11 @@ test('each request gets an id in X-Request-Id, a safe client id is kept, and its
   }
   const lines = out.lines();
   const access = (id: string) => lines.find((l) => l.reqId === id && l.route !== undefined);
-  t.like(access('client-id.7'), { level: 'info', method: 'GET', route: '/rests/data', status: 200 });
+  t.like(access('client-id.7'), { level: 'debug', method: 'GET', route: '/rests/data', status: 200 });
   t.is(typeof access('client-id.7')?.durationMs, 'number');
   t.like(
     lines.find((l) => l.route === '/rests/data' && l.status === 404),
-    { nodeId: 'absent-9', method: 'GET' },
+    { level: 'info', nodeId: 'absent-9', method: 'GET' },
   );
   t.false(lines.some((l) => l.msg.includes('bad id')));
   // a successful probe writes no access line (a load balancer would bury the log in them)

@@ -9,7 +9,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import test from 'ava';
 import { openDatastores } from '../../src/datastore';
-import { ROUTES, methodLabel, routeLabel } from '../../src/metrics';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { ROUTES, ServiceMetrics, methodLabel, routeLabel } from '../../src/metrics';
 import { resolveConfig } from '../../src/service/config';
 import { startService } from '../../src/service/service';
 import { startTestService, type TestService } from '../../src/service/test-service';
@@ -58,6 +59,22 @@ test('route templates and methods are from fixed sets, never a path or a node id
   t.is(methodLabel('GET'), 'GET');
   t.is(methodLabel('PROPFIND'), 'other');
   t.is(methodLabel(undefined), 'other');
+});
+
+test('the service registers every prom-client default metric but the GC duration histogram', async (t) => {
+  const defaults = new Registry();
+  collectDefaultMetrics({ register: defaults, prefix: 'rosetta_' });
+  const expected = defaults
+    .getMetricsAsArray()
+    .map((m) => m.name)
+    .filter((name) => name !== 'rosetta_nodejs_gc_duration_seconds')
+    .sort();
+  const ours = new ServiceMetrics().registry
+    .getMetricsAsArray()
+    .map((m) => m.name)
+    .filter((name) => expected.includes(name) || name.startsWith('rosetta_nodejs_gc'));
+  t.true(expected.length > 20);
+  t.deepEqual(ours.sort(), expected);
 });
 
 test('/metrics is Prometheus text whose request counters move with traffic under bounded labels; health and readiness are UP', async (t) => {
