@@ -10,6 +10,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { EventLoopLag } from './event-loop-lag';
 import type { RouteLabel } from './http-labels';
 
 /** What the scrape reads from the service's parts (each optional: a part not running has none). */
@@ -32,12 +33,14 @@ export const SCRAPE_INTERVAL_MS = 1000;
 const RECORD_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 1024];
 
 /**
- * prom-client's default metrics (process CPU, memory, file descriptors, event-loop lag, heap spaces,
- * handles, Node's version), each its own module in prom-client's `lib/metrics`, all but its GC duration
- * histogram: that one keeps a PerformanceObserver on every collection, and beside the event-loop delay
- * monitor it cost a single-entry GET about 8 us of service CPU, an eighth of the request (measured
- * alternated with wrk: 69-73 us a request with it, 60-63 without, 61-65 with metrics off). The list is
- * prom-client 15's `collectDefaultMetrics` less `gc`; a test reads the names back from /metrics.
+ * prom-client's default metrics (process CPU, memory, file descriptors, heap spaces, handles, Node's
+ * version), each its own module in prom-client's `lib/metrics`, but two:
+ * - its GC duration histogram keeps a PerformanceObserver on every collection, which cost a single-entry
+ *   GET 3-8% of its service CPU (alternated over three processes each);
+ * - its event-loop lag enables perf_hooks.monitorEventLoopDelay, which cost the same GET 9% of its
+ *   throughput: event-loop-lag.ts samples the lag with a timer of its own under the same names.
+ * The list is prom-client 15's `collectDefaultMetrics` less `gc` and `eventLoopLag`; a test compares
+ * the names with prom-client's.
  */
 const DEFAULT_METRICS = [
   'processCpuTotal',
@@ -45,7 +48,6 @@ const DEFAULT_METRICS = [
   'osMemoryHeap',
   'processOpenFileDescriptors',
   'processMaxFileDescriptors',
-  'eventLoopLag',
   'processResources',
   'processHandles',
   'processRequests',
@@ -72,6 +74,7 @@ export class ServiceMetrics {
   private readonly journalFsync: Histogram<string>;
   private readonly journalRecords: Histogram<string>;
   private readonly deviceDuration: Histogram<'protocol' | 'operation' | 'outcome'>;
+  private readonly eventLoopLag: EventLoopLag;
   private sources: MetricSources = {};
   /** Each method, route and status combination's counter and histogram children (see countRequest). */
   private readonly requestChildren = new Map<string, { count: { inc(): void }; duration: { observe(v: number): void } }>();
@@ -83,6 +86,7 @@ export class ServiceMetrics {
   constructor() {
     const registers = [this.registry];
     registerDefaultMetrics(this.registry);
+    this.eventLoopLag = new EventLoopLag(this.registry, 'rosetta_');
     this.httpRequests = new Counter({
       name: 'rosetta_http_requests_total',
       help: 'HTTP requests answered, by method, route template and status code.',
@@ -190,6 +194,11 @@ export class ServiceMetrics {
   /** Sets what the scrape reads (called once the parts exist; later calls add to it). */
   observe(sources: MetricSources): void {
     this.sources = { ...this.sources, ...sources };
+  }
+
+  /** Stops what samples on a timer (the service is stopping). */
+  stop(): void {
+    this.eventLoopLag.stop();
   }
 
   /**

@@ -106,6 +106,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   // One registry per service (several services may share a process); the parts that count get it.
   // Switched off, there is none: no part times or counts anything for it (docs/configuration.md#metrics).
   const metrics = config.metrics.enabled ? new ServiceMetrics() : undefined;
+  if (metrics !== undefined) closers.push(() => metrics.stop());
   const readiness = new Readiness();
   // Long work's progress (rosetta-jobs and /metrics): plugins report to it from their setup on, so it comes first.
   const jobs = new JobBoard({ log: (line) => log.info(line) });

@@ -61,7 +61,7 @@ test('route templates and methods are from fixed sets, never a path or a node id
   t.is(methodLabel(undefined), 'other');
 });
 
-test('the service registers every prom-client default metric but the GC duration histogram', async (t) => {
+test('the service registers every prom-client default metric but the GC duration histogram, the event-loop lag under prom-client’s names', async (t) => {
   const defaults = new Registry();
   collectDefaultMetrics({ register: defaults, prefix: 'rosetta_' });
   const expected = defaults
@@ -75,6 +75,26 @@ test('the service registers every prom-client default metric but the GC duration
     .filter((name) => expected.includes(name) || name.startsWith('rosetta_nodejs_gc'));
   t.true(expected.length > 20);
   t.deepEqual(ours.sort(), expected);
+});
+
+test('the event-loop lag shows a stall: the maximum since the previous scrape, then a quiet window', async (t) => {
+  const metrics = new ServiceMetrics();
+  t.teardown(() => metrics.stop());
+  const read = async (name: string) =>
+    parseExposition((await metrics.registry.metrics()).toString()).find((x) => x.name === name)?.value ?? Number.NaN;
+  await new Promise((r) => setTimeout(r, 250));
+  await read('rosetta_nodejs_eventloop_lag_max_seconds');
+  const stalledUntil = Date.now() + 400;
+  while (Date.now() < stalledUntil) {
+    // the event loop is held, as by a long synchronous task
+  }
+  await new Promise((r) => setTimeout(r, 250));
+  const stalled = await read('rosetta_nodejs_eventloop_lag_max_seconds');
+  t.true(stalled >= 0.2 && stalled < 5, `max ${stalled}`);
+  t.true((await read('rosetta_nodejs_eventloop_lag_p99_seconds')) <= stalled);
+  await new Promise((r) => setTimeout(r, 350));
+  const quiet = await read('rosetta_nodejs_eventloop_lag_max_seconds');
+  t.true(quiet < stalled, `after the stall: max ${quiet}`);
 });
 
 test('/metrics is Prometheus text whose request counters move with traffic under bounded labels; health and readiness are UP', async (t) => {
