@@ -153,30 +153,28 @@ export class ServiceMetrics {
         this.set(read === undefined ? 0 : read().generation);
       },
     });
-    new Gauge({
-      name: 'rosetta_jobs_running',
-      help: 'Long work running now (bulk installs and uninstalls, syncs from the network), by kind.',
-      labelNames: ['kind'],
-      registers,
-      collect() {
-        this.reset();
-        const read = sources().jobs;
-        if (read === undefined) return;
-        for (const [kind, running] of read()) this.set({ kind }, running.jobs);
-      },
-    });
-    new Gauge({
-      name: 'rosetta_job_items_remaining',
-      help: 'Items (nodes, or modules of a schema download or compile) the running jobs of a kind have not finished yet.',
-      labelNames: ['kind'],
-      registers,
-      collect() {
-        this.reset();
-        const read = sources().jobs;
-        if (read === undefined) return;
-        for (const [kind, running] of read()) this.set({ kind }, running.remaining);
-      },
-    });
+    // the running jobs by kind, read from the board once per gauge at each scrape
+    const jobGauge = (name: string, help: string, value: (running: { readonly jobs: number; readonly remaining: number }) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['kind'],
+        registers,
+        collect() {
+          this.reset();
+          for (const [kind, running] of sources().jobs?.() ?? []) this.set({ kind }, value(running));
+        },
+      });
+    jobGauge(
+      'rosetta_jobs_running',
+      'Long work running now (bulk installs and uninstalls, syncs from the network), by kind.',
+      (r) => r.jobs,
+    );
+    jobGauge(
+      'rosetta_job_items_remaining',
+      'Items (nodes, or modules of a schema download or compile) the running jobs of a kind have not finished yet.',
+      (r) => r.remaining,
+    );
     new Gauge({
       name: 'rosetta_plugins',
       help: 'Configured plugins by state (loaded, failed, disabled, ...).',
