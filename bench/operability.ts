@@ -26,7 +26,7 @@ import { resolveConfig } from '@rosetta/core/dist/src/service/config';
 import { interfacesDocument } from './data-codecs';
 import { benchClient } from './http-client';
 import { sharedYang, sharedYangAbsent, testModels } from './paths';
-import { type Child, startChild, stopChild } from './restconf';
+import { type Child, LUA_ENTRY_BODY, startChild, stopChild } from './restconf';
 import { result, type BenchResult } from './results';
 import { type Load, type LoadRequest, loadTool, wrkLoad } from './wrk';
 
@@ -46,15 +46,7 @@ const PUT_ENTRY: LoadRequest = {
   pathPrefix: ENTRY,
   stored: STORED,
   contentType: 'application/yang-data+json',
-  luaBody: [
-    `'{"ietf-interfaces:interface":[{"name":"eth'`,
-    'k',
-    `'","description":"write '`,
-    'n',
-    `'","type":"iana-if-type:ethernetCsmacd","enabled":'`,
-    `(n % 2 == 0 and 'true' or 'false')`,
-    `'}]}'`,
-  ].join(' .. '),
+  luaBody: LUA_ENTRY_BODY,
 };
 
 interface OpenApiRun {

@@ -137,7 +137,7 @@ interface EntryLoads {
 }
 
 /** The body of a PUT of entry eth<k> by request n, as a Lua expression: description and enabled change with n, so every PUT is a change. */
-const LUA_ENTRY_BODY = [
+export const LUA_ENTRY_BODY = [
   `'{"ietf-interfaces:interface":[{"name":"eth'`,
   'k',
   `'","description":"write '`,
