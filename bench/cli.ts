@@ -30,7 +30,7 @@ import {
   type SimulatedDevice,
 } from '@rosetta/sdk/testing';
 import { benchClient, type BenchClient, type Reply } from './http-client';
-import { result, type BenchResult } from './results';
+import { result, type BenchResult, median } from './results';
 
 const REPO = path.resolve(__dirname, '..', '..');
 const NODES = '/rests/data/network-topology:network-topology';
@@ -134,11 +134,6 @@ class RawShell {
   close(): void {
     this.client.end();
   }
-}
-
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }
 
 async function timed(work: () => Promise<unknown>): Promise<number> {

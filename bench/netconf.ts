@@ -28,7 +28,7 @@ import { openDatastores } from '@rosetta/core/dist/src/datastore';
 import { resolveConfig } from '@rosetta/core/dist/src/service/config';
 import { startService, type RunningService } from '@rosetta/core/dist/src/service/service';
 import { benchClient, type BenchClient } from './http-client';
-import { result, type BenchResult } from './results';
+import { result, type BenchResult, median } from './results';
 
 const REPO = path.resolve(__dirname, '..', '..'); // from bench/dist
 const SCRIPT = path.join(REPO, 'test/peers/netconf-device.sh');
@@ -61,11 +61,6 @@ function peer(command: 'start' | 'stop' | 'restart'): Promise<void> {
       (err, _out, stderr) => (err ? reject(new Error(`netconf-device.sh ${command}: ${stderr || err.message}`)) : resolve()),
     );
   });
-}
-
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }
 
 /**

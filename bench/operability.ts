@@ -16,7 +16,8 @@
  *   the p99 of single-entry GETs, beside the same p99 measured right before without the hammering;
  *   goal: ratio <= 1.10.
  * Every load is a few seconds (BENCH_OPERABILITY_SECONDS, default 3; BENCH_OPERABILITY_ROUNDS rounds,
- * default 2). Without wrk the load rows are skipped with the reason (bench/wrk.ts).
+ * default 3); each side's rate is the median of its loads, since a busy neighbour only ever slows one.
+ * Without wrk the load rows are skipped with the reason (bench/wrk.ts).
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -27,12 +28,12 @@ import { interfacesDocument } from './data-codecs';
 import { benchClient } from './http-client';
 import { sharedYang, sharedYangAbsent, testModels } from './paths';
 import { type Child, LUA_ENTRY_BODY, startChild, stopChild } from './restconf';
-import { result, type BenchResult } from './results';
+import { median, result, type BenchResult } from './results';
 import { type Load, type LoadRequest, loadTool, wrkLoad } from './wrk';
 
 const SECONDS = Math.max(1, Math.round(Number(process.env.BENCH_OPERABILITY_SECONDS ?? 3)));
 /** Rounds of each load over every process. */
-const ROUNDS = Math.max(1, Math.round(Number(process.env.BENCH_OPERABILITY_ROUNDS ?? 2)));
+const ROUNDS = Math.max(1, Math.round(Number(process.env.BENCH_OPERABILITY_ROUNDS ?? 3)));
 /** Processes of each setting. */
 const PAIRS = Math.max(1, Math.round(Number(process.env.BENCH_OPERABILITY_PAIRS ?? 2)));
 const CONNECTIONS = 8;
@@ -128,10 +129,6 @@ async function serviceWith(yangDir: string, config: Record<string, unknown>, fol
   return child;
 }
 
-function mean(values: readonly number[]): number {
-  return values.reduce((a, b) => a + b, 0) / values.length;
-}
-
 /** The settings compared, each run by PAIRS processes. */
 type Side = 'on' | 'off' | 'every';
 type Sides<T> = Record<Side, T>;
@@ -147,12 +144,12 @@ async function alternate(services: Sides<Child[]>, request: LoadRequest): Promis
 }
 
 function costRows(what: string, unit: string, loads: Sides<Load[]>, offName: string): BenchResult[] {
-  const rate = (side: Side) => mean(loads[side].map((l) => l.perSecond));
-  const loadsOf = `mean of ${ROUNDS} rounds over ${PAIRS} processes each`;
+  const rate = (side: Side) => median(loads[side].map((l) => l.perSecond));
+  const loadsOf = `median of ${ROUNDS} rounds over ${PAIRS} processes each`;
   return [
     result(`${what}, metrics and logs on, vs ${offName} (${loadsOf})`, rate('on'), unit, rate('off'), '>= 0.95 (cost < 5%)'),
     result(`${what}, an access line for every request (log level debug), vs ${offName}`, rate('every'), unit, rate('off')),
-    result(`${what} p99, on vs off`, mean(loads.on.map((l) => l.p99Ms)), 'ms', mean(loads.off.map((l) => l.p99Ms))),
+    result(`${what} p99, on vs off`, median(loads.on.map((l) => l.p99Ms)), 'ms', median(loads.off.map((l) => l.p99Ms))),
   ];
 }
 

@@ -32,7 +32,7 @@ import { performance } from 'node:perf_hooks';
 import { interfacesDocument } from './data-codecs';
 import { testModels } from './paths';
 import { benchClient, type BenchClient } from './http-client';
-import { result, type BenchResult } from './results';
+import { result, type BenchResult, median } from './results';
 import { type Load, loadTool, wrkLoad } from './wrk';
 
 const CONNECTIONS = 8;
@@ -188,10 +188,6 @@ async function warmUp(service: Child, trivial: Child): Promise<void> {
     1,
     CONNECTIONS,
   );
-}
-
-function median(values: readonly number[]): number {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 }
 
 /** Median of `runs` timings of fn (ms), after one warm-up. */

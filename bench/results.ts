@@ -17,6 +17,11 @@ export interface BenchResult {
   readonly goal?: string;
 }
 
+/** The middle value (the upper of the two middle ones for an even count); the measures' summary, since a busy neighbour only ever slows a sample. */
+export function median(values: readonly number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+}
+
 export function result(name: string, value: number, unit: string, baseline: number | null = null, goal?: string): BenchResult {
   const ratio = baseline === null || baseline === 0 ? null : round(value / baseline, 3);
   return { name, value: round(value, 3), unit, baseline: baseline === null ? null : round(baseline, 3), ratio, ...(goal ? { goal } : {}) };
