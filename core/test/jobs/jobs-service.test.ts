@@ -14,6 +14,7 @@ import test from 'ava';
 import { startNetconfSimulator, type SimulatedNetconfDevice } from '@rosetta/sdk/testing';
 import { startTestService, type TestService } from '../../src/service/test-service';
 import { eventually, pluginsFile } from '../mount/fixture';
+import { type JobEntry, JOBS, readJobs } from './jobs-read';
 
 const MODEL = `module acme-box {
   yang-version 1.1;
@@ -23,7 +24,6 @@ const MODEL = `module acme-box {
 }`;
 
 const DEVICES = 30;
-const JOBS = '/rests/data/rosetta-jobs:jobs';
 const devices: SimulatedNetconfDevice[] = [];
 const sockets = new Set<net.Socket>();
 let s: TestService;
@@ -56,25 +56,7 @@ async function listen(server: net.Server): Promise<number> {
   return (server.address() as net.AddressInfo).port;
 }
 
-interface JobEntry {
-  id: number;
-  kind: string;
-  state: string;
-  total: number;
-  done: number;
-  failed: number;
-  'node-id'?: string;
-  started: string;
-  finished?: string;
-  error?: string;
-}
-
-async function jobs(): Promise<JobEntry[]> {
-  const r = await s.request('GET', JOBS);
-  if (r.status === 404) return [];
-  if (r.status !== 200) throw new Error(`${JOBS} answered ${r.status}: ${r.text}`);
-  return r.json['rosetta-jobs:jobs'].job;
-}
+const jobs = (): Promise<JobEntry[]> => readJobs(s);
 
 test.before(async () => {
   for (let i = 0; i < DEVICES; i++) {

@@ -11,7 +11,8 @@ import * as path from 'node:path';
 import test from 'ava';
 import { startNetconfSimulator, type SimulatedNetconfDevice } from '@rosetta/sdk/testing';
 import { startTestService, type TestService } from '../../src/service/test-service';
-import { eventually, pluginsFile } from '../mount/fixture';
+import { eventually, pluginsFile, netconfNodeInput } from '../mount/fixture';
+import { type JobEntry, readJobs } from './jobs-read';
 
 const MODEL = `module acme-box {
   yang-version 1.1;
@@ -34,42 +35,16 @@ const MODULES = 1 + EXTRA.length;
 const SLOW_MODULE = 'acme-types-5';
 /** Long enough for a loaded machine's polls to see the job running; it is the test's whole wait. */
 const SLOW_MS = 2000;
-const JOBS = '/rests/data/rosetta-jobs:jobs';
-
-interface JobEntry {
-  id: number;
-  kind: string;
-  state: string;
-  total: number;
-  done: number;
-  failed: number;
-  'node-id'?: string;
-  finished?: string;
-}
 
 let s: TestService;
 let device: SimulatedNetconfDevice;
 const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-schema-jobs-'));
 
-async function jobs(): Promise<JobEntry[]> {
-  const r = await s.request('GET', JOBS);
-  if (r.status === 404) return [];
-  if (r.status !== 200) throw new Error(`${JOBS} answered ${r.status}: ${r.text}`);
-  return r.json['rosetta-jobs:jobs'].job;
-}
+const jobs = (): Promise<JobEntry[]> => readJobs(s);
 
 function install(nodeId: string) {
   return s.request('POST', '/rests/operations/connection-manager:install-node', {
-    input: {
-      'node-id': nodeId,
-      netconf: {
-        'netconf-node-topology:host': '127.0.0.1',
-        'netconf-node-topology:port': device.port,
-        'netconf-node-topology:username': 'admin',
-        'netconf-node-topology:password': 'pw',
-        'netconf-node-topology:schema-cache-directory': cache,
-      },
-    },
+    input: netconfNodeInput(nodeId, device.port, { 'netconf-node-topology:schema-cache-directory': cache }),
   });
 }
 

@@ -21,6 +21,23 @@ export function startMountService(plugins: readonly TestPlugin[], dataDir?: stri
   return startTestService({ label: 'mount', plugins, ...(dataDir !== undefined ? { dataDir } : {}) });
 }
 
+/**
+ * One node of an install-node (or install-multiple-nodes) input for a NETCONF device on this host
+ * that takes admin/pw, as the SDK's simulators do; `extra` adds netconf-node-topology settings.
+ */
+export function netconfNodeInput(nodeId: string, port: number, extra: Record<string, unknown> = {}) {
+  return {
+    'node-id': nodeId,
+    netconf: {
+      'netconf-node-topology:host': '127.0.0.1',
+      'netconf-node-topology:port': port,
+      'netconf-node-topology:username': 'admin',
+      'netconf-node-topology:password': 'pw',
+      ...extra,
+    },
+  };
+}
+
 /** Polls `check` until it holds (or `ms` pass); resolves with whether it held. */
 export async function eventually(check: () => Promise<boolean>, ms = 10_000): Promise<boolean> {
   const end = Date.now() + ms;

@@ -10,7 +10,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import test from 'ava';
 import { startNetconfSimulator, type SimulatedNetconfDevice } from '@rosetta/sdk/testing';
-import { pluginsFile, startMountService, type MountService } from '../mount/fixture';
+import { pluginsFile, startMountService, type MountService, netconfNodeInput } from '../mount/fixture';
 import { builtWrite, type Json, methodsOf } from './document-walk';
 
 const MODEL = `module acme-router {
@@ -53,15 +53,7 @@ test.before(async () => {
   s = await startMountService(pluginsFile(['plugins/netconf']));
   for (const nodeId of ['N1', 'N2']) {
     const r = await s.request('POST', '/rests/operations/connection-manager:install-node', {
-      input: {
-        'node-id': nodeId,
-        netconf: {
-          'netconf-node-topology:host': '127.0.0.1',
-          'netconf-node-topology:port': device.port,
-          'netconf-node-topology:username': 'admin',
-          'netconf-node-topology:password': 'pw',
-        },
-      },
+      input: netconfNodeInput(nodeId, device.port),
     });
     if (r.status !== 204) throw new Error(`install-node ${nodeId}: ${r.status} ${r.text}`);
   }

@@ -3,6 +3,7 @@
  * location), its starting configuration, the uniconfig path of node N1's configuration, and its install.
  */
 import type { MountService } from '../mount/fixture';
+import { netconfNodeInput } from '../mount/fixture';
 
 export const ACME_ROUTER_YANG = `module acme-router {
   yang-version 1.1;
@@ -25,14 +26,6 @@ export function installN1(svc: MountService, port: number) {
 /** Installs node `nodeId` (NETCONF, admin/pw on 127.0.0.1:`port`); answers install-node's reply. */
 export function installAcmeRouter(svc: MountService, nodeId: string, port: number) {
   return svc.request('POST', '/rests/operations/connection-manager:install-node', {
-    input: {
-      'node-id': nodeId,
-      netconf: {
-        'netconf-node-topology:host': '127.0.0.1',
-        'netconf-node-topology:port': port,
-        'netconf-node-topology:username': 'admin',
-        'netconf-node-topology:password': 'pw',
-      },
-    },
+    input: netconfNodeInput(nodeId, port),
   });
 }

@@ -14,7 +14,7 @@
 import test from 'ava';
 import { openRawNetconf, startNetconfSimulator, type SimulatedNetconfDevice } from '@rosetta/sdk/testing';
 import { startTestService } from '../../src/service/test-service';
-import { eventually, pluginsFile, type MountService } from '../mount/fixture';
+import { eventually, pluginsFile, type MountService, netconfNodeInput } from '../mount/fixture';
 import { ACME_ROUTER_YANG } from './acme-router';
 
 const OPS = '/rests/operations';
@@ -108,15 +108,7 @@ test.before(async () => {
     const device = await simulator(nodeId);
     devices.set(nodeId, device);
     const r = await s.request('POST', `${OPS}/connection-manager:install-node`, {
-      input: {
-        'node-id': nodeId,
-        netconf: {
-          'netconf-node-topology:host': '127.0.0.1',
-          'netconf-node-topology:port': device.port,
-          'netconf-node-topology:username': 'admin',
-          'netconf-node-topology:password': 'pw',
-        },
-      },
+      input: netconfNodeInput(nodeId, device.port),
     });
     if (r.status !== 204) throw new Error(`install ${nodeId}: ${r.status} ${r.text}`);
   }
