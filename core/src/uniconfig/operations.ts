@@ -7,6 +7,7 @@
  */
 import { mapBounded } from '../data/bounded-concurrency';
 import { diffTrees } from '../data/diff';
+import { jsonEqual } from '../data/json-equal';
 import type { JsonObject, JsonValue } from '../hooks';
 import type { Job, JobBoard } from '../jobs';
 import type { PluginScope } from '../plugins/generation';
@@ -159,8 +160,12 @@ export class UniconfigOperations {
               engine.store.locked([id], async () => {
                 const device = engine.device(scope, id);
                 const now = await readConfiguration(device, scope);
+                const actual = engine.store.encode(now, device.schema);
+                const stored = engine.store.json('operational', id);
+                // the device still holds what is stored (most syncs): nothing to write, no change to publish
+                if (stored !== undefined && jsonEqual(stored, actual)) return {};
                 const before = engine.store.tree('operational', id, device.schema);
-                await engine.store.save([{ nodeId: id, actual: engine.store.encode(now, device.schema) }]);
+                await engine.store.save([{ nodeId: id, actual }]);
                 await engine.published([{ nodeId: id, actual: { before, after: now } }], user);
                 return {};
               }),
