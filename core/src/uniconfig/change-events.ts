@@ -33,6 +33,16 @@ function editsOf(change: TreeChange): ChangeEdit[] {
   return change === 'removed' ? [{ operation: 'delete', path: [] }] : editsOfDiff(diffTrees(change.before, change.after));
 }
 
+/**
+ * Whether two changes have the same edits without diffing both: the same trees after, and the same (or
+ * both empty) before. An install or a commit that the device took as sent stores one tree on both
+ * sides, and diffing and encoding it twice was a fifth of an install's garbage.
+ */
+function sameEdits(a: TreeChange, b: TreeChange): boolean {
+  if (a === 'removed' || b === 'removed') return a === b;
+  return a.after === b.after && (a.before === b.before || (a.before.children.length === 0 && b.before.children.length === 0));
+}
+
 /** Publishes the changes of stored nodes; resolves once their events are durable (or their failure logged). */
 export async function publishNodeChanges(
   feed: DataChangeFeed | undefined,
@@ -44,8 +54,12 @@ export async function publishNodeChanges(
   const published: Promise<void>[] = [];
   for (const c of changes) {
     const node = { topologyId: TOPOLOGY, nodeId: c.nodeId, ...(user !== undefined ? { user } : {}) };
-    if (c.intended !== undefined) published.push(feed.publish({ datastore: 'uniconfig-intended', ...node, edits: editsOf(c.intended) }));
-    if (c.actual !== undefined) published.push(feed.publish({ datastore: 'uniconfig-actual', ...node, edits: editsOf(c.actual) }));
+    const intended = c.intended === undefined ? undefined : editsOf(c.intended);
+    if (intended !== undefined) published.push(feed.publish({ datastore: 'uniconfig-intended', ...node, edits: intended }));
+    if (c.actual !== undefined) {
+      const edits = intended !== undefined && sameEdits(c.intended!, c.actual) ? intended : editsOf(c.actual);
+      published.push(feed.publish({ datastore: 'uniconfig-actual', ...node, edits }));
+    }
   }
   try {
     await Promise.all(published);
