@@ -108,7 +108,8 @@ export class NodeStore {
       );
     }
     const updates = [...journal.all()].map(([nodeId, value]) => ({ nodeId, value: value as ConfigurationJson }));
-    if (updates.length > 0) await this.apply('operational', updates);
+    // read from disk, so checked as anything from outside is
+    if (updates.length > 0) await this.apply('operational', updates, false);
     return updates.length;
   }
 
@@ -300,7 +301,10 @@ export class NodeStore {
     const list = this.nodeListIn(root);
     const present = list === undefined ? [] : values.filter((v) => findEntry(list, [v.nodeId]) !== undefined);
     if (present.length === 0) return root;
-    const value = decodeJson(this.topologyDocument(present), this.local.schema, { allowState: datastore === 'operational' }).root;
+    const value = decodeJson(this.topologyDocument(present), this.local.schema, {
+      allowState: datastore === 'operational',
+      anydataChecked: true,
+    }).root;
     return applyEdits(root, [{ operation: 'merge', target: [], value }], this.local.schema);
   }
 
@@ -354,10 +358,14 @@ export class NodeStore {
     };
   }
 
-  /** Sets (or with null removes) the configuration of nodes in one datastore, in one write. */
+  /**
+   * Sets (or with null removes) the configuration of nodes in one datastore, in one write. `checked`:
+   * the values were encoded here from checked trees (json-decode.ts's `anydataChecked`).
+   */
   private async apply(
     datastore: 'config' | 'operational',
     values: ReadonlyArray<{ nodeId: string; value: ConfigurationJson | null }>,
+    checked = true,
   ): Promise<void> {
     const edits: Edit[] = [];
     const put = values.filter((v) => v.value !== null);
@@ -365,7 +373,10 @@ export class NodeStore {
       edits.push({
         operation: 'merge',
         target: [],
-        value: decodeJson(this.topologyDocument(put), this.local.schema, { allowState: datastore === 'operational' }).root,
+        value: decodeJson(this.topologyDocument(put), this.local.schema, {
+          allowState: datastore === 'operational',
+          anydataChecked: checked,
+        }).root,
       });
     }
     for (const v of values)
