@@ -102,7 +102,17 @@ export class EntrySequence {
       rank = this.rankFor(where, pointKey)!;
     }
     let c = this.chunkFor(rank);
-    if (c < 0) {
+    const at = this.chunks[c];
+    // Past the end of a shared last chunk already CHUNK long, a new chunk rather than a copy of it: a
+    // list growing at its end one write at a time (a fleet's nodes installed one by one, each write a
+    // fork) then copies a few entries per insert, not hundreds.
+    const appendsToFull =
+      at !== undefined &&
+      c === this.chunks.length - 1 &&
+      at.ranks[at.ranks.length - 1]! < rank &&
+      at.entries.length >= CHUNK &&
+      !this.owned.has(at);
+    if (c < 0 || appendsToFull) {
       this.chunks.push({ ranks: [], entries: [] });
       c = this.chunks.length - 1;
       this.owned.add(this.chunks[c]!);

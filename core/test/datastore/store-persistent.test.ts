@@ -110,6 +110,27 @@ test('EntrySequence matches an array through random replace/insert (first, last,
   }
 });
 
+test('EntrySequence grown at its end one fork at a time (a fleet installed node by node) keeps every version and stays editable', (t) => {
+  let sequence = EntrySequence.from([], nameOf);
+  const versions: EntrySequence[] = [];
+  const names = Array.from({ length: 1300 }, (_, i) => `n${i}`);
+  for (const name of names) {
+    sequence = sequence.fork();
+    sequence.insert(name, entry(name), 'last');
+    versions.push(sequence);
+  }
+  for (const [i, version] of versions.entries()) t.deepEqual(version.toArray().map(nameOf), names.slice(0, i + 1), `version ${i + 1}`);
+  // edits across the chunks the appends started
+  const edited = sequence.fork();
+  edited.insert('before-300', entry('before-300'), 'before', 'n300');
+  edited.insert('after-1299', entry('after-1299'), 'after', 'n1299');
+  edited.insert('first', entry('first'), 'first');
+  t.true(edited.remove('n700'));
+  const expected = ['first', ...names.slice(0, 300), 'before-300', ...names.slice(300, 700), ...names.slice(701), 'after-1299'];
+  t.deepEqual(edited.toArray().map(nameOf), expected);
+  t.deepEqual(sequence.toArray().map(nameOf), names);
+});
+
 test('a copy-on-write edit of a 20,000-entry list leaves the old version and its lookups intact', (t) => {
   const ctx = schema();
   const interfaces = resolveChild(topTable(ctx), 'ietf-interfaces:interfaces')!.schema;
