@@ -180,14 +180,24 @@ export class XmlTokenizer {
     private text: string,
     private readonly maxDepth: number,
     private partial = false,
+    few = false,
   ) {
     if (text.charCodeAt(0) === 0xfeff) this.pos = 1;
     // a short reply (one leaf, a few) would spend more on clearing the tables than they save
     let slots = INTERN_SLOTS_LEAST;
-    while (slots < INTERN_SLOTS && (partial || slots * 16 < text.length)) slots *= 2;
+    while (!few && slots < INTERN_SLOTS && (partial || slots * 16 < text.length)) slots *= 2;
     this.slotMask = slots - 1;
     this.interned = new Array<string>(slots).fill('');
     this.plainValues = new Array<string>(slots).fill('');
+  }
+
+  /**
+   * A tokenizer that reads only the first few tokens of `text` (an envelope's start tag): the least
+   * tables, however long the text. Sized for the whole of a device reply, they were a fifth of the
+   * garbage that reading the reply's first tag made.
+   */
+  static head(text: string, maxDepth: number): XmlTokenizer {
+    return new XmlTokenizer(text, maxDepth, false, true);
   }
 
   /**

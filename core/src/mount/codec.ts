@@ -168,7 +168,7 @@ interface OuterTag {
 
 /** The first start tag of `xml`, read by the XML tokenizer; undefined when the text does not start with one. */
 function outerTag(xml: string): OuterTag | undefined {
-  const tok = new XmlTokenizer(xml, MAX_XML_DEPTH);
+  const tok = XmlTokenizer.head(xml, MAX_XML_DEPTH);
   try {
     if (tok.next() !== XmlToken.Start) return undefined;
   } catch {
@@ -224,7 +224,7 @@ function prefixDeclarations(outer: OuterTag): string {
 /** Whether an rpc-reply's content is nothing, or only `<ok/>` (any prefix, any attributes). */
 function isOkOnly(inner: string): boolean {
   if (inner.trim() === '') return true;
-  const tok = new XmlTokenizer(inner, MAX_XML_DEPTH);
+  const tok = XmlTokenizer.head(inner, MAX_XML_DEPTH);
   try {
     if (tok.next() !== XmlToken.Start || tok.name.slice(tok.name.indexOf(':') + 1) !== 'ok' || tok.rawTag() !== undefined) return false;
     tok.next(); // the end of <ok/>

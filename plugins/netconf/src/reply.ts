@@ -57,7 +57,7 @@ const HEAD = 4096;
  */
 function readTags(text: string, count: number, cut: boolean): StartTag[] | undefined {
   const tags: StartTag[] = [];
-  const tok = new XmlTokenizer(text, MAX_XML_DEPTH);
+  const tok = XmlTokenizer.head(text, MAX_XML_DEPTH);
   try {
     while (tags.length < count) {
       const token = tok.next();
