@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import type { Writable } from 'node:stream';
 import * as v8 from 'node:v8';
 import { createJsonLogger } from '../logging/json-logger';
+import { onHangup } from './reload-on-hangup';
 import { ConfigError, type ServiceConfig } from '../service/config';
 import { NativeMemoryTrim } from '../service/native-memory';
 import { startService, type DatastoreOpener, type RunningService } from '../service/service';
@@ -20,7 +21,8 @@ import { SERVICE_OPTIONS, serviceConfig } from './service-options';
 
 const HELP = `usage: rosetta start [--port N] [--config FILE] [--data-dir DIR] [--yang DIR]... [--plugins FILE]
 
-Runs the RESTCONF service (http://127.0.0.1:8181/rests by default) until SIGTERM or SIGINT.
+Runs the RESTCONF service (http://127.0.0.1:8181/rests by default) until SIGTERM or SIGINT;
+SIGHUP reads the configuration again and applies log.level and metrics.enabled.
   --port N         listen on port N (0 picks a free one); overrides the configuration's port
   --config FILE    JSON configuration file (docs/configuration.md); built-in defaults without it
   --data-dir DIR   where the Config datastore is kept (default ./data)
@@ -98,8 +100,8 @@ export async function startCommand(argv: readonly string[], opener?: DatastoreOp
     return 0;
   }
   let config: ServiceConfig;
+  let port: number | undefined;
   try {
-    let port: number | undefined;
     if (values.port !== undefined) {
       if (!/^\d+$/.test(values.port) || Number(values.port) > 65535)
         throw new ConfigError('--port', `must be an integer from 0 to 65535, not '${values.port}'`);
@@ -141,7 +143,14 @@ export async function startCommand(argv: readonly string[], opener?: DatastoreOp
   const nativeMemory = new NativeMemoryTrim({
     log: { info: (m) => log.info(`rosetta: ${m}`), error: (m) => log.error(`rosetta: ${m}`) },
   });
+  const stopReloading = onHangup({
+    read: () => serviceConfig(values, port !== undefined ? { port } : {}),
+    log,
+    metrics: service.metrics,
+    started: config,
+  });
   await signalled;
+  stopReloading();
   nativeMemory.stop();
   await service.stop();
   log.info('rosetta: stopped');

@@ -97,8 +97,11 @@ function accessJson(line: AccessLine, level: AccessLevel): string {
   return `{"level":"${level}","time":${Date.now()},"reqId":"${line.reqId}","method":"${line.method}","route":"${line.route}","status":${line.status},"durationMs":${line.durationMs}${node},"msg":"${accessMessage(line)}"}\n`;
 }
 
+/** The service's Logger, whose least level can change while it runs (a configuration reload). */
+export type JsonLogger = Required<Logger> & { setLevel(level: LogLevel): void };
+
 /** A Logger writing JSON lines (see the top of this file). */
-export function createJsonLogger(options: JsonLoggerOptions): Required<Logger> {
+export function createJsonLogger(options: JsonLoggerOptions): JsonLogger {
   const destination = options.destination ?? process.stdout;
   const terminal = (destination as Writable & { isTTY?: boolean }).isTTY === true;
   // stdout to a file or a pipe: pino's own asynchronous writer, which pino flushes when the process
@@ -127,7 +130,14 @@ export function createJsonLogger(options: JsonLoggerOptions): Required<Logger> {
     if (fields === undefined) sink[level](message);
     else sink[level](censored(fields), message);
   };
-  const log = { info: write('info'), warn: write('warn'), error: write('error') };
+  const log: JsonLogger = {
+    info: write('info'),
+    warn: write('warn'),
+    error: write('error'),
+    setLevel: (level) => {
+      sink.level = level;
+    },
+  };
   accessWriters.set(
     log,
     terminal

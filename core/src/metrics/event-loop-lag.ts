@@ -62,7 +62,12 @@ export class EventLoopLag {
     this.schedule();
   }
 
-  /** Stops sampling (the service is stopping). */
+  /** Samples again after a stop (metrics switched back on); sampling already, nothing changes. */
+  start(): void {
+    if (this.timer === undefined) this.schedule();
+  }
+
+  /** Stops sampling (the service is stopping, or its metrics are switched off). */
   stop(): void {
     clearTimeout(this.timer);
     this.timer = undefined;

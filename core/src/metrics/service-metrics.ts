@@ -82,6 +82,7 @@ export class ServiceMetrics {
   private scraping: Promise<{ text: string; body: Buffer }> | undefined;
   /** When the last generation started (performance.now()). */
   private lastGeneration = Number.NEGATIVE_INFINITY;
+  private counting = true;
 
   constructor() {
     const registers = [this.registry];
@@ -200,11 +201,29 @@ export class ServiceMetrics {
   }
 
   /**
+   * Whether the metrics count and are served: a configuration reload that switches `metrics.enabled`
+   * off (cli/reload-on-hangup.ts) pauses them, and every counting method returns at once, the lag
+   * sampler stops and `/metrics` is not served, as if the service had started without them; switched
+   * on again, the counts go on from where they stopped.
+   */
+  get recording(): boolean {
+    return this.counting;
+  }
+
+  set recording(on: boolean) {
+    if (on === this.counting) return;
+    this.counting = on;
+    if (on) this.eventLoopLag.start();
+    else this.eventLoopLag.stop();
+  }
+
+  /**
    * Counts one answered request, by its labels (http-labels.ts): one counter increment and one
    * histogram observation. prom-client hashes the label values on every labels() call; the
    * combinations are a small fixed set, so each one's children are looked up once.
    */
   countRequest(method: string, route: RouteLabel, status: number, seconds: number): void {
+    if (!this.counting) return;
     const key = `${method} ${route} ${status}`;
     let children = this.requestChildren.get(key);
     if (children === undefined) {
@@ -217,22 +236,26 @@ export class ServiceMetrics {
 
   /** Counts a finished uniconfig commit. */
   countCommit(ok: boolean): void {
+    if (!this.counting) return;
     this.uniconfigCommits.labels(ok ? 'success' : 'failure').inc();
   }
 
   /** Counts a plugin reload that changed the serving generation. */
   countReload(ok: boolean): void {
+    if (!this.counting) return;
     this.pluginReloads.labels(ok ? 'ok' : 'error').inc();
   }
 
   /** Records one group commit of the journal: its write + fsync time and how many records it carried. */
   journalCommitted(seconds: number, records: number): void {
+    if (!this.counting) return;
     this.journalFsync.observe(seconds);
     this.journalRecords.observe(records);
   }
 
   /** Records one southbound call (mount/device-calls.ts). */
   deviceCall(protocol: string, operation: string, seconds: number, ok: boolean): void {
+    if (!this.counting) return;
     this.deviceDuration.labels(protocol, operation, ok ? 'success' : 'failure').observe(seconds);
   }
 

@@ -10,8 +10,8 @@
  * configuration asks for it), since metrics tell how the network is run; the probes stay open.
  * (Every request, these included, is counted in the metrics when its response closes, by the request
  * log's one close listener: restconf/request-log.ts.)
- * With metrics switched off (no registry given) `/metrics` is not ours: it reaches the service like any
- * other path (a 404), so a scraper learns the switch is off.
+ * With metrics switched off (no registry given, or one a reload paused) `/metrics` is not ours: it
+ * reaches the service like any other path (a 404), so a scraper learns the switch is off.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { ServiceMetrics } from '../metrics';
@@ -87,7 +87,7 @@ export function withOperability(
   const open: RequestListener = (req, res) => answerOrFail(req, res, '/metrics');
   const scrape = guardScrape === undefined ? open : guardScrape(open);
   return (req, res) => {
-    const endpoint = endpointOf(req.url ?? '', metrics !== undefined);
+    const endpoint = endpointOf(req.url ?? '', metrics?.recording === true);
     if (endpoint === undefined) return inner(req, res);
     if (endpoint === '/metrics') return scrape(req, res);
     answerOrFail(req, res, endpoint);

@@ -258,3 +258,54 @@ test('defaults without flags: ./data, ./plugins.json when present; bad config an
   t.is(r.code, 2);
   t.regex(r.out, /--plugins/);
 });
+
+test('SIGHUP applies log.level and metrics.enabled at once, says which other fields wait for a restart, and keeps the running settings when the file is bad', async (t) => {
+  const { dataDir, yangDir } = folders();
+  const cfg = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-reload-')), 'rosetta.json');
+  fs.writeFileSync(cfg, JSON.stringify({ log: { level: 'info' } }));
+  const s = await startProcess(['--config', cfg, '--port', '0', '--data-dir', dataDir, '--yang', yangDir]);
+  const reload = async (config: unknown, said: RegExp) => {
+    fs.writeFileSync(cfg, typeof config === 'string' ? config : JSON.stringify(config));
+    s.proc.kill('SIGHUP');
+    await waitFor(s, said);
+    t.regex(s.output(), said);
+  };
+  const get = (p: string, reqId: string) =>
+    fetch(s.url + p, { headers: { 'x-request-id': reqId } }).then(async (r) => {
+      await r.text();
+      return r.status;
+    });
+  try {
+    t.is(await put(s.url, `${IF}/interface=x`, { 'ietf-interfaces:interface': [entry('x', 'd', true)] }), 201);
+    t.is(await get(`${IF}/interface=x`, 'before-reload'), 200);
+    t.is(await get('/metrics', 'scrape-1'), 200);
+    await reload({ log: { level: 'debug' }, metrics: { enabled: false } }, /configuration reloaded: log\.level debug, metrics off/);
+    t.is(await get('/metrics', 'scrape-2'), 404, 'metrics switched off: /metrics is not served');
+    t.is(await get(`${IF}/interface=x`, 'while-debug'), 200);
+    await waitFor(s, /"reqId":"while-debug"/);
+    t.regex(s.output(), /"level":"debug","time":\d+,"reqId":"while-debug","method":"GET"/, 'debug: a quick GET writes its access line');
+    t.notRegex(s.output(), /"reqId":"before-reload"/, 'at info the same GET wrote none');
+    await reload(
+      { log: { level: 'info' }, metrics: { enabled: true }, events: { subscriberBufferEvents: 50 } },
+      /configuration reloaded: log\.level info, metrics on/,
+    );
+    t.regex(s.output(), /SIGHUP: events changed; read at start only/);
+    const scrape = await fetch(`${s.url}/metrics`);
+    t.is(scrape.status, 200);
+    const text = await scrape.text();
+    t.regex(
+      text,
+      /rosetta_http_requests_total\{method="PUT",route="[^"]+",status="201"\} 1\n/,
+      'the counts from before the pause are kept',
+    );
+    const gets = /rosetta_http_requests_total\{method="GET",route="\/rests\/data[^"]*",status="200"\} (\d+)/.exec(text);
+    t.is(gets?.[1], '1', 'the GET answered while metrics were off is not counted');
+    await reload('{ "log": ', /configuration not reloaded, the running settings stay: /);
+    t.is(await get('/metrics', 'scrape-3'), 200, 'a bad file changes nothing');
+    await reload({ log: { level: 'bogus' } }, /configuration not reloaded, the running settings stay: .*log\.level/);
+    t.is(await put(s.url, `${IF}/interface=y`, { 'ietf-interfaces:interface': [entry('y', 'd', true)] }), 201, 'the service still serves');
+  } finally {
+    s.proc.kill('SIGTERM');
+    await s.exited;
+  }
+});
