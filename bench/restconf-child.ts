@@ -2,6 +2,8 @@
  * Child process of the RESTCONF benchmark (forked with IPC and --expose-gc). Two roles:
  * - `service <args...>`: the real `rosetta start` with the given flags; reports its URL once it listens.
  * - `trivial`: a bare Node `http` server answering a fixed 200-byte body, the ceiling for this machine.
+ * On 'profile-start' and 'profile-stop' it samples its own CPU (V8's profiler, every 200 us) and answers
+ * the samples of each script (bench/operability.ts reads what share went to metrics and logging).
  * On `{ snapshot: dir }` it writes a heap snapshot into that folder and answers its file name.
  * On the message 'gc' it collects garbage twice and answers its heap use, so that the parent can
  * measure memory per stored entry without counting garbage (with the RSS, the heap's total and the memory
@@ -10,6 +12,7 @@
  * FileHandle, which the service's own code does not know about.
  */
 import * as http from 'node:http';
+import * as inspector from 'node:inspector';
 import type { AddressInfo } from 'node:net';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
@@ -42,7 +45,44 @@ async function probeFsyncs(): Promise<void> {
   }
 }
 
+/** The sampling CPU profiler of this process (the service), when the parent asks for a profile. */
+const inspectorSession = new inspector.Session();
+
+/**
+ * Stops the profile and answers the samples of each script (its URL; a native or V8 entry by its name
+ * in parentheses): self time, so the parent can tell which code the service's CPU went to.
+ */
+function profileCounts(profile: inspector.Profiler.Profile): Record<string, number> {
+  const byNode = new Map<number, string>();
+  for (const node of profile.nodes) {
+    const { url, functionName } = node.callFrame;
+    byNode.set(node.id, url !== '' ? url : functionName.startsWith('(') ? functionName : `(${functionName || 'anonymous'})`);
+  }
+  const counts: Record<string, number> = {};
+  for (const id of profile.samples ?? []) {
+    const key = byNode.get(id) ?? '(unknown)';
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}
+
 process.on('message', (m) => {
+  if (m === 'profile-start') {
+    inspectorSession.connect();
+    inspectorSession.post('Profiler.enable', () =>
+      inspectorSession.post('Profiler.setSamplingInterval', { interval: 200 }, () =>
+        inspectorSession.post('Profiler.start', () => send({ profiling: true })),
+      ),
+    );
+    return;
+  }
+  if (m === 'profile-stop') {
+    inspectorSession.post('Profiler.stop', (error, result) => {
+      send({ profile: error ? {} : profileCounts(result.profile) });
+      inspectorSession.disconnect();
+    });
+    return;
+  }
   if (typeof m === 'object' && m !== null && typeof (m as { snapshot?: unknown }).snapshot === 'string') {
     send({
       snapshot: v8.writeHeapSnapshot(path.join((m as { snapshot: string }).snapshot, `service-${process.pid}-${Date.now()}.heapsnapshot`)),
