@@ -140,6 +140,18 @@ test('/metrics is Prometheus text whose request counters move with traffic under
       (x) => x.name === 'rosetta_http_request_duration_seconds_count' && x.labels.method === 'GET' && x.labels.route === '/rests/data',
     );
     t.true((latency?.value ?? 0) >= 2);
+    // a well-formed histogram: buckets cumulative in their bounds, +Inf equal to the count, a sum
+    const buckets = after.filter(
+      (x) => x.name === 'rosetta_http_request_duration_seconds_bucket' && x.labels.method === 'GET' && x.labels.route === '/rests/data',
+    );
+    t.is(buckets.length, 16, 'fifteen bounds and +Inf');
+    t.is(buckets[buckets.length - 1]!.labels.le, '+Inf');
+    t.is(buckets[buckets.length - 1]!.value, latency!.value);
+    for (let i = 1; i < buckets.length; i++) t.true(buckets[i]!.value >= buckets[i - 1]!.value, 'cumulative');
+    const sum = after.find(
+      (x) => x.name === 'rosetta_http_request_duration_seconds_sum' && x.labels.method === 'GET' && x.labels.route === '/rests/data',
+    );
+    t.true((sum?.value ?? 0) > 0);
 
     const text = (await s.request('GET', '/metrics')).text;
     t.false(text.includes(nodeId));
