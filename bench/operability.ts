@@ -18,9 +18,9 @@
  *   BENCH_OPERABILITY_PAIRS processes, default 2), and the 95% confidence interval of their median
  *   printed beside it. The service CPU per request (/proc/PID/stat) is paired the same way. A fourth
  *   load per round repeats "on" ("again"): on / again is the same setting twice, the measure's own noise.
- * - The share of the service's CPU that metrics and logging code takes, from V8's sampling profile of
- *   the service (bench/restconf-child.ts) during a GET and a PUT load with both on: where the service's
- *   CPU went in the same seconds, which host noise does not move the way it moves a pair of loads.
+ * - The share of the service's CPU that metrics and logging code takes by its own time, from V8's
+ *   sampling profile of the service (bench/restconf-child.ts) during a GET and a PUT load with both on:
+ *   where to look (the garbage it makes is not in it), beside the share in socket writes.
  * - `/metrics` hammered by 50 connections (wrk in its own process) while another wrk process measures
  *   the p99 of single-entry GETs, beside the same p99 measured right before without the hammering;
  *   goal: ratio <= 1.10.
@@ -326,10 +326,10 @@ function ask<T>(service: Child, message: string, field: string): Promise<T> {
 
 /**
  * What share of the service's CPU goes to metrics and logging code, read from V8's sampling profile of
- * the service (every 200 us) during a load with both on. The throughput pairs above carry the host's
- * noise; a profile reads where the service's own CPU went in the same seconds, so it needs no pair.
- * Self time is counted: a function V8 inlined counts where it was inlined, and the garbage the counting
- * makes is collected in the collector's share, not here.
+ * the service (every 200 us) during a load with both on: where to look, not the cost itself. Self time
+ * is counted, a function V8 inlined counts where it was inlined, and the garbage the code makes is
+ * collected in the collector's share: prom-client's own counting read 0.1% here while switching it off
+ * saved 4-5% of a GET (metrics/http-counts.ts), so the goal is read on the paired loads.
  */
 async function profileRows(service: Reloadable, request: LoadRequest, what: string): Promise<BenchResult[]> {
   await switchTo(service, 'on');
@@ -348,11 +348,9 @@ async function profileRows(service: Reloadable, request: LoadRequest, what: stri
   const share = (n: number) => (busy === 0 ? 0 : (100 * n) / busy);
   return [
     result(
-      `${what}: share of the service's CPU in metrics and logging code (V8 sampling profile of a ${PROFILE_SECONDS}-s load, both on)`,
+      `${what}: share of the service's CPU in metrics and logging code, its own time only (V8 sampling profile of a ${PROFILE_SECONDS}-s load, both on; the garbage it makes is collected in the collector's time)`,
       share(operability),
       '%',
-      null,
-      '< 5%',
     ),
     result(`${what}: share of the service's CPU in socket writes (the kernel's loopback delivery included)`, share(socketWrites), '%'),
   ];
