@@ -14,6 +14,7 @@ export const SERVICE_OPTIONS = {
   'data-dir': { type: 'string' },
   yang: { type: 'string', multiple: true },
   plugins: { type: 'string' },
+  database: { type: 'string' },
 } as const;
 
 /** The values parseArgs gives for SERVICE_OPTIONS. */
@@ -22,6 +23,7 @@ export interface ServiceOptionValues {
   readonly 'data-dir'?: string;
   readonly yang?: string[];
   readonly plugins?: string;
+  readonly database?: string;
 }
 
 /** The service configuration the flags name, `extra` overriding; throws ConfigError naming a bad one. */
@@ -33,6 +35,7 @@ export function serviceConfig(values: ServiceOptionValues, extra: ConfigOverride
     ...(values['data-dir'] !== undefined ? { dataDir: values['data-dir'] } : {}),
     ...(values.yang !== undefined ? { yangDirs: values.yang } : {}),
     ...(pluginsFile !== undefined ? { pluginsFile } : {}),
+    ...(values.database !== undefined ? { databaseUrl: values.database } : {}),
   });
   if (pluginsFile !== undefined && !fs.existsSync(pluginsFile)) throw new ConfigError('--plugins', `${pluginsFile} does not exist`);
   for (const d of config.yangDirs) if (!fs.existsSync(d)) throw new ConfigError('--yang', `${d} does not exist`);

@@ -28,7 +28,9 @@ import { emptyRoot, type DataRoot } from '../data/tree';
 import type { SchemaContext, SchemaNode } from '../yang/schema';
 import type { Datastore, PreparedWrite } from './datastore';
 import { decodeEditRecord, decodeSnapshot, encodeEditRecord, type ParkedEdit, type ReadContext } from './edit-record';
+import { DatabaseError, DatabaseJournal, type Database } from '../database';
 import { Journal, type JournalOptions } from './journal';
+import type { RecordLog } from './record-log';
 import { JournalError } from './journal-error';
 import { isNoSpace, StorageFullError } from './storage-full';
 import { WriteQueue } from './write-queue';
@@ -50,16 +52,34 @@ export interface ConfigStoreOptions {
    * in the tree, the journal and snapshots. Without it such values are kept as written.
    */
   readonly secrets?: SecretBox;
+  /**
+   * Keeps the changes in this PostgreSQL database's journal `config` instead of the directory's
+   * journal files; the directory still holds the PARKED file.
+   */
+  readonly database?: Database;
 }
+
+/** The name of the Config datastore's journal in the database. */
+const DATABASE_JOURNAL = 'config';
 
 const DEFAULT_MAX_RECORD_BYTES = 512 << 20;
 
 /**
  * A data fault for a change that could not be stored (the request is not acknowledged): StorageFullError
- * when the disk of `directory` is full, else 500 `operation-failed` naming the cause.
+ * when the disk of `directory` is full, 503 when the database is unreachable (a client may retry), else
+ * 500 `operation-failed` naming the cause.
  */
 function storageFault(error: unknown, directory: string): DataError {
   if (isNoSpace(error)) return new StorageFullError(directory);
+  if (error instanceof DatabaseError && (error.code === 'unreachable' || error.code === 'held'))
+    return new DataError(
+      fault(
+        'operation-failed',
+        '/',
+        `the database cannot take the change now, nothing of it was applied: ${error.message}; try again when it is back`,
+      ),
+      503,
+    );
   const message = error instanceof Error ? error.message : String(error);
   return new DataError(fault('operation-failed', '/', `the change could not be stored: ${message}`));
 }
@@ -70,7 +90,7 @@ async function recover(
   ctx: SchemaContext,
   options: ConfigStoreOptions,
   log: (m: string) => void,
-  onCompactionDue: (journal: Journal) => void,
+  onCompactionDue: (journal: RecordLog) => void,
 ): Promise<Recovered> {
   let root = emptyRoot();
   // What was parked before comes first: the journal's records are newer (and may supersede it).
@@ -103,16 +123,13 @@ async function recover(
   const park = parked.add.bind(parked);
   const reading = (where: string): ReadContext =>
     prepare === undefined ? { ctx, log: quiet, where, park } : { ctx, log: quiet, where, park, prepare: prepare(where) };
-  const journal = await Journal.open(directory, {
-    ...options.journal,
-    log,
-    onCompactionDue,
-    onSnapshot: (state, position) => {
+  const handlers = {
+    onSnapshot: (state: Buffer, position: number) => {
       root = decodeSnapshot(state.toString('utf8'), reading(`snapshot at record ${position}`));
       if (box !== undefined) root = sealTree(root, box);
       opened.length = 0;
     },
-    onRecord: (record, position) => {
+    onRecord: (record: Buffer, position: number) => {
       const read = reading(`record ${position}`);
       const parkedBefore = parked.size;
       let edits = decodeEditRecord(record.toString('utf8'), read);
@@ -135,7 +152,16 @@ async function recover(
       }
       opened.length = 0;
     },
-  });
+  };
+  const database = options.database;
+  const journal: RecordLog =
+    database === undefined
+      ? await Journal.open(directory, { ...options.journal, log, onCompactionDue, ...handlers })
+      : await DatabaseJournal.open(database.pool, DATABASE_JOURNAL, database.where, {
+          ...handlers,
+          onCompactionDue,
+          ...pick(options.journal, ['compactAfterBytes', 'compactAfterRecords', 'maxBatchBytes', 'onCommitted']),
+        });
   const fresh = parked.all().slice(before);
   const returning = parked.takeReturning(ctx, reading, root);
   return { journal, root, parked, fresh, returning };
@@ -143,11 +169,19 @@ async function recover(
 
 /** What recovery rebuilt: the tree, the parked set, the items it parked now, and those whose modules are back. */
 interface Recovered {
-  readonly journal: Journal;
+  readonly journal: RecordLog;
   readonly root: DataRoot;
   readonly parked: ParkedData;
   readonly fresh: readonly ParkedEdit[];
   readonly returning: Returning;
+}
+
+/** The members `names` of `options` that are set. */
+function pick<T extends object, K extends keyof T>(options: T | undefined, names: readonly K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  if (options === undefined) return out;
+  for (const name of names) if (options[name] !== undefined) out[name] = options[name];
+  return out;
 }
 
 /** `message` with every occurrence of the clear values in `secrets` replaced by `***`. */
@@ -173,7 +207,7 @@ export class ConfigStore implements Datastore {
   private parkedWritten: Promise<void> = Promise.resolve();
 
   private constructor(
-    private journal: Journal,
+    private journal: RecordLog,
     root: DataRoot,
     private readonly directory: string,
     private readonly ctx: SchemaContext,
@@ -368,12 +402,12 @@ export class ConfigStore implements Datastore {
   }
 
   /** Journal statistics (segment size since the last snapshot, group commits written). */
-  get stats(): Journal['stats'] {
+  get stats(): RecordLog['stats'] {
     return this.journal.stats;
   }
 
   /** Snapshot of the tree as of every appended record: taken inside the write queue so they match. */
-  private compact(journal: Journal): void {
+  private compact(journal: RecordLog): void {
     void this.writers.run(async () => {
       // The journal's delete records supersede parked data on replay: once they are compacted away, the
       // PARKED file must already say the same.

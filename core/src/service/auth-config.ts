@@ -19,6 +19,7 @@
  */
 import type { JsonValue } from '../hooks';
 import { ConfigError } from './config-error';
+import { isObject } from './config-fields';
 
 /** `scrypt$N$r$p$salt$key`, salt and key in base64. */
 export const SCRYPT_HASH = /^scrypt\$(\d{1,8})\$(\d{1,3})\$(\d{1,3})\$([A-Za-z0-9+/]+={0,2})\$([A-Za-z0-9+/]+={0,2})$/;
@@ -28,10 +29,6 @@ const MAX_DELAY_MS = 60_000;
 const USER_NAME = /^[^:\s][^:]{0,127}$/;
 const FIELDS = ['enabled', 'users', 'failedAttemptDelayMs', 'maxFailedAttemptDelayMs'];
 const USER_FIELDS = ['name', 'role', 'passwordHash', 'certificateSubjects'];
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Why an scrypt hash string is unusable, or undefined when it is fine. */
 export function scryptHashProblem(hash: string): string | undefined {

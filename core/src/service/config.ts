@@ -24,6 +24,9 @@
  *   `metrics.auth` (default false) makes a scrape pass the API's authentication; it needs an enabled `auth`.
  * - `log.level` (default `info`; `silent` writes nothing) is the least level the service's JSON log
  *   (logging/json-logger.ts) writes.
+ * - `database.url` (or `--database URL`) keeps the datastores in a PostgreSQL database shared by several
+ *   instances (database/) instead of the data folder's journal; the password comes from the URL, else
+ *   `database.passwordFile`, else the PGPASSWORD variable, and no message ever prints it.
  * - `tls` and `auth` are checked for shape here (auth in auth-config.ts) so a mistake names its field
  *   even when the plugin that reads it is off; `tls` store paths are resolved like every path. What
  *   needs the plugin's knowledge (stores, passwords, cipher suites) the TLS plugin checks at start-up.
@@ -34,11 +37,13 @@ import { KEY_FILE } from '../datastore/secrets';
 import { DEFAULT_CONNECT_CONCURRENCY } from '../mount/connect-pacing';
 import type { JsonValue } from '../hooks';
 import { DEFAULT_EVENT_SETTINGS, type EventSettings } from '../events';
-import { LOG_LEVELS, type LogLevel } from '../logging/json-logger';
-import { authenticationRequired, checkAuthConfig } from './auth-config';
+import { checkAuthConfig } from './auth-config';
 import { ConfigError } from './config-error';
+import { checkString, isObject } from './config-fields';
+import { checkDatabase, checkLog, checkMetrics, type DatabaseConfig, type LogConfig, type MetricsConfig } from './operator-config';
 
 export { ConfigError } from './config-error';
+export type { DatabaseConfig, LogConfig, MetricsConfig } from './operator-config';
 
 /** The configuration in force, every field resolved (paths absolute). */
 export interface ServiceConfig {
@@ -72,20 +77,8 @@ export interface ServiceConfig {
   readonly metrics: MetricsConfig;
   /** The service's log (logging/json-logger.ts), defaults filled in. */
   readonly log: LogConfig;
-}
-
-/** The `metrics` object. */
-export interface MetricsConfig {
-  /** Whether the service keeps its Prometheus registry and serves `/metrics`. */
-  readonly enabled: boolean;
-  /** Whether `/metrics` asks for the credentials the RESTCONF API asks for (the `auth` object's users). */
-  readonly auth: boolean;
-}
-
-/** The `log` object. */
-export interface LogConfig {
-  /** The least level written (`silent`: nothing). */
-  readonly level: LogLevel;
+  /** The shared PostgreSQL database the datastores live in, or undefined for the embedded journal. */
+  readonly database: DatabaseConfig | undefined;
 }
 
 /** The `fleet` object: bounds on concurrent work across nodes. */
@@ -199,30 +192,6 @@ function checkEvents(raw: unknown): EventSettings {
   return events as unknown as EventSettings;
 }
 
-function checkMetrics(raw: unknown, auth: ServiceConfig['auth']): MetricsConfig {
-  if (raw === undefined) return { enabled: true, auth: false };
-  if (!isObject(raw)) throw new ConfigError('metrics', 'must be an object');
-  for (const [k, v] of Object.entries(raw)) {
-    if (k !== 'enabled' && k !== 'auth') throw new ConfigError(`metrics.${k}`, 'unknown field; known: enabled, auth');
-    if (typeof v !== 'boolean') throw new ConfigError(`metrics.${k}`, `must be true or false, not ${JSON.stringify(v)}`);
-  }
-  // a scrape guarded by credentials nobody can check would be refused forever: say so at start-up
-  if (raw['auth'] === true && !authenticationRequired(auth))
-    throw new ConfigError('metrics.auth', 'asks for the API credentials on /metrics, but the configuration has no enabled auth object');
-  return { enabled: raw['enabled'] !== false, auth: raw['auth'] === true };
-}
-
-function checkLog(raw: unknown): LogConfig {
-  if (raw === undefined) return { level: 'info' };
-  if (!isObject(raw)) throw new ConfigError('log', 'must be an object');
-  for (const [k, v] of Object.entries(raw)) {
-    if (k !== 'level') throw new ConfigError(`log.${k}`, 'unknown field; known: level');
-    if (!LOG_LEVELS.includes(v as LogLevel))
-      throw new ConfigError('log.level', `must be one of ${LOG_LEVELS.join(', ')}, not ${JSON.stringify(v)}`);
-  }
-  return { level: (raw['level'] as LogLevel | undefined) ?? 'info' };
-}
-
 const KNOWN = [
   'port',
   'host',
@@ -241,21 +210,13 @@ const KNOWN = [
   'events',
   'metrics',
   'log',
+  'database',
 ];
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function checkPort(v: unknown, field: string): number {
   if (typeof v === 'string' && /^\d+$/.test(v)) v = Number(v);
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 65535)
     throw new ConfigError(field, `must be an integer from 0 to 65535, not ${JSON.stringify(v)}`);
-  return v;
-}
-
-function checkString(v: unknown, field: string): string {
-  if (typeof v !== 'string' || v === '') throw new ConfigError(field, `must be a non-empty string, not ${JSON.stringify(v)}`);
   return v;
 }
 
@@ -277,6 +238,8 @@ export interface ConfigOverrides {
   /** Appended to the file's `yangDirs`. */
   readonly yangDirs?: readonly string[];
   readonly pluginsFile?: string;
+  /** `--database URL`: over the file's `database.url`. */
+  readonly databaseUrl?: string;
 }
 
 /**
@@ -351,6 +314,7 @@ export function resolveConfig(
   const events = checkEvents(raw['events']);
   const metrics = checkMetrics(raw['metrics'], auth);
   const log = checkLog(raw['log']);
+  const database = checkDatabase(raw['database'], baseDir, overrides.databaseUrl);
   return {
     port,
     host,
@@ -369,6 +333,7 @@ export function resolveConfig(
     events,
     metrics,
     log,
+    database,
   };
 }
 

@@ -17,6 +17,7 @@ import * as fs from 'node:fs';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import * as path from 'node:path';
 import type { Datastore, Datastores } from '../datastore/datastore';
+import type { Database } from '../database';
 import type { SecretBox } from '../datastore/secrets';
 import { decodeSnapshot } from '../datastore/edit-record';
 import { decodeJson } from '../data/json-decode';
@@ -31,12 +32,17 @@ import { yangLibraryJson } from './yang-library';
 
 /**
  * Opens the Config and Operational datastores for a schema under a data folder, sealing secrets with
- * `options.secrets` and telling `options.journal.onCommitted` of each group commit of the journal.
+ * `options.secrets` and telling `options.journal.onCommitted` of each group commit of the journal; with
+ * `options.database` the Config datastore's journal is kept in that PostgreSQL database.
  */
 export type DatastoreOpener = (
   dataDir: string,
   schema: SchemaContext,
-  options?: { readonly secrets?: SecretBox; readonly journal?: { readonly onCommitted?: (seconds: number, records: number) => void } },
+  options?: {
+    readonly secrets?: SecretBox;
+    readonly journal?: { readonly onCommitted?: (seconds: number, records: number) => void };
+    readonly database?: Database;
+  },
 ) => Promise<Datastores>;
 
 export interface LiveSchemaOptions {
@@ -51,6 +57,8 @@ export interface LiveSchemaOptions {
   readonly drainMs?: number;
   /** Told of each group commit of the Config journal (the service's metrics), in every opening of the datastores. */
   readonly journalCommitted?: (seconds: number, records: number) => void;
+  /** The shared database the Config datastore is kept in (the configuration's `database`), if any. */
+  readonly database?: Database;
 }
 
 /** Holds new requests while a schema change is installed; counts the requests in flight. */
@@ -117,9 +125,10 @@ export class LiveSchema {
   constructor(private readonly options: LiveSchemaOptions) {}
 
   private openStores(schema: SchemaContext): Promise<Datastores> {
-    const { secrets, journalCommitted } = this.options;
+    const { secrets, journalCommitted, database } = this.options;
     return this.options.openDatastores(this.options.dataDir, schema, {
       ...(secrets !== undefined ? { secrets } : {}),
+      ...(database !== undefined ? { database } : {}),
       ...(journalCommitted !== undefined ? { journal: { onCommitted: journalCommitted } } : {}),
     });
   }

@@ -34,6 +34,7 @@ import { statusOf } from '../mount/node';
 import { withOperability } from '../restconf/operability';
 import { tapStreamDiscovery } from '../restconf/streams-monitoring';
 import { type Logger, withWarn } from '../logger';
+import { type Database, openDatabase } from '../database';
 import { createJsonLogger } from '../logging/json-logger';
 import { withRequestLog } from '../restconf/request-log';
 import type { RestconfContext, ScopeSource } from '../restconf/context';
@@ -108,6 +109,19 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const metrics = config.metrics.enabled ? new ServiceMetrics() : undefined;
   if (metrics !== undefined) closers.push(() => metrics.stop());
   const readiness = new Readiness();
+  // The shared database, when the configuration names one, opens (and migrates) before anything reads it.
+  let database: Database | undefined;
+  if (config.database !== undefined) {
+    try {
+      database = await openDatabase(config.database, (line) => log.info(`rosetta: ${line}`));
+    } catch (error) {
+      await closers.unwind();
+      throw error;
+    }
+    const opened = database;
+    closers.push(() => opened.close());
+    log.info(`rosetta: datastores in ${database.where}`);
+  }
   // Long work's progress (rosetta-jobs and /metrics): plugins report to it from their setup on, so it comes first.
   const jobs = new JobBoard({ log: (line) => log.info(line) });
   // The plugins start first: the local schema holds their YANG (live-schema.ts), and changes with them.
@@ -117,6 +131,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     openDatastores: options.openDatastores,
     secrets,
     log,
+    ...(database !== undefined ? { database } : {}),
     ...(metrics !== undefined
       ? { journalCommitted: (seconds: number, records: number) => metrics.journalCommitted(seconds, records) }
       : {}),

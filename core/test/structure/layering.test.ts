@@ -33,6 +33,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['plugins'],
   ['jobs'], // long work's progress: the board plugins report to (PluginApi.jobs), served through the hooks
   ['hooks', 'datastore'],
+  ['database'], // PostgreSQL: the connection, its migrations, journals in its tables (imports nothing of the core)
   ['data'],
   ['yang'],
   ['logging'], // the service's JSON log sink and the request context its lines carry

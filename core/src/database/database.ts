@@ -1,0 +1,66 @@
+/**
+ * The service's connection to its PostgreSQL database: a pool of node-postgres clients, opened and
+ * migrated (migrations.ts) before anything is read, and closed last. Each client names this instance
+ * (`application_name`: host and pid), so that PostgreSQL's pg_stat_activity, and this service's own
+ * messages about a held journal, say which instance holds what.
+ */
+import * as os from 'node:os';
+import { Pool } from 'pg';
+import { databaseErrorOf } from './database-error';
+import { migrate } from './migrations';
+import { databaseSettings, printableUrl, type DatabaseLocation } from './settings';
+
+export interface Database {
+  readonly pool: Pool;
+  /** The URL as messages print it (password withheld). */
+  readonly where: string;
+  /** This instance's name in the database's session list: `rosetta <host> pid <pid>`. */
+  readonly instance: string;
+  close(): Promise<void>;
+}
+
+/** Clients in the pool: a few writers' group commits and readers at once, far under max_connections. */
+const POOL_SIZE = 8;
+const CONNECT_TIMEOUT_MS = 5000;
+
+/**
+ * Connects to the database `location` names and brings its tables up to date; rejects with a
+ * DatabaseError (`refused`, `unreachable`, `newer-schema`, ...) whose message names `database.url`,
+ * or an Error naming the field that could not be read. `log` gets the migrations applied and errors of
+ * idle connections.
+ */
+export async function openDatabase(location: DatabaseLocation, log: (message: string) => void): Promise<Database> {
+  const settings = databaseSettings(location);
+  const where = printableUrl(location.url);
+  const instance = `rosetta ${os.hostname()} pid ${process.pid}`;
+  const pool = new Pool({
+    host: settings.host,
+    port: settings.port,
+    database: settings.database,
+    user: settings.user,
+    ...(settings.password !== undefined ? { password: settings.password } : {}),
+    ssl: settings.ssl === false ? false : { rejectUnauthorized: settings.ssl.rejectUnauthorized },
+    max: POOL_SIZE,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    application_name: instance,
+  });
+  // An idle client whose connection breaks emits here; unheard, it would end the process.
+  pool.on('error', (error) => log(`database ${where}: an idle connection failed: ${error.message}`));
+  try {
+    const applied = await migrate(pool, where);
+    if (applied.length > 0) log(`database ${where}: applied migrations ${applied.join(', ')}`);
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw databaseErrorOf(error, 'database.url', where);
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    pool,
+    where,
+    instance,
+    close: () => {
+      closing ??= pool.end();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,10 @@
+/**
+ * The public face of database/: PostgreSQL as the store of several instances (docs/architecture.md#persistence).
+ * `openDatabase` connects and migrates; `DatabaseJournal` is a journal kept in its tables; settings.ts
+ * reads the URL and the password, never printing it.
+ */
+export { openDatabase, type Database } from './database';
+export { DatabaseError, type DatabaseErrorCode } from './database-error';
+export { DatabaseJournal, type DatabaseJournalOptions, type DatabaseRecovery } from './journal';
+export { MIGRATIONS, SCHEMA_VERSION } from './migrations';
+export { databaseSettings, databaseUrlProblem, printableUrl, type DatabaseLocation, type DatabaseSettings } from './settings';

@@ -1,0 +1,82 @@
+/**
+ * The database's tables, created and changed by numbered migrations that the service applies on start.
+ * `rosetta_schema` records each migration applied; a database holding a higher number than this build
+ * knows was migrated by a newer Rosetta and is refused (its tables may mean something this build would
+ * misread). Several instances starting at once take turns through an advisory lock, so each migration
+ * runs once. A migration is applied in one transaction with its record: it is all there or not at all.
+ * Never edit a released migration; add the next one.
+ */
+import type { Pool } from 'pg';
+import { DatabaseError } from './database-error';
+
+interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+/** Advisory lock keys of this service (pg_advisory_lock's bigint space, ours from 0x526f7365 "Rose"). */
+export const LOCK_KEYS = { migrations: 0x526f736500000001n, journal: 0x526f736500000002n } as const;
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'journals: records and snapshots of each named journal (the Config datastore is "config")',
+    sql: `
+      CREATE TABLE journal_records (
+        journal text NOT NULL,
+        position bigint NOT NULL,
+        record bytea NOT NULL,
+        written_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (journal, position)
+      );
+      CREATE TABLE journal_snapshots (
+        journal text NOT NULL,
+        position bigint NOT NULL,
+        state bytea NOT NULL,
+        written_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (journal, position)
+      );`,
+  },
+];
+
+/** The schema version this build creates and reads. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+/**
+ * Brings the database's tables to SCHEMA_VERSION; resolves with the migrations applied now (empty when
+ * it was current). Rejects with DatabaseError `newer-schema` for a database from a newer build.
+ */
+export async function migrate(pool: Pool, where: string): Promise<readonly string[]> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEYS.migrations.toString()]);
+    await client.query(`CREATE TABLE IF NOT EXISTS rosetta_schema (
+      version integer PRIMARY KEY,
+      name text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`);
+    const { rows } = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM rosetta_schema');
+    const current = rows[0]?.version ?? 0;
+    if (current > SCHEMA_VERSION)
+      throw new DatabaseError(
+        'newer-schema',
+        `${where} has schema version ${current}, newer than the ${SCHEMA_VERSION} this build of Rosetta knows: it was migrated by a newer Rosetta; run that version, or restore the database from before the upgrade`,
+      );
+    const applied: string[] = [];
+    for (const m of MIGRATIONS) {
+      if (m.version <= current) continue;
+      await client.query(m.sql);
+      await client.query('INSERT INTO rosetta_schema (version, name) VALUES ($1, $2)', [m.version, m.name]);
+      applied.push(`${m.version} (${m.name})`);
+    }
+    await client.query('COMMIT');
+    return applied;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
