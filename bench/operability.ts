@@ -329,7 +329,7 @@ function ask<T>(service: Child, message: string, field: string): Promise<T> {
  * the service (every 200 us) during a load with both on: where to look, not the cost itself. Self time
  * is counted, a function V8 inlined counts where it was inlined, and the garbage the code makes is
  * collected in the collector's share: prom-client's own counting read 0.1% here while switching it off
- * saved 4-5% of a GET (metrics/http-counts.ts), so the goal is read on the paired loads.
+ * saved 4-5% of a GET (metrics/plain-metrics.ts), so the goal is read on the paired loads.
  */
 async function profileRows(service: Reloadable, request: LoadRequest, what: string): Promise<BenchResult[]> {
   await switchTo(service, 'on');

@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { EventLoopLag } from './event-loop-lag';
-import { HttpCounts } from './http-counts';
+import { HttpCounts, PlainHistogram } from './plain-metrics';
 import type { RouteLabel } from './http-labels';
 
 /** What the scrape reads from the service's parts (each optional: a part not running has none). */
@@ -71,8 +71,8 @@ export class ServiceMetrics {
   private readonly http: HttpCounts;
   private readonly uniconfigCommits: Counter<'outcome'>;
   private readonly pluginReloads: Counter<'outcome'>;
-  private readonly journalFsync: Histogram<string>;
-  private readonly journalRecords: Histogram<string>;
+  private readonly journalFsync: PlainHistogram;
+  private readonly journalRecords: PlainHistogram;
   private readonly deviceDuration: Histogram<'protocol' | 'operation' | 'outcome'>;
   private readonly eventLoopLag: EventLoopLag;
   private sources: MetricSources = {};
@@ -107,18 +107,18 @@ export class ServiceMetrics {
       labelNames: ['outcome'],
       registers,
     });
-    this.journalFsync = new Histogram({
-      name: 'rosetta_journal_commit_duration_seconds',
-      help: 'Time of one group commit of the Config datastore journal (write + fsync).',
-      buckets: FSYNC_BUCKETS,
-      registers,
-    });
-    this.journalRecords = new Histogram({
-      name: 'rosetta_journal_commit_records',
-      help: 'Records one group commit of the Config datastore journal made durable.',
-      buckets: RECORD_BUCKETS,
-      registers,
-    });
+    this.journalFsync = new PlainHistogram(
+      this.registry,
+      'rosetta_journal_commit_duration_seconds',
+      'Time of one group commit of the Config datastore journal (write + fsync).',
+      FSYNC_BUCKETS,
+    );
+    this.journalRecords = new PlainHistogram(
+      this.registry,
+      'rosetta_journal_commit_records',
+      'Records one group commit of the Config datastore journal made durable.',
+      RECORD_BUCKETS,
+    );
     this.deviceDuration = new Histogram({
       name: 'rosetta_device_request_duration_seconds',
       help: 'Southbound calls to devices (read, write, invoke), by protocol, kind and outcome (success or failure).',
@@ -211,7 +211,7 @@ export class ServiceMetrics {
     else this.eventLoopLag.stop();
   }
 
-  /** Counts one answered request, by its labels (http-labels.ts): see http-counts.ts for why not prom-client's own. */
+  /** Counts one answered request, by its labels (http-labels.ts): see plain-metrics.ts for why not prom-client's own. */
   countRequest(method: string, route: RouteLabel, status: number, seconds: number): void {
     if (!this.counting) return;
     this.http.count(method, route, status, seconds);

@@ -1,7 +1,8 @@
 /**
- * The HTTP requests' counter (`rosetta_http_requests_total`) and duration histogram
- * (`rosetta_http_request_duration_seconds`), counted on the hot path in plain numbers and handed to the
- * prom-client registry as two metrics it formats at scrape time, like its own. prom-client's Counter and
+ * Metrics counted on hot paths in plain numbers and handed to the prom-client registry as metrics it
+ * formats at scrape time, like its own: the HTTP requests' counter (`rosetta_http_requests_total`) and
+ * duration histogram (`rosetta_http_request_duration_seconds`), and histograms without labels (the
+ * journal's group commits, one or two per few writes). prom-client's Counter and
  * Histogram hash and check the label values of every observation, even through a child got from
  * labels() once: that cost a single-entry GET 4-5% of its service CPU, measured in one process with the
  * counting switched off and on in turn (bench/operability.ts); the profile put little of it in
@@ -13,26 +14,19 @@ import type { Registry } from 'prom-client';
 /** One method and route's counts: requests by status, and the duration histogram. */
 class RouteCounts {
   readonly statuses = new Map<number, number>();
-  /** Observations in each bucket alone (not cumulative), the last one past every bound (+Inf). */
-  readonly buckets: Float64Array;
-  sum = 0;
-  count = 0;
+  readonly durations: Buckets;
 
   constructor(
     readonly method: string,
     readonly route: string,
-    private readonly bounds: readonly number[],
+    bounds: readonly number[],
   ) {
-    this.buckets = new Float64Array(bounds.length + 1);
+    this.durations = new Buckets(bounds);
   }
 
   observe(status: number, seconds: number): void {
     this.statuses.set(status, (this.statuses.get(status) ?? 0) + 1);
-    let b = 0;
-    while (b < this.bounds.length && seconds > this.bounds[b]!) b++;
-    this.buckets[b]! += 1;
-    this.sum += seconds;
-    this.count += 1;
+    this.durations.observe(seconds);
   }
 }
 
@@ -43,6 +37,54 @@ interface MetricValue {
   readonly metricName?: string;
 }
 
+/** Observations of one histogram series: each bucket alone (the last past every bound, +Inf), sum, count. */
+class Buckets {
+  readonly counts: Float64Array;
+  sum = 0;
+  count = 0;
+
+  constructor(private readonly bounds: readonly number[]) {
+    this.counts = new Float64Array(bounds.length + 1);
+  }
+
+  observe(value: number): void {
+    let b = 0;
+    while (b < this.bounds.length && value > this.bounds[b]!) b++;
+    this.counts[b]! += 1;
+    this.sum += value;
+    this.count += 1;
+  }
+
+  /** The series' lines: cumulative buckets, +Inf, sum and count, under `labels`. */
+  lines(name: string, labels: Readonly<Record<string, string>>): MetricValue[] {
+    const lines: MetricValue[] = [];
+    let cumulative = 0;
+    this.bounds.forEach((bound, i) => {
+      cumulative += this.counts[i]!;
+      lines.push({ labels: { ...labels, le: bound }, value: cumulative, metricName: `${name}_bucket` });
+    });
+    lines.push({ labels: { ...labels, le: '+Inf' }, value: this.count, metricName: `${name}_bucket` });
+    lines.push({ labels, value: this.sum, metricName: `${name}_sum` });
+    lines.push({ labels, value: this.count, metricName: `${name}_count` });
+    return lines;
+  }
+}
+
+/** A histogram without labels. */
+export class PlainHistogram {
+  private readonly buckets: Buckets;
+
+  constructor(registry: Registry, name: string, help: string, bounds: readonly number[]) {
+    this.buckets = new Buckets(bounds);
+    registry.registerMetric(metric(name, help, 'histogram', () => this.buckets.lines(name, {})));
+  }
+
+  observe(value: number): void {
+    this.buckets.observe(value);
+  }
+}
+
+/** The HTTP requests' counter and duration histogram (see the top of this file). */
 export class HttpCounts {
   private readonly byMethod = new Map<string, Map<string, RouteCounts>>();
 
@@ -62,19 +104,7 @@ export class HttpCounts {
     );
     registry.registerMetric(
       metric(names.duration, help.duration, 'histogram', () =>
-        routes().flatMap((r) => {
-          const labels = { method: r.method, route: r.route };
-          const lines: MetricValue[] = [];
-          let cumulative = 0;
-          this.bounds.forEach((bound, i) => {
-            cumulative += r.buckets[i]!;
-            lines.push({ labels: { ...labels, le: bound }, value: cumulative, metricName: `${names.duration}_bucket` });
-          });
-          lines.push({ labels: { ...labels, le: '+Inf' }, value: r.count, metricName: `${names.duration}_bucket` });
-          lines.push({ labels, value: r.sum, metricName: `${names.duration}_sum` });
-          lines.push({ labels, value: r.count, metricName: `${names.duration}_count` });
-          return lines;
-        }),
+        routes().flatMap((r) => r.durations.lines(names.duration, { method: r.method, route: r.route })),
       ),
     );
   }
