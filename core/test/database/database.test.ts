@@ -161,7 +161,8 @@ const IF = '/rests/data/ietf-interfaces:interfaces';
 function startRosetta(args: string[]): Promise<{ url?: string; code?: number | null; output: () => string; stop: () => Promise<void> }> {
   const proc = spawn(process.execPath, [BIN, 'start', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': the process may exit before its last output has been read from the pipes
+  const exited = new Promise<number | null>((resolve) => proc.once('close', (code) => resolve(code)));
   const stop = async () => {
     if (proc.exitCode === null) proc.kill('SIGTERM');
     await exited;

@@ -208,7 +208,8 @@ function rosetta(args: string[], timeoutMs = 30_000): Promise<{ code: number | n
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('error', reject);
-    child.on('exit', (code) => {
+    // 'close', not 'exit': the process may exit before its last output has been read from the pipes
+    child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
