@@ -16,6 +16,7 @@ import { benchNetconf } from './netconf';
 import { benchFleet } from './fleet';
 import { benchEvents } from './events';
 import { benchOperability } from './operability';
+import { benchDatabase } from './database';
 
 const suites: Array<[key: string, name: string, run: () => BenchResult[] | Promise<BenchResult[]>]> = [
   ['yang', 'YANG compile', benchYangCompile],
@@ -29,6 +30,7 @@ const suites: Array<[key: string, name: string, run: () => BenchResult[] | Promi
   ['fleet', 'fleets of simulated devices (rosetta-sim)', benchFleet],
   ['events', 'event streams (1,000 SSE subscribers on data-change under writes)', benchEvents],
   ['operability', 'operability (OpenAPI of OpenConfig, metrics and logs on vs off, /metrics hammered)', benchOperability],
+  ['database', 'the Config datastore in PostgreSQL (one and three instances vs the embedded journal)', benchDatabase],
 ];
 
 /** The suites ROSETTA_BENCH names, or all. */

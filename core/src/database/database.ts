@@ -5,7 +5,7 @@
  * messages about a held journal, say which instance holds what.
  */
 import * as os from 'node:os';
-import { Pool } from 'pg';
+import { Pool, type PoolClient } from 'pg';
 import { databaseErrorOf } from './database-error';
 import { migrate } from './migrations';
 import { databaseSettings, printableUrl, type DatabaseLocation } from './settings';
@@ -16,8 +16,13 @@ export interface Database {
   readonly where: string;
   /** This instance's name in the database's session list: `rosetta <host> pid <pid>`. */
   readonly instance: string;
+  /** `UP` when the last probe reached the database, else why not (readiness: service/readiness.ts). */
+  state(): string;
   close(): Promise<void>;
 }
+
+/** How often an idle service checks it still reaches its database, so readiness follows an outage. */
+const PROBE_INTERVAL_MS = 2000;
 
 /** Clients in the pool: a few writers' group commits and readers at once, far under max_connections. */
 const POOL_SIZE = 8;
@@ -53,14 +58,60 @@ export async function openDatabase(location: DatabaseLocation, log: (message: st
     await pool.end().catch(() => undefined);
     throw databaseErrorOf(error, 'database.url', where);
   }
+  let state = 'UP';
+  let probing = false;
+  const probe = setInterval(() => {
+    if (probing) return;
+    probing = true;
+    pool
+      .query('SELECT 1')
+      .then(
+        () => {
+          state = 'UP';
+        },
+        (error: unknown) => {
+          state = `unreachable: ${databaseErrorOf(error, 'probe', where).message}`;
+        },
+      )
+      .finally(() => {
+        probing = false;
+      });
+  }, PROBE_INTERVAL_MS);
+  probe.unref();
   let closing: Promise<void> | undefined;
   return {
     pool,
     where,
     instance,
+    state: () => state,
     close: () => {
+      clearInterval(probe);
       closing ??= pool.end();
       return closing;
     },
   };
+}
+
+/** The client of a transaction: checked out of the pool, released with `done` (destroyed when `broken`). */
+export interface TransactionClient extends PoolClient {
+  done(broken?: boolean): void;
+}
+
+/** A client of `pool` for one transaction, whose connection failing is that transaction's error, not the process's. */
+export async function checkout(pool: Pool, doing: string, where: string): Promise<TransactionClient> {
+  let client: PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    throw databaseErrorOf(error, doing, where);
+  }
+  // a checked-out client's broken connection is an 'error' event: unheard, it would end the process
+  const ignore = () => undefined;
+  client.on('error', ignore);
+  return Object.assign(client, {
+    done(broken = false) {
+      client.removeListener('error', ignore);
+      client.release(broken);
+    },
+  });
 }

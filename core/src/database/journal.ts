@@ -1,33 +1,40 @@
 /**
- * A named journal in the database (table `journal_records`, and `journal_snapshots` for its compacted
- * state), with the same contract as the data folder's journal (datastore/journal.ts): records in
- * order, each append resolved once it is durable (its transaction committed), appends arriving during a
- * commit sharing the next one (group commit: one INSERT of many rows, one WAL flush), a snapshot
- * standing for every record before it, and recovery that hands the newest snapshot and the records
- * after it to the owner. A gap in the positions (a row deleted by hand) refuses the open, naming the
- * journal and the position.
+ * A named journal in the database (`journal_records`, `journal_snapshots` for its compacted state, and
+ * its head in `journal_heads`), shared by every instance of the service, with the same contract as the
+ * data folder's journal (datastore/journal.ts) for each of them: records in one order, each append
+ * resolved once durable (its transaction committed), appends arriving during a commit sharing the next
+ * one (group commit), a snapshot standing for every record before it, and recovery handing the newest
+ * snapshot and the records after it to the owner. A gap in the positions (a row deleted by hand) is
+ * refused, naming the journal and the position.
  *
- * One instance writes a journal at a time: the open takes an advisory lock on its name, held by a
- * client of its own for as long as the journal is open, and a second instance is refused naming the
- * holder. Several instances writing one journal is the next step (docs/architecture.md#persistence).
+ * Several instances write one journal. Their writes are serialized by the journal's head row:
+ * - a write begins a transaction that locks the head (`SELECT ... FOR UPDATE`), so no other instance
+ *   commits meanwhile, and hands the records others committed since this instance last looked to the
+ *   owner (`onForeign`) before the owner applies its own edits on top: a change is always checked and
+ *   applied on the newest data, never lost or interleaved with another instance's;
+ * - the appends of that turn of the owner's write queue go into the transaction, which then inserts
+ *   them, moves the head, and commits;
+ * - `catchUp` (before a read) asks for the head and hands over what others committed since, so that a
+ *   write acknowledged by any instance is read by every instance right after (read-your-writes). While
+ *   this instance holds the head, nobody else can have committed since its transaction began, and no
+ *   query is needed.
+ * Everything that reads or moves the head runs one at a time (`exclusive`): a record delivered twice
+ * or skipped would make this instance's tree differ from the database's.
+ *
+ * Snapshots remove the records of the snapshot before them, not their own: an instance a snapshot
+ * behind still catches up record by record. One further behind (`compacted` beyond what it has) stops
+ * with `behind`, and its owner reloads from the newest snapshot.
  */
 import type { Pool, PoolClient } from 'pg';
+import { checkout, type TransactionClient } from './database';
 import { DatabaseError, databaseErrorOf } from './database-error';
-import { LOCK_KEYS } from './migrations';
+import { type DatabaseRecovery, missing, READ_BATCH, type RecoveryHandlers, recover } from './journal-recovery';
 
-/** What recovery found (the fields the data folder's journal reports too). */
-export interface DatabaseRecovery {
-  readonly snapshotPosition: number;
-  readonly recordsReplayed: number;
-  readonly position: number;
-  readonly droppedBytes: 0;
-}
+export type { DatabaseRecovery } from './journal-recovery';
 
-export interface DatabaseJournalOptions {
-  /** The newest snapshot's state and the records it covers. */
-  onSnapshot?(state: Buffer, position: number): void | Promise<void>;
-  /** One record after the snapshot, in order. */
-  onRecord?(record: Buffer, position: number): void | Promise<void>;
+export interface DatabaseJournalOptions extends RecoveryHandlers {
+  /** A record another instance committed, in order, after recovery. */
+  onForeign?(record: Buffer, position: number): void;
   /** Called once when the records since the last snapshot pass a threshold; answered by `snapshot()`. */
   onCompactionDue?(journal: DatabaseJournal): void;
   /** Told of each group commit: its time and records (metrics). */
@@ -36,7 +43,7 @@ export interface DatabaseJournalOptions {
   compactAfterBytes?: number;
   /** Default 100,000. */
   compactAfterRecords?: number;
-  /** Most bytes one group commit carries; a larger single record is written alone. Default 4 MiB. */
+  /** Most bytes one INSERT carries; a larger single record is inserted alone. Default 4 MiB. */
   maxBatchBytes?: number;
 }
 
@@ -46,15 +53,25 @@ interface QueuedAppend {
   reject(error: Error): void;
 }
 
-/** Rows read per query at recovery, so a long journal is never one result in memory. */
-const RECOVERY_BATCH = 1000;
+/** A write transaction holding the journal's head: the appends it will commit. */
+interface WriteTurn {
+  readonly client: TransactionClient;
+  readonly appends: QueuedAppend[];
+  /** Set once its commit is scheduled. */
+  scheduled: boolean;
+}
 
 /** An open journal in the database. Open with `DatabaseJournal.open`. */
 export class DatabaseJournal {
-  private queue: QueuedAppend[] = [];
-  private committing: Promise<void> | undefined;
+  /** The write transaction open now (this instance holds the head), if any. */
+  private turn: WriteTurn | undefined;
+  /** The last thing done with the head: each waits for the one before. */
+  private exclusive: Promise<unknown> = Promise.resolve();
+  /** A catch-up queued behind the exclusive work, which reads arriving now share. */
+  private nextCatchUp: Promise<void> | undefined;
+  /** The records of the journal this instance has: its own and others', all committed. */
+  private known: number;
   private appended: number;
-  private durable: number;
   private failure: Error | undefined;
   private bytesSinceSnapshot = 0;
   private recordsSinceSnapshot = 0;
@@ -66,70 +83,28 @@ export class DatabaseJournal {
     private readonly pool: Pool,
     private readonly name: string,
     private readonly where: string,
-    private readonly holder: PoolClient,
     private readonly options: DatabaseJournalOptions,
     readonly recovery: DatabaseRecovery,
   ) {
+    this.known = recovery.position;
     this.appended = recovery.position;
-    this.durable = recovery.position;
     this.recordsSinceSnapshot = recovery.recordsReplayed;
   }
 
-  /**
-   * Takes the journal `name` (its advisory lock) and recovers it through the handlers. Rejects with
-   * DatabaseError `held` when another instance has it open, `corrupt` for a gap in its records.
-   */
+  /** Recovers the journal `name` through the handlers. Rejects with DatabaseError `corrupt` for a gap in its records. */
   static async open(pool: Pool, name: string, where: string, options: DatabaseJournalOptions = {}): Promise<DatabaseJournal> {
-    const doing = `opening journal ${name}`;
-    let holder: PoolClient;
     try {
-      holder = await pool.connect();
+      await pool.query('INSERT INTO journal_heads (journal) VALUES ($1) ON CONFLICT (journal) DO NOTHING', [name]);
+      const recovery = await recover(pool, name, where, options);
+      return new DatabaseJournal(pool, name, where, options, recovery);
     } catch (error) {
-      throw databaseErrorOf(error, doing, where);
-    }
-    // a checked-out client's broken connection is an 'error' event: unheard, it would end the process
-    const beforeOpen = () => undefined;
-    holder.on('error', beforeOpen);
-    try {
-      const { rows } = await holder.query<{ taken: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS taken', [
-        Number(LOCK_KEYS.journal & 0x7fffffffn),
-        name,
-      ]);
-      if (rows[0]?.taken !== true) {
-        const who = await holder.query<{ application_name: string; client_addr: string | null }>(
-          `SELECT a.application_name, a.client_addr::text FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-           WHERE l.locktype = 'advisory' AND l.classid = $1 AND l.objid = hashtext($2)::oid AND l.granted`,
-          [Number(LOCK_KEYS.journal & 0x7fffffffn), name],
-        );
-        const other = who.rows[0];
-        throw new DatabaseError(
-          'held',
-          `${doing}: another instance has it open${other ? ` (${other.application_name || 'unnamed'} from ${other.client_addr ?? 'a local socket'})` : ''}; one instance writes a journal at a time`,
-        );
-      }
-      const recovery = await recover(pool, name, options);
-      const journal = new DatabaseJournal(pool, name, where, holder, options, recovery);
-      // The lock lives as long as the holder's session: a session lost (the server restarted, the
-      // network cut) lost the lock too, so the journal stops and the next write reopens it.
-      holder.removeListener('error', beforeOpen);
-      holder.on('error', (error) => {
-        journal.failure ??= databaseErrorOf(error, `journal ${name} lost its database session`, where);
-      });
-      return journal;
-    } catch (error) {
-      holder.release(true);
-      throw databaseErrorOf(error, doing, where);
+      throw databaseErrorOf(error, `opening journal ${name}`, where);
     }
   }
 
-  /** Records appended so far (durable or not). */
+  /** Records appended so far by this instance or caught up from others (durable or not). */
   get position(): number {
     return this.appended;
-  }
-
-  /** The last durable record's position. */
-  get durablePosition(): number {
-    return this.durable;
   }
 
   /** The error that stopped the journal, if one did; it refuses work until reopened. */
@@ -141,58 +116,230 @@ export class DatabaseJournal {
     return { segmentBytes: this.bytesSinceSnapshot, segmentRecords: this.recordsSinceSnapshot, batchesWritten: this.batches };
   }
 
-  /** Queues `record`; resolves once it is committed, rejects if it cannot be. */
-  append(record: Uint8Array | string): Promise<void> {
-    if (this.failure !== undefined) return Promise.reject(this.failure);
-    if (this.closed) return Promise.reject(new DatabaseError('failed', `journal ${this.name} is closed`));
-    const bytes = typeof record === 'string' ? Buffer.from(record, 'utf8') : Buffer.from(record);
-    this.appended += 1;
-    this.bytesSinceSnapshot += bytes.length;
-    this.recordsSinceSnapshot += 1;
-    const done = new Promise<void>((resolve, reject) => this.queue.push({ record: bytes, resolve, reject }));
-    this.startCommitting();
-    this.askCompaction();
-    return done;
+  /**
+   * Makes this instance the journal's writer until the appends that follow are committed: locks the
+   * head and hands what others committed meanwhile to `onForeign` first. Call it before building a
+   * change, in the owner's write queue; the appends made before that queue's next turn share one
+   * transaction.
+   */
+  async beginWrite(): Promise<void> {
+    if (this.turn !== undefined && !this.turn.scheduled) return;
+    await this.run(async () => {
+      if (this.turn !== undefined && !this.turn.scheduled) return;
+      this.usable();
+      const client = await checkout(this.pool, `writing journal ${this.name}`, this.where);
+      try {
+        await client.query('BEGIN');
+        const { rows } = await client.query<{ position: string; compacted: string }>(
+          'SELECT position, compacted FROM journal_heads WHERE journal = $1 FOR UPDATE',
+          [this.name],
+        );
+        await this.takeForeign(client, rows[0]);
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        client.done(true);
+        throw databaseErrorOf(error, `writing journal ${this.name}`, this.where);
+      }
+      const turn: WriteTurn = { client, appends: [], scheduled: false };
+      this.turn = turn;
+      // The writers queued now build their changes in this turn of the loop; then the turn ends.
+      setImmediate(() => {
+        turn.scheduled = true;
+        void this.run(() => (turn.appends.length > 0 ? this.commit(turn) : this.abandon(turn)));
+      });
+    });
   }
 
   /**
-   * Stores `state` as standing for every record appended so far, then removes those records and older
-   * snapshots. Call it when `state` reflects exactly the records appended (inside the owner's write queue).
+   * Hands to `onForeign` the records other instances committed before this call; resolves at once
+   * when this instance holds the head (none can have). Reads arriving together share one query.
    */
-  async snapshot(state: Uint8Array | string): Promise<void> {
-    const position = this.appended;
-    const bytes = typeof state === 'string' ? Buffer.from(state, 'utf8') : Buffer.from(state);
-    this.bytesSinceSnapshot = 0;
-    this.recordsSinceSnapshot = 0;
-    this.compactionAsked = false;
-    // the records it stands for are committed first, so the snapshot never covers a missing record
-    while (this.committing !== undefined) await this.committing;
-    if (this.failure !== undefined) throw this.failure;
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query(
-        'INSERT INTO journal_snapshots (journal, position, state) VALUES ($1, $2, $3) ON CONFLICT (journal, position) DO UPDATE SET state = EXCLUDED.state',
-        [this.name, position, bytes],
-      );
-      await client.query('DELETE FROM journal_records WHERE journal = $1 AND position <= $2', [this.name, position]);
-      await client.query('DELETE FROM journal_snapshots WHERE journal = $1 AND position < $2', [this.name, position]);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw databaseErrorOf(error, `snapshot of journal ${this.name}`, this.where);
-    } finally {
-      client.release();
-    }
+  catchUp(): Promise<void> {
+    if (this.turn !== undefined) return Promise.resolve();
+    this.nextCatchUp ??= this.run(async () => {
+      this.nextCatchUp = undefined;
+      if (this.turn !== undefined) return;
+      this.usable();
+      try {
+        // named: each connection parses and plans it once, and every read asks it
+        const { rows } = await this.pool.query<{ position: string; compacted: string }>({
+          name: 'rosetta-journal-head',
+          text: 'SELECT position, compacted FROM journal_heads WHERE journal = $1',
+          values: [this.name],
+        });
+        await this.takeForeign(this.pool, rows[0]);
+      } catch (error) {
+        throw databaseErrorOf(error, `reading journal ${this.name}`, this.where);
+      }
+    });
+    return this.nextCatchUp;
   }
 
-  /** Commits what is queued, then lets go of the journal. Idempotent. */
+  /** Adds `record` to the write begun by `beginWrite`; resolves once it is committed, rejects if it cannot be. */
+  append(record: Uint8Array | string): Promise<void> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    const turn = this.turn;
+    if (turn === undefined || turn.scheduled)
+      return Promise.reject(new DatabaseError('failed', `journal ${this.name}: an append outside a write (beginWrite)`));
+    const bytes = typeof record === 'string' ? Buffer.from(record, 'utf8') : Buffer.from(record);
+    this.appended += 1;
+    this.counted(bytes.length);
+    return new Promise<void>((resolve, reject) => turn.appends.push({ record: bytes, resolve, reject }));
+  }
+
+  /**
+   * Stores `state` as standing for every record this instance has, when no other instance has
+   * written since (else it is left for a later compaction: `state` would miss their records), and
+   * removes the records and snapshots older than the previous snapshot. Call it with the state of
+   * exactly the records appended (inside the owner's write queue).
+   */
+  async snapshot(state: Uint8Array | string): Promise<void> {
+    const bytes = typeof state === 'string' ? Buffer.from(state, 'utf8') : Buffer.from(state);
+    this.compactionAsked = false;
+    // the appends the state holds are committed first: their commit is queued when their turn ends
+    if (this.turn !== undefined) await new Promise((resolve) => setImmediate(resolve));
+    await this.run(async () => {
+      this.usable();
+      const position = this.known;
+      if (position !== this.appended) return;
+      const client = await checkout(this.pool, `snapshot of journal ${this.name}`, this.where);
+      try {
+        await client.query('BEGIN');
+        const { rows } = await client.query<{ position: string; snapshot: string }>(
+          'SELECT position, snapshot FROM journal_heads WHERE journal = $1 FOR UPDATE',
+          [this.name],
+        );
+        if (Number(rows[0]?.position) !== position) {
+          await client.query('ROLLBACK');
+          return;
+        }
+        const previous = Number(rows[0]!.snapshot);
+        await client.query('INSERT INTO journal_snapshots (journal, position, state) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
+          this.name,
+          position,
+          bytes,
+        ]);
+        await client.query('DELETE FROM journal_records WHERE journal = $1 AND position <= $2', [this.name, previous]);
+        await client.query('DELETE FROM journal_snapshots WHERE journal = $1 AND position < $2', [this.name, previous]);
+        await client.query('UPDATE journal_heads SET snapshot = $2, compacted = $3 WHERE journal = $1', [this.name, position, previous]);
+        await client.query('COMMIT');
+        this.bytesSinceSnapshot = 0;
+        this.recordsSinceSnapshot = 0;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw databaseErrorOf(error, `snapshot of journal ${this.name}`, this.where);
+      } finally {
+        client.done();
+      }
+    });
+  }
+
+  /** Commits what is appended, then lets go of the journal. Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    while (this.committing !== undefined) await this.committing.catch(() => undefined);
-    // releasing the client with an error ends its session, and so its advisory lock
-    this.holder.release(true);
+    // the last turn's commit is queued once its appends are in: let it be, then wait for it
+    if (this.turn !== undefined) await new Promise((resolve) => setImmediate(resolve));
+    await this.exclusive.catch(() => undefined);
+  }
+
+  /** Ends a turn in which no change was appended (every writer's check refused it): lets go of the head. */
+  private async abandon(turn: WriteTurn): Promise<void> {
+    await turn.client.query('ROLLBACK').catch(() => undefined);
+    turn.client.done();
+    this.turn = undefined;
+  }
+
+  /** Runs `work` after everything queued before it that reads or moves the head. */
+  private run<T>(work: () => Promise<T>): Promise<T> {
+    const done = this.exclusive.then(work);
+    this.exclusive = done.catch(() => undefined);
+    return done;
+  }
+
+  private usable(): void {
+    if (this.failure !== undefined) throw this.failure;
+    if (this.closed) throw new DatabaseError('failed', `journal ${this.name} is closed`);
+  }
+
+  /** Hands the records between what this instance has and `head` to `onForeign` (inside `run`). */
+  private async takeForeign(db: Pool | PoolClient, head: { position: string; compacted: string } | undefined): Promise<void> {
+    if (head === undefined)
+      throw new DatabaseError('corrupt', `journal ${this.name} has no head row in journal_heads: restore the database from a backup`);
+    const last = Number(head.position);
+    if (last <= this.known) return;
+    if (Number(head.compacted) > this.known) {
+      this.failure = new DatabaseError(
+        'behind',
+        `journal ${this.name}: other instances compacted records ${this.known + 1} to ${head.compacted} before this one read them; reloading`,
+      );
+      throw this.failure;
+    }
+    while (this.known < last) {
+      const { rows } = await db.query<{ position: string; record: Buffer }>(
+        'SELECT position, record FROM journal_records WHERE journal = $1 AND position > $2 AND position <= $3 ORDER BY position LIMIT $4',
+        [this.name, this.known, last, READ_BATCH],
+      );
+      if (rows.length === 0) throw missing(this.name, this.known + 1, last);
+      for (const row of rows) {
+        const at = Number(row.position);
+        if (at !== this.known + 1) throw missing(this.name, this.known + 1, at);
+        try {
+          this.options.onForeign?.(row.record, at);
+        } catch (error) {
+          // the owner's tree no longer matches the journal: it must reload
+          this.failure = databaseErrorOf(error, `journal ${this.name}: applying record ${at} of another instance`, this.where);
+          throw this.failure;
+        }
+        this.known = at;
+        this.appended = at;
+        this.counted(row.record.length);
+      }
+    }
+  }
+
+  /** Inserts the turn's appends, moves the head, commits (inside `run`). */
+  private async commit(turn: WriteTurn): Promise<void> {
+    const { client, appends } = turn;
+    const first = this.known + 1;
+    const last = this.known + appends.length;
+    const started = performance.now();
+    try {
+      const maxBatch = this.options.maxBatchBytes ?? 4 << 20;
+      for (let from = 0; from < appends.length; ) {
+        let to = from + 1;
+        for (let bytes = appends[from]!.record.length; to < appends.length && bytes + appends[to]!.record.length <= maxBatch; to++)
+          bytes += appends[to]!.record.length;
+        const chunk = appends.slice(from, to);
+        await client.query(
+          'INSERT INTO journal_records (journal, position, record) SELECT $1, p, r FROM unnest($2::bigint[], $3::bytea[]) AS t(p, r)',
+          [this.name, chunk.map((_, i) => first + from + i), chunk.map((a) => a.record)],
+        );
+        from = to;
+      }
+      await client.query('UPDATE journal_heads SET position = $2 WHERE journal = $1', [this.name, last]);
+      await client.query('COMMIT');
+    } catch (error) {
+      // Whether a failed COMMIT took effect is unknown: the owner reloads from the database.
+      this.failure ??= databaseErrorOf(error, `writing journal ${this.name}`, this.where);
+      await client.query('ROLLBACK').catch(() => undefined);
+      client.done(true);
+      this.turn = undefined;
+      for (const a of appends) a.reject(this.failure);
+      return;
+    }
+    client.done();
+    this.turn = undefined;
+    this.known = last;
+    this.batches += 1;
+    this.options.onCommitted?.((performance.now() - started) / 1000, appends.length);
+    for (const a of appends) a.resolve();
+    this.askCompaction();
+  }
+
+  private counted(bytes: number): void {
+    this.bytesSinceSnapshot += bytes;
+    this.recordsSinceSnapshot += 1;
   }
 
   private askCompaction(): void {
@@ -203,71 +350,4 @@ export class DatabaseJournal {
     this.compactionAsked = true;
     this.options.onCompactionDue?.(this);
   }
-
-  private startCommitting(): void {
-    if (this.committing !== undefined) return;
-    this.committing = this.commitLoop().finally(() => {
-      this.committing = undefined;
-    });
-  }
-
-  /** Commits the queue in batches, one INSERT each, until it is empty. */
-  private async commitLoop(): Promise<void> {
-    const maxBatch = this.options.maxBatchBytes ?? 4 << 20;
-    while (this.queue.length > 0) {
-      let bytes = 0;
-      let count = 0;
-      while (count < this.queue.length && (count === 0 || bytes + this.queue[count]!.record.length <= maxBatch)) {
-        bytes += this.queue[count]!.record.length;
-        count++;
-      }
-      const batch = this.queue.splice(0, count);
-      const first = this.durable + 1;
-      const started = performance.now();
-      try {
-        if (this.failure !== undefined) throw this.failure;
-        await this.pool.query(
-          'INSERT INTO journal_records (journal, position, record) SELECT $1, p, r FROM unnest($2::bigint[], $3::bytea[]) AS t(p, r)',
-          [this.name, batch.map((_, i) => first + i), batch.map((a) => a.record)],
-        );
-      } catch (error) {
-        this.failure ??= databaseErrorOf(error, `writing journal ${this.name}`, this.where);
-        for (const a of [...batch, ...this.queue.splice(0)]) a.reject(this.failure);
-        return;
-      }
-      this.durable += batch.length;
-      this.batches += 1;
-      this.options.onCommitted?.((performance.now() - started) / 1000, batch.length);
-      for (const a of batch) a.resolve();
-    }
-  }
-}
-
-/** Hands the newest snapshot and the records after it to the handlers; refuses a gap. */
-async function recover(pool: Pool, name: string, options: DatabaseJournalOptions): Promise<DatabaseRecovery> {
-  const snap = await pool.query<{ position: string; state: Buffer }>(
-    'SELECT position, state FROM journal_snapshots WHERE journal = $1 ORDER BY position DESC LIMIT 1',
-    [name],
-  );
-  const snapshotPosition = snap.rows.length === 0 ? 0 : Number(snap.rows[0]!.position);
-  if (snap.rows.length > 0) await options.onSnapshot?.(snap.rows[0]!.state, snapshotPosition);
-  let position = snapshotPosition;
-  for (;;) {
-    const { rows } = await pool.query<{ position: string; record: Buffer }>(
-      'SELECT position, record FROM journal_records WHERE journal = $1 AND position > $2 ORDER BY position LIMIT $3',
-      [name, position, RECOVERY_BATCH],
-    );
-    for (const row of rows) {
-      const at = Number(row.position);
-      if (at !== position + 1)
-        throw new DatabaseError(
-          'corrupt',
-          `journal ${name}: record ${position + 1} is missing (the next stored is ${at}); its rows in journal_records were removed by hand: restore the database from a backup`,
-        );
-      await options.onRecord?.(row.record, at);
-      position = at;
-    }
-    if (rows.length < RECOVERY_BATCH) break;
-  }
-  return { snapshotPosition, recordsReplayed: position - snapshotPosition, position, droppedBytes: 0 };
 }

@@ -16,7 +16,7 @@ interface Migration {
 }
 
 /** Advisory lock keys of this service (pg_advisory_lock's bigint space, ours from 0x526f7365 "Rose"). */
-export const LOCK_KEYS = { migrations: 0x526f736500000001n, journal: 0x526f736500000002n } as const;
+export const LOCK_KEYS = { migrations: 0x526f736500000001n } as const;
 
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -37,6 +37,22 @@ export const MIGRATIONS: readonly Migration[] = [
         written_at timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (journal, position)
       );`,
+  },
+  {
+    version: 2,
+    name: 'journal heads: the position every instance writes after, locked by the writer',
+    sql: `
+      CREATE TABLE journal_heads (
+        journal text PRIMARY KEY,
+        position bigint NOT NULL DEFAULT 0,
+        snapshot bigint NOT NULL DEFAULT 0,
+        compacted bigint NOT NULL DEFAULT 0
+      );
+      INSERT INTO journal_heads (journal, position, snapshot, compacted)
+        SELECT journal, max(position), max(snapshot), max(snapshot)
+        FROM (SELECT journal, position, 0 AS snapshot FROM journal_records
+              UNION ALL SELECT journal, position, position FROM journal_snapshots) AS stored
+        GROUP BY journal;`,
   },
 ];
 

@@ -25,19 +25,20 @@ import { applyEdits, type Edit, type PathStep } from '../data/edit';
 import { DataError, fault } from '../data/errors';
 import { encodeJson } from '../data/json-encode';
 import { emptyRoot, type DataRoot } from '../data/tree';
-import type { SchemaContext, SchemaNode } from '../yang/schema';
+import type { SchemaContext } from '../yang/schema';
 import type { Datastore, PreparedWrite } from './datastore';
-import { decodeEditRecord, decodeSnapshot, encodeEditRecord, type ParkedEdit, type ReadContext } from './edit-record';
+import { encodeEditRecord, type ParkedEdit } from './edit-record';
 import { DatabaseError, DatabaseJournal, type Database } from '../database';
 import { Journal, type JournalOptions } from './journal';
 import type { RecordLog } from './record-log';
+import { storedReader, type StoredReader } from './record-replay';
 import { JournalError } from './journal-error';
 import { isNoSpace, StorageFullError } from './storage-full';
 import { WriteQueue } from './write-queue';
 import { byModule, ParkedData, type Returning } from './parked-data';
 import { readParkedFile, writeParkedFile } from './parked-file';
 import type { SecretBox } from './secrets';
-import { openStoredSecrets, revealSecret, schemaHoldsSensitive, sealEdits, sealTree, secretContext } from './sensitive';
+import { revealSecret, sealEdits } from './sensitive';
 
 /** Journal settings the Config datastore passes through (recovery and compaction it handles itself). */
 export type ConfigJournalOptions = Omit<JournalOptions, 'onSnapshot' | 'onRecord' | 'onCompactionDue' | 'log'>;
@@ -71,7 +72,7 @@ const DEFAULT_MAX_RECORD_BYTES = 512 << 20;
  */
 function storageFault(error: unknown, directory: string): DataError {
   if (isNoSpace(error)) return new StorageFullError(directory);
-  if (error instanceof DatabaseError && (error.code === 'unreachable' || error.code === 'held'))
+  if (error instanceof DatabaseError && error.code === 'unreachable')
     return new DataError(
       fault(
         'operation-failed',
@@ -91,66 +92,19 @@ async function recover(
   options: ConfigStoreOptions,
   log: (m: string) => void,
   onCompactionDue: (journal: RecordLog) => void,
+  onForeign: (record: Buffer, position: number) => void,
 ): Promise<Recovered> {
   let root = emptyRoot();
   // What was parked before comes first: the journal's records are newer (and may supersede it).
   const parked = new ParkedData(await readParkedFile(directory));
   const before = parked.size;
-  // Stored secrets are opened before decoding (their type is checked on the clear value, as when
-  // written) and sealed again; the clear values opened are kept out of the log lines of recovery.
-  const box = options.secrets !== undefined && schemaHoldsSensitive(ctx) ? options.secrets : undefined;
-  const opened: string[] = [];
-  const quiet = box === undefined ? log : (message: string) => log(withheld(message, opened));
-  // A sealed value that does not open is refused when no stored secret has opened before it: the key is
-  // missing, damaged or another folder's, and starting would lose every stored secret. One that does not
-  // open after others did is a sealed value a client copied to another leaf (sensitive.ts), kept as is.
-  let anyOpened = false;
-  const prepare =
-    box === undefined
-      ? undefined
-      : (where: string) => (doc: Record<string, unknown>, parent: SchemaNode | undefined, steps: readonly PathStep[]) => {
-          const before = opened.length;
-          openStoredSecrets(doc, parent, secretContext(steps), ctx, box, opened, (context) => {
-            if (anyOpened || opened.length > before) return;
-            const why = box.hasKey ? 'does not open it (damaged, or another folder’s key)' : 'is missing';
-            throw new JournalError(
-              'corrupt',
-              `${box.file} ${why}, while ${where} holds a sealed secret (${context}); refusing to start rather than lose the stored secrets: point secretsKeyFile (or ROSETTA_SECRETS_KEY_FILE) at the key that sealed them, or restore it from a backup (docs/operations.md)`,
-            );
-          });
-          if (opened.length > before) anyOpened = true;
-        };
-  const park = parked.add.bind(parked);
-  const reading = (where: string): ReadContext =>
-    prepare === undefined ? { ctx, log: quiet, where, park } : { ctx, log: quiet, where, park, prepare: prepare(where) };
+  const reader = storedReader(ctx, options.secrets, parked, log);
   const handlers = {
     onSnapshot: (state: Buffer, position: number) => {
-      root = decodeSnapshot(state.toString('utf8'), reading(`snapshot at record ${position}`));
-      if (box !== undefined) root = sealTree(root, box);
-      opened.length = 0;
+      root = reader.snapshot(state, position);
     },
     onRecord: (record: Buffer, position: number) => {
-      const read = reading(`record ${position}`);
-      const parkedBefore = parked.size;
-      let edits = decodeEditRecord(record.toString('utf8'), read);
-      for (const edit of edits) parked.supersede(edit, parkedBefore);
-      if (box !== undefined) edits = sealEdits(edits, box) as Edit[];
-      try {
-        root = applyEdits(root, edits, ctx);
-      } catch (error) {
-        if (!(error instanceof DataError)) throw error;
-        // Only possible when the schema changed since the record was written: keep what still applies.
-        quiet(`${read.where}: ${error.message}; applying its edits one by one`);
-        for (const edit of edits) {
-          try {
-            root = applyEdits(root, [edit], ctx);
-          } catch (single) {
-            if (!(single instanceof DataError)) throw single;
-            quiet(`${read.where}: dropping an edit: ${single.message}`);
-          }
-        }
-      }
-      opened.length = 0;
+      root = reader.record(root, record, position);
     },
   };
   const database = options.database;
@@ -159,12 +113,13 @@ async function recover(
       ? await Journal.open(directory, { ...options.journal, log, onCompactionDue, ...handlers })
       : await DatabaseJournal.open(database.pool, DATABASE_JOURNAL, database.where, {
           ...handlers,
+          onForeign: (record, position) => onForeign(record, position),
           onCompactionDue,
           ...pick(options.journal, ['compactAfterBytes', 'compactAfterRecords', 'maxBatchBytes', 'onCommitted']),
         });
   const fresh = parked.all().slice(before);
-  const returning = parked.takeReturning(ctx, reading, root);
-  return { journal, root, parked, fresh, returning };
+  const returning = parked.takeReturning(ctx, reader.reading, root);
+  return { journal, root, parked, reader, fresh, returning };
 }
 
 /** What recovery rebuilt: the tree, the parked set, the items it parked now, and those whose modules are back. */
@@ -172,6 +127,7 @@ interface Recovered {
   readonly journal: RecordLog;
   readonly root: DataRoot;
   readonly parked: ParkedData;
+  readonly reader: StoredReader;
   readonly fresh: readonly ParkedEdit[];
   readonly returning: Returning;
 }
@@ -181,13 +137,6 @@ function pick<T extends object, K extends keyof T>(options: T | undefined, names
   const out: Partial<Pick<T, K>> = {};
   if (options === undefined) return out;
   for (const name of names) if (options[name] !== undefined) out[name] = options[name];
-  return out;
-}
-
-/** `message` with every occurrence of the clear values in `secrets` replaced by `***`. */
-function withheld(message: string, secrets: readonly string[]): string {
-  let out = message;
-  for (const secret of secrets) if (secret !== '') out = out.split(secret).join('***');
   return out;
 }
 
@@ -214,6 +163,7 @@ export class ConfigStore implements Datastore {
     private readonly options: ConfigStoreOptions,
     private readonly log: (message: string) => void,
     private parked: ParkedData,
+    private reader: StoredReader,
   ) {
     this.latest = root;
     this.visible = root;
@@ -230,8 +180,15 @@ export class ConfigStore implements Datastore {
     const log = options.log ?? ((message: string) => process.stderr.write(`[config datastore] ${message}\n`));
     const absolute = path.resolve(directory);
     let store: ConfigStore | undefined;
-    const recovered = await recover(absolute, ctx, options, log, (due) => store?.compact(due));
-    store = new ConfigStore(recovered.journal, recovered.root, absolute, ctx, options, log, recovered.parked);
+    const recovered = await recover(
+      absolute,
+      ctx,
+      options,
+      log,
+      (due) => store?.compact(due),
+      (record, position) => store!.absorb(record, position),
+    );
+    store = new ConfigStore(recovered.journal, recovered.root, absolute, ctx, options, log, recovered.parked, recovered.reader);
     const report = recovered.journal.recovery;
     if (report.droppedBytes > 0) log(`dropped a torn journal tail of ${report.droppedBytes} byte(s): ${report.dropReason ?? ''}`);
     try {
@@ -303,6 +260,7 @@ export class ConfigStore implements Datastore {
     const { next, sequence, durable } = await this.writers.run(async () => {
       if (this.closing) throw storageFault(new JournalError('closed', 'the datastore is closed'), this.directory);
       if (this.journal.failed) await this.reload();
+      if (this.journal.beginWrite !== undefined) await this.beginWrite();
       const previous = this.latest;
       const box = this.options.secrets;
       const stored = box === undefined ? edits : sealEdits(edits, box);
@@ -421,18 +379,76 @@ export class ConfigStore implements Datastore {
     });
   }
 
+  /**
+   * Brings `current()` up to the writes other instances sharing the database acknowledged before this
+   * call (read-your-writes across instances); nothing to do for a journal in the data folder. Rejects
+   * with a 503 DataError while the database cannot be reached.
+   */
+  async catchUp(): Promise<void> {
+    const journal = this.journal;
+    if (journal.catchUp === undefined || this.closing) return;
+    try {
+      if (journal.failed === undefined) await journal.catchUp();
+      if (journal.failed === undefined) return;
+    } catch (error) {
+      if (journal.failed === undefined) throw storageFault(error, this.directory);
+    }
+    await this.writers.run(async () => {
+      if (this.journal.failed) await this.reload();
+    });
+  }
+
+  /** Takes the journal's head for a write (the database's), reloading first when it must. Inside the write queue. */
+  private async beginWrite(): Promise<void> {
+    try {
+      await this.journal.beginWrite!();
+      return;
+    } catch (error) {
+      if (this.journal.failed === undefined) throw storageFault(error, this.directory);
+    }
+    await this.reload();
+    try {
+      await this.journal.beginWrite!();
+    } catch (error) {
+      throw storageFault(error, this.directory);
+    }
+  }
+
+  /**
+   * A change another instance committed (the database's journal hands them over in order, only while
+   * every change of this instance is settled): applied to both versions.
+   */
+  private absorb(record: Buffer, position: number): void {
+    if (this.acknowledged !== this.appended)
+      throw new Error(`record ${position} of another instance arrived before this one's changes settled`);
+    const parked = this.parked.size;
+    this.latest = this.reader.record(this.latest, record, position);
+    this.visible = this.latest;
+    this.appended += 1;
+    this.acknowledged = this.appended;
+    if (this.parked.size !== parked) this.persistParked();
+  }
+
   /** After an I/O error: reopen the journal and take the tree from disk (run inside the write queue). */
   private async reload(): Promise<void> {
     this.log(`reopening ${this.directory} after: ${this.journal.failed?.message ?? 'an I/O error'}`);
     await this.journal.close().catch(() => undefined);
     let opened: Recovered;
     try {
-      opened = await recover(this.directory, this.ctx, this.options, this.log, (due) => this.compact(due));
+      opened = await recover(
+        this.directory,
+        this.ctx,
+        this.options,
+        this.log,
+        (due) => this.compact(due),
+        (record, position) => this.absorb(record, position),
+      );
     } catch (error) {
       throw storageFault(error, this.directory);
     }
     this.journal = opened.journal;
     this.parked = opened.parked;
+    this.reader = opened.reader;
     this.latest = opened.root;
     this.visible = opened.root;
     this.acknowledged = this.appended;

@@ -73,6 +73,11 @@ export interface Datastore {
    * never for a response. Undefined when absent, or when the store does not seal secrets.
    */
   revealSecret?(steps: readonly PathStep[]): string | undefined;
+  /**
+   * For a store other instances write too (the database): brings `current()` up to every write they
+   * acknowledged before this call. The dispatcher calls it before each request.
+   */
+  catchUp?(): Promise<void>;
 }
 
 /** The two datastores of a running service. */

@@ -17,6 +17,13 @@ export interface RecordLog {
   readonly failed: Error | undefined;
   /** Size since the last snapshot, and group commits written. */
   readonly stats: { segmentBytes: number; segmentRecords: number; batchesWritten: number };
+  /**
+   * For a log several instances write (the database's): takes the log for this instance's next
+   * appends, after handing over what the others wrote meanwhile. Called before building a change.
+   */
+  beginWrite?(): Promise<void>;
+  /** For a log several instances write: hands over what the others wrote before this call. */
+  catchUp?(): Promise<void>;
   append(record: Uint8Array | string): Promise<void>;
   snapshot(state: Uint8Array | string): Promise<void>;
   close(): Promise<void>;

@@ -3,6 +3,7 @@
  * request and response and walks its router; measured on a one-entry GET that cost more than the
  * RESTCONF work itself, about 100 us of CPU against 40 us for a bare `http` answer). For each request, in
  * this order:
+ * 0. with a store other instances write too (PostgreSQL), catch up with what they acknowledged;
  * 1. lease the current plugin generation (request-scope.ts), held until the response closes;
  * 2. for `/rests/data` and `/rests/operations`, run `uri.parse` taps, then ask the route table
  *    (route-table.ts: the uniconfig layer's views and operations) for the path;
@@ -253,7 +254,7 @@ export function createRestconfHandler(ctx: RestconfContext, options: DispatcherO
     );
   };
 
-  return (req, res) => {
+  const serve: RequestListener = (req, res) => {
     const url = req.url ?? '';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
@@ -289,5 +290,15 @@ export function createRestconfHandler(ctx: RestconfContext, options: DispatcherO
     } catch (err) {
       fail(err);
     }
+  };
+  // A store other instances write too: every request first sees what they acknowledged before it came.
+  // (The datastores are reopened when the schema changes: asked for each request.)
+  return (req, res) => {
+    const config = ctx.datastores.config;
+    if (config.catchUp === undefined) return serve(req, res);
+    config.catchUp().then(
+      () => serve(req, res),
+      (err: unknown) => answerError(req, res, err),
+    );
   };
 }

@@ -1,7 +1,8 @@
 /**
  * Whether the service is ready for traffic, and what is not when it is not: the phase of the service
  * (starting, serving, stopping), the datastores (open), the local schema (not being swapped: requests
- * wait at the gate then) and the plugins (their start-up load done). `GET /rests/ready` and the
+ * wait at the gate then), the plugins (their start-up load done) and the shared database (reached by
+ * its last probe, every 2 s: database/database.ts). `GET /rests/ready` and the
  * `uniconfig-manager:health` RPC both answer from here, so they cannot disagree.
  */
 
@@ -13,6 +14,8 @@ export interface ReadinessParts {
   readonly schemaSwapping: () => boolean;
   /** Whether the plugins' start-up load is done (always, without plugins). */
   readonly pluginsLoaded: () => boolean;
+  /** The shared database's state (`UP`, or why not), when the service has one. */
+  readonly database?: () => string;
 }
 
 export interface ReadinessReport {
@@ -37,6 +40,7 @@ export class Readiness {
       datastores: parts?.storesOpen() ? 'UP' : 'closed',
       schema: parts === undefined ? 'starting' : parts.schemaSwapping() ? 'swapping' : 'UP',
       plugins: parts?.pluginsLoaded() ? 'UP' : 'loading',
+      ...(parts?.database !== undefined ? { database: parts.database() } : {}),
     };
     return { ready: Object.values(checks).every((v) => v === 'UP'), checks };
   }

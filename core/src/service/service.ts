@@ -175,7 +175,13 @@ export async function startService(options: StartOptions): Promise<RunningServic
   }
   const plugins: ScopeSource = host ?? noPlugins();
   const pluginHost = host;
-  readiness.watch({ storesOpen: () => live.storesOpen, schemaSwapping: () => live.swapping, pluginsLoaded: () => pluginsLoaded });
+  const shared = database;
+  readiness.watch({
+    storesOpen: () => live.storesOpen,
+    schemaSwapping: () => live.swapping,
+    pluginsLoaded: () => pluginsLoaded,
+    ...(shared !== undefined ? { database: () => shared.state() } : {}),
+  });
   if (pluginHost !== undefined)
     metrics?.observe({ plugins: () => ({ generation: pluginHost.generation, states: pluginHost.status().map((p) => p.state) }) });
   // One event hub for the whole service: producers (commits, uniconfig, the mount layer) publish to it,

@@ -56,14 +56,38 @@ export interface TestService {
   stop(): Promise<void>;
 }
 
+let databaseOf: ((dataDir: string) => Promise<string>) | undefined;
+
+/**
+ * Makes the test services keep their Config datastore in a database, `provide(dataDir)` naming the one of
+ * each data folder (the same folder again, for a restart, the same database): the RESTCONF request
+ * suite run on PostgreSQL (core/test/on-postgres/).
+ */
+export function keepTestDataInDatabases(provide: (dataDir: string) => Promise<string>): void {
+  databaseOf = provide;
+}
+
+/** The database the test service of data folder `dataDir` keeps its data in, when they are kept in databases. */
+export function testDatabaseOf(dataDir: string): Promise<string | undefined> {
+  return databaseOf === undefined ? Promise.resolve(undefined) : databaseOf(dataDir);
+}
+
 /** Writes plugins.json and starts the service. */
 export async function startTestService(options: TestServiceOptions): Promise<TestService> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `rosetta-${options.label ?? 'test'}-`));
   const plugins = path.join(dir, 'plugins.json');
   fs.writeFileSync(plugins, JSON.stringify({ watch: false, plugins: options.plugins.map((p) => ({ ...p, enabled: p.enabled ?? true })) }));
   const dataDir = options.dataDir ?? path.join(dir, 'data');
+  const database = await testDatabaseOf(dataDir);
   const config = resolveConfig(
-    { port: 0, dataDir, plugins, ...(options.yangDirs ? { yangDirs: options.yangDirs } : {}), ...options.config },
+    {
+      port: 0,
+      dataDir,
+      plugins,
+      ...(options.yangDirs ? { yangDirs: options.yangDirs } : {}),
+      ...(database !== undefined ? { database: { url: database } } : {}),
+      ...options.config,
+    },
     dir,
   );
   const logs: string[] = [];

@@ -3,17 +3,21 @@
  * the compact test models of example-jukebox and ietf-interfaces (linked from core/test/models into a
  * temporary folder, so each service loads only the models named), with an in-memory implementation of
  * the datastore contract (serialized, all-or-nothing, check before commit) standing in for the durable
- * store.
+ * store, or, when the suite runs on PostgreSQL (core/test/on-postgres/), the real Config datastore in a
+ * fresh database (`suiteStore`).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { openDatastores } from '../../src/datastore';
 import type { Datastore, Datastores } from '../../src/datastore/datastore';
 import { applyEdits, type Edit } from '../../src/data/edit';
 import { emptyRoot, type DataRoot } from '../../src/data/tree';
 import type { SchemaContext } from '../../src/yang/schema';
 import { resolveConfig, type ServiceConfig } from '../../src/service/config';
 import { startService, type RunningService } from '../../src/service/service';
+import { testDatabaseOf } from '../../src/service/test-service';
+import type { DatastoreOpener } from '../../src/service/live-schema';
 import { TEST_MODELS } from '../test-models';
 
 class MemoryStore implements Datastore {
@@ -41,6 +45,16 @@ class MemoryStore implements Datastore {
 
 export async function memoryDatastores(_dir: string, ctx: SchemaContext): Promise<Datastores> {
   return { config: new MemoryStore('config', ctx), operational: new MemoryStore('operational', ctx), close: async () => undefined };
+}
+
+/**
+ * What a service of the request suite keeps its data in: the configuration's `database` and the real
+ * datastores on a fresh PostgreSQL database when the suite runs on it, else the in-memory stand-in.
+ */
+export async function suiteStore(dataDir: string): Promise<{ config: Record<string, unknown>; openDatastores: DatastoreOpener }> {
+  const url = await testDatabaseOf(dataDir);
+  if (url === undefined) return { config: {}, openDatastores: memoryDatastores };
+  return { config: { database: { url } }, openDatastores };
 }
 
 /** A temporary folder holding links to the test models named (files of core/test/models). */
@@ -71,11 +85,12 @@ export async function startTestService(
 ): Promise<TestService> {
   const yangDir = modelYangDir(files);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-data-'));
-  const config: ServiceConfig = resolveConfig({ port: 0, dataDir, yangDirs: [yangDir], ...raw }, os.tmpdir());
+  const store = await suiteStore(dataDir);
+  const config: ServiceConfig = resolveConfig({ port: 0, dataDir, yangDirs: [yangDir], ...store.config, ...raw }, os.tmpdir());
   const errors: string[] = [];
   const service = await startService({
     config,
-    openDatastores: memoryDatastores,
+    openDatastores: store.openDatastores,
     log: { info: () => undefined, error: (m) => errors.push(m) },
   });
   return {

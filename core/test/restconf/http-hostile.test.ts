@@ -20,7 +20,7 @@ import { authenticatingHandler } from '../../src/service/authentication';
 import { holdsNonXmlCharacter } from '../../src/yang/types/characters';
 import { resolveConfig } from '../../src/service/config';
 import { startService, type RunningService } from '../../src/service/service';
-import { memoryDatastores } from './http-fixture';
+import { suiteStore } from './http-fixture';
 
 const MODULE = `
 module hostile {
@@ -94,10 +94,11 @@ test.before(async () => {
   const yangDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-hostile-yang-'));
   fs.writeFileSync(path.join(yangDir, 'hostile.yang'), MODULE);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-hostile-data-'));
-  const config = resolveConfig({ port: 0, host: '127.0.0.1', dataDir, yangDirs: [yangDir] }, os.tmpdir());
+  const store = await suiteStore(dataDir);
+  const config = resolveConfig({ port: 0, host: '127.0.0.1', dataDir, yangDirs: [yangDir], ...store.config }, os.tmpdir());
   running = await startService({
     config,
-    openDatastores: memoryDatastores,
+    openDatastores: store.openDatastores,
     log: { info: () => undefined, error: (m) => errors.push(m) },
   });
 });

@@ -1,0 +1,151 @@
+/**
+ * Benchmark (`ROSETTA_BENCH=database`): the Config datastore in a real PostgreSQL (core/test/postgres-server.ts:
+ * a private cluster on loopback, Debian's `postgresql`) beside the data folder's journal, each service
+ * a real `rosetta start` (bench/restconf-child.ts) with the ietf-interfaces test models and 1,000 stored
+ * entries, loaded by wrk in its own process, 8 connections in all:
+ * - durable PUT of one entry: PostgreSQL (one instance) / embedded; goal >= 0.5;
+ * - GET of one entry: PostgreSQL (one instance) / embedded (every request first asks the database
+ *   whether another instance wrote: read-your-writes across instances);
+ * - GET of one entry over three instances on one database (a wrk process each, 8 connections split
+ *   3/3/2, rates summed) / one instance; goal >= 1.5 (this machine has 2 cores, which the instances,
+ *   PostgreSQL and wrk share);
+ * - PUT of the same over three instances / one (writes are serialized in the database: no goal).
+ * The settings alternate in BENCH_DATABASE_ROUNDS rounds (default 5) of BENCH_DATABASE_SECONDS loads
+ * (default 3), the order turning each round; each ratio is the median of the rounds' ratios. Skipped,
+ * saying why, without PostgreSQL's server binaries or wrk. Not measured yet (the parts are not built,
+ * docs/architecture.md#persistence): the 100k-entry list, jsonb-filter in the database, take-over.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { type PostgresServer, postgresAbsent, startPostgres } from '@rosetta/core/dist/test/postgres-server';
+import { interfacesDocument } from './data-codecs';
+import { benchClient } from './http-client';
+import { testModels } from './paths';
+import { type Child, LUA_ENTRY_BODY, startChild, stopChild } from './restconf';
+import { median, result, type BenchResult } from './results';
+import { type Load, type LoadRequest, loadTool, wrkLoad } from './wrk';
+
+const ROUNDS = Math.max(1, Math.round(Number(process.env.BENCH_DATABASE_ROUNDS ?? 5)));
+const SECONDS = Math.max(1, Math.round(Number(process.env.BENCH_DATABASE_SECONDS ?? 3)));
+const CONNECTIONS = 8;
+const STORED = 1000;
+const ENTRY = '/rests/data/ietf-interfaces:interfaces/interface=eth';
+const GET_ENTRY: LoadRequest = { method: 'GET', pathPrefix: ENTRY, stored: STORED };
+const PUT_ENTRY: LoadRequest = {
+  method: 'PUT',
+  pathPrefix: ENTRY,
+  stored: STORED,
+  luaBody: LUA_ENTRY_BODY,
+  contentType: 'application/yang-data+json',
+};
+
+/** `rosetta start` on a fresh data folder, with `extra` flags (the database's URL). */
+async function service(yangDir: string, folders: string[], extra: readonly string[]): Promise<Child> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-bench-dbdata-'));
+  folders.push(dataDir);
+  const logFd = fs.openSync(path.join(dataDir, 'service.log'), 'a');
+  return startChild(['service', '--port', '0', '--data-dir', dataDir, '--yang', yangDir, ...extra], [], logFd).finally(() =>
+    fs.closeSync(logFd),
+  );
+}
+
+async function store(child: Child): Promise<void> {
+  const client = benchClient(child.url);
+  try {
+    const reply = await client.request('PUT', '/rests/data/ietf-interfaces:interfaces', interfacesDocument(STORED));
+    if (reply.status !== 201 && reply.status !== 204)
+      throw new Error(`storing ${STORED} entries answered ${reply.status}: ${reply.text.slice(0, 300)}`);
+  } finally {
+    client.close();
+  }
+}
+
+/** `request` on the instances at once, CONNECTIONS split among them, a wrk process each; the summed load. */
+async function spread(children: readonly Child[], request: LoadRequest): Promise<Load> {
+  const share = (i: number) => Math.floor(CONNECTIONS / children.length) + (i < CONNECTIONS % children.length ? 1 : 0);
+  const loads = await Promise.all(children.map((c, i) => wrkLoad(c.url, request, SECONDS, share(i))));
+  return {
+    perSecond: loads.reduce((n, l) => n + l.perSecond, 0),
+    p99Ms: Math.max(...loads.map((l) => l.p99Ms)),
+    answered: loads.reduce((n, l) => n + l.answered, 0),
+    errors: loads.reduce((n, l) => n + l.errors, 0),
+  };
+}
+
+type Setting = 'embedded' | 'postgres' | 'three' | 'separate';
+/** `separate`: three embedded services, each its own data: what three processes can serve here at all. */
+const SETTINGS: readonly Setting[] = ['embedded', 'postgres', 'three', 'separate'];
+
+async function measured(server: PostgresServer, yangDir: string, folders: string[]): Promise<BenchResult[]> {
+  const url = await server.createDatabase('bench');
+  const embedded = await service(yangDir, folders, []);
+  const shared: Child[] = [];
+  const separate: Child[] = [embedded];
+  try {
+    for (let i = 0; i < 3; i++) shared.push(await service(yangDir, folders, ['--database', url]));
+    for (let i = 0; i < 2; i++) separate.push(await service(yangDir, folders, []));
+    for (const child of [...separate, shared[0]!]) await store(child);
+    const targets: Record<Setting, readonly Child[]> = { embedded: [embedded], postgres: [shared[0]!], three: shared, separate };
+    for (const setting of SETTINGS) for (const request of [GET_ENTRY, PUT_ENTRY]) await spread(targets[setting], request);
+    const rounds: Array<Record<Setting, { get: Load; put: Load }>> = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const loads: Partial<Record<Setting, { get: Load; put: Load }>> = {};
+      for (let k = 0; k < SETTINGS.length; k++) {
+        const setting = SETTINGS[(round + k) % SETTINGS.length]!;
+        loads[setting] = { get: await spread(targets[setting], GET_ENTRY), put: await spread(targets[setting], PUT_ENTRY) };
+      }
+      rounds.push(loads as Record<Setting, { get: Load; put: Load }>);
+      process.stdout.write(`bench: database round ${round + 1}/${ROUNDS}\n`);
+    }
+    const rate = (s: Setting, kind: 'get' | 'put') => median(rounds.map((r) => r[s][kind].perSecond));
+    const ratio = (a: Setting, b: Setting, kind: 'get' | 'put') => median(rounds.map((r) => r[a][kind].perSecond / r[b][kind].perSecond));
+    const errors = rounds.reduce((n, r) => n + SETTINGS.reduce((m, s) => m + r[s].get.errors + r[s].put.errors, 0), 0);
+    const of = `median of ${ROUNDS} alternated rounds`;
+    return [
+      result('GET one entry (8 conns), embedded journal', rate('embedded', 'get'), 'req/s'),
+      result('GET one entry (8 conns), PostgreSQL, one instance', rate('postgres', 'get'), 'req/s'),
+      result('GET one entry (8 conns over 3 instances), PostgreSQL', rate('three', 'get'), 'req/s'),
+      result(`GET one entry, PostgreSQL one instance / embedded (${of})`, ratio('postgres', 'embedded', 'get'), '×'),
+      result(`GET one entry, PostgreSQL three instances / one (${of})`, ratio('three', 'postgres', 'get'), '×', null, '>= 1.5'),
+      result(
+        `GET one entry, three embedded services (each its own data) / one: what three processes serve on this machine (${of})`,
+        ratio('separate', 'embedded', 'get'),
+        '×',
+      ),
+      result('PUT one entry durable (8 conns), embedded journal', rate('embedded', 'put'), 'writes/s'),
+      result('PUT one entry durable (8 conns), PostgreSQL, one instance', rate('postgres', 'put'), 'writes/s'),
+      result('PUT one entry durable (8 conns over 3 instances), PostgreSQL', rate('three', 'put'), 'writes/s'),
+      result(
+        `PUT one entry durable, PostgreSQL one instance / embedded (${of})`,
+        ratio('postgres', 'embedded', 'put'),
+        '×',
+        null,
+        '>= 0.5',
+      ),
+      result(`PUT one entry durable, PostgreSQL three instances / one (${of})`, ratio('three', 'postgres', 'put'), '×'),
+      result('non-2xx answers during the database loads', errors, 'count', null, '0'),
+    ];
+  } finally {
+    for (const child of [...separate, ...shared]) await stopChild(child);
+  }
+}
+
+export async function benchDatabase(): Promise<BenchResult[]> {
+  const absent = postgresAbsent() ?? loadTool();
+  if (absent !== undefined && absent !== null) {
+    console.error(`bench: SKIPPING the PostgreSQL rows: ${absent}`);
+    return [];
+  }
+  const yangDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-bench-yang-'));
+  for (const f of ['ietf-interfaces@2018-02-20.yang', 'iana-if-type@2026-03-17.yang'])
+    fs.symlinkSync(path.join(testModels, f), path.join(yangDir, f));
+  const folders = [yangDir];
+  const server = await startPostgres();
+  try {
+    return await measured(server, yangDir, folders);
+  } finally {
+    await server.destroy();
+    for (const dir of folders) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
