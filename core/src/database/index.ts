@@ -7,4 +7,5 @@ export { openDatabase, type Database } from './database';
 export { DatabaseError, type DatabaseErrorCode } from './database-error';
 export { DatabaseJournal, type DatabaseJournalOptions, type DatabaseRecovery } from './journal';
 export { MIGRATIONS, SCHEMA_VERSION } from './migrations';
+export { NodeLeases, type NodeLeaseOptions, preferredOwner } from './node-leases';
 export { databaseSettings, databaseUrlProblem, printableUrl, type DatabaseLocation, type DatabaseSettings } from './settings';

@@ -54,6 +54,23 @@ export const MIGRATIONS: readonly Migration[] = [
               UNION ALL SELECT journal, position, position FROM journal_snapshots) AS stored
         GROUP BY journal;`,
   },
+  {
+    version: 3,
+    name: 'instances and node leases: which live instance owns each installed node',
+    sql: `
+      CREATE TABLE instances (
+        id text PRIMARY KEY,
+        url text NOT NULL,
+        started_at timestamptz NOT NULL DEFAULT now(),
+        seen_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE TABLE node_leases (
+        node_id text PRIMARY KEY,
+        owner text NOT NULL,
+        expires_at timestamptz NOT NULL
+      );
+      CREATE INDEX node_leases_owner ON node_leases (owner);`,
+  },
 ];
 
 /** The schema version this build creates and reads. */

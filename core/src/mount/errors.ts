@@ -39,8 +39,30 @@ export class MountError extends FaultError {
 }
 
 /** 409 `data-exists`: install-node for a node that is installed (or being installed). */
-export function nodeExists(nodeId: string, topology: string): MountError {
-  return MountError.of(undefined, 'data-exists', `node '${nodeId}' is already installed (topology ${topology})`, { type: 'protocol' });
+export function nodeExists(nodeId: string, topology: string, where?: string): MountError {
+  return MountError.of(
+    undefined,
+    'data-exists',
+    `node '${nodeId}' is already installed (topology ${topology}${where ? `; ${where}` : ''})`,
+    {
+      type: 'protocol',
+    },
+  );
+}
+
+/**
+ * Not a fault: the node is installed, but this instance does not own it (several instances share the
+ * database): `locate` asks the database for the URL of the live instance that does, if one does. The
+ * RESTCONF layer forwards the request there (restconf/forward.ts).
+ */
+export class NodeElsewhere extends Error {
+  constructor(
+    readonly nodeId: string,
+    readonly locate: () => Promise<string | undefined>,
+  ) {
+    super(`node '${nodeId}' is connected by another instance`);
+    this.name = 'NodeElsewhere';
+  }
 }
 
 /** 404 `data-missing`: no such installed node. */

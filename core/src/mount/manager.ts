@@ -28,7 +28,7 @@ import { findDataChild, type SchemaContext } from '../yang/schema';
 import { deviceCodec } from './codec';
 import { ConnectGate, jitter } from './connect-pacing';
 import { DeviceSchemaCache, type SchemaSourceText } from './device-schema';
-import { badSetting, connectFailure, noConnection, nodeExists, nodeMissing, notServed } from './errors';
+import { badSetting, connectFailure, NodeElsewhere, noConnection, nodeExists, nodeMissing, notServed } from './errors';
 import { SecretBox } from '../datastore/secrets';
 import { isSensitive, revealSecret, sealTree } from '../datastore/sensitive';
 import { newNode, type MountedDevice, type MountedNode } from './node';
@@ -82,10 +82,30 @@ export interface MountOptions {
   readonly observeDeviceCall?: DeviceCallObserver;
   /** Where device schema compiles are reported as `schema-compile` jobs (device-schema.ts). */
   readonly jobs?: JobStarter;
+  /**
+   * With several instances on one database: who owns each node (database/node-leases.ts). An install
+   * takes the node's lease first (refused, naming the owner, when a live instance holds it), and an
+   * uninstall of a node another instance owns removes it from the Config datastore, which that owner
+   * sees at its next renewal.
+   */
+  readonly ownership?: NodeOwnership;
+}
+
+/** The leases an install or uninstall takes or gives back (see MountOptions.ownership). */
+export interface NodeOwnership {
+  /** Takes `nodeId`'s lease for this instance: undefined when taken, else the instance that holds it. */
+  claim(nodeId: string): Promise<string | undefined>;
+  release(nodeId: string): Promise<void>;
+  /** Whether this instance owns `nodeId`. */
+  holds(nodeId: string): boolean;
+  /** The URL of the other live instance that owns `nodeId` now, if one does (asked of the database). */
+  locate(nodeId: string): Promise<string | undefined>;
 }
 
 const MAX_RETRY_MS = 60_000;
 const NO_DIRS: readonly string[] = [];
+/** For reading which nodes are stored without opening their sealed settings. */
+const NO_SECRETS = { isSecret: () => false, reveal: () => undefined };
 
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -184,6 +204,12 @@ export class MountManager {
       );
     const existing = this.nodes.get(nodeId);
     if (existing !== undefined) throw nodeExists(nodeId, existing.kind.topology);
+    const ownership = this.options.ownership;
+    if (ownership !== undefined) {
+      if (this.storedNodeIds().includes(nodeId)) throw nodeExists(nodeId, kind.topology);
+      const holder = await ownership.claim(nodeId);
+      if (holder !== undefined) throw nodeExists(nodeId, kind.topology, `instance ${holder} owns it`);
+    }
     const node = newNode(nodeId, kind, settings);
     node.installing = true;
     this.nodes.set(nodeId, node);
@@ -201,6 +227,7 @@ export class MountManager {
       node.removed = true;
       this.events.failed(node, message(e));
       await node.connection?.close().catch(() => undefined);
+      await ownership?.release(nodeId).catch(() => undefined);
       throw e;
     } finally {
       node.installing = false;
@@ -216,6 +243,8 @@ export class MountManager {
     const nodeId = ctx.input['node-id'];
     const type = ctx.input['connection-type'];
     const node = typeof nodeId === 'string' ? this.nodes.get(nodeId) : undefined;
+    if (node === undefined && typeof nodeId === 'string' && this.options.ownership !== undefined)
+      return this.uninstallElsewhere(nodeId, type);
     if (node === undefined || node.installing) throw nodeMissing(String(nodeId));
     if (type !== undefined && type !== node.protocol)
       throw nodeMissing(node.nodeId, `is installed as ${node.protocol}, not ${String(type)}`);
@@ -233,11 +262,69 @@ export class MountManager {
     return { output: null };
   }
 
+  /** uninstall-node of a node another instance owns: removed from the Config datastore; its owner lets go at its next renewal. */
+  private async uninstallElsewhere(nodeId: string, type: unknown): Promise<OperationResult> {
+    const scope = this.options.scopes.acquire();
+    let stored: ReturnType<typeof storedNodes>[number] | undefined;
+    try {
+      stored = storedNodes(this.options.datastores.config.current(), southboundsOf(scope.hooks), NO_SECRETS).find(
+        (s) => s.nodeId === nodeId,
+      );
+    } finally {
+      scope.release();
+    }
+    if (stored === undefined) throw nodeMissing(nodeId);
+    if (type !== undefined && type !== stored.kind.protocol)
+      throw nodeMissing(nodeId, `is installed as ${stored.kind.protocol}, not ${String(type)}`);
+    await this.options.datastores.config.apply([
+      { operation: 'remove', target: nodeSteps(this.options.schema, stored.kind.topology, nodeId) },
+    ]);
+    this.options.log.info(`node ${nodeId} uninstalled (its session, on another instance, closes at that instance's next lease renewal)`, {
+      nodeId,
+    });
+    return { output: null };
+  }
+
+  /** The node-ids installed: those the Config datastore holds, and those being installed here. */
+  storedNodeIds(): string[] {
+    const scope = this.options.scopes.acquire();
+    try {
+      const ids = storedNodes(this.options.datastores.config.current(), southboundsOf(scope.hooks), NO_SECRETS).map((s) => s.nodeId);
+      for (const node of this.nodes.values()) if (node.installing) ids.push(node.nodeId);
+      return ids;
+    } finally {
+      scope.release();
+    }
+  }
+
   /**
-   * Reconnects every node remembered in the Config datastore (in the background; status shows progress):
-   * first attempts spread over the retry window and at most `connectConcurrency` of them in flight.
+   * Closes the sessions of nodes this instance no longer owns (another instance connects them) and
+   * forgets them here; they stay installed.
    */
-  restore(): number {
+  async letGo(nodeIds: readonly string[]): Promise<void> {
+    const going: MountedNode[] = [];
+    for (const nodeId of nodeIds) {
+      const node = this.nodes.get(nodeId);
+      if (node === undefined || node.installing) continue;
+      node.removed = true;
+      this.nodes.delete(nodeId);
+      going.push(node);
+    }
+    await Promise.all(
+      going.map(async (node) => {
+        await node.connection?.close().catch(() => undefined);
+        node.connection = undefined;
+        this.options.log.info(`node ${node.nodeId}: session closed, another instance owns it now`, { nodeId: node.nodeId });
+      }),
+    );
+  }
+
+  /**
+   * Reconnects the nodes remembered in the Config datastore (`only` those, when given: the nodes this
+   * instance owns), in the background (status shows progress): first attempts spread over the retry
+   * window and at most `connectConcurrency` of them in flight.
+   */
+  restore(only?: ReadonlySet<string>): number {
     const config = this.options.datastores.config.current();
     const scope = this.options.scopes.acquire();
     let stored: ReturnType<typeof storedNodes>;
@@ -254,6 +341,7 @@ export class MountManager {
     } finally {
       scope.release();
     }
+    if (only !== undefined) stored = stored.filter((s) => only.has(s.nodeId));
     for (const s of stored) {
       if (this.nodes.has(s.nodeId)) continue;
       const node = newNode(s.nodeId, s.kind, s.settings);
@@ -408,6 +496,9 @@ export class MountManager {
    */
   device(scope: PluginScope, topology: string, nodeId: string): MountedDevice {
     const node = this.nodes.get(nodeId);
+    const ownership = this.options.ownership;
+    if (node === undefined && ownership !== undefined && !ownership.holds(nodeId) && this.storedNodeIds().includes(nodeId))
+      throw new NodeElsewhere(nodeId, () => ownership.locate(nodeId));
     if (node === undefined || node.installing || (topology !== UNIFIED && topology !== node.kind.topology)) {
       throw nodeMissing(nodeId, `is not installed in topology '${topology}'`);
     }

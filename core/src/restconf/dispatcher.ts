@@ -44,6 +44,8 @@ import { RouteTable, type RoutedRequest } from './route-table';
 import { handleMountOperation, MountView } from './mount-view';
 import { parseOperationPath } from './uri';
 import { handleYangPatch } from './yang-patch';
+import { forwardToOwner } from './forward';
+import { NodeElsewhere } from '../mount';
 
 export interface DispatcherOptions {
   /** The routes other layers add ahead of the core's (the uniconfig layer's). */
@@ -88,6 +90,11 @@ export function createRestconfHandler(ctx: RestconfContext, options: DispatcherO
 
   /** sendError, which must not throw out of a promise callback (that would be an unhandled rejection). */
   const answerError = (req: IncomingMessage, res: ServerResponse, err: unknown): void => {
+    // a device another instance connects: that instance answers (restconf/forward.ts)
+    if (err instanceof NodeElsewhere && !res.headersSent) {
+      forwardToOwner(err, req, res).catch((failure: unknown) => answerError(req, res, failure));
+      return;
+    }
     try {
       sendError(ctx, req, res, err);
     } catch (failure) {

@@ -15,6 +15,7 @@
  * Why this file is longer than 400 lines: it is the one place the layers are wired together, in start-up
  * order with each step's closer beside it; split, that order would have to be read across files.
  */
+import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Writable } from 'node:stream';
@@ -34,7 +35,7 @@ import { statusOf } from '../mount/node';
 import { withOperability } from '../restconf/operability';
 import { tapStreamDiscovery } from '../restconf/streams-monitoring';
 import { type Logger, withWarn } from '../logger';
-import { type Database, openDatabase } from '../database';
+import { type Database, NodeLeases, openDatabase } from '../database';
 import { createJsonLogger } from '../logging/json-logger';
 import { withRequestLog } from '../restconf/request-log';
 import type { RestconfContext, ScopeSource } from '../restconf/context';
@@ -203,6 +204,13 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const streamHub = events;
   if (host) host.addBuiltin(builtinTaps('core:restconf-monitoring', (hooks) => tapStreamDiscovery(hooks, streamHub)));
   else tapStreamDiscovery(plugins.acquire().hooks, streamHub);
+  // Several instances on one database: this one connects only the nodes whose leases it holds
+  // (database/node-leases.ts), taken once it listens (the others reach it at its URL).
+  let leases: NodeLeases | undefined;
+  const heldLeases = (): NodeLeases => {
+    if (leases === undefined) throw new Error('the node leases are not taken yet');
+    return leases;
+  };
   // Installed devices: install/uninstall and node status are the core's own taps; remembered nodes reconnect.
   try {
     const southboundYangDirs = host ? () => host.southboundYangDirs() : undefined;
@@ -228,15 +236,27 @@ export async function startService(options: StartOptions): Promise<RunningServic
         : {}),
       ...(southboundYangDirs ? { southboundYangDirs } : {}),
       jobs,
+      ...(database !== undefined
+        ? {
+            ownership: {
+              claim: (nodeId: string) => heldLeases().claim(nodeId),
+              release: (nodeId: string) => heldLeases().release(nodeId),
+              holds: (nodeId: string) => leases?.holds(nodeId) === true,
+              locate: (nodeId: string) => heldLeases().locate(nodeId),
+            },
+          }
+        : {}),
     });
   } catch (e) {
     return closers.abandon(new Error(`cannot start the installed devices: ${e instanceof Error ? e.message : String(e)}`));
   }
   closers.push(() => mount.close());
+  // before the devices close: the others take this instance's nodes at once
+  closers.push(async () => leases?.leave());
   metrics?.observe({ sessions: () => mount.installedNodes().map((node) => ({ protocol: node.kind.protocol, status: statusOf(node) })) });
   if (host) host.addBuiltin(builtinTaps('mount', (hooks) => mount.tap(hooks)));
   else mount.tap(plugins.acquire().hooks);
-  const restored = mount.restore();
+  const restored = database === undefined ? mount.restore() : 0;
   if (restored > 0) log.info(`reconnecting ${restored} installed device(s)`);
   // Path-scoped data-change subscriptions (data-change-events RPCs): kept under the events folder, each
   // a stream of the hub; the feed below hands them the changes in their scope.
@@ -386,6 +406,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
   });
   const address = server.address() as AddressInfo;
   const scheme = server instanceof http.Server && !('setSecureContext' in server) ? 'http' : 'https';
+  const hostText = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `${scheme}://${hostText}:${address.port}`;
   // The listener closes first: no new request, and those in flight finish before anything below them closes.
   closers.push(async () => {
     draining = true;
@@ -403,6 +425,27 @@ export async function startService(options: StartOptions): Promise<RunningServic
     clearInterval(sweep);
     clearTimeout(grace);
   });
+  if (database !== undefined) {
+    const shared = database;
+    try {
+      leases = await NodeLeases.join(shared.pool, {
+        instance: `${shared.instance} ${randomUUID().slice(0, 8)}`,
+        url,
+        wanted: async () => {
+          await live.datastores.config.catchUp?.();
+          return mount.storedNodeIds();
+        },
+        gained: (nodeIds) => {
+          const connecting = mount.restore(new Set(nodeIds));
+          if (connecting > 0) log.info(`node leases: connecting ${connecting} node(s) this instance owns now`);
+        },
+        lost: (nodeIds) => void mount.letGo(nodeIds),
+        log: (line) => log.error(`rosetta: ${line}`),
+      });
+    } catch (e) {
+      return closers.abandon(e);
+    }
+  }
   let stopping: Promise<void> | undefined;
   readiness.phase = 'serving';
   const stop = (): Promise<void> => {
@@ -410,9 +453,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
     stopping ??= closers.unwind();
     return stopping;
   };
-  const hostText = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
-    url: `${scheme}://${hostText}:${address.port}`,
+    url,
     port: address.port,
     stop,
     events,

@@ -10,6 +10,8 @@ const BIN = path.resolve(__dirname, '../../../bin/rosetta.js');
 export interface RosettaProcess {
   /** Where it listens (absent when it exited instead). */
   readonly url?: string;
+  /** Its process id. */
+  readonly pid: number;
   /** Its exit code, when it exited before listening. */
   readonly code?: number | null;
   /** Everything it wrote so far, stdout and stderr. */
@@ -30,7 +32,7 @@ export function startRosetta(args: readonly string[]): Promise<RosettaProcess> {
     if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
     await exited;
   };
-  const controls = { output: () => out, stop: ending('SIGTERM'), kill: ending('SIGKILL') };
+  const controls = { pid: proc.pid!, output: () => out, stop: ending('SIGTERM'), kill: ending('SIGKILL') };
   return new Promise((resolve) => {
     const seen = (d: Buffer) => {
       out += d;

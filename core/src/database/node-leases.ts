@@ -1,0 +1,228 @@
+/**
+ * Which live instance owns each installed node, when several instances share one database: a lease per
+ * node in `node_leases`, renewed by its owner, and the instances themselves in `instances` (each with
+ * the time the database last heard from it).
+ *
+ * - **Even spread**: a node's owner is the live instance with the highest hash of (node, instance)
+ *   (rendezvous hashing), so each instance gets about 1/n of the nodes, and an instance joining or
+ *   leaving moves only the nodes it gains or held.
+ * - **Time** is the database's (`now()`) for every lease and liveness test: an instance whose clock is
+ *   far off neither keeps a lease past its end nor takes one before it.
+ * - **Never two owners**: a lease is taken only once it has expired (or was released), and an owner
+ *   that cannot renew for `leaseSeconds - renewSeconds` (measured on its own monotonic clock from its
+ *   last renewal) lets go of its nodes itself, before the lease can expire for the others.
+ * - **Hand-over**: a clean stop deletes the instance's leases and its row, and the others take the
+ *   nodes at their next renewal; an instance killed (or cut from the database) loses them when their
+ *   leases expire, at most `leaseSeconds` after its last renewal, and the others take them within a
+ *   renewal after that.
+ * The owner of the lease connects the device (mount/manager.ts); the service wires the two (service/).
+ */
+import { createHash } from 'node:crypto';
+import type { Pool } from 'pg';
+import { databaseErrorOf } from './database-error';
+
+export interface NodeLeaseOptions {
+  /** This instance's id (unique among the live ones) and the URL the others reach it at. */
+  readonly instance: string;
+  readonly url: string;
+  /** The node-ids installed now (the Config datastore's, caught up first). */
+  wanted(): Promise<readonly string[]>;
+  /** Nodes this instance now owns: connect them. */
+  gained(nodeIds: readonly string[]): void;
+  /** Nodes this instance no longer owns: close their sessions now. */
+  lost(nodeIds: readonly string[]): void;
+  /** Where problems go (an unreachable database, a self-fence). */
+  log(message: string): void;
+  /** Default 10. */
+  readonly leaseSeconds?: number;
+  /** Default 3. */
+  readonly renewSeconds?: number;
+}
+
+/** The instance that should own `nodeId` among `instances` (rendezvous hashing). */
+export function preferredOwner(nodeId: string, instances: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestScore = '';
+  for (const instance of instances) {
+    const score = createHash('sha1').update(nodeId).update('\0').update(instance).digest('hex');
+    if (best === undefined || score > bestScore) {
+      best = instance;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+/** This instance's leases. Start with `NodeLeases.join`; `leave` on a clean stop. */
+export class NodeLeases {
+  private readonly held = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+  private fence: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private lastRenewal = performance.now();
+  private left = false;
+
+  private constructor(
+    private readonly pool: Pool,
+    private readonly options: NodeLeaseOptions,
+  ) {}
+
+  private get leaseSeconds(): number {
+    return this.options.leaseSeconds ?? 10;
+  }
+
+  private get renewSeconds(): number {
+    return this.options.renewSeconds ?? 3;
+  }
+
+  /** Registers this instance, takes its share of the nodes, and renews every `renewSeconds`. */
+  static async join(pool: Pool, options: NodeLeaseOptions): Promise<NodeLeases> {
+    const leases = new NodeLeases(pool, options);
+    await leases.tick();
+    leases.timer = setInterval(() => void leases.tick(), leases.renewSeconds * 1000);
+    leases.timer.unref();
+    // apart from the renewals, which may hang on a database that stopped answering
+    leases.fence = setInterval(() => leases.fenceIfLate(), 1000);
+    leases.fence.unref();
+    return leases;
+  }
+
+  /** Whether this instance owns `nodeId` now. */
+  holds(nodeId: string): boolean {
+    return this.held.has(nodeId);
+  }
+
+  /** The URL of the other live instance holding `nodeId`'s lease now (asked of the database), if one does. */
+  async locate(nodeId: string): Promise<string | undefined> {
+    const { rows } = await this.pool.query<{ url: string }>(
+      `SELECT i.url FROM node_leases l JOIN instances i ON i.id = l.owner
+       WHERE l.node_id = $1 AND l.expires_at > now() AND l.owner <> $2`,
+      [nodeId, this.options.instance],
+    );
+    return rows[0]?.url;
+  }
+
+  /**
+   * Takes `nodeId`'s lease for this instance (an install here): undefined when taken (or already held),
+   * else the instance that holds it.
+   */
+  async claim(nodeId: string): Promise<string | undefined> {
+    const { instance } = this.options;
+    try {
+      const taken = await this.pool.query<{ owner: string }>(
+        `INSERT INTO node_leases (node_id, owner, expires_at) VALUES ($1, $2, now() + $3::interval)
+         ON CONFLICT (node_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
+         WHERE node_leases.expires_at < now() OR node_leases.owner = EXCLUDED.owner
+         RETURNING owner`,
+        [nodeId, instance, `${this.leaseSeconds} seconds`],
+      );
+      if (taken.rows.length > 0) {
+        this.held.add(nodeId);
+        return undefined;
+      }
+      const holder = await this.pool.query<{ owner: string }>('SELECT owner FROM node_leases WHERE node_id = $1', [nodeId]);
+      return holder.rows[0]?.owner ?? 'another instance';
+    } catch (error) {
+      throw databaseErrorOf(error, `taking the lease of node ${nodeId}`, 'the database');
+    }
+  }
+
+  /** Gives back `nodeId`'s lease (an install that failed). */
+  async release(nodeId: string): Promise<void> {
+    this.held.delete(nodeId);
+    await this.pool.query('DELETE FROM node_leases WHERE node_id = $1 AND owner = $2', [nodeId, this.options.instance]);
+  }
+
+  /** One renewal now (also what the timer runs); resolves once it is done. */
+  tick(): Promise<void> {
+    this.ticking ??= this.renew().finally(() => {
+      this.ticking = undefined;
+    });
+    return this.ticking;
+  }
+
+  /** A clean stop: lets go of every node and leaves, so the others take them at once. */
+  async leave(): Promise<void> {
+    this.left = true;
+    if (this.timer !== undefined) clearInterval(this.timer);
+    if (this.fence !== undefined) clearInterval(this.fence);
+    await this.ticking?.catch(() => undefined);
+    const nodes = [...this.held];
+    this.held.clear();
+    if (nodes.length > 0) this.options.lost(nodes);
+    try {
+      await this.pool.query('DELETE FROM node_leases WHERE owner = $1', [this.options.instance]);
+      await this.pool.query('DELETE FROM instances WHERE id = $1', [this.options.instance]);
+    } catch (error) {
+      this.options.log(
+        `leaving: ${databaseErrorOf(error, 'releasing the node leases', 'the database').message}; they expire by themselves`,
+      );
+    }
+  }
+
+  private async renew(): Promise<void> {
+    if (this.left) return;
+    const { instance, url } = this.options;
+    const lease = `${this.leaseSeconds} seconds`;
+    try {
+      await this.pool.query(
+        `INSERT INTO instances (id, url) VALUES ($1, $2)
+         ON CONFLICT (id) DO UPDATE SET url = EXCLUDED.url, seen_at = now()`,
+        [instance, url],
+      );
+      // taken before the query: the database's now() in it is no earlier, so the lease outlives this mark
+      const sent = performance.now();
+      const renewed = await this.pool.query<{ node_id: string }>(
+        'UPDATE node_leases SET expires_at = now() + $2::interval WHERE owner = $1 RETURNING node_id',
+        [instance, lease],
+      );
+      this.lastRenewal = sent;
+      // a lease this instance thought it held but the table no longer gives it (removed by an uninstall elsewhere)
+      const still = new Set(renewed.rows.map((r) => r.node_id));
+      this.drop([...this.held].filter((n) => !still.has(n)));
+      const live = await this.pool.query<{ id: string }>('SELECT id FROM instances WHERE seen_at > now() - $1::interval ORDER BY id', [
+        lease,
+      ]);
+      const instances = live.rows.map((r) => r.id);
+      const wanted = new Set(await this.options.wanted());
+      // Hand over what another live instance should own, and what is no longer installed.
+      const handOver = [...this.held].filter((n) => !wanted.has(n) || preferredOwner(n, instances) !== instance);
+      if (handOver.length > 0) {
+        await this.pool.query('DELETE FROM node_leases WHERE owner = $1 AND node_id = ANY($2::text[])', [instance, handOver]);
+        this.drop(handOver);
+      }
+      // Take what this instance should own and nobody holds (free, released, or its lease expired).
+      const mine = [...wanted].filter((n) => !this.held.has(n) && preferredOwner(n, instances) === instance);
+      if (mine.length > 0) {
+        const taken = await this.pool.query<{ node_id: string }>(
+          `INSERT INTO node_leases (node_id, owner, expires_at) SELECT n, $1, now() + $3::interval FROM unnest($2::text[]) AS t(n)
+           ON CONFLICT (node_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
+           WHERE node_leases.expires_at < now() OR node_leases.owner = EXCLUDED.owner
+           RETURNING node_id`,
+          [instance, mine, lease],
+        );
+        const gained = taken.rows.map((r) => r.node_id);
+        for (const n of gained) this.held.add(n);
+        if (gained.length > 0) this.options.gained(gained);
+      }
+    } catch (error) {
+      this.options.log(`node leases not renewed: ${databaseErrorOf(error, 'renewing the node leases', 'the database').message}`);
+    }
+  }
+
+  /** Lets go of every node when the last renewal is too old for the leases to be still ours for sure. */
+  private fenceIfLate(): void {
+    const since = (performance.now() - this.lastRenewal) / 1000;
+    if (this.held.size === 0 || since < this.leaseSeconds - this.renewSeconds) return;
+    this.options.log(
+      `node leases: no renewal for ${since.toFixed(1)} s; closing the sessions of ${this.held.size} node(s) before their leases can pass to another instance`,
+    );
+    this.drop([...this.held]);
+  }
+
+  private drop(nodeIds: readonly string[]): void {
+    if (nodeIds.length === 0) return;
+    for (const n of nodeIds) this.held.delete(n);
+    this.options.lost(nodeIds);
+  }
+}

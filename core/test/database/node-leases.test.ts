@@ -1,0 +1,96 @@
+/**
+ * Node leases among instances sharing one real PostgreSQL (database/node-leases.ts): an even spread,
+ * no node owned twice, a clean leave handing its nodes over at once, and an instance cut off from the
+ * database letting go of its nodes before the others take them. Short leases keep the test quick.
+ * Skips loudly without PostgreSQL's server binaries.
+ */
+import anyTest, { type TestFn } from 'ava';
+import { Pool } from 'pg';
+import { NodeLeases, openDatabase, preferredOwner } from '../../src/database';
+import { type PostgresServer, postgresAbsent, startPostgres } from '../postgres-server';
+
+const test = anyTest as TestFn<{ server: PostgresServer }>;
+const absent = postgresAbsent();
+if (absent !== undefined) console.warn(`\n*** node-leases tests: SKIPPING the PostgreSQL tests: ${absent} ***\n`);
+const pgTest = absent === undefined ? test.serial : test.serial.skip;
+
+test.before(async (t) => {
+  if (absent === undefined) t.context.server = await startPostgres();
+});
+test.after.always(async (t) => {
+  await t.context.server?.destroy();
+});
+
+const NODES = Array.from({ length: 30 }, (_, i) => `node-${i}`);
+
+/** An instance's leases on its own pool, recording when it gained and lost each node. */
+async function member(url: string, instance: string, events: Array<{ at: number; instance: string; gained?: string[]; lost?: string[] }>) {
+  const pool = new Pool({ connectionString: url, max: 2 });
+  pool.on('error', () => undefined);
+  const leases = await NodeLeases.join(pool, {
+    instance,
+    url: `http://${instance}.invalid`,
+    wanted: async () => NODES,
+    gained: (nodeIds) => events.push({ at: performance.now(), instance, gained: [...nodeIds] }),
+    lost: (nodeIds) => events.push({ at: performance.now(), instance, lost: [...nodeIds] }),
+    log: () => undefined,
+    leaseSeconds: 2,
+    renewSeconds: 0.5,
+  });
+  return { pool, leases };
+}
+
+/** Which instance holds each node, from the members' own view; fails on a node held by two. */
+function holders(members: ReadonlyArray<{ name: string; leases: NodeLeases }>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const node of NODES)
+    for (const m of members)
+      if (m.leases.holds(node)) {
+        if (out.has(node)) throw new Error(`${node} is held by ${out.get(node)} and ${m.name}`);
+        out.set(node, m.name);
+      }
+  return out;
+}
+
+pgTest(
+  'leases spread nodes evenly, never twice; a clean leave hands them over; a member cut off lets go before others take over',
+  async (t) => {
+    const url = await t.context.server.createDatabase('leases');
+    const db = await openDatabase({ url, passwordFile: undefined }, () => undefined); // migrates
+    await db.close();
+    const events: Array<{ at: number; instance: string; gained?: string[]; lost?: string[] }> = [];
+    const started = await Promise.all(['a', 'b', 'c'].map((name) => member(url, name, events).then((m) => ({ name, ...m }))));
+    t.teardown(() => Promise.all(started.map((m) => m.pool.end().catch(() => undefined))).then(() => undefined));
+    // a few renewals: each sees the others and takes its share
+    for (let i = 0; i < 3; i++) await Promise.all(started.map((m) => m.leases.tick()));
+    let held = holders(started);
+    t.is(held.size, NODES.length, 'every node has an owner');
+    for (const node of NODES) t.is(held.get(node), preferredOwner(node, ['a', 'b', 'c']));
+    const counts = ['a', 'b', 'c'].map((n) => [...held.values()].filter((h) => h === n).length);
+    t.true(Math.min(...counts) >= 5, `spread ${counts.join('/')}`);
+    // a clean leave: the two others take its nodes at their next renewal
+    const [a, b, c] = started as [(typeof started)[0], (typeof started)[0], (typeof started)[0]];
+    await c.leases.leave();
+    await Promise.all([a, b].map((m) => m.leases.tick()));
+    held = holders([a, b]);
+    t.is(held.size, NODES.length, 'the leaver’s nodes were taken at the next renewal');
+    // b cut off from the database (its connections gone): it lets go by itself, and a takes over only after
+    const bNodes = NODES.filter((n) => b.leases.holds(n));
+    t.true(bNodes.length > 0);
+    const cut = performance.now();
+    await b.pool.end();
+    const deadline = performance.now() + 8000;
+    while (performance.now() < deadline && !bNodes.every((n) => a.leases.holds(n))) await new Promise((r) => setTimeout(r, 100));
+    t.true(
+      bNodes.every((n) => a.leases.holds(n)),
+      'a took over every node of b',
+    );
+    const bLost = events.find((e) => e.instance === 'b' && e.lost !== undefined && e.at > cut);
+    const aGained = events.find((e) => e.instance === 'a' && e.gained?.some((n) => bNodes.includes(n)) && e.at > cut);
+    t.truthy(bLost, 'b let go of its nodes');
+    t.truthy(aGained);
+    t.true(bLost!.at < aGained!.at, 'b closed its sessions before a took them: never two owners');
+    t.true(aGained!.at - cut < 5000, `taken over ${Math.round(aGained!.at - cut)} ms after b was cut off (lease 2 s)`);
+    await a.leases.leave();
+  },
+);
