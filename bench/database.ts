@@ -11,16 +11,23 @@
  *   PostgreSQL and wrk share);
  * - PUT of the same over three instances / one (writes are serialized in the database: no goal).
  * The settings alternate in BENCH_DATABASE_ROUNDS rounds (default 5) of BENCH_DATABASE_SECONDS loads
- * (default 3), the order turning each round; each ratio is the median of the rounds' ratios. Skipped,
- * saying why, without PostgreSQL's server binaries or wrk. Not measured yet (the parts are not built,
- * docs/architecture.md#persistence): the 100k-entry list, jsonb-filter in the database, take-over.
+ * (default 3), the order turning each round; each ratio is the median of the rounds' ratios.
+ * - Take-over: two instances (the NETCONF plugin) share 500 devices of the fleet simulator (rosetta-sim,
+ *   its own process), installed through one; the owner of most is killed (-9) and the time until the
+ *   other has every device connected is taken, from the kill and from the end of the killed one's
+ *   leases (10 s after its last renewal at the latest); goal: under 15 s after the leases end.
+ * Skipped, saying why, without PostgreSQL's server binaries or wrk (the loads) or the simulator (the
+ * take-over). Not measured yet (the parts are not built, docs/architecture.md#persistence): the
+ * 100k-entry list and jsonb-filter in the database.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { type PostgresServer, postgresAbsent, startPostgres } from '@rosetta/core/dist/test/postgres-server';
 import { interfacesDocument } from './data-codecs';
-import { benchClient } from './http-client';
+import { benchClient, type BenchClient } from './http-client';
+import { connectedCount, hasBulkRpcs, installAll } from './fleet-operations';
+import { fleetPlugins, fleetUnavailable, freePortRange, startSimulator } from './fleet-processes';
 import { testModels } from './paths';
 import { type Child, LUA_ENTRY_BODY, startChild, stopChild } from './restconf';
 import { median, result, type BenchResult } from './results';
@@ -131,6 +138,72 @@ async function measured(server: PostgresServer, yangDir: string, folders: string
   }
 }
 
+const TAKEOVER_DEVICES = Math.max(1, Math.round(Number(process.env.BENCH_DATABASE_TAKEOVER_DEVICES ?? 500)));
+/** The node leases' length (database/node-leases.ts): a killed owner's leases end at most this long after the kill. */
+const LEASE_SECONDS = 10;
+
+/** Devices connected on all of `clients`' instances together (each reports the nodes it owns). */
+async function connectedOn(clients: readonly BenchClient[]): Promise<number> {
+  let n = 0;
+  for (const client of clients) n += await connectedCount(client);
+  return n;
+}
+
+async function until(what: string, ms: number, check: () => Promise<boolean>): Promise<void> {
+  for (const deadline = performance.now() + ms; !(await check()); await new Promise((r) => setTimeout(r, 250)))
+    if (performance.now() > deadline) throw new Error(`${what}: not within ${Math.round(ms / 1000)} s`);
+}
+
+async function takeoverRows(server: PostgresServer, folders: string[]): Promise<BenchResult[]> {
+  const unavailable = fleetUnavailable();
+  if (unavailable !== null) {
+    console.error(`bench: SKIPPING the take-over row: ${unavailable}`);
+    return [];
+  }
+  const url = await server.createDatabase('takeover');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rosetta-bench-takeover-'));
+  folders.push(dir);
+  const configFile = path.join(dir, 'rosetta.json');
+  fs.writeFileSync(configFile, JSON.stringify({ secretsKeyFile: path.join(dir, 'device-secrets.key') }));
+  const plugins = fleetPlugins(dir);
+  const sim = await startSimulator(['--netconf', String(TAKEOVER_DEVICES), '--cli', '0', '--base-port', String(freePortRange(TAKEOVER_DEVICES))], 70_000);
+  const children: Child[] = [];
+  const clients: BenchClient[] = [];
+  try {
+    for (let i = 0; i < 2; i++) {
+      const child = await service(folders[0]!, folders, ['--plugins', plugins, '--config', configFile, '--database', url]);
+      children.push(child);
+      clients.push(benchClient(child.url));
+    }
+    await installAll(clients[0]!, sim.devices, await hasBulkRpcs(clients[0]!));
+    // the leases hand the other instance its share; wait until every device is connected somewhere
+    await until('every device connected over the two instances', 180_000, async () => (await connectedOn(clients)) >= TAKEOVER_DEVICES);
+    const counts = [await connectedCount(clients[0]!), await connectedCount(clients[1]!)];
+    const victim = counts[0]! >= counts[1]! ? 0 : 1;
+    const survivor = 1 - victim;
+    const killed = performance.now();
+    children[victim]!.proc.kill('SIGKILL');
+    await until('the survivor connected every device', 120_000, async () => (await connectedCount(clients[survivor]!)) >= TAKEOVER_DEVICES);
+    const seconds = (performance.now() - killed) / 1000;
+    return [
+      result(`take-over: devices the killed instance owned (of ${TAKEOVER_DEVICES})`, counts[victim]!, 'devices'),
+      result('take-over: all devices connected by the survivor, after kill -9 of the owner', seconds, 's'),
+      result(
+        `take-over: the same, after the killed instance's leases ended (${LEASE_SECONDS} s after the kill at the latest)`,
+        Math.max(0, seconds - LEASE_SECONDS),
+        's',
+        null,
+        '< 15 s',
+      ),
+    ];
+  } finally {
+    for (const client of clients) client.close();
+    // the killed one has exited already: stopChild would wait for an exit that has come and gone
+    for (const child of children) if (child.proc.exitCode === null && child.proc.signalCode === null) await stopChild(child);
+    await sim.stop();
+  }
+}
+
 export async function benchDatabase(): Promise<BenchResult[]> {
   const absent = postgresAbsent() ?? loadTool();
   if (absent !== undefined && absent !== null) {
@@ -143,7 +216,8 @@ export async function benchDatabase(): Promise<BenchResult[]> {
   const folders = [yangDir];
   const server = await startPostgres();
   try {
-    return await measured(server, yangDir, folders);
+    const takeover = process.env.BENCH_DATABASE_PARTS === 'takeover';
+    return [...(takeover ? [] : await measured(server, yangDir, folders)), ...(await takeoverRows(server, folders))];
   } finally {
     await server.destroy();
     for (const dir of folders) fs.rmSync(dir, { recursive: true, force: true });

@@ -156,7 +156,7 @@ export function freePortRange(count: number): number {
 }
 
 /** The plugins the fleet's devices need, as a plugins.json in `dir`. */
-function fleetPlugins(dir: string): string {
+export function fleetPlugins(dir: string): string {
   const file = path.join(dir, 'plugins.json');
   const plugins = ['plugins/netconf', 'plugins/cli', 'plugins/frr'].map((p) => ({ path: path.join(repoRoot, p), enabled: true }));
   fs.writeFileSync(file, JSON.stringify({ watch: false, plugins }));

@@ -3,8 +3,9 @@
  * sdk's NETCONF simulator, one SSH server each) through node leases (core/src/database/node-leases.ts):
  * each device is connected by exactly one live instance, the nodes spread over the instances, a clean
  * stop hands them over, and a kill -9 of the owner loses them to the survivors soon after the lease
- * ends. Every device's open sessions are sampled throughout: never two at once. Skips loudly without
- * PostgreSQL's server binaries.
+ * ends. Every device's open sessions are sampled throughout: never two at once. The real FRR peer
+ * (test/peers/frr-device.sh) is owned the same way, its SSH sessions counted on the machine's own TCP
+ * table. Skips loudly without PostgreSQL's server binaries (and the FRR part without FRR).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -14,6 +15,7 @@ import { Client } from 'pg';
 import { startNetconfSimulator, type SimulatedNetconfDevice } from '@rosetta/sdk/testing';
 import { type RosettaProcess, startRosetta } from '@rosetta/core/dist/test/database/rosetta-process';
 import { type PostgresServer, postgresAbsent, startPostgres } from '@rosetta/core/dist/test/postgres-server';
+import { acquireFrrPeer, frrPeerLogin, frrPeerUnavailable } from '@rosetta/sdk/testing';
 import { restconfRequest, writeRepositoryPlugins } from './e2e-support';
 
 const absent = postgresAbsent();
@@ -192,3 +194,85 @@ it('nodes spread over two instances, each device one session; a clean stop hands
   t.true(Date.now() - killed < 25_000, `taken over ${Date.now() - killed} ms after the kill (lease 10 s)`);
   t.is(mostSessions, 1, 'no device ever had two sessions');
 });
+
+const frrUnavailable = absent ?? frrPeerUnavailable();
+if (absent === undefined && frrUnavailable !== undefined)
+  console.warn(`\n*** e2e-cluster: SKIPPING the FRR ownership test: ${frrUnavailable} ***\n`);
+const itFrr = frrUnavailable === undefined ? test : test.skip;
+
+/** Established TCP connections to loopback port `port` (their client ends: Rosetta's sessions to the device), from /proc/net/tcp{,6}. */
+function sessionsTo(port: number): number {
+  const hex = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  let n = 0;
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    if (!fs.existsSync(file)) continue;
+    for (const line of fs.readFileSync(file, 'utf8').split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      if (fields[2]?.endsWith(hex) && fields[3] === '01') n++;
+    }
+  }
+  return n;
+}
+
+itFrr(
+  'the FRR device: one session from the cluster, through whichever instance; kill -9 of its owner: taken over, never two sessions',
+  async (t) => {
+    const peer = await acquireFrrPeer({ who: 'test/e2e-cluster' });
+    t.teardown(() => peer.release());
+    const { port, username, password } = frrPeerLogin();
+    const before = instances.filter((i) => i.exited() === undefined);
+    const d = await start();
+    const e = await start();
+    const alive = [...before, d, e];
+    let most = 0;
+    const sampling = setInterval(() => {
+      most = Math.max(most, sessionsTo(port));
+    }, 50);
+    t.teardown(() => clearInterval(sampling));
+    const installed = await restconfRequest(d.url!, 'POST', '/rests/operations/connection-manager:install-node', {
+      input: {
+        'node-id': 'FRR1',
+        cli: {
+          'cli-topology:host': '127.0.0.1',
+          'cli-topology:port': String(port),
+          'cli-topology:transport-type': 'ssh',
+          'cli-topology:device-type': 'frr',
+          'cli-topology:device-version': '8.4.4',
+          'cli-topology:username': username,
+          'cli-topology:password': password,
+        },
+      },
+    });
+    t.is(installed.status, 204, installed.text);
+    // let the leases settle (the node may move to the instance that should own it), then one session
+    await new Promise((r) => setTimeout(r, 4000));
+    t.true(await until(async () => sessionsTo(port) === 1 && (await owners()).has('FRR1'), 15_000), 'one session to the device');
+    const owner = (await owners()).get('FRR1')!;
+    const victim = alive.find((i) => owner.includes(`pid ${i.pid} `));
+    const survivor = alive.find((i) => i !== victim);
+    t.truthy(victim, `FRR1 is owned by a live instance: ${owner}`);
+    if (victim === undefined || survivor === undefined) return;
+    // its data through the other instance, forwarded
+    const read = await restconfRequest(
+      survivor.url!,
+      'GET',
+      '/rests/data/network-topology:network-topology/topology=cli/node=FRR1/yang-ext:mount/rosetta-openconfig-interfaces:interfaces',
+    );
+    t.is(read.status, 200, read.text);
+    const killed = Date.now();
+    await victim.kill();
+    t.true(
+      await until(async () => {
+        const now = (await owners()).get('FRR1') ?? '';
+        return sessionsTo(port) === 1 && alive.some((i) => i !== victim && now.includes(`pid ${i.pid} `));
+      }, 30_000),
+      'the survivor took the device over',
+    );
+    t.log(`FRR1 taken over ${Date.now() - killed} ms after kill -9 of its owner (lease 10 s)`);
+    t.is(most, 1, 'the device never had two sessions from the cluster');
+    const uninstalled = await restconfRequest(survivor.url!, 'POST', '/rests/operations/connection-manager:uninstall-node', {
+      input: { 'node-id': 'FRR1', 'connection-type': 'cli' },
+    });
+    t.is(uninstalled.status, 204, uninstalled.text);
+  },
+);

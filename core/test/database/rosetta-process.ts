@@ -12,6 +12,8 @@ export interface RosettaProcess {
   readonly url?: string;
   /** Its process id. */
   readonly pid: number;
+  /** How it ended, once it has (undefined while it runs). */
+  exited(): number | string | undefined;
   /** Its exit code, when it exited before listening. */
   readonly code?: number | null;
   /** Everything it wrote so far, stdout and stderr. */
@@ -32,7 +34,13 @@ export function startRosetta(args: readonly string[]): Promise<RosettaProcess> {
     if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
     await exited;
   };
-  const controls = { pid: proc.pid!, output: () => out, stop: ending('SIGTERM'), kill: ending('SIGKILL') };
+  const controls = {
+    pid: proc.pid!,
+    exited: () => proc.exitCode ?? proc.signalCode ?? undefined,
+    output: () => out,
+    stop: ending('SIGTERM'),
+    kill: ending('SIGKILL'),
+  };
   return new Promise((resolve) => {
     const seen = (d: Buffer) => {
       out += d;
