@@ -16,9 +16,10 @@
  *   its own process), installed through one; the owner of most is killed (-9) and the time until the
  *   other has every device connected is taken, from the kill and from the end of the killed one's
  *   leases (10 s after its last renewal at the latest); goal: under 15 s after the leases end.
+ * - A 100,000-entry list: one PUT of it and one GET of it, PostgreSQL (one instance) beside embedded.
  * Skipped, saying why, without PostgreSQL's server binaries or wrk (the loads) or the simulator (the
- * take-over). Not measured yet (the parts are not built, docs/architecture.md#persistence): the
- * 100k-entry list and jsonb-filter in the database.
+ * take-over). Not measured yet (not built, docs/architecture.md#persistence): jsonb-filter run inside
+ * the database.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -154,6 +155,46 @@ async function until(what: string, ms: number, check: () => Promise<boolean>): P
     if (performance.now() > deadline) throw new Error(`${what}: not within ${Math.round(ms / 1000)} s`);
 }
 
+const BIG_LIST = 100_000;
+
+/** One PUT and one GET of a BIG_LIST-entry list on `child`: their wall times (ms). */
+async function bigList(child: Child, text: string): Promise<{ put: number; get: number }> {
+  const client = benchClient(child.url);
+  try {
+    let t = performance.now();
+    const put = await client.request('PUT', '/rests/data/ietf-interfaces:interfaces', text);
+    const putMs = performance.now() - t;
+    if (put.status !== 201 && put.status !== 204)
+      throw new Error(`PUT of ${BIG_LIST} entries answered ${put.status}: ${put.text.slice(0, 300)}`);
+    t = performance.now();
+    const got = await client.request('GET', '/rests/data/ietf-interfaces:interfaces');
+    const getMs = performance.now() - t;
+    if (got.status !== 200) throw new Error(`GET of ${BIG_LIST} entries answered ${got.status}`);
+    return { put: putMs, get: getMs };
+  } finally {
+    client.close();
+  }
+}
+
+async function bigListRows(server: PostgresServer, yangDir: string, folders: string[]): Promise<BenchResult[]> {
+  const url = await server.createDatabase('biglist');
+  const text = interfacesDocument(BIG_LIST);
+  const embedded = await service(yangDir, folders, []);
+  const shared = await service(yangDir, folders, ['--database', url]);
+  try {
+    const runs: Array<{ embedded: { put: number; get: number }; postgres: { put: number; get: number } }> = [];
+    for (let round = 0; round < 3; round++) runs.push({ embedded: await bigList(embedded, text), postgres: await bigList(shared, text) });
+    const of = (side: 'embedded' | 'postgres', kind: 'put' | 'get') => median(runs.map((r) => r[side][kind]));
+    return [
+      result(`PUT of a ${BIG_LIST}-entry list, PostgreSQL vs embedded (median of 3)`, of('postgres', 'put'), 'ms', of('embedded', 'put')),
+      result(`GET of a ${BIG_LIST}-entry list, PostgreSQL vs embedded (median of 3)`, of('postgres', 'get'), 'ms', of('embedded', 'get')),
+    ];
+  } finally {
+    await stopChild(embedded);
+    await stopChild(shared);
+  }
+}
+
 async function takeoverRows(server: PostgresServer, folders: string[]): Promise<BenchResult[]> {
   const unavailable = fleetUnavailable();
   if (unavailable !== null) {
@@ -166,7 +207,10 @@ async function takeoverRows(server: PostgresServer, folders: string[]): Promise<
   const configFile = path.join(dir, 'rosetta.json');
   fs.writeFileSync(configFile, JSON.stringify({ secretsKeyFile: path.join(dir, 'device-secrets.key') }));
   const plugins = fleetPlugins(dir);
-  const sim = await startSimulator(['--netconf', String(TAKEOVER_DEVICES), '--cli', '0', '--base-port', String(freePortRange(TAKEOVER_DEVICES))], 70_000);
+  const sim = await startSimulator(
+    ['--netconf', String(TAKEOVER_DEVICES), '--cli', '0', '--base-port', String(freePortRange(TAKEOVER_DEVICES))],
+    70_000,
+  );
   const children: Child[] = [];
   const clients: BenchClient[] = [];
   try {
@@ -216,8 +260,13 @@ export async function benchDatabase(): Promise<BenchResult[]> {
   const folders = [yangDir];
   const server = await startPostgres();
   try {
-    const takeover = process.env.BENCH_DATABASE_PARTS === 'takeover';
-    return [...(takeover ? [] : await measured(server, yangDir, folders)), ...(await takeoverRows(server, folders))];
+    // BENCH_DATABASE_PARTS: some of `loads,list,takeover` (default all)
+    const parts = (process.env.BENCH_DATABASE_PARTS ?? 'loads,list,takeover').split(',');
+    return [
+      ...(parts.includes('loads') ? await measured(server, yangDir, folders) : []),
+      ...(parts.includes('list') ? await bigListRows(server, yangDir, folders) : []),
+      ...(parts.includes('takeover') ? await takeoverRows(server, folders) : []),
+    ];
   } finally {
     await server.destroy();
     for (const dir of folders) fs.rmSync(dir, { recursive: true, force: true });
