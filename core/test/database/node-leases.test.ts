@@ -94,3 +94,40 @@ pgTest(
     await a.leases.leave();
   },
 );
+
+pgTest("a member whose clock is an hour ahead takes no lease before it ends: every time is the database's", async (t) => {
+  const url = await t.context.server.createDatabase('leases_clock');
+  const db = await openDatabase({ url, passwordFile: undefined }, () => undefined);
+  await db.close();
+  const events: Array<{ at: number; instance: string; gained?: string[]; lost?: string[] }> = [];
+  const holder = await member(url, 'holder', events);
+  t.teardown(() => holder.pool.end().catch(() => undefined));
+  await holder.leases.tick();
+  t.is(NODES.filter((n) => holder.leases.holds(n)).length, NODES.length, 'alone, it holds every node');
+  // this process's wall clock an hour ahead while the other member works: a lease's end is compared
+  // with the database's now(), so the holder's unexpired leases stay its own
+  const realNow = Date.now;
+  Date.now = () => realNow() + 3_600_000;
+  try {
+    const ahead = await member(url, 'ahead', events);
+    t.teardown(() => ahead.pool.end().catch(() => undefined));
+    await ahead.leases.tick();
+    t.is(NODES.filter((n) => ahead.leases.holds(n)).length, 0, 'the member an hour ahead took none of the leases the holder still has');
+    // once the holder hands over what the newcomer should own (its next renewal), the newcomer takes those only
+    await holder.leases.tick();
+    await ahead.leases.tick();
+    const taken = NODES.filter((n) => ahead.leases.holds(n));
+    t.deepEqual(
+      taken,
+      NODES.filter((n) => preferredOwner(n, ['ahead', 'holder']) === 'ahead'),
+    );
+    t.false(
+      taken.some((n) => holder.leases.holds(n)),
+      'never both',
+    );
+    await ahead.leases.leave();
+  } finally {
+    Date.now = realNow;
+  }
+  await holder.leases.leave();
+});
