@@ -30,7 +30,7 @@ import { benchClient, type BenchClient } from './http-client';
 import { connectedCount, hasBulkRpcs, installAll } from './fleet-operations';
 import { fleetPlugins, fleetUnavailable, freePortRange, startSimulator } from './fleet-processes';
 import { testModels } from './paths';
-import { type Child, LUA_ENTRY_BODY, startChild, stopChild } from './restconf';
+import { type Child, entryLoads, startChild, stopChild, storeEntries } from './restconf';
 import { median, result, type BenchResult } from './results';
 import { type Load, type LoadRequest, loadTool, wrkLoad } from './wrk';
 
@@ -38,15 +38,7 @@ const ROUNDS = Math.max(1, Math.round(Number(process.env.BENCH_DATABASE_ROUNDS ?
 const SECONDS = Math.max(1, Math.round(Number(process.env.BENCH_DATABASE_SECONDS ?? 3)));
 const CONNECTIONS = 8;
 const STORED = 1000;
-const ENTRY = '/rests/data/ietf-interfaces:interfaces/interface=eth';
-const GET_ENTRY: LoadRequest = { method: 'GET', pathPrefix: ENTRY, stored: STORED };
-const PUT_ENTRY: LoadRequest = {
-  method: 'PUT',
-  pathPrefix: ENTRY,
-  stored: STORED,
-  luaBody: LUA_ENTRY_BODY,
-  contentType: 'application/yang-data+json',
-};
+const { get: GET_ENTRY, put: PUT_ENTRY } = entryLoads(STORED);
 
 /** `rosetta start` on a fresh data folder, with `extra` flags (the database's URL). */
 async function service(yangDir: string, folders: string[], extra: readonly string[]): Promise<Child> {
@@ -56,17 +48,6 @@ async function service(yangDir: string, folders: string[], extra: readonly strin
   return startChild(['service', '--port', '0', '--data-dir', dataDir, '--yang', yangDir, ...extra], [], logFd).finally(() =>
     fs.closeSync(logFd),
   );
-}
-
-async function store(child: Child): Promise<void> {
-  const client = benchClient(child.url);
-  try {
-    const reply = await client.request('PUT', '/rests/data/ietf-interfaces:interfaces', interfacesDocument(STORED));
-    if (reply.status !== 201 && reply.status !== 204)
-      throw new Error(`storing ${STORED} entries answered ${reply.status}: ${reply.text.slice(0, 300)}`);
-  } finally {
-    client.close();
-  }
 }
 
 /** `request` on the instances at once, CONNECTIONS split among them, a wrk process each; the summed load. */
@@ -93,7 +74,7 @@ async function measured(server: PostgresServer, yangDir: string, folders: string
   try {
     for (let i = 0; i < 3; i++) shared.push(await service(yangDir, folders, ['--database', url]));
     for (let i = 0; i < 2; i++) separate.push(await service(yangDir, folders, []));
-    for (const child of [...separate, shared[0]!]) await store(child);
+    for (const child of [...separate, shared[0]!]) await storeEntries(child, STORED);
     const targets: Record<Setting, readonly Child[]> = { embedded: [embedded], postgres: [shared[0]!], three: shared, separate };
     for (const setting of SETTINGS) for (const request of [GET_ENTRY, PUT_ENTRY]) await spread(targets[setting], request);
     const rounds: Array<Record<Setting, { get: Load; put: Load }>> = [];

@@ -33,11 +33,9 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { interfacesDocument } from './data-codecs';
 import { cpuSeconds } from './fleet-processes';
-import { benchClient } from './http-client';
 import { sharedYang, sharedYangAbsent, testModels } from './paths';
-import { type Child, LUA_ENTRY_BODY, startChild, stopChild } from './restconf';
+import { type Child, entryLoads, startChild, stopChild, storeEntries } from './restconf';
 import { median, result, type BenchResult } from './results';
 import { type Load, type LoadRequest, loadTool, wrkLoad } from './wrk';
 
@@ -54,16 +52,7 @@ const PAIRS = Math.max(1, Math.round(Number(process.env.BENCH_OPERABILITY_PAIRS 
 const CONNECTIONS = 8;
 const SCRAPERS = 50;
 const STORED = 1000;
-const ENTRY = '/rests/data/ietf-interfaces:interfaces/interface=eth';
-const GET_ENTRY: LoadRequest = { method: 'GET', pathPrefix: ENTRY, stored: STORED };
-/** A PUT of entry eth<k> whose description and enabled change with request n, so every write is a change. */
-const PUT_ENTRY: LoadRequest = {
-  method: 'PUT',
-  pathPrefix: ENTRY,
-  stored: STORED,
-  contentType: 'application/yang-data+json',
-  luaBody: LUA_ENTRY_BODY,
-};
+const { get: GET_ENTRY, put: PUT_ENTRY } = entryLoads(STORED);
 
 interface OpenApiRun {
   readonly modules: number;
@@ -126,14 +115,7 @@ async function serviceOn(yangDir: string, folders: string[]): Promise<Reloadable
     [],
     logFd,
   ).finally(() => fs.closeSync(logFd));
-  const client = benchClient(child.url);
-  try {
-    const reply = await client.request('PUT', '/rests/data/ietf-interfaces:interfaces', interfacesDocument(STORED));
-    if (reply.status !== 201 && reply.status !== 204)
-      throw new Error(`storing ${STORED} entries answered ${reply.status}: ${reply.text.slice(0, 300)}`);
-  } finally {
-    client.close();
-  }
+  await storeEntries(child, STORED);
   return { ...child, configFile, logFile, reloads: 0, said: 0, logRead: 0, logTail: '' };
 }
 

@@ -33,7 +33,7 @@ import { interfacesDocument } from './data-codecs';
 import { testModels } from './paths';
 import { benchClient, type BenchClient } from './http-client';
 import { result, type BenchResult, median } from './results';
-import { type Load, loadTool, wrkLoad } from './wrk';
+import { type Load, type LoadRequest, loadTool, wrkLoad } from './wrk';
 
 const CONNECTIONS = 8;
 /** Seconds of each measured load (wrk takes whole seconds). */
@@ -146,6 +146,30 @@ export const LUA_ENTRY_BODY = [
   `(n % 2 == 0 and 'true' or 'false')`,
   `'}]}'`,
 ].join(' .. ');
+
+/** Stores `count` interface entries eth0.. in the service `child` (one PUT of the list); throws unless it is stored. */
+export async function storeEntries(child: Child, count: number): Promise<void> {
+  const client = benchClient(child.url);
+  try {
+    const reply = await client.request('PUT', LIST, interfacesDocument(count));
+    if (reply.status !== 201 && reply.status !== 204)
+      throw new Error(`storing ${count} entries answered ${reply.status}: ${reply.text.slice(0, 300)}`);
+  } finally {
+    client.close();
+  }
+}
+
+/**
+ * The single-entry loads the service benches share, among `stored` entries: a GET of entry eth<k>, and
+ * a PUT of it whose description and enabled change with request n, so every write is a change.
+ */
+export function entryLoads(stored: number): { readonly get: LoadRequest; readonly put: LoadRequest } {
+  const pathPrefix = `${ENTRY}eth`;
+  return {
+    get: { method: 'GET', pathPrefix, stored },
+    put: { method: 'PUT', pathPrefix, stored, luaBody: LUA_ENTRY_BODY, contentType: YANG_JSON },
+  };
+}
 
 /** The trivial server's rate now, loaded with the same script as a GET of one of `stored` entries. */
 function ceilingNow(trivial: Child, stored: number): Promise<Load> {
