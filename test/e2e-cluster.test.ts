@@ -3,7 +3,8 @@
  * sdk's NETCONF simulator, one SSH server each) through node leases (core/src/database/node-leases.ts):
  * each device is connected by exactly one live instance, the nodes spread over the instances, a clean
  * stop hands them over, and a kill -9 of the owner loses them to the survivors soon after the lease
- * ends. Every device's open sessions are sampled throughout: never two at once. The real FRR peer
+ * ends. Every device's open sessions are sampled throughout: never two at once. A device's data and a
+ * uniconfig transaction are reached through the instance that does not hold them (forwarded). The real FRR peer
  * (test/peers/frr-device.sh) is owned the same way, its SSH sessions counted on the machine's own TCP
  * table. Skips loudly without PostgreSQL's server binaries (and the FRR part without FRR).
  */
@@ -152,6 +153,20 @@ it('nodes spread over two instances, each device one session; a clean stop hands
   );
   t.true([201, 204].includes(written.status), written.text);
   t.regex(sims[Number(first.slice(3))]!.runningXml(), /written-through-another/);
+  // a uniconfig transaction opened on a, continued and committed through b: forwarded to a, which holds it
+  const aNode = [...held].find(([, o]) => o.includes(`pid ${a.pid} `))![0];
+  const created = await restconfRequest(a.url!, 'POST', '/rests/operations/uniconfig-manager:create-transaction');
+  t.is(created.status, 201, created.text);
+  const cookie = created.headers.get('set-cookie')!.split(';')[0]!;
+  const intended = `/rests/data/network-topology:network-topology/topology=uniconfig/node=${aNode}/configuration/acme-cluster:box/name`;
+  const changed = await restconfRequest(b.url!, 'PUT', intended, { 'acme-cluster:name': 'committed-through-b' }, cookie);
+  t.true([201, 204].includes(changed.status), changed.text);
+  t.notRegex(sims[Number(aNode.slice(3))]!.runningXml(), /committed-through-b/, 'nothing reaches the device before commit');
+  const committed = await restconfRequest(b.url!, 'POST', '/rests/operations/uniconfig-manager:commit', { input: {} }, cookie);
+  t.is(committed.status, 204, committed.text);
+  t.regex(sims[Number(aNode.slice(3))]!.runningXml(), /committed-through-b/);
+  const closed = await restconfRequest(b.url!, 'POST', '/rests/operations/uniconfig-manager:close-transaction', { input: {} }, cookie);
+  t.is(closed.status, 422, 'a committed transaction is no longer open anywhere');
   // a third instance joins, then b stops cleanly: its nodes go at once, not after a lease
   const c = await start();
   t.true(await until(async () => new Set((await owners()).values()).size === 3, 20_000), 'the third instance took its share');

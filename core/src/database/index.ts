@@ -8,4 +8,5 @@ export { DatabaseError, type DatabaseErrorCode } from './database-error';
 export { DatabaseJournal, type DatabaseJournalOptions, type DatabaseRecovery } from './journal';
 export { MIGRATIONS, SCHEMA_VERSION } from './migrations';
 export { NodeLeases, type NodeLeaseOptions, preferredOwner } from './node-leases';
+export { TransactionOwners } from './transaction-owners';
 export { databaseSettings, databaseUrlProblem, printableUrl, type DatabaseLocation, type DatabaseSettings } from './settings';

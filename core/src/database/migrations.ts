@@ -71,6 +71,17 @@ export const MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX node_leases_owner ON node_leases (owner);`,
   },
+  {
+    version: 4,
+    name: 'transaction owners: the instance that opened each uniconfig transaction',
+    sql: `
+      CREATE TABLE transaction_owners (
+        id text PRIMARY KEY,
+        owner text NOT NULL,
+        opened_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX transaction_owners_owner ON transaction_owners (owner);`,
+  },
 ];
 
 /** The schema version this build creates and reads. */

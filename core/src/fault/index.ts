@@ -4,6 +4,7 @@
  */
 export { FaultError, typeOfFault, type ErrorType, type Fault, type FaultInfo, type FaultOptions } from './fault';
 export { NO_CONNECTION, STATUS_BY_TAG, statusOfTag, type ErrorTag } from './status';
+export { Elsewhere } from './elsewhere';
 export {
   commandRefused,
   deviceTimedOut,

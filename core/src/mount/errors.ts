@@ -13,7 +13,7 @@
  * those are read as before, so such a plugin keeps working unchanged.
  */
 import { DataError } from '../data/errors';
-import { FaultError, NO_CONNECTION, refusedCommand, type ErrorType, type Fault, type FaultInfo } from '../fault';
+import { Elsewhere, FaultError, NO_CONNECTION, refusedCommand, type ErrorType, type Fault, type FaultInfo } from '../fault';
 
 /** One RFC 8040 error entry of a mount fault: a fault with its error-type. */
 export interface MountErrorEntry extends Fault {
@@ -51,18 +51,18 @@ export function nodeExists(nodeId: string, topology: string, where?: string): Mo
 }
 
 /**
- * Not a fault: the node is installed, but this instance does not own it (several instances share the
- * database): `locate` asks the database for the URL of the live instance that does, if one does. The
- * RESTCONF layer forwards the request there (restconf/forward.ts).
+ * The node is installed and another live instance owns it (several instances share the database):
+ * `locate` names that instance's URL, and the request is forwarded there; 503 while no live instance
+ * holds it (mid-hand-over).
  */
-export class NodeElsewhere extends Error {
-  constructor(
-    readonly nodeId: string,
-    readonly locate: () => Promise<string | undefined>,
-  ) {
-    super(`node '${nodeId}' is connected by another instance`);
-    this.name = 'NodeElsewhere';
-  }
+export function nodeElsewhere(nodeId: string, locate: () => Promise<string | undefined>): Elsewhere {
+  return new Elsewhere(`node '${nodeId}'`, locate, () =>
+    MountError.of(
+      503,
+      'resource-denied',
+      `node '${nodeId}' is being handed to another instance (no live instance holds it now); try again`,
+    ),
+  );
 }
 
 /** 404 `data-missing`: no such installed node. */

@@ -15,7 +15,7 @@ export {
   type DeviceWriteRequest,
   type DeviceWriteOutcome,
 } from './device-data';
-export { MountError, NodeElsewhere, deviceFault, nodeMissing, type MountErrorEntry } from './errors';
+export { MountError, deviceFault, nodeMissing, type MountErrorEntry } from './errors';
 export { timedCall, type DeviceCallObserver, type DeviceOperation } from './device-calls';
 export { deviceCodec, findOperation } from './codec';
 export { DeviceSchemaCache, type DeviceSchema, type SchemaSourceText } from './device-schema';

@@ -28,7 +28,7 @@ import { findDataChild, type SchemaContext } from '../yang/schema';
 import { deviceCodec } from './codec';
 import { ConnectGate, jitter } from './connect-pacing';
 import { DeviceSchemaCache, type SchemaSourceText } from './device-schema';
-import { badSetting, connectFailure, NodeElsewhere, noConnection, nodeExists, nodeMissing, notServed } from './errors';
+import { badSetting, connectFailure, noConnection, nodeElsewhere, nodeExists, nodeMissing, notServed } from './errors';
 import { SecretBox } from '../datastore/secrets';
 import { isSensitive, revealSecret, sealTree } from '../datastore/sensitive';
 import { newNode, type MountedDevice, type MountedNode } from './node';
@@ -498,7 +498,7 @@ export class MountManager {
     const node = this.nodes.get(nodeId);
     const ownership = this.options.ownership;
     if (node === undefined && ownership !== undefined && !ownership.holds(nodeId) && this.storedNodeIds().includes(nodeId))
-      throw new NodeElsewhere(nodeId, () => ownership.locate(nodeId));
+      throw nodeElsewhere(nodeId, () => ownership.locate(nodeId));
     if (node === undefined || node.installing || (topology !== UNIFIED && topology !== node.kind.topology)) {
       throw nodeMissing(nodeId, `is not installed in topology '${topology}'`);
     }

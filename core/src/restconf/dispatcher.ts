@@ -45,7 +45,7 @@ import { handleMountOperation, MountView } from './mount-view';
 import { parseOperationPath } from './uri';
 import { handleYangPatch } from './yang-patch';
 import { forwardToOwner } from './forward';
-import { NodeElsewhere } from '../mount';
+import { Elsewhere } from '../fault';
 
 export interface DispatcherOptions {
   /** The routes other layers add ahead of the core's (the uniconfig layer's). */
@@ -90,8 +90,8 @@ export function createRestconfHandler(ctx: RestconfContext, options: DispatcherO
 
   /** sendError, which must not throw out of a promise callback (that would be an unhandled rejection). */
   const answerError = (req: IncomingMessage, res: ServerResponse, err: unknown): void => {
-    // a device another instance connects: that instance answers (restconf/forward.ts)
-    if (err instanceof NodeElsewhere && !res.headersSent) {
+    // a device or a transaction another instance holds: that instance answers (restconf/forward.ts)
+    if (err instanceof Elsewhere && !res.headersSent) {
       forwardToOwner(err, req, res).catch((failure: unknown) => answerError(req, res, failure));
       return;
     }

@@ -1,29 +1,28 @@
 /**
- * Forwarding a request to the instance that owns the device it reaches, when several instances share
- * one database (database/node-leases.ts): the request goes on unchanged (method, path, headers, body:
+ * Forwarding a request to the instance that holds what it reaches (a device it owns, a uniconfig
+ * transaction it opened), when several instances share one database (database/node-leases.ts,
+ * database/transaction-owners.ts): the request goes on unchanged (method, path, headers, body:
  * the owner authenticates it again) and its answer comes back as the owner gave it. A request that was
  * already forwarded once is not forwarded again: ownership moved meanwhile, and the client is told to
  * retry (503) rather than sent round in circles.
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
-import type { NodeElsewhere } from '../mount';
+import type { Elsewhere } from '../fault';
 import { RestconfError } from './errors';
 
 /** The header a forwarded request carries. */
 const FORWARDED = 'x-rosetta-forwarded';
 
 /** Forwards `req` to the owner `elsewhere` names and pipes its answer into `res`; rejects when it cannot. */
-export async function forwardToOwner(elsewhere: NodeElsewhere, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+export async function forwardToOwner(elsewhere: Elsewhere, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   const ownerUrl = await elsewhere.locate();
-  if (ownerUrl === undefined || req.headers[FORWARDED] !== undefined)
+  if (ownerUrl === undefined) throw elsewhere.missing();
+  if (req.headers[FORWARDED] !== undefined)
     throw new RestconfError(503, {
       type: 'application',
       tag: 'resource-denied',
-      message:
-        ownerUrl === undefined
-          ? `node '${elsewhere.nodeId}' is being handed to another instance (no live instance holds it now); try again`
-          : `node '${elsewhere.nodeId}' moved to another instance while this request was forwarded; try again`,
+      message: `${elsewhere.what} moved to another instance while this request was forwarded; try again`,
     });
   const target = new URL(req.url ?? '/', ownerUrl);
   const client = target.protocol === 'https:' ? https : http;
@@ -46,7 +45,7 @@ export async function forwardToOwner(elsewhere: NodeElsewhere, req: http.Incomin
         new RestconfError(502, {
           type: 'application',
           tag: 'operation-failed',
-          message: `node '${elsewhere.nodeId}' is connected by the instance at ${ownerUrl}, which did not answer: ${error.message}`,
+          message: `${elsewhere.what} is held by the instance at ${ownerUrl}, which did not answer: ${error.message}`,
         }),
       ),
     );

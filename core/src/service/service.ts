@@ -35,7 +35,7 @@ import { statusOf } from '../mount/node';
 import { withOperability } from '../restconf/operability';
 import { tapStreamDiscovery } from '../restconf/streams-monitoring';
 import { type Logger, withWarn } from '../logger';
-import { type Database, NodeLeases, openDatabase } from '../database';
+import { type Database, NodeLeases, openDatabase, TransactionOwners } from '../database';
 import { createJsonLogger } from '../logging/json-logger';
 import { withRequestLog } from '../restconf/request-log';
 import type { RestconfContext, ScopeSource } from '../restconf/context';
@@ -207,6 +207,9 @@ export async function startService(options: StartOptions): Promise<RunningServic
   // Several instances on one database: this one connects only the nodes whose leases it holds
   // (database/node-leases.ts), taken once it listens (the others reach it at its URL).
   let leases: NodeLeases | undefined;
+  // one name of this instance among those sharing the database: its leases' and its transactions'
+  const instanceId = database === undefined ? undefined : `${database.instance} ${randomUUID().slice(0, 8)}`;
+  const transactionOwners = database === undefined ? undefined : new TransactionOwners(database.pool, instanceId!);
   const heldLeases = (): NodeLeases => {
     if (leases === undefined) throw new Error('the node leases are not taken yet');
     return leases;
@@ -252,7 +255,10 @@ export async function startService(options: StartOptions): Promise<RunningServic
   }
   closers.push(() => mount.close());
   // before the devices close: the others take this instance's nodes at once
-  closers.push(async () => leases?.leave());
+  closers.push(async () => {
+    await leases?.leave();
+    await transactionOwners?.leave();
+  });
   metrics?.observe({ sessions: () => mount.installedNodes().map((node) => ({ protocol: node.kind.protocol, status: statusOf(node) })) });
   if (host) host.addBuiltin(builtinTaps('mount', (hooks) => mount.tap(hooks)));
   else mount.tap(plugins.acquire().hooks);
@@ -297,6 +303,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     commitConcurrency: config.fleet.commitConcurrency,
     health: () => readiness.report(),
     ...(metrics !== undefined ? { commitDone: (ok: boolean) => metrics.countCommit(ok) } : {}),
+    ...(transactionOwners !== undefined ? { sharedTransactions: transactionOwners } : {}),
   });
   try {
     await uniconfig.open();
@@ -429,7 +436,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     const shared = database;
     try {
       leases = await NodeLeases.join(shared.pool, {
-        instance: `${shared.instance} ${randomUUID().slice(0, 8)}`,
+        instance: instanceId!,
         url,
         wanted: async () => {
           await live.datastores.config.catchUp?.();

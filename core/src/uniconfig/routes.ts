@@ -105,6 +105,7 @@ async function runOperation(
       status: 201,
       invoke: async () => {
         const tx = parts.registry.create(idle);
+        await parts.registry.announce(tx);
         res.setHeader('Set-Cookie', `${COOKIE_NAME}=${tx.id};Path=/rests/`);
         return { 'transaction-id': tx.id };
       },

@@ -9,6 +9,7 @@
 import type { Logger } from '../logger';
 import { randomUUID } from 'node:crypto';
 import type { DataRoot } from '../data/tree';
+import { Elsewhere } from '../fault';
 import { RestconfError } from '../restconf/errors';
 import type { SchemaContext } from '../yang/schema';
 
@@ -79,10 +80,33 @@ export class Transaction {
 }
 
 /** The open transactions of a service. */
+/**
+ * Where the transactions other instances opened are found, when several share one database
+ * (database/transaction-owners.ts): a request naming one is forwarded to its creator.
+ */
+export interface SharedTransactions {
+  opened(id: string): Promise<void>;
+  ended(id: string): void;
+  locate(id: string): Promise<string | undefined>;
+}
+
 export class TransactionRegistry {
   private readonly open = new Map<string, Transaction>();
 
-  constructor(private readonly log: Pick<Logger, 'info'>) {}
+  constructor(
+    private readonly log: Pick<Logger, 'info'>,
+    private readonly shared?: SharedTransactions,
+  ) {}
+
+  /** Makes transaction `tx` findable by the other instances (when shared): await it before naming `tx` to the client. */
+  async announce(tx: Transaction): Promise<void> {
+    try {
+      await this.shared?.opened(tx.id);
+    } catch (error) {
+      this.drop(tx);
+      throw error;
+    }
+  }
 
   /** Opens a transaction idle-expiring after `idleSeconds`. */
   create(idleSeconds = DEFAULT_IDLE_SECONDS): Transaction {
@@ -106,7 +130,7 @@ export class TransactionRegistry {
   /** Closes and forgets a transaction (commit, close-transaction, expiry). */
   drop(tx: Transaction): void {
     tx.close();
-    this.open.delete(tx.id);
+    if (this.open.delete(tx.id)) this.shared?.ended(tx.id);
   }
 
   /** How many are open now. */
@@ -122,7 +146,12 @@ export class TransactionRegistry {
     const id = transactionCookie(header);
     if (id === undefined) return undefined;
     const tx = this.open.get(id.toLowerCase());
-    if (tx === undefined) throw invalidTransaction(`transaction '${id}' is not open (unknown, closed, committed or expired)`);
+    const notOpen = () => invalidTransaction(`transaction '${id}' is not open (unknown, closed, committed or expired)`);
+    const shared = this.shared;
+    // another instance may have opened it: the request goes there (restconf/forward.ts)
+    if (tx === undefined && shared !== undefined)
+      throw new Elsewhere(`transaction '${id}'`, () => shared.locate(id.toLowerCase()), notOpen);
+    if (tx === undefined) throw notOpen();
     tx.touch();
     return tx;
   }

@@ -27,7 +27,7 @@ import { type OperationParts, UniconfigOperations } from './operations';
 import type { RouteTable } from '../restconf/route-table';
 import { addUniconfigRoutes } from './routes';
 import { SnapshotStore } from './snapshots';
-import { TransactionRegistry } from './transactions';
+import { type SharedTransactions, TransactionRegistry } from './transactions';
 
 const ENABLED_SETTING = 'install-uniconfig-node-enabled';
 
@@ -45,6 +45,8 @@ export interface UniconfigOptions {
   readonly commitDone?: OperationParts['commitDone'];
   /** Where syncs of the network keep and log their progress. */
   readonly jobs?: OperationParts['jobs'];
+  /** With several instances on one database: where the transactions the others opened are found. */
+  readonly sharedTransactions?: SharedTransactions;
 }
 
 /**
@@ -99,7 +101,7 @@ export class Uniconfig {
       options.commitConcurrency,
       ctx.dataChanges,
     );
-    this.registry = new TransactionRegistry(ctx.log);
+    this.registry = new TransactionRegistry(ctx.log, options.sharedTransactions);
     this.snapshots = new SnapshotStore(ctx, ctx.dataChanges !== undefined ? { feed: ctx.dataChanges, log: ctx.log } : undefined);
     this.operations = new UniconfigOperations({
       engine: this.engine,
