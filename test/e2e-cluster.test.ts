@@ -16,6 +16,7 @@ import { Client } from 'pg';
 import { startNetconfSimulator, type SimulatedNetconfDevice } from '@rosetta/sdk/testing';
 import { type RosettaProcess, startRosetta } from '@rosetta/core/dist/test/database/rosetta-process';
 import { type PostgresServer, postgresAbsent, startPostgres } from '@rosetta/core/dist/test/postgres-server';
+import { preferredOwner } from '@rosetta/core/dist/src/database';
 import { acquireFrrPeer, frrPeerLogin, frrPeerUnavailable } from '@rosetta/sdk/testing';
 import { restconfRequest, writeRepositoryPlugins } from './e2e-support';
 
@@ -30,7 +31,7 @@ const MODEL = `module acme-cluster {
   prefix ac;
   container box { leaf name { type string; } }
 }`;
-const DEVICES = 6;
+const DEVICES = 8;
 const PASSWORD = 'cluster-sim-pw';
 
 let server: PostgresServer | undefined;
@@ -97,14 +98,40 @@ async function until(check: () => Promise<boolean>, ms: number): Promise<boolean
 
 const everyDeviceOneSession = async () => sims.every((s) => s.sessions === 1);
 
-it('nodes spread over two instances, each device one session; a clean stop hands them over; kill -9 of the owner: taken over after its lease', async (t) => {
+/** The ids of the live instances, as the database has them. */
+async function liveIds(): Promise<string[]> {
+  const { rows } = await db!.query<{ id: string }>("SELECT id FROM instances WHERE seen_at > now() - interval '10 seconds' ORDER BY id");
+  return rows.map((r) => r.id);
+}
+
+const owns = (owner: string | undefined, p: RosettaProcess) => owner?.includes(`pid ${p.pid} `) === true;
+
+/**
+ * Whether the `nodes` are owned as the leases should settle over exactly `live` (the instances running):
+ * each by the instance rendezvous hashing prefers, with one session to each of their devices.
+ */
+async function settled(nodes: readonly string[], live: readonly RosettaProcess[]): Promise<boolean> {
+  const ids = await liveIds();
+  if (ids.length !== live.length || !live.every((p) => ids.some((id) => id.includes(`pid ${p.pid} `)))) return false;
+  const held = await owners();
+  return nodes.every((n) => held.get(n) === preferredOwner(n, ids)) && nodes.every((n) => sims[Number(n.slice(3))]!.sessions === 1);
+}
+
+/** How many of `nodes` each of `live` owns. */
+async function spreadOf(nodes: readonly string[], live: readonly RosettaProcess[]): Promise<string> {
+  const held = await owners();
+  return live.map((p) => nodes.filter((n) => owns(held.get(n), p)).length).join(' / ');
+}
+
+it('nodes spread over the instances, each device one session; reached through any instance; a clean stop hands them over; kill -9 of the owner: taken over after its lease', async (t) => {
   await db!.connect();
   const a = await start();
   const b = await start();
+  const nodes = sims.map((_, i) => `sim${i}`);
   for (let i = 0; i < DEVICES; i++) {
     const r = await restconfRequest(a.url!, 'POST', '/rests/operations/connection-manager:install-node', {
       input: {
-        'node-id': `sim${i}`,
+        'node-id': nodes[i],
         netconf: {
           'netconf-node-topology:host': '127.0.0.1',
           'netconf-node-topology:port': sims[i]!.port,
@@ -115,18 +142,11 @@ it('nodes spread over two instances, each device one session; a clean stop hands
     });
     t.is(r.status, 204, r.text);
   }
-  // the leases move the nodes the other instance should own to it: both end up holding some
-  t.true(
-    await until(async () => {
-      const held = await owners();
-      return held.size === DEVICES && new Set(held.values()).size === 2 && (await everyDeviceOneSession());
-    }, 20_000),
-    `spread over both: ${JSON.stringify([...(await owners())])}\n${a.output().slice(-3000)}\n---- b\n${b.output().slice(-3000)}`,
-  );
-  const spread = [...(await owners()).values()];
-  t.log(`spread: ${[...new Set(spread)].map((o) => spread.filter((x) => x === o).length).join(' / ')} nodes`);
+  // the leases hand the other instance the nodes it should own (rendezvous hashing)
+  t.true(await until(() => settled(nodes, [a, b]), 20_000), `settled over a and b: ${JSON.stringify([...(await owners())])}`);
+  t.log(`spread over two instances: ${await spreadOf(nodes, [a, b])} nodes`);
   t.is(mostSessions, 1, 'no device ever had two sessions');
-  // a node is read through either instance (its data lives in the shared Config datastore)
+  // the nodes are read through either instance (their settings live in the shared Config datastore)
   const listing = await restconfRequest(
     b.url!,
     'GET',
@@ -134,83 +154,90 @@ it('nodes spread over two instances, each device one session; a clean stop hands
   );
   t.is(listing.status, 200, listing.text);
   t.is(listing.json['network-topology:topology'][0].node.length, DEVICES);
-  // a device's data through the instance that does not own it: forwarded to its owner, both ways
+  // a device's data through the instance that does not own it: forwarded to its owner
   const held = await owners();
-  for (const [node, owner] of held) {
-    const other = owner.includes(`pid ${a.pid} `) ? b : a;
+  const ownerOf = (node: string) => (owns(held.get(node), a) ? a : b);
+  const otherThan = (p: RosettaProcess) => (p === a ? b : a);
+  for (const node of nodes) {
     const box = `/rests/data/network-topology:network-topology/topology=topology-netconf/node=${node}/yang-ext:mount/acme-cluster:box`;
-    const read = await restconfRequest(other.url!, 'GET', box);
+    const read = await restconfRequest(otherThan(ownerOf(node)).url!, 'GET', box);
     t.is(read.status, 200, `${node} through the other instance: ${read.text}`);
     t.is(read.json['acme-cluster:box'].name, 'b');
   }
-  const [first, firstOwner] = [...held][0]!;
-  const notOwner = firstOwner.includes(`pid ${a.pid} `) ? b : a;
+  const first = nodes[0]!;
   const written = await restconfRequest(
-    notOwner.url!,
+    otherThan(ownerOf(first)).url!,
     'PUT',
     `/rests/data/network-topology:network-topology/topology=topology-netconf/node=${first}/yang-ext:mount/acme-cluster:box/name`,
     { 'acme-cluster:name': 'written-through-another' },
   );
   t.true([201, 204].includes(written.status), written.text);
-  t.regex(sims[Number(first.slice(3))]!.runningXml(), /written-through-another/);
-  // a uniconfig transaction opened on a, continued and committed through b: forwarded to a, which holds it
-  const aNode = [...held].find(([, o]) => o.includes(`pid ${a.pid} `))![0];
-  const created = await restconfRequest(a.url!, 'POST', '/rests/operations/uniconfig-manager:create-transaction');
+  t.regex(sims[0]!.runningXml(), /written-through-another/);
+  // a uniconfig transaction opened on the owner of a node, continued and committed through the other
+  const creator = ownerOf(first);
+  const created = await restconfRequest(creator.url!, 'POST', '/rests/operations/uniconfig-manager:create-transaction');
   t.is(created.status, 201, created.text);
   const cookie = created.headers.get('set-cookie')!.split(';')[0]!;
-  const intended = `/rests/data/network-topology:network-topology/topology=uniconfig/node=${aNode}/configuration/acme-cluster:box/name`;
-  const changed = await restconfRequest(b.url!, 'PUT', intended, { 'acme-cluster:name': 'committed-through-b' }, cookie);
+  const intended = `/rests/data/network-topology:network-topology/topology=uniconfig/node=${first}/configuration/acme-cluster:box/name`;
+  const through = otherThan(creator);
+  const changed = await restconfRequest(through.url!, 'PUT', intended, { 'acme-cluster:name': 'committed-through-another' }, cookie);
   t.true([201, 204].includes(changed.status), changed.text);
-  t.notRegex(sims[Number(aNode.slice(3))]!.runningXml(), /committed-through-b/, 'nothing reaches the device before commit');
-  const committed = await restconfRequest(b.url!, 'POST', '/rests/operations/uniconfig-manager:commit', { input: {} }, cookie);
+  t.notRegex(sims[0]!.runningXml(), /committed-through-another/, 'nothing reaches the device before commit');
+  const committed = await restconfRequest(through.url!, 'POST', '/rests/operations/uniconfig-manager:commit', { input: {} }, cookie);
   t.is(committed.status, 204, committed.text);
-  t.regex(sims[Number(aNode.slice(3))]!.runningXml(), /committed-through-b/);
-  const closed = await restconfRequest(b.url!, 'POST', '/rests/operations/uniconfig-manager:close-transaction', { input: {} }, cookie);
+  t.regex(sims[0]!.runningXml(), /committed-through-another/);
+  const closed = await restconfRequest(
+    through.url!,
+    'POST',
+    '/rests/operations/uniconfig-manager:close-transaction',
+    { input: {} },
+    cookie,
+  );
   t.is(closed.status, 422, 'a committed transaction is no longer open anywhere');
-  // a third instance joins, then b stops cleanly: its nodes go at once, not after a lease
+  // a third instance joins and takes what it should own; then b stops cleanly: its nodes go at once
   const c = await start();
-  t.true(await until(async () => new Set((await owners()).values()).size === 3, 20_000), 'the third instance took its share');
+  t.true(await until(() => settled(nodes, [a, b, c]), 20_000), 'settled over three instances');
+  t.log(`spread over three instances: ${await spreadOf(nodes, [a, b, c])} nodes`);
   const stopped = Date.now();
   await b.stop();
-  t.true(
-    await until(async () => {
-      const held = await owners();
-      return held.size === DEVICES && [...held.values()].every((o) => !o.includes(`pid ${b.pid} `)) && (await everyDeviceOneSession());
-    }, 10_000),
-    'b’s nodes were taken by the others',
-  );
+  t.true(await until(() => settled(nodes, [a, c]), 10_000), 'b’s nodes were taken by the others');
   t.log(`clean stop: nodes handed over ${Date.now() - stopped} ms after the stop began`);
   t.true(Date.now() - stopped < 8000, `handed over in ${Date.now() - stopped} ms after a clean stop`);
-  // uninstall through an instance that does not own the node: its owner closes the session at its next renewal
-  const [gone] = [...(await owners())].find(([, o]) => o.includes(`pid ${a.pid} `)) ?? [];
-  t.truthy(gone, 'a owns a node');
-  const uninstall = await restconfRequest(c.url!, 'POST', '/rests/operations/connection-manager:uninstall-node', {
-    input: { 'node-id': gone, 'connection-type': 'netconf' },
-  });
+  // uninstall through the instance that does not own the node: its owner closes the session at its next renewal
+  const now = await owners();
+  const gone = nodes[nodes.length - 1]!;
+  const uninstall = await restconfRequest(
+    (owns(now.get(gone), a) ? c : a).url!,
+    'POST',
+    '/rests/operations/connection-manager:uninstall-node',
+    {
+      input: { 'node-id': gone, 'connection-type': 'netconf' },
+    },
+  );
   t.is(uninstall.status, 204, uninstall.text);
-  const goneSim = sims[Number(gone!.slice(3))]!;
+  const goneSim = sims[nodes.length - 1]!;
   t.true(
-    await until(async () => goneSim.sessions === 0 && !(await owners()).has(gone!), 10_000),
+    await until(async () => goneSim.sessions === 0 && !(await owners()).has(gone), 10_000),
     'the owner closed the uninstalled node’s session',
   );
-  // kill -9 of a: its nodes pass to c once their leases end (10 s), within 15 s of that
-  const aNodes = [...(await owners())].filter(([, o]) => o.includes(`pid ${a.pid} `)).map(([n]) => n);
-  t.true(aNodes.length > 0, 'a owns nodes before the kill');
+  // kill -9 of the instance owning the most nodes: they pass to the other once their leases end (10 s)
+  const left = nodes.slice(0, -1);
+  const after = await owners();
+  const countOf = (p: RosettaProcess) => left.filter((n) => owns(after.get(n), p)).length;
+  const [victim, survivor] = countOf(a) >= countOf(c) ? [a, c] : [c, a];
+  const victimNodes = left.filter((n) => owns(after.get(n), victim));
+  t.true(victimNodes.length > 0, 'the victim owns nodes before the kill');
   const killed = Date.now();
-  await a.kill();
-  t.true(
-    await until(async () => {
-      const held = await owners();
-      return aNodes.every((n) => held.get(n)?.includes(`pid ${c.pid} `) === true) && sims.every((s) => s === goneSim || s.sessions === 1);
-    }, 30_000),
-    'c took over a’s nodes and connected them',
-  );
-  t.log(`kill -9: ${aNodes.length} node(s) taken over and connected ${Date.now() - killed} ms after the kill (lease 10 s)`);
+  await victim.kill();
+  t.true(await until(() => settled(left, [survivor]), 30_000), 'the survivor took over every node and connected it');
+  t.log(`kill -9: ${victimNodes.length} node(s) taken over and connected ${Date.now() - killed} ms after the kill (lease 10 s)`);
   t.true(Date.now() - killed < 25_000, `taken over ${Date.now() - killed} ms after the kill (lease 10 s)`);
   t.is(mostSessions, 1, 'no device ever had two sessions');
 });
 
 const frrUnavailable = absent ?? frrPeerUnavailable();
+const FRR_INTERFACES =
+  '/rests/data/network-topology:network-topology/topology=cli/node=FRR1/yang-ext:mount/rosetta-openconfig-interfaces:interfaces';
 if (absent === undefined && frrUnavailable !== undefined)
   console.warn(`\n*** e2e-cluster: SKIPPING the FRR ownership test: ${frrUnavailable} ***\n`);
 const itFrr = frrUnavailable === undefined ? test : test.skip;
@@ -259,20 +286,20 @@ itFrr(
       },
     });
     t.is(installed.status, 204, installed.text);
-    // let the leases settle (the node may move to the instance that should own it), then one session
-    await new Promise((r) => setTimeout(r, 4000));
-    t.true(await until(async () => sessionsTo(port) === 1 && (await owners()).has('FRR1'), 15_000), 'one session to the device');
+    // the leases settle: the instance rendezvous hashing prefers owns it, with one session to the device
+    t.true(
+      await until(async () => sessionsTo(port) === 1 && (await owners()).get('FRR1') === preferredOwner('FRR1', await liveIds()), 20_000),
+      'one session to the device, from the instance that should own it',
+    );
     const owner = (await owners()).get('FRR1')!;
     const victim = alive.find((i) => owner.includes(`pid ${i.pid} `));
     const survivor = alive.find((i) => i !== victim);
     t.truthy(victim, `FRR1 is owned by a live instance: ${owner}`);
     if (victim === undefined || survivor === undefined) return;
-    // its data through the other instance, forwarded
-    const read = await restconfRequest(
-      survivor.url!,
-      'GET',
-      '/rests/data/network-topology:network-topology/topology=cli/node=FRR1/yang-ext:mount/rosetta-openconfig-interfaces:interfaces',
-    );
+    // its data through the other instance, forwarded (its session may still be logging in: a 502 until then)
+    let read = await restconfRequest(survivor.url!, 'GET', FRR_INTERFACES);
+    for (const end = Date.now() + 10_000; read.status === 502 && Date.now() < end; await new Promise((r) => setTimeout(r, 200)))
+      read = await restconfRequest(survivor.url!, 'GET', FRR_INTERFACES);
     t.is(read.status, 200, read.text);
     const killed = Date.now();
     await victim.kill();

@@ -25,9 +25,11 @@
  * behind still catches up record by record. One further behind (`compacted` beyond what it has) stops
  * with `behind`, and its owner reloads from the newest snapshot.
  */
+import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 import { checkout, type TransactionClient } from './database';
 import { DatabaseError, databaseErrorOf } from './database-error';
+import { type CommitListener, listenForCommits } from './journal-listener';
 import { type DatabaseRecovery, missing, READ_BATCH, type RecoveryHandlers, recover } from './journal-recovery';
 
 export type { DatabaseRecovery } from './journal-recovery';
@@ -37,6 +39,11 @@ export interface DatabaseJournalOptions extends RecoveryHandlers {
   onForeign?(record: Buffer, position: number): void;
   /** Called once when the records since the last snapshot pass a threshold; answered by `snapshot()`. */
   onCompactionDue?(journal: DatabaseJournal): void;
+  /**
+   * Told, soon after, that another instance committed to this journal (a LISTEN on `rosetta_journal`):
+   * its owner catches up then, rather than at its next request, so its subscribers hear of it.
+   */
+  onNudge?(): void;
   /** Told of each group commit: its time and records (metrics). */
   onCommitted?(seconds: number, records: number): void;
   /** Default 64 MiB. */
@@ -78,6 +85,9 @@ export class DatabaseJournal {
   private batches = 0;
   private compactionAsked = false;
   private closed = false;
+  /** Hears the other instances' commits (journal-listener.ts), told apart from this one's by `token`. */
+  private listener: CommitListener | undefined;
+  private readonly token = randomUUID();
 
   private constructor(
     private readonly pool: Pool,
@@ -96,7 +106,9 @@ export class DatabaseJournal {
     try {
       await pool.query('INSERT INTO journal_heads (journal) VALUES ($1) ON CONFLICT (journal) DO NOTHING', [name]);
       const recovery = await recover(pool, name, where, options);
-      return new DatabaseJournal(pool, name, where, options, recovery);
+      const journal = new DatabaseJournal(pool, name, where, options, recovery);
+      if (options.onNudge !== undefined) journal.listener = listenForCommits(pool, name, journal.token, options.onNudge);
+      return journal;
     } catch (error) {
       throw databaseErrorOf(error, `opening journal ${name}`, where);
     }
@@ -241,6 +253,7 @@ export class DatabaseJournal {
     // the last turn's commit is queued once its appends are in: let it be, then wait for it
     if (this.turn !== undefined) await new Promise((resolve) => setImmediate(resolve));
     await this.exclusive.catch(() => undefined);
+    this.listener?.close();
   }
 
   /** Ends a turn in which no change was appended (every writer's check refused it): lets go of the head. */
@@ -317,7 +330,12 @@ export class DatabaseJournal {
         );
         from = to;
       }
-      await client.query('UPDATE journal_heads SET position = $2 WHERE journal = $1', [this.name, last]);
+      // the others hear of it once it commits (NOTIFY is delivered at commit)
+      await client.query("UPDATE journal_heads SET position = $2 WHERE journal = $1 RETURNING pg_notify('rosetta_journal', $3)", [
+        this.name,
+        last,
+        `${this.name} ${this.token}`,
+      ]);
       await client.query('COMMIT');
     } catch (error) {
       // Whether a failed COMMIT took effect is unknown: the owner reloads from the database.

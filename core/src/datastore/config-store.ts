@@ -58,6 +58,11 @@ export interface ConfigStoreOptions {
    * journal files; the directory still holds the PARKED file.
    */
   readonly database?: Database;
+  /**
+   * Told of each change another instance committed, once applied here, in journal order (its edits,
+   * secrets sealed): the data-change events of every instance's writes reach this one's subscribers.
+   */
+  readonly onForeignChange?: (edits: readonly Edit[]) => void;
 }
 
 /** The name of the Config datastore's journal in the database. */
@@ -93,6 +98,7 @@ async function recover(
   log: (m: string) => void,
   onCompactionDue: (journal: RecordLog) => void,
   onForeign: (record: Buffer, position: number) => void,
+  onNudge: () => void = () => undefined,
 ): Promise<Recovered> {
   let root = emptyRoot();
   // What was parked before comes first: the journal's records are newer (and may supersede it).
@@ -104,7 +110,7 @@ async function recover(
       root = reader.snapshot(state, position);
     },
     onRecord: (record: Buffer, position: number) => {
-      root = reader.record(root, record, position);
+      root = reader.record(root, record, position).root;
     },
   };
   const database = options.database;
@@ -114,6 +120,7 @@ async function recover(
       : await DatabaseJournal.open(database.pool, DATABASE_JOURNAL, database.where, {
           ...handlers,
           onForeign: (record, position) => onForeign(record, position),
+          ...(options.onForeignChange !== undefined ? { onNudge } : {}),
           onCompactionDue,
           ...pick(options.journal, ['compactAfterBytes', 'compactAfterRecords', 'maxBatchBytes', 'onCommitted']),
         });
@@ -187,6 +194,7 @@ export class ConfigStore implements Datastore {
       log,
       (due) => store?.compact(due),
       (record, position) => store!.absorb(record, position),
+      () => void store?.catchUp().catch(() => undefined),
     );
     store = new ConfigStore(recovered.journal, recovered.root, absolute, ctx, options, log, recovered.parked, recovered.reader);
     const report = recovered.journal.recovery;
@@ -422,11 +430,13 @@ export class ConfigStore implements Datastore {
     if (this.acknowledged !== this.appended)
       throw new Error(`record ${position} of another instance arrived before this one's changes settled`);
     const parked = this.parked.size;
-    this.latest = this.reader.record(this.latest, record, position);
-    this.visible = this.latest;
+    const { root, edits } = this.reader.record(this.latest, record, position);
+    this.latest = root;
+    this.visible = root;
     this.appended += 1;
     this.acknowledged = this.appended;
     if (this.parked.size !== parked) this.persistParked();
+    this.options.onForeignChange?.(edits);
   }
 
   /** After an I/O error: reopen the journal and take the tree from disk (run inside the write queue). */
@@ -442,6 +452,7 @@ export class ConfigStore implements Datastore {
         this.log,
         (due) => this.compact(due),
         (record, position) => this.absorb(record, position),
+        () => void this.catchUp().catch(() => undefined),
       );
     } catch (error) {
       throw storageFault(error, this.directory);

@@ -18,8 +18,8 @@ import { openStoredSecrets, schemaHoldsSensitive, sealEdits, sealTree, secretCon
 export interface StoredReader {
   /** The tree a snapshot holds. */
   snapshot(state: Buffer, position: number): DataRoot;
-  /** `root` with the record's edits applied (those the schema no longer takes dropped, saying so). */
-  record(root: DataRoot, record: Buffer, position: number): DataRoot;
+  /** `root` with the record's edits applied (those the schema no longer takes dropped, saying so), and those edits. */
+  record(root: DataRoot, record: Buffer, position: number): { readonly root: DataRoot; readonly edits: readonly Edit[] };
   /** How stored data named `where` is read (parked data put back reads this way too). */
   reading(where: string): ReadContext;
 }
@@ -86,7 +86,7 @@ export function storedReader(
         }
       }
       opened.length = 0;
-      return root;
+      return { root, edits };
     },
   };
 }

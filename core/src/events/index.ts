@@ -10,4 +10,5 @@ export { EventError, type EventErrorCode } from './errors';
 export { BUILTIN_STREAMS, DATA_CHANGE_STREAM, NETCONF_STREAM, NODE_STATUS_STREAM, nodeStreamName } from './streams';
 export { NOTIFICATION_NS, contentXml } from './encode';
 export { DataChangeFeed } from './data-change-feed';
+export { editsOfRequest } from './data-change';
 export { DataChangeSubscriptions } from './subscriptions';

@@ -22,6 +22,7 @@ import type { SecretBox } from '../datastore/secrets';
 import { decodeSnapshot } from '../datastore/edit-record';
 import { decodeJson } from '../data/json-decode';
 import { encodeJson } from '../data/json-encode';
+import type { Edit } from '../data/edit';
 import type { DataRoot } from '../data/tree';
 import type { LocalYangVerdict } from '../plugins/host';
 import type { Logger } from '../logger';
@@ -42,6 +43,7 @@ export type DatastoreOpener = (
     readonly secrets?: SecretBox;
     readonly journal?: { readonly onCommitted?: (seconds: number, records: number) => void };
     readonly database?: Database;
+    readonly onForeignChange?: (edits: readonly Edit[]) => void;
   },
 ) => Promise<Datastores>;
 
@@ -59,6 +61,8 @@ export interface LiveSchemaOptions {
   readonly journalCommitted?: (seconds: number, records: number) => void;
   /** The shared database the Config datastore is kept in (the configuration's `database`), if any. */
   readonly database?: Database;
+  /** Told of each change another instance sharing the database committed (ConfigStoreOptions.onForeignChange). */
+  readonly onForeignChange?: (edits: readonly Edit[]) => void;
 }
 
 /** Holds new requests while a schema change is installed; counts the requests in flight. */
@@ -125,10 +129,11 @@ export class LiveSchema {
   constructor(private readonly options: LiveSchemaOptions) {}
 
   private openStores(schema: SchemaContext): Promise<Datastores> {
-    const { secrets, journalCommitted, database } = this.options;
+    const { secrets, journalCommitted, database, onForeignChange } = this.options;
     return this.options.openDatastores(this.options.dataDir, schema, {
       ...(secrets !== undefined ? { secrets } : {}),
       ...(database !== undefined ? { database } : {}),
+      ...(onForeignChange !== undefined ? { onForeignChange } : {}),
       ...(journalCommitted !== undefined ? { journal: { onCommitted: journalCommitted } } : {}),
     });
   }

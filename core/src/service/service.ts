@@ -22,7 +22,8 @@ import type { Writable } from 'node:stream';
 import type { Datastores } from '../datastore/datastore';
 import { SecretBox } from '../datastore/secrets';
 import { BulkNodes, type DeviceCallObserver, MountManager } from '../mount';
-import { BUILTIN_STREAMS, DataChangeFeed, DataChangeSubscriptions, EventHub, eventsDirectory } from '../events';
+import { BUILTIN_STREAMS, DataChangeFeed, DataChangeSubscriptions, EventHub, editsOfRequest, eventsDirectory } from '../events';
+import type { Edit } from '../data/edit';
 import { Uniconfig } from '../uniconfig';
 import { JobBoard, tapJobsState } from '../jobs';
 import { APIDOC_MODULES_PATH, OPENAPI_PATH, serveApiDocModules, serveOpenApi, withApiDocPage } from '../openapi';
@@ -126,13 +127,15 @@ export async function startService(options: StartOptions): Promise<RunningServic
   // Long work's progress (rosetta-jobs and /metrics): plugins report to it from their setup on, so it comes first.
   const jobs = new JobBoard({ log: (line) => log.info(line) });
   // The plugins start first: the local schema holds their YANG (live-schema.ts), and changes with them.
+  // Changes other instances sharing the database committed: their data-change events, once the feed exists.
+  let foreignChange: ((edits: readonly Edit[]) => void) | undefined;
   const live = new LiveSchema({
     yangDirs: config.yangDirs,
     dataDir: config.dataDir,
     openDatastores: options.openDatastores,
     secrets,
     log,
-    ...(database !== undefined ? { database } : {}),
+    ...(database !== undefined ? { database, onForeignChange: (edits: readonly Edit[]) => foreignChange?.(edits) } : {}),
     ...(metrics !== undefined
       ? { journalCommitted: (seconds: number, records: number) => metrics.journalCommitted(seconds, records) }
       : {}),
@@ -274,6 +277,14 @@ export async function startService(options: StartOptions): Promise<RunningServic
   }
   if (host) host.addBuiltin(builtinTaps('core:data-change-subscriptions', (hooks) => subscriptions.tap(hooks)));
   else subscriptions.tap(plugins.acquire().hooks);
+  const dataChanges = new DataChangeFeed(events, subscriptions);
+  foreignChange = (edits) => {
+    dataChanges
+      .publish({ datastore: 'config', edits: editsOfRequest(edits) })
+      .catch((e: unknown) =>
+        log.error(`publishing another instance's data-change event failed: ${e instanceof Error ? e.message : String(e)}`),
+      );
+  };
   const ctx: RestconfContext = {
     get schema() {
       return live.schema;
@@ -286,7 +297,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     mount,
     events,
     // Config datastore commits and uniconfig changes publish their data-change events through it.
-    dataChanges: new DataChangeFeed(events, subscriptions),
+    dataChanges,
     secrets,
     options: { keyDelimiter: config.keyDelimiter, bodyLimit: config.bodyLimit, defaultContent: config.defaultContent },
   };

@@ -17,6 +17,7 @@ import { schema } from '../data/fixture';
 import { type PostgresServer, postgresAbsent, startPostgres } from '../postgres-server';
 import { dataDirectory, entryEdit, readEntry } from '../datastore/store-fixture';
 import { IANA_IF_TYPE, INTERFACES, modelYangDir } from '../restconf/http-fixture';
+import { openStream } from '../restconf/streams-client';
 import { startRosetta } from './rosetta-process';
 
 const test = anyTest as TestFn<{ server: PostgresServer }>;
@@ -367,3 +368,21 @@ async function until<T>(probe: () => Promise<T | undefined>): Promise<T | undefi
   }
   return undefined;
 }
+
+pgTest('data-change events of every instance reach every instance’s subscribers, in one order', async (t) => {
+  const url = await freshDatabase(t);
+  const yang = modelYangDir([INTERFACES, IANA_IF_TYPE]);
+  const start = () => startRosetta(['--database', url, '--data-dir', dataDirectory(t), '--yang', yang]);
+  const [a, b] = await Promise.all([start(), start()]);
+  t.teardown(() => Promise.all([a!.stop(), b!.stop()]).then(() => undefined));
+  const streams = await Promise.all([a!, b!].map((i) => openStream(`${i.url}/rests/streams/json/data-change`)));
+  t.teardown(() => {
+    for (const s of streams) s.close();
+  });
+  // writes through both, one after the other: each instance's subscribers hear all of them
+  for (let i = 0; i < 6; i++) t.true([201, 204].includes(await putEntry(i % 2 === 0 ? a!.url! : b!.url!, `ev${i}`, `event ${i}`)));
+  const heard = await Promise.all(streams.map((s) => s.waitFor(6, 10_000)));
+  const order = (messages: readonly { data: string }[]) => messages.map((m) => /event (\d)/.exec(m.data)?.[1]).join('');
+  t.is(order(heard[0]!), '012345', 'a heard its own writes and b’s, in commit order');
+  t.is(order(heard[1]!), '012345', 'b heard the same, in the same order');
+});
