@@ -96,8 +96,6 @@ async function until(check: () => Promise<boolean>, ms: number): Promise<boolean
   return false;
 }
 
-const everyDeviceOneSession = async () => sims.every((s) => s.sessions === 1);
-
 /** The ids of the live instances, as the database has them. */
 async function liveIds(): Promise<string[]> {
   const { rows } = await db!.query<{ id: string }>("SELECT id FROM instances WHERE seen_at > now() - interval '10 seconds' ORDER BY id");
