@@ -2,10 +2,19 @@
  * Why the database could not be used: `unreachable` (no answer at the address, or the connection was
  * lost), `refused` (authentication, or no such database or role), `newer-schema` (a database migrated
  * by a newer Rosetta), `behind` (other instances compacted records this one had not read: it reloads), `corrupt` (stored rows
- * that cannot be read back), `failed` (anything else the database answered). Messages name the setting
+ * that cannot be read back), `timeout` (a statement ran past its limit: a client's filter), `refused-filter`
+ * (PostgreSQL refused a filter's SQL/JSON path), `failed` (anything else the database answered). Messages name the setting
  * or the table at fault and never hold the password.
  */
-export type DatabaseErrorCode = 'unreachable' | 'refused' | 'newer-schema' | 'behind' | 'corrupt' | 'failed';
+export type DatabaseErrorCode =
+  | 'unreachable'
+  | 'refused'
+  | 'newer-schema'
+  | 'behind'
+  | 'corrupt'
+  | 'timeout'
+  | 'refused-filter'
+  | 'failed';
 
 export class DatabaseError extends Error {
   constructor(

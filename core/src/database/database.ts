@@ -16,6 +16,8 @@ export interface Database {
   readonly where: string;
   /** This instance's name in the database's session list: `rosetta <host> pid <pid>`. */
   readonly instance: string;
+  /** `database.largeListEntries`, if set: entries from which a list is kept as rows too (datastore/list-rows.ts). */
+  readonly largeListEntries: number | undefined;
   /** `UP` when the last probe reached the database, else why not (readiness: service/readiness.ts). */
   state(): string;
   close(): Promise<void>;
@@ -83,6 +85,7 @@ export async function openDatabase(location: DatabaseLocation, log: (message: st
     pool,
     where,
     instance,
+    largeListEntries: location.largeListEntries,
     state: () => state,
     close: () => {
       clearInterval(probe);

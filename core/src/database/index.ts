@@ -6,6 +6,7 @@
 export { openDatabase, type Database } from './database';
 export { DatabaseError, type DatabaseErrorCode } from './database-error';
 export { DatabaseJournal, type DatabaseJournalOptions, type DatabaseRecovery } from './journal';
+export { type ListRowChange, largeListThreshold, recordLargeListThreshold, selectListEntries, writeListRows } from './list-entries';
 export { MIGRATIONS, SCHEMA_VERSION } from './migrations';
 export { NodeLeases, type NodeLeaseOptions, preferredOwner } from './node-leases';
 export { TransactionOwners } from './transaction-owners';

@@ -60,10 +60,18 @@ interface QueuedAppend {
   reject(error: Error): void;
 }
 
+interface AlongsideWork {
+  run(client: PoolClient): Promise<void>;
+  resolve(): void;
+  reject(error: Error): void;
+}
+
 /** A write transaction holding the journal's head: the appends it will commit. */
 interface WriteTurn {
   readonly client: TransactionClient;
   readonly appends: QueuedAppend[];
+  /** Statements committed with the appends (list-entries.ts rows), in order. */
+  readonly alongside: AlongsideWork[];
   /** Set once its commit is scheduled. */
   scheduled: boolean;
 }
@@ -123,6 +131,14 @@ export class DatabaseJournal {
     return this.appended;
   }
 
+  /**
+   * The position this instance's data stands at when nothing of its own is being written (every
+   * record it has is committed); undefined while a write is open or committing.
+   */
+  get settled(): number | undefined {
+    return this.turn === undefined && this.appended === this.known ? this.known : undefined;
+  }
+
   /** The error that stopped the journal, if one did; it refuses work until reopened. */
   get failed(): Error | undefined {
     return this.failure;
@@ -156,12 +172,12 @@ export class DatabaseJournal {
         client.done(true);
         throw databaseErrorOf(error, `writing journal ${this.name}`, this.where);
       }
-      const turn: WriteTurn = { client, appends: [], scheduled: false };
+      const turn: WriteTurn = { client, appends: [], alongside: [], scheduled: false };
       this.turn = turn;
       // The writers queued now build their changes in this turn of the loop; then the turn ends.
       setImmediate(() => {
         turn.scheduled = true;
-        void this.run(() => (turn.appends.length > 0 ? this.commit(turn) : this.abandon(turn)));
+        void this.run(() => (turn.appends.length > 0 || turn.alongside.length > 0 ? this.commit(turn) : this.abandon(turn)));
       });
     });
   }
@@ -201,6 +217,23 @@ export class DatabaseJournal {
     this.appended += 1;
     this.counted(bytes.length);
     return new Promise<void>((resolve, reject) => turn.appends.push({ record: bytes, resolve, reject }));
+  }
+
+  /**
+   * Runs `run` in the transaction of the write begun by `beginWrite`, after its records are inserted
+   * and before it commits: what it writes commits with them or not at all. Resolves once committed;
+   * rejects when the write fails, or at once outside a write.
+   */
+  alongside(run: (client: PoolClient) => Promise<void>): Promise<void> {
+    const turn = this.turn;
+    if (turn === undefined || turn.scheduled)
+      return Promise.reject(new DatabaseError('failed', `journal ${this.name}: rows written outside a write (beginWrite)`));
+    return new Promise<void>((resolve, reject) => turn.alongside.push({ run, resolve, reject }));
+  }
+
+  /** The database and the journal's name, for the tables kept beside the journal (list-entries.ts). */
+  get table(): { readonly pool: Pool; readonly journal: string; readonly where: string } {
+    return { pool: this.pool, journal: this.name, where: this.where };
   }
 
   /**
@@ -334,6 +367,7 @@ export class DatabaseJournal {
         );
         from = to;
       }
+      for (const work of turn.alongside) await work.run(client);
       await client.query('UPDATE journal_heads SET position = $2 WHERE journal = $1', [this.name, last]);
       await client.query('COMMIT');
     } catch (error) {
@@ -342,7 +376,7 @@ export class DatabaseJournal {
       await client.query('ROLLBACK').catch(() => undefined);
       client.done(true);
       this.turn = undefined;
-      for (const a of appends) a.reject(this.failure);
+      for (const a of [...appends, ...turn.alongside]) a.reject(this.failure);
       return;
     }
     client.done();
@@ -350,7 +384,7 @@ export class DatabaseJournal {
     this.known = last;
     this.batches += 1;
     this.options.onCommitted?.((performance.now() - started) / 1000, appends.length);
-    for (const a of appends) a.resolve();
+    for (const a of [...appends, ...turn.alongside]) a.resolve();
     this.announce();
     this.askCompaction();
   }

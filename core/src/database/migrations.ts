@@ -82,6 +82,20 @@ export const MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX transaction_owners_owner ON transaction_owners (owner);`,
   },
+  {
+    version: 5,
+    name: 'list entries: each entry of a large list as jsonb, for jsonb-filter in the database',
+    sql: `
+      CREATE TABLE list_entries (
+        journal text NOT NULL,
+        list text NOT NULL,
+        entry text NOT NULL,
+        doc jsonb NOT NULL,
+        PRIMARY KEY (journal, list, entry)
+      );
+      CREATE INDEX list_entries_doc ON list_entries USING gin (doc jsonb_path_ops);
+      ALTER TABLE journal_heads ADD COLUMN large_lists integer;`,
+  },
 ];
 
 /** The schema version this build creates and reads. */

@@ -20,6 +20,8 @@ export interface DatabaseSettings {
 export interface DatabaseLocation {
   readonly url: string;
   readonly passwordFile: string | undefined;
+  /** Entries from which a top-level list of the Config datastore is kept as rows too (datastore/list-rows.ts). */
+  readonly largeListEntries?: number;
 }
 
 const SSL_MODES = ['disable', 'require', 'verify-full'] as const;

@@ -24,7 +24,7 @@ import * as path from 'node:path';
 import { applyEdits, type Edit, type PathStep } from '../data/edit';
 import { DataError, fault } from '../data/errors';
 import { encodeJson } from '../data/json-encode';
-import { emptyRoot, type DataRoot } from '../data/tree';
+import { emptyRoot, type DataRoot, type ListEntryNode, type ListNode } from '../data/tree';
 import type { SchemaContext } from '../yang/schema';
 import type { Datastore, PreparedWrite } from './datastore';
 import { encodeEditRecord, type ParkedEdit } from './edit-record';
@@ -33,6 +33,7 @@ import { Journal, type JournalOptions } from './journal';
 import type { RecordLog } from './record-log';
 import { storedReader, type StoredReader } from './record-replay';
 import { JournalError } from './journal-error';
+import { LargeLists } from './large-lists';
 import { isNoSpace, StorageFullError } from './storage-full';
 import { WriteQueue } from './write-queue';
 import { byModule, ParkedData, type Returning } from './parked-data';
@@ -161,6 +162,8 @@ export class ConfigStore implements Datastore {
   private closing: Promise<void> | undefined;
   /** The last write of the PARKED file (each waits for the one before, so the newest content wins). */
   private parkedWritten: Promise<void> = Promise.resolve();
+  /** The rows of large lists kept beside a database journal (large-lists.ts), once their threshold is read. */
+  private largeLists: LargeLists | undefined;
 
   private constructor(
     private journal: RecordLog,
@@ -201,11 +204,38 @@ export class ConfigStore implements Datastore {
     if (report.droppedBytes > 0) log(`dropped a torn journal tail of ${report.droppedBytes} byte(s): ${report.dropReason ?? ''}`);
     try {
       await store.settleParked(recovered.fresh.length > 0, recovered.returning);
+      if (recovered.journal instanceof DatabaseJournal) await store.openLargeLists(recovered.journal);
     } catch (error) {
       await store.close();
       throw error;
     }
     return store;
+  }
+
+  /** Reads the database's large-list threshold, building the lists' rows when they never were. */
+  private async openLargeLists(journal: DatabaseJournal): Promise<void> {
+    const { lists, unbuilt } = await LargeLists.open(journal, this.options.database?.largeListEntries, this.log);
+    if (unbuilt) {
+      const { built } = await this.writers.run(async () => {
+        await this.beginWrite();
+        return { built: lists.build(this.journal as DatabaseJournal, this.latest) };
+      });
+      await built;
+    }
+    this.largeLists = lists;
+  }
+
+  /**
+   * The entries of `list` (in `current()`) for which the SQL/JSON path `filter` holds, selected by the
+   * database from the large lists' rows; undefined when it cannot answer for exactly this data (no
+   * database, a small or nested list, a write under way): the caller filters the list itself then.
+   */
+  async selectEntries(list: ListNode, filter: string): Promise<ReadonlySet<ListEntryNode> | undefined> {
+    const journal = this.journal;
+    if (this.largeLists === undefined || !(journal instanceof DatabaseJournal)) return undefined;
+    const settled = journal.settled;
+    if (settled === undefined || this.latest !== this.visible) return undefined;
+    return this.largeLists.select(journal, this.visible, settled, list, filter);
   }
 
   /**
@@ -301,6 +331,7 @@ export class ConfigStore implements Datastore {
         }
       }
       const durable = this.journal.append(record);
+      if (this.largeLists !== undefined && this.journal instanceof DatabaseJournal) this.largeLists.changed(this.journal, previous, next, stored);
       this.latest = next;
       this.appended += 1;
       this.lastDurable = durable.catch(() => undefined);

@@ -4,7 +4,7 @@
  * Config datastore (the promise resolves only once the change is on disk). The implementation lives
  * beside this file; restconf/ and mount/ depend on this contract only.
  */
-import type { DataRoot } from '../data/tree';
+import type { DataRoot, ListEntryNode, ListNode } from '../data/tree';
 import type { Edit, PathStep } from '../data/edit';
 import { instancePath } from '../data/path';
 import { dataParent, type SchemaContext, type SchemaNode } from '../yang/schema';
@@ -78,6 +78,12 @@ export interface Datastore {
    * acknowledged before this call. The dispatcher calls it before each request.
    */
   catchUp?(): Promise<void>;
+  /**
+   * For a store kept in a database: the entries of `list` (a node of `current()`) for which the
+   * SQL/JSON path `filter` holds, selected by the database (jsonb-filter over a large list);
+   * undefined when it cannot answer for exactly that data, and the caller filters the list itself.
+   */
+  selectEntries?(list: ListNode, filter: string): Promise<ReadonlySet<ListEntryNode> | undefined>;
 }
 
 /** The two datastores of a running service. */

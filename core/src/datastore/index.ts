@@ -12,6 +12,7 @@ import { SecretBox } from './secrets';
 export type { Datastore, DatastoreName, Datastores } from './datastore';
 export { ConfigStore, type ConfigStoreOptions, type ConfigJournalOptions } from './config-store';
 export { OperationalStore } from './operational-store';
+export { DEFAULT_LARGE_LIST_ENTRIES, documentName, entryDocument, listName } from './list-rows';
 export { encodeEditRecord, decodeEditRecord, decodeSnapshot } from './edit-record';
 export { Journal, type JournalOptions, type RecoveryReport, type Examination, type FileFinding, type Refusal } from './journal';
 export { describeRefusals } from './journal-recovery';

@@ -12,7 +12,7 @@ import type { SchemaNode } from '../yang/schema';
 import { badQuery } from './errors';
 import type { RestconfContext } from './context';
 import type { DataQuery } from './data-call';
-import { applyReadQuery, parseQuery, resolveInsert, showAtAbsentTarget, shownWindow } from './query';
+import { applyReadQuery, filterInDatabase, parseQuery, resolveInsert, showAtAbsentTarget, shownWindow } from './query';
 
 /**
  * The query string of a request (without `?`), '' when there is none. Express keeps the URL as
@@ -74,6 +74,8 @@ export function dataQuery(req: IncomingMessage, ctx: RestconfContext): DataQuery
         { ...options, content },
         ctx.schema,
         filterRoot(ctx, options.jsonbFilter === undefined ? 'config' : content),
+        // over a large list the Config datastore's database holds as rows, the filter runs there
+        (list, filter) => filterInDatabase(ctx.datastores.config, list, filter),
       );
       return result.kind === 'count' ? result.count : result.data;
     },

@@ -18,6 +18,8 @@ export interface DatabaseConfig {
   readonly url: string;
   /** A file holding the password (its first line), absolute; used when the URL carries none. */
   readonly passwordFile: string | undefined;
+  /** Entries from which a top-level list is also kept entry by entry, for jsonb-filter in the database. */
+  readonly largeListEntries?: number;
 }
 
 /** The `metrics` object. */
@@ -63,7 +65,8 @@ export function checkDatabase(raw: unknown, baseDir: string, overrideUrl: string
   if (raw !== undefined && !isObject(raw)) throw new ConfigError('database', 'must be an object');
   const fields = (raw ?? {}) as Record<string, unknown>;
   for (const k of Object.keys(fields))
-    if (k !== 'url' && k !== 'passwordFile') throw new ConfigError(`database.${k}`, 'unknown field; known: url, passwordFile');
+    if (k !== 'url' && k !== 'passwordFile' && k !== 'largeListEntries')
+      throw new ConfigError(`database.${k}`, 'unknown field; known: url, passwordFile, largeListEntries');
   const url = overrideUrl ?? fields['url'];
   const field = overrideUrl !== undefined ? '--database' : 'database.url';
   if (typeof url !== 'string' || url === '') throw new ConfigError(field, 'must be a postgresql:// URL');
@@ -71,5 +74,8 @@ export function checkDatabase(raw: unknown, baseDir: string, overrideUrl: string
   if (problem !== undefined) throw new ConfigError(field, problem);
   const passwordFile =
     fields['passwordFile'] === undefined ? undefined : path.resolve(baseDir, checkString(fields['passwordFile'], 'database.passwordFile'));
-  return { url, passwordFile };
+  const large = fields['largeListEntries'];
+  if (large !== undefined && (typeof large !== 'number' || !Number.isInteger(large) || large < 1))
+    throw new ConfigError('database.largeListEntries', `must be a whole number of entries, 1 or more, not ${JSON.stringify(large)}`);
+  return { url, passwordFile, ...(large !== undefined ? { largeListEntries: large } : {}) };
 }

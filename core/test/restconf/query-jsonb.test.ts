@@ -75,6 +75,10 @@ test('comparisons on booleans, numbers, strings, identityrefs', async (t) => {
 
 test('empty, union and numeric leaves', async (t) => {
   t.deepEqual(await names(pairs, '{@/u} == null', 'a'), ['x']);
+  // as PostgreSQL: null <= null holds; null against a non-null value is false (not unknown) except for !=
+  t.deepEqual(await names(pairs, '{@/u} <= null', 'a'), ['x']);
+  t.deepEqual(await names(pairs, '({@/u} < null) is unknown', 'a'), []);
+  t.deepEqual(await names(pairs, '{@/u} != null', 'a'), ['y', 'z']);
   t.deepEqual(await names(pairs, '{@/u} == true', 'a'), ['y']);
   t.deepEqual(await names(pairs, '{@/u} starts with "te"', 'a'), ['z']);
   t.deepEqual(await names(pairs, '{@/b} < 0', 'a'), ['y']);

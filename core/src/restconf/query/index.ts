@@ -19,7 +19,7 @@
  *   the data as stored (defaults not added), as a jsonb store would.
  */
 import type { PathStep } from '../../data/edit';
-import type { DataNode, DataRoot } from '../../data/tree';
+import type { DataNode, DataRoot, ListNode } from '../../data/tree';
 import type { SchemaContext, SchemaNode } from '../../yang/schema';
 import { badQuery } from '../errors';
 import { parseContent, selectContent, type ContentMode } from './content';
@@ -48,6 +48,7 @@ export type { ReadTarget } from './target';
 export type { Unhide, UnhideItem } from './unhide';
 export type { WithDefaults } from './with-defaults';
 export { resolveInsert } from './insert';
+export { filterInDatabase } from './jsonb-filter-sql';
 export { DEFAULT_ATTRIBUTE } from './with-defaults';
 export {
   selectContent,
@@ -295,7 +296,8 @@ export type ReadResult =
  * this file). `target` is the data at the target (a whole list for a list target, one entry for an
  * entry target); `targetSchema` its schema node (undefined for the datastore root); `root` the
  * datastore root that absolute jsonb-filter paths read (the target's own tree when omitted and the
- * target is the root). Never changes its input. Throws 400 naming a parameter that does not fit, or
+ * target is the root); `inDatabase`, when given, is asked first to filter a list in the database
+ * (jsonb-filter-sql.ts), and the list is filtered here when it answers undefined. Never changes its input. Throws 400 naming a parameter that does not fit, or
  * a jsonb-filter that needs more work than a request may spend. Asynchronous because a long
  * jsonb-filter gives the event loop back while it runs (query/jsonb-filter.ts).
  */
@@ -305,13 +307,16 @@ export async function applyReadQuery(
   options: QueryOptions,
   ctx: SchemaContext,
   root?: DataRoot,
+  inDatabase?: (list: ListNode, filter: JsonbFilter) => Promise<ListNode | undefined>,
 ): Promise<ReadResult> {
   checkReadTarget(options, targetSchema, ctx, target.kind === 'entry');
   const content = options.content ?? 'all';
   let data: ReadTarget | undefined = selectContent(target, content);
   if (data?.kind === 'list') {
     if (options.jsonbFilter !== undefined)
-      data = await filterEntries(data, options.jsonbFilter, root ?? (target.kind === 'root' ? target : undefined));
+      data =
+        (await inDatabase?.(data, options.jsonbFilter)) ??
+        (await filterEntries(data, options.jsonbFilter, root ?? (target.kind === 'root' ? target : undefined)));
     if (options.sortby !== undefined) data = sortEntries(data, options.sortby);
     if (options.offset !== undefined || options.limit !== undefined) data = pageEntries(data, options.offset, options.limit);
   }

@@ -49,6 +49,8 @@ export type JsonbPredicate =
       readonly search: (s: string) => LinearRun;
       readonly caseless: boolean;
       readonly pattern: string;
+      /** The flags as written (`i`, `q`). */
+      readonly flags: string;
     }
   | { readonly kind: 'starts-with'; readonly left: JsonbOperand; readonly prefix: JsonbOperand }
   | { readonly kind: 'exists'; readonly path: JsonbPath };
@@ -159,7 +161,7 @@ class FilterParser {
     const source = flags.includes('q') ? quotePattern(pattern) : pattern;
     const search = compileSearch(caseless ? foldPattern(source) : source);
     if (search === undefined) throw this.fail(`like_regex pattern '${pattern}' is not supported or too large`);
-    return { kind: 'like-regex', left, search, caseless, pattern };
+    return { kind: 'like-regex', left, search, caseless, pattern, flags };
   }
 
   private operand(): JsonbOperand {

@@ -157,11 +157,9 @@ class Meter {
 type Stepping<T> = Generator<void, T, void>;
 
 function compareItems(a: Item, b: Item, op: ComparisonOperator): Truth {
-  if (a.t === 'null' || b.t === 'null') {
-    if (op === '==') return a.t === b.t;
-    if (op === '!=') return a.t !== b.t;
-    return 'unknown';
-  }
+  // as PostgreSQL: null against null compares equal (so <= holds); against anything else only != holds
+  if (a.t === 'null' && b.t === 'null') return op === '==' || op === '<=' || op === '>=';
+  if (a.t === 'null' || b.t === 'null') return op === '!=';
   if (a.t !== b.t || a.t === 'object') return 'unknown';
   let c: number;
   if (a.t === 'num') c = compareValues(a.v as LeafValue, (b as typeof a).v as LeafValue);
