@@ -11,11 +11,27 @@ import type { Edit } from '../data/edit';
 import { DataError, fault } from '../data/errors';
 import { listIndex } from '../data/list';
 import type { DataRoot, ListEntryNode, ListNode } from '../data/tree';
-import { DatabaseError, type DatabaseJournal, largeListThreshold, selectListEntries, writeListRows } from '../database';
-import { recordLargeListThreshold } from '../database';
+import {
+  DatabaseError,
+  type DatabaseJournal,
+  largeListThreshold,
+  type ListRowChange,
+  recordLargeListThreshold,
+  selectListEntries,
+  writeListRows,
+} from '../database';
 import { allRows, DEFAULT_LARGE_LIST_ENTRIES, listName, rowChanges, topListChain, topListIn } from './list-rows';
 
+/**
+ * Rows one write changes from which the table's statistics are renewed after it commits: PostgreSQL's
+ * planner picks the GIN index for an equality only once it knows the table is large (autovacuum's own
+ * ANALYZE may come a minute later).
+ */
+const ANALYZE_AFTER_ROWS = 5000;
+
 export class LargeLists {
+  private analyzing = false;
+
   private constructor(readonly threshold: number) {}
 
   /**
@@ -39,10 +55,12 @@ export class LargeLists {
   build(journal: DatabaseJournal, root: DataRoot): Promise<void> {
     const { journal: name } = journal.table;
     const changes = allRows(root, this.threshold);
-    return journal.alongside(async (client) => {
+    const committed = journal.alongside(async (client) => {
       await recordLargeListThreshold(client, name, this.threshold);
       await writeListRows(client, name, changes);
     });
+    this.analyzeAfter(journal, committed, changes);
+    return committed;
   }
 
   /** Queues the rows `edits` change (from `previous` to `next`) into the write `journal` holds now. */
@@ -51,7 +69,26 @@ export class LargeLists {
     if (changes.length === 0) return;
     const { journal: name } = journal.table;
     // the append of the same write reports a failure; this promise only mirrors it
-    journal.alongside((client) => writeListRows(client, name, changes)).catch(() => undefined);
+    const committed = journal.alongside((client) => writeListRows(client, name, changes));
+    committed.catch(() => undefined);
+    this.analyzeAfter(journal, committed, changes);
+  }
+
+  /** Renews the table's statistics once `committed` is, when `changes` rewrote many rows (one ANALYZE at a time). */
+  private analyzeAfter(journal: DatabaseJournal, committed: Promise<void>, changes: readonly ListRowChange[]): void {
+    let rows = 0;
+    for (const c of changes) rows += c.upserts.length + c.deletes.length;
+    if (rows < ANALYZE_AFTER_ROWS) return;
+    void committed.then(() => {
+      if (this.analyzing) return;
+      this.analyzing = true;
+      journal.table.pool
+        .query('ANALYZE list_entries')
+        .catch(() => undefined)
+        .finally(() => {
+          this.analyzing = false;
+        });
+    }, () => undefined);
   }
 
   /**
