@@ -29,8 +29,8 @@ export interface NodeLeaseOptions {
   wanted(): Promise<readonly string[]>;
   /** Nodes this instance now owns: connect them. */
   gained(nodeIds: readonly string[]): void;
-  /** Nodes this instance no longer owns: close their sessions now. */
-  lost(nodeIds: readonly string[]): void;
+  /** Nodes this instance no longer owns: close their sessions now (resolving once they are closed). */
+  lost(nodeIds: readonly string[]): Promise<void> | void;
   /** Where problems go (an unreachable database, a self-fence). */
   log(message: string): void;
   /** Default 10. */
@@ -149,7 +149,8 @@ export class NodeLeases {
     await this.ticking?.catch(() => undefined);
     const nodes = [...this.held];
     this.held.clear();
-    if (nodes.length > 0) this.options.lost(nodes);
+    // sessions closed before the leases go, as on a hand-over
+    if (nodes.length > 0) await this.options.lost(nodes);
     try {
       await this.pool.query('DELETE FROM node_leases WHERE owner = $1', [this.options.instance]);
       await this.pool.query('DELETE FROM instances WHERE id = $1', [this.options.instance]);
@@ -179,7 +180,7 @@ export class NodeLeases {
       this.lastRenewal = sent;
       // a lease this instance thought it held but the table no longer gives it (removed by an uninstall elsewhere)
       const still = new Set(renewed.rows.map((r) => r.node_id));
-      this.drop([...this.held].filter((n) => !still.has(n)));
+      void this.drop([...this.held].filter((n) => !still.has(n)));
       const live = await this.pool.query<{ id: string }>('SELECT id FROM instances WHERE seen_at > now() - $1::interval ORDER BY id', [
         lease,
       ]);
@@ -188,8 +189,9 @@ export class NodeLeases {
       // Hand over what another live instance should own, and what is no longer installed.
       const handOver = [...this.held].filter((n) => !wanted.has(n) || preferredOwner(n, instances) !== instance);
       if (handOver.length > 0) {
+        // sessions closed before the leases go: the next owner may connect the moment they are gone
+        await this.drop(handOver);
         await this.pool.query('DELETE FROM node_leases WHERE owner = $1 AND node_id = ANY($2::text[])', [instance, handOver]);
-        this.drop(handOver);
       }
       // Take what this instance should own and nobody holds (free, released, or its lease expired).
       const mine = [...wanted].filter((n) => !this.held.has(n) && preferredOwner(n, instances) === instance);
@@ -217,12 +219,12 @@ export class NodeLeases {
     this.options.log(
       `node leases: no renewal for ${since.toFixed(1)} s; closing the sessions of ${this.held.size} node(s) before their leases can pass to another instance`,
     );
-    this.drop([...this.held]);
+    void this.drop([...this.held]);
   }
 
-  private drop(nodeIds: readonly string[]): void {
+  private async drop(nodeIds: readonly string[]): Promise<void> {
     if (nodeIds.length === 0) return;
     for (const n of nodeIds) this.held.delete(n);
-    this.options.lost(nodeIds);
+    await this.options.lost(nodeIds);
   }
 }

@@ -457,7 +457,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
           const connecting = mount.restore(new Set(nodeIds));
           if (connecting > 0) log.info(`node leases: connecting ${connecting} node(s) this instance owns now`);
         },
-        lost: (nodeIds) => void mount.letGo(nodeIds),
+        lost: (nodeIds) => mount.letGo(nodeIds),
         log: (line) => log.error(`rosetta: ${line}`),
       });
     } catch (e) {

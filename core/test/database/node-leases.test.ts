@@ -32,7 +32,9 @@ async function member(url: string, instance: string, events: Array<{ at: number;
     url: `http://${instance}.invalid`,
     wanted: async () => NODES,
     gained: (nodeIds) => events.push({ at: performance.now(), instance, gained: [...nodeIds] }),
-    lost: (nodeIds) => events.push({ at: performance.now(), instance, lost: [...nodeIds] }),
+    lost: (nodeIds) => {
+      events.push({ at: performance.now(), instance, lost: [...nodeIds] });
+    },
     log: () => undefined,
     leaseSeconds: 2,
     renewSeconds: 0.5,
