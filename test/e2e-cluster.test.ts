@@ -144,6 +144,17 @@ it('nodes spread over the instances, each device one session; reached through an
   t.true(await until(() => settled(nodes, [a, b]), 20_000), `settled over a and b: ${JSON.stringify([...(await owners())])}`);
   t.log(`spread over two instances: ${await spreadOf(nodes, [a, b])} nodes`);
   t.is(mostSessions, 1, 'no device ever had two sessions');
+  // each node's actual configuration, stored at install through a, is known to its owner, whichever
+  // instance that is (the shared uniconfig-actual journal): is-in-sync compares the device with it
+  const settledOwners = await owners();
+  for (const node of nodes) {
+    const owner = owns(settledOwners.get(node), a) ? a : b;
+    const insync = await restconfRequest(owner.url!, 'POST', '/rests/operations/uniconfig-manager:is-in-sync', {
+      input: { 'target-nodes': { node: [node] } },
+    });
+    t.is(insync.status, 200, insync.text);
+    t.regex(insync.text, /"is-in-sync":\s*true/, `${node} on its owner ${owner === a ? 'a' : 'b'}: ${insync.text}`);
+  }
   // the nodes are read through either instance (their settings live in the shared Config datastore)
   const listing = await restconfRequest(
     b.url!,

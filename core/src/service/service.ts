@@ -315,6 +315,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     health: () => readiness.report(),
     ...(metrics !== undefined ? { commitDone: (ok: boolean) => metrics.countCommit(ok) } : {}),
     ...(transactionOwners !== undefined ? { sharedTransactions: transactionOwners } : {}),
+    ...(database !== undefined ? { database } : {}),
   });
   try {
     await uniconfig.open();
@@ -454,8 +455,14 @@ export async function startService(options: StartOptions): Promise<RunningServic
           return mount.storedNodeIds();
         },
         gained: (nodeIds) => {
-          const connecting = mount.restore(new Set(nodeIds));
-          if (connecting > 0) log.info(`node leases: connecting ${connecting} node(s) this instance owns now`);
+          // the actual configurations their last owner stored come first: the nodes are used right after
+          void uniconfig.store
+            .catchUp()
+            .catch((e: unknown) => log.error(`rosetta: taking in the actual configurations of gained nodes: ${(e as Error).message}`))
+            .then(() => {
+              const connecting = mount.restore(new Set(nodeIds));
+              if (connecting > 0) log.info(`node leases: connecting ${connecting} node(s) this instance owns now`);
+            });
         },
         lost: (nodeIds) => mount.letGo(nodeIds),
         log: (line) => log.error(`rosetta: ${line}`),

@@ -8,14 +8,21 @@
  * start-up: both survive a restart. The one file per node of earlier versions is moved into the journal
  * when found (legacy-actual-files.ts).
  *
- * Also here, because every writer of a node goes through this store: per-node versions (a commit
- * bumps them; a transaction remembers the version it started from, which is how the second of two
- * transactions on one node is refused) and per-node locks (commits and immediate writes of one node
+ * With the datastores in PostgreSQL the actual configurations are a journal there (`uniconfig-actual`),
+ * shared by the instances: the owner of a node writes its actual configuration, and the others take it
+ * in soon after (a NOTIFY), at once when they gain the node (`catchUp`, before connecting it) and before
+ * each uniconfig operation.
+ *
+ * Also here, because every writer of a node goes through this store: per-node versions (the stored
+ * intended configuration object itself, which every change replaces, on this instance or another; a
+ * transaction remembers the version it started from, which is how the second of two transactions on
+ * one node is refused) and per-node locks (commits and immediate writes of one node
  * run one at a time; several nodes are always locked in sorted order, so two commits cannot deadlock).
  */
 import * as path from 'node:path';
 import type { Datastores } from '../datastore/datastore';
-import { KeyedJournal } from '../datastore/keyed-journal';
+import { KeyedJournal, type KeyedChange } from '../datastore/keyed-journal';
+import type { Database } from '../database';
 import { readLegacyActualFiles, removeLegacyActualFiles } from './legacy-actual-files';
 import { applyEdits, type Edit } from '../data/edit';
 import { decodeJson } from '../data/json-decode';
@@ -36,6 +43,8 @@ export const TOPOLOGY_MODULE = 'uniconfig-topology';
 export const TOPOLOGY_NAMESPACE = 'urn:rosetta:params:xml:ns:yang:uniconfig-topology';
 /** Folder under the data directory of the journal holding the actual configurations. */
 const ACTUAL_JOURNAL = 'uniconfig-actual-journal';
+/** Its name in the database, when the datastores are kept there. */
+const DATABASE_ACTUAL_JOURNAL = 'uniconfig-actual';
 
 /** A node's configuration in one datastore, as RFC 7951 JSON (what the anydata holds). */
 export type ConfigurationJson = JsonObject;
@@ -63,8 +72,10 @@ interface TopologyNodes {
   readonly configuration: AnySchema;
 }
 
+/** A node's version: its stored intended configuration object (undefined: none), replaced by every change. */
+export type NodeVersion = object | undefined;
+
 export class NodeStore {
-  private readonly versions = new Map<string, number>();
   private readonly locks = new Map<string, Promise<void>>();
   private readonly decoded = new DecodedTrees();
   /** Per stored intended configuration, the actual one it was last compared with and the answer (changedNodeIds). */
@@ -73,10 +84,14 @@ export class NodeStore {
   private readonly dataDir: string;
   private readonly journalDir: string;
   private actualJournal: KeyedJournal | undefined;
+  /** The other instances' changes of actual configurations, applied to the Operational datastore in order. */
+  private foreignApplied: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly local: LocalStores,
     dataDir: string,
+    private readonly database?: Database,
+    private readonly log?: (message: string) => void,
   ) {
     this.nodes(); // a schema without the uniconfig modules is a start-up fault, not a request's
     this.dataDir = dataDir;
@@ -96,7 +111,12 @@ export class NodeStore {
 
   /** Loads the actual configurations written before a restart into the Operational datastore. */
   async open(): Promise<number> {
-    const journal = await KeyedJournal.open(this.journalDir);
+    const journal = await KeyedJournal.open(
+      this.journalDir,
+      this.database === undefined
+        ? {}
+        : { database: { database: this.database, name: DATABASE_ACTUAL_JOURNAL }, onForeign: (changes) => this.takeForeign(changes) },
+    );
     this.actualJournal = journal;
     const legacy = await readLegacyActualFiles(this.dataDir);
     if (legacy.length > 0) {
@@ -111,6 +131,22 @@ export class NodeStore {
     // read from disk, so checked as anything from outside is
     if (updates.length > 0) await this.apply('operational', updates, false);
     return updates.length;
+  }
+
+  /**
+   * Takes in the actual configurations other instances stored before this call (the database's shared
+   * journal; nothing to do otherwise).
+   */
+  async catchUp(): Promise<void> {
+    await this.actualJournal?.catchUp();
+    await this.foreignApplied;
+  }
+
+  private takeForeign(changes: readonly KeyedChange[]): void {
+    const values = changes.map(([nodeId, value]) => ({ nodeId, value: value as ConfigurationJson | null }));
+    this.foreignApplied = this.foreignApplied
+      .then(() => this.apply('operational', values, false))
+      .catch((e: unknown) => this.log?.(`taking in actual configurations stored by another instance failed: ${(e as Error).message}`));
   }
 
   /** Closes the journal of actual configurations (service stop). */
@@ -206,14 +242,14 @@ export class NodeStore {
     return json;
   }
 
-  /** The version of a node's stored configuration (bumped by every change of its intended configuration). */
-  version(nodeId: string): number {
-    return this.versions.get(nodeId) ?? 0;
+  /** The version of a node's stored configuration: its intended configuration object, which every change replaces. */
+  version(nodeId: string): NodeVersion {
+    return this.json('config', nodeId);
   }
 
   /**
    * Applies updates: the intended configurations in one durable Config write, the actual ones in
-   * their journal and the Operational datastore. Bumps the version of every node whose intended changed.
+   * their journal and the Operational datastore.
    */
   async save(updates: readonly NodeUpdate[]): Promise<void> {
     const shared = updates.map((u) => {
@@ -222,14 +258,13 @@ export class NodeStore {
     });
     const intended = shared.filter((u) => u.intended !== undefined).map((u) => ({ nodeId: u.nodeId, value: u.intended! }));
     const actual = shared.filter((u) => u.actual !== undefined).map((u) => ({ nodeId: u.nodeId, value: u.actual! }));
-    if (intended.length > 0) {
-      await this.apply('config', intended);
-      for (const u of intended) this.versions.set(u.nodeId, this.version(u.nodeId) + 1);
-    }
+    if (intended.length > 0) await this.apply('config', intended);
     if (actual.length > 0) {
       // one journal record for these nodes; saves running at once share an fsync
       if (this.actualJournal === undefined) throw new Error('the uniconfig node store is not open');
       await this.actualJournal.set(actual.map((u) => [u.nodeId, u.value] as const));
+      // the others' changes it took in before this one land first, so this one is the newest
+      await this.foreignApplied;
       await this.apply('operational', actual);
     }
   }

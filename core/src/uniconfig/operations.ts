@@ -100,6 +100,9 @@ export class UniconfigOperations {
   ): Promise<OperationOutput | undefined> {
     const { engine, registry } = this.parts;
     const allNodes = () => engine.store.nodeIds();
+    // the actual configurations other instances stored before this operation (a database's shared
+    // journal); health answers without the database, which it reports on
+    if (name !== 'uniconfig-manager:health') await engine.store.catchUp();
     switch (name) {
       case 'uniconfig-manager:health': {
         if (this.parts.health === undefined) return undefined;

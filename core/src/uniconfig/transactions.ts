@@ -12,6 +12,7 @@ import type { DataRoot } from '../data/tree';
 import { Elsewhere } from '../fault';
 import { RestconfError } from '../restconf/errors';
 import type { SchemaContext } from '../yang/schema';
+import type { NodeVersion } from './node-store';
 
 /** The cookie that names a transaction. */
 export const COOKIE_NAME = 'UNICONFIGTXID';
@@ -38,7 +39,7 @@ export interface NodeView {
   /** The actual configuration when the transaction first looked at the node. */
   readonly baseActual: DataRoot;
   /** The node's version then (a commit in between makes this transaction's commit 409). */
-  readonly baseVersion: number;
+  readonly baseVersion: NodeVersion;
   /** Whether the transaction wrote the node (commit with no target-nodes commits these). */
   written: boolean;
 }

@@ -11,6 +11,7 @@
  * - `data.beforeWrite`: the uniconfig topology and the snapshots are written only through this layer
  *   (a direct write there would bypass the device), so local writes that change them are refused.
  */
+import type { Database } from '../database';
 import { fault } from '../data/errors';
 import type { DataNode, DataRoot } from '../data/tree';
 import type { JsonObject, JsonValue, OperationResult, RosettaHooks, RpcContext } from '../hooks';
@@ -47,6 +48,8 @@ export interface UniconfigOptions {
   readonly jobs?: OperationParts['jobs'];
   /** With several instances on one database: where the transactions the others opened are found. */
   readonly sharedTransactions?: SharedTransactions;
+  /** The database the datastores are kept in, if any: the actual configurations are kept there too (node-store.ts). */
+  readonly database?: Database;
 }
 
 /**
@@ -92,7 +95,7 @@ export class Uniconfig {
 
   constructor(private readonly options: UniconfigOptions) {
     const { ctx } = options;
-    this.store = new NodeStore(ctx, options.dataDir);
+    this.store = new NodeStore(ctx, options.dataDir, options.database, (line) => ctx.log.error(`uniconfig: ${line}`));
     this.engine = new UniconfigEngine(
       this.store,
       options.mount,
