@@ -242,6 +242,19 @@ it('nodes spread over the instances, each device one session; reached through an
   t.log(`kill -9: ${victimNodes.length} node(s) taken over and connected ${Date.now() - killed} ms after the kill (lease 10 s)`);
   t.true(Date.now() - killed < 25_000, `taken over ${Date.now() - killed} ms after the kill (lease 10 s)`);
   t.is(mostSessions, 1, 'no device ever had two sessions');
+  // a node whose device is down when it passes to an instance that never reached it: its stored
+  // configuration is still read there, through the device modules kept in the database
+  const d = await start();
+  const down = left[0]!;
+  await sims[Number(down.slice(3))]!.close();
+  await survivor.stop();
+  t.true(await until(async () => owns((await owners()).get(down), d), 15_000), 'd took the node whose device is down');
+  const stored = await restconfRequest(
+    d.url!,
+    'GET',
+    `/rests/data/network-topology:network-topology/topology=uniconfig/node=${down}/configuration/acme-cluster:box`,
+  );
+  t.is(stored.status, 200, `${down} read on d while its device is down: ${stored.text}`);
 });
 
 const frrUnavailable = absent ?? frrPeerUnavailable();

@@ -455,9 +455,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
           return mount.storedNodeIds();
         },
         gained: (nodeIds) => {
-          // the actual configurations their last owner stored come first: the nodes are used right after
-          void uniconfig.store
-            .catchUp()
+          // the actual configurations and device modules their last owner stored come first: the nodes are used right after
+          void Promise.all([uniconfig.store.catchUp(), uniconfig.engine.modules.catchUp()])
             .catch((e: unknown) => log.error(`rosetta: taking in the actual configurations of gained nodes: ${(e as Error).message}`))
             .then(() => {
               const connecting = mount.restore(new Set(nodeIds));

@@ -11,6 +11,12 @@
  * once share a few fsyncs instead of writing a file each. A node's record is written only once its
  * set's file is durable. Sets no node names any more are removed. Versions before kept one
  * `node-<hex id>.json` per node beside the sets; those are moved into the journal when found.
+ *
+ * With the datastores in PostgreSQL both are journals there, shared by the instances
+ * (`uniconfig-node-modules`, and `uniconfig-module-sets` for the sets' texts), so that the instance that
+ * owns a node after a hand-over can read its stored configuration while the device is down. There a
+ * set no node names any more is kept: another instance may be naming it at that moment, and sets are
+ * few (devices of one model and version share one).
  */
 import type { Logger } from '../logger';
 import { createHash } from 'node:crypto';
@@ -18,10 +24,13 @@ import { promises as fs, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { ensureDirectory, fsyncDirectory, removeIfPresent } from '../datastore/durable-file';
 import { KeyedJournal } from '../datastore/keyed-journal';
+import type { Database } from '../database';
 import type { SchemaSourceText } from '../mount';
 
 const DIRECTORY = 'uniconfig-modules';
 const NODE_JOURNAL = 'uniconfig-node-modules';
+/** The journal of the sets' texts, in the database (the folder's files otherwise). */
+const SET_JOURNAL = 'uniconfig-module-sets';
 const NODE_FILE = /^node-((?:[0-9a-f]{2})+)\.json$/;
 const SET_NAME = /^[0-9a-f]{64}$/;
 
@@ -53,6 +62,8 @@ export class DeviceModuleStore {
   private readonly dir: string;
   private readonly journalDir: string;
   private nodes: KeyedJournal | undefined;
+  /** The sets' texts, by hash, when they are kept in the database. */
+  private sets: KeyedJournal | undefined;
   /** node-id -> the hash of its module set (as of every change made, durable or on its way). */
   private readonly setOf = new Map<string, string>();
   /** Sets whose file is durable. */
@@ -69,6 +80,7 @@ export class DeviceModuleStore {
   constructor(
     dataDir: string,
     private readonly log: Pick<Logger, 'error'>,
+    private readonly database?: Database,
   ) {
     this.dir = path.join(dataDir, DIRECTORY);
     this.journalDir = path.join(dataDir, NODE_JOURNAL);
@@ -77,8 +89,22 @@ export class DeviceModuleStore {
   /** Reads which sets are kept and which node has which. */
   async open(): Promise<void> {
     await ensureDirectory(this.dir);
-    const nodes = await KeyedJournal.open(this.journalDir);
+    const database = this.database;
+    const nodes = await KeyedJournal.open(
+      this.journalDir,
+      database === undefined
+        ? {}
+        : {
+            database: { database, name: NODE_JOURNAL },
+            onForeign: (changes) => {
+              for (const [nodeId, set] of changes)
+                if (typeof set === 'string' && SET_NAME.test(set)) this.setOf.set(nodeId, set);
+                else this.setOf.delete(nodeId);
+            },
+          },
+    );
     this.nodes = nodes;
+    if (database !== undefined) this.sets = await KeyedJournal.open(this.dir, { database: { database, name: SET_JOURNAL } });
     const legacy: Array<[string, string]> = [];
     for (const name of await fs.readdir(this.dir)) {
       if (name.endsWith('.json') && SET_NAME.test(name.slice(0, -5))) this.stored.add(name.slice(0, -5));
@@ -103,7 +129,15 @@ export class DeviceModuleStore {
   /** Closes the journal (service stop). */
   async close(): Promise<void> {
     await this.nodes?.close();
+    await this.sets?.close();
     this.nodes = undefined;
+    this.sets = undefined;
+  }
+
+  /** Takes in which modules other instances sharing the database kept for their nodes before this call. */
+  async catchUp(): Promise<void> {
+    await this.nodes?.catchUp();
+    await this.sets?.catchUp();
   }
 
   /**
@@ -146,7 +180,7 @@ export class DeviceModuleStore {
     if (cached !== undefined) return cached;
     try {
       // read synchronously: it happens once per set, and only for a node whose device is down
-      const parsed: unknown = JSON.parse(readFileSync(path.join(this.dir, `${set}.json`), 'utf8'));
+      const parsed: unknown = this.sets !== undefined ? this.sets.get(set) : JSON.parse(readFileSync(path.join(this.dir, `${set}.json`), 'utf8'));
       if (!isSources(parsed)) throw new Error('not a list of modules');
       this.loaded.set(set, parsed);
       return parsed;
@@ -174,14 +208,18 @@ export class DeviceModuleStore {
 
   /** Writes a set's file unless it is there (or being written). */
   private storeSet(set: string, sources: readonly SchemaSourceText[]): Promise<void> {
-    if (this.stored.has(set)) return Promise.resolve();
+    if (this.stored.has(set) || this.sets?.get(set) !== undefined) return Promise.resolve();
     let writing = this.writing.get(set);
     if (writing === undefined) {
       const text = JSON.stringify(sources.map((s) => ({ name: s.name, ...(s.revision ? { revision: s.revision } : {}), text: s.text })));
+      const sets = this.sets;
       writing = this.inTurn(async () => {
         if (this.stored.has(set)) return;
-        await writeDurably(path.join(this.dir, `${set}.json`), text);
-        await fsyncDirectory(this.dir);
+        if (sets !== undefined) await sets.set([[set, JSON.parse(text) as object]]);
+        else {
+          await writeDurably(path.join(this.dir, `${set}.json`), text);
+          await fsyncDirectory(this.dir);
+        }
         this.stored.add(set);
       }).finally(() => this.writing.delete(set));
       this.writing.set(set, writing);
@@ -194,6 +232,7 @@ export class DeviceModuleStore {
   }
 
   private dropIfUnused(set: string): Promise<void> {
+    if (this.sets !== undefined) return Promise.resolve(); // shared: kept (see the top of this file)
     return this.inTurn(async () => {
       for (const s of this.setOf.values()) if (s === set) return; // (again) in use
       this.loaded.delete(set);

@@ -102,7 +102,7 @@ export class UniconfigOperations {
     const allNodes = () => engine.store.nodeIds();
     // the actual configurations other instances stored before this operation (a database's shared
     // journal); health answers without the database, which it reports on
-    if (name !== 'uniconfig-manager:health') await engine.store.catchUp();
+    if (name !== 'uniconfig-manager:health') await Promise.all([engine.store.catchUp(), engine.modules.catchUp()]);
     switch (name) {
       case 'uniconfig-manager:health': {
         if (this.parts.health === undefined) return undefined;

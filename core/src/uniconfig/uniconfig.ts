@@ -100,7 +100,7 @@ export class Uniconfig {
       this.store,
       options.mount,
       ctx.log,
-      new DeviceModuleStore(options.dataDir, ctx.log),
+      new DeviceModuleStore(options.dataDir, ctx.log, options.database),
       options.commitConcurrency,
       ctx.dataChanges,
     );
