@@ -20,6 +20,13 @@ export function listenForCommits(pool: Pool, name: string, token: string, nudge:
   let closed = false;
   let session: PoolClient | undefined;
   let pending: NodeJS.Timeout | undefined;
+  // a session closed by `close` may still report its connection's end: released once, whoever comes first
+  const released = new WeakSet<PoolClient>();
+  const release = (client: PoolClient) => {
+    if (released.has(client)) return;
+    released.add(client);
+    client.release(true);
+  };
   const soon = () => {
     pending ??= setTimeout(() => {
       pending = undefined;
@@ -34,7 +41,7 @@ export function listenForCommits(pool: Pool, name: string, token: string, nudge:
       lost = true;
       if (client !== undefined) {
         if (session === client) session = undefined;
-        client.release(true);
+        release(client);
       }
       if (!closed) setTimeout(() => void listen(), 2000).unref();
     };
@@ -53,7 +60,7 @@ export function listenForCommits(pool: Pool, name: string, token: string, nudge:
     } catch {
       return again(client);
     }
-    if (closed) client.release(true);
+    if (closed) release(client);
     else session = client;
   };
   void listen();
@@ -61,7 +68,7 @@ export function listenForCommits(pool: Pool, name: string, token: string, nudge:
     close() {
       closed = true;
       if (pending !== undefined) clearTimeout(pending);
-      session?.release(true);
+      if (session !== undefined) release(session);
       session = undefined;
     },
   };

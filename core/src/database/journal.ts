@@ -161,12 +161,11 @@ export class DatabaseJournal {
       this.usable();
       const client = await checkout(this.pool, `writing journal ${this.name}`, this.where);
       try {
-        await client.query('BEGIN');
-        const { rows } = await client.query<{ position: string; compacted: string }>(
-          'SELECT position, compacted FROM journal_heads WHERE journal = $1 FOR UPDATE',
-          [this.name],
-        );
-        await this.takeForeign(client, rows[0]);
+        // one round trip for both (a durable write is a few round trips and one WAL flush: each counts)
+        const results = (await client.query(
+          `BEGIN; SELECT position, compacted FROM journal_heads WHERE journal = ${client.escapeLiteral(this.name)} FOR UPDATE`,
+        )) as unknown as Array<{ rows: Array<{ position: string; compacted: string }> }>;
+        await this.takeForeign(client, results[1]?.rows[0]);
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
         client.done(true);
@@ -368,8 +367,7 @@ export class DatabaseJournal {
         from = to;
       }
       for (const work of turn.alongside) await work.run(client);
-      await client.query('UPDATE journal_heads SET position = $2 WHERE journal = $1', [this.name, last]);
-      await client.query('COMMIT');
+      await client.query(`UPDATE journal_heads SET position = ${Number(last)} WHERE journal = ${client.escapeLiteral(this.name)}; COMMIT`);
     } catch (error) {
       // Whether a failed COMMIT took effect is unknown: the owner reloads from the database.
       this.failure ??= databaseErrorOf(error, `writing journal ${this.name}`, this.where);
