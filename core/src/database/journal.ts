@@ -76,6 +76,12 @@ interface WriteTurn {
   scheduled: boolean;
 }
 
+/**
+ * Most bytes of records a turn writes in the one statement that also moves the head and commits
+ * (hex in the statement's text); larger turns insert bound parameters first, in batches.
+ */
+const INLINE_BYTES = 64 * 1024;
+
 /** Longest a commit waits before the other instances are told of it; the commits of that time are told once. */
 const ANNOUNCE_MS = 20;
 
@@ -354,20 +360,30 @@ export class DatabaseJournal {
     const last = this.known + appends.length;
     const started = performance.now();
     try {
-      const maxBatch = this.options.maxBatchBytes ?? 4 << 20;
-      for (let from = 0; from < appends.length; ) {
-        let to = from + 1;
-        for (let bytes = appends[from]!.record.length; to < appends.length && bytes + appends[to]!.record.length <= maxBatch; to++)
-          bytes += appends[to]!.record.length;
-        const chunk = appends.slice(from, to);
-        await client.query(
-          'INSERT INTO journal_records (journal, position, record) SELECT $1, p, r FROM unnest($2::bigint[], $3::bytea[]) AS t(p, r)',
-          [this.name, chunk.map((_, i) => first + from + i), chunk.map((a) => a.record)],
-        );
-        from = to;
+      const journal = client.escapeLiteral(this.name);
+      const moveHead = `UPDATE journal_heads SET position = ${Number(last)} WHERE journal = ${journal}; COMMIT`;
+      let bytes = 0;
+      for (const a of appends) bytes += a.record.length;
+      if (turn.alongside.length === 0 && bytes <= INLINE_BYTES) {
+        // the common turn (a few small records): inserted, head moved and committed in one round trip
+        const values = appends.map((a, i) => `(${journal}, ${first + i}, decode('${a.record.toString('hex')}', 'hex'))`).join(', ');
+        await client.query(`INSERT INTO journal_records (journal, position, record) VALUES ${values}; ${moveHead}`);
+      } else {
+        const maxBatch = this.options.maxBatchBytes ?? 4 << 20;
+        for (let from = 0; from < appends.length; ) {
+          let to = from + 1;
+          for (let size = appends[from]!.record.length; to < appends.length && size + appends[to]!.record.length <= maxBatch; to++)
+            size += appends[to]!.record.length;
+          const chunk = appends.slice(from, to);
+          await client.query(
+            'INSERT INTO journal_records (journal, position, record) SELECT $1, p, r FROM unnest($2::bigint[], $3::bytea[]) AS t(p, r)',
+            [this.name, chunk.map((_, i) => first + from + i), chunk.map((a) => a.record)],
+          );
+          from = to;
+        }
+        for (const work of turn.alongside) await work.run(client);
+        await client.query(moveHead);
       }
-      for (const work of turn.alongside) await work.run(client);
-      await client.query(`UPDATE journal_heads SET position = ${Number(last)} WHERE journal = ${client.escapeLiteral(this.name)}; COMMIT`);
     } catch (error) {
       // Whether a failed COMMIT took effect is unknown: the owner reloads from the database.
       this.failure ??= databaseErrorOf(error, `writing journal ${this.name}`, this.where);
