@@ -176,7 +176,10 @@ async function bigList(child: Child, text: string): Promise<BigListTimes> {
     const filters: number[] = [];
     for (const filter of BIG_LIST_FILTERS) {
       t = performance.now();
-      const counted = await client.request('GET', `/rests/data/ietf-interfaces:interfaces/interface?fetch=count&jsonb-filter=${encodeURIComponent(filter)}`);
+      const counted = await client.request(
+        'GET',
+        `/rests/data/ietf-interfaces:interfaces/interface?fetch=count&jsonb-filter=${encodeURIComponent(filter)}`,
+      );
       filters.push(performance.now() - t);
       if (counted.status !== 200) throw new Error(`jsonb-filter ${filter} answered ${counted.status}: ${counted.text.slice(0, 300)}`);
     }
@@ -229,11 +232,15 @@ async function sameCounts(a: Child, b: Child): Promise<void> {
     const counts: string[] = [];
     for (const child of [a, b]) {
       const client = benchClient(child.url);
-      const got = await client.request('GET', `/rests/data/ietf-interfaces:interfaces/interface?fetch=count&jsonb-filter=${encodeURIComponent(filter)}`);
+      const got = await client.request(
+        'GET',
+        `/rests/data/ietf-interfaces:interfaces/interface?fetch=count&jsonb-filter=${encodeURIComponent(filter)}`,
+      );
       client.close();
       counts.push(got.text.trim());
     }
-    if (counts[0] !== counts[1]) throw new Error(`jsonb-filter ${filter}: ${counts[0]} entries in the instance, ${counts[1]} in PostgreSQL`);
+    if (counts[0] !== counts[1])
+      throw new Error(`jsonb-filter ${filter}: ${counts[0]} entries in the instance, ${counts[1]} in PostgreSQL`);
   }
 }
 

@@ -6,15 +6,7 @@
  * (PostgreSQL refused a filter's SQL/JSON path), `failed` (anything else the database answered). Messages name the setting
  * or the table at fault and never hold the password.
  */
-export type DatabaseErrorCode =
-  | 'unreachable'
-  | 'refused'
-  | 'newer-schema'
-  | 'behind'
-  | 'corrupt'
-  | 'timeout'
-  | 'refused-filter'
-  | 'failed';
+export type DatabaseErrorCode = 'unreachable' | 'refused' | 'newer-schema' | 'behind' | 'corrupt' | 'timeout' | 'refused-filter' | 'failed';
 
 export class DatabaseError extends Error {
   constructor(

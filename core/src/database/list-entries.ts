@@ -59,7 +59,13 @@ export interface SelectedEntries {
  * with DatabaseError `timeout` when the filter runs longer than FILTER_TIMEOUT_MS, `refused-filter`
  * when PostgreSQL refuses the path, `unreachable` when the database cannot be reached.
  */
-export async function selectListEntries(pool: Pool, where: string, journal: string, list: string, filter: string): Promise<SelectedEntries> {
+export async function selectListEntries(
+  pool: Pool,
+  where: string,
+  journal: string,
+  list: string,
+  filter: string,
+): Promise<SelectedEntries> {
   const client = await checkout(pool, `filtering list ${list}`, where);
   let broken = false;
   try {

@@ -331,7 +331,8 @@ export class ConfigStore implements Datastore {
         }
       }
       const durable = this.journal.append(record);
-      if (this.largeLists !== undefined && this.journal instanceof DatabaseJournal) this.largeLists.changed(this.journal, previous, next, stored);
+      if (this.largeLists !== undefined && this.journal instanceof DatabaseJournal)
+        this.largeLists.changed(this.journal, previous, next, stored);
       this.latest = next;
       this.appended += 1;
       this.lastDurable = durable.catch(() => undefined);

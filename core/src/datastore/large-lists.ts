@@ -79,16 +79,19 @@ export class LargeLists {
     let rows = 0;
     for (const c of changes) rows += c.upserts.length + c.deletes.length;
     if (rows < ANALYZE_AFTER_ROWS) return;
-    void committed.then(() => {
-      if (this.analyzing) return;
-      this.analyzing = true;
-      journal.table.pool
-        .query('ANALYZE list_entries')
-        .catch(() => undefined)
-        .finally(() => {
-          this.analyzing = false;
-        });
-    }, () => undefined);
+    void committed.then(
+      () => {
+        if (this.analyzing) return;
+        this.analyzing = true;
+        journal.table.pool
+          .query('ANALYZE list_entries')
+          .catch(() => undefined)
+          .finally(() => {
+            this.analyzing = false;
+          });
+      },
+      () => undefined,
+    );
   }
 
   /**
@@ -116,7 +119,10 @@ export class LargeLists {
       if (error.code === 'refused-filter') return undefined;
       if (error.code === 'timeout')
         throw new DataError(fault('invalid-value', '/', `jsonb-filter: ${error.message}; narrow the filter`), 400);
-      throw new DataError(fault('operation-failed', '/', `the database cannot answer now: ${error.message}; try again when it is back`), 503);
+      throw new DataError(
+        fault('operation-failed', '/', `the database cannot answer now: ${error.message}; try again when it is back`),
+        503,
+      );
     }
     if (selected.position !== settled) return undefined;
     const index = listIndex(list);

@@ -77,12 +77,12 @@ const JSON_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 
 /**
  * A string as jsonb takes it: PostgreSQL refuses \u0000 and lone surrogates in jsonb, so they are
- * written as U+FFFD (a filter cannot match them in the database; the write still succeeds).
+ * written as U+FFFD (a filter cannot match them in the database; the write still succeeds). A YANG
+ * string refuses both when decoded; anydata keeps what arrived, so this is its guard.
  */
 function jsonString(s: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is the character jsonb refuses
-  const safe = /[\u0000\ud800-\udfff]/.test(s) ? s.replace(/\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd') : s;
-  return JSON.stringify(safe);
+  const noNul = s.includes('\0') ? s.split('\0').join('\ufffd') : s;
+  return JSON.stringify((noNul as string & { toWellFormed(): string }).toWellFormed());
 }
 
 function valueJson(value: LeafValue, decimal: boolean): string {
@@ -93,7 +93,11 @@ function valueJson(value: LeafValue, decimal: boolean): string {
 }
 
 function anyJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : typeof v === 'string' ? v.replace(/\u0000/g, '\ufffd') : v)) ?? 'null';
+  return (
+    JSON.stringify(value, (_k, v: unknown) =>
+      typeof v === 'bigint' ? Number(v) : typeof v === 'string' ? v.split('\0').join('\ufffd') : v,
+    ) ?? 'null'
+  );
 }
 
 function innerJson(inner: InnerNode): string {
@@ -189,7 +193,13 @@ function allRowsOf(list: ListNode): [string, string][] {
 }
 
 /** The row changes of one list between two versions of it. */
-function listChange(schema: ListSchema, before: ListNode | undefined, after: ListNode | undefined, t: Touched, threshold: number): ListRowChange | undefined {
+function listChange(
+  schema: ListSchema,
+  before: ListNode | undefined,
+  after: ListNode | undefined,
+  t: Touched,
+  threshold: number,
+): ListRowChange | undefined {
   if (before === after) return undefined;
   const had = (before?.entries.length ?? 0) >= threshold;
   const has = (after?.entries.length ?? 0) >= threshold;
@@ -240,7 +250,8 @@ export function allRows(root: DataRoot, threshold: number): ListRowChange[] {
   const changes: ListRowChange[] = [];
   for (const schema of out.keys()) {
     const list = topListIn(root, schema);
-    if (list !== undefined && list.entries.length >= threshold) changes.push({ list: listName(schema), clear: true, upserts: allRowsOf(list), deletes: [] });
+    if (list !== undefined && list.entries.length >= threshold)
+      changes.push({ list: listName(schema), clear: true, upserts: allRowsOf(list), deletes: [] });
   }
   return changes;
 }

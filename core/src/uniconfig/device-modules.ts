@@ -180,7 +180,8 @@ export class DeviceModuleStore {
     if (cached !== undefined) return cached;
     try {
       // read synchronously: it happens once per set, and only for a node whose device is down
-      const parsed: unknown = this.sets !== undefined ? this.sets.get(set) : JSON.parse(readFileSync(path.join(this.dir, `${set}.json`), 'utf8'));
+      const parsed: unknown =
+        this.sets !== undefined ? this.sets.get(set) : JSON.parse(readFileSync(path.join(this.dir, `${set}.json`), 'utf8'));
       if (!isSources(parsed)) throw new Error('not a list of modules');
       this.loaded.set(set, parsed);
       return parsed;

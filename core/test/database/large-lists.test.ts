@@ -66,8 +66,7 @@ const replaceAll = (root: DataRoot): Edit => ({ operation: 'replace', target: []
 
 function listsOf(root: DataRoot): ListNode[] {
   const out: ListNode[] = [];
-  for (const top of root.children)
-    if (top.kind === 'container') for (const c of top.children) if (c.kind === 'list') out.push(c);
+  for (const top of root.children) if (top.kind === 'container') for (const c of top.children) if (c.kind === 'list') out.push(c);
   return out;
 }
 
@@ -77,7 +76,9 @@ async function assertRowsMatch(t: T, client: Client, root: DataRoot, threshold: 
   for (const list of listsOf(root))
     if (list.entries.length >= threshold)
       for (const e of list.entries) expected.set(`${listName(list.schema)} ${entryKey(e)}`, JSON.parse(entryDocument(e)));
-  const { rows } = await client.query<{ list: string; entry: string; doc: unknown }>("SELECT list, entry, doc FROM list_entries WHERE journal = 'config'");
+  const { rows } = await client.query<{ list: string; entry: string; doc: unknown }>(
+    "SELECT list, entry, doc FROM list_entries WHERE journal = 'config'",
+  );
   const actual = new Map(rows.map((r) => [`${r.list} ${r.entry}`, r.doc]));
   t.deepEqual([...actual.keys()].sort(), [...expected.keys()].sort());
   for (const [key, doc] of expected) t.deepEqual(actual.get(key), doc, key);
@@ -91,7 +92,13 @@ const ROOT = tree(ctx, {
         type: 'iana-if-type:ethernetCsmacd',
         enabled: true,
         description: 'Uplink to core',
-        'ietf-ip:ipv4': { mtu: 1500, address: [{ ip: '10.0.0.1', 'prefix-length': 24 }, { ip: '10.0.1.1', 'prefix-length': 16 }] },
+        'ietf-ip:ipv4': {
+          mtu: 1500,
+          address: [
+            { ip: '10.0.0.1', 'prefix-length': 24 },
+            { ip: '10.0.1.1', 'prefix-length': 16 },
+          ],
+        },
       },
       { name: 'eth1', type: 'iana-if-type:ethernetCsmacd', enabled: false, 'ietf-ip:ipv4': { mtu: 9000 } },
       { name: 'lo0', type: 'iana-if-type:softwareLoopback', description: 'loopback' },
@@ -174,7 +181,7 @@ pgTest('the rows of large lists follow every kind of change, and a list under th
   const client = await sql(t, url);
   await store.apply([replaceAll(ROOT)]);
   await assertRowsMatch(t, client, store.current(), 4);
-  t.is((await client.query("SELECT count(*)::int AS n FROM list_entries")).rows[0].n, 8);
+  t.is((await client.query('SELECT count(*)::int AS n FROM list_entries')).rows[0].n, 8);
 
   await store.apply([entryEdit(ctx, { name: 'eth1', description: 'now described' })]);
   await store.apply([entryEdit(ctx, { name: 'eth9', enabled: true }, 'create')]);
@@ -214,7 +221,7 @@ pgTest('another instance writing keeps the rows one set; a store opened on a dat
   await b.catchUp();
   await assertRowsMatch(t, client, b.current(), 3);
   // rows lost (a database from before the rows, or built for another threshold): the next start rebuilds them
-  await client.query("DELETE FROM list_entries; UPDATE journal_heads SET large_lists = NULL");
+  await client.query('DELETE FROM list_entries; UPDATE journal_heads SET large_lists = NULL');
   const { store: c } = await openStore(t, url, 2);
   await assertRowsMatch(t, client, c.current(), 2);
   t.is((await client.query("SELECT large_lists FROM journal_heads WHERE journal = 'config'")).rows[0].large_lists, 2);
@@ -226,7 +233,10 @@ pgTest('another instance writing keeps the rows one set; a store opened on a dat
     await d.close();
     await db.close();
   });
-  t.true(lines.some((l) => /largeListEntries is 50, but .* from 2 entries: using 2/.test(l)), lines.join('\n'));
+  t.true(
+    lines.some((l) => /largeListEntries is 50, but .* from 2 entries: using 2/.test(l)),
+    lines.join('\n'),
+  );
   await d.apply([entryEdit(ctx, { name: 'eth6' }, 'create')]);
   await assertRowsMatch(t, client, d.current(), 2);
 });
@@ -261,8 +271,15 @@ pgTest('the database answers from its rows; what they cannot answer exactly runs
   // a row changed by hand shows the filter ran in PostgreSQL
   await client.query(`UPDATE list_entries SET doc = jsonb_set(doc, '{description}', '"planted"') WHERE entry = 'eth1'`);
   const planted = await filterInDatabase(store, interfaces!, parseJsonbFilter('{@/description} == "planted"'));
-  t.is(await filterInDatabase(store, interfaces!, parseJsonbFilter('{@/description} like_regex "planted"')), undefined, 'a scan stays in the instance');
-  t.deepEqual((await filterInDatabase(store, interfaces!, parseJsonbFilter('{@/description} like_regex "planted"'), true))?.entries.map(entryKey), ['eth1']);
+  t.is(
+    await filterInDatabase(store, interfaces!, parseJsonbFilter('{@/description} like_regex "planted"')),
+    undefined,
+    'a scan stays in the instance',
+  );
+  t.deepEqual(
+    (await filterInDatabase(store, interfaces!, parseJsonbFilter('{@/description} like_regex "planted"'), true))?.entries.map(entryKey),
+    ['eth1'],
+  );
   t.deepEqual(planted?.entries.map(entryKey), ['eth1']);
   // absolute paths, and a prefix that is not a string, have no exact form: undefined, and the instance filters
   for (const text of ['{$/example-jukebox:jukebox/player/gap} > 1', '{@/name} starts with {@/description}', '{@/nothing} == 1']) {
@@ -274,28 +291,42 @@ pgTest('the database answers from its rows; what they cannot answer exactly runs
   t.is(await filterInDatabase(store, listsOf(small)[0]!, parseJsonbFilter('{@/name} == "only"'), true), undefined);
 });
 
-pgTest('over HTTP: a GET with jsonb-filter on a large list is answered from the database, with sortby, paging and fetch=count', async (t) => {
-  const url = await freshDatabase(t);
-  const yang = modelYangDir([INTERFACES, IANA_IF_TYPE]);
-  const svc = await startTestService({ plugins: [], yangDirs: [yang], config: { database: { url, largeListEntries: 3 } }, label: 'large-lists' });
-  t.teardown(() => svc.stop());
-  const client = await sql(t, url);
-  const entries = Array.from({ length: 6 }, (_, i) => ({ name: `eth${i}`, type: 'iana-if-type:ethernetCsmacd', description: `port ${i}` }));
-  const put = await svc.request('PUT', '/rests/data/ietf-interfaces:interfaces', { 'ietf-interfaces:interfaces': { interface: entries } });
-  t.is(put.status, 201, put.text);
-  // planted in the rows only: an answer holding eth4 came from PostgreSQL
-  await client.query(`UPDATE list_entries SET doc = jsonb_set(doc, '{description}', '"planted"') WHERE entry IN ('eth4', 'eth1')`);
-  const filter = encodeURIComponent('{@/description} == "planted"');
-  const base = `/rests/data/ietf-interfaces:interfaces/interface?jsonb-filter=${filter}`;
-  const names = (reply: { json: { 'ietf-interfaces:interface'?: { name: string }[] } }) =>
-    (reply.json['ietf-interfaces:interface'] ?? []).map((e) => e.name);
-  for (const content of ['', '&content=config']) {
-    const got = await svc.request('GET', `${base}${content}`);
-    t.is(got.status, 200, got.text);
-    t.deepEqual(names(got), ['eth1', 'eth4'], content);
-  }
-  t.deepEqual(names(await svc.request('GET', `${base}&sortby=name(desc)&limit=1`)), ['eth4']);
-  t.is((await svc.request('GET', `${base}&fetch=count`)).text.trim(), '2');
-  // the entries answered are the instance's (the rows only chose them)
-  t.regex((await svc.request('GET', base)).text, /port 4/);
-});
+pgTest(
+  'over HTTP: a GET with jsonb-filter on a large list is answered from the database, with sortby, paging and fetch=count',
+  async (t) => {
+    const url = await freshDatabase(t);
+    const yang = modelYangDir([INTERFACES, IANA_IF_TYPE]);
+    const svc = await startTestService({
+      plugins: [],
+      yangDirs: [yang],
+      config: { database: { url, largeListEntries: 3 } },
+      label: 'large-lists',
+    });
+    t.teardown(() => svc.stop());
+    const client = await sql(t, url);
+    const entries = Array.from({ length: 6 }, (_, i) => ({
+      name: `eth${i}`,
+      type: 'iana-if-type:ethernetCsmacd',
+      description: `port ${i}`,
+    }));
+    const put = await svc.request('PUT', '/rests/data/ietf-interfaces:interfaces', {
+      'ietf-interfaces:interfaces': { interface: entries },
+    });
+    t.is(put.status, 201, put.text);
+    // planted in the rows only: an answer holding eth4 came from PostgreSQL
+    await client.query(`UPDATE list_entries SET doc = jsonb_set(doc, '{description}', '"planted"') WHERE entry IN ('eth4', 'eth1')`);
+    const filter = encodeURIComponent('{@/description} == "planted"');
+    const base = `/rests/data/ietf-interfaces:interfaces/interface?jsonb-filter=${filter}`;
+    const names = (reply: { json: { 'ietf-interfaces:interface'?: { name: string }[] } }) =>
+      (reply.json['ietf-interfaces:interface'] ?? []).map((e) => e.name);
+    for (const content of ['', '&content=config']) {
+      const got = await svc.request('GET', `${base}${content}`);
+      t.is(got.status, 200, got.text);
+      t.deepEqual(names(got), ['eth1', 'eth4'], content);
+    }
+    t.deepEqual(names(await svc.request('GET', `${base}&sortby=name(desc)&limit=1`)), ['eth4']);
+    t.is((await svc.request('GET', `${base}&fetch=count`)).text.trim(), '2');
+    // the entries answered are the instance's (the rows only chose them)
+    t.regex((await svc.request('GET', base)).text, /port 4/);
+  },
+);

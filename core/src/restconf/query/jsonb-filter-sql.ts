@@ -118,7 +118,12 @@ export function indexable(p: JsonbPredicate): boolean {
  * when the filter cannot use the database's index (`indexable`; `always` asks regardless), has no
  * SQL/JSON path form, or the store cannot answer for exactly this list.
  */
-export async function filterInDatabase(store: Datastore, list: ListNode, filter: JsonbFilter, always = false): Promise<ListNode | undefined> {
+export async function filterInDatabase(
+  store: Datastore,
+  list: ListNode,
+  filter: JsonbFilter,
+  always = false,
+): Promise<ListNode | undefined> {
   if (store.selectEntries === undefined || !(always || indexable(filter.predicate))) return undefined;
   const path = filterAsJsonPath(filter, list.schema);
   if (path === undefined) return undefined;
