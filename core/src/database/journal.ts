@@ -29,6 +29,7 @@ import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 import { checkout, type TransactionClient } from './database';
 import { DatabaseError, databaseErrorOf } from './database-error';
+import { type AlongsideWork, writeTurn } from './journal-commit';
 import { type CommitListener, listenForCommits } from './journal-listener';
 import { type DatabaseRecovery, missing, READ_BATCH, type RecoveryHandlers, recover } from './journal-recovery';
 
@@ -60,12 +61,6 @@ interface QueuedAppend {
   reject(error: Error): void;
 }
 
-interface AlongsideWork {
-  run(client: PoolClient): Promise<void>;
-  resolve(): void;
-  reject(error: Error): void;
-}
-
 /** A write transaction holding the journal's head: the appends it will commit. */
 interface WriteTurn {
   readonly client: TransactionClient;
@@ -75,12 +70,6 @@ interface WriteTurn {
   /** Set once its commit is scheduled. */
   scheduled: boolean;
 }
-
-/**
- * Most bytes of records a turn writes in the one statement that also moves the head and commits
- * (hex in the statement's text); larger turns insert bound parameters first, in batches.
- */
-const INLINE_BYTES = 64 * 1024;
 
 /** Longest a commit waits before the other instances are told of it; the commits of that time are told once. */
 const ANNOUNCE_MS = 20;
@@ -236,7 +225,7 @@ export class DatabaseJournal {
     return new Promise<void>((resolve, reject) => turn.alongside.push({ run, resolve, reject }));
   }
 
-  /** The database and the journal's name, for the tables kept beside the journal (list-entries.ts). */
+  /** For the tables kept beside the journal (list-entries.ts). */
   get table(): { readonly pool: Pool; readonly journal: string; readonly where: string } {
     return { pool: this.pool, journal: this.name, where: this.where };
   }
@@ -356,34 +345,9 @@ export class DatabaseJournal {
   /** Inserts the turn's appends, moves the head, commits (inside `run`). */
   private async commit(turn: WriteTurn): Promise<void> {
     const { client, appends } = turn;
-    const first = this.known + 1;
-    const last = this.known + appends.length;
-    const started = performance.now();
+    const [first, last, started] = [this.known + 1, this.known + appends.length, performance.now()];
     try {
-      const journal = client.escapeLiteral(this.name);
-      const moveHead = `UPDATE journal_heads SET position = ${Number(last)} WHERE journal = ${journal}; COMMIT`;
-      let bytes = 0;
-      for (const a of appends) bytes += a.record.length;
-      if (turn.alongside.length === 0 && bytes <= INLINE_BYTES) {
-        // the common turn (a few small records): inserted, head moved and committed in one round trip
-        const values = appends.map((a, i) => `(${journal}, ${first + i}, decode('${a.record.toString('hex')}', 'hex'))`).join(', ');
-        await client.query(`INSERT INTO journal_records (journal, position, record) VALUES ${values}; ${moveHead}`);
-      } else {
-        const maxBatch = this.options.maxBatchBytes ?? 4 << 20;
-        for (let from = 0; from < appends.length; ) {
-          let to = from + 1;
-          for (let size = appends[from]!.record.length; to < appends.length && size + appends[to]!.record.length <= maxBatch; to++)
-            size += appends[to]!.record.length;
-          const chunk = appends.slice(from, to);
-          await client.query(
-            'INSERT INTO journal_records (journal, position, record) SELECT $1, p, r FROM unnest($2::bigint[], $3::bytea[]) AS t(p, r)',
-            [this.name, chunk.map((_, i) => first + from + i), chunk.map((a) => a.record)],
-          );
-          from = to;
-        }
-        for (const work of turn.alongside) await work.run(client);
-        await client.query(moveHead);
-      }
+      await writeTurn(client, this.name, first, appends, turn.alongside, this.options.maxBatchBytes);
     } catch (error) {
       // Whether a failed COMMIT took effect is unknown: the owner reloads from the database.
       this.failure ??= databaseErrorOf(error, `writing journal ${this.name}`, this.where);

@@ -33,6 +33,7 @@ import type { AnyNode, DataRoot, ListEntryNode, ListNode } from '../data/tree';
 import type { JsonObject } from '../hooks';
 import { nodeSteps } from '../mount/topology';
 import { DecodedTrees } from './decoded-trees';
+import { NodeLocks } from './node-locks';
 import type { AnySchema, ListSchema, SchemaContext } from '../yang/schema';
 
 /** The topology whose nodes carry a configuration. */
@@ -76,7 +77,7 @@ interface TopologyNodes {
 export type NodeVersion = object | undefined;
 
 export class NodeStore {
-  private readonly locks = new Map<string, Promise<void>>();
+  private readonly locks = new NodeLocks();
   private readonly decoded = new DecodedTrees();
   /** Per stored intended configuration, the actual one it was last compared with and the answer (changedNodeIds). */
   private readonly compared = new WeakMap<object, { actual: object; differs: boolean }>();
@@ -286,30 +287,8 @@ export class NodeStore {
   }
 
   /** Runs `work` holding the locks of `nodeIds` (taken in sorted order, released in any case). */
-  async locked<T>(nodeIds: readonly string[], work: () => Promise<T>): Promise<T> {
-    const sorted = [...new Set(nodeIds)].sort();
-    const releases: Array<() => void> = [];
-    try {
-      for (const id of sorted) releases.push(await this.lock(id));
-      return await work();
-    } finally {
-      for (const release of releases) release();
-    }
-  }
-
-  private async lock(nodeId: string): Promise<() => void> {
-    const previous = this.locks.get(nodeId) ?? Promise.resolve();
-    let release!: () => void;
-    const mine = new Promise<void>((r) => {
-      release = r;
-    });
-    const chained = previous.then(() => mine);
-    this.locks.set(nodeId, chained);
-    await previous;
-    return () => {
-      release();
-      if (this.locks.get(nodeId) === chained) this.locks.delete(nodeId);
-    };
+  locked<T>(nodeIds: readonly string[], work: () => Promise<T>): Promise<T> {
+    return this.locks.locked(nodeIds, work);
   }
 
   private nodeListIn(root: DataRoot): ListNode | undefined {

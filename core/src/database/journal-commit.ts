@@ -1,0 +1,53 @@
+/**
+ * The statements that end a write turn of a database journal (journal.ts): its records inserted, the
+ * work committed alongside them (list-entries.ts rows), the head moved, and COMMIT. A turn is a few
+ * round trips and one WAL flush, so the round trips count: the common turn (a few small records, nothing
+ * alongside) is one statement; a larger one inserts bound parameters in batches first.
+ */
+import type { PoolClient } from 'pg';
+
+/** Work committed with a turn's records; told the outcome. */
+export interface AlongsideWork {
+  run(client: PoolClient): Promise<void>;
+  resolve(): void;
+  reject(error: Error): void;
+}
+
+/** Most bytes of records a turn writes in the one statement that also moves the head and commits (hex in its text). */
+const INLINE_BYTES = 64 * 1024;
+
+/**
+ * Inserts `appends` as positions `first`, `first + 1`, ... of journal `name`, runs `alongside`, moves the
+ * head to the last and commits, through `client` (inside its transaction holding the head).
+ */
+export async function writeTurn(
+  client: PoolClient,
+  name: string,
+  first: number,
+  appends: ReadonlyArray<{ readonly record: Buffer }>,
+  alongside: readonly AlongsideWork[],
+  maxBatchBytes = 4 << 20,
+): Promise<void> {
+  const journal = client.escapeLiteral(name);
+  const moveHead = `UPDATE journal_heads SET position = ${Number(first + appends.length - 1)} WHERE journal = ${journal}; COMMIT`;
+  let bytes = 0;
+  for (const a of appends) bytes += a.record.length;
+  if (alongside.length === 0 && bytes <= INLINE_BYTES) {
+    const values = appends.map((a, i) => `(${journal}, ${first + i}, decode('${a.record.toString('hex')}', 'hex'))`).join(', ');
+    await client.query(`INSERT INTO journal_records (journal, position, record) VALUES ${values}; ${moveHead}`);
+    return;
+  }
+  for (let from = 0; from < appends.length; ) {
+    let to = from + 1;
+    for (let size = appends[from]!.record.length; to < appends.length && size + appends[to]!.record.length <= maxBatchBytes; to++)
+      size += appends[to]!.record.length;
+    const chunk = appends.slice(from, to);
+    await client.query(
+      'INSERT INTO journal_records (journal, position, record) SELECT $1, p, r FROM unnest($2::bigint[], $3::bytea[]) AS t(p, r)',
+      [name, chunk.map((_, i) => first + from + i), chunk.map((a) => a.record)],
+    );
+    from = to;
+  }
+  for (const work of alongside) await work.run(client);
+  await client.query(moveHead);
+}
