@@ -21,6 +21,7 @@ import { parseJsonbFilter } from '../../src/restconf/query/jsonb-filter-parse';
 import { type PostgresServer, postgresAbsent, startPostgres } from '../postgres-server';
 import { dataDirectory, entryEdit, interfacesSchema } from '../datastore/store-fixture';
 import { ietfSchema, tree } from '../restconf/fixture';
+import { JSONB_INTERFACES, JSONB_PAIRS } from '../restconf/jsonb-fixture';
 import { IANA_IF_TYPE, INTERFACES, modelYangDir } from '../restconf/http-fixture';
 import { startTestService } from '../../src/service/test-service';
 
@@ -85,34 +86,8 @@ async function assertRowsMatch(t: T, client: Client, root: DataRoot, threshold: 
 }
 
 const ROOT = tree(ctx, {
-  'ietf-interfaces:interfaces': {
-    interface: [
-      {
-        name: 'eth0',
-        type: 'iana-if-type:ethernetCsmacd',
-        enabled: true,
-        description: 'Uplink to core',
-        'ietf-ip:ipv4': {
-          mtu: 1500,
-          address: [
-            { ip: '10.0.0.1', 'prefix-length': 24 },
-            { ip: '10.0.1.1', 'prefix-length': 16 },
-          ],
-        },
-      },
-      { name: 'eth1', type: 'iana-if-type:ethernetCsmacd', enabled: false, 'ietf-ip:ipv4': { mtu: 9000 } },
-      { name: 'lo0', type: 'iana-if-type:softwareLoopback', description: 'loopback' },
-      { name: 'eth2', type: 'iana-if-type:ethernetCsmacd', description: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!' },
-    ],
-  },
-  'rc-extra:box': {
-    pair: [
-      { a: 'x', b: 1, u: [null] },
-      { a: 'y', b: -2, u: true },
-      { a: 'z', b: 3, u: 'text' },
-      { a: 'w', b: 300, v: 'Ünïcode ☃ \u{1F600}' },
-    ],
-  },
+  'ietf-interfaces:interfaces': { interface: JSONB_INTERFACES },
+  'rc-extra:box': { pair: [...JSONB_PAIRS, { a: 'w', b: 300, v: 'Ünïcode ☃ \u{1F600}' }] },
 });
 
 /** The filters of the evaluator's own tests (query-jsonb.test.ts) that name the entry only, and more. */

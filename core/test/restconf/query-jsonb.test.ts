@@ -12,38 +12,14 @@ import { filterEntries } from '../../src/restconf/query/jsonb-filter';
 import { parseJsonbFilter } from '../../src/restconf/query/jsonb-filter-parse';
 import { parseDataPath } from '../../src/restconf/uri';
 import { ietfSchema, tree } from './fixture';
+import { JSONB_INTERFACES, JSONB_PAIRS } from './jsonb-fixture';
 import { cpuStopwatch } from '../cpu-time';
 
 const ctx = ietfSchema();
 const root = tree(ctx, {
-  'ietf-interfaces:interfaces': {
-    interface: [
-      {
-        name: 'eth0',
-        type: 'iana-if-type:ethernetCsmacd',
-        enabled: true,
-        description: 'Uplink to core',
-        'ietf-ip:ipv4': {
-          mtu: 1500,
-          address: [
-            { ip: '10.0.0.1', 'prefix-length': 24 },
-            { ip: '10.0.1.1', 'prefix-length': 16 },
-          ],
-        },
-      },
-      { name: 'eth1', type: 'iana-if-type:ethernetCsmacd', enabled: false, 'ietf-ip:ipv4': { mtu: 9000 } },
-      { name: 'lo0', type: 'iana-if-type:softwareLoopback', description: 'loopback' },
-      { name: 'eth2', type: 'iana-if-type:ethernetCsmacd', description: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!' },
-    ],
-  },
+  'ietf-interfaces:interfaces': { interface: JSONB_INTERFACES },
   'example-jukebox:jukebox': { player: { gap: '1.5' }, playlist: [{ name: 'eth1' }] },
-  'rc-extra:box': {
-    pair: [
-      { a: 'x', b: 1, u: [null] },
-      { a: 'y', b: -2, u: true },
-      { a: 'z', b: 3, u: 'text' },
-    ],
-  },
+  'rc-extra:box': { pair: JSONB_PAIRS },
 });
 const interfaces = (root.children[0] as { children: ListNode[] }).children[0]!;
 const pairs = (root.children.find((c) => c.schema.name === 'box') as { children: ListNode[] }).children.find((c) => c.kind === 'list')!;
