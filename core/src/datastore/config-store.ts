@@ -255,7 +255,13 @@ export class ConfigStore implements Datastore {
     }
     if (!parkedNow && edits.length === 0 && gone.length === 0) return;
     await writeParkedFile(this.directory, this.parked.all());
-    if (parkedNow) await this.writers.run(() => this.journal.snapshot(encodeJson(this.latest)));
+    // a shared journal keeps the data this instance parks for the instances that have its modules
+    if (parkedNow && !this.shared) await this.writers.run(() => this.journal.snapshot(encodeJson(this.latest)));
+  }
+
+  /** Whether the journal is the database's, which other instances read too. */
+  private get shared(): boolean {
+    return this.journal instanceof DatabaseJournal;
   }
 
   /** Applies put-back edits together, or one by one (logging how many failed) when together they fail. */
@@ -411,6 +417,13 @@ export class ConfigStore implements Datastore {
       // PARKED file must already say the same.
       await this.parkedWritten;
       if (journal !== this.journal || journal.failed) return;
+      if (this.shared && this.parked.size > 0) {
+        // a snapshot of this tree would drop the parked data for every instance: left to one that has its modules
+        this.log(
+          `no snapshot from this instance: it parks data of ${byModule(this.parked.all())}, which a snapshot of its tree would drop for the others`,
+        );
+        return;
+      }
       const started = Date.now();
       journal.snapshot(encodeJson(this.latest)).then(
         () => this.log(`snapshot written (${Date.now() - started} ms)`),

@@ -4,7 +4,8 @@
  * merged, deleted; the whole list replaced; the list growing past the threshold and shrinking under
  * it; another instance's writes); PostgreSQL's SQL/JSON path selects the same entries as the
  * instance's own evaluator for every filter of the evaluator's tests (the oracle: PostgreSQL is the
- * language's definition); and a filter the rows cannot answer exactly runs in the instance.
+ * language's definition); and a filter the rows cannot answer exactly runs in the instance. Also: an
+ * instance missing a module writes no snapshot of the shared journal (it would drop what it parks).
  * Skips loudly without PostgreSQL's server binaries.
  */
 import anyTest, { type TestFn } from 'ava';
@@ -24,6 +25,10 @@ import { ietfSchema, tree } from '../restconf/fixture';
 import { JSONB_INTERFACES, JSONB_PAIRS } from '../restconf/jsonb-fixture';
 import { IANA_IF_TYPE, INTERFACES, modelYangDir } from '../restconf/http-fixture';
 import { startTestService } from '../../src/service/test-service';
+import { compileSchema } from '../../src/yang/compiler';
+import { ModuleRepository } from '../../src/yang/repository';
+import type { SchemaContext } from '../../src/yang/schema';
+import { MODEL_DIRS } from '../data/fixture';
 
 const test = anyTest as TestFn<{ server: PostgresServer }>;
 const absent = postgresAbsent();
@@ -305,3 +310,39 @@ pgTest(
     t.regex((await svc.request('GET', base)).text, /port 4/);
   },
 );
+
+pgTest('an instance missing a module writes no snapshot: the data it parks stays in the database for the others', async (t) => {
+  const url = await freshDatabase(t);
+  const { store: full } = await openStore(t, url, 1000);
+  await full.apply([replaceAll(ROOT)]);
+  // an instance whose schema lacks rc-extra: it parks the box, then writes enough to ask for compaction
+  const repo = new ModuleRepository([...MODEL_DIRS]);
+  const lacking = compileSchema(repo, { modules: ['ietf-interfaces', 'ietf-ip', 'iana-if-type'] });
+  const db = await openDatabase({ url, passwordFile: undefined }, () => undefined);
+  const lines: string[] = [];
+  const partial = await ConfigStore.open(dataDirectory(t), lacking, {
+    database: db,
+    log: (l) => lines.push(l),
+    journal: { compactAfterRecords: 5 },
+  });
+  t.teardown(async () => {
+    await partial.close();
+    await db.close();
+  });
+  for (let i = 0; i < 8; i++) await partial.apply([entryEditIn(lacking, `p${i}`)]);
+  await new Promise((r) => setTimeout(r, 200));
+  t.true(
+    lines.some((l) => /no snapshot from this instance: it parks data of rc-extra/.test(l)),
+    lines.join('\n'),
+  );
+  // a new instance with every module reads the box back
+  const { store: later } = await openStore(t, url, 1000);
+  t.is(listsOf(later.current()).find((l) => l.schema.name === 'pair')?.entries.length, 4);
+  t.is(listsOf(later.current()).find((l) => l.schema.name === 'interface')?.entries.length, 12);
+});
+
+function entryEditIn(context: SchemaContext, name: string): Edit {
+  const s = interfacesSchema(context);
+  const value = tree(context, { 'ietf-interfaces:interfaces': { interface: [{ name }] } }).children[0]!;
+  return { operation: 'merge', target: [{ schema: s.interfaces }], value };
+}
