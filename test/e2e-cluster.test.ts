@@ -4,7 +4,10 @@
  * each device is connected by exactly one live instance, the nodes spread over the instances, a clean
  * stop hands them over, and a kill -9 of the owner loses them to the survivors soon after the lease
  * ends. Every device's open sessions are sampled throughout: never two at once. A device's data and a
- * uniconfig transaction are reached through the instance that does not hold them (forwarded). The real FRR peer
+ * uniconfig transaction are reached through the instance that does not hold them (forwarded). A node's
+ * uniconfig actual configuration and device modules follow it to its new owner (is-in-sync there; its
+ * stored configuration read while its device is down), and its node-status events reach every
+ * instance's subscribers alike (relayed through the database). The real FRR peer
  * (test/peers/frr-device.sh) is owned the same way, its SSH sessions counted on the machine's own TCP
  * table. Skips loudly without PostgreSQL's server binaries (and the FRR part without FRR).
  */
@@ -18,6 +21,7 @@ import { type RosettaProcess, startRosetta } from '@rosetta/core/dist/test/datab
 import { type PostgresServer, postgresAbsent, startPostgres } from '@rosetta/core/dist/test/postgres-server';
 import { preferredOwner } from '@rosetta/core/dist/src/database';
 import { acquireFrrPeer, frrPeerLogin, frrPeerUnavailable } from '@rosetta/sdk/testing';
+import { openStream } from '@rosetta/core/dist/test/restconf/streams-client';
 import { restconfRequest, writeRepositoryPlugins } from './e2e-support';
 
 const absent = postgresAbsent();
@@ -149,9 +153,14 @@ it('nodes spread over the instances, each device one session; reached through an
   const settledOwners = await owners();
   for (const node of nodes) {
     const owner = owns(settledOwners.get(node), a) ? a : b;
-    const insync = await restconfRequest(owner.url!, 'POST', '/rests/operations/uniconfig-manager:is-in-sync', {
-      input: { 'target-nodes': { node: [node] } },
-    });
+    let insync = { status: 0, text: '' };
+    // (the device's session may still be saying hello: asked until it answers)
+    await until(async () => {
+      insync = await restconfRequest(owner.url!, 'POST', '/rests/operations/uniconfig-manager:is-in-sync', {
+        input: { 'target-nodes': { node: [node] } },
+      });
+      return !insync.text.includes('not connected yet');
+    }, 10_000);
     t.is(insync.status, 200, insync.text);
     t.regex(insync.text, /"is-in-sync":\s*true/, `${node} on its owner ${owner === a ? 'a' : 'b'}: ${insync.text}`);
   }
@@ -245,8 +254,21 @@ it('nodes spread over the instances, each device one session; reached through an
   // a node whose device is down when it passes to an instance that never reached it: its stored
   // configuration is still read there, through the device modules kept in the database
   const d = await start();
-  const down = left[0]!;
+  t.true(await until(() => settled(left, [survivor, d]), 20_000), 'settled over the survivor and d');
+  // a node the survivor keeps: d never reaches its device before the device goes down
+  const kept = await owners();
+  const down = left.find((n) => owns(kept.get(n), survivor))!;
+  t.truthy(down, 'the survivor owns a node');
+  // node-status is made by the node's owner (the survivor) and relayed through the database: the
+  // subscribers of both instances hear the same event
+  const statusStreams = await Promise.all([survivor, d].map((p) => openStream(`${p.url}/rests/streams/json/node-status`)));
+  t.teardown(() => {
+    for (const s of statusStreams) s.close();
+  });
   await sims[Number(down.slice(3))]!.close();
+  const heard = await Promise.all(statusStreams.map((s) => s.waitFor(1, 15_000)));
+  t.regex(heard[1]![0]!.data, new RegExp(`"node-id":"${down}"`), `d heard the status of ${down}: ${heard[1]![0]!.data}`);
+  t.is(heard[1]![0]!.data, heard[0]![0]!.data, 'the same event on both instances');
   await survivor.stop();
   t.true(await until(async () => owns((await owners()).get(down), d), 15_000), 'd took the node whose device is down');
   const stored = await restconfRequest(

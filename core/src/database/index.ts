@@ -3,6 +3,7 @@
  * `openDatabase` connects and migrates; `DatabaseJournal` is a journal kept in its tables; settings.ts
  * reads the URL and the password, never printing it.
  */
+export { ClusterEvents, type ClusterEventOptions } from './cluster-events';
 export { openDatabase, type Database } from './database';
 export { DatabaseError, type DatabaseErrorCode } from './database-error';
 export { DatabaseJournal, type DatabaseJournalOptions, type DatabaseRecovery } from './journal';

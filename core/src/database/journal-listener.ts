@@ -15,8 +15,11 @@ export interface CommitListener {
   close(): void;
 }
 
-/** Calls `nudge` for each commit to journal `name` whose writer's token is not `token`. */
-export function listenForCommits(pool: Pool, name: string, token: string, nudge: () => void): CommitListener {
+/**
+ * Calls `nudge` for each commit to journal `name` whose writer's token is not `token` (at most once per
+ * `delayMs`, default NUDGE_MS).
+ */
+export function listenForCommits(pool: Pool, name: string, token: string, nudge: () => void, delayMs = NUDGE_MS): CommitListener {
   let closed = false;
   let session: PoolClient | undefined;
   let pending: NodeJS.Timeout | undefined;
@@ -31,7 +34,7 @@ export function listenForCommits(pool: Pool, name: string, token: string, nudge:
     pending ??= setTimeout(() => {
       pending = undefined;
       if (!closed) nudge();
-    }, NUDGE_MS);
+    }, delayMs);
   };
   const listen = async (): Promise<void> => {
     if (closed) return;

@@ -16,7 +16,7 @@ interface Migration {
 }
 
 /** Advisory lock keys of this service (pg_advisory_lock's bigint space, ours from 0x526f7365 "Rose"). */
-export const LOCK_KEYS = { migrations: 0x526f736500000001n } as const;
+export const LOCK_KEYS = { migrations: 0x526f736500000001n, clusterEvents: 0x526f736500000002n } as const;
 
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -95,6 +95,18 @@ export const MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX list_entries_doc ON list_entries USING gin (doc jsonb_path_ops);
       ALTER TABLE journal_heads ADD COLUMN large_lists integer;`,
+  },
+  {
+    version: 6,
+    name: 'cluster events: node status and device notifications, relayed to every instance in one order',
+    sql: `
+      CREATE TABLE cluster_events (
+        id bigserial PRIMARY KEY,
+        origin text NOT NULL,
+        stream text NOT NULL,
+        input text NOT NULL,
+        at timestamptz NOT NULL DEFAULT now()
+      );`,
   },
 ];
 

@@ -12,3 +12,4 @@ export { NOTIFICATION_NS, contentXml } from './encode';
 export { DataChangeFeed } from './data-change-feed';
 export { editsOfRequest } from './data-change';
 export { DataChangeSubscriptions } from './subscriptions';
+export { type EventRelay, relayedPublisher } from './relayed-streams';

@@ -18,7 +18,6 @@
 import type { DeviceCallObserver } from './device-calls';
 import type { JobStarter } from '../jobs';
 import type { Logger } from '../logger';
-import type { EventHub } from '../events';
 import type { Datastores } from '../datastore/datastore';
 import { fault } from '../data/errors';
 import { decodeJson } from '../data/json-decode';
@@ -32,7 +31,7 @@ import { badSetting, connectFailure, noConnection, nodeElsewhere, nodeExists, no
 import { SecretBox } from '../datastore/secrets';
 import { isSensitive, revealSecret, sealTree } from '../datastore/sensitive';
 import { newNode, type MountedDevice, type MountedNode } from './node';
-import { NodeEvents } from './node-events';
+import { type EventPublisher, NodeEvents } from './node-events';
 import { NodeRegistry } from './node-registry';
 import { southboundsOf } from './southbounds';
 import { networkTopologyStatus, type StatusRead } from './status';
@@ -77,7 +76,7 @@ export interface MountOptions {
   /** Connection attempts of restored nodes and southbound reconnects in flight at once (default 8; `fleet.connectConcurrency`). */
   readonly connectConcurrency?: number;
   /** The service's event hub: node status and device notifications are published to it (node-events.ts). */
-  readonly events?: EventHub;
+  readonly events?: EventPublisher;
   /** Told of each southbound call's protocol, kind, duration and success (the service's metrics). */
   readonly observeDeviceCall?: DeviceCallObserver;
   /** Where device schema compiles are reported as `schema-compile` jobs (device-schema.ts). */

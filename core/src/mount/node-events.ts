@@ -18,8 +18,13 @@ import type { SchemaContext } from '../yang/schema';
 import { statusOf, type MountedNode } from './node';
 import { decodeNotification } from './notification';
 
-/** What the mount layer uses of the service's event hub (the service defines the built-in streams). */
-export type EventPublisher = Pick<EventHub, 'defineStream' | 'removeStream' | 'publish'>;
+/**
+ * What the mount layer uses of the service's event hub (the service defines the built-in streams); the
+ * service may relay some streams through the database (database/cluster-events.ts) instead.
+ */
+export interface EventPublisher extends Pick<EventHub, 'defineStream' | 'removeStream'> {
+  publish(stream: string, input: EventInput): Promise<unknown>;
+}
 
 const EVENTS_MODULE = 'rosetta-events';
 

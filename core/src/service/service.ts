@@ -22,7 +22,16 @@ import type { Writable } from 'node:stream';
 import type { Datastores } from '../datastore/datastore';
 import { SecretBox } from '../datastore/secrets';
 import { BulkNodes, type DeviceCallObserver, MountManager } from '../mount';
-import { BUILTIN_STREAMS, DataChangeFeed, DataChangeSubscriptions, EventHub, editsOfRequest, eventsDirectory } from '../events';
+import {
+  BUILTIN_STREAMS,
+  DataChangeFeed,
+  DataChangeSubscriptions,
+  EventHub,
+  type EventInput,
+  editsOfRequest,
+  eventsDirectory,
+  relayedPublisher,
+} from '../events';
 import type { Edit } from '../data/edit';
 import { Uniconfig } from '../uniconfig';
 import { JobBoard, tapJobsState } from '../jobs';
@@ -36,7 +45,7 @@ import { statusOf } from '../mount/node';
 import { withOperability } from '../restconf/operability';
 import { tapStreamDiscovery } from '../restconf/streams-monitoring';
 import { type Logger, withWarn } from '../logger';
-import { type Database, NodeLeases, openDatabase, TransactionOwners } from '../database';
+import { ClusterEvents, type Database, NodeLeases, openDatabase, TransactionOwners } from '../database';
 import { createJsonLogger } from '../logging/json-logger';
 import { withRequestLog } from '../restconf/request-log';
 import type { RestconfContext, ScopeSource } from '../restconf/context';
@@ -217,6 +226,23 @@ export async function startService(options: StartOptions): Promise<RunningServic
     if (leases === undefined) throw new Error('the node leases are not taken yet');
     return leases;
   };
+  // Node status and device notifications are made by a node's owner: with several instances they go
+  // through the database, so every instance's subscribers hear them all, in one order (cluster-events.ts).
+  let relay: ClusterEvents | undefined;
+  if (database !== undefined) {
+    try {
+      relay = await ClusterEvents.open(database.pool, database.where, {
+        instance: instanceId!,
+        deliver: async (stream, input) => void (await events.publish(stream, input as EventInput)),
+        log: (line) => log.error(`rosetta: ${line}`),
+      });
+    } catch (e) {
+      return closers.abandon(e);
+    }
+    const opened = relay;
+    closers.push(() => opened.close());
+  }
+  const deviceEvents = relay === undefined ? events : relayedPublisher(events, relay);
   // Installed devices: install/uninstall and node status are the core's own taps; remembered nodes reconnect.
   try {
     const southboundYangDirs = host ? () => host.southboundYangDirs() : undefined;
@@ -233,7 +259,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       importDirs: [OWN_YANG_DIR],
       log,
       connectConcurrency: config.fleet.connectConcurrency,
-      events,
+      events: deviceEvents,
       ...(metrics !== undefined
         ? {
             observeDeviceCall: ((protocol, operation, seconds, ok) =>
