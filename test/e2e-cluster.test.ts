@@ -34,6 +34,7 @@ const MODEL = `module acme-cluster {
   namespace "urn:acme:cluster";
   prefix ac;
   container box { leaf name { type string; } }
+  notification alarm { leaf text { type string; } }
 }`;
 const DEVICES = 8;
 const PASSWORD = 'cluster-sim-pw';
@@ -183,6 +184,16 @@ it('nodes spread over the instances, each device one session; reached through an
     t.is(read.json['acme-cluster:box'].name, 'b');
   }
   const first = nodes[0]!;
+  // a device's own event stream through the instance that does not own it: the subscription is forwarded
+  const notifications = await openStream(`${otherThan(ownerOf(first)).url}/rests/streams/json/NETCONF-${first}`);
+  t.is(notifications.status, 200);
+  t.true(
+    await until(async () => sims[0]!.notify('<alarm xmlns="urn:acme:cluster"><text>hot</text></alarm>') > 0, 10_000),
+    'the owner subscribed to the device',
+  );
+  const alarm = await notifications.waitFor(1, 10_000);
+  notifications.close();
+  t.regex(alarm[0]!.data, /hot/, 'the device’s notification through the other instance');
   const written = await restconfRequest(
     otherThan(ownerOf(first)).url!,
     'PUT',

@@ -28,6 +28,7 @@ import { deviceCodec } from './codec';
 import { ConnectGate, jitter } from './connect-pacing';
 import { DeviceSchemaCache, type SchemaSourceText } from './device-schema';
 import { badSetting, connectFailure, noConnection, nodeElsewhere, nodeExists, nodeMissing, notServed } from './errors';
+import type { Elsewhere } from '../fault';
 import { SecretBox } from '../datastore/secrets';
 import { isSensitive, revealSecret, sealTree } from '../datastore/sensitive';
 import { newNode, type MountedDevice, type MountedNode } from './node';
@@ -307,6 +308,7 @@ export class MountManager {
       if (node === undefined || node.installing) continue;
       node.removed = true;
       this.nodes.delete(nodeId);
+      this.events.handedOver(node);
       going.push(node);
     }
     await Promise.all(
@@ -490,14 +492,24 @@ export class MountManager {
   }
 
   /**
+   * Where to send a request for node `nodeId` when another instance sharing the database owns it (an
+   * installed node this instance does not hold); undefined when it is here, or nowhere.
+   */
+  elsewhere(nodeId: string): Elsewhere | undefined {
+    const ownership = this.options.ownership;
+    if (ownership === undefined || this.nodes.has(nodeId) || ownership.holds(nodeId) || !this.storedNodeIds().includes(nodeId))
+      return undefined;
+    return nodeElsewhere(nodeId, () => ownership.locate(nodeId));
+  }
+
+  /**
    * The node reached under `topology=<topology>/node=<nodeId>` (topology `unified` reaches every node),
    * as a request in `scope` uses it. MountError 404 when there is no such node, 502 when it has no session.
    */
   device(scope: PluginScope, topology: string, nodeId: string): MountedDevice {
     const node = this.nodes.get(nodeId);
-    const ownership = this.options.ownership;
-    if (node === undefined && ownership !== undefined && !ownership.holds(nodeId) && this.storedNodeIds().includes(nodeId))
-      throw nodeElsewhere(nodeId, () => ownership.locate(nodeId));
+    const away = node === undefined ? this.elsewhere(nodeId) : undefined;
+    if (away !== undefined) throw away;
     if (node === undefined || node.installing || (topology !== UNIFIED && topology !== node.kind.topology)) {
       throw nodeMissing(nodeId, `is not installed in topology '${topology}'`);
     }

@@ -90,6 +90,15 @@ export class NodeEvents {
     this.publishStatus(node, 'installed', undefined);
   }
 
+  /**
+   * Another instance owns the node now: its stream ends here (its subscribers are told, and find it
+   * through this instance again, forwarded to the owner); the owner reports its status from now on.
+   */
+  handedOver(node: MountedNode): void {
+    this.last.delete(node);
+    if (node.kind.models === 'device') this.hub?.removeStream(nodeStreamName(node.nodeId));
+  }
+
   /** The node was uninstalled: its stream ends (its subscribers are told) after the event saying so. */
   uninstalled(node: MountedNode): void {
     this.publishStatus(node, 'uninstalled', undefined);

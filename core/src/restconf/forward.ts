@@ -27,13 +27,17 @@ export async function forwardToOwner(elsewhere: Elsewhere, req: http.IncomingMes
   const target = new URL(req.url ?? '/', ownerUrl);
   const client = target.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
+    let ended = false;
     const out = client.request(
       target,
       { method: req.method, headers: { ...req.headers, host: target.host, [FORWARDED]: '1' } },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
-        answer.on('end', () => resolve());
+        answer.on('end', () => {
+          ended = true;
+          resolve();
+        });
         answer.on('error', (error) => {
           res.destroy(error);
           resolve();
@@ -49,6 +53,10 @@ export async function forwardToOwner(elsewhere: Elsewhere, req: http.IncomingMes
         }),
       ),
     );
+    // a long answer (an event stream) ends at the owner when its client goes away here
+    res.on('close', () => {
+      if (!ended) out.destroy();
+    });
     req.pipe(out);
   });
 }

@@ -13,7 +13,7 @@
  * - Query parameters and Last-Event-ID: streams-query.ts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EventHub } from '../events';
+import { type EventHub, nodeStreamName } from '../events';
 import type { StreamEvent, SubscriptionOptions } from '../events/types';
 import type { RestconfContext } from './context';
 import { methodNotAllowed, unknownResource } from './errors';
@@ -24,6 +24,8 @@ import { parseStreamQuery, resumeAfter } from './streams-query';
 
 /** Where event streams are served. */
 export const STREAMS = '/rests/streams';
+/** What a device's own stream is named before its node-id (events/streams.ts `nodeStreamName`). */
+const NODE_STREAM_PREFIX = nodeStreamName('');
 
 /** The part of the event hub the stream resource and the discovery list read. */
 export type StreamHub = Pick<EventHub, 'stream' | 'streams' | 'subscribe' | 'replayState' | 'encode' | 'settings'>;
@@ -55,7 +57,12 @@ export function serveStream(ctx: RestconfContext, req: IncomingMessage, res: Ser
   const { encoding, name } = locate(rest);
   const hub = ctx.events;
   const stream = hub?.stream(name);
-  if (hub === undefined || stream === undefined) throw unknownResource(`no event stream is named '${name.slice(0, 200)}'`);
+  if (hub === undefined || stream === undefined) {
+    // a device's own stream lives on the instance that owns the device: the subscription goes there
+    const away = name.startsWith(NODE_STREAM_PREFIX) ? ctx.mount?.elsewhere(name.slice(NODE_STREAM_PREFIX.length)) : undefined;
+    if (away !== undefined) throw away;
+    throw unknownResource(`no event stream is named '${name.slice(0, 200)}'`);
+  }
   const method = req.method ?? '';
   if (method === 'OPTIONS') {
     answerOptions(res, ALLOW.readOnly);
