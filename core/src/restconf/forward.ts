@@ -32,7 +32,10 @@ export async function forwardToOwner(elsewhere: Elsewhere, req: http.IncomingMes
       target,
       { method: req.method, headers: { ...req.headers, host: target.host, [FORWARDED]: '1' } },
       (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        // set one by one (not as writeHead's argument): the service tells a forwarded event stream by its
+        // content-type when it stops, as it does its own
+        for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined) res.setHeader(name, value);
+        res.writeHead(answer.statusCode ?? 502);
         answer.pipe(res);
         answer.on('end', () => {
           ended = true;
