@@ -108,6 +108,11 @@ export const MIGRATIONS: readonly Migration[] = [
         at timestamptz NOT NULL DEFAULT now()
       );`,
   },
+  {
+    version: 7,
+    name: "node leases asked for: the instance that wants a node for a commit of several owners' nodes",
+    sql: `ALTER TABLE node_leases ADD COLUMN wanted_by text;`,
+  },
 ];
 
 /** The schema version this build creates and reads. */

@@ -15,11 +15,17 @@
  *   nodes at their next renewal; an instance killed (or cut from the database) loses them when their
  *   leases expire, at most `leaseSeconds` after its last renewal, and the others take them within a
  *   renewal after that.
+ * - **Borrowing**: a commit of nodes several instances own runs on one instance, which asks for the
+ *   others' nodes (`borrow`: `wanted_by` on their leases and a NOTIFY); each owner hands them over at
+ *   once (sessions closed, lease deleted), unless a commit of its own holds them, and the asker takes
+ *   and connects them. A borrowed node stays pinned until the commit ends (`unpin`), then goes home at
+ *   the next renewal like any node held by an instance other than its preferred one.
  * The owner of the lease connects the device (mount/manager.ts); the service wires the two (service/).
  */
 import { createHash } from 'node:crypto';
 import type { Pool } from 'pg';
 import { databaseErrorOf } from './database-error';
+import { type CommitListener, listenForCommits } from './journal-listener';
 
 export interface NodeLeaseOptions {
   /** This instance's id (unique among the live ones) and the URL the others reach it at. */
@@ -33,6 +39,11 @@ export interface NodeLeaseOptions {
   lost(nodeIds: readonly string[]): Promise<void> | void;
   /** Where problems go (an unreachable database, a self-fence). */
   log(message: string): void;
+  /**
+   * Whether a session of the pool LISTENs for borrow requests, so that this instance hands over at once
+   * rather than at its next renewal (default true; it holds one of the pool's clients).
+   */
+  readonly hearBorrows?: boolean;
   /** Default 10. */
   readonly leaseSeconds?: number;
   /** Default 3. */
@@ -54,11 +65,22 @@ export function preferredOwner(nodeId: string, instances: readonly string[]): st
 }
 
 /** This instance's leases. Start with `NodeLeases.join`; `leave` on a clean stop. */
+/** What borrow requests are told by (the NOTIFY channel journal-listener.ts hears). */
+const BORROW_NAME = 'node-leases';
+/** How often a borrower tries to take the nodes it asked for. */
+const BORROW_POLL_MS = 100;
+
 export class NodeLeases {
   private readonly held = new Set<string>();
+  /** Nodes a commit here needs: never handed over while pinned (counts: commits may overlap). */
+  private readonly pinned = new Map<string, number>();
+  /** Hears borrow requests, so that an owner hands over at once rather than at its next renewal. */
+  private asked: CommitListener | undefined;
   private timer: NodeJS.Timeout | undefined;
   private fence: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
+  /** A renewal was asked for while one ran (a borrow request): it runs again once done. */
+  private again = false;
   private lastRenewal = performance.now();
   private left = false;
 
@@ -84,7 +106,57 @@ export class NodeLeases {
     // apart from the renewals, which may hang on a database that stopped answering
     leases.fence = setInterval(() => leases.fenceIfLate(), 1000);
     leases.fence.unref();
+    if (options.hearBorrows !== false) leases.asked = listenForCommits(pool, BORROW_NAME, options.instance, () => void leases.tick(), 0);
     return leases;
+  }
+
+  /**
+   * Takes `nodeIds` for a commit here: those another live instance holds are asked for, and taken (and
+   * connected, through `gained`) once their owner lets go; all of them stay pinned until `unpin`.
+   * Resolves with those held within `waitMs` (an owner whose own commit holds a node keeps it meanwhile).
+   */
+  async borrow(nodeIds: readonly string[], waitMs = 10_000): Promise<readonly string[]> {
+    for (const n of nodeIds) this.pinned.set(n, (this.pinned.get(n) ?? 0) + 1);
+    const { instance } = this.options;
+    const lease = `${this.leaseSeconds} seconds`;
+    let missing = nodeIds.filter((n) => !this.held.has(n));
+    if (missing.length === 0) return nodeIds;
+    try {
+      await this.pool.query('UPDATE node_leases SET wanted_by = $1 WHERE node_id = ANY($2::text[]) AND owner <> $1', [instance, missing]);
+      await this.pool.query("SELECT pg_notify('rosetta_journal', $1)", [`${BORROW_NAME} ${instance}`]);
+      for (const deadline = performance.now() + waitMs; missing.length > 0 && performance.now() < deadline; ) {
+        const taken = await this.pool.query<{ node_id: string }>(
+          `INSERT INTO node_leases (node_id, owner, expires_at) SELECT n, $1, now() + $3::interval FROM unnest($2::text[]) AS t(n)
+           ON CONFLICT (node_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, wanted_by = NULL
+           WHERE node_leases.expires_at < now() OR node_leases.owner = EXCLUDED.owner
+           RETURNING node_id`,
+          [instance, missing, lease],
+        );
+        const gained = taken.rows.map((r) => r.node_id);
+        for (const n of gained) this.held.add(n);
+        if (gained.length > 0) this.options.gained(gained);
+        missing = missing.filter((n) => !this.held.has(n));
+        if (missing.length > 0) await new Promise((r) => setTimeout(r, BORROW_POLL_MS));
+      }
+      // not had in time: no longer asked for (or their owner would give them up later for nobody)
+      if (missing.length > 0)
+        await this.pool.query('UPDATE node_leases SET wanted_by = NULL WHERE node_id = ANY($2::text[]) AND wanted_by = $1', [
+          instance,
+          missing,
+        ]);
+    } catch (error) {
+      this.options.log(`borrowing nodes for a commit: ${databaseErrorOf(error, 'borrowing node leases', 'the database').message}`);
+    }
+    return nodeIds.filter((n) => this.held.has(n));
+  }
+
+  /** The commit that pinned `nodeIds` (borrow) ended: they may go home at the next renewal. */
+  unpin(nodeIds: readonly string[]): void {
+    for (const n of nodeIds) {
+      const count = (this.pinned.get(n) ?? 0) - 1;
+      if (count > 0) this.pinned.set(n, count);
+      else this.pinned.delete(n);
+    }
   }
 
   /** Whether this instance owns `nodeId` now. */
@@ -133,10 +205,18 @@ export class NodeLeases {
     await this.pool.query('DELETE FROM node_leases WHERE node_id = $1 AND owner = $2', [nodeId, this.options.instance]);
   }
 
-  /** One renewal now (also what the timer runs); resolves once it is done. */
+  /** One renewal now (also what the timer runs); resolves once it is done. Asked during one, another follows it. */
   tick(): Promise<void> {
-    this.ticking ??= this.renew().finally(() => {
+    if (this.ticking !== undefined) {
+      this.again = true;
+      return this.ticking;
+    }
+    this.ticking = this.renew().finally(() => {
       this.ticking = undefined;
+      if (this.again && !this.left) {
+        this.again = false;
+        void this.tick();
+      }
     });
     return this.ticking;
   }
@@ -144,6 +224,7 @@ export class NodeLeases {
   /** A clean stop: lets go of every node and leaves, so the others take them at once. */
   async leave(): Promise<void> {
     this.left = true;
+    this.asked?.close();
     if (this.timer !== undefined) clearInterval(this.timer);
     if (this.fence !== undefined) clearInterval(this.fence);
     await this.ticking?.catch(() => undefined);
@@ -186,15 +267,24 @@ export class NodeLeases {
       ]);
       const instances = live.rows.map((r) => r.id);
       const wanted = new Set(await this.options.wanted());
-      // Hand over what another live instance should own, and what is no longer installed.
-      const handOver = [...this.held].filter((n) => !wanted.has(n) || preferredOwner(n, instances) !== instance);
+      const asked = await this.pool.query<{ node_id: string }>(
+        'SELECT node_id FROM node_leases WHERE owner = $1 AND wanted_by IS NOT NULL AND wanted_by <> $1',
+        [instance],
+      );
+      const askedFor = new Set(asked.rows.map((r) => r.node_id));
+      // Hand over what another live instance should own or asked for, and what is no longer installed,
+      // but not what a commit here holds.
+      const handOver = [...this.held].filter(
+        (n) => !this.pinned.has(n) && (!wanted.has(n) || askedFor.has(n) || preferredOwner(n, instances) !== instance),
+      );
       if (handOver.length > 0) {
         // sessions closed before the leases go: the next owner may connect the moment they are gone
         await this.drop(handOver);
         await this.pool.query('DELETE FROM node_leases WHERE owner = $1 AND node_id = ANY($2::text[])', [instance, handOver]);
       }
-      // Take what this instance should own and nobody holds (free, released, or its lease expired).
-      const mine = [...wanted].filter((n) => !this.held.has(n) && preferredOwner(n, instances) === instance);
+      // Take what this instance should own and nobody holds (free, released, or its lease expired); not
+      // what it just handed over because another instance asked for it.
+      const mine = [...wanted].filter((n) => !this.held.has(n) && !askedFor.has(n) && preferredOwner(n, instances) === instance);
       if (mine.length > 0) {
         const taken = await this.pool.query<{ node_id: string }>(
           `INSERT INTO node_leases (node_id, owner, expires_at) SELECT n, $1, now() + $3::interval FROM unnest($2::text[]) AS t(n)

@@ -31,7 +31,7 @@ import { badSetting, connectFailure, noConnection, nodeElsewhere, nodeExists, no
 import type { Elsewhere } from '../fault';
 import { SecretBox } from '../datastore/secrets';
 import { isSensitive, revealSecret, sealTree } from '../datastore/sensitive';
-import { newNode, type MountedDevice, type MountedNode } from './node';
+import { newNode, statusOf, type MountedDevice, type MountedNode } from './node';
 import { type EventPublisher, NodeEvents } from './node-events';
 import { NodeRegistry } from './node-registry';
 import { southboundsOf } from './southbounds';
@@ -100,7 +100,13 @@ export interface NodeOwnership {
   holds(nodeId: string): boolean;
   /** The URL of the other live instance that owns `nodeId` now, if one does (asked of the database). */
   locate(nodeId: string): Promise<string | undefined>;
+  /** Takes `nodeIds` for a commit here, asking their owners for them; pinned until `unpin`. Resolves with those held. */
+  borrow(nodeIds: readonly string[]): Promise<readonly string[]>;
+  unpin(nodeIds: readonly string[]): void;
 }
+
+/** How long a commit waits for nodes it borrowed from other instances to connect here. */
+const BORROWED_CONNECT_MS = 15_000;
 
 const MAX_RETRY_MS = 60_000;
 const NO_DIRS: readonly string[] = [];
@@ -492,6 +498,37 @@ export class MountManager {
   }
 
   /**
+   * Runs `work` (a commit of several nodes) with `nodeIds` held and connected here: with several
+   * instances on one database, the nodes others own are asked for and connected here first, and none
+   * of them is handed over until `work` ends (database/node-leases.ts, borrowing). A node not had or
+   * not connected in time is left to `work` to find unreachable.
+   */
+  async withNodesHere<T>(nodeIds: readonly string[], work: () => Promise<T>): Promise<T> {
+    const ownership = this.options.ownership;
+    if (ownership === undefined) return work();
+    const borrowed = nodeIds.filter((n) => !ownership.holds(n));
+    const held = await ownership.borrow(nodeIds);
+    try {
+      const waiting = borrowed.filter((n) => held.includes(n));
+      for (const deadline = performance.now() + BORROWED_CONNECT_MS; performance.now() < deadline; ) {
+        if (
+          waiting.every((n) => {
+            const node = this.nodes.get(n);
+            return node !== undefined && statusOf(node) === 'connected';
+          })
+        )
+          break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      if (borrowed.length > 0)
+        this.options.log.info(`borrowed ${held.filter((n) => borrowed.includes(n)).length} of ${borrowed.length} node(s) for a commit`);
+      return await work();
+    } finally {
+      ownership.unpin(nodeIds);
+    }
+  }
+
+  /**
    * Where to send a request for node `nodeId` when another instance sharing the database owns it (an
    * installed node this instance does not hold); undefined when it is here, or nowhere.
    */
@@ -547,6 +584,14 @@ export class MountManager {
    */
   schemaOf(scope: PluginScope, nodeId: string, sources?: () => readonly SchemaSourceText[] | undefined): SchemaContext | undefined {
     const node = this.nodes.get(nodeId);
+    if (node === undefined) {
+      // owned by another instance: its stored configuration is read and edited here (in a transaction
+      // committed here) with the modules kept for it; without them, the request goes to the owner
+      const away = this.elsewhere(nodeId);
+      const kept = away === undefined ? undefined : sources?.();
+      if (kept !== undefined) return this.schemas.forSources(kept, this.options.importDirs, nodeId).schema;
+      if (away !== undefined) throw away;
+    }
     if (node === undefined || node.installing) throw nodeMissing(nodeId, 'is not installed');
     if (node.connection !== undefined) return this.device(scope, UNIFIED, nodeId).schema;
     if (node.ownSchema !== undefined) return node.ownSchema.schema;

@@ -274,6 +274,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
               claim: (nodeId: string) => heldLeases().claim(nodeId),
               release: (nodeId: string) => heldLeases().release(nodeId),
               holds: (nodeId: string) => leases?.holds(nodeId) === true,
+              borrow: (nodeIds: readonly string[]) => heldLeases().borrow(nodeIds),
+              unpin: (nodeIds: readonly string[]) => leases?.unpin(nodeIds),
               locate: (nodeId: string) => heldLeases().locate(nodeId),
             },
           }

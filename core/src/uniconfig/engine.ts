@@ -171,6 +171,7 @@ export class UniconfigEngine {
       connectedDevice: (s, id) => this.connectedDevice(s, id),
       ...(this.changes !== undefined ? { changes: this.changes } : {}),
     };
-    return commitNodes(parts, scope, tx, nodeIds, options);
+    // nodes other instances own come here for the commit (mount/manager.ts withNodesHere)
+    return this.mount.withNodesHere(nodeIds, () => commitNodes(parts, scope, tx, nodeIds, options));
   }
 }

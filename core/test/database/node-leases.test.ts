@@ -24,8 +24,13 @@ test.after.always(async (t) => {
 const NODES = Array.from({ length: 30 }, (_, i) => `node-${i}`);
 
 /** An instance's leases on its own pool, recording when it gained and lost each node. */
-async function member(url: string, instance: string, events: Array<{ at: number; instance: string; gained?: string[]; lost?: string[] }>) {
-  const pool = new Pool({ connectionString: url, max: 2 });
+async function member(
+  url: string,
+  instance: string,
+  events: Array<{ at: number; instance: string; gained?: string[]; lost?: string[] }>,
+  timing: { hearBorrows: boolean; leaseSeconds: number; renewSeconds: number } = { hearBorrows: false, leaseSeconds: 2, renewSeconds: 0.5 },
+) {
+  const pool = new Pool({ connectionString: url, max: 3 });
   pool.on('error', () => undefined);
   const leases = await NodeLeases.join(pool, {
     instance,
@@ -36,8 +41,8 @@ async function member(url: string, instance: string, events: Array<{ at: number;
       events.push({ at: performance.now(), instance, lost: [...nodeIds] });
     },
     log: () => undefined,
-    leaseSeconds: 2,
-    renewSeconds: 0.5,
+    // (members cut off by ending their pool must not hear borrows: a LISTEN session held from it would block that)
+    ...timing,
   });
   return { pool, leases };
 }
@@ -132,4 +137,36 @@ pgTest("a member whose clock is an hour ahead takes no lease before it ends: eve
     Date.now = realNow;
   }
   await holder.leases.leave();
+});
+
+pgTest('a commit borrows another member’s node: asked, handed over at once (sessions closed first), pinned, then sent home', async (t) => {
+  const url = await t.context.server.createDatabase('leases_borrow');
+  const db = await openDatabase({ url, passwordFile: undefined }, () => undefined);
+  await db.close();
+  const events: Array<{ at: number; instance: string; gained?: string[]; lost?: string[] }> = [];
+  // renewals far apart: a hand-over within a second comes from the borrow request, not a renewal
+  const slow = { hearBorrows: true, leaseSeconds: 60, renewSeconds: 20 };
+  const [a, b] = await Promise.all(['a', 'b'].map((name) => member(url, name, events, slow)));
+  t.teardown(async () => {
+    await Promise.all([a!, b!].map((m) => m.leases.leave().catch(() => undefined)));
+    await Promise.all([a!, b!].map((m) => m.pool.end().catch(() => undefined)));
+  });
+  for (let i = 0; i < 2; i++) await Promise.all([a!, b!].map((m) => m.leases.tick()));
+  const node = NODES.find((n) => a!.leases.holds(n))!;
+  t.truthy(node, 'a owns a node');
+  const asked = performance.now();
+  t.deepEqual(await b!.leases.borrow([node]), [node]);
+  t.true(performance.now() - asked < 5000, `borrowed in ${Math.round(performance.now() - asked)} ms (renewals every 20 s)`);
+  const lost = events.find((e) => e.instance === 'a' && e.lost?.includes(node));
+  const gained = events.find((e) => e.instance === 'b' && e.gained?.includes(node));
+  t.true(lost !== undefined && gained !== undefined && lost.at < gained.at, 'a closed its session before b took the node');
+  // pinned: neither b's renewal (b is not its preferred owner) nor a's takes it back during the commit
+  await b!.leases.tick();
+  await a!.leases.tick();
+  t.true(b!.leases.holds(node) && !a!.leases.holds(node));
+  // the commit ends: b hands it over at its next renewal, and a takes it home at its own
+  b!.leases.unpin([node]);
+  await b!.leases.tick();
+  await a!.leases.tick();
+  t.true(a!.leases.holds(node) && !b!.leases.holds(node), 'home again');
 });
