@@ -118,23 +118,13 @@ export class NodeLeases {
   async borrow(nodeIds: readonly string[], waitMs = 10_000): Promise<readonly string[]> {
     for (const n of nodeIds) this.pinned.set(n, (this.pinned.get(n) ?? 0) + 1);
     const { instance } = this.options;
-    const lease = `${this.leaseSeconds} seconds`;
     let missing = nodeIds.filter((n) => !this.held.has(n));
     if (missing.length === 0) return nodeIds;
     try {
       await this.pool.query('UPDATE node_leases SET wanted_by = $1 WHERE node_id = ANY($2::text[]) AND owner <> $1', [instance, missing]);
       await this.pool.query("SELECT pg_notify('rosetta_journal', $1)", [`${BORROW_NAME} ${instance}`]);
       for (const deadline = performance.now() + waitMs; missing.length > 0 && performance.now() < deadline; ) {
-        const taken = await this.pool.query<{ node_id: string }>(
-          `INSERT INTO node_leases (node_id, owner, expires_at) SELECT n, $1, now() + $3::interval FROM unnest($2::text[]) AS t(n)
-           ON CONFLICT (node_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, wanted_by = NULL
-           WHERE node_leases.expires_at < now() OR node_leases.owner = EXCLUDED.owner
-           RETURNING node_id`,
-          [instance, missing, lease],
-        );
-        const gained = taken.rows.map((r) => r.node_id);
-        for (const n of gained) this.held.add(n);
-        if (gained.length > 0) this.options.gained(gained);
+        await this.take(missing);
         missing = missing.filter((n) => !this.held.has(n));
         if (missing.length > 0) await new Promise((r) => setTimeout(r, BORROW_POLL_MS));
       }
@@ -285,21 +275,27 @@ export class NodeLeases {
       // Take what this instance should own and nobody holds (free, released, or its lease expired); not
       // what it just handed over because another instance asked for it.
       const mine = [...wanted].filter((n) => !this.held.has(n) && !askedFor.has(n) && preferredOwner(n, instances) === instance);
-      if (mine.length > 0) {
-        const taken = await this.pool.query<{ node_id: string }>(
-          `INSERT INTO node_leases (node_id, owner, expires_at) SELECT n, $1, now() + $3::interval FROM unnest($2::text[]) AS t(n)
-           ON CONFLICT (node_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
-           WHERE node_leases.expires_at < now() OR node_leases.owner = EXCLUDED.owner
-           RETURNING node_id`,
-          [instance, mine, lease],
-        );
-        const gained = taken.rows.map((r) => r.node_id);
-        for (const n of gained) this.held.add(n);
-        if (gained.length > 0) this.options.gained(gained);
-      }
+      if (mine.length > 0) await this.take(mine);
     } catch (error) {
       this.options.log(`node leases not renewed: ${databaseErrorOf(error, 'renewing the node leases', 'the database').message}`);
     }
+  }
+
+  /**
+   * Takes the leases of `nodeIds` that nobody holds (free, released, or expired), no longer asked for by
+   * anyone, and connects them (`gained`).
+   */
+  private async take(nodeIds: readonly string[]): Promise<void> {
+    const taken = await this.pool.query<{ node_id: string }>(
+      `INSERT INTO node_leases (node_id, owner, expires_at) SELECT n, $1, now() + $3::interval FROM unnest($2::text[]) AS t(n)
+       ON CONFLICT (node_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, wanted_by = NULL
+       WHERE node_leases.expires_at < now() OR node_leases.owner = EXCLUDED.owner
+       RETURNING node_id`,
+      [this.options.instance, nodeIds, `${this.leaseSeconds} seconds`],
+    );
+    const gained = taken.rows.map((r) => r.node_id);
+    for (const n of gained) this.held.add(n);
+    if (gained.length > 0) this.options.gained(gained);
   }
 
   /** Lets go of every node when the last renewal is too old for the leases to be still ours for sure. */
