@@ -18,6 +18,8 @@ export interface Database {
   readonly instance: string;
   /** `database.largeListEntries`, if set: entries from which a list is kept as rows too (datastore/list-rows.ts). */
   readonly largeListEntries: number | undefined;
+  /** Milliseconds of this instance's read lease on each journal (read-lease.ts); 0: every read asks the database. */
+  readonly readLeaseMs: number;
   /** `UP` when the last probe reached the database, else why not (readiness: service/readiness.ts). */
   state(): string;
   close(): Promise<void>;
@@ -29,6 +31,8 @@ const PROBE_INTERVAL_MS = 2000;
 /** Clients in the pool: a few writers' group commits and readers at once, far under max_connections. */
 const POOL_SIZE = 8;
 const CONNECT_TIMEOUT_MS = 5000;
+/** Long enough that its renewals (a third of it) cost nothing; short, since a killed reader holds writers up to it. */
+export const DEFAULT_READ_LEASE_MS = 3000;
 
 /**
  * Connects to the database `location` names and brings its tables up to date; rejects with a
@@ -86,6 +90,7 @@ export async function openDatabase(location: DatabaseLocation, log: (message: st
     where,
     instance,
     largeListEntries: location.largeListEntries,
+    readLeaseMs: location.readLeaseMs ?? DEFAULT_READ_LEASE_MS,
     state: () => state,
     close: () => {
       clearInterval(probe);

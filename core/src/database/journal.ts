@@ -15,9 +15,10 @@
  * - the appends of that turn of the owner's write queue go into the transaction, which then inserts
  *   them, moves the head, and commits;
  * - `catchUp` (before a read) asks for the head and hands over what others committed since, so that a
- *   write acknowledged by any instance is read by every instance right after (read-your-writes). While
- *   this instance holds the head, nobody else can have committed since its transaction began, and no
- *   query is needed.
+ *   write acknowledged by any instance is read by every instance right after (read-your-writes). No
+ *   query is needed while this instance holds the head (nobody else can have committed since its
+ *   transaction began), nor while its read lease runs (read-lease.ts: writers wait for it to take
+ *   their commits in before they answer).
  * Everything that reads or moves the head runs one at a time (`exclusive`): a record delivered twice
  * or skipped would make this instance's tree differ from the database's.
  *
@@ -29,9 +30,9 @@ import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 import { checkout, type TransactionClient } from './database';
 import { DatabaseError, databaseErrorOf } from './database-error';
-import { type AlongsideWork, writeTurn } from './journal-commit';
-import { type CommitListener, listenForCommits } from './journal-listener';
+import { type AlongsideWork, writeSnapshot, writeTurn } from './journal-commit';
 import { type DatabaseRecovery, missing, READ_BATCH, type RecoveryHandlers, recover } from './journal-recovery';
+import { type LeaseHolder, ReadLease } from './read-lease';
 
 export type { DatabaseRecovery } from './journal-recovery';
 
@@ -45,6 +46,8 @@ export interface DatabaseJournalOptions extends RecoveryHandlers {
    * its owner catches up then, rather than at its next request, so its subscribers hear of it.
    */
   onNudge?(): void;
+  /** Milliseconds of the read lease this instance holds (read-lease.ts); 0 (the default): every read asks. */
+  readLeaseMs?: number;
   /** Told of each group commit: its time and records (metrics). */
   onCommitted?(seconds: number, records: number): void;
   /** Default 64 MiB. */
@@ -71,9 +74,6 @@ interface WriteTurn {
   scheduled: boolean;
 }
 
-/** Longest a commit waits before the other instances are told of it; the commits of that time are told once. */
-const ANNOUNCE_MS = 20;
-
 /** An open journal in the database. Open with `DatabaseJournal.open`. */
 export class DatabaseJournal {
   /** The write transaction open now (this instance holds the head), if any. */
@@ -91,10 +91,11 @@ export class DatabaseJournal {
   private batches = 0;
   private compactionAsked = false;
   private closed = false;
-  /** Hears the other instances' commits (journal-listener.ts), told apart from this one's by `token`. */
-  private listener: CommitListener | undefined;
+  /** Hears the other instances' commits and reads without a query while it runs; told apart from the others by `token`. */
+  private lease!: ReadLease;
+  /** The commits' waits for the readers holding a lease (`readable`). */
+  private readersHave: Promise<void> = Promise.resolve();
   private readonly token = randomUUID();
-  private announcing = false;
 
   private constructor(
     private readonly pool: Pool,
@@ -114,7 +115,15 @@ export class DatabaseJournal {
       await pool.query('INSERT INTO journal_heads (journal) VALUES ($1) ON CONFLICT (journal) DO NOTHING', [name]);
       const recovery = await recover(pool, name, where, options);
       const journal = new DatabaseJournal(pool, name, where, options, recovery);
-      if (options.onNudge !== undefined) journal.listener = listenForCommits(pool, name, journal.token, options.onNudge);
+      journal.lease = new ReadLease({
+        pool,
+        journal: name,
+        instance: journal.token,
+        durationMs: options.readLeaseMs ?? 0,
+        position: () => journal.known,
+        catchUp: () => journal.catchUpNow().then(() => journal.known),
+        ...(options.onNudge !== undefined ? { heard: options.onNudge } : {}),
+      });
       return journal;
     } catch (error) {
       throw databaseErrorOf(error, `opening journal ${name}`, where);
@@ -181,6 +190,12 @@ export class DatabaseJournal {
    * when this instance holds the head (none can have). Reads arriving together share one query.
    */
   catchUp(): Promise<void> {
+    if (this.turn !== undefined || this.lease.valid) return Promise.resolve();
+    return this.catchUpNow();
+  }
+
+  /** `catchUp` with a query, whatever the lease says. */
+  private catchUpNow(): Promise<void> {
     if (this.turn !== undefined) return Promise.resolve();
     this.nextCatchUp ??= this.run(async () => {
       this.nextCatchUp = undefined;
@@ -199,6 +214,14 @@ export class DatabaseJournal {
       }
     });
     return this.nextCatchUp;
+  }
+
+  /**
+   * Resolves once the instances reading without a query (read-lease.ts) have taken in every record this
+   * one committed so far: a writer answers its client after it, so that any instance reads the write.
+   */
+  readable(): Promise<void> {
+    return this.readersHave;
   }
 
   /** Adds `record` to the write begun by `beginWrite`; resolves once it is committed, rejects if it cannot be. */
@@ -247,25 +270,7 @@ export class DatabaseJournal {
       if (position !== this.appended) return;
       const client = await checkout(this.pool, `snapshot of journal ${this.name}`, this.where);
       try {
-        await client.query('BEGIN');
-        const { rows } = await client.query<{ position: string; snapshot: string }>(
-          'SELECT position, snapshot FROM journal_heads WHERE journal = $1 FOR UPDATE',
-          [this.name],
-        );
-        if (Number(rows[0]?.position) !== position) {
-          await client.query('ROLLBACK');
-          return;
-        }
-        const previous = Number(rows[0]!.snapshot);
-        await client.query('INSERT INTO journal_snapshots (journal, position, state) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
-          this.name,
-          position,
-          bytes,
-        ]);
-        await client.query('DELETE FROM journal_records WHERE journal = $1 AND position <= $2', [this.name, previous]);
-        await client.query('DELETE FROM journal_snapshots WHERE journal = $1 AND position < $2', [this.name, previous]);
-        await client.query('UPDATE journal_heads SET snapshot = $2, compacted = $3 WHERE journal = $1', [this.name, position, previous]);
-        await client.query('COMMIT');
+        if (!(await writeSnapshot(client, this.name, position, bytes))) return;
         this.bytesSinceSnapshot = 0;
         this.recordsSinceSnapshot = 0;
       } catch (error) {
@@ -284,7 +289,7 @@ export class DatabaseJournal {
     // the last turn's commit is queued once its appends are in: let it be, then wait for it
     if (this.turn !== undefined) await new Promise((resolve) => setImmediate(resolve));
     await this.exclusive.catch(() => undefined);
-    this.listener?.close();
+    await this.lease.close();
   }
 
   /** Ends a turn in which no change was appended (every writer's check refused it): lets go of the head. */
@@ -346,8 +351,10 @@ export class DatabaseJournal {
   private async commit(turn: WriteTurn): Promise<void> {
     const { client, appends } = turn;
     const [first, last, started] = [this.known + 1, this.known + appends.length, performance.now()];
+    let behind: LeaseHolder[];
     try {
-      await writeTurn(client, this.name, first, appends, turn.alongside, this.options.maxBatchBytes);
+      const statements = ReadLease.commitStatements(client, this.name, this.token, last);
+      behind = await writeTurn<LeaseHolder>(client, this.name, first, appends, turn.alongside, statements, this.options.maxBatchBytes);
     } catch (error) {
       // Whether a failed COMMIT took effect is unknown: the owner reloads from the database.
       this.failure ??= databaseErrorOf(error, `writing journal ${this.name}`, this.where);
@@ -363,24 +370,17 @@ export class DatabaseJournal {
     this.batches += 1;
     this.options.onCommitted?.((performance.now() - started) / 1000, appends.length);
     for (const a of [...appends, ...turn.alongside]) a.resolve();
-    this.announce();
+    if (behind.length === 0) this.lease.announce();
+    else {
+      // told already (the query after COMMIT NOTIFYs them); waited for outside the head's work
+      const settled = this.lease.settle(last, behind).catch((error: unknown) => {
+        throw databaseErrorOf(error, `journal ${this.name}: record ${last} is committed, but not known to be read by every instance`, this.where);
+      });
+      const chain = Promise.all([this.readersHave.catch(() => undefined), settled]).then(() => undefined);
+      chain.catch(() => undefined); // heard by the writers awaiting `readable`, if any: never unhandled
+      this.readersHave = chain;
+    }
     this.askCompaction();
-  }
-
-  /**
-   * Tells the other instances (journal-listener.ts) that this one committed, once per ANNOUNCE_MS at
-   * most and after the commit, not in it: a NOTIFY inside each write's transaction cost a durable PUT
-   * a third of its throughput here. Read-your-writes does not wait for it (every request asks for the
-   * head); only the others' data-change events do.
-   */
-  private announce(): void {
-    if (this.announcing) return;
-    this.announcing = true;
-    setTimeout(() => {
-      this.announcing = false;
-      if (this.closed) return;
-      this.pool.query("SELECT pg_notify('rosetta_journal', $1)", [`${this.name} ${this.token}`]).catch(() => undefined);
-    }, ANNOUNCE_MS).unref();
   }
 
   private counted(bytes: number): void {

@@ -113,6 +113,18 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "node leases asked for: the instance that wants a node for a commit of several owners' nodes",
     sql: `ALTER TABLE node_leases ADD COLUMN wanted_by text;`,
   },
+  {
+    version: 8,
+    name: "read leases: the instances reading a journal without asking for its head, and the position each has taken in",
+    sql: `
+      CREATE TABLE journal_readers (
+        journal text NOT NULL,
+        instance text NOT NULL,
+        position bigint NOT NULL,
+        expires timestamptz NOT NULL,
+        PRIMARY KEY (journal, instance)
+      );`,
+  },
 ];
 
 /** The schema version this build creates and reads. */

@@ -22,6 +22,8 @@ export interface DatabaseLocation {
   readonly passwordFile: string | undefined;
   /** Entries from which a top-level list of the Config datastore is kept as rows too (datastore/list-rows.ts). */
   readonly largeListEntries?: number;
+  /** Milliseconds of this instance's read lease on each journal (read-lease.ts); 0: none. */
+  readonly readLeaseMs?: number;
 }
 
 const SSL_MODES = ['disable', 'require', 'verify-full'] as const;

@@ -123,6 +123,7 @@ async function recover(
           onForeign: (record, position) => onForeign(record, position),
           ...(options.onForeignChange !== undefined ? { onNudge } : {}),
           onCompactionDue,
+          readLeaseMs: database.readLeaseMs,
           ...pick(options.journal, ['compactAfterBytes', 'compactAfterRecords', 'maxBatchBytes', 'onCommitted']),
         });
   const fresh = parked.all().slice(before);
@@ -354,6 +355,11 @@ export class ConfigStore implements Datastore {
     if (sequence > this.acknowledged) {
       this.acknowledged = sequence;
       this.visible = next;
+    }
+    try {
+      await this.journal.readable?.();
+    } catch (error) {
+      throw storageFault(error, this.directory);
     }
     return next;
   }

@@ -67,6 +67,7 @@ async function recover(directory: string, options: KeyedJournalOptions, onCompac
             options.onForeign?.(changes);
           },
           onNudge: () => void journal.catchUp?.().catch(() => undefined),
+          readLeaseMs: shared.database.readLeaseMs,
           ...(options.compactAfterBytes !== undefined ? { compactAfterBytes: options.compactAfterBytes } : {}),
           ...(options.compactAfterRecords !== undefined ? { compactAfterRecords: options.compactAfterRecords } : {}),
         });
@@ -119,6 +120,7 @@ export class KeyedJournal {
       return { durable };
     });
     await durable;
+    await this.journal.readable?.();
   }
 
   /**

@@ -24,6 +24,11 @@ export interface RecordLog {
   beginWrite?(): Promise<void>;
   /** For a log several instances write: hands over what the others wrote before this call. */
   catchUp?(): Promise<void>;
+  /**
+   * For a log several instances read: resolves once every instance reading without asking the log
+   * (its read lease) has what this one committed so far. A writer awaits it before it answers.
+   */
+  readable?(): Promise<void>;
   append(record: Uint8Array | string): Promise<void>;
   snapshot(state: Uint8Array | string): Promise<void>;
   close(): Promise<void>;

@@ -20,6 +20,8 @@ export interface DatabaseConfig {
   readonly passwordFile: string | undefined;
   /** Entries from which a top-level list is also kept entry by entry, for jsonb-filter in the database. */
   readonly largeListEntries?: number;
+  /** Milliseconds of each instance's read lease on the journals (database/read-lease.ts); 0: every read asks the database. */
+  readonly readLeaseMs?: number;
 }
 
 /** The `metrics` object. */
@@ -65,8 +67,8 @@ export function checkDatabase(raw: unknown, baseDir: string, overrideUrl: string
   if (raw !== undefined && !isObject(raw)) throw new ConfigError('database', 'must be an object');
   const fields = (raw ?? {}) as Record<string, unknown>;
   for (const k of Object.keys(fields))
-    if (k !== 'url' && k !== 'passwordFile' && k !== 'largeListEntries')
-      throw new ConfigError(`database.${k}`, 'unknown field; known: url, passwordFile, largeListEntries');
+    if (k !== 'url' && k !== 'passwordFile' && k !== 'largeListEntries' && k !== 'readLeaseMs')
+      throw new ConfigError(`database.${k}`, 'unknown field; known: url, passwordFile, largeListEntries, readLeaseMs');
   const url = overrideUrl ?? fields['url'];
   const field = overrideUrl !== undefined ? '--database' : 'database.url';
   if (typeof url !== 'string' || url === '') throw new ConfigError(field, 'must be a postgresql:// URL');
@@ -77,5 +79,13 @@ export function checkDatabase(raw: unknown, baseDir: string, overrideUrl: string
   const large = fields['largeListEntries'];
   if (large !== undefined && (typeof large !== 'number' || !Number.isInteger(large) || large < 1))
     throw new ConfigError('database.largeListEntries', `must be a whole number of entries, 1 or more, not ${JSON.stringify(large)}`);
-  return { url, passwordFile, ...(large !== undefined ? { largeListEntries: large } : {}) };
+  const lease = fields['readLeaseMs'];
+  if (lease !== undefined && (typeof lease !== 'number' || !Number.isInteger(lease) || lease < 0 || (lease > 0 && lease < 300) || lease > 60_000))
+    throw new ConfigError('database.readLeaseMs', `must be 0 (no lease) or whole milliseconds from 300 to 60000, not ${JSON.stringify(lease)}`);
+  return {
+    url,
+    passwordFile,
+    ...(large !== undefined ? { largeListEntries: large } : {}),
+    ...(lease !== undefined ? { readLeaseMs: lease } : {}),
+  };
 }

@@ -40,8 +40,8 @@ async function freshDatabase(t: { context: { server: PostgresServer } }): Promis
   return t.context.server.createDatabase(`db${process.pid}_${databases}`);
 }
 
-async function opened(t: import('ava').ExecutionContext<{ server: PostgresServer }>, url: string): Promise<Database> {
-  const db = await openDatabase({ url, passwordFile: undefined }, () => undefined);
+async function opened(t: import('ava').ExecutionContext<{ server: PostgresServer }>, url: string, readLeaseMs?: number): Promise<Database> {
+  const db = await openDatabase({ url, passwordFile: undefined, ...(readLeaseMs !== undefined ? { readLeaseMs } : {}) }, () => undefined);
   t.teardown(() => db.close());
   return db;
 }
@@ -189,10 +189,11 @@ pgTest('several stores on one database: read-your-writes, conflicting writes ser
 pgTest('a store idle while others compact the journal catches up by reloading, then writes on the newest data', async (t) => {
   const url = await freshDatabase(t);
   const lines: string[] = [];
-  const open = async (log: (m: string) => void) =>
-    ConfigStore.open(dataDirectory(t), ctx, { log, database: await opened(t, url), journal: { compactAfterRecords: 5 } });
+  // the idle one holds no read lease: one that does takes every commit in as it is announced
+  const open = async (log: (m: string) => void, readLeaseMs?: number) =>
+    ConfigStore.open(dataDirectory(t), ctx, { log, database: await opened(t, url, readLeaseMs), journal: { compactAfterRecords: 5 } });
   const busy = await open(() => undefined);
-  const idle = await open((line) => lines.push(line));
+  const idle = await open((line) => lines.push(line), 0);
   t.teardown(async () => {
     await busy.close();
     await idle.close();
