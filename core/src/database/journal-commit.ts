@@ -20,8 +20,8 @@ type Results = Array<{ rows: unknown[] }>;
 
 /**
  * Inserts `appends` as positions `first`, `first + 1`, ... of journal `name`, runs `alongside`, moves the
- * head to the last, runs `inside` and commits, through `client` (inside its transaction holding the
- * head); then runs `after` (a query, in the same round trip as the COMMIT) and resolves to its rows.
+ * head to the last and commits, through `client` (inside its transaction holding the head); then runs
+ * `after` (a query, in the same round trip as the COMMIT) and resolves to its rows.
  */
 export async function writeTurn<Row>(
   client: PoolClient,
@@ -29,11 +29,11 @@ export async function writeTurn<Row>(
   first: number,
   appends: ReadonlyArray<{ readonly record: Buffer }>,
   alongside: readonly AlongsideWork[],
-  { inside, after }: { readonly inside: string; readonly after: string },
+  after: string,
   maxBatchBytes = 4 << 20,
 ): Promise<Row[]> {
   const journal = client.escapeLiteral(name);
-  const moveHead = `UPDATE journal_heads SET position = ${Number(first + appends.length - 1)} WHERE journal = ${journal}; ${inside}; COMMIT; ${after}`;
+  const moveHead = `UPDATE journal_heads SET position = ${Number(first + appends.length - 1)} WHERE journal = ${journal}; COMMIT; ${after}`;
   const lastRows = (results: unknown) => ((results as Results).at(-1)?.rows ?? []) as Row[];
   let bytes = 0;
   for (const a of appends) bytes += a.record.length;

@@ -353,8 +353,8 @@ export class DatabaseJournal {
     const [first, last, started] = [this.known + 1, this.known + appends.length, performance.now()];
     let behind: LeaseHolder[];
     try {
-      const statements = ReadLease.commitStatements(client, this.name, this.token, last);
-      behind = await writeTurn<LeaseHolder>(client, this.name, first, appends, turn.alongside, statements, this.options.maxBatchBytes);
+      const after = ReadLease.afterCommit(this.name, this.token, last);
+      behind = await writeTurn<LeaseHolder>(client, this.name, first, appends, turn.alongside, after, this.options.maxBatchBytes);
     } catch (error) {
       // Whether a failed COMMIT took effect is unknown: the owner reloads from the database.
       this.failure ??= databaseErrorOf(error, `writing journal ${this.name}`, this.where);

@@ -22,7 +22,7 @@
  * at most).
  */
 import { performance } from 'node:perf_hooks';
-import type { Pool, PoolClient } from 'pg';
+import { escapeLiteral, type Pool } from 'pg';
 import { type CommitListener, listenForCommits } from './journal-listener';
 import { COMMIT_CHANNEL, JournalNotices, type NoticeListener, READ_CHANNEL } from './journal-notices';
 
@@ -94,17 +94,12 @@ export class ReadLease implements NoticeListener {
   }
 
   /**
-   * The SQL a commit that moves `journal`'s head to `position` runs, in its one round trip: `inside` its
-   * transaction, the writer's own row has the position (its reads have it); `after` it, the query of the
-   * readers whose lease runs and has not acknowledged it (`LeaseHolder` rows), NOTIFYing them.
+   * SQL run right after the commit that moved `journal`'s head to `position`, in the same round trip:
+   * the readers whose lease runs and has not acknowledged it (`LeaseHolder` rows), NOTIFYing them.
    */
-  static commitStatements(client: PoolClient, journal: string, instance: string, position: number): { inside: string; after: string } {
-    const [j, me] = [client.escapeLiteral(journal), client.escapeLiteral(instance)];
-    const announce = `pg_notify('${COMMIT_CHANNEL}', ${client.escapeLiteral(`${journal} ${instance}`)})`;
-    return {
-      inside: `UPDATE journal_readers SET position = ${position} WHERE journal = ${j} AND instance = ${me}`,
-      after: holdersBehind(j, me, String(position), announce),
-    };
+  static afterCommit(journal: string, instance: string, position: number): string {
+    const announce = `pg_notify('${COMMIT_CHANNEL}', ${escapeLiteral(`${journal} ${instance}`)})`;
+    return holdersBehind(escapeLiteral(journal), escapeLiteral(instance), String(position), announce);
   }
 
   /** Resolves once each of `holders` acknowledged `position` or its lease ended (asking again then). */
@@ -243,13 +238,18 @@ export class ReadLease implements NoticeListener {
     })();
   }
 
-  /** Records `position` as taken in, and tells the writers waiting for it. */
+  /**
+   * Records `position` as taken in, and tells the writers waiting for it. Not flushed to disk before it
+   * is told (a writer is waiting): lost in a crash of the database, it would only make writers wait
+   * longer, and every lease lapses with the sessions anyway.
+   */
   private async record(position: number): Promise<void> {
     if (this.closed) return;
+    const [j, me] = [escapeLiteral(this.options.journal), escapeLiteral(this.options.instance)];
     await this.options.pool.query(
-      `WITH moved AS (UPDATE journal_readers SET position = greatest(position, $3) WHERE journal = $1 AND instance = $2 RETURNING position)
-       SELECT pg_notify('${READ_CHANNEL}', $1 || ' ' || $2 || ' ' || position) FROM moved`,
-      [this.options.journal, this.options.instance, position],
+      `BEGIN; SET LOCAL synchronous_commit = off;
+       WITH moved AS (UPDATE journal_readers SET position = greatest(position, ${Number(position)}) WHERE journal = ${j} AND instance = ${me} RETURNING position)
+       SELECT pg_notify('${READ_CHANNEL}', ${j} || ' ' || ${me} || ' ' || position) FROM moved; COMMIT`,
     );
   }
 }
