@@ -72,7 +72,11 @@ export async function writeSnapshot(client: PoolClient, name: string, position: 
     return false;
   }
   const previous = Number(rows[0]!.snapshot);
-  await client.query('INSERT INTO journal_snapshots (journal, position, state) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [name, position, state]);
+  await client.query('INSERT INTO journal_snapshots (journal, position, state) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
+    name,
+    position,
+    state,
+  ]);
   await client.query('DELETE FROM journal_records WHERE journal = $1 AND position <= $2', [name, previous]);
   await client.query('DELETE FROM journal_snapshots WHERE journal = $1 AND position < $2', [name, previous]);
   await client.query('UPDATE journal_heads SET snapshot = $2, compacted = $3 WHERE journal = $1', [name, position, previous]);

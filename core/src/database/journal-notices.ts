@@ -71,7 +71,10 @@ export class JournalNotices {
       return;
     }
     this.connecting = false;
-    if (this.listeners.size === 0) return this.release(client);
+    if (this.listeners.size === 0) {
+      this.release(client);
+      return;
+    }
     this.session = client;
     for (const listener of [...this.listeners]) listener.up();
   }
@@ -85,9 +88,9 @@ export class JournalNotices {
   }
 
   private lose(client: PoolClient): void {
-    if (this.session !== client) return this.release(client);
-    this.session = undefined;
     this.release(client);
+    if (this.session !== client) return;
+    this.session = undefined;
     for (const listener of [...this.listeners]) listener.lost();
     this.again();
   }

@@ -14,11 +14,9 @@
  *   applied on the newest data, never lost or interleaved with another instance's;
  * - the appends of that turn of the owner's write queue go into the transaction, which then inserts
  *   them, moves the head, and commits;
- * - `catchUp` (before a read) asks for the head and hands over what others committed since, so that a
- *   write acknowledged by any instance is read by every instance right after (read-your-writes). No
- *   query is needed while this instance holds the head (nobody else can have committed since its
- *   transaction began), nor while its read lease runs (read-lease.ts: writers wait for it to take
- *   their commits in before they answer).
+ * - `catchUp` (before a read) asks for the head and hands over what others committed since: a write
+ *   acknowledged by any instance is read by every instance right after (read-your-writes). No query is
+ *   needed while this instance holds the head, nor while its read lease runs (read-lease.ts).
  * Everything that reads or moves the head runs one at a time (`exclusive`): a record delivered twice
  * or skipped would make this instance's tree differ from the database's.
  *
@@ -185,10 +183,7 @@ export class DatabaseJournal {
     });
   }
 
-  /**
-   * Hands to `onForeign` the records other instances committed before this call; resolves at once
-   * when this instance holds the head (none can have). Reads arriving together share one query.
-   */
+  /** Hands `onForeign` what others committed before this call (at once under the head or a read lease); reads share a query. */
   catchUp(): Promise<void> {
     if (this.turn !== undefined || this.lease.valid) return Promise.resolve();
     return this.catchUpNow();
@@ -374,7 +369,11 @@ export class DatabaseJournal {
     else {
       // told already (the query after COMMIT NOTIFYs them); waited for outside the head's work
       const settled = this.lease.settle(last, behind).catch((error: unknown) => {
-        throw databaseErrorOf(error, `journal ${this.name}: record ${last} is committed, but not known to be read by every instance`, this.where);
+        throw databaseErrorOf(
+          error,
+          `journal ${this.name}: record ${last} is committed, but not known to be read by every instance`,
+          this.where,
+        );
       });
       const chain = Promise.all([this.readersHave.catch(() => undefined), settled]).then(() => undefined);
       chain.catch(() => undefined); // heard by the writers awaiting `readable`, if any: never unhandled

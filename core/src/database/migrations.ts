@@ -115,7 +115,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 8,
-    name: "read leases: the instances reading a journal without asking for its head, and the position each has taken in",
+    name: 'read leases: the instances reading a journal without asking for its head, and the position each has taken in',
     sql: `
       CREATE TABLE journal_readers (
         journal text NOT NULL,
@@ -124,6 +124,12 @@ export const MIGRATIONS: readonly Migration[] = [
         expires timestamptz NOT NULL,
         PRIMARY KEY (journal, instance)
       );`,
+  },
+  {
+    version: 9,
+    name: "cluster events are every instance's replay log: each event of every stream, numbered once for all; an instance's own streams' events marked local",
+    sql: `ALTER TABLE cluster_events ADD COLUMN local boolean NOT NULL DEFAULT false;
+      CREATE INDEX cluster_events_at ON cluster_events (at);`,
   },
 ];
 

@@ -124,10 +124,11 @@ export class ReadLease implements NoticeListener {
         this.waiters.add(waiter);
       });
       if (all) return;
-      const { rows } = await this.options.pool.query<LeaseHolder>(
-        holdersBehind('$1', '$2', '$3'),
-        [this.options.journal, this.options.instance, position],
-      );
+      const { rows } = await this.options.pool.query<LeaseHolder>(holdersBehind('$1', '$2', '$3'), [
+        this.options.journal,
+        this.options.instance,
+        position,
+      ]);
       behind = rows.filter((h) => (this.acknowledged.get(h.instance) ?? 0) < position);
     }
   }

@@ -27,7 +27,19 @@ export class DataChangeFeed {
   /** Publishes `change` (nothing for a change without edits); resolves once every event is durable. */
   async publish(change: DataChange): Promise<void> {
     if (change.edits.length === 0) return;
-    const published = [this.streams.publish(DATA_CHANGE_STREAM, this.input(change, change.edits))];
+    await this.publishTo(change, [this.streams.publish(DATA_CHANGE_STREAM, this.input(change, change.edits))]);
+  }
+
+  /**
+   * Publishes `change`, which another instance sharing the database made, on this instance's path-scoped
+   * subscriptions only: its `data-change` event reaches every instance from its maker, through the
+   * database (events/relayed-streams.ts).
+   */
+  async publishScoped(change: DataChange): Promise<void> {
+    if (change.edits.length > 0) await this.publishTo(change, []);
+  }
+
+  private async publishTo(change: DataChange, published: Array<Promise<unknown>>): Promise<void> {
     if (this.subscriptions !== undefined && this.subscriptions.size > 0) {
       for (const sub of this.subscriptions.all()) {
         if (!watches(sub, change)) continue;

@@ -63,6 +63,11 @@ export interface EventHubOptions {
   readonly log?: (message: string) => void;
   /** The clock (tests); default Date.now. */
   readonly now?: () => number;
+  /**
+   * Every event is numbered elsewhere and published with its id (several instances sharing a database:
+   * database/cluster-events.ts numbers them all); a publish without one is refused.
+   */
+  readonly numberedElsewhere?: boolean;
 }
 
 /** The folder of the replay log under the service's data folder. */
@@ -89,7 +94,7 @@ export class EventHub {
   private waiting: StreamEvent[] = [];
   private fanOutTimer: NodeJS.Timeout | undefined;
 
-  private constructor(options: EventHubOptions) {
+  private constructor(private readonly options: EventHubOptions) {
     this.settings = { ...DEFAULT_EVENT_SETTINGS, ...options.settings };
     this.namespaceOf = namespacesOf(options.schema ?? (() => undefined));
     this.now = options.now ?? Date.now;
@@ -130,20 +135,25 @@ export class EventHub {
     return this.definitions.get(name);
   }
 
+  /** The last id given, here or (`numberedElsewhere`) by whoever numbers the events. */
+  get lastId(): number {
+    return this.log.lastId;
+  }
+
   /**
-   * Numbers the event and hands it to the stream's subscribers; for a replay stream, once it is
-   * durable in the replay log. Rejects with EventError `unknown-stream`, or when the log cannot write.
+   * Numbers the event (or gives it `id`, numbered elsewhere: one the log holds already is not published
+   * again) and hands it to the stream's subscribers; for a replay stream, once it is durable in the
+   * replay log. Rejects with EventError `unknown-stream`, or when the log cannot write.
    */
-  async publish(stream: string, input: EventInput): Promise<StreamEvent> {
+  async publish(stream: string, input: EventInput, id?: number): Promise<StreamEvent> {
     const def = this.definitions.get(stream);
     if (def === undefined) throw new EventError('unknown-stream', `no stream named '${stream}'`);
     if (this.closing) throw new Error('the event hub is closed');
-    const event: StreamEvent = {
-      ...input,
-      id: this.log.nextId(),
-      stream,
-      eventTime: input.eventTime ?? new Date(this.now()).toISOString(),
-    };
+    if (id === undefined && this.options.numberedElsewhere === true)
+      throw new Error(`an event of ${stream} without an id: events are numbered by the database here`);
+    const time = input.eventTime ?? new Date(this.now()).toISOString();
+    if (id !== undefined && id <= this.log.lastId) return { ...input, id, stream, eventTime: time };
+    const event: StreamEvent = { ...input, id: this.log.nextId(id), stream, eventTime: time };
     if (def.replay) await this.log.append(event);
     else this.pace([event]);
     return event;

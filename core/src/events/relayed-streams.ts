@@ -1,19 +1,24 @@
 /**
- * The streams a node's owner makes (`node-status`, `NETCONF`), relayed to every instance when several
- * share a database (database/cluster-events.ts): a publisher that hands their events to the relay,
- * timed where they happened, and every other stream's straight to the hub. The relay publishes them
- * into each instance's hub, this one's included, in one order.
+ * The hub's face to the producers when several instances share a database: every event goes to the
+ * relay (database/cluster-events.ts), which numbers it for all of them and publishes it back into each
+ * instance's hub, this one's included, in one order. Events of the streams every instance offers
+ * (`NETCONF`, `node-status`, `data-change`) reach every instance; those of a stream only this instance
+ * has (a node's own stream, a path-scoped subscription's) are numbered the same way and published here
+ * only. Each is timed where it happened.
  */
+import { EventError } from './errors';
 import type { EventHub } from './hub';
-import { NETCONF_STREAM, NODE_STATUS_STREAM } from './streams';
+import { BUILTIN_STREAMS } from './streams';
 import type { EventInput } from './types';
 
 /** What takes the relayed events (database/cluster-events.ts `ClusterEvents`). */
 export interface EventRelay {
-  publish(stream: string, input: EventInput): Promise<void>;
+  publish(stream: string, input: EventInput, local: boolean): Promise<void>;
 }
 
-/** The hub's face to the mount layer, with the owner-made streams going through `relay`. */
+const SHARED = new Set(BUILTIN_STREAMS.map((s) => s.name));
+
+/** The hub's face to the producers, with every event going through `relay`. */
 export function relayedPublisher(
   hub: EventHub,
   relay: EventRelay,
@@ -21,9 +26,10 @@ export function relayedPublisher(
   return {
     defineStream: hub.defineStream.bind(hub),
     removeStream: hub.removeStream.bind(hub),
-    publish: (stream, input) =>
-      stream === NODE_STATUS_STREAM || stream === NETCONF_STREAM
-        ? relay.publish(stream, { ...input, eventTime: input.eventTime ?? new Date().toISOString() })
-        : hub.publish(stream, input),
+    publish: async (stream, input) => {
+      // refused here as the hub would: the relay would only find out on every instance
+      if (hub.stream(stream) === undefined) throw new EventError('unknown-stream', `no stream named '${stream}'`);
+      await relay.publish(stream, { ...input, eventTime: input.eventTime ?? new Date().toISOString() }, !SHARED.has(stream));
+    },
   };
 }

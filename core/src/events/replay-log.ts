@@ -16,8 +16,7 @@
  * files (replay-read.ts) and answers a promise. A segment that cannot be read then (removed or damaged
  * since the log opened) fails that read with a message naming the file; a segment the bounds removed
  * while a read was on its way just ends the read (those events are dropped: the reader is behind the
- * head). The bounds are applied on use and on a timer (once a minute, unref'd), so the segments of
- * aged events leave the disk even when nobody asks.
+ * head). The bounds are applied on use and once a minute, so aged segments leave the disk unasked.
  *
  * Damage: a torn tail of the last segment (no frame that checks after the damage: the last write cut
  * short by a crash, never acknowledged) is cut, as the datastore's journal does. Any other damage
@@ -143,10 +142,10 @@ export class ReplayLog {
     return this.state.lastId;
   }
 
+  /** RFC 8040 replay-log-creation-time and replay-log-aged-time. */
   get creationTime(): string {
     return this.state.creationTime;
   }
-
   get agedTime(): string | undefined {
     return this.state.agedTime;
   }
@@ -168,10 +167,11 @@ export class ReplayLog {
     return (this.droppedUpTo.get(stream) ?? 0) > id;
   }
 
-  /** Takes the next id (the hub numbers every event, replayed or not, from the log's sequence). */
-  nextId(): number {
-    this.state = { ...this.state, lastId: this.state.lastId + 1 };
-    return this.state.lastId;
+  /** Takes the next id (the hub numbers every event from the log's sequence), or `id`, numbered by the database (cluster-events.ts). */
+  nextId(id = this.state.lastId + 1): number {
+    if (id <= this.state.lastId) throw new Error(`event id ${id} is not after ${this.state.lastId}, the last one the replay log holds`);
+    this.state = { ...this.state, lastId: id };
+    return id;
   }
 
   /**

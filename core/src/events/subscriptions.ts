@@ -16,7 +16,7 @@ import { DIRECTORY_MODE, FILE_MODE, fsyncDirectory } from '../datastore/durable-
 import { FaultError } from '../fault';
 import type { JsonObject, JsonValue, OperationResult, RosettaHooks } from '../hooks';
 import { type ChangeScope, type ScopeSegment, parseScopePath, ScopePathError, scopePathText } from './change-scope';
-import type { EventInput, StreamDefinition, StreamEvent } from './types';
+import type { EventInput, StreamDefinition } from './types';
 
 export const SUBSCRIPTIONS_MODULE = 'data-change-events';
 const SUBSCRIPTIONS_FILE = 'data-change-subscriptions.json';
@@ -27,7 +27,7 @@ const DEFAULT_TOPOLOGY = 'uniconfig';
 export interface ChangeStreams {
   defineStream(def: StreamDefinition): void;
   removeStream(name: string): void;
-  publish(stream: string, input: EventInput): Promise<StreamEvent>;
+  publish(stream: string, input: EventInput): Promise<unknown>;
 }
 
 /** One subscription as kept and listed. */

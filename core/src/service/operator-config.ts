@@ -80,8 +80,14 @@ export function checkDatabase(raw: unknown, baseDir: string, overrideUrl: string
   if (large !== undefined && (typeof large !== 'number' || !Number.isInteger(large) || large < 1))
     throw new ConfigError('database.largeListEntries', `must be a whole number of entries, 1 or more, not ${JSON.stringify(large)}`);
   const lease = fields['readLeaseMs'];
-  if (lease !== undefined && (typeof lease !== 'number' || !Number.isInteger(lease) || lease < 0 || (lease > 0 && lease < 300) || lease > 60_000))
-    throw new ConfigError('database.readLeaseMs', `must be 0 (no lease) or whole milliseconds from 300 to 60000, not ${JSON.stringify(lease)}`);
+  if (
+    lease !== undefined &&
+    (typeof lease !== 'number' || !Number.isInteger(lease) || lease < 0 || (lease > 0 && lease < 300) || lease > 60_000)
+  )
+    throw new ConfigError(
+      'database.readLeaseMs',
+      `must be 0 (no lease) or whole milliseconds from 300 to 60000, not ${JSON.stringify(lease)}`,
+    );
   return {
     url,
     passwordFile,

@@ -206,6 +206,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
       settings: config.events,
       schema: () => live.schema,
       log: (m) => log.error(m),
+      // several instances: the database numbers every instance's events (database/cluster-events.ts)
+      numberedElsewhere: database !== undefined,
     });
   } catch (e) {
     return closers.abandon(new Error(`cannot open the event replay log: ${e instanceof Error ? e.message : String(e)}`));
@@ -226,14 +228,16 @@ export async function startService(options: StartOptions): Promise<RunningServic
     if (leases === undefined) throw new Error('the node leases are not taken yet');
     return leases;
   };
-  // Node status and device notifications are made by a node's owner: with several instances they go
-  // through the database, so every instance's subscribers hear them all, in one order (cluster-events.ts).
+  // With several instances every event goes through the database, which numbers them all, so every
+  // instance's subscribers hear every instance's events in one order, with the same ids (cluster-events.ts).
   let relay: ClusterEvents | undefined;
   if (database !== undefined) {
     try {
       relay = await ClusterEvents.open(database.pool, database.where, {
         instance: instanceId!,
-        deliver: async (stream, input) => void (await events.publish(stream, input as EventInput)),
+        after: events.lastId,
+        keep: { events: events.settings.replayMaxEvents, seconds: events.settings.replayMaxAgeSeconds },
+        deliver: async (stream, input, id) => void (await events.publish(stream, input as EventInput, id)),
         log: (line) => log.error(`rosetta: ${line}`),
       });
     } catch (e) {
@@ -242,7 +246,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     const opened = relay;
     closers.push(() => opened.close());
   }
-  const deviceEvents = relay === undefined ? events : relayedPublisher(events, relay);
+  const producers = relay === undefined ? events : relayedPublisher(events, relay);
   // Installed devices: install/uninstall and node status are the core's own taps; remembered nodes reconnect.
   try {
     const southboundYangDirs = host ? () => host.southboundYangDirs() : undefined;
@@ -259,7 +263,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       importDirs: [OWN_YANG_DIR],
       log,
       connectConcurrency: config.fleet.connectConcurrency,
-      events: deviceEvents,
+      events: producers,
       ...(metrics !== undefined
         ? {
             observeDeviceCall: ((protocol, operation, seconds, ok) =>
@@ -305,10 +309,10 @@ export async function startService(options: StartOptions): Promise<RunningServic
   }
   if (host) host.addBuiltin(builtinTaps('core:data-change-subscriptions', (hooks) => subscriptions.tap(hooks)));
   else subscriptions.tap(plugins.acquire().hooks);
-  const dataChanges = new DataChangeFeed(events, subscriptions);
+  const dataChanges = new DataChangeFeed(producers, subscriptions);
   foreignChange = (edits) => {
     dataChanges
-      .publish({ datastore: 'config', edits: editsOfRequest(edits) })
+      .publishScoped({ datastore: 'config', edits: editsOfRequest(edits) })
       .catch((e: unknown) =>
         log.error(`publishing another instance's data-change event failed: ${e instanceof Error ? e.message : String(e)}`),
       );

@@ -370,20 +370,42 @@ async function until<T>(probe: () => Promise<T | undefined>): Promise<T | undefi
   return undefined;
 }
 
-pgTest('data-change events of every instance reach every instance’s subscribers, in one order', async (t) => {
-  const url = await freshDatabase(t);
-  const yang = modelYangDir([INTERFACES, IANA_IF_TYPE]);
-  const start = () => startRosetta(['--database', url, '--data-dir', dataDirectory(t), '--yang', yang]);
-  const [a, b] = await Promise.all([start(), start()]);
-  t.teardown(() => Promise.all([a!.stop(), b!.stop()]).then(() => undefined));
-  const streams = await Promise.all([a!, b!].map((i) => openStream(`${i.url}/rests/streams/json/data-change`)));
-  t.teardown(() => {
-    for (const s of streams) s.close();
-  });
-  // writes through both, one after the other: each instance's subscribers hear all of them
-  for (let i = 0; i < 6; i++) t.true([201, 204].includes(await putEntry(i % 2 === 0 ? a!.url! : b!.url!, `ev${i}`, `event ${i}`)));
-  const heard = await Promise.all(streams.map((s) => s.waitFor(6, 10_000)));
-  const order = (messages: readonly { data: string }[]) => messages.map((m) => /event (\d)/.exec(m.data)?.[1]).join('');
-  t.is(order(heard[0]!), '012345', 'a heard its own writes and b’s, in commit order');
-  t.is(order(heard[1]!), '012345', 'b heard the same, in the same order');
-});
+pgTest(
+  'data-change events of every instance reach every instance’s subscribers, in one order, with one id each: any instance resumes a Last-Event-ID',
+  async (t) => {
+    const url = await freshDatabase(t);
+    const yang = modelYangDir([INTERFACES, IANA_IF_TYPE]);
+    const start = () => startRosetta(['--database', url, '--data-dir', dataDirectory(t), '--yang', yang]);
+    const [a, b] = await Promise.all([start(), start()]);
+    t.teardown(() => Promise.all([a!.stop(), b!.stop()]).then(() => undefined));
+    const streams = await Promise.all([a!, b!].map((i) => openStream(`${i.url}/rests/streams/json/data-change`)));
+    t.teardown(() => {
+      for (const s of streams) s.close();
+    });
+    // writes through both, one after the other: each instance's subscribers hear all of them
+    for (let i = 0; i < 6; i++) t.true([201, 204].includes(await putEntry(i % 2 === 0 ? a!.url! : b!.url!, `ev${i}`, `event ${i}`)));
+    const heard = await Promise.all(streams.map((s) => s.waitFor(6, 10_000)));
+    const order = (messages: readonly { data: string }[]) => messages.map((m) => /event (\d)/.exec(m.data)?.[1]).join('');
+    t.is(order(heard[0]!), '012345', 'a heard its own writes and b’s, in commit order');
+    t.is(order(heard[1]!), '012345', 'b heard the same, in the same order');
+    const ids = (messages: readonly { id?: string }[]) => messages.map((m) => m.id ?? '?');
+    t.deepEqual(ids(heard[1]!), ids(heard[0]!), 'an event has the same id on every instance');
+    // a subscriber of a reconnecting to b with the last id it saw gets what followed there
+    const resumed = await openStream(`${b!.url}/rests/streams/json/data-change`, { 'last-event-id': heard[0]![2]!.id! });
+    t.teardown(() => resumed.close());
+    t.deepEqual(ids(await resumed.waitFor(3, 10_000)), ids(heard[0]!.slice(3)));
+    t.is(order(resumed.messages), '345');
+    // an instance started after them replays them too, under the same ids (the database is the replay log)
+    const c = await start();
+    t.teardown(() => c.stop());
+    const late = await openStream(`${c.url}/rests/streams/json/data-change`, { 'last-event-id': heard[0]![0]!.id! });
+    t.teardown(() => late.close());
+    t.deepEqual(ids(await late.waitFor(5, 10_000)), ids(heard[0]!.slice(1)));
+    t.is(order(late.messages), '12345');
+    // and hears the next write through a with that id too
+    t.true([201, 204].includes(await putEntry(a!.url!, 'ev6', 'event 6')));
+    const next = await Promise.all([streams[0]!.waitFor(7, 10_000), late.waitFor(6, 10_000)]);
+    t.is(next[1]!.at(-1)!.id, next[0]!.at(-1)!.id);
+    t.is(order(next[1]!.slice(-1)), '6');
+  },
+);

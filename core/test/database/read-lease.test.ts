@@ -129,7 +129,9 @@ pgTest('a reader that stops hearing the others holds writes up only until its le
   const writer = await instance(t, url, 600);
   const writerLease = await onlyLease(admin);
   const listening = async () =>
-    (await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE query LIKE 'LISTEN rosetta_journal;%'")).rows.map((r) => r.pid);
+    (await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE query LIKE 'LISTEN rosetta_journal;%'")).rows.map(
+      (r) => r.pid,
+    );
   await until('the writer listens', async () => (await listening()).length === 1);
   const writers = await listening();
   const reader = await instance(t, url, 600);

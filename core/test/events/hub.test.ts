@@ -164,3 +164,22 @@ test('closing the hub ends subscriptions and waits for queued publishes', async 
   reopened.subscribe('a', { startTime: new Date(0) }, replay);
   t.is(replay.events.length, 20);
 });
+
+test('a hub whose events are numbered elsewhere takes their ids, publishes an id it holds once, and refuses an event without one', async (t) => {
+  const directory = temporaryDirectory(t);
+  const hub = await openHub(t, directory, { numberedElsewhere: true });
+  const sink = new RecordingSink();
+  hub.subscribe('a', {}, sink);
+  await t.throwsAsync(hub.publish('a', { content: { 'x:n': 0 } }), { message: /without an id/ });
+  // gaps are others' events of streams this instance lacks
+  for (const id of [3, 7, 8]) await hub.publish('a', { content: { 'x:n': id } }, id);
+  await hub.publish('a', { content: { 'x:n': 7 } }, 7); // delivered again (a relay read twice): not published twice
+  t.deepEqual(sink.ids, [3, 7, 8]);
+  t.is(hub.lastId, 8);
+  await hub.close();
+  const reopened = await openHub(t, directory, { numberedElsewhere: true });
+  t.is(reopened.lastId, 8);
+  const resumed = new RecordingSink();
+  reopened.subscribe('a', { afterId: 3 }, resumed);
+  t.deepEqual(resumed.ids, [7, 8]);
+});
