@@ -176,7 +176,9 @@ export class EventHub {
       throw new EventError('bad-range', 'stop-time is before start-time');
     if (this.closing) throw new Error('the event hub is closed');
     let replayAfter: number | undefined;
-    if (def.replay && options.afterId !== undefined) replayAfter = Math.min(options.afterId, this.log.lastDurableId);
+    // numbered elsewhere, an id past this log's is one this instance has yet to take in: not given twice
+    if (def.replay && options.afterId !== undefined)
+      replayAfter = this.options.numberedElsewhere === true ? options.afterId : Math.min(options.afterId, this.log.lastDurableId);
     else if (def.replay && options.startTime !== undefined) replayAfter = this.log.idBeforeTime(stream, options.startTime);
     if (replayAfter !== undefined) replayAfter = Math.max(replayAfter, this.log.droppedThrough(stream));
     let set = this.subscribers.get(stream);

@@ -182,4 +182,10 @@ test('a hub whose events are numbered elsewhere takes their ids, publishes an id
   const resumed = new RecordingSink();
   reopened.subscribe('a', { afterId: 3 }, resumed);
   t.deepEqual(resumed.ids, [7, 8]);
+  // an id past this hub's (another instance gave it, this one has yet to take it in) is not given again
+  const ahead = new RecordingSink();
+  reopened.subscribe('a', { afterId: 10 }, ahead);
+  for (const id of [10, 11]) await reopened.publish('a', { content: { 'x:n': id } }, id);
+  t.deepEqual(ahead.ids, [11]);
+  t.deepEqual(resumed.ids, [7, 8, 10, 11]);
 });
