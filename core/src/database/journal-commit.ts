@@ -16,14 +16,12 @@ export interface AlongsideWork {
 /** Most bytes of records a turn writes in the one statement that also moves the head and commits (hex in its text). */
 const INLINE_BYTES = 64 * 1024;
 
-type Results = Array<{ rows: unknown[] }>;
-
 /**
  * Inserts `appends` as positions `first`, `first + 1`, ... of journal `name`, runs `alongside`, moves the
  * head to the last and commits, through `client` (inside its transaction holding the head); then runs
- * `after` (a query, in the same round trip as the COMMIT) and resolves to its rows.
+ * `after` (SQL, or nothing), in the same round trip as the COMMIT.
  */
-export async function writeTurn<Row>(
+export async function writeTurn(
   client: PoolClient,
   name: string,
   first: number,
@@ -31,15 +29,15 @@ export async function writeTurn<Row>(
   alongside: readonly AlongsideWork[],
   after: string,
   maxBatchBytes = 4 << 20,
-): Promise<Row[]> {
+): Promise<void> {
   const journal = client.escapeLiteral(name);
-  const moveHead = `UPDATE journal_heads SET position = ${Number(first + appends.length - 1)} WHERE journal = ${journal}; COMMIT; ${after}`;
-  const lastRows = (results: unknown) => ((results as Results).at(-1)?.rows ?? []) as Row[];
+  const moveHead = `UPDATE journal_heads SET position = ${Number(first + appends.length - 1)} WHERE journal = ${journal}; COMMIT${after === '' ? '' : `; ${after}`}`;
   let bytes = 0;
   for (const a of appends) bytes += a.record.length;
   if (alongside.length === 0 && bytes <= INLINE_BYTES) {
     const values = appends.map((a, i) => `(${journal}, ${first + i}, decode('${a.record.toString('hex')}', 'hex'))`).join(', ');
-    return lastRows(await client.query(`INSERT INTO journal_records (journal, position, record) VALUES ${values}; ${moveHead}`));
+    await client.query(`INSERT INTO journal_records (journal, position, record) VALUES ${values}; ${moveHead}`);
+    return;
   }
   for (let from = 0; from < appends.length; ) {
     let to = from + 1;
@@ -53,7 +51,7 @@ export async function writeTurn<Row>(
     from = to;
   }
   for (const work of alongside) await work.run(client);
-  return lastRows(await client.query(moveHead));
+  await client.query(moveHead);
 }
 
 /**

@@ -68,6 +68,8 @@ interface WriteTurn {
   readonly appends: QueuedAppend[];
   /** Statements committed with the appends (list-entries.ts rows), in order. */
   readonly alongside: AlongsideWork[];
+  /** The other instances' read leases running when the head was locked: they must take the commit in. */
+  readonly holders: readonly LeaseHolder[];
   /** Set once its commit is scheduled. */
   scheduled: boolean;
 }
@@ -158,22 +160,25 @@ export class DatabaseJournal {
    */
   async beginWrite(): Promise<void> {
     if (this.turn !== undefined && !this.turn.scheduled) return;
+    let holders: LeaseHolder[] = [];
     await this.run(async () => {
       if (this.turn !== undefined && !this.turn.scheduled) return;
       this.usable();
       const client = await checkout(this.pool, `writing journal ${this.name}`, this.where);
       try {
-        // one round trip for both (a durable write is a few round trips and one WAL flush: each counts)
+        // one round trip for all three (a durable write is a few round trips and one WAL flush: each counts)
         const results = (await client.query(
-          `BEGIN; SELECT position, compacted FROM journal_heads WHERE journal = ${client.escapeLiteral(this.name)} FOR UPDATE`,
-        )) as unknown as Array<{ rows: Array<{ position: string; compacted: string }> }>;
+          `BEGIN; SELECT position, compacted FROM journal_heads WHERE journal = ${client.escapeLiteral(this.name)} FOR UPDATE;
+           ${ReadLease.holders(this.name, this.token)}`,
+        )) as unknown as [unknown, { rows: Array<{ position: string; compacted: string }> }, { rows: LeaseHolder[] }];
         await this.takeForeign(client, results[1]?.rows[0]);
+        holders = results[2]?.rows ?? [];
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
         client.done(true);
         throw databaseErrorOf(error, `writing journal ${this.name}`, this.where);
       }
-      const turn: WriteTurn = { client, appends: [], alongside: [], scheduled: false };
+      const turn: WriteTurn = { client, appends: [], alongside: [], holders, scheduled: false };
       this.turn = turn;
       // The writers queued now build their changes in this turn of the loop; then the turn ends.
       setImmediate(() => {
@@ -346,10 +351,10 @@ export class DatabaseJournal {
   private async commit(turn: WriteTurn): Promise<void> {
     const { client, appends } = turn;
     const [first, last, started] = [this.known + 1, this.known + appends.length, performance.now()];
-    let behind: LeaseHolder[];
+    const behind = turn.holders;
     try {
-      const after = ReadLease.afterCommit(this.name, this.token, last);
-      behind = await writeTurn<LeaseHolder>(client, this.name, first, appends, turn.alongside, after, this.options.maxBatchBytes);
+      const after = behind.length > 0 ? this.lease.announcement() : '';
+      await writeTurn(client, this.name, first, appends, turn.alongside, after, this.options.maxBatchBytes);
     } catch (error) {
       // Whether a failed COMMIT took effect is unknown: the owner reloads from the database.
       this.failure ??= databaseErrorOf(error, `writing journal ${this.name}`, this.where);
@@ -367,13 +372,9 @@ export class DatabaseJournal {
     for (const a of [...appends, ...turn.alongside]) a.resolve();
     if (behind.length === 0) this.lease.announce();
     else {
-      // told already (the query after COMMIT NOTIFYs them); waited for outside the head's work
+      // told already (the NOTIFY after COMMIT); waited for outside the head's work
       const settled = this.lease.settle(last, behind).catch((error: unknown) => {
-        throw databaseErrorOf(
-          error,
-          `journal ${this.name}: record ${last} is committed, but not known to be read by every instance`,
-          this.where,
-        );
+        throw databaseErrorOf(error, `journal ${this.name}: record ${last} is committed, not known read by all`, this.where);
       });
       const chain = Promise.all([this.readersHave.catch(() => undefined), settled]).then(() => undefined);
       chain.catch(() => undefined); // heard by the writers awaiting `readable`, if any: never unhandled

@@ -9,14 +9,15 @@
  *   clocks running at slightly different rates. The offset between clocks plays no part: `expires` is
  *   the database's `now()`. On each commit another instance announces, it takes in the records and
  *   acknowledges the position it has then (row and NOTIFY).
- * - A writer, right after its commit (journal-commit.ts runs `afterCommit` in the same round trip),
- *   finds the other readers whose lease runs and who have not acknowledged its position, NOTIFYs them,
- *   and answers its client only once each has acknowledged or its lease has ended. When one ends, it
- *   asks the database again, since a reader that renewed counts again.
+ * - A writer, in the round trip that locks the journal's head, finds the other readers whose lease
+ *   runs (`holders`); if there are any, it NOTIFYs them in the round trip of its COMMIT, and answers its
+ *   client only once each has acknowledged its position or its lease has ended. When one ends, it asks
+ *   the database again, since a reader that renewed counts again.
  *
  * A lease that lapses (the session lost, a renewal or an acknowledgement failing, the process paused)
- * sends reads back to asking the database. It is taken again with a query that takes in what was missed
- * after the row is renewed, so a writer either waits for it or committed before that query.
+ * sends reads back to asking the database. It is taken again by writing the row while no writer holds
+ * the head (`FOR SHARE`), then taking in what was missed: a writer either found the row when it locked
+ * the head, or committed before the reader's query.
  * Writers pay for this: with other instances reading, a write's answer waits for their catch-up (a
  * NOTIFY and two round trips), and, with a reader frozen or killed, for its lease to end (`durationMs`
  * at most).
@@ -94,12 +95,17 @@ export class ReadLease implements NoticeListener {
   }
 
   /**
-   * SQL run right after the commit that moved `journal`'s head to `position`, in the same round trip:
-   * the readers whose lease runs and has not acknowledged it (`LeaseHolder` rows), NOTIFYing them.
+   * The query of the other readers whose lease runs (`LeaseHolder` rows), run by a writer once it holds
+   * the head: a reader taking its lease again waits for the head (`FOR SHARE`), so one that is not in
+   * the answer takes the writer's commit in after it commits.
    */
-  static afterCommit(journal: string, instance: string, position: number): string {
-    const announce = `pg_notify('${COMMIT_CHANNEL}', ${escapeLiteral(`${journal} ${instance}`)})`;
-    return holdersBehind(escapeLiteral(journal), escapeLiteral(instance), String(position), announce);
+  static holders(journal: string, instance: string): string {
+    return holdersBehind(escapeLiteral(journal), escapeLiteral(instance));
+  }
+
+  /** The SQL that tells the lease holders of a commit right after it, in its round trip. */
+  announcement(): string {
+    return `SELECT pg_notify('${COMMIT_CHANNEL}', ${escapeLiteral(`${this.options.journal} ${this.options.instance}`)})`;
   }
 
   /** Resolves once each of `holders` acknowledged `position` or its lease ended (asking again then). */
@@ -124,7 +130,7 @@ export class ReadLease implements NoticeListener {
         this.waiters.add(waiter);
       });
       if (all) return;
-      const { rows } = await this.options.pool.query<LeaseHolder>(holdersBehind('$1', '$2', '$3'), [
+      const { rows } = await this.options.pool.query<LeaseHolder>(`${holdersBehind('$1', '$2')} AND position < $3`, [
         this.options.journal,
         this.options.instance,
         position,
@@ -200,11 +206,14 @@ export class ReadLease implements NoticeListener {
     if (this.renewing || this.closed || !this.notices.listening) return;
     this.renewing = true;
     const [losses, started, running] = [this.losses, performance.now(), this.valid];
+    const [j, me] = [escapeLiteral(this.options.journal), escapeLiteral(this.options.instance)];
+    const upsert = `INSERT INTO journal_readers (journal, instance, position, expires)
+        VALUES (${j}, ${me}, ${Number(this.options.position())}, now() + ${Number(this.options.durationMs)} * interval '1 millisecond')
+      ON CONFLICT (journal, instance) DO UPDATE SET expires = EXCLUDED.expires, position = greatest(journal_readers.position, EXCLUDED.position)`;
     try {
+      // taken again: not while a writer holds the head, which found the running leases when it took it
       await this.options.pool.query(
-        `INSERT INTO journal_readers (journal, instance, position, expires) VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond')
-         ON CONFLICT (journal, instance) DO UPDATE SET expires = EXCLUDED.expires, position = greatest(journal_readers.position, EXCLUDED.position)`,
-        [this.options.journal, this.options.instance, this.options.position(), this.options.durationMs],
+        running ? upsert : `BEGIN; SELECT 1 FROM journal_heads WHERE journal = ${j} FOR SHARE; ${upsert}; COMMIT`,
       );
       if (!running) await this.record(await this.options.catchUp());
       if (losses === this.losses && !this.closed) this.until = started + this.options.durationMs * (1 - RATE_MARGIN);
@@ -255,8 +264,8 @@ export class ReadLease implements NoticeListener {
   }
 }
 
-/** The query of the lease holders behind `position` (SQL literals or parameters), with `also` among its columns. */
-function holdersBehind(journal: string, instance: string, position: string, also?: string): string {
-  return `SELECT instance, ceil(extract(epoch FROM expires - now()) * 1000)::int AS ms${also !== undefined ? `, ${also}` : ''}
-    FROM journal_readers WHERE journal = ${journal} AND instance <> ${instance} AND expires > now() AND position < ${position}`;
+/** The query of the other instances' running leases on `journal` (SQL literals or parameters). */
+function holdersBehind(journal: string, instance: string): string {
+  return `SELECT instance, ceil(extract(epoch FROM expires - now()) * 1000)::int AS ms
+    FROM journal_readers WHERE journal = ${journal} AND instance <> ${instance} AND expires > now()`;
 }
