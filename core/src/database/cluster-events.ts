@@ -9,6 +9,9 @@
  *   reader going by `id > last` never skips one committed late. Events published together go in one
  *   statement (one commit, one flush). The insert NOTIFYs, and each instance's listener
  *   (journal-listener.ts) reads what came after the last id it published.
+ * - A Config write's events are inserted in the write's own transaction (`publishWithin`): one commit
+ *   and one flush for both, and the events exist exactly when the write does. Its journal's commit
+ *   announcement (`carriedBy`) is what the listeners hear then.
  * - An event of a stream only its maker has (a node's own stream, a path-scoped subscription's) is
  *   `local`: numbered here like the others, published by its maker only.
  * - An instance starting takes in what came after the last id its own replay log holds, bounded by the
@@ -18,7 +21,7 @@
  *   it is back; the publish that found it unreachable is told so at once (its caller logs it).
  */
 import { randomUUID } from 'node:crypto';
-import { escapeLiteral, type Pool } from 'pg';
+import { escapeLiteral, type Pool, type PoolClient } from 'pg';
 import { checkout } from './database';
 import { databaseErrorOf } from './database-error';
 import { type CommitListener, listenForCommits } from './journal-listener';
@@ -41,6 +44,8 @@ export interface ClusterEventOptions {
   readonly after: number;
   /** The replay log's bounds, which the database keeps too. */
   readonly keep: { readonly events: number; readonly seconds: number };
+  /** The journals whose commits may carry events (`publishWithin`): their announcements are heard too. */
+  readonly carriedBy: readonly string[];
   /** Publishes one event in this instance's hub under `id`; called in id order, one at a time. */
   deliver(stream: string, input: unknown, id: number): Promise<void>;
   log(message: string): void;
@@ -59,7 +64,7 @@ export class ClusterEvents {
   private reading: Promise<void> = Promise.resolve();
   private readonly queue: Queued[] = [];
   private sending = false;
-  private listener: CommitListener | undefined;
+  private listeners: CommitListener[] = [];
   private pruner: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -80,7 +85,10 @@ export class ClusterEvents {
         [options.after],
       );
       relay.last = Math.max(options.after, Number(rows[0]!.last) - options.keep.events);
-      relay.listener = listenForCommits(pool, CHANNEL_NAME, randomUUID(), () => relay.readSoon(), READ_DELAY_MS);
+      // another token than any journal's: a commit of this instance is heard here too
+      const token = randomUUID();
+      for (const name of [CHANNEL_NAME, ...options.carriedBy])
+        relay.listeners.push(listenForCommits(pool, name, token, () => relay.readSoon(), READ_DELAY_MS));
       await relay.read();
     } catch (error) {
       relay.close();
@@ -107,8 +115,25 @@ export class ClusterEvents {
 
   close(): void {
     this.closed = true;
-    this.listener?.close();
+    for (const listener of this.listeners) listener.close();
     if (this.pruner !== undefined) clearInterval(this.pruner);
+  }
+
+  /**
+   * Inserts `events` in the transaction `client` holds (a journal's write, database/journal.ts
+   * `alongside`), under the lock that keeps ids in commit order; every instance publishes them once it
+   * commits, when its journal announces the commit.
+   */
+  async publishWithin(client: unknown, events: ReadonlyArray<{ stream: string; input: unknown; local: boolean }>): Promise<void> {
+    if (events.length === 0) return;
+    await (client as PoolClient).query(
+      `SELECT pg_advisory_xact_lock(${LOCK_KEYS.clusterEvents.toString()}); INSERT INTO cluster_events (origin, stream, input, local) VALUES ${this.rows(events)}`,
+    );
+  }
+
+  private rows(events: ReadonlyArray<{ stream: string; input: unknown; local: boolean }>): string {
+    const me = escapeLiteral(this.options.instance);
+    return events.map((e) => `(${me}, ${escapeLiteral(e.stream)}, ${escapeLiteral(JSON.stringify(e.input))}, ${e.local})`).join(', ');
   }
 
   /** Inserts what waits, a batch per statement, in order; keeps it while the database is unreachable. */
@@ -140,12 +165,10 @@ export class ClusterEvents {
 
   private async insert(batch: readonly Queued[]): Promise<void> {
     const client = await checkout(this.pool, 'relaying events', this.where);
-    const me = escapeLiteral(this.options.instance);
-    const rows = batch.map((q) => `(${me}, ${escapeLiteral(q.stream)}, ${escapeLiteral(JSON.stringify(q.input))}, ${q.local})`);
     try {
       await client.query(
         `BEGIN; SELECT pg_advisory_xact_lock(${LOCK_KEYS.clusterEvents.toString()});
-         INSERT INTO cluster_events (origin, stream, input, local) VALUES ${rows.join(', ')};
+         INSERT INTO cluster_events (origin, stream, input, local) VALUES ${this.rows(batch)};
          SELECT pg_notify('rosetta_journal', ${escapeLiteral(`${CHANNEL_NAME} ${this.options.instance}`)}); COMMIT`,
       );
       client.done();

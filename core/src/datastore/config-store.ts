@@ -67,7 +67,7 @@ export interface ConfigStoreOptions {
 }
 
 /** The name of the Config datastore's journal in the database. */
-const DATABASE_JOURNAL = 'config';
+export const CONFIG_JOURNAL = 'config';
 
 const DEFAULT_MAX_RECORD_BYTES = 512 << 20;
 
@@ -118,7 +118,7 @@ async function recover(
   const journal: RecordLog =
     database === undefined
       ? await Journal.open(directory, { ...options.journal, log, onCompactionDue, ...handlers })
-      : await DatabaseJournal.open(database.pool, DATABASE_JOURNAL, database.where, {
+      : await DatabaseJournal.open(database.pool, CONFIG_JOURNAL, database.where, {
           ...handlers,
           onForeign: (record, position) => onForeign(record, position),
           ...(options.onForeignChange !== undefined ? { onNudge } : {}),
@@ -338,6 +338,8 @@ export class ConfigStore implements Datastore {
         }
       }
       const durable = this.journal.append(record);
+      if (prepared?.committedWith !== undefined && this.journal instanceof DatabaseJournal)
+        this.journal.alongside(prepared.committedWith).catch(() => undefined); // its outcome is the append's
       if (this.largeLists !== undefined && this.journal instanceof DatabaseJournal)
         this.largeLists.changed(this.journal, previous, next, stored);
       this.latest = next;

@@ -21,6 +21,12 @@ export interface PreparedWrite {
   readonly tree?: { readonly base: DataRoot; readonly next: DataRoot };
   /** For a write of one edit: the text its value was decoded from (a PUT body). */
   readonly source?: ValueSource;
+  /**
+   * Work committed with the change, in its transaction, when the datastore is in a database (its
+   * data-change events: database/cluster-events.ts); not run for a change that stores nothing, or in
+   * a data folder. The client is the transaction's (node-postgres PoolClient).
+   */
+  readonly committedWith?: (client: unknown) => Promise<void>;
 }
 
 /**

@@ -10,7 +10,7 @@ import { OperationalStore } from './operational-store';
 import { SecretBox } from './secrets';
 
 export type { Datastore, DatastoreName, Datastores } from './datastore';
-export { ConfigStore, type ConfigStoreOptions, type ConfigJournalOptions } from './config-store';
+export { CONFIG_JOURNAL, ConfigStore, type ConfigStoreOptions, type ConfigJournalOptions } from './config-store';
 export { OperationalStore } from './operational-store';
 export { DEFAULT_LARGE_LIST_ENTRIES, documentName, entryDocument, listName } from './list-rows';
 export { encodeEditRecord, decodeEditRecord, decodeSnapshot } from './edit-record';

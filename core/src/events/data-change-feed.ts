@@ -5,12 +5,14 @@
  * touches (only the edits in its scope). Every publish is started before the first is awaited, so the
  * hub numbers them in the order the changes were committed; the returned promise resolves once all are
  * in the replay log, which the writer awaits before its 2xx: a client that saw the 2xx can rely on
- * the event being there.
+ * the event being there. With a database, a Config write's events are inserted in the write's own
+ * transaction instead (`within`): one commit and one flush for both.
  */
 import { inScope } from './change-scope';
 import { type DataChange, dataChangeContent } from './data-change';
 import { DATA_CHANGE_STREAM } from './streams';
 import type { ChangeStreams, DataChangeSubscription, DataChangeSubscriptions } from './subscriptions';
+import type { EventInput } from './types';
 
 /** Whether a subscription watches the configuration a change is of. */
 function watches(sub: DataChangeSubscription, change: DataChange): boolean {
@@ -26,8 +28,7 @@ export class DataChangeFeed {
 
   /** Publishes `change` (nothing for a change without edits); resolves once every event is durable. */
   async publish(change: DataChange): Promise<void> {
-    if (change.edits.length === 0) return;
-    await this.publishTo(change, [this.streams.publish(DATA_CHANGE_STREAM, this.input(change, change.edits))]);
+    await Promise.all(this.eventsOf(change, true).map(([stream, input]) => this.streams.publish(stream, input)));
   }
 
   /**
@@ -36,21 +37,41 @@ export class DataChangeFeed {
    * database (events/relayed-streams.ts).
    */
   async publishScoped(change: DataChange): Promise<void> {
-    if (change.edits.length > 0) await this.publishTo(change, []);
+    await Promise.all(this.eventsOf(change, false).map(([stream, input]) => this.streams.publish(stream, input)));
   }
 
-  private async publishTo(change: DataChange, published: Array<Promise<unknown>>): Promise<void> {
+  /**
+   * With a database: the events of `change`, inserted in the transaction of the write that stores it
+   * (they commit with it, in its one flush: `PreparedWrite.committedWith`), and whether that ran; a
+   * write that stored nothing publishes them itself. Undefined without a database.
+   */
+  within(change: DataChange): { run(client: unknown): Promise<void>; readonly ran: () => boolean } | undefined {
+    const publishWithin = this.streams.publishWithin;
+    if (publishWithin === undefined) return undefined;
+    let ran = false;
+    return {
+      run: async (client) => {
+        await publishWithin.call(this.streams, client, this.eventsOf(change, true));
+        ran = true;
+      },
+      ran: () => ran,
+    };
+  }
+
+  private eventsOf(change: DataChange, all: boolean): Array<[string, EventInput]> {
+    if (change.edits.length === 0) return [];
+    const events: Array<[string, EventInput]> = all ? [[DATA_CHANGE_STREAM, this.input(change, change.edits)]] : [];
     if (this.subscriptions !== undefined && this.subscriptions.size > 0) {
       for (const sub of this.subscriptions.all()) {
         if (!watches(sub, change)) continue;
         const edits = change.edits.filter((e) => inScope(e.path, sub.path, sub.scope));
-        if (edits.length > 0) published.push(this.streams.publish(sub.id, this.input(change, edits)));
+        if (edits.length > 0) events.push([sub.id, this.input(change, edits)]);
       }
     }
-    await Promise.all(published);
+    return events;
   }
 
-  private input(change: DataChange, edits: DataChange['edits']) {
+  private input(change: DataChange, edits: DataChange['edits']): EventInput {
     return { ...(change.nodeId !== undefined ? { nodeId: change.nodeId } : {}), content: dataChangeContent(change, edits) };
   }
 }

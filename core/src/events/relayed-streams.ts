@@ -9,27 +9,33 @@
 import { EventError } from './errors';
 import type { EventHub } from './hub';
 import { BUILTIN_STREAMS } from './streams';
+import type { ChangeStreams } from './subscriptions';
 import type { EventInput } from './types';
 
 /** What takes the relayed events (database/cluster-events.ts `ClusterEvents`). */
 export interface EventRelay {
   publish(stream: string, input: EventInput, local: boolean): Promise<void>;
+  /** Inserts the events in the transaction of `client`; every instance publishes them once it commits. */
+  publishWithin(client: unknown, events: ReadonlyArray<{ stream: string; input: EventInput; local: boolean }>): Promise<void>;
 }
 
 const SHARED = new Set(BUILTIN_STREAMS.map((s) => s.name));
 
 /** The hub's face to the producers, with every event going through `relay`. */
-export function relayedPublisher(
-  hub: EventHub,
-  relay: EventRelay,
-): Pick<EventHub, 'defineStream' | 'removeStream'> & { publish(stream: string, input: EventInput): Promise<unknown> } {
+export function relayedPublisher(hub: EventHub, relay: EventRelay): ChangeStreams {
+  const timed = (input: EventInput): EventInput => ({ ...input, eventTime: input.eventTime ?? new Date().toISOString() });
   return {
     defineStream: hub.defineStream.bind(hub),
     removeStream: hub.removeStream.bind(hub),
     publish: async (stream, input) => {
       // refused here as the hub would: the relay would only find out on every instance
       if (hub.stream(stream) === undefined) throw new EventError('unknown-stream', `no stream named '${stream}'`);
-      await relay.publish(stream, { ...input, eventTime: input.eventTime ?? new Date().toISOString() }, !SHARED.has(stream));
+      await relay.publish(stream, timed(input), !SHARED.has(stream));
     },
+    publishWithin: (client, events) =>
+      relay.publishWithin(
+        client,
+        events.map(([stream, input]) => ({ stream, input: timed(input), local: !SHARED.has(stream) })),
+      ),
   };
 }

@@ -28,6 +28,8 @@ export interface ChangeStreams {
   defineStream(def: StreamDefinition): void;
   removeStream(name: string): void;
   publish(stream: string, input: EventInput): Promise<unknown>;
+  /** With a database: inserts `events` in the transaction of `client` (they are published once it commits). */
+  publishWithin?(client: unknown, events: ReadonlyArray<readonly [string, EventInput]>): Promise<void>;
 }
 
 /** One subscription as kept and listed. */

@@ -95,10 +95,21 @@ export async function commitWrite(
     if (faults.length > 0) throw fromFaults(faults);
     tree = { base: before, next: after };
   }
+  const change = {
+    datastore: 'config' as const,
+    ...(origin.user !== undefined ? { user: origin.user } : {}),
+    edits: editsOfRequest(ctx.secrets === undefined ? write.edits : sealEdits(write.edits, ctx.secrets)),
+  };
+  // with a database, the events commit with the change (one flush for both)
+  const events = ctx.dataChanges?.within(change);
   const prepared: PreparedWrite | undefined =
-    tree === undefined && write.source === undefined
+    tree === undefined && write.source === undefined && events === undefined
       ? undefined
-      : { ...(tree !== undefined ? { tree } : {}), ...(write.source !== undefined ? { source: write.source } : {}) };
+      : {
+          ...(tree !== undefined ? { tree } : {}),
+          ...(write.source !== undefined ? { source: write.source } : {}),
+          ...(events !== undefined ? { committedWith: events.run } : {}),
+        };
   let existed = false;
   let base: DataRoot | undefined;
   const stored = await store.apply(
@@ -114,13 +125,9 @@ export async function commitWrite(
   );
   // started before any other await, so events follow the order the datastore resolved the writes in
   // A replay log that cannot be written does not undo a durable write: the failure is the operator's to see.
-  const published = ctx.dataChanges
-    ?.publish({
-      datastore: 'config',
-      ...(origin.user !== undefined ? { user: origin.user } : {}),
-      edits: editsOfRequest(ctx.secrets === undefined ? write.edits : sealEdits(write.edits, ctx.secrets)),
-    })
-    .catch((e: unknown) => ctx.log.error(`publishing a data-change event failed: ${e instanceof Error ? e.message : String(e)}`));
+  const published = (events?.ran() === true ? undefined : ctx.dataChanges?.publish(change))?.catch((e: unknown) =>
+    ctx.log.error(`publishing a data-change event failed: ${e instanceof Error ? e.message : String(e)}`),
+  );
   if (hooks.afterCommit.isUsed() && base !== undefined) {
     const before = base;
     const changed = diffTrees(before, stored).map((c) => c.pathValue);

@@ -21,6 +21,7 @@ import type { AddressInfo } from 'node:net';
 import type { Writable } from 'node:stream';
 import type { Datastores } from '../datastore/datastore';
 import { SecretBox } from '../datastore/secrets';
+import { CONFIG_JOURNAL } from '../datastore';
 import { BulkNodes, type DeviceCallObserver, MountManager } from '../mount';
 import {
   BUILTIN_STREAMS,
@@ -236,6 +237,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       relay = await ClusterEvents.open(database.pool, database.where, {
         instance: instanceId!,
         after: events.lastId,
+        carriedBy: [CONFIG_JOURNAL],
         keep: { events: events.settings.replayMaxEvents, seconds: events.settings.replayMaxAgeSeconds },
         deliver: async (stream, input, id) => void (await events.publish(stream, input as EventInput, id)),
         log: (line) => log.error(`rosetta: ${line}`),

@@ -8,31 +8,21 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import anyTest, { type TestFn } from 'ava';
 import { Client } from 'pg';
 import { encodeJson } from '../../src/data';
 import { type Database, DatabaseError, databaseSettings, openDatabase, SCHEMA_VERSION } from '../../src/database';
 import { ConfigStore } from '../../src/datastore';
 import { schema } from '../data/fixture';
-import { type PostgresServer, postgresAbsent, startPostgres } from '../postgres-server';
+import type { PostgresServer } from '../postgres-server';
+import { postgresTests } from './postgres-tests';
 import { dataDirectory, entryEdit, readEntry } from '../datastore/store-fixture';
 import { IANA_IF_TYPE, INTERFACES, modelYangDir } from '../restconf/http-fixture';
 import { openStream } from '../restconf/streams-client';
-import { startRosetta } from './rosetta-process';
+import { type RosettaProcess, startRosetta } from './rosetta-process';
 
-const test = anyTest as TestFn<{ server: PostgresServer }>;
-const absent = postgresAbsent();
-if (absent !== undefined) console.warn(`\n*** database tests: SKIPPING the PostgreSQL tests: ${absent} ***\n`);
-const pgTest = absent === undefined ? test.serial : test.serial.skip;
+const pgTest = postgresTests('database');
 const ctx = schema();
 let databases = 0;
-
-test.before(async (t) => {
-  if (absent === undefined) t.context.server = await startPostgres();
-});
-test.after.always(async (t) => {
-  await t.context.server?.destroy();
-});
 
 /** A new empty database on the server and its URL. */
 async function freshDatabase(t: { context: { server: PostgresServer } }): Promise<string> {
@@ -40,7 +30,9 @@ async function freshDatabase(t: { context: { server: PostgresServer } }): Promis
   return t.context.server.createDatabase(`db${process.pid}_${databases}`);
 }
 
-async function opened(t: import('ava').ExecutionContext<{ server: PostgresServer }>, url: string, readLeaseMs?: number): Promise<Database> {
+type T = import('ava').ExecutionContext<{ server: PostgresServer }>;
+
+async function opened(t: T, url: string, readLeaseMs?: number): Promise<Database> {
   const db = await openDatabase({ url, passwordFile: undefined, ...(readLeaseMs !== undefined ? { readLeaseMs } : {}) }, () => undefined);
   t.teardown(() => db.close());
   return db;
@@ -296,14 +288,20 @@ async function readDescription(url: string, name: string): Promise<string | numb
   return ((await reply.json()) as Record<string, string>)['ietf-interfaces:description']!;
 }
 
+/** A service on `url` (each its own data folder), and two of them running, stopped when the test ends. */
+async function twoInstances(t: T): Promise<{ start: () => Promise<RosettaProcess>; a: RosettaProcess; b: RosettaProcess }> {
+  const url = await freshDatabase(t);
+  const yang = modelYangDir([INTERFACES, IANA_IF_TYPE]);
+  const start = () => startRosetta(['--database', url, '--data-dir', dataDirectory(t), '--yang', yang]);
+  const [a, b] = await Promise.all([start(), start()]);
+  t.teardown(() => Promise.all([a.stop(), b.stop()]).then(() => undefined));
+  return { start, a, b };
+}
+
 pgTest(
   'two instances on one database: read-your-writes, concurrent writes to one leaf, kill -9 mid-stream loses nothing acknowledged',
   async (t) => {
-    const url = await freshDatabase(t);
-    const yang = modelYangDir([INTERFACES, IANA_IF_TYPE]);
-    const start = () => startRosetta(['--database', url, '--data-dir', dataDirectory(t), '--yang', yang]);
-    const [a, b] = await Promise.all([start(), start()]);
-    t.teardown(() => Promise.all([a!.stop(), b!.stop()]).then(() => undefined));
+    const { a, b } = await twoInstances(t);
     t.truthy(a!.url, a!.output());
     t.truthy(b!.url, b!.output());
     const one = a!.url!;
@@ -373,11 +371,7 @@ async function until<T>(probe: () => Promise<T | undefined>): Promise<T | undefi
 pgTest(
   'data-change events of every instance reach every instance’s subscribers, in one order, with one id each: any instance resumes a Last-Event-ID',
   async (t) => {
-    const url = await freshDatabase(t);
-    const yang = modelYangDir([INTERFACES, IANA_IF_TYPE]);
-    const start = () => startRosetta(['--database', url, '--data-dir', dataDirectory(t), '--yang', yang]);
-    const [a, b] = await Promise.all([start(), start()]);
-    t.teardown(() => Promise.all([a!.stop(), b!.stop()]).then(() => undefined));
+    const { start, a, b } = await twoInstances(t);
     const streams = await Promise.all([a!, b!].map((i) => openStream(`${i.url}/rests/streams/json/data-change`)));
     t.teardown(() => {
       for (const s of streams) s.close();

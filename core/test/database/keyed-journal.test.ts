@@ -5,23 +5,13 @@
  * on the newest map, compaction keeps the map whole, and a reopened journal reads it back.
  * Skips loudly without PostgreSQL's server binaries.
  */
-import anyTest, { type TestFn } from 'ava';
 import { type Database, openDatabase } from '../../src/database';
 import { KeyedJournal, type KeyedChange } from '../../src/datastore/keyed-journal';
-import { type PostgresServer, postgresAbsent, startPostgres } from '../postgres-server';
+import type { PostgresServer } from '../postgres-server';
+import { postgresTests } from './postgres-tests';
 import { dataDirectory } from '../datastore/store-fixture';
 
-const test = anyTest as TestFn<{ server: PostgresServer }>;
-const absent = postgresAbsent();
-if (absent !== undefined) console.warn(`\n*** shared keyed journal tests: SKIPPING the PostgreSQL tests: ${absent} ***\n`);
-const pgTest = absent === undefined ? test.serial : test.serial.skip;
-
-test.before(async (t) => {
-  if (absent === undefined) t.context.server = await startPostgres();
-});
-test.after.always(async (t) => {
-  await t.context.server?.destroy();
-});
+const pgTest = postgresTests('shared keyed journal');
 
 type T = import('ava').ExecutionContext<{ server: PostgresServer }>;
 

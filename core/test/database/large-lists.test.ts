@@ -8,7 +8,6 @@
  * instance missing a module writes no snapshot of the shared journal (it would drop what it parks).
  * Skips loudly without PostgreSQL's server binaries.
  */
-import anyTest, { type TestFn } from 'ava';
 import { Client } from 'pg';
 import type { Edit } from '../../src/data/edit';
 import type { DataRoot, ListNode } from '../../src/data/tree';
@@ -19,7 +18,8 @@ import { filterInDatabase } from '../../src/restconf/query';
 import { filterAsJsonPath } from '../../src/restconf/query/jsonb-filter-sql';
 import { filterEntries } from '../../src/restconf/query/jsonb-filter';
 import { parseJsonbFilter } from '../../src/restconf/query/jsonb-filter-parse';
-import { type PostgresServer, postgresAbsent, startPostgres } from '../postgres-server';
+import type { PostgresServer } from '../postgres-server';
+import { postgresTests } from './postgres-tests';
 import { dataDirectory, entryEdit, interfacesSchema } from '../datastore/store-fixture';
 import { ietfSchema, tree } from '../restconf/fixture';
 import { JSONB_INTERFACES, JSONB_PAIRS } from '../restconf/jsonb-fixture';
@@ -30,19 +30,9 @@ import { ModuleRepository } from '../../src/yang/repository';
 import type { SchemaContext } from '../../src/yang/schema';
 import { MODEL_DIRS } from '../data/fixture';
 
-const test = anyTest as TestFn<{ server: PostgresServer }>;
-const absent = postgresAbsent();
-if (absent !== undefined) console.warn(`\n*** large-list tests: SKIPPING the PostgreSQL tests: ${absent} ***\n`);
-const pgTest = absent === undefined ? test.serial : test.serial.skip;
+const pgTest = postgresTests('large-list');
 const ctx = ietfSchema();
 let databases = 0;
-
-test.before(async (t) => {
-  if (absent === undefined) t.context.server = await startPostgres();
-});
-test.after.always(async (t) => {
-  await t.context.server?.destroy();
-});
 
 type T = import('ava').ExecutionContext<{ server: PostgresServer }>;
 

@@ -4,22 +4,12 @@
  * database letting go of its nodes before the others take them. Short leases keep the test quick.
  * Skips loudly without PostgreSQL's server binaries.
  */
-import anyTest, { type TestFn } from 'ava';
 import { Pool } from 'pg';
 import { NodeLeases, openDatabase, preferredOwner } from '../../src/database';
-import { type PostgresServer, postgresAbsent, startPostgres } from '../postgres-server';
+import type { PostgresServer } from '../postgres-server';
+import { postgresTests } from './postgres-tests';
 
-const test = anyTest as TestFn<{ server: PostgresServer }>;
-const absent = postgresAbsent();
-if (absent !== undefined) console.warn(`\n*** node-leases tests: SKIPPING the PostgreSQL tests: ${absent} ***\n`);
-const pgTest = absent === undefined ? test.serial : test.serial.skip;
-
-test.before(async (t) => {
-  if (absent === undefined) t.context.server = await startPostgres();
-});
-test.after.always(async (t) => {
-  await t.context.server?.destroy();
-});
+const pgTest = postgresTests('node-leases');
 
 const NODES = Array.from({ length: 30 }, (_, i) => `node-${i}`);
 

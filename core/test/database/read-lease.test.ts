@@ -5,27 +5,18 @@
  * session cut, as when it is killed or cut off) holds writers up only until its lease ends, and then reads
  * by asking again. Skips loudly without PostgreSQL's server binaries.
  */
-import anyTest, { type ExecutionContext, type TestFn } from 'ava';
+import type { ExecutionContext } from 'ava';
 import { Client } from 'pg';
 import { type Database, databaseSettings, openDatabase } from '../../src/database';
 import { ConfigStore } from '../../src/datastore';
 import { schema } from '../data/fixture';
-import { type PostgresServer, postgresAbsent, startPostgres } from '../postgres-server';
+import type { PostgresServer } from '../postgres-server';
+import { postgresTests } from './postgres-tests';
 import { dataDirectory, entryEdit, readEntry } from '../datastore/store-fixture';
 
-const test = anyTest as TestFn<{ server: PostgresServer }>;
-const absent = postgresAbsent();
-if (absent !== undefined) console.warn(`\n*** read-lease tests: SKIPPING the PostgreSQL tests: ${absent} ***\n`);
-const pgTest = absent === undefined ? test.serial : test.serial.skip;
+const pgTest = postgresTests('read-lease');
 const ctx = schema();
 let databases = 0;
-
-test.before(async (t) => {
-  if (absent === undefined) t.context.server = await startPostgres();
-});
-test.after.always(async (t) => {
-  await t.context.server?.destroy();
-});
 
 type T = ExecutionContext<{ server: PostgresServer }>;
 
