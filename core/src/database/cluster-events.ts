@@ -9,7 +9,7 @@
  *   reader going by `id > last` never skips one committed late. Events published together go in one
  *   statement (one commit, one flush). The insert NOTIFYs, and each instance's listener
  *   (journal-listener.ts) reads what came after the last id it published.
- * - A Config write's events are inserted in the write's own transaction (`publishWithin`): one commit
+ * - A Config write's events are inserted in the write's own transaction (`sqlWithin`): one commit
  *   and one flush for both, and the events exist exactly when the write does. Its journal's commit
  *   announcement (`carriedBy`) is what the listeners hear then.
  * - An event of a stream only its maker has (a node's own stream, a path-scoped subscription's) is
@@ -21,7 +21,7 @@
  *   it is back; the publish that found it unreachable is told so at once (its caller logs it).
  */
 import { randomUUID } from 'node:crypto';
-import { escapeLiteral, type Pool, type PoolClient } from 'pg';
+import { escapeLiteral, type Pool } from 'pg';
 import { checkout } from './database';
 import { databaseErrorOf } from './database-error';
 import { type CommitListener, listenForCommits } from './journal-listener';
@@ -44,7 +44,7 @@ export interface ClusterEventOptions {
   readonly after: number;
   /** The replay log's bounds, which the database keeps too. */
   readonly keep: { readonly events: number; readonly seconds: number };
-  /** The journals whose commits may carry events (`publishWithin`): their announcements are heard too. */
+  /** The journals whose commits may carry events (`sqlWithin`): their announcements are heard too. */
   readonly carriedBy: readonly string[];
   /** Publishes one event in this instance's hub under `id`; called in id order, one at a time. */
   deliver(stream: string, input: unknown, id: number): Promise<void>;
@@ -120,15 +120,12 @@ export class ClusterEvents {
   }
 
   /**
-   * Inserts `events` in the transaction `client` holds (a journal's write, database/journal.ts
-   * `alongside`), under the lock that keeps ids in commit order; every instance publishes them once it
-   * commits, when its journal announces the commit.
+   * The SQL that inserts `events` in a transaction (a journal's write, database/journal.ts `alongside`),
+   * under the lock that keeps ids in commit order; every instance publishes them once it commits, when
+   * its journal announces the commit.
    */
-  async publishWithin(client: unknown, events: ReadonlyArray<{ stream: string; input: unknown; local: boolean }>): Promise<void> {
-    if (events.length === 0) return;
-    await (client as PoolClient).query(
-      `SELECT pg_advisory_xact_lock(${LOCK_KEYS.clusterEvents.toString()}); INSERT INTO cluster_events (origin, stream, input, local) VALUES ${this.rows(events)}`,
-    );
+  sqlWithin(events: ReadonlyArray<{ stream: string; input: unknown; local: boolean }>): string {
+    return `SELECT pg_advisory_xact_lock(${LOCK_KEYS.clusterEvents.toString()}); INSERT INTO cluster_events (origin, stream, input, local) VALUES ${this.rows(events)}`;
   }
 
   private rows(events: ReadonlyArray<{ stream: string; input: unknown; local: boolean }>): string {

@@ -6,9 +6,9 @@
  */
 import type { PoolClient } from 'pg';
 
-/** Work committed with a turn's records; told the outcome. */
+/** Work committed with a turn's records (statements to run, or SQL text the commit's statement carries); told the outcome. */
 export interface AlongsideWork {
-  run(client: PoolClient): Promise<void>;
+  readonly run: ((client: PoolClient) => Promise<void>) | string;
   resolve(): void;
   reject(error: Error): void;
 }
@@ -34,9 +34,11 @@ export async function writeTurn(
   const moveHead = `UPDATE journal_heads SET position = ${Number(first + appends.length - 1)} WHERE journal = ${journal}; COMMIT${after === '' ? '' : `; ${after}`}`;
   let bytes = 0;
   for (const a of appends) bytes += a.record.length;
-  if (alongside.length === 0 && bytes <= INLINE_BYTES) {
+  const texts = alongside.flatMap((work) => (typeof work.run === 'string' ? [work.run] : []));
+  if (texts.length === alongside.length && bytes <= INLINE_BYTES) {
     const values = appends.map((a, i) => `(${journal}, ${first + i}, decode('${a.record.toString('hex')}', 'hex'))`).join(', ');
-    await client.query(`INSERT INTO journal_records (journal, position, record) VALUES ${values}; ${moveHead}`);
+    const records = appends.length > 0 ? [`INSERT INTO journal_records (journal, position, record) VALUES ${values}`] : [];
+    await client.query([...records, ...texts, moveHead].join('; '));
     return;
   }
   for (let from = 0; from < appends.length; ) {
@@ -50,7 +52,7 @@ export async function writeTurn(
     );
     from = to;
   }
-  for (const work of alongside) await work.run(client);
+  for (const work of alongside) await (typeof work.run === 'string' ? client.query(work.run) : work.run(client));
   await client.query(moveHead);
 }
 

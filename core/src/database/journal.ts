@@ -237,11 +237,11 @@ export class DatabaseJournal {
   }
 
   /**
-   * Runs `run` in the transaction of the write begun by `beginWrite`, after its records are inserted
-   * and before it commits: what it writes commits with them or not at all. Resolves once committed;
+   * Runs `run` (statements, or SQL text the commit's one statement carries) in the transaction of the
+   * write begun by `beginWrite`, after its records are inserted and before it commits: what it writes commits with them or not at all. Resolves once committed;
    * rejects when the write fails, or at once outside a write.
    */
-  alongside(run: (client: PoolClient) => Promise<void>): Promise<void> {
+  alongside(run: ((client: PoolClient) => Promise<void>) | string): Promise<void> {
     const turn = this.turn;
     if (turn === undefined || turn.scheduled)
       return Promise.reject(new DatabaseError('failed', `journal ${this.name}: rows written outside a write (beginWrite)`));

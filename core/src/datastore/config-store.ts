@@ -338,8 +338,10 @@ export class ConfigStore implements Datastore {
         }
       }
       const durable = this.journal.append(record);
-      if (prepared?.committedWith !== undefined && this.journal instanceof DatabaseJournal)
-        this.journal.alongside(prepared.committedWith).catch(() => undefined); // its outcome is the append's
+      if (prepared?.committedWith !== undefined && this.journal instanceof DatabaseJournal) {
+        this.journal.alongside(prepared.committedWith.sql).catch(() => undefined); // its outcome is the append's
+        prepared.committedWith.taken();
+      }
       if (this.largeLists !== undefined && this.journal instanceof DatabaseJournal)
         this.largeLists.changed(this.journal, previous, next, stored);
       this.latest = next;

@@ -22,11 +22,11 @@ export interface PreparedWrite {
   /** For a write of one edit: the text its value was decoded from (a PUT body). */
   readonly source?: ValueSource;
   /**
-   * Work committed with the change, in its transaction, when the datastore is in a database (its
-   * data-change events: database/cluster-events.ts); not run for a change that stores nothing, or in
-   * a data folder. The client is the transaction's (node-postgres PoolClient).
+   * SQL committed with the change, in its transaction, when the datastore is in a database (its
+   * data-change events: database/cluster-events.ts); `taken` is told when the datastore includes it
+   * (not for a change that stores nothing, nor in a data folder).
    */
-  readonly committedWith?: (client: unknown) => Promise<void>;
+  readonly committedWith?: { readonly sql: string; taken(): void };
 }
 
 /**

@@ -45,16 +45,16 @@ export class DataChangeFeed {
    * (they commit with it, in its one flush: `PreparedWrite.committedWith`), and whether that ran; a
    * write that stored nothing publishes them itself. Undefined without a database.
    */
-  within(change: DataChange): { run(client: unknown): Promise<void>; readonly ran: () => boolean } | undefined {
-    const publishWithin = this.streams.publishWithin;
-    if (publishWithin === undefined) return undefined;
-    let ran = false;
+  within(change: DataChange): { readonly sql: string; taken(): void; ran(): boolean } | undefined {
+    const events = this.eventsOf(change, true);
+    if (this.streams.sqlWithin === undefined || events.length === 0) return undefined;
+    let taken = false;
     return {
-      run: async (client) => {
-        await publishWithin.call(this.streams, client, this.eventsOf(change, true));
-        ran = true;
+      sql: this.streams.sqlWithin(events),
+      taken: () => {
+        taken = true;
       },
-      ran: () => ran,
+      ran: () => taken,
     };
   }
 

@@ -15,8 +15,8 @@ import type { EventInput } from './types';
 /** What takes the relayed events (database/cluster-events.ts `ClusterEvents`). */
 export interface EventRelay {
   publish(stream: string, input: EventInput, local: boolean): Promise<void>;
-  /** Inserts the events in the transaction of `client`; every instance publishes them once it commits. */
-  publishWithin(client: unknown, events: ReadonlyArray<{ stream: string; input: EventInput; local: boolean }>): Promise<void>;
+  /** The SQL that inserts the events in a write's transaction; every instance publishes them once it commits. */
+  sqlWithin(events: ReadonlyArray<{ stream: string; input: EventInput; local: boolean }>): string;
 }
 
 const SHARED = new Set(BUILTIN_STREAMS.map((s) => s.name));
@@ -32,10 +32,6 @@ export function relayedPublisher(hub: EventHub, relay: EventRelay): ChangeStream
       if (hub.stream(stream) === undefined) throw new EventError('unknown-stream', `no stream named '${stream}'`);
       await relay.publish(stream, timed(input), !SHARED.has(stream));
     },
-    publishWithin: (client, events) =>
-      relay.publishWithin(
-        client,
-        events.map(([stream, input]) => ({ stream, input: timed(input), local: !SHARED.has(stream) })),
-      ),
+    sqlWithin: (events) => relay.sqlWithin(events.map(([stream, input]) => ({ stream, input: timed(input), local: !SHARED.has(stream) }))),
   };
 }

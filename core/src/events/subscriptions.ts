@@ -28,8 +28,8 @@ export interface ChangeStreams {
   defineStream(def: StreamDefinition): void;
   removeStream(name: string): void;
   publish(stream: string, input: EventInput): Promise<unknown>;
-  /** With a database: inserts `events` in the transaction of `client` (they are published once it commits). */
-  publishWithin?(client: unknown, events: ReadonlyArray<readonly [string, EventInput]>): Promise<void>;
+  /** With a database: the SQL that inserts `events` in a write's transaction (they are published once it commits). */
+  sqlWithin?(events: ReadonlyArray<readonly [string, EventInput]>): string;
 }
 
 /** One subscription as kept and listed. */

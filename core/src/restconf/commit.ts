@@ -108,7 +108,7 @@ export async function commitWrite(
       : {
           ...(tree !== undefined ? { tree } : {}),
           ...(write.source !== undefined ? { source: write.source } : {}),
-          ...(events !== undefined ? { committedWith: events.run } : {}),
+          ...(events !== undefined ? { committedWith: events } : {}),
         };
   let existed = false;
   let base: DataRoot | undefined;

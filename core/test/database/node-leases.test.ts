@@ -6,7 +6,6 @@
  */
 import { Pool } from 'pg';
 import { NodeLeases, openDatabase, preferredOwner } from '../../src/database';
-import type { PostgresServer } from '../postgres-server';
 import { postgresTests } from './postgres-tests';
 
 const pgTest = postgresTests('node-leases');
