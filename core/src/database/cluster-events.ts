@@ -91,7 +91,7 @@ export class ClusterEvents {
         relay.listeners.push(listenForCommits(pool, name, token, () => relay.readSoon(), READ_DELAY_MS));
       await relay.read();
     } catch (error) {
-      relay.close();
+      void relay.close();
       throw databaseErrorOf(error, 'opening the cluster events', where);
     }
     relay.pruner = setInterval(() => relay.prune(), PRUNE_EVERY_MS).unref();
@@ -113,10 +113,12 @@ export class ClusterEvents {
     });
   }
 
-  close(): void {
+  /** Stops relaying; resolves once a read on its way has stopped (before the hub it publishes into closes). */
+  close(): Promise<void> {
     this.closed = true;
     for (const listener of this.listeners) listener.close();
     if (this.pruner !== undefined) clearInterval(this.pruner);
+    return this.reading;
   }
 
   /**
@@ -204,6 +206,7 @@ export class ClusterEvents {
         [this.last, READ_BATCH, this.options.instance, this.options.keep.seconds],
       );
       for (const row of rows) {
+        if (this.closed) return;
         const id = Number(row.id);
         this.last = id;
         await this.options.deliver(row.stream, JSON.parse(row.input), id).catch((error: unknown) => {
